@@ -1,0 +1,18 @@
+#!/usr/bin/env node
+// Entry point of the `tidb-reconciler` command. The product needs Node 22 (the `node` devDependency),
+// whatever Node runs this launcher, so it re-executes the TypeScript CLI through tsx on that binary.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const node22 = join(root, 'node_modules', '.bin', 'node');
+const nodeBin = existsSync(node22) ? node22 : process.execPath;
+const tsxCli = join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+const result = spawnSync(nodeBin, [tsxCli, join(root, 'lib', 'cli', 'main.ts'), ...process.argv.slice(2)], { stdio: 'inherit' });
+if (result.error) {
+  console.error(`tidb-reconciler: cannot start: ${result.error.message}`);
+  process.exit(1);
+}
+process.exit(result.status ?? 1);
