@@ -1,0 +1,126 @@
+/**
+ * The admin function's input: `{"action": "...", "cluster": {"namespace": "...", "name": "..."}, ...}`.
+ * Validation is pure and strict (unknown fields are rejected, so a typo never silently changes what
+ * an operator asked for); every rejection names the offending field.
+ */
+
+/** The TiDB components a forced upgrade can target, as in TidbCluster's spec. */
+export const ADMIN_COMPONENTS = ['pd', 'tikv', 'tiflash', 'tidb', 'ticdc', 'pump'] as const;
+
+/** One of `ADMIN_COMPONENTS`. */
+export type AdminComponent = (typeof ADMIN_COMPONENTS)[number];
+
+/** Every action the admin function accepts. */
+export const ADMIN_ACTIONS = ['reconcile', 'force-upgrade', 'pause', 'resume', 'status', 'history'] as const;
+
+/** One of `ADMIN_ACTIONS`. */
+export type AdminAction = (typeof ADMIN_ACTIONS)[number];
+
+/** The TidbCluster an admin request is about, in the reconciler's configured Kubernetes cluster. */
+export type AdminClusterRef = {
+  readonly namespace: string;
+  readonly name: string;
+};
+
+/**
+ * A validated admin request. `force-upgrade` carries the component to upgrade; every other action
+ * needs only the cluster.
+ */
+export type AdminRequest =
+  | { readonly action: 'force-upgrade'; readonly cluster: AdminClusterRef; readonly component: AdminComponent }
+  | { readonly action: Exclude<AdminAction, 'force-upgrade'>; readonly cluster: AdminClusterRef };
+
+/** Why a request was rejected: `field` is a dotted path such as `cluster.namespace`. */
+export type AdminRequestError = {
+  readonly field: string;
+  readonly message: string;
+};
+
+/** The result of validating one request: the request, or the first problem found. */
+export type ParseAdminRequestResult =
+  | { readonly ok: true; readonly request: AdminRequest }
+  | { readonly ok: false; readonly error: AdminRequestError };
+
+// Kubernetes' own rules: a namespace is a DNS-1123 label, a custom resource name a DNS-1123 subdomain.
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/**
+ * Validates an admin invocation payload. Guarantees: never throws; an accepted request has a known
+ * action, a namespace and name Kubernetes would accept, a known component for `force-upgrade`, and
+ * no fields beyond those its action defines. On failure the error names the first bad field.
+ */
+export function parseAdminRequest(input: unknown): ParseAdminRequestResult {
+  if (!isRecord(input)) return fail('request', `request must be a JSON object, got ${describe(input)}`);
+
+  const action = input['action'];
+  if (action === undefined) return fail('action', 'action is missing');
+  if (!isOneOf(ADMIN_ACTIONS, action)) {
+    return fail('action', `action must be one of ${ADMIN_ACTIONS.join(', ')}, got ${show(action)}`);
+  }
+
+  const allowed = action === 'force-upgrade' ? ['action', 'cluster', 'component'] : ['action', 'cluster'];
+  const unknown = firstUnknownField(input, allowed);
+  if (unknown !== undefined) return fail(unknown, `${unknown} is not a field of the ${action} action`);
+
+  const cluster = parseCluster(input['cluster']);
+  if (!cluster.ok) return cluster;
+
+  if (action !== 'force-upgrade') return { ok: true, request: { action, cluster: cluster.ref } };
+  const component = input['component'];
+  if (component === undefined) return fail('component', 'component is missing (force-upgrade needs one)');
+  if (!isOneOf(ADMIN_COMPONENTS, component)) {
+    return fail('component', `component must be one of ${ADMIN_COMPONENTS.join(', ')}, got ${show(component)}`);
+  }
+  return { ok: true, request: { action, cluster: cluster.ref, component } };
+}
+
+type ParseClusterResult =
+  | { readonly ok: true; readonly ref: AdminClusterRef }
+  | { readonly ok: false; readonly error: AdminRequestError };
+
+function parseCluster(value: unknown): ParseClusterResult {
+  if (value === undefined) return fail('cluster', 'cluster is missing');
+  if (!isRecord(value)) return fail('cluster', `cluster must be an object {namespace, name}, got ${describe(value)}`);
+  const unknown = firstUnknownField(value, ['namespace', 'name']);
+  if (unknown !== undefined) return fail(`cluster.${unknown}`, `cluster.${unknown} is not a field of cluster`);
+
+  const namespace = value['namespace'];
+  if (namespace === undefined) return fail('cluster.namespace', 'cluster.namespace is missing');
+  if (typeof namespace !== 'string' || namespace.length > 63 || !DNS1123_LABEL.test(namespace)) {
+    return fail('cluster.namespace', `cluster.namespace must be a DNS-1123 label (at most 63 characters), got ${show(namespace)}`);
+  }
+  const name = value['name'];
+  if (name === undefined) return fail('cluster.name', 'cluster.name is missing');
+  if (typeof name !== 'string' || name.length > 253 || !DNS1123_SUBDOMAIN.test(name)) {
+    return fail('cluster.name', `cluster.name must be a DNS-1123 subdomain (at most 253 characters), got ${show(name)}`);
+  }
+  return { ok: true, ref: { namespace, name } };
+}
+
+function firstUnknownField(value: Record<string, unknown>, allowed: readonly string[]): string | undefined {
+  return Object.keys(value).find((field) => !allowed.includes(field));
+}
+
+function isOneOf<T extends string>(options: readonly T[], value: unknown): value is T {
+  return typeof value === 'string' && (options as readonly string[]).includes(value);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function fail(field: string, message: string): { readonly ok: false; readonly error: AdminRequestError } {
+  return { ok: false, error: { field, message } };
+}
+
+function show(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : describe(value);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  const type = typeof value;
+  return type === 'object' || type === 'undefined' ? `an ${type}` : `a ${type}`;
+}

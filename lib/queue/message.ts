@@ -1,0 +1,101 @@
+/**
+ * The reconcile queue's message format. Producers (exporter, sweep, timers, the step engine itself)
+ * send a JSON body `{"key": "<k8sCluster>/<namespace>/<name>", "reason": "..."}`; the reconcile
+ * function parses it here before doing anything else. Parsing is pure: no I/O, no clock, no logger.
+ */
+
+/** Which TidbCluster a message is about: the Kubernetes cluster, then the object's namespace/name. */
+export type ClusterRef = {
+  readonly k8sCluster: string;
+  readonly namespace: string;
+  readonly name: string;
+};
+
+/**
+ * A well-formed reconcile message. `key` is the canonical `<k8sCluster>/<namespace>/<name>` string
+ * exactly as received, `ref` its three parts, `reason` the producer's free-text trigger, if given.
+ */
+export type ReconcileMessage = {
+  readonly key: string;
+  readonly ref: ClusterRef;
+  readonly reason?: string;
+};
+
+/** Why a body was rejected: `field` names the offending part (`body`, `key`, `key.namespace`, …). */
+export type MessageError = {
+  readonly field: string;
+  readonly message: string;
+};
+
+/** The result of parsing one body: the message, or the first problem found. */
+export type ParseMessageResult =
+  | { readonly ok: true; readonly message: ReconcileMessage }
+  | { readonly ok: false; readonly error: MessageError };
+
+// Kubernetes' own rules, so every object that can exist in a cluster has a valid key:
+// a namespace is a DNS-1123 label, a custom resource name a DNS-1123 subdomain.
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+// Kubernetes cluster names as EKS allows them (1–100 characters), plus dots for local names.
+const K8S_CLUSTER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+
+/**
+ * Parses one SQS message body. Guarantees: never throws; a returned message has a key of exactly
+ * three non-empty parts, each valid under the rules Kubernetes (and EKS) apply to that part, and a
+ * `reason` that is a string when present. Unknown fields are ignored, so producers can add fields
+ * without breaking older consumers. On failure the error names the first bad field.
+ */
+export function parseReconcileMessage(body: string): ParseMessageResult {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch (cause) {
+    return fail('body', `body is not valid JSON (${cause instanceof Error ? cause.message : String(cause)})`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return fail('body', `body must be a JSON object, got ${describe(parsed)}`);
+  }
+  const fields = parsed as Record<string, unknown>;
+
+  const key = fields['key'];
+  if (key === undefined) return fail('key', 'key is missing');
+  if (typeof key !== 'string') return fail('key', `key must be a string, got ${describe(key)}`);
+  const ref = parseKey(key);
+  if (!ref.ok) return ref;
+
+  const reason = fields['reason'];
+  if (reason === undefined) return { ok: true, message: { key, ref: ref.ref } };
+  if (typeof reason !== 'string') return fail('reason', `reason must be a string, got ${describe(reason)}`);
+  return { ok: true, message: { key, ref: ref.ref, reason } };
+}
+
+type ParseKeyResult = { readonly ok: true; readonly ref: ClusterRef } | { readonly ok: false; readonly error: MessageError };
+
+function parseKey(key: string): ParseKeyResult {
+  const parts = key.split('/');
+  const [k8sCluster, namespace, name] = parts;
+  if (parts.length !== 3 || k8sCluster === undefined || namespace === undefined || name === undefined) {
+    return fail('key', `key must be "<k8sCluster>/<namespace>/<name>", got ${JSON.stringify(key)}`);
+  }
+  if (!K8S_CLUSTER_NAME.test(k8sCluster)) {
+    return fail('key.k8sCluster', `key.k8sCluster must be 1-100 letters, digits, '.', '_' or '-' starting with a letter or digit, got ${JSON.stringify(k8sCluster)}`);
+  }
+  if (namespace.length > 63 || !DNS1123_LABEL.test(namespace)) {
+    return fail('key.namespace', `key.namespace must be a DNS-1123 label (at most 63 characters), got ${JSON.stringify(namespace)}`);
+  }
+  if (name.length > 253 || !DNS1123_SUBDOMAIN.test(name)) {
+    return fail('key.name', `key.name must be a DNS-1123 subdomain (at most 253 characters), got ${JSON.stringify(name)}`);
+  }
+  return { ok: true, ref: { k8sCluster, namespace, name } };
+}
+
+function fail(field: string, message: string): { readonly ok: false; readonly error: MessageError } {
+  return { ok: false, error: { field, message } };
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  const type = typeof value;
+  return type === 'object' || type === 'undefined' ? `an ${type}` : `a ${type}`;
+}

@@ -1,0 +1,221 @@
+import { afterAll, beforeAll, describe, it, expect } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import AdmZip from 'adm-zip';
+
+// Packages the project's serverless.yml offline (no AWS credentials, empty HOME) and checks the
+// CloudFormation template and zips it produces. osls always builds in `<service>/.serverless` and
+// serverless-esbuild in `<service>/.esbuild`, even with `--package`, and deletes both; so the test
+// packages from a scratch service folder (the yml copied, the sources linked) and never touches
+// the project's own folders, nor races a concurrent `osls package` there.
+
+type Json = Record<string, unknown>;
+type Resource = { Type: string; Properties: Json };
+
+const root = resolve(import.meta.dirname, '../..');
+const functionNames = ['reconcile', 'sweep', 'timer', 'admin', 'exporter'] as const;
+const maxZipBytes = 3 * 1024 * 1024;
+const linkedFromProject = ['functions', 'lib', 'node_modules', 'package.json', 'tsconfig.json'];
+
+let scratch = '';
+let packageDir = '';
+let resources: Record<string, Resource> = {};
+let packageMs = 0;
+
+beforeAll(async () => {
+  scratch = mkdtempSync(join(tmpdir(), 'sls-package-'));
+  const service = join(scratch, 'service');
+  mkdirSync(service);
+  copyFileSync(join(root, 'serverless.yml'), join(service, 'serverless.yml'));
+  for (const entry of linkedFromProject) symlinkSync(join(root, entry), join(service, entry));
+  packageDir = join(scratch, 'package');
+  const started = Date.now();
+  try {
+    await promisify(execFile)(process.execPath, [join(root, 'node_modules/osls/bin/serverless.js'), 'package', '--package', packageDir], {
+      cwd: service,
+      // A clean environment: no AWS credentials or profile, a throw-away HOME.
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        HOME: join(scratch, 'home'),
+        SLS_TELEMETRY_DISABLED: '1',
+        SLS_NOTIFICATIONS_MODE: 'off',
+        AWS_EC2_METADATA_DISABLED: 'true',
+      },
+      maxBuffer: 16 * 1024 * 1024,
+    });
+  } catch (error) {
+    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+    throw new Error(`osls package failed:\n${stdout ?? ''}\n${stderr ?? ''}`, { cause: error });
+  }
+  packageMs = Date.now() - started;
+  const template = JSON.parse(readFileSync(join(packageDir, 'cloudformation-template-update-stack.json'), 'utf8')) as Json;
+  resources = template['Resources'] as Record<string, Resource>;
+}, 180_000);
+
+afterAll(() => {
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+function resource(logicalId: string): Resource {
+  const found = resources[logicalId];
+  if (!found) throw new Error(`no resource ${logicalId} in the template`);
+  return found;
+}
+
+function resourcesOfType(type: string): [string, Resource][] {
+  return Object.entries(resources).filter(([, r]) => r.Type === type);
+}
+
+function capitalized(name: string): string {
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}
+
+function getAtt(logicalId: string): Json {
+  return { 'Fn::GetAtt': [logicalId, 'Arn'] };
+}
+
+// Every IAM policy statement anywhere in the template: roles, inline policies, trust policies.
+function allStatements(node: unknown): Json[] {
+  if (Array.isArray(node)) return node.flatMap(allStatements);
+  if (typeof node !== 'object' || node === null) return [];
+  const own = (node as Json)['Statement'];
+  const here = Array.isArray(own) ? (own as Json[]) : [];
+  return [...here, ...Object.values(node as Json).flatMap(allStatements)];
+}
+
+function actionsOf(statement: Json): string[] {
+  const action = statement['Action'];
+  return Array.isArray(action) ? (action as string[]) : [String(action)];
+}
+
+describe('serverless package', () => {
+  it('packages offline without AWS credentials', () => {
+    expect(packageMs).toBeGreaterThan(0);
+    expect(existsSync(join(packageDir, 'cloudformation-template-update-stack.json'))).toBe(true);
+  });
+
+  it.each(functionNames.map((name) => ({ name })))('function $name runs on nodejs22.x from its own bundle', ({ name }) => {
+    const fn = resource(`${capitalized(name)}LambdaFunction`);
+    expect(fn.Type).toBe('AWS::Lambda::Function');
+    expect(fn.Properties['Runtime']).toBe('nodejs22.x');
+    expect(fn.Properties['Architectures']).toEqual(['x86_64']);
+    expect(fn.Properties['Handler']).toBe(`functions/${name}.handler`);
+  });
+
+  it('the reconcile queue feeds reconcile in batches that report item failures', () => {
+    const mappings = resourcesOfType('AWS::Lambda::EventSourceMapping');
+    expect(mappings).toHaveLength(1);
+    const [, mapping] = mappings[0] ?? [];
+    expect(mapping?.Properties).toMatchObject({
+      EventSourceArn: getAtt('ReconcileQueue'),
+      FunctionName: getAtt('ReconcileLambdaFunction'),
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+  });
+
+  it('the queue hides a message for at least six reconcile timeouts plus the batching window', () => {
+    const timeoutSeconds = resource('ReconcileLambdaFunction').Properties['Timeout'] as number;
+    const [, mapping] = resourcesOfType('AWS::Lambda::EventSourceMapping')[0] ?? [];
+    const windowSeconds = (mapping?.Properties['MaximumBatchingWindowInSeconds'] as number | undefined) ?? 0;
+    const visibility = Number(resource('ReconcileQueue').Properties['VisibilityTimeout']);
+    expect(visibility).toBeGreaterThanOrEqual(6 * timeoutSeconds + windowSeconds);
+  });
+
+  it('the queue redrives to the dead-letter queue after five receives, kept for 14 days', () => {
+    expect(resource('ReconcileQueue').Properties['RedrivePolicy']).toEqual({
+      deadLetterTargetArn: getAtt('ReconcileDeadLetterQueue'),
+      maxReceiveCount: 5,
+    });
+    expect(resource('ReconcileDeadLetterQueue').Properties['MessageRetentionPeriod']).toBe(14 * 24 * 3600);
+  });
+
+  it('the state table is on-demand with pk/sk string keys and TTL on expiresAt', () => {
+    expect(resource('StateTable').Properties).toMatchObject({
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      AttributeDefinitions: [
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'sk', AttributeType: 'S' },
+      ],
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+    });
+  });
+
+  it('sweep and exporter run on EventBridge Scheduler rates', () => {
+    const rates = Object.fromEntries(
+      resourcesOfType('AWS::Scheduler::Schedule').map(([, s]) => [
+        JSON.stringify((s.Properties['Target'] as Json)['Arn']),
+        s.Properties['ScheduleExpression'],
+      ]),
+    );
+    expect(rates).toEqual({
+      [JSON.stringify(getAtt('SweepLambdaFunction'))]: 'rate(5 minutes)',
+      [JSON.stringify(getAtt('ExporterLambdaFunction'))]: 'rate(1 minute)',
+    });
+  });
+
+  it('the timer schedule group exists and the scheduler role may only send to the reconcile queue', () => {
+    expect(resource('TimerScheduleGroup').Type).toBe('AWS::Scheduler::ScheduleGroup');
+    const role = resource('SchedulerRole');
+    expect(role.Type).toBe('AWS::IAM::Role');
+    expect(allStatements(role.Properties['AssumeRolePolicyDocument'])).toEqual([
+      {
+        Effect: 'Allow',
+        Principal: { Service: 'scheduler.amazonaws.com' },
+        Action: 'sts:AssumeRole',
+        Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+      },
+    ]);
+    expect(allStatements(role.Properties['Policies'])).toEqual([
+      { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: getAtt('ReconcileQueue') },
+    ]);
+  });
+
+  it('functions may pass the scheduler role only to EventBridge Scheduler', () => {
+    const passRole = allStatements(resource('IamRoleLambdaExecution').Properties['Policies']).filter((s) =>
+      actionsOf(s).includes('iam:PassRole'),
+    );
+    expect(passRole).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['iam:PassRole'],
+        Resource: getAtt('SchedulerRole'),
+        Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+      },
+    ]);
+  });
+
+  it('no IAM statement anywhere allows a wildcard action', () => {
+    const statements = allStatements(resources);
+    expect(statements.length).toBeGreaterThan(5);
+    const wildcards = statements.filter((s) => s['Effect'] === 'Allow').flatMap(actionsOf).filter((a) => a.includes('*'));
+    expect(wildcards).toEqual([]);
+  });
+
+  it('the only wildcard action is the framework\'s deny of plain-HTTP access to its deployment bucket', () => {
+    const wildcards = allStatements(resources).filter((s) => actionsOf(s).some((a) => a.includes('*')));
+    expect(wildcards).toEqual([
+      expect.objectContaining({
+        Effect: 'Deny',
+        Action: 's3:*',
+        Principal: '*',
+        Condition: { Bool: { 'aws:SecureTransport': false } },
+      }),
+    ]);
+    expect(allStatements(resource('ServerlessDeploymentBucketPolicy'))).toEqual(wildcards);
+  });
+
+  it.each(functionNames.map((name) => ({ name })))('the $name zip holds only its bundle and is under 3 MB', ({ name }) => {
+    const zipPath = join(packageDir, `${name}.zip`);
+    expect(statSync(zipPath).size).toBeLessThan(maxZipBytes);
+    const entries = new AdmZip(zipPath).getEntries().map((e) => e.entryName);
+    expect(entries).toEqual([`functions/${name}.mjs`]);
+  });
+});

@@ -1,0 +1,64 @@
+import { describe, it, expect } from '@jest/globals';
+import { parseReconcileMessage } from '../../../lib/queue/message.js';
+
+describe('parseReconcileMessage', () => {
+  it.each([
+    {
+      name: 'a key with three valid parts is accepted and split',
+      body: '{"key":"prod-eks/tidb-system/basic"}',
+      message: { key: 'prod-eks/tidb-system/basic', ref: { k8sCluster: 'prod-eks', namespace: 'tidb-system', name: 'basic' } },
+    },
+    {
+      name: 'a reason is kept when it is a string',
+      body: '{"key":"eks/tidb/basic","reason":"watch: StatefulSet basic-pd modified"}',
+      message: {
+        key: 'eks/tidb/basic',
+        ref: { k8sCluster: 'eks', namespace: 'tidb', name: 'basic' },
+        reason: 'watch: StatefulSet basic-pd modified',
+      },
+    },
+    {
+      name: 'unknown fields are ignored so producers can add fields',
+      body: '{"key":"eks/tidb/basic","deadlineAtMs":1767225600000}',
+      message: { key: 'eks/tidb/basic', ref: { k8sCluster: 'eks', namespace: 'tidb', name: 'basic' } },
+    },
+    {
+      name: 'a name may be a DNS-1123 subdomain with dots',
+      body: '{"key":"local.kind/ns1/db.v8"}',
+      message: { key: 'local.kind/ns1/db.v8', ref: { k8sCluster: 'local.kind', namespace: 'ns1', name: 'db.v8' } },
+    },
+  ])('$name', ({ body, message }) => {
+    // Act
+    const result = parseReconcileMessage(body);
+
+    // Assess
+    expect(result).toEqual({ ok: true, message });
+  });
+
+  it.each([
+    { name: 'a body that is not JSON names the body', body: 'not json', field: 'body', says: 'not valid JSON' },
+    { name: 'a JSON array is not a message', body: '["eks/tidb/basic"]', field: 'body', says: 'got an array' },
+    { name: 'JSON null is not a message', body: 'null', field: 'body', says: 'got null' },
+    { name: 'a bare string is not a message', body: '"eks/tidb/basic"', field: 'body', says: 'got a string' },
+    { name: 'a message without a key names the key', body: '{"reason":"sweep"}', field: 'key', says: 'key is missing' },
+    { name: 'a key must be a string', body: '{"key":42}', field: 'key', says: 'got a number' },
+    { name: 'a key with two parts is rejected', body: '{"key":"tidb/basic"}', field: 'key', says: '"tidb/basic"' },
+    { name: 'a key with four parts is rejected', body: '{"key":"eks/tidb/basic/pd"}', field: 'key', says: '<k8sCluster>/<namespace>/<name>' },
+    { name: 'an empty key part is rejected as that part', body: '{"key":"eks//basic"}', field: 'key.namespace', says: 'DNS-1123 label' },
+    { name: 'a cluster part with a space is rejected', body: '{"key":"my eks/tidb/basic"}', field: 'key.k8sCluster', says: '"my eks"' },
+    { name: 'an upper-case namespace is rejected', body: '{"key":"eks/TiDB/basic"}', field: 'key.namespace', says: '"TiDB"' },
+    { name: 'a namespace longer than 63 characters is rejected', body: `{"key":"eks/${'a'.repeat(64)}/basic"}`, field: 'key.namespace', says: 'at most 63' },
+    { name: 'a name ending in a dash is rejected', body: '{"key":"eks/tidb/basic-"}', field: 'key.name', says: '"basic-"' },
+    { name: 'a name longer than 253 characters is rejected', body: `{"key":"eks/tidb/${'a'.repeat(254)}"}`, field: 'key.name', says: 'at most 253' },
+    { name: 'a reason must be a string', body: '{"key":"eks/tidb/basic","reason":{"kind":"timer"}}', field: 'reason', says: 'got an object' },
+  ])('$name', ({ body, field, says }) => {
+    // Act
+    const result = parseReconcileMessage(body);
+
+    // Assess
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.error.field).toBe(field);
+    expect(result.error.message).toContain(says);
+  });
+});
