@@ -1,0 +1,265 @@
+/**
+ * The DynamoDB adapter of the State port. It uses only GetItem, PutItem, UpdateItem, DeleteItem and
+ * Query (what both dynalite and DynamoDB Local support): no transactions and no
+ * ReturnValuesOnConditionCheckFailure, so every multi-item rule is built from single-item
+ * conditional writes, and each such place says what it guarantees.
+ */
+
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConflictError, TerminalError } from '../platform/errors.js';
+import {
+  and,
+  fenceIs,
+  heldByMe,
+  itemAbsent,
+  leaseIsFree,
+  leaseIsHeld,
+  leaseIsOwned,
+  wakeIsUnsetOrLater,
+  writtenByFenceAtMost,
+} from './conditions.js';
+import { toDeadline, toHistory, toStateRecord, withoutUndefined } from './items.js';
+import {
+  CHECKPOINT_SK,
+  DEADLINE_PREFIX,
+  HISTORY_PREFIX,
+  STATE_SK,
+  checkpointPk,
+  clusterPk,
+  deadlineSk,
+  historySk,
+} from './keys.js';
+import type {
+  CallOptions,
+  ClaimResult,
+  ClusterKey,
+  Deadline,
+  HistoryRecord,
+  Lease,
+  ReleaseResult,
+  ReleaseUpdate,
+  StateRecord,
+  StateStore,
+  StoredDeadline,
+  StoredHistoryRecord,
+} from './port.js';
+import { StateTable, callSignal, conditionHeld, ifConditionHolds, type Ref } from './requests.js';
+import { ATTR } from './table.js';
+
+/** Adapter settings. `callTimeoutMs` bounds each port call unless the caller passes its own bound. */
+export type DynamoStateStoreOptions = {
+  tableName: string;
+  callTimeoutMs?: number;
+  maxClaimAttempts?: number;
+};
+
+const DEFAULT_CALL_TIMEOUT_MS = 3000;
+const DEFAULT_MAX_CLAIM_ATTEMPTS = 3;
+
+/**
+ * `StateStore` on one DynamoDB table (layout in `keys.ts`/`table.ts`). Give it a DocumentClient, or
+ * a DynamoDBClient which it wraps with `removeUndefinedValues`. Conditional failures become
+ * `ConflictError`; the adapter never does a read-modify-write without a condition.
+ */
+export class DynamoStateStore implements StateStore {
+  private readonly table: StateTable;
+  private readonly callTimeoutMs: number;
+  private readonly maxClaimAttempts: number;
+
+  constructor(client: DynamoDBClient | DynamoDBDocumentClient, options: DynamoStateStoreOptions) {
+    this.table = new StateTable(client, options.tableName);
+    this.callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    this.maxClaimAttempts = options.maxClaimAttempts ?? DEFAULT_MAX_CLAIM_ATTEMPTS;
+  }
+
+  async claim(
+    key: ClusterKey,
+    owner: string,
+    nowMs: number,
+    leaseForMs: number,
+    opts?: CallOptions,
+  ): Promise<ClaimResult> {
+    if (owner === '' || !(leaseForMs > 0)) {
+      throw new TerminalError(`claim ${key}: owner must be set and leaseForMs > 0`);
+    }
+    const signal = this.signal(opts);
+    // Without ReturnValuesOnConditionCheckFailure a lost claim cannot say who won, so the loser
+    // marks the key dirty *conditional on the lease being held*: that write returns the holder,
+    // and if it fails the lease was freed in between and the claim is simply tried again.
+    for (let attempt = 0; attempt < this.maxClaimAttempts; attempt++) {
+      const state = await this.takeLease(key, owner, nowMs, leaseForMs, signal);
+      if (state) return { claimed: true, fence: state.fence, state };
+      const holder = await this.markDirtyWhileHeld(key, nowMs, signal);
+      if (holder) return { claimed: false, heldBy: holder.owner, leaseUntilMs: holder.untilMs };
+    }
+    throw new ConflictError(`claim ${key}: the lease changed hands ${this.maxClaimAttempts} times during the claim`);
+  }
+
+  async release(
+    key: ClusterKey,
+    owner: string,
+    fence: number,
+    update: ReleaseUpdate,
+    opts?: CallOptions,
+  ): Promise<ReleaseResult> {
+    const wake = update.nextWakeAtMs;
+    const set = ['#failures = :failures', '#lastStep = :lastStep', '#dirty = :false'];
+    const remove = ['#leaseOwner', '#leaseUntilMs'];
+    if (wake === undefined) remove.push('#nextWakeAtMs');
+    else set.push('#nextWakeAtMs = :wake');
+    const values = { ':failures': update.failures, ':lastStep': withoutUndefined(update.lastStep), ':false': false };
+    // ALL_OLD hands back the dirty flag as it was at the moment this write cleared it.
+    const old = await this.table.update(
+      `release ${key}`,
+      this.signal(opts),
+      stateRef(key),
+      {
+        update: `SET ${set.join(', ')} REMOVE ${remove.join(', ')}`,
+        values: wake === undefined ? values : { ...values, ':wake': wake },
+        condition: and(heldByMe(owner), fenceIs(fence)),
+      },
+      'ALL_OLD',
+    );
+    return { wasDirty: old?.[ATTR.dirty] === true };
+  }
+
+  async markDirty(key: ClusterKey, opts?: CallOptions): Promise<void> {
+    await this.table.update(`markDirty ${key}`, this.signal(opts), stateRef(key), {
+      update: 'SET #key = :key, #dirty = :true',
+      values: { ':key': key, ':true': true },
+    });
+  }
+
+  async get(key: ClusterKey, opts?: CallOptions): Promise<StateRecord | undefined> {
+    const item = await this.table.get(`get ${key}`, this.signal(opts), stateRef(key));
+    return item ? toStateRecord(key, item) : undefined;
+  }
+
+  async setNextWake(key: ClusterKey, atMs: number, opts?: CallOptions): Promise<boolean> {
+    // An earlier (or equal) wake-up already set is kept: that is the rule, not a failure.
+    return conditionHeld(
+      this.table.update(`setNextWake ${key}`, this.signal(opts), stateRef(key), {
+        update: 'SET #key = :key, #nextWakeAtMs = :atMs',
+        values: { ':key': key },
+        condition: wakeIsUnsetOrLater(atMs),
+      }),
+    );
+  }
+
+  async putDeadline(key: ClusterKey, deadline: Deadline, fence: number, opts?: CallOptions): Promise<void> {
+    const ref = { pk: clusterPk(key), sk: deadlineSk(deadline.component, deadline.member, deadline.kind) };
+    const signal = this.signal(opts);
+    await this.assertFence(key, fence, signal);
+    const item = { ...withoutUndefined(deadline), ...ref, [ATTR.fence]: fence };
+    await this.table.put(`putDeadline ${key} ${ref.sk}`, signal, item, writtenByFenceAtMost(fence));
+  }
+
+  async deleteDeadline(
+    key: ClusterKey,
+    which: Pick<Deadline, 'component' | 'member' | 'kind'>,
+    fence: number,
+    opts?: CallOptions,
+  ): Promise<void> {
+    const ref = { pk: clusterPk(key), sk: deadlineSk(which.component, which.member, which.kind) };
+    const signal = this.signal(opts);
+    await this.assertFence(key, fence, signal);
+    await this.table.delete(`deleteDeadline ${key} ${ref.sk}`, signal, ref, writtenByFenceAtMost(fence));
+  }
+
+  async listDeadlines(key: ClusterKey, opts?: CallOptions): Promise<StoredDeadline[]> {
+    const what = `listDeadlines ${key}`;
+    const q = { newestFirst: false, limit: Number.POSITIVE_INFINITY };
+    const items = await this.table.queryPrefix(what, this.signal(opts), clusterPk(key), DEADLINE_PREFIX, q);
+    return items.map(toDeadline);
+  }
+
+  async appendHistory(key: ClusterKey, record: HistoryRecord, ttlSeconds: number, opts?: CallOptions): Promise<void> {
+    if (!Number.isInteger(ttlSeconds) || ttlSeconds <= 0) {
+      throw new TerminalError(`appendHistory ${key}: ttlSeconds must be a positive integer`, { field: 'ttlSeconds' });
+    }
+    const ref = { pk: clusterPk(key), sk: historySk(record.atMs, record.fence) };
+    // expiresAt is epoch *seconds*: the unit DynamoDB TTL reads.
+    const expiresAt = Math.floor(record.atMs / 1000) + ttlSeconds;
+    const item = { ...withoutUndefined(record), ...ref, [ATTR.expiresAt]: expiresAt };
+    await this.table.put(`appendHistory ${key} ${ref.sk}`, this.signal(opts), item, itemAbsent());
+  }
+
+  async listHistory(key: ClusterKey, limit: number, opts?: CallOptions): Promise<StoredHistoryRecord[]> {
+    if (limit <= 0) return [];
+    const what = `listHistory ${key}`;
+    const items = await this.table.queryPrefix(what, this.signal(opts), clusterPk(key), HISTORY_PREFIX, {
+      newestFirst: true,
+      limit,
+    });
+    return items.map(toHistory);
+  }
+
+  async getCheckpoint(k8sCluster: string, resource: string, opts?: CallOptions): Promise<string | undefined> {
+    const ref = { pk: checkpointPk(k8sCluster, resource), sk: CHECKPOINT_SK };
+    const item = await this.table.get(`getCheckpoint ${ref.pk}`, this.signal(opts), ref);
+    const rv = item?.['resourceVersion'];
+    return typeof rv === 'string' ? rv : undefined;
+  }
+
+  async putCheckpoint(
+    k8sCluster: string,
+    resource: string,
+    resourceVersion: string,
+    opts?: CallOptions,
+  ): Promise<void> {
+    const ref = { pk: checkpointPk(k8sCluster, resource), sk: CHECKPOINT_SK };
+    // Unconditional on purpose: resourceVersions are opaque (not comparable) and one exporter writes them.
+    await this.table.put(`putCheckpoint ${ref.pk}`, this.signal(opts), { ...ref, resourceVersion });
+  }
+
+  /** Takes a free lease: fence +1, dirty cleared. Undefined when the lease is not free. */
+  private async takeLease(
+    key: ClusterKey,
+    owner: string,
+    nowMs: number,
+    leaseForMs: number,
+    signal: AbortSignal,
+  ): Promise<StateRecord | undefined> {
+    const update =
+      'SET #key = :key, #leaseOwner = :owner, #leaseUntilMs = :untilMs, #dirty = :false, ' +
+      '#fence = if_not_exists(#fence, :zero) + :one, #failures = if_not_exists(#failures, :zero)';
+    const untilMs = nowMs + leaseForMs;
+    const values = { ':key': key, ':owner': owner, ':untilMs': untilMs, ':false': false, ':zero': 0, ':one': 1 };
+    const parts = { update, values, condition: leaseIsFree(nowMs) };
+    const item = await ifConditionHolds(this.table.update(`claim ${key}`, signal, stateRef(key), parts, 'ALL_NEW'));
+    return item ? toStateRecord(key, item) : undefined;
+  }
+
+  /** Sets dirty only while a live lease exists and returns that lease; undefined if none is held. */
+  private async markDirtyWhileHeld(key: ClusterKey, nowMs: number, signal: AbortSignal): Promise<Lease | undefined> {
+    const parts = { update: 'SET #dirty = :true', values: { ':true': true }, condition: leaseIsHeld(nowMs) };
+    const item = await ifConditionHolds(
+      this.table.update(`claim ${key} (mark dirty)`, signal, stateRef(key), parts, 'ALL_NEW'),
+    );
+    return item ? toStateRecord(key, item).lease : undefined;
+  }
+
+  /**
+   * Refuses a deadline write unless `fence` still holds the lease. Without transactions this check
+   * and the write that follows are two requests: a claim landing between them (only possible once
+   * the writer's lease has expired) can let one stale write through. The per-item fence condition
+   * on the write still stops it from overwriting anything a newer step wrote.
+   */
+  private async assertFence(key: ClusterKey, fence: number, signal: AbortSignal): Promise<void> {
+    // Rewrites the same value: UpdateItem is the one single-item request that takes a condition
+    // without changing anything.
+    await this.table.update(`fence check ${key}`, signal, stateRef(key), {
+      update: 'SET #fence = :fence',
+      condition: and(fenceIs(fence), leaseIsOwned()),
+    });
+  }
+
+  private signal(opts: CallOptions | undefined): AbortSignal {
+    return callSignal(opts, this.callTimeoutMs);
+  }
+}
+
+function stateRef(key: ClusterKey): Ref {
+  return { pk: clusterPk(key), sk: STATE_SK };
+}

@@ -1,0 +1,115 @@
+/**
+ * Conversions between table items (as the DocumentClient returns them) and the port's records.
+ * Reads are defensive: an item missing an optional attribute reads as its default, and a required
+ * attribute of the wrong type is a `TerminalError` naming the attribute, never a silent NaN.
+ */
+
+import { TerminalError } from '../platform/errors.js';
+import type { StateRecord, StepOutcomeKind, StepSummary, StoredDeadline, StoredHistoryRecord } from './port.js';
+import { ATTR } from './table.js';
+
+/** A raw item from the DocumentClient. */
+export type Item = Record<string, unknown>;
+
+const OUTCOMES: readonly StepOutcomeKind[] = ['complete', 'wait', 'retry', 'fail'];
+
+/** The state record stored in a `state` item; `key` is passed in because older items may lack it. */
+export function toStateRecord(key: string, item: Item): StateRecord {
+  const owner = optString(item, ATTR.leaseOwner);
+  const untilMs = optNumber(item, ATTR.leaseUntilMs);
+  const lastStep = item[ATTR.lastStep];
+  return {
+    key,
+    fence: optNumber(item, ATTR.fence) ?? 0,
+    lease: owner !== undefined && untilMs !== undefined ? { owner, untilMs } : undefined,
+    dirty: item[ATTR.dirty] === true,
+    failures: optNumber(item, ATTR.failures) ?? 0,
+    nextWakeAtMs: optNumber(item, ATTR.nextWakeAtMs),
+    lastStep: isObject(lastStep) ? toStepSummary(lastStep) : undefined,
+  };
+}
+
+/** A deadline item read back from a Query. */
+export function toDeadline(item: Item): StoredDeadline {
+  return {
+    component: reqString(item, 'component'),
+    member: reqString(item, 'member'),
+    kind: reqString(item, 'kind'),
+    sinceMs: reqNumber(item, 'sinceMs'),
+    deadlineAtMs: reqNumber(item, 'deadlineAtMs'),
+    fence: reqNumber(item, ATTR.fence),
+  };
+}
+
+/** A history item read back from a Query. */
+export function toHistory(item: Item): StoredHistoryRecord {
+  const actions = item['actions'];
+  const detail = item['detail'];
+  return withoutUndefined({
+    atMs: reqNumber(item, 'atMs'),
+    fence: reqNumber(item, 'fence'),
+    trigger: reqString(item, 'trigger'),
+    outcome: reqOutcome(item, 'outcome'),
+    actions: Array.isArray(actions) ? actions.map(String) : [],
+    durationMs: reqNumber(item, 'durationMs'),
+    reconcileId: optString(item, 'reconcileId'),
+    detail: isObject(detail) ? detail : undefined,
+    expiresAtSeconds: reqNumber(item, ATTR.expiresAt),
+  });
+}
+
+/**
+ * A shallow copy without `undefined` fields, so optional fields are left out of the item instead of
+ * depending on the DocumentClient's `removeUndefinedValues` setting.
+ */
+export function withoutUndefined<T extends object>(obj: T): T {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as T;
+}
+
+function toStepSummary(item: Item): StepSummary {
+  return withoutUndefined({
+    atMs: reqNumber(item, 'atMs'),
+    outcome: reqOutcome(item, 'outcome'),
+    reconcileId: optString(item, 'reconcileId'),
+    message: optString(item, 'message'),
+  });
+}
+
+function isObject(v: unknown): v is Item {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function optNumber(item: Item, attr: string): number | undefined {
+  const v = item[attr];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'number') throw new TerminalError(`state item attribute ${attr} is not a number`, { field: attr });
+  return v;
+}
+
+function reqNumber(item: Item, attr: string): number {
+  const v = optNumber(item, attr);
+  if (v === undefined) throw new TerminalError(`state item attribute ${attr} is missing`, { field: attr });
+  return v;
+}
+
+function optString(item: Item, attr: string): string | undefined {
+  const v = item[attr];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') throw new TerminalError(`state item attribute ${attr} is not a string`, { field: attr });
+  return v;
+}
+
+function reqString(item: Item, attr: string): string {
+  const v = optString(item, attr);
+  if (v === undefined) throw new TerminalError(`state item attribute ${attr} is missing`, { field: attr });
+  return v;
+}
+
+function reqOutcome(item: Item, attr: string): StepOutcomeKind {
+  const v = reqString(item, attr);
+  const outcome = OUTCOMES.find((o) => o === v);
+  if (outcome === undefined) {
+    throw new TerminalError(`state item attribute ${attr} is not an outcome: ${v}`, { field: attr });
+  }
+  return outcome;
+}

@@ -1,0 +1,171 @@
+/**
+ * The State port: what the step engine needs from persistent storage to give one cluster key the
+ * client-go workqueue contract (at most one step at a time, collapsed triggers, wake-ups that only
+ * move earlier, a persisted failure counter) plus deadlines, history and exporter checkpoints.
+ * The DynamoDB adapter (`dynamo.ts`) implements it; nothing here knows about DynamoDB.
+ */
+
+/** A cluster key `<k8sCluster>/<namespace>/<name>`, e.g. `eks-prod/tidb/basic`. */
+export type ClusterKey = string;
+
+/** The four step outcomes of STYLE.md, as recorded in summaries and history. */
+export type StepOutcomeKind = 'complete' | 'wait' | 'retry' | 'fail';
+
+/**
+ * Bounds one port call. Every call gets the adapter's default timeout; `timeoutMs` shortens or
+ * lengthens it and `signal` ties it to the caller's own deadline (e.g. the Lambda's remaining
+ * time). Whichever fires first aborts the call with a `TransientError`.
+ */
+export type CallOptions = { timeoutMs?: number; signal?: AbortSignal };
+
+/** The small summary of the last step kept on the state item (the full record goes to history). */
+export type StepSummary = {
+  atMs: number;
+  outcome: StepOutcomeKind;
+  reconcileId?: string;
+  message?: string;
+};
+
+/** A step's lease on a key: who holds it and until when (epoch ms). */
+export type Lease = { owner: string; untilMs: number };
+
+/**
+ * The persisted per-key state. `fence` counts successful claims and never goes down; `dirty` says
+ * a trigger arrived while a step held the lease; `failures` drives the backoff.
+ */
+export type StateRecord = {
+  key: ClusterKey;
+  fence: number;
+  lease: Lease | undefined;
+  dirty: boolean;
+  failures: number;
+  nextWakeAtMs: number | undefined;
+  lastStep: StepSummary | undefined;
+};
+
+/**
+ * The result of `claim`. On success the caller holds the lease with `fence` and gets the state as
+ * of the claim. Otherwise another step holds it; the key has been marked dirty, so the holder will
+ * re-enqueue it on release and the caller can drop its trigger.
+ */
+export type ClaimResult =
+  | { claimed: true; fence: number; state: StateRecord }
+  | { claimed: false; heldBy: string; leaseUntilMs: number };
+
+/**
+ * What a step commits when it releases the lease. `nextWakeAtMs` undefined clears the wake-up;
+ * `failures` is the new counter value (the engine resets or increments it).
+ */
+export type ReleaseUpdate = {
+  failures: number;
+  nextWakeAtMs: number | undefined;
+  lastStep: StepSummary;
+};
+
+/** The result of `release`: whether a trigger arrived during the step, so the caller re-enqueues. */
+export type ReleaseResult = { wasDirty: boolean };
+
+/** A persisted deadline (failover, eviction, drain, …) for one member of one component. */
+export type Deadline = {
+  component: string;
+  member: string;
+  kind: string;
+  sinceMs: number;
+  deadlineAtMs: number;
+};
+
+/** A deadline as read back, with the fence of the step that wrote it. */
+export type StoredDeadline = Deadline & { fence: number };
+
+/**
+ * One history record per step. `fence` is the step's fence and orders records written in the same
+ * millisecond; `detail` is free-form but must stay small (DynamoDB items are at most 400 KB).
+ */
+export type HistoryRecord = {
+  atMs: number;
+  fence: number;
+  trigger: string;
+  outcome: StepOutcomeKind;
+  actions: string[];
+  durationMs: number;
+  reconcileId?: string;
+  detail?: Record<string, unknown>;
+};
+
+/** A history record as read back, with the epoch second after which DynamoDB TTL may delete it. */
+export type StoredHistoryRecord = HistoryRecord & { expiresAtSeconds: number };
+
+/**
+ * Persistent state for the step engine. All writes are conditional where a race matters; a write
+ * that loses a race throws `ConflictError`, a timeout/throttle/5xx throws `TransientError`, a bad
+ * request or malformed key throws `TerminalError`.
+ */
+export interface StateStore {
+  /**
+   * Takes the lease when it is free (no owner, or `leaseUntilMs <= nowMs`), adds 1 to the fence and
+   * clears `dirty`. When another step holds it, marks the key dirty and reports the holder.
+   */
+  claim(
+    key: ClusterKey,
+    owner: string,
+    nowMs: number,
+    leaseForMs: number,
+    opts?: CallOptions,
+  ): Promise<ClaimResult>;
+
+  /**
+   * Commits the step and drops the lease, only if `owner` still holds it with `fence`; otherwise
+   * `ConflictError` and nothing changes. Reads and clears `dirty` in the same write.
+   */
+  release(
+    key: ClusterKey,
+    owner: string,
+    fence: number,
+    update: ReleaseUpdate,
+    opts?: CallOptions,
+  ): Promise<ReleaseResult>;
+
+  /** Records that a trigger arrived for `key`; the current or next step will pick it up. */
+  markDirty(key: ClusterKey, opts?: CallOptions): Promise<void>;
+
+  /** The state of `key`, read strongly consistent, or undefined if it was never claimed or marked. */
+  get(key: ClusterKey, opts?: CallOptions): Promise<StateRecord | undefined>;
+
+  /**
+   * Moves the wake-up of `key` to `atMs` if none is set or the set one is later. Returns whether it
+   * moved; a later `atMs` leaves the earlier wake-up in place (never later, as client-go AddAfter).
+   */
+  setNextWake(key: ClusterKey, atMs: number, opts?: CallOptions): Promise<boolean>;
+
+  /**
+   * Writes a deadline, only while the lease is held with `fence`; a stale step gets `ConflictError`.
+   * A newer step's write to the same deadline is never overwritten by an older fence.
+   */
+  putDeadline(key: ClusterKey, deadline: Deadline, fence: number, opts?: CallOptions): Promise<void>;
+
+  /** Deletes a deadline under the same fence rule as `putDeadline`; deleting a missing one is fine. */
+  deleteDeadline(
+    key: ClusterKey,
+    ref: Pick<Deadline, 'component' | 'member' | 'kind'>,
+    fence: number,
+    opts?: CallOptions,
+  ): Promise<void>;
+
+  /** All deadlines of `key`, ordered by component, member, kind. */
+  listDeadlines(key: ClusterKey, opts?: CallOptions): Promise<StoredDeadline[]>;
+
+  /**
+   * Appends one history record that DynamoDB TTL may delete `ttlSeconds` after `record.atMs`.
+   * A second record with the same time and fence is a `ConflictError`, never a silent overwrite.
+   */
+  appendHistory(key: ClusterKey, record: HistoryRecord, ttlSeconds: number, opts?: CallOptions): Promise<void>;
+
+  /** Up to `limit` history records of `key`, newest first. */
+  listHistory(key: ClusterKey, limit: number, opts?: CallOptions): Promise<StoredHistoryRecord[]>;
+
+  /** The exporter's last watch resourceVersion for one resource of one Kubernetes cluster. */
+  getCheckpoint(k8sCluster: string, resource: string, opts?: CallOptions): Promise<string | undefined>;
+
+  /** Stores the exporter's watch resourceVersion (an opaque string; last writer wins). */
+  putCheckpoint(k8sCluster: string, resource: string, resourceVersion: string, opts?: CallOptions): Promise<void>;
+}
