@@ -1,0 +1,137 @@
+/**
+ * A clock-driven stand-in for EventBridge Scheduler (local stack, simulator, tests): one-time `at()`
+ * schedules that, when due on the `Clock`, send their target input to the reconcile queue. Scheduler
+ * invokes targets with 60 s precision; this fires at the `at()` time rounded *down* to the minute, the
+ * early end of that window, so code that mishandles an early wake-up fails here rather than in AWS.
+ */
+
+import type { Clock, TimerHandle } from '../platform/clock.js';
+import { ConflictError, NotFoundError, TerminalError } from '../platform/errors.js';
+import { isReconcileMessageBody, type ReconcileQueue } from '../queue/port.js';
+import type { ScheduleRequest, SchedulerPort } from './port.js';
+
+/** Settings: where due schedules deliver, the precision to model, and where delivery errors go. */
+export type MemorySchedulerOptions = {
+  clock: Clock;
+  queue: ReconcileQueue;
+  /** Fire times round down to a multiple of this (default 60 000 ms, Scheduler's precision). */
+  precisionMs?: number;
+  onError?: (error: unknown, scheduleName: string) => void;
+};
+
+/** A schedule waiting to fire. */
+export type PendingSchedule = { name: string; groupName: string; expression: string; fireAtMs: number; input: string };
+
+type Entry = PendingSchedule & { request: ScheduleRequest; timer: TimerHandle | undefined };
+
+const AT = /^at\((\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})\)$/;
+
+/**
+ * `SchedulerPort` in memory with Scheduler's name rules: creating an existing (group, name) is a
+ * `ConflictError`, updating or deleting a missing one a `NotFoundError`. Only one-time `at()`
+ * expressions in UTC are supported (the only kind timers create); anything else is a `TerminalError`.
+ * A time already past fires at once.
+ */
+export class MemoryScheduler implements SchedulerPort {
+  private readonly clock: Clock;
+  private readonly queue: ReconcileQueue;
+  private readonly precisionMs: number;
+  private readonly onError: (error: unknown, scheduleName: string) => void;
+  private readonly entries = new Map<string, Entry>();
+  private fired = 0;
+
+  constructor(options: MemorySchedulerOptions) {
+    this.clock = options.clock;
+    this.queue = options.queue;
+    this.precisionMs = options.precisionMs ?? 60_000;
+    this.onError =
+      options.onError ??
+      ((error, name) => console.error(JSON.stringify({ msg: 'schedule delivery failed', name, error: String(error) })));
+  }
+
+  async createSchedule(request: ScheduleRequest): Promise<void> {
+    const id = entryId(request.Name, request.GroupName);
+    if (this.entries.has(id)) throw new ConflictError(`schedule ${id} already exists`);
+    this.arm(request);
+  }
+
+  async updateSchedule(request: ScheduleRequest): Promise<void> {
+    const id = entryId(request.Name, request.GroupName);
+    const old = this.entries.get(id);
+    if (!old) throw new NotFoundError(`schedule ${id} does not exist`);
+    if (old.timer) this.clock.clearTimer(old.timer);
+    this.arm(request);
+  }
+
+  async deleteSchedule(name: string, groupName?: string): Promise<void> {
+    const id = entryId(name, groupName);
+    const old = this.entries.get(id);
+    if (!old) throw new NotFoundError(`schedule ${id} does not exist`);
+    if (old.timer) this.clock.clearTimer(old.timer);
+    this.entries.delete(id);
+  }
+
+  /** Schedules that exist, soonest first (fired ones stay listed only with `ActionAfterCompletion: NONE`). */
+  list(): PendingSchedule[] {
+    return [...this.entries.values()]
+      .map(({ name, groupName, expression, fireAtMs, input }) => ({ name, groupName, expression, fireAtMs, input }))
+      .sort((a, b) => a.fireAtMs - b.fireAtMs);
+  }
+
+  /** How many schedules have fired so far. */
+  firedCount(): number {
+    return this.fired;
+  }
+
+  private arm(request: ScheduleRequest): void {
+    const atMs = parseAt(request);
+    const fireAtMs = Math.floor(atMs / this.precisionMs) * this.precisionMs;
+    const entry: Entry = {
+      name: request.Name,
+      groupName: request.GroupName ?? 'default',
+      expression: request.ScheduleExpression,
+      fireAtMs,
+      input: request.Target.Input,
+      request,
+      timer: undefined,
+    };
+    entry.timer = this.clock.setTimer(() => this.fire(entry), Math.max(0, fireAtMs - this.clock.nowMs()));
+    this.entries.set(entryId(request.Name, request.GroupName), entry);
+  }
+
+  private fire(entry: Entry): void {
+    this.fired++;
+    entry.timer = undefined;
+    const id = entryId(entry.name, entry.groupName);
+    if (entry.request.ActionAfterCompletion === 'DELETE' && this.entries.get(id) === entry) this.entries.delete(id);
+    let message: unknown;
+    try {
+      message = JSON.parse(entry.input);
+    } catch (err) {
+      this.onError(new TerminalError(`schedule ${id} input is not JSON`, { cause: err }), entry.name);
+      return;
+    }
+    if (!isReconcileMessageBody(message)) {
+      this.onError(new TerminalError(`schedule ${id} input is not a reconcile message`), entry.name);
+      return;
+    }
+    this.queue.send([{ message }]).catch((err: unknown) => this.onError(err, entry.name));
+  }
+}
+
+/** Group and name identify a schedule; the default group is `default`, as in Scheduler. */
+function entryId(name: string, groupName: string | undefined): string {
+  return `${groupName ?? 'default'}/${name}`;
+}
+
+function parseAt(request: ScheduleRequest): number {
+  const match = AT.exec(request.ScheduleExpression);
+  const tz = request.ScheduleExpressionTimezone;
+  if (!match?.[1] || (tz !== 'UTC' && tz !== 'Etc/UTC')) {
+    throw new TerminalError(
+      `unsupported schedule expression ${request.ScheduleExpression} (${tz}); only at() in UTC is modelled`,
+      { field: 'ScheduleExpression' },
+    );
+  }
+  return Date.parse(`${match[1]}Z`);
+}
