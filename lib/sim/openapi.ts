@@ -1,0 +1,42 @@
+/**
+ * Minimal OpenAPI v3 documents: one PATCH operation per served kind, tagged with its
+ * group/version/kind and declaring the `fieldValidation` query parameter. That is what kubectl reads
+ * to learn that the server validates fields itself, so `kubectl apply` works without
+ * `--validate=false`. Schemas are not published; the server accepts `fieldValidation` and does not
+ * reject unknown fields (a documented difference from a real API server in Strict mode).
+ */
+import { RESOURCES, type ResourceDef } from './resources.js';
+
+/** `/openapi/v3`: the index of group/version documents. */
+export function openApiIndex(): Record<string, unknown> {
+  const paths: Record<string, { serverRelativeURL: string }> = {};
+  for (const gv of groupVersionPaths()) paths[gv] = { serverRelativeURL: `/openapi/v3/${gv}?hash=sim` };
+  return { paths };
+}
+
+/** `/openapi/v3/api/v1`, `/openapi/v3/apis/{group}/{version}`; undefined for anything else. */
+export function openApiDocument(gvPath: string): Record<string, unknown> | undefined {
+  if (!groupVersionPaths().includes(gvPath)) return undefined;
+  const paths: Record<string, unknown> = {};
+  for (const r of RESOURCES.filter((x) => pathOf(x) === gvPath)) {
+    const base = `/${gvPath}${r.namespaced ? '/namespaces/{namespace}' : ''}/${r.plural}/{name}`;
+    paths[base] = {
+      patch: {
+        operationId: `patch${r.kind}`,
+        'x-kubernetes-group-version-kind': { group: r.group, version: r.version, kind: r.kind },
+        'x-kubernetes-action': 'patch',
+        parameters: ['dryRun', 'fieldManager', 'fieldValidation', 'force'].map((name) => ({ name, in: 'query', schema: { type: 'string' } })),
+        responses: { '200': { description: 'OK' } },
+      },
+    };
+  }
+  return { openapi: '3.0.0', info: { title: 'Kubernetes (simulated)', version: 'v1.34.0' }, paths };
+}
+
+function pathOf(r: ResourceDef): string {
+  return r.group ? `apis/${r.group}/${r.version}` : `api/${r.version}`;
+}
+
+function groupVersionPaths(): string[] {
+  return [...new Set(RESOURCES.map(pathOf))];
+}

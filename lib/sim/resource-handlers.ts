@@ -1,0 +1,178 @@
+/**
+ * The verbs on resources: get, list (selectors, limit/continue), create, update, patch, delete,
+ * deletecollection, and the status and scale subresources — each answering as the real API server.
+ */
+import { ApiError, badRequest } from './api-error.js';
+import { buildFilter } from './filters.js';
+import type { KubeObject } from './object.js';
+import { applyPatch } from './patch.js';
+import { type ResourceDef, apiVersionOf } from './resources.js';
+import type { DeleteOptions, ObjectStore } from './store.js';
+
+/** A parsed request on a resource route. */
+export type ResourceRequest = {
+  method: string;
+  resource: ResourceDef;
+  namespace: string | undefined;
+  name: string | undefined;
+  subresource: 'status' | 'scale' | undefined;
+  query: URLSearchParams;
+  contentType: string;
+  body: unknown;
+};
+
+/** The status code and body of an answer. */
+export type Answer = { code: number; body: unknown };
+
+/** Runs one non-watch resource request against the store. */
+export function handleResource(store: ObjectStore, r: ResourceRequest): Answer {
+  const dryRun = r.query.get('dryRun') === 'All';
+  const kind = r.resource.kind;
+  if (r.name === undefined) {
+    if (r.method === 'GET') return { code: 200, body: listObjects(store, r) };
+    if (r.method === 'POST') return { code: 201, body: store.create(kind, bodyForCreate(r), { dryRun }) };
+    if (r.method === 'DELETE') return { code: 200, body: deleteCollection(store, r) };
+    throw methodNotAllowed(r.method);
+  }
+  if (r.subresource === 'scale') return handleScale(store, r, r.name);
+  switch (r.method) {
+    case 'GET':
+      return { code: 200, body: store.mustGet(kind, r.namespace, r.name) };
+    case 'PUT': {
+      const obj = objectBody(r.body);
+      if (obj.metadata.name !== undefined && obj.metadata.name !== r.name) {
+        throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${r.name})`);
+      }
+      const target = { ...obj, metadata: { ...obj.metadata, name: r.name, namespace: r.namespace } };
+      return { code: 200, body: store.update(kind, target, { subresource: r.subresource, dryRun }) };
+    }
+    case 'PATCH': {
+      const current = store.mustGet(kind, r.namespace, r.name);
+      const patched = applyPatch(r.contentType, current, r.body) as KubeObject;
+      return { code: 200, body: store.update(kind, patched, { subresource: r.subresource, dryRun }) };
+    }
+    case 'DELETE': {
+      const { object, gone } = store.delete(kind, r.namespace, r.name, deleteOptions(r));
+      // As the API server: an immediate delete of a built-in kind answers with a Status.
+      if (gone && kind !== 'Pod' && r.resource.group !== 'pingcap.com') {
+        return { code: 200, body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: r.name, group: r.resource.group, kind: r.resource.plural, uid: object.metadata.uid } } };
+      }
+      return { code: gone ? 200 : 202, body: object };
+    }
+    default:
+      throw methodNotAllowed(r.method);
+  }
+}
+
+function listObjects(store: ObjectStore, r: ResourceRequest): Record<string, unknown> {
+  const filter = buildFilter(r.resource.kind, r.query.get('labelSelector'), r.query.get('fieldSelector'));
+  const all = store.list(r.resource.kind, r.namespace, filter);
+  const rv = store.currentResourceVersion();
+  const limit = Number(r.query.get('limit') ?? '0');
+  const token = r.query.get('continue');
+  let start = 0;
+  if (token) start = decodeContinue(token, all);
+  const page = limit > 0 ? all.slice(start, start + limit) : all.slice(start);
+  const more = limit > 0 && start + limit < all.length;
+  const last = page[page.length - 1];
+  const metadata: Record<string, unknown> = { resourceVersion: String(rv) };
+  if (more && last) {
+    metadata.continue = Buffer.from(JSON.stringify({ rv, after: `${last.metadata.namespace ?? ''}/${last.metadata.name ?? ''}` })).toString('base64url');
+    metadata.remainingItemCount = all.length - start - page.length;
+  }
+  return { kind: `${r.resource.kind}List`, apiVersion: apiVersionOf(r.resource), metadata, items: page };
+}
+
+/** A continue token names the last key served; the next page starts after it. */
+function decodeContinue(token: string, all: KubeObject[]): number {
+  let after: string;
+  try {
+    const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { after?: unknown };
+    if (typeof parsed.after !== 'string') throw new Error('no position');
+    after = parsed.after;
+  } catch {
+    throw badRequest('continue key is not valid: illegal base64 data or malformed token');
+  }
+  const idx = all.findIndex((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}` > after);
+  return idx < 0 ? all.length : idx;
+}
+
+function deleteCollection(store: ObjectStore, r: ResourceRequest): Record<string, unknown> {
+  const filter = buildFilter(r.resource.kind, r.query.get('labelSelector'), r.query.get('fieldSelector'));
+  const items: KubeObject[] = [];
+  for (const obj of store.list(r.resource.kind, r.namespace, filter)) {
+    try {
+      items.push(store.delete(r.resource.kind, obj.metadata.namespace, obj.metadata.name ?? '', deleteOptions(r)).object);
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === 404)) throw err;
+    }
+  }
+  return { kind: `${r.resource.kind}List`, apiVersion: apiVersionOf(r.resource), metadata: { resourceVersion: String(store.currentResourceVersion()) }, items };
+}
+
+function handleScale(store: ObjectStore, r: ResourceRequest, name: string): Answer {
+  const kind = r.resource.kind;
+  const current = store.mustGet(kind, r.namespace, name);
+  const scale = toScale(current);
+  if (r.method === 'GET') return { code: 200, body: scale };
+  if (r.method !== 'PUT' && r.method !== 'PATCH') throw methodNotAllowed(r.method);
+  const wanted = (r.method === 'PUT' ? objectBody(r.body) : applyPatch(r.contentType, scale, r.body)) as KubeObject;
+  const replicas = wanted.spec?.replicas;
+  if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
+    throw new ApiError(422, 'Invalid', `Scale.autoscaling "${name}" is invalid: spec.replicas: Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`);
+  }
+  const rv = wanted.metadata?.resourceVersion || current.metadata.resourceVersion;
+  const updated = store.update(kind, { ...current, metadata: { ...current.metadata, resourceVersion: rv }, spec: { ...current.spec, replicas } });
+  return { code: 200, body: toScale(updated) };
+}
+
+/** The autoscaling/v1 Scale view of a StatefulSet or Deployment. */
+function toScale(obj: KubeObject): KubeObject {
+  const sel = obj.spec?.selector?.matchLabels ?? {};
+  const m = obj.metadata;
+  return {
+    kind: 'Scale',
+    apiVersion: 'autoscaling/v1',
+    metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp },
+    spec: { replicas: obj.spec?.replicas ?? 1 },
+    status: { replicas: obj.status?.replicas ?? 0, selector: Object.entries(sel).map(([k, v]) => `${k}=${String(v)}`).join(',') },
+  };
+}
+
+function bodyForCreate(r: ResourceRequest): KubeObject {
+  const obj = objectBody(r.body);
+  const bodyNs = obj.metadata.namespace;
+  if (r.resource.namespaced && bodyNs && r.namespace && bodyNs !== r.namespace) {
+    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+  if (obj.kind && obj.kind !== r.resource.kind) throw badRequest(`the kind of the object (${obj.kind}) does not match the URL (${r.resource.kind})`);
+  return { ...obj, metadata: { ...obj.metadata, namespace: r.resource.namespaced ? r.namespace ?? bodyNs : undefined } };
+}
+
+function objectBody(body: unknown): KubeObject {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('the request body must be a JSON object');
+  const obj = body as KubeObject;
+  if (obj.metadata !== undefined && (typeof obj.metadata !== 'object' || obj.metadata === null)) throw badRequest('metadata must be an object');
+  return { ...obj, metadata: obj.metadata ?? {} };
+}
+
+function deleteOptions(r: ResourceRequest): DeleteOptions {
+  const b = (typeof r.body === 'object' && r.body !== null ? r.body : {}) as Record<string, unknown>;
+  const q = r.query;
+  const grace = q.get('gracePeriodSeconds') ?? (b.gracePeriodSeconds !== undefined ? String(b.gracePeriodSeconds) : undefined);
+  const policy = q.get('propagationPolicy') ?? (b.propagationPolicy as string | undefined) ?? (b.orphanDependents === true ? 'Orphan' : undefined);
+  if (policy !== undefined && policy !== 'Orphan' && policy !== 'Background' && policy !== 'Foreground') {
+    throw new ApiError(422, 'Invalid', `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`);
+  }
+  const pre = b.preconditions as DeleteOptions['preconditions'] | undefined;
+  return {
+    gracePeriodSeconds: grace !== undefined ? Number(grace) : undefined,
+    propagationPolicy: policy,
+    preconditions: pre,
+    dryRun: q.get('dryRun') === 'All' || (Array.isArray(b.dryRun) && b.dryRun.includes('All')),
+  };
+}
+
+function methodNotAllowed(method: string): ApiError {
+  return new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource (${method})`);
+}

@@ -1,0 +1,95 @@
+/**
+ * The kinds the simulated API server serves, with the names discovery publishes. One table, so
+ * routing, discovery, validation and garbage collection agree on what exists.
+ */
+
+/** A served resource: `group` is '' for the core group. */
+export type ResourceDef = {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  readonly plural: string;
+  readonly singular: string;
+  readonly namespaced: boolean;
+  readonly shortNames: readonly string[];
+  /** Subresources served besides the object itself. */
+  readonly subresources: readonly ('status' | 'scale')[];
+  /** Whether a change to `spec` (anything but metadata/status) bumps metadata.generation. */
+  readonly hasGeneration: boolean;
+};
+
+const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] as const;
+
+function def(
+  group: string,
+  version: string,
+  kind: string,
+  plural: string,
+  namespaced: boolean,
+  opts: { shortNames?: string[]; subresources?: ('status' | 'scale')[]; hasGeneration?: boolean } = {},
+): ResourceDef {
+  return {
+    group,
+    version,
+    kind,
+    plural,
+    singular: kind.toLowerCase(),
+    namespaced,
+    shortNames: opts.shortNames ?? [],
+    subresources: opts.subresources ?? [],
+    hasGeneration: opts.hasGeneration ?? false,
+  };
+}
+
+/** Every served resource. */
+export const RESOURCES: readonly ResourceDef[] = [
+  def('', 'v1', 'Namespace', 'namespaces', false, { shortNames: ['ns'], subresources: ['status'] }),
+  def('', 'v1', 'Node', 'nodes', false, { shortNames: ['no'], subresources: ['status'] }),
+  def('', 'v1', 'Pod', 'pods', true, { shortNames: ['po'], subresources: ['status'] }),
+  def('', 'v1', 'Service', 'services', true, { shortNames: ['svc'], subresources: ['status'] }),
+  def('', 'v1', 'Endpoints', 'endpoints', true, { shortNames: ['ep'] }),
+  def('', 'v1', 'ConfigMap', 'configmaps', true, { shortNames: ['cm'] }),
+  def('', 'v1', 'Secret', 'secrets', true),
+  def('', 'v1', 'PersistentVolumeClaim', 'persistentvolumeclaims', true, { shortNames: ['pvc'], subresources: ['status'] }),
+  def('', 'v1', 'PersistentVolume', 'persistentvolumes', false, { shortNames: ['pv'], subresources: ['status'] }),
+  def('', 'v1', 'ServiceAccount', 'serviceaccounts', true, { shortNames: ['sa'] }),
+  def('', 'v1', 'Event', 'events', true, { shortNames: ['ev'] }),
+  def('apps', 'v1', 'StatefulSet', 'statefulsets', true, { shortNames: ['sts'], subresources: ['status', 'scale'], hasGeneration: true }),
+  def('apps', 'v1', 'ControllerRevision', 'controllerrevisions', true),
+  def('apps', 'v1', 'Deployment', 'deployments', true, { shortNames: ['deploy'], subresources: ['status', 'scale'], hasGeneration: true }),
+  def('rbac.authorization.k8s.io', 'v1', 'Role', 'roles', true),
+  def('rbac.authorization.k8s.io', 'v1', 'RoleBinding', 'rolebindings', true),
+  def('pingcap.com', 'v1alpha1', 'TidbCluster', 'tidbclusters', true, { shortNames: ['tc'], subresources: ['status'], hasGeneration: true }),
+];
+
+/** The verbs every resource supports (the simulator serves all of them for every kind). */
+export const RESOURCE_VERBS: readonly string[] = VERBS;
+
+/** `apiVersion` as objects carry it: `v1` or `group/version`. */
+export function apiVersionOf(r: ResourceDef): string {
+  return r.group ? `${r.group}/${r.version}` : r.version;
+}
+
+/** Finds a resource by group, version and plural (the URL form). */
+export function resourceByPlural(group: string, version: string, plural: string): ResourceDef | undefined {
+  return RESOURCES.find((r) => r.group === group && r.version === version && r.plural === plural);
+}
+
+/** Finds a resource by kind (kinds are unique across the served groups). */
+export function resourceByKind(kind: string): ResourceDef | undefined {
+  return RESOURCES.find((r) => r.kind === kind);
+}
+
+/** Like `resourceByKind`, but the kind must exist (programming error otherwise). */
+export function mustResource(kind: string): ResourceDef {
+  const r = resourceByKind(kind);
+  if (!r) throw new Error(`unknown kind ${kind}`);
+  return r;
+}
+
+/** The served group/versions, for discovery. */
+export function groupVersions(): { group: string; version: string }[] {
+  const seen = new Map<string, { group: string; version: string }>();
+  for (const r of RESOURCES) seen.set(`${r.group}/${r.version}`, { group: r.group, version: r.version });
+  return [...seen.values()];
+}

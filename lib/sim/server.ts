@@ -1,0 +1,164 @@
+/**
+ * The simulated Kubernetes API server over HTTP on loopback. @kubernetes/client-node and kubectl
+ * use it unchanged: discovery, CRUD with optimistic concurrency, all three patch types, watch,
+ * status and scale subresources, service and pod proxy to in-process handlers, bearer-token auth.
+ */
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApiError } from './api-error.js';
+import { discoveryDocument } from './discovery.js';
+import { openApiDocument, openApiIndex } from './openapi.js';
+import { buildFilter } from './filters.js';
+import { parseJsonBody, readBody, sendError, sendJson } from './http-util.js';
+import type { ProxyRegistry } from './proxy.js';
+import { handleResource } from './resource-handlers.js';
+import { parseRoute } from './routes.js';
+import type { ObjectStore } from './store.js';
+import { serveWatch } from './watch.js';
+
+/** Fault hook: may fail a request before it is served (the scenario runner's kube-api-errors). */
+export type RequestHook = (method: string, path: string) => ApiError | undefined;
+
+/** Options of the HTTP front end. */
+export type ApiServerOptions = {
+  /** When set, every request must carry `Authorization: Bearer <token>` (401 otherwise). */
+  token?: string;
+  /** Interval between watch bookmarks, on the store's clock. */
+  bookmarkIntervalMs?: number;
+  requestHook?: RequestHook;
+};
+
+/** Serves the store over HTTP. */
+export class SimApiServer {
+  private server: Server | undefined;
+  private readonly watchStops = new Set<() => void>();
+  /** Requests served, by method; the benchmarks and the "no writes in a steady step" checks read it. */
+  readonly requestCounts = new Map<string, number>();
+  requestHook: RequestHook | undefined;
+
+  constructor(
+    readonly store: ObjectStore,
+    readonly proxy: ProxyRegistry,
+    private readonly opts: ApiServerOptions = {},
+  ) {
+    this.requestHook = opts.requestHook;
+  }
+
+  /** Starts listening on 127.0.0.1 (port 0 picks a free one); resolves to the base URL. */
+  async listen(port = 0, host = '127.0.0.1'): Promise<string> {
+    const server = createServer((req, res) => void this.handle(req, res));
+    server.keepAliveTimeout = 5000;
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve());
+    });
+    return this.url();
+  }
+
+  /** The base URL, once listening. */
+  url(): string {
+    const addr = this.server?.address() as AddressInfo | null | undefined;
+    if (!addr) throw new Error('the API server is not listening');
+    return `http://${addr.address}:${addr.port}`;
+  }
+
+  /** Ends open watches and stops listening. */
+  async close(): Promise<void> {
+    for (const stop of [...this.watchStops]) stop();
+    const server = this.server;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    this.server = undefined;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = req.method ?? 'GET';
+    this.requestCounts.set(method, (this.requestCounts.get(method) ?? 0) + 1);
+    try {
+      const url = new URL(req.url ?? '/', 'http://sim');
+      this.authorize(req);
+      const injected = this.requestHook?.(method, url.pathname);
+      if (injected) throw injected;
+      await this.route(req, res, method, url);
+    } catch (err) {
+      sendError(res, err);
+    }
+  }
+
+  private authorize(req: IncomingMessage): void {
+    if (!this.opts.token) return;
+    if (req.headers.authorization !== `Bearer ${this.opts.token}`) throw new ApiError(401, 'Unauthorized', 'Unauthorized');
+  }
+
+  private async route(req: IncomingMessage, res: ServerResponse, method: string, url: URL): Promise<void> {
+    const path = url.pathname;
+    if (path === '/healthz' || path === '/livez' || path === '/readyz') {
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.end('ok');
+      return;
+    }
+    if (path === '/openapi/v3' || path.startsWith('/openapi/v3/')) {
+      const doc = path === '/openapi/v3' ? openApiIndex() : openApiDocument(path.slice('/openapi/v3/'.length));
+      if (!doc) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+      sendJson(res, 200, doc);
+      return;
+    }
+    const route = parseRoute(path);
+    if (route.type === 'discovery') {
+      const doc = discoveryDocument(route.path);
+      if (!doc) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+      sendJson(res, 200, doc);
+      return;
+    }
+    if (route.type === 'unknown') throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    if (route.type === 'proxy') {
+      const body = await readBody(req);
+      const preq = { method, path: route.rest, query: url.searchParams, body, headers: flatHeaders(req) };
+      const answer = route.target === 'pods' ? await this.proxy.toPod(route.namespace, route.name, route.port, preq) : await this.proxy.toService(route.namespace, route.name, route.port, preq);
+      res.writeHead(answer.status, { 'Content-Type': answer.contentType ?? 'application/json' });
+      res.end(answer.body);
+      return;
+    }
+    const q = url.searchParams;
+    const isWatch = route.watchPrefix || q.get('watch') === 'true' || q.get('watch') === '1';
+    if (isWatch && method === 'GET') {
+      const fieldSelector = route.name ? joinSelectors(q.get('fieldSelector'), `metadata.name=${route.name}`) : q.get('fieldSelector');
+      serveWatch(
+        this.store,
+        res,
+        {
+          resource: route.resource,
+          namespace: route.namespace,
+          filter: buildFilter(route.resource.kind, q.get('labelSelector'), fieldSelector),
+          resourceVersion: q.get('resourceVersion') ?? undefined,
+          allowBookmarks: q.get('allowWatchBookmarks') === 'true',
+          timeoutSeconds: q.has('timeoutSeconds') ? Number(q.get('timeoutSeconds')) : undefined,
+          bookmarkIntervalMs: this.opts.bookmarkIntervalMs ?? 60_000,
+        },
+        (stop) => {
+          this.watchStops.add(stop);
+          res.on('close', () => this.watchStops.delete(stop));
+        },
+      );
+      return;
+    }
+    const text = method === 'GET' ? '' : await readBody(req);
+    const needsBody = method === 'POST' || method === 'PUT' || method === 'PATCH';
+    const body = needsBody ? parseJsonBody(text) : text.trim() ? parseJsonBody(text) : undefined;
+    const contentType = (req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim() ?? '';
+    const answer = handleResource(this.store, { method, resource: route.resource, namespace: route.namespace, name: route.name, subresource: route.subresource, query: q, contentType, body });
+    sendJson(res, answer.code, answer.body);
+  }
+}
+
+function flatHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') out[k] = v;
+  return out;
+}
+
+function joinSelectors(a: string | null, b: string): string {
+  return a ? `${a},${b}` : b;
+}

@@ -1,0 +1,341 @@
+/**
+ * The simulated API server's storage: every object of every served kind, one global resourceVersion
+ * counter, a bounded event history for watch resumption, and the write rules the real API server
+ * applies (optimistic concurrency, generation, status subresource, graceful deletion, finalizers).
+ * The HTTP layer and the in-process controllers both go through this class, so a controller's write
+ * is seen by watchers exactly like a client's.
+ */
+import type { Clock } from '../platform/clock.js';
+import { ApiError, alreadyExists, conflict, invalid, notFound } from './api-error.js';
+import { type KubeObject, jsonEqual, objectKey, rfc3339 } from './object.js';
+import { type ResourceDef, apiVersionOf, mustResource } from './resources.js';
+import { validateObject } from './validation.js';
+
+/** A change as watchers see it. `object` is the stored object after the change (before, for DELETED). */
+export type StoreEvent = {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  kind: string;
+  object: KubeObject;
+  /** The object before the change, for MODIFIED/DELETED. */
+  previous?: KubeObject;
+  resourceVersion: number;
+};
+
+/** Filters a watcher or list applies; the store evaluates them against each object. */
+export type ObjectFilter = (obj: KubeObject) => boolean;
+
+/** Options of `delete`, as in DeleteOptions. */
+export type DeleteOptions = {
+  gracePeriodSeconds?: number;
+  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
+  preconditions?: { uid?: string; resourceVersion?: string };
+  dryRun?: boolean;
+};
+
+/** Options of writes. `internal` writes come from the simulated controllers, not from clients. */
+export type WriteOptions = { subresource?: 'status'; dryRun?: boolean };
+
+type Listener = (ev: StoreEvent) => void;
+
+/** Finalizers the garbage collector implements. */
+export const FOREGROUND_FINALIZER = 'foregroundDeletion';
+export const ORPHAN_FINALIZER = 'orphan';
+
+/**
+ * Object storage with Kubernetes write semantics. Listeners run synchronously inside each write and
+ * must not write back (schedule work on the clock instead).
+ */
+export class ObjectStore {
+  private readonly objects = new Map<string, Map<string, KubeObject>>();
+  private readonly history: StoreEvent[] = [];
+  private readonly listeners = new Set<Listener>();
+  private rv = 1;
+
+  private readonly historyLimit: number;
+  private readonly random: () => number;
+
+  /** `random` makes uids and generated names reproducible for a seeded run (default Math.random). */
+  constructor(
+    readonly clock: Clock,
+    opts: { historyLimit?: number; random?: () => number } = {},
+  ) {
+    this.historyLimit = opts.historyLimit ?? 20000;
+    this.random = opts.random ?? Math.random;
+  }
+
+  /** The current resourceVersion (the last one issued). */
+  currentResourceVersion(): number {
+    return this.rv;
+  }
+
+  /** The oldest resourceVersion a watch can still resume from. */
+  oldestResumableVersion(): number {
+    const first = this.history[0];
+    return first ? first.resourceVersion - 1 : this.rv;
+  }
+
+  /** A copy of one object, or undefined. */
+  get(kind: string, namespace: string | undefined, name: string): KubeObject | undefined {
+    const obj = this.bucket(kind).get(objectKey(this.nsFor(kind, namespace), name));
+    return obj ? structuredClone(obj) : undefined;
+  }
+
+  /** Like `get`, but 404 when missing. */
+  mustGet(kind: string, namespace: string | undefined, name: string): KubeObject {
+    const obj = this.get(kind, namespace, name);
+    if (!obj) throw notFound(mustResource(kind).plural, name, mustResource(kind).group);
+    return obj;
+  }
+
+  /** Copies of the objects of a kind (in a namespace, or all), sorted by namespace/name. */
+  list(kind: string, namespace?: string, filter?: ObjectFilter): KubeObject[] {
+    const out: KubeObject[] = [];
+    for (const obj of this.bucket(kind).values()) {
+      if (namespace && obj.metadata.namespace !== namespace) continue;
+      if (filter && !filter(obj)) continue;
+      out.push(structuredClone(obj));
+    }
+    return out.sort((a, b) => keyOf(a).localeCompare(keyOf(b)));
+  }
+
+  /** Creates an object: name/generateName, uid, resourceVersion, creationTimestamp, generation. */
+  create(kind: string, input: KubeObject, opts: { dryRun?: boolean; keepStatus?: boolean } = {}): KubeObject {
+    const res = mustResource(kind);
+    const obj = structuredClone(input);
+    obj.apiVersion = apiVersionOf(res);
+    obj.kind = res.kind;
+    obj.metadata = obj.metadata ?? {};
+    if (!res.namespaced) delete obj.metadata.namespace;
+    if (!obj.metadata.name && obj.metadata.generateName) obj.metadata.name = obj.metadata.generateName + randomSuffix(this.random);
+    this.validate(res, obj);
+    const name = obj.metadata.name ?? '';
+    const ns = obj.metadata.namespace;
+    if (res.namespaced && ns && kind !== 'Namespace') this.requireNamespace(ns);
+    const key = objectKey(ns, name);
+    if (this.bucket(kind).has(key)) throw alreadyExists(res.plural, name, res.group);
+    if (res.subresources.includes('status') && !opts.keepStatus && kind !== 'Pod') delete obj.status;
+    const meta = obj.metadata;
+    meta.uid = uuidFrom(this.random);
+    meta.creationTimestamp = rfc3339(this.clock.nowMs());
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    if (res.hasGeneration) meta.generation = 1;
+    if (opts.dryRun) return obj;
+    meta.resourceVersion = String(++this.rv);
+    this.bucket(kind).set(key, obj);
+    this.emit({ type: 'ADDED', kind, object: obj, resourceVersion: this.rv });
+    return structuredClone(obj);
+  }
+
+  /**
+   * Replaces an object (or its status). A non-empty metadata.resourceVersion must match the stored
+   * one (409 otherwise). A write that changes nothing keeps the resourceVersion and emits no event.
+   */
+  update(kind: string, input: KubeObject, opts: WriteOptions = {}): KubeObject {
+    const res = mustResource(kind);
+    const name = input.metadata?.name ?? '';
+    const ns = this.nsFor(kind, input.metadata?.namespace);
+    const old = this.bucket(kind).get(objectKey(ns, name));
+    if (!old) throw notFound(res.plural, name, res.group);
+    const wantRv = input.metadata.resourceVersion;
+    if (wantRv && wantRv !== old.metadata.resourceVersion) throw conflict(res.plural, name, res.group);
+    const next = this.merged(res, old, structuredClone(input), opts.subresource === 'status');
+    this.validate(res, next);
+    return this.commit(res, old, next, opts.dryRun === true);
+  }
+
+  /** Deletes an object, honouring grace periods (pods), finalizers and propagation policy. */
+  delete(kind: string, namespace: string | undefined, name: string, opts: DeleteOptions = {}): { object: KubeObject; gone: boolean } {
+    const res = mustResource(kind);
+    const ns = this.nsFor(kind, namespace);
+    const old = this.bucket(kind).get(objectKey(ns, name));
+    if (!old) throw notFound(res.plural, name, res.group);
+    const pre = opts.preconditions;
+    if (pre?.uid && pre.uid !== old.metadata.uid) {
+      throw new ApiError(409, 'Conflict', `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${old.metadata.uid}`);
+    }
+    if (pre?.resourceVersion && pre.resourceVersion !== old.metadata.resourceVersion) throw conflict(res.plural, name, res.group);
+    const next = structuredClone(old);
+    const finalizers = new Set(next.metadata.finalizers ?? []);
+    if (opts.propagationPolicy === 'Foreground') finalizers.add(FOREGROUND_FINALIZER);
+    if (opts.propagationPolicy === 'Orphan') finalizers.add(ORPHAN_FINALIZER);
+    const graceSeconds = this.gracePeriodFor(kind, old, opts);
+    if (kind === 'Namespace') return { object: this.terminateNamespace(res, old, next), gone: false };
+    if (finalizers.size === 0 && graceSeconds === 0) {
+      if (opts.dryRun) return { object: structuredClone(old), gone: true };
+      this.remove(kind, old);
+      return { object: structuredClone(old), gone: true };
+    }
+    next.metadata.finalizers = finalizers.size ? [...finalizers] : undefined;
+    if (!next.metadata.deletionTimestamp) {
+      next.metadata.deletionTimestamp = rfc3339(this.clock.nowMs() + graceSeconds * 1000);
+      next.metadata.deletionGracePeriodSeconds = graceSeconds;
+    } else if (graceSeconds < (next.metadata.deletionGracePeriodSeconds ?? Infinity)) {
+      // A second delete may shorten the grace period, never lengthen it (as the API server).
+      next.metadata.deletionTimestamp = rfc3339(this.clock.nowMs() + graceSeconds * 1000);
+      next.metadata.deletionGracePeriodSeconds = graceSeconds;
+    }
+    const stored = this.commit(res, old, next, opts.dryRun === true);
+    return { object: stored, gone: false };
+  }
+
+  /**
+   * Completes a graceful deletion (the kubelet's final delete with grace 0): removes the object if it
+   * is marked for deletion and has no finalizers left.
+   */
+  finishDeletion(kind: string, namespace: string | undefined, name: string): boolean {
+    const old = this.bucket(kind).get(objectKey(this.nsFor(kind, namespace), name));
+    if (!old || !old.metadata.deletionTimestamp || (old.metadata.finalizers?.length ?? 0) > 0) return false;
+    this.remove(kind, old);
+    return true;
+  }
+
+  /** Removes a Terminating namespace (the namespace controller calls this once it is empty). */
+  finishNamespace(name: string): boolean {
+    const old = this.bucket('Namespace').get(name);
+    if (!old || !old.metadata.deletionTimestamp) return false;
+    this.remove('Namespace', old);
+    return true;
+  }
+
+  /** Subscribes to every change; returns the unsubscribe function. */
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * The retained events of `kind` after `fromRv`, for a watch resuming there; 410 Gone when that
+   * version is older than the retained history.
+   */
+  eventsSince(kind: string, fromRv: number): StoreEvent[] {
+    if (fromRv < this.oldestResumableVersion()) {
+      throw new ApiError(410, 'Expired', `too old resource version: ${fromRv} (${this.oldestResumableVersion()})`);
+    }
+    return this.history.filter((e) => e.kind === kind && e.resourceVersion > fromRv);
+  }
+
+  private merged(res: ResourceDef, old: KubeObject, input: KubeObject, statusOnly: boolean): KubeObject {
+    if (statusOnly) return { ...structuredClone(old), status: input.status };
+    const next: KubeObject = { ...input, apiVersion: apiVersionOf(res), kind: res.kind };
+    // Server-owned metadata cannot be changed by an update.
+    const m = old.metadata;
+    next.metadata = {
+      ...input.metadata,
+      name: m.name,
+      namespace: m.namespace,
+      uid: m.uid,
+      creationTimestamp: m.creationTimestamp,
+      deletionTimestamp: m.deletionTimestamp,
+      deletionGracePeriodSeconds: m.deletionGracePeriodSeconds,
+      generation: m.generation,
+      resourceVersion: m.resourceVersion,
+    };
+    if (res.subresources.includes('status')) next.status = structuredClone(old.status);
+    return next;
+  }
+
+  private commit(res: ResourceDef, old: KubeObject, next: KubeObject, dryRun: boolean): KubeObject {
+    if (res.hasGeneration && !jsonEqual(specOf(old), specOf(next))) next.metadata.generation = (old.metadata.generation ?? 0) + 1;
+    dropUndefined(next.metadata);
+    if (jsonEqual({ ...next, metadata: { ...next.metadata, resourceVersion: '' } }, { ...old, metadata: { ...old.metadata, resourceVersion: '' } })) {
+      return structuredClone(old);
+    }
+    if (dryRun) return next;
+    const gone = res.kind !== 'Namespace' && next.metadata.deletionTimestamp && (next.metadata.finalizers?.length ?? 0) === 0 && (next.metadata.deletionGracePeriodSeconds ?? 0) === 0;
+    if (gone) {
+      this.remove(res.kind, next);
+      return structuredClone(next);
+    }
+    next.metadata.resourceVersion = String(++this.rv);
+    this.bucket(res.kind).set(keyOf(next), next);
+    this.emit({ type: 'MODIFIED', kind: res.kind, object: next, previous: old, resourceVersion: this.rv });
+    return structuredClone(next);
+  }
+
+  private terminateNamespace(res: ResourceDef, old: KubeObject, next: KubeObject): KubeObject {
+    // A namespace stays Terminating until its content is gone (the GC empties it).
+    next.metadata.deletionTimestamp = next.metadata.deletionTimestamp ?? rfc3339(this.clock.nowMs());
+    next.metadata.deletionGracePeriodSeconds = 0;
+    next.metadata.finalizers = next.metadata.finalizers?.length ? next.metadata.finalizers : undefined;
+    next.status = { ...(next.status ?? {}), phase: 'Terminating' };
+    next.metadata.resourceVersion = String(++this.rv);
+    this.bucket(res.kind).set(keyOf(next), next);
+    this.emit({ type: 'MODIFIED', kind: res.kind, object: next, previous: old, resourceVersion: this.rv });
+    return structuredClone(next);
+  }
+
+  private remove(kind: string, obj: KubeObject): void {
+    this.bucket(kind).delete(keyOf(obj));
+    const gone = structuredClone(obj);
+    gone.metadata.resourceVersion = String(++this.rv);
+    this.emit({ type: 'DELETED', kind, object: gone, previous: obj, resourceVersion: this.rv });
+  }
+
+  private emit(ev: StoreEvent): void {
+    this.history.push(ev);
+    if (this.history.length > this.historyLimit) this.history.splice(0, this.history.length - this.historyLimit);
+    for (const l of [...this.listeners]) l(ev);
+  }
+
+  private gracePeriodFor(kind: string, obj: KubeObject, opts: DeleteOptions): number {
+    if (opts.gracePeriodSeconds !== undefined) return Math.max(0, opts.gracePeriodSeconds);
+    // Only pods are deleted gracefully; an unscheduled pod goes at once (as the API server).
+    if (kind !== 'Pod' || !obj.spec?.nodeName) return 0;
+    return typeof obj.spec.terminationGracePeriodSeconds === 'number' ? obj.spec.terminationGracePeriodSeconds : 30;
+  }
+
+  private validate(res: ResourceDef, obj: KubeObject): void {
+    const causes = validateObject(res.kind, obj);
+    if (causes.length > 0) throw invalid(res.kind, obj.metadata?.name ?? '', causes, res.group);
+  }
+
+  private requireNamespace(ns: string): void {
+    const nsObj = this.bucket('Namespace').get(ns);
+    if (!nsObj) throw notFound('namespaces', ns);
+    if (nsObj.metadata.deletionTimestamp) {
+      throw new ApiError(403, 'Forbidden', `unable to create new content in namespace ${ns} because it is being terminated`);
+    }
+  }
+
+  private nsFor(kind: string, namespace: string | undefined): string | undefined {
+    return mustResource(kind).namespaced ? namespace : undefined;
+  }
+
+  private bucket(kind: string): Map<string, KubeObject> {
+    let b = this.objects.get(kind);
+    if (!b) {
+      mustResource(kind);
+      b = new Map();
+      this.objects.set(kind, b);
+    }
+    return b;
+  }
+}
+
+function keyOf(obj: KubeObject): string {
+  return objectKey(obj.metadata.namespace, obj.metadata.name ?? '');
+}
+
+/** Everything but metadata and status: what a generation bump is about. */
+function specOf(obj: KubeObject): Record<string, unknown> {
+  const { metadata: _m, status: _s, ...rest } = obj;
+  return rest;
+}
+
+function dropUndefined(meta: Record<string, unknown>): void {
+  for (const k of Object.keys(meta)) if (meta[k] === undefined) delete meta[k];
+}
+
+function randomSuffix(random: () => number): string {
+  const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
+  let s = '';
+  for (let i = 0; i < 5; i++) s += alphabet[Math.floor(random() * alphabet.length)];
+  return s;
+}
+
+/** A version-4-shaped UUID drawn from `random`. */
+function uuidFrom(random: () => number): string {
+  const hex = Array.from({ length: 32 }, () => Math.floor(random() * 16).toString(16)).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
