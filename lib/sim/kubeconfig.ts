@@ -13,7 +13,8 @@ export function simKubeconfig(serverUrl: string, token?: string, namespace = 'de
   return {
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name: 'tidb-sim', cluster: { server: serverUrl } }],
+    // client-node refuses a plain-http server unless TLS verification is explicitly off.
+    clusters: [{ name: 'tidb-sim', cluster: { server: serverUrl, 'insecure-skip-tls-verify': serverUrl.startsWith('http://') } }],
     users: [{ name: 'tidb-sim-admin', user: token ? { token } : {} }],
     contexts: [{ name: 'tidb-sim', context: { cluster: 'tidb-sim', user: 'tidb-sim-admin', namespace } }],
     'current-context': 'tidb-sim',

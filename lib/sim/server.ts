@@ -144,10 +144,14 @@ export class SimApiServer {
       );
       return;
     }
+    const contentType = (req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim() ?? '';
+    if ((method === 'POST' || method === 'PUT') && contentType !== 'application/json' && contentType !== 'application/yaml') {
+      // Protobuf and CBOR are not served; clients fall back to JSON on 415, as with a real server that lacks them.
+      throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
+    }
     const text = method === 'GET' ? '' : await readBody(req);
     const needsBody = method === 'POST' || method === 'PUT' || method === 'PATCH';
     const body = needsBody ? parseJsonBody(text) : text.trim() ? parseJsonBody(text) : undefined;
-    const contentType = (req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim() ?? '';
     const answer = handleResource(this.store, { method, resource: route.resource, namespace: route.namespace, name: route.name, subresource: route.subresource, query: q, contentType, body });
     sendJson(res, answer.code, answer.body);
   }

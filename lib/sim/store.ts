@@ -10,6 +10,7 @@ import { ApiError, alreadyExists, conflict, invalid, notFound } from './api-erro
 import { type KubeObject, jsonEqual, objectKey, rfc3339 } from './object.js';
 import { type ResourceDef, apiVersionOf, mustResource } from './resources.js';
 import { validateObject } from './validation.js';
+import { ClusterIpAllocator, applyCreateDefaults, applySpecDefaults } from './defaults.js';
 
 /** A change as watchers see it. `object` is the stored object after the change (before, for DELETED). */
 export type StoreEvent = {
@@ -50,6 +51,7 @@ export class ObjectStore {
   private readonly history: StoreEvent[] = [];
   private readonly listeners = new Set<Listener>();
   private rv = 1;
+  private readonly ips = new ClusterIpAllocator();
 
   private readonly historyLimit: number;
   private readonly random: () => number;
@@ -114,6 +116,7 @@ export class ObjectStore {
     const key = objectKey(ns, name);
     if (this.bucket(kind).has(key)) throw alreadyExists(res.plural, name, res.group);
     if (res.subresources.includes('status') && !opts.keepStatus && kind !== 'Pod') delete obj.status;
+    applyCreateDefaults(kind, obj, () => this.ips.allocate(new Set(this.list('Service').map((svc) => String(svc.spec?.clusterIP)))));
     const meta = obj.metadata;
     meta.uid = uuidFrom(this.random);
     meta.creationTimestamp = rfc3339(this.clock.nowMs());
@@ -140,6 +143,7 @@ export class ObjectStore {
     const wantRv = input.metadata.resourceVersion;
     if (wantRv && wantRv !== old.metadata.resourceVersion) throw conflict(res.plural, name, res.group);
     const next = this.merged(res, old, structuredClone(input), opts.subresource === 'status');
+    applySpecDefaults(res.kind, next);
     this.validate(res, next);
     return this.commit(res, old, next, opts.dryRun === true);
   }
@@ -185,7 +189,14 @@ export class ObjectStore {
    */
   finishDeletion(kind: string, namespace: string | undefined, name: string): boolean {
     const old = this.bucket(kind).get(objectKey(this.nsFor(kind, namespace), name));
-    if (!old || !old.metadata.deletionTimestamp || (old.metadata.finalizers?.length ?? 0) > 0) return false;
+    if (!old || !old.metadata.deletionTimestamp) return false;
+    if ((old.metadata.finalizers?.length ?? 0) > 0) {
+      // The grace period is over: the object goes as soon as its last finalizer is removed.
+      if ((old.metadata.deletionGracePeriodSeconds ?? 0) > 0) {
+        this.commit(mustResource(kind), old, { ...structuredClone(old), metadata: { ...structuredClone(old.metadata), deletionGracePeriodSeconds: 0 } }, false);
+      }
+      return false;
+    }
     this.remove(kind, old);
     return true;
   }

@@ -226,7 +226,7 @@ describe('patch', () => {
     const patch = { spec: { template: { spec: { containers: [{ name: 'b', image: 'b:2' }] } } } };
     const res = await s.call('PATCH', '/apis/apps/v1/namespaces/demo/deployments/web', patch, 'application/strategic-merge-patch+json');
     expect(res.status).toBe(200);
-    expect(res.body.spec.template.spec.containers).toEqual([
+    expect(res.body.spec.template.spec.containers).toMatchObject([
       { name: 'a', image: 'a:1' },
       { name: 'b', image: 'b:2' },
     ]);
@@ -280,6 +280,32 @@ describe('delete, finalizers and garbage collection', () => {
     await s.clock.advance(10);
     expect((await s.call('GET', `${CM}/a`)).status).toBe(404);
     expect((await s.call('GET', '/api/v1/namespaces/demo')).status).toBe(404);
+  });
+});
+
+describe('defaulting', () => {
+  it('a StatefulSet gets the API defaults a reconciler will read back', async () => {
+    const sts = {
+      metadata: { name: 'db' },
+      spec: { serviceName: 'db', selector: { matchLabels: { app: 'db' } }, template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'c', image: 'pingcap/pd:v8.5.0', ports: [{ containerPort: 2379 }] }] } } },
+    };
+    const res = await s.call('POST', '/apis/apps/v1/namespaces/demo/statefulsets', sts);
+    expect(res.body.spec).toMatchObject({
+      replicas: 1,
+      podManagementPolicy: 'OrderedReady',
+      revisionHistoryLimit: 10,
+      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 0 } },
+      template: { spec: { restartPolicy: 'Always', dnsPolicy: 'ClusterFirst', terminationGracePeriodSeconds: 30, containers: [{ imagePullPolicy: 'IfNotPresent', ports: [{ protocol: 'TCP' }] }] } },
+    });
+  });
+
+  it('a Service gets a cluster IP at create unless it is headless', async () => {
+    const svc = (name: string, clusterIP?: string) => ({ metadata: { name }, spec: { selector: { a: 'b' }, ports: [{ port: 80 }], ...(clusterIP ? { clusterIP } : {}) } });
+    const normal = await s.call('POST', '/api/v1/namespaces/demo/services', svc('normal'));
+    const headless = await s.call('POST', '/api/v1/namespaces/demo/services', svc('headless', 'None'));
+    expect(normal.body.spec.clusterIP).toMatch(/^10\.100\.\d+\.\d+$/);
+    expect(normal.body.spec.ports).toEqual([{ port: 80, protocol: 'TCP', targetPort: 80 }]);
+    expect(headless.body.spec.clusterIP).toBe('None');
   });
 });
 

@@ -1,0 +1,69 @@
+/**
+ * Every simulated controller of the world on one store and clock: the nodes, the kubelet (with the
+ * scheduler and the fault hooks), and the StatefulSet, Deployment, Endpoints and volume
+ * controllers. The garbage collector is separate (gc.ts) so a world can run without it.
+ */
+import { Kubelet } from '../kubelet.js';
+import { createNodes } from '../nodes.js';
+import type { ContainerRuntime } from '../runtime.js';
+import type { ObjectStore } from '../store.js';
+import type { ErrorSink } from './base.js';
+import { DeploymentController } from './deployment.js';
+import { EndpointsController } from './endpoints.js';
+import { StatefulSetController } from './statefulset.js';
+import { type StorageClassSim, VolumeController } from './volumes.js';
+
+/** Options of the simulated controllers; each has a documented default. */
+export type SimControllersOptions = {
+  /** From volumes ready to containers started (default 5000 ms). */
+  podStartupMs?: number;
+  /** Nodes node-0..node-N-1 to create on start (default 3). */
+  nodes?: number;
+  /** Processes behind container images (default: none; every container is ready at once). */
+  runtimes?: ContainerRuntime[];
+  /** Storage classes by name (default: every class reclaims Delete and binds WaitForFirstConsumer). */
+  storageClasses?: Record<string, StorageClassSim>;
+  /** Where unexpected controller failures go (default: rethrown from the clock's timer). */
+  onError?: ErrorSink;
+};
+
+/** Starts and stops the simulated controllers together. */
+export class SimControllers {
+  readonly kubelet: Kubelet;
+  readonly statefulSets: StatefulSetController;
+  readonly deployments: DeploymentController;
+  readonly endpoints: EndpointsController;
+  readonly volumes: VolumeController;
+  private readonly nodeCount: number;
+
+  constructor(
+    private readonly store: ObjectStore,
+    opts: SimControllersOptions = {},
+  ) {
+    this.nodeCount = opts.nodes ?? 3;
+    this.kubelet = new Kubelet(store, { podStartupMs: opts.podStartupMs, runtimes: opts.runtimes, onError: opts.onError });
+    this.statefulSets = new StatefulSetController(store, opts.onError);
+    this.deployments = new DeploymentController(store, opts.onError);
+    this.endpoints = new EndpointsController(store, opts.onError);
+    this.volumes = new VolumeController(store, { storageClasses: opts.storageClasses, onError: opts.onError });
+  }
+
+  /** Creates the missing nodes and starts every controller. */
+  start(): void {
+    createNodes(this.store, this.nodeCount);
+    this.volumes.start();
+    this.statefulSets.start();
+    this.deployments.start();
+    this.endpoints.start();
+    this.kubelet.start();
+  }
+
+  /** Stops every controller (and every simulated process). */
+  stop(): void {
+    this.kubelet.stop();
+    this.endpoints.stop();
+    this.deployments.stop();
+    this.statefulSets.stop();
+    this.volumes.stop();
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * What the API server fills in, before anyone else sees an object: a Pod and a PVC start `Pending`,
+ * a Service gets a cluster IP from the service range (10.100.0.0/16, as EKS); on every write the
+ * spec defaults of the real API (StatefulSet update strategy and policies, Deployment strategy, pod
+ * template restart/DNS/grace settings, container pull policy and port protocols). A reconciler that
+ * compares its desired spec with the stored one sees these fields exactly as on EKS.
+ */
+import type { KubeObject } from './object.js';
+
+/** Allocates cluster IPs; `inUse` lists the addresses Services already hold. */
+export class ClusterIpAllocator {
+  private next = 0;
+
+  /** The next free address of the range. */
+  allocate(inUse: ReadonlySet<string>): string {
+    for (let tries = 0; tries < 65024; tries++) {
+      const n = this.next++ % 65024;
+      const ip = `10.100.${Math.floor(n / 254)}.${(n % 254) + 1}`;
+      if (!inUse.has(ip)) return ip;
+    }
+    throw new Error('the service IP range 10.100.0.0/16 is exhausted');
+  }
+}
+
+type Json = Record<string, unknown>;
+
+/** Applies the spec defaults of the API to `obj` in place (on create and on update). */
+export function applySpecDefaults(kind: string, obj: KubeObject): void {
+  const spec = obj.spec as Json | undefined;
+  if (!spec || typeof spec !== 'object') return;
+  if (kind === 'Pod') defaultPodSpec(spec);
+  if (kind === 'StatefulSet') {
+    spec.replicas ??= 1;
+    spec.podManagementPolicy ??= 'OrderedReady';
+    spec.revisionHistoryLimit ??= 10;
+    spec.updateStrategy ??= { type: 'RollingUpdate', rollingUpdate: { partition: 0 } };
+    const us = spec.updateStrategy as Json;
+    if (us.type === 'RollingUpdate') us.rollingUpdate = { partition: 0, ...((us.rollingUpdate as Json | undefined) ?? {}) };
+    spec.persistentVolumeClaimRetentionPolicy ??= { whenDeleted: 'Retain', whenScaled: 'Retain' };
+    defaultTemplate(spec.template);
+    for (const claim of (spec.volumeClaimTemplates as Json[] | undefined) ?? []) {
+      const cs = (claim.spec ?? {}) as Json;
+      cs.volumeMode ??= 'Filesystem';
+      claim.spec = cs;
+      claim.apiVersion ??= 'v1';
+      claim.kind ??= 'PersistentVolumeClaim';
+    }
+  }
+  if (kind === 'Deployment') {
+    spec.replicas ??= 1;
+    spec.revisionHistoryLimit ??= 10;
+    spec.progressDeadlineSeconds ??= 600;
+    spec.strategy ??= { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } };
+    defaultTemplate(spec.template);
+  }
+  if (kind === 'Service') {
+    for (const p of (spec.ports as Json[] | undefined) ?? []) {
+      p.protocol ??= 'TCP';
+      p.targetPort ??= p.port;
+    }
+  }
+}
+
+function defaultTemplate(template: unknown): void {
+  const t = template as Json | undefined;
+  if (t && typeof t.spec === 'object' && t.spec !== null) defaultPodSpec(t.spec as Json);
+}
+
+function defaultPodSpec(spec: Json): void {
+  spec.restartPolicy ??= 'Always';
+  spec.terminationGracePeriodSeconds ??= 30;
+  spec.dnsPolicy ??= 'ClusterFirst';
+  spec.schedulerName ??= 'default-scheduler';
+  spec.securityContext ??= {};
+  for (const c of [...((spec.initContainers as Json[] | undefined) ?? []), ...((spec.containers as Json[] | undefined) ?? [])]) {
+    const image = typeof c.image === 'string' ? c.image : '';
+    const tag = image.includes('@') ? 'digest' : image.split('/').pop()?.split(':')[1];
+    c.imagePullPolicy ??= tag === undefined || tag === 'latest' ? 'Always' : 'IfNotPresent';
+    c.terminationMessagePath ??= '/dev/termination-log';
+    c.terminationMessagePolicy ??= 'File';
+    c.resources ??= {};
+    for (const p of (c.ports as Json[] | undefined) ?? []) p.protocol ??= 'TCP';
+  }
+}
+
+/** Applies create-time defaults to `obj` in place. */
+export function applyCreateDefaults(kind: string, obj: KubeObject, allocateIp: () => string): void {
+  applySpecDefaults(kind, obj);
+  if (kind === 'Pod' && !obj.status?.phase) obj.status = { ...(obj.status ?? {}), phase: 'Pending', qosClass: obj.status?.qosClass ?? 'BestEffort' };
+  if (kind === 'PersistentVolumeClaim') obj.status = { phase: 'Pending' };
+  if (kind === 'Service') {
+    const spec = (obj.spec ?? {}) as Record<string, unknown>;
+    spec.type = spec.type ?? 'ClusterIP';
+    spec.sessionAffinity = spec.sessionAffinity ?? 'None';
+    if (spec.type !== 'ExternalName' && (spec.clusterIP === undefined || spec.clusterIP === '')) {
+      const ip = allocateIp();
+      spec.clusterIP = ip;
+      spec.clusterIPs = [ip];
+    } else if (typeof spec.clusterIP === 'string' && spec.clusterIPs === undefined) {
+      spec.clusterIPs = [spec.clusterIP];
+    }
+    obj.spec = spec;
+  }
+}

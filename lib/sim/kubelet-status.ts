@@ -1,0 +1,141 @@
+/**
+ * The kubelet's bookkeeping for one pod and the PodStatus it reports from it, shaped as the real
+ * kubelet writes it: phase Pending until a container first starts, then Running (also while a
+ * container crash-loops); conditions Initialized, Ready, ContainersReady, PodScheduled whose
+ * lastTransitionTime only moves when their status flips; one containerStatus per container with
+ * state running/waiting/terminated, lastState, ready, started and restartCount.
+ */
+import type { KubeObject } from './object.js';
+import { rfc3339 } from './object.js';
+import type { SimProcess } from './runtime.js';
+
+/** How a container instance ended. */
+export type Termination = { exitCode: number; reason: string; startedAtMs: number; finishedAtMs: number };
+
+/**
+ * One container as the kubelet tracks it. `creating`: not started yet (ContainerCreating);
+ * `running`: started (its process may be missing while the pod or node is down: a hung process);
+ * `backoff`: exited, waiting in CrashLoopBackOff until `restartAtMs`; `terminated`: killed for the
+ * pod's deletion.
+ */
+export type ContainerRun = {
+  readonly name: string;
+  readonly image: string;
+  process: SimProcess | undefined;
+  state: 'creating' | 'running' | 'backoff' | 'terminated';
+  startedAtMs?: number;
+  restartCount: number;
+  lastTermination?: Termination;
+  restartAtMs?: number;
+  /** The kubelet's back-off entry for this container: current delay and when it was last stepped. */
+  backoffMs: number;
+  backoffSteppedAtMs?: number;
+};
+
+/** One pod as the kubelet tracks it. `startAtMs`: when its containers start (set once its volumes are ready). */
+export type PodRun = {
+  readonly uid: string;
+  readonly startTimeMs: number;
+  startAtMs?: number;
+  podIP?: string;
+  stopDeadlineMs?: number;
+  containers: ContainerRun[];
+};
+
+/** What the status builder needs besides the pod and its run. */
+export type StatusContext = { nowMs: number; hostIP: string; down: boolean };
+
+type Condition = { type: string; status: string; reason?: string; message?: string; lastProbeTime: null; lastTransitionTime: string };
+
+/** Whether the container passes its readiness check: running, its process up and reporting ready. */
+export function isContainerReady(c: ContainerRun, down: boolean): boolean {
+  return !down && c.state === 'running' && c.process !== undefined && c.process.isReady();
+}
+
+function containerState(c: ContainerRun, pod: KubeObject, nowMs: number): Record<string, unknown> {
+  switch (c.state) {
+    case 'creating':
+      return { waiting: { reason: 'ContainerCreating' } };
+    case 'running':
+      return { running: { startedAt: rfc3339(c.startedAtMs ?? nowMs) } };
+    case 'backoff': {
+      const delayS = Math.round(c.backoffMs / 1000);
+      const who = `container=${c.name} pod=${pod.metadata.name ?? ''}_${pod.metadata.namespace ?? ''}(${pod.metadata.uid ?? ''})`;
+      return { waiting: { reason: 'CrashLoopBackOff', message: `back-off ${delayS}s restarting failed ${who}` } };
+    }
+    case 'terminated':
+      return { terminated: terminated({ exitCode: 0, reason: 'Completed', startedAtMs: c.startedAtMs ?? nowMs, finishedAtMs: nowMs }) };
+    default: {
+      const unreachable: never = c.state;
+      return unreachable;
+    }
+  }
+}
+
+function terminated(t: Termination): Record<string, unknown> {
+  return { exitCode: t.exitCode, reason: t.reason, startedAt: rfc3339(t.startedAtMs), finishedAt: rfc3339(t.finishedAtMs) };
+}
+
+function containerStatus(c: ContainerRun, pod: KubeObject, ctx: StatusContext, previous: Record<string, unknown> | undefined): Record<string, unknown> {
+  let state = containerState(c, pod, ctx.nowMs);
+  // A terminated state keeps the finish time it was first reported with.
+  if (c.state === 'terminated' && previous && typeof previous.state === 'object' && previous.state !== null && 'terminated' in previous.state) state = previous.state as Record<string, unknown>;
+  const started = c.state !== 'creating' || c.restartCount > 0;
+  return {
+    name: c.name,
+    image: c.image,
+    imageID: started ? `sim://${c.image}` : '',
+    ...(started ? { containerID: `sim://${pod.metadata.uid ?? ''}/${c.name}/${c.restartCount}` } : {}),
+    ready: isContainerReady(c, ctx.down),
+    started: c.state === 'running',
+    restartCount: c.restartCount,
+    state,
+    lastState: c.lastTermination ? { terminated: terminated(c.lastTermination) } : {},
+  };
+}
+
+function condition(type: string, ok: boolean, previous: readonly Condition[], nowMs: number, reason?: string, message?: string): Condition {
+  const status = ok ? 'True' : 'False';
+  const before = previous.find((c) => c.type === type);
+  const since = before && before.status === status ? before.lastTransitionTime : rfc3339(nowMs);
+  return { type, status, ...(reason ? { reason } : {}), ...(message ? { message } : {}), lastProbeTime: null, lastTransitionTime: since };
+}
+
+/** The PodStatus the kubelet reports for `pod` from its run (previous conditions keep their transition times). */
+export function buildPodStatus(pod: KubeObject, run: PodRun, ctx: StatusContext): Record<string, unknown> {
+  const previous = (pod.status?.conditions ?? []) as Condition[];
+  const previousContainers = (pod.status?.containerStatuses ?? []) as Record<string, unknown>[];
+  const unready = run.containers.filter((c) => !isContainerReady(c, ctx.down)).map((c) => c.name);
+  const allReady = unready.length === 0 && run.containers.length > 0;
+  const why = allReady ? undefined : 'ContainersNotReady';
+  const message = allReady ? undefined : `containers with unready status: [${unready.join(' ')}]`;
+  const everStarted = run.containers.some((c) => c.state !== 'creating' || c.restartCount > 0);
+  return {
+    ...(pod.status ?? {}),
+    phase: everStarted ? 'Running' : 'Pending',
+    conditions: [
+      condition('Initialized', true, previous, ctx.nowMs),
+      condition('Ready', allReady, previous, ctx.nowMs, why, message),
+      condition('ContainersReady', allReady, previous, ctx.nowMs, why, message),
+      condition('PodScheduled', true, previous, ctx.nowMs),
+    ],
+    ...(ctx.hostIP ? { hostIP: ctx.hostIP, hostIPs: [{ ip: ctx.hostIP }] } : {}),
+    ...(run.podIP ? { podIP: run.podIP, podIPs: [{ ip: run.podIP }] } : {}),
+    startTime: rfc3339(run.startTimeMs),
+    containerStatuses: run.containers.map((c) => containerStatus(c, pod, ctx, previousContainers.find((p) => p.name === c.name))),
+    qosClass: pod.status?.qosClass ?? qosClass(pod),
+  };
+}
+
+/** The QoS class as the API server assigns it: Guaranteed, Burstable or BestEffort. */
+function qosClass(pod: KubeObject): string {
+  const containers = (pod.spec?.containers ?? []) as { resources?: { requests?: Record<string, unknown>; limits?: Record<string, unknown> } }[];
+  const any = containers.some((c) => Object.keys(c.resources?.requests ?? {}).length > 0 || Object.keys(c.resources?.limits ?? {}).length > 0);
+  if (!any) return 'BestEffort';
+  const guaranteed = containers.every((c) => {
+    const limits = c.resources?.limits ?? {};
+    const requests = c.resources?.requests ?? limits;
+    return ['cpu', 'memory'].every((r) => limits[r] !== undefined && String(requests[r] ?? limits[r]) === String(limits[r]));
+  });
+  return guaranteed ? 'Guaranteed' : 'Burstable';
+}

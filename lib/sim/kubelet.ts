@@ -1,0 +1,280 @@
+/**
+ * The kubelets of every simulated node in one object, plus the scheduler and the node lifecycle
+ * controller's effect on pods. A bound pod waits for its claims to be Bound (ContainerCreating),
+ * then `podStartupMs` later its containers start (phase Running, Ready once every process reports
+ * ready). A process that exits is restarted as the kubelet does: at once the first time, then after
+ * 10 s, 20 s, 40 s … capped at 300 s (CrashLoopBackOff), the delay resetting after 10 minutes
+ * without a crash. A pod marked for deletion has its processes stopped and is removed after
+ * min(grace period, `stopMs`) — unless its node is down, where nothing finishes it (it stays
+ * Terminating until force-deleted, as on a real cluster).
+ *
+ * Node down: the node turns NotReady (Ready=Unknown, unreachable taints) and its pods get Ready=False
+ * and every container ready=false at once — on a real cluster the node lifecycle controller does
+ * this after its grace period (40 s) and does not change the phase, so neither does this.
+ * Processes on the node are stopped and started afresh when it comes back. After 300 s (the
+ * default toleration of the unreachable taint) its pods are evicted: deleted, and left Terminating.
+ */
+import { type KubeObject, jsonEqual } from './object.js';
+import { UNREACHABLE_TAINT, isNodeReady, nodeInternalIP, setNodeReady } from './nodes.js';
+import { type ContainerRuntime, CrashingProcess, type SimProcess, startProcess } from './runtime.js';
+import type { ObjectStore, StoreEvent } from './store.js';
+import { type ErrorSink, LevelController, type SyncResult, keyOf, splitKey } from './controllers/base.js';
+import { Scheduler, podClaimNames } from './kubelet-scheduler.js';
+import { type ContainerRun, type PodRun, type Termination, buildPodStatus } from './kubelet-status.js';
+
+/** Options of the kubelet; each has a default. */
+export type KubeletOptions = {
+  /** From volumes ready to containers started (default 5000 ms). */
+  podStartupMs?: number;
+  /** Processes behind container images, asked in order (default: none, every container is a DefaultProcess). */
+  runtimes?: readonly ContainerRuntime[];
+  /** How long stopping a pod's containers takes at most (default 1000 ms; a shorter grace period wins). */
+  stopMs?: number;
+  /** How long a container of a broken image runs before it exits with code 1 (default 1000 ms). */
+  crashAfterMs?: number;
+  onError?: ErrorSink;
+};
+
+// As the kubelet's container restart back-off (flowcontrol.Backoff 10 s → 300 s).
+const BACKOFF_INITIAL_MS = 10_000;
+const BACKOFF_MAX_MS = 300_000;
+// The tolerationSeconds the DefaultTolerationSeconds admission plugin gives every pod for unreachable nodes.
+const DEFAULT_TOLERATION_SECONDS = 300;
+
+/** Runs the pods bound to the simulated nodes; also hosts the scheduler and the fault hooks. */
+export class Kubelet {
+  private readonly runs = new Map<string, PodRun>();
+  private readonly downPods = new Set<string>();
+  private readonly brokenImages = new Set<string>();
+  private readonly loop: LevelController;
+  private readonly scheduler: Scheduler;
+  private readonly podStartupMs: number;
+  private readonly stopMs: number;
+  private readonly crashAfterMs: number;
+  private readonly runtimes: readonly ContainerRuntime[];
+  private ipCounter = 0;
+
+  constructor(
+    private readonly store: ObjectStore,
+    opts: KubeletOptions = {},
+  ) {
+    this.podStartupMs = opts.podStartupMs ?? 5000;
+    this.stopMs = opts.stopMs ?? 1000;
+    this.crashAfterMs = opts.crashAfterMs ?? 1000;
+    this.runtimes = opts.runtimes ?? [];
+    this.scheduler = new Scheduler(store, opts.onError);
+    const spec = { name: 'kubelet', keysFor: (ev: StoreEvent) => this.keysFor(ev), sync: (key: string) => this.sync(key), initialKeys: () => store.list('Pod').map(keyOf) };
+    this.loop = new LevelController(store, spec, opts.onError);
+  }
+
+  /** Starts scheduling and running pods. */
+  start(): void {
+    this.scheduler.start();
+    this.loop.start();
+  }
+
+  /** Stops everything and every process. */
+  stop(): void {
+    this.loop.stop();
+    this.scheduler.stop();
+    for (const run of this.runs.values()) stopProcesses(run);
+    this.runs.clear();
+  }
+
+  /**
+   * Kills (true) or revives (false) a pod's processes, by pod name (a pod recreated under the name
+   * stays down until healed): its containers stay running but unready, like a hung process failing
+   * its readiness probe, so the phase stays Running and restartCount does not move; revived, fresh
+   * processes start in the same containers.
+   */
+  setProcessDown(namespace: string, pod: string, down: boolean): void {
+    const key = `${namespace}/${pod}`;
+    if (down) this.downPods.add(key);
+    else this.downPods.delete(key);
+    this.loop.enqueue(key);
+  }
+
+  /** Takes a node down (NotReady; its pods unready, their processes stopped) or brings it back. */
+  setNodeDown(node: string, down: boolean): void {
+    setNodeReady(this.store, node, !down);
+  }
+
+  /** Makes every container of exactly `image` crash with exit code 1 (CrashLoopBackOff), or heals it. */
+  breakImage(image: string, broken: boolean): void {
+    if (broken) this.brokenImages.add(image);
+    else this.brokenImages.delete(image);
+    const uses = (p: KubeObject): boolean => ((p.spec?.containers ?? []) as { image?: string }[]).some((c) => c.image === image);
+    for (const pod of this.store.list('Pod', undefined, uses)) this.loop.enqueue(keyOf(pod));
+  }
+
+  private keysFor(ev: StoreEvent): string[] {
+    const obj = ev.object;
+    if (ev.kind === 'Pod') return [keyOf(obj)];
+    if (ev.kind === 'Node') return this.store.list('Pod', undefined, (p) => p.spec?.nodeName === obj.metadata.name).map(keyOf);
+    if (ev.kind !== 'PersistentVolumeClaim') return [];
+    return this.store.list('Pod', obj.metadata.namespace, (p) => podClaimNames(p).includes(obj.metadata.name ?? '')).map(keyOf);
+  }
+
+  private sync(key: string): SyncResult {
+    const { namespace, name } = splitKey(key);
+    const pod = this.store.get('Pod', namespace, name);
+    const known = this.runs.get(key);
+    if (known && known.uid !== pod?.metadata.uid) {
+      stopProcesses(known);
+      this.runs.delete(key);
+    }
+    if (!pod?.spec?.nodeName) return;
+    const node = this.store.get('Node', undefined, pod.spec.nodeName);
+    const run = this.runs.get(key) ?? this.newRun(key, pod);
+    if (!node || !isNodeReady(node)) {
+      // Nobody runs this node's pods: only the node lifecycle controller's marking and eviction happen.
+      stopProcesses(run);
+      this.writeStatus(pod, run, node, true);
+      return node ? this.evictIfDue(pod, node) : undefined;
+    }
+    if (pod.metadata.deletionTimestamp) return this.terminate(key, pod, run, node);
+    const result = this.advance(key, pod, run);
+    this.writeStatus(pod, run, node, this.downPods.has(key));
+    return result;
+  }
+
+  /**
+   * Taint-based eviction: a pod on an unreachable node is deleted once its toleration of the
+   * NoExecute taint runs out — 300 s unless it says otherwise (the DefaultTolerationSeconds
+   * admission plugin's default); a toleration without tolerationSeconds keeps it forever. The
+   * deleted pod then stays Terminating, since no kubelet finishes it.
+   */
+  private evictIfDue(pod: KubeObject, node: KubeObject): SyncResult {
+    const taint = ((node.spec?.taints ?? []) as { key: string; effect: string; timeAdded?: string }[]).find((t) => t.key === UNREACHABLE_TAINT && t.effect === 'NoExecute');
+    if (!taint || pod.metadata.deletionTimestamp) return;
+    const tolerations = (pod.spec?.tolerations ?? []) as { key?: string; operator?: string; effect?: string; tolerationSeconds?: number }[];
+    const own = tolerations.find((t) => (t.key === UNREACHABLE_TAINT || (!t.key && t.operator === 'Exists')) && (!t.effect || t.effect === 'NoExecute'));
+    if (own && own.tolerationSeconds === undefined) return;
+    const evictAtMs = Date.parse(taint.timeAdded ?? '') + (own?.tolerationSeconds ?? DEFAULT_TOLERATION_SECONDS) * 1000;
+    const now = this.store.clock.nowMs();
+    if (Number.isNaN(evictAtMs)) return;
+    if (now < evictAtMs) return { requeueAfterMs: evictAtMs - now };
+    this.store.delete('Pod', pod.metadata.namespace, pod.metadata.name ?? '', { preconditions: { uid: pod.metadata.uid } });
+    return undefined;
+  }
+
+  private newRun(key: string, pod: KubeObject): PodRun {
+    const containers = ((pod.spec?.containers ?? []) as { name?: string; image?: string }[]).map(
+      (c): ContainerRun => ({ name: c.name ?? '', image: c.image ?? '', process: undefined, state: 'creating', restartCount: 0, backoffMs: 0 }),
+    );
+    const run: PodRun = { uid: pod.metadata.uid ?? '', startTimeMs: this.store.clock.nowMs(), containers };
+    this.runs.set(key, run);
+    return run;
+  }
+
+  /** Moves the pod's containers along; returns when it needs looking at again. */
+  private advance(key: string, pod: KubeObject, run: PodRun): SyncResult {
+    const now = this.store.clock.nowMs();
+    if (run.startAtMs === undefined) {
+      if (!this.volumesReady(pod)) return;
+      run.startAtMs = now + this.podStartupMs;
+    }
+    if (now < run.startAtMs) return { requeueAfterMs: run.startAtMs - now };
+    run.podIP = run.podIP ?? this.nextPodIP();
+    const wakes = run.containers.map((c) => this.stepContainer(key, pod, c, now)).filter((at): at is number => at !== undefined);
+    return wakes.length > 0 ? { requeueAfterMs: Math.min(...wakes) - now } : undefined;
+  }
+
+  /** Claims must exist, be Bound and not be terminating before the containers can mount them. */
+  private volumesReady(pod: KubeObject): boolean {
+    return podClaimNames(pod).every((claimName) => {
+      const claim = this.store.get('PersistentVolumeClaim', pod.metadata.namespace, claimName);
+      return claim !== undefined && claim.status?.phase === 'Bound' && !claim.metadata.deletionTimestamp;
+    });
+  }
+
+  private stepContainer(key: string, pod: KubeObject, c: ContainerRun, now: number): number | undefined {
+    const down = this.downPods.has(key);
+    if (c.state === 'creating') this.run(key, pod, c, now, down);
+    if (c.state === 'backoff') {
+      if (now < (c.restartAtMs ?? now)) return c.restartAtMs;
+      this.stepBackoff(c, now);
+      c.restartCount++;
+      this.run(key, pod, c, now, down);
+    }
+    if (c.state !== 'running') return undefined;
+    if (down) {
+      c.process?.stop();
+      c.process = undefined;
+      return undefined;
+    }
+    if (!c.process) c.process = this.spawn(key, pod, c);
+    const exit = this.brokenImages.has(c.image) && !(c.process instanceof CrashingProcess) ? { reason: 'Error', exitCode: 1 } : c.process.exitReason();
+    if (!exit) return undefined;
+    const restartNow = this.exited(c, { ...exit, startedAtMs: c.startedAtMs ?? now, finishedAtMs: now });
+    // Not in back-off yet: restart at once (the kubelet only backs off from the second crash on).
+    return restartNow ? this.stepContainer(key, pod, c, now) : c.restartAtMs;
+  }
+
+  private run(key: string, pod: KubeObject, c: ContainerRun, now: number, down: boolean): void {
+    c.state = 'running';
+    c.startedAtMs = now;
+    c.process = down ? undefined : this.spawn(key, pod, c);
+  }
+
+  private spawn(key: string, pod: KubeObject, c: ContainerRun): SimProcess {
+    const hooks = { onChange: () => this.loop.enqueue(key), container: c.name };
+    if (!this.brokenImages.has(c.image)) return startProcess(this.runtimes, pod, hooks);
+    return new CrashingProcess((fn, afterMs) => this.store.clock.setTimer(fn, afterMs), hooks, this.crashAfterMs);
+  }
+
+  /** A container instance ended: in back-off (IsInBackOffSince) it waits; otherwise it restarts now (true). */
+  private exited(c: ContainerRun, t: Termination): boolean {
+    c.process?.stop();
+    c.process = undefined;
+    c.lastTermination = t;
+    const entryLive = c.backoffSteppedAtMs !== undefined && t.finishedAtMs - c.backoffSteppedAtMs <= 2 * BACKOFF_MAX_MS;
+    c.state = 'backoff';
+    c.restartAtMs = entryLive ? t.finishedAtMs + c.backoffMs : t.finishedAtMs;
+    return !entryLive;
+  }
+
+  /** Backoff.Next: a fresh (or expired) entry starts at 10 s, a live one doubles up to 300 s. */
+  private stepBackoff(c: ContainerRun, now: number): void {
+    const live = c.backoffSteppedAtMs !== undefined && now - c.backoffSteppedAtMs <= 2 * BACKOFF_MAX_MS;
+    c.backoffMs = live ? Math.min(c.backoffMs * 2, BACKOFF_MAX_MS) : BACKOFF_INITIAL_MS;
+    c.backoffSteppedAtMs = now;
+  }
+
+  private terminate(key: string, pod: KubeObject, run: PodRun, node: KubeObject): SyncResult {
+    const now = this.store.clock.nowMs();
+    if (run.stopDeadlineMs === undefined) {
+      stopProcesses(run);
+      for (const c of run.containers) if (c.state !== 'creating') c.state = 'terminated';
+      const graceMs = (pod.metadata.deletionGracePeriodSeconds ?? 30) * 1000;
+      run.stopDeadlineMs = now + Math.min(graceMs, this.stopMs);
+    }
+    if (now < run.stopDeadlineMs) {
+      this.writeStatus(pod, run, node, true);
+      return { requeueAfterMs: run.stopDeadlineMs - now };
+    }
+    this.runs.delete(key);
+    const { namespace, name } = splitKey(key);
+    // Finalizers left: the kubelet's final delete has grace 0, so removing them removes the pod.
+    if (!this.store.finishDeletion('Pod', namespace, name)) this.store.delete('Pod', namespace, name, { gracePeriodSeconds: 0, preconditions: { uid: run.uid } });
+    return undefined;
+  }
+
+  private writeStatus(pod: KubeObject, run: PodRun, node: KubeObject | undefined, down: boolean): void {
+    const status = buildPodStatus(pod, run, { nowMs: this.store.clock.nowMs(), hostIP: node ? nodeInternalIP(node) : '', down });
+    if (jsonEqual(status, pod.status)) return;
+    this.store.update('Pod', { ...pod, status }, { subresource: 'status' });
+  }
+
+  private nextPodIP(): string {
+    const n = this.ipCounter++;
+    return `10.1.${Math.floor(n / 250) % 250}.${(n % 250) + 2}`;
+  }
+}
+
+function stopProcesses(run: PodRun): void {
+  for (const c of run.containers) {
+    c.process?.stop();
+    c.process = undefined;
+  }
+}
