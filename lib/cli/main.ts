@@ -1,0 +1,54 @@
+/**
+ * The `tidb-reconciler` command. Each subcommand lives in its own module and has `--help`.
+ */
+import { runSimServe, SIM_SERVE_HELP } from './sim-serve.js';
+import { runStart, START_HELP } from './start.js';
+
+const USAGE = `tidb-reconciler — run TiDB on Kubernetes without an operator
+
+Usage: tidb-reconciler <command> [options]
+
+Commands:
+  start        run the local stack on the embedded example (what \`npm start\` runs)
+  sim serve    serve a simulated Kubernetes API server and write a kubeconfig for it
+
+Run \`tidb-reconciler <command> --help\` for a command's options.`;
+
+type Command = { help: string; run: (args: string[]) => Promise<number> };
+
+const COMMANDS: Record<string, Command> = {
+  start: { help: START_HELP, run: runStart },
+  'sim serve': { help: SIM_SERVE_HELP, run: runSimServe },
+};
+
+/** Dispatches argv to a subcommand; returns the process exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [first, second, ...rest] = argv;
+  if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+    console.log(USAGE);
+    return first === undefined ? 2 : 0;
+  }
+  const twoWord = second !== undefined ? COMMANDS[`${first} ${second}`] : undefined;
+  const command = twoWord ?? COMMANDS[first];
+  const args = twoWord ? rest : argv.slice(1);
+  if (!command) {
+    const hint = first === 'sim' ? ' (did you mean `sim serve`?)' : '';
+    console.error(`tidb-reconciler: unknown command "${[first, second].filter(Boolean).join(' ')}"${hint}\n\n${USAGE}`);
+    return 2;
+  }
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log(command.help);
+    return 0;
+  }
+  return command.run(args);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    console.error(`tidb-reconciler: ${err instanceof Error ? err.message : String(err)}`);
+    process.exitCode = 1;
+  },
+);
