@@ -1,0 +1,50 @@
+/**
+ * The per-pod status APIs of TiDB, TiKV and TiCDC as the step engine uses them (reference
+ * tidb-operator.md §3.2–3.3). Each addresses one pod by name; the adapters reach it through the API
+ * server's pod proxy (or directly) with the shared timeout and error rules of `caller.ts`.
+ */
+
+/** What a TiDB server's `/status` says about itself. */
+export type TidbStatus = { connections: number; version: string; gitHash: string };
+
+/**
+ * A TiDB health probe's verdict. As TiDB Operator, healthy means `/status` answered below 400; an
+ * answer ≥ 400 or a timeout is unhealthy, with `detail` saying why.
+ */
+export type TidbProbe = { healthy: true } | { healthy: false; detail: string };
+
+/** The TiDB status port (10080) of one pod. */
+export interface TidbStatusPort {
+  /** GET /status, parsed. */
+  getStatus(podName: string): Promise<TidbStatus>;
+  /**
+   * GET /status as a health probe. Only a failure to reach the API server itself (not the pod) is
+   * thrown (`TransientError`), so an outage of our own path is never counted as a TiDB failure.
+   */
+  probe(podName: string): Promise<TidbProbe>;
+}
+
+/** The TiKV status port (20180) of one pod. */
+export interface TikvStatusPort {
+  /** GET /metrics: the Prometheus text. */
+  getMetrics(podName: string): Promise<string>;
+  /** The store's leader count: `tikv_raftstore_region_count{type="leader"}` from /metrics. */
+  getLeaderCount(podName: string): Promise<number>;
+}
+
+/** A TiCDC capture as `/status` and `/api/v1/captures` describe it. */
+export type TicdcCapture = { id: string; isOwner: boolean; address: string; version: string };
+
+/** The TiCDC port (8301) of one pod. */
+export interface TicdcPort {
+  /** GET /status: this capture's id, version and whether it is the owner. */
+  getStatus(podName: string): Promise<TicdcCapture>;
+  /** GET /api/v1/captures: every capture of the changefeed cluster, as this pod sees it. */
+  getCaptures(podName: string): Promise<TicdcCapture[]>;
+  /** POST /api/v1/owner/resign on the owner's pod. */
+  resignOwner(podName: string): Promise<void>;
+  /** PUT /api/v1/captures/drain `{capture_id}` (sent to the owner): the tables still to move. */
+  drainCapture(ownerPodName: string, captureId: string): Promise<number>;
+  /** GET /api/v1/health on the owner: true below 400, false for any other answer; no answer throws. */
+  isHealthy(ownerPodName: string): Promise<boolean>;
+}

@@ -1,0 +1,134 @@
+/**
+ * The Kubernetes API as the step engine sees it: one label-selected LIST per owned kind, the
+ * TidbCluster itself, and writes that always carry a precondition. Objects cross this port as plain
+ * JSON exactly as the API server sent them (no class instances, no `Date`s), so rules can compare
+ * and hash them. The adapter is `client.ts`; every method throws the typed errors of
+ * `platform/errors.ts`: `NotFoundError` (404), `ConflictError` (409: stale resourceVersion, failed
+ * uid precondition, or AlreadyExists — see `isAlreadyExists`), `TransientError` (429, 5xx, network,
+ * timeout) and `TerminalError` (400, 403, 422, or a write refused before it was sent).
+ */
+
+/** metadata as the reconciler reads and writes it; anything else the server sends is kept as is. */
+export type ObjectMeta = {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: { apiVersion: string; kind: string; name: string; uid: string; controller?: boolean; blockOwnerDeletion?: boolean }[];
+  finalizers?: string[];
+  [key: string]: unknown;
+};
+
+/** A Kubernetes object as plain JSON. `spec` and `status` stay loose; rules narrow what they read. */
+export type KubeObject = {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  spec?: any;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  status?: any;
+  [key: string]: unknown;
+};
+
+/** The kinds a TidbCluster owns, each read with one label-selected LIST per step. */
+export const OWNED_KINDS = [
+  'Pod',
+  'StatefulSet',
+  'Service',
+  'ConfigMap',
+  'PersistentVolumeClaim',
+  'Deployment',
+  'ServiceAccount',
+  'Role',
+  'RoleBinding',
+  'Event',
+] as const;
+
+/** One of `OWNED_KINDS`. */
+export type OwnedKind = (typeof OWNED_KINDS)[number];
+
+/** Every kind the port writes: the owned kinds plus the TidbCluster itself. */
+export type KnownKind = OwnedKind | 'TidbCluster';
+
+/**
+ * A label selector: the query string form (`a=b,c!=d,e in (f)`) or equality pairs, which are
+ * encoded as `k=v` joined by commas. An empty selector is refused: it would list the whole namespace.
+ */
+export type LabelSelector = string | Readonly<Record<string, string>>;
+
+/** The items of one LIST and the list's resourceVersion (a watch can start from it). */
+export type ObjectList = { items: KubeObject[]; resourceVersion: string };
+
+/** One page of TidbClusters; `continue` is set when there are more. */
+export type TidbClusterPage = ObjectList & { continue?: string };
+
+/** Which page of the TidbCluster sweep to read; without `namespace`, all namespaces. */
+export type PageRequest = { limit: number; continue?: string; namespace?: string };
+
+/**
+ * A delete's preconditions and policy. `uid` guards against deleting a namesake recreated since it
+ * was observed; `resourceVersion` against deleting an object changed since then. Either mismatch
+ * is a `ConflictError`.
+ */
+export type DeleteOptions = {
+  uid?: string;
+  resourceVersion?: string;
+  propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
+  gracePeriodSeconds?: number;
+};
+
+/** What an Event is about: the object's identity as `involvedObject` records it. */
+export type InvolvedObject = { kind: string; namespace: string; name: string; uid: string; apiVersion?: string; resourceVersion?: string };
+
+/**
+ * An Event to record. `occurrenceKey` names this occurrence (e.g. the step's fence or the rule's
+ * epoch): the Event's name is derived from it, so recording the same occurrence twice (a retried
+ * step) creates one Event, not two.
+ */
+export type EventInput = {
+  involvedObject: InvolvedObject;
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+  occurrenceKey: string;
+  labels?: Record<string, string>;
+};
+
+/** The result of recording an Event: its name, and whether this call created it. */
+export type EventRecord = { name: string; created: boolean };
+
+/**
+ * Reads and writes against one Kubernetes API server. Reads never GET owned objects one by one;
+ * writes never overwrite blindly (update, updateStatus and patch require a resourceVersion).
+ */
+export interface KubePort {
+  /** One LIST of `kind` in `namespace` restricted by `labelSelector`, with the list's resourceVersion. */
+  listOwned(namespace: string, kind: OwnedKind, labelSelector: LabelSelector): Promise<ObjectList>;
+  /** The TidbCluster, or `NotFoundError`. */
+  getTidbCluster(namespace: string, name: string): Promise<KubeObject>;
+  /** One page of TidbClusters for the sweep (pass the previous page's `continue` to go on). */
+  listTidbClusters(page: PageRequest): Promise<TidbClusterPage>;
+  /** Creates `obj` (kind from `obj.kind`, namespace from metadata); AlreadyExists is a `ConflictError`. */
+  create(obj: KubeObject): Promise<KubeObject>;
+  /** Replaces `obj`; refused with `TerminalError` before any request when it has no resourceVersion. */
+  update(obj: KubeObject): Promise<KubeObject>;
+  /** Replaces a TidbCluster's status through the status subresource; needs a resourceVersion too. */
+  updateStatus(obj: KubeObject): Promise<KubeObject>;
+  /**
+   * A JSON merge patch (RFC 7386) carrying `metadata.resourceVersion` as its precondition: the
+   * server answers 409 when the object changed since that version. Arrays are replaced whole and
+   * `null` removes a key.
+   */
+  patch(kind: KnownKind, namespace: string, name: string, patch: Record<string, unknown>, precondition: { resourceVersion: string }): Promise<KubeObject>;
+  /** Deletes with preconditions. The object may linger (grace period, finalizers): observe to know. */
+  delete(kind: KnownKind, namespace: string, name: string, options: DeleteOptions): Promise<void>;
+  /** Records a core/v1 Event, once per occurrence (see `EventInput`). */
+  createEvent(event: EventInput): Promise<EventRecord>;
+}
