@@ -1,0 +1,38 @@
+/**
+ * `npm run bench`: runs every benchmark in one process, one after another, and writes
+ * BENCHMARKS.md with the command, the machine and each section's numbers. Numbers from one run are
+ * comparable with each other; across runs this 2-core machine is noisy.
+ */
+import { writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { benchSimApi } from './sim-api.js';
+
+type Section = { name: string; run: () => Promise<string> };
+
+const SECTIONS: Section[] = [{ name: 'simulated API server', run: benchSimApi }];
+
+async function main(): Promise<void> {
+  const started = new Date();
+  const parts: string[] = [];
+  for (const s of SECTIONS) {
+    process.stderr.write(`bench: ${s.name} …\n`);
+    const t0 = performance.now();
+    parts.push(await s.run());
+    process.stderr.write(`bench: ${s.name} done in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+  }
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  const doc = [
+    '# Benchmarks',
+    '',
+    'Produced by `npm run bench` (bench/run.ts); every number below comes from that one run.',
+    '',
+    `- date: ${started.toISOString()}`,
+    `- machine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`,
+    '',
+    ...parts.flatMap((p) => [p, '']),
+  ].join('\n');
+  writeFileSync('BENCHMARKS.md', doc);
+  process.stderr.write('bench: wrote BENCHMARKS.md\n');
+}
+
+await main();
