@@ -1,0 +1,115 @@
+/**
+ * Faults the scenario runner and tests inject, in one place: a pod's process down, a node down, a
+ * crash-looping image (the kubelet's hooks), the PD HTTP API failing for a while, and the
+ * Kubernetes API failing a share of requests for a while (the API server's request hook). It also
+ * remembers what it broke, so the invariant monitors can tell an injected failure from one the
+ * reconciler caused.
+ */
+import type { Clock } from '../../platform/clock.js';
+import { ApiError } from '../api-error.js';
+import type { KubeObject } from '../object.js';
+import type { RequestHook } from '../server.js';
+import type { ClusterRegistry } from './registry.js';
+import type { Rng } from './rng.js';
+
+/** The kubelet's fault hooks. */
+export type KubeletFaultHooks = {
+  setProcessDown(namespace: string, pod: string, down: boolean): void;
+  setNodeDown(node: string, down: boolean): void;
+  breakImage(image: string, broken: boolean): void;
+};
+
+/** What faults act on. */
+export type FaultTargets = {
+  kubelet: KubeletFaultHooks;
+  server: { requestHook: RequestHook | undefined };
+  clusters: ClusterRegistry;
+  clock: Clock;
+  rng: Rng;
+};
+
+/** Injects and heals faults; answers whether a pod is down because of one. */
+export class TidbFaults {
+  private readonly downPods = new Set<string>();
+  private readonly downNodes = new Set<string>();
+  private readonly brokenImages = new Set<string>();
+  private kubeErrors: { rate: number; untilMs: number } | undefined;
+  private readonly previousHook: RequestHook | undefined;
+
+  constructor(private readonly t: FaultTargets) {
+    this.previousHook = t.server.requestHook;
+    t.server.requestHook = (method, path) => this.kubeApiError(method, path) ?? this.previousHook?.(method, path);
+  }
+
+  /** The pod's process dies (pod NotReady, member unhealthy, store disconnected) until `podUp`. */
+  podDown(namespace: string, pod: string): void {
+    this.downPods.add(`${namespace}/${pod}`);
+    this.t.kubelet.setProcessDown(namespace, pod, true);
+  }
+
+  /** Heals `podDown`. */
+  podUp(namespace: string, pod: string): void {
+    this.downPods.delete(`${namespace}/${pod}`);
+    this.t.kubelet.setProcessDown(namespace, pod, false);
+  }
+
+  /** The node goes NotReady and every process on it stops until `nodeUp`. */
+  nodeDown(node: string): void {
+    this.downNodes.add(node);
+    this.t.kubelet.setNodeDown(node, true);
+  }
+
+  /** Heals `nodeDown`. */
+  nodeUp(node: string): void {
+    this.downNodes.delete(node);
+    this.t.kubelet.setNodeDown(node, false);
+  }
+
+  /** Every container of exactly this image crash-loops until `fixImage`. */
+  breakImage(image: string): void {
+    this.brokenImages.add(image);
+    this.t.kubelet.breakImage(image, true);
+  }
+
+  /** Heals `breakImage`. */
+  fixImage(image: string): void {
+    this.brokenImages.delete(image);
+    this.t.kubelet.breakImage(image, false);
+  }
+
+  /** Every PD HTTP call fails for `forMs` (in one cluster, or all when none is named). */
+  pdApiDown(forMs: number, cluster?: { namespace: string; name: string }): void {
+    const until = this.t.clock.nowMs() + forMs;
+    const targets = cluster ? [this.t.clusters.get(cluster.namespace, cluster.name)] : this.t.clusters.all();
+    for (const c of targets) c.pd.apiDownUntilMs = Math.max(c.pd.apiDownUntilMs, until);
+  }
+
+  /** A `rate` share of Kubernetes API requests fail with 500, 429 or (writes) 409 for `forMs`. */
+  kubeApiErrors(rate: number, forMs: number): void {
+    this.kubeErrors = { rate, untilMs: this.t.clock.nowMs() + forMs };
+  }
+
+  /** Whether `pod` is down or crash-looping because of an injected fault. */
+  isFaulted(pod: KubeObject): boolean {
+    if (this.downPods.has(`${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`)) return true;
+    if (pod.spec?.nodeName && this.downNodes.has(pod.spec.nodeName)) return true;
+    return ((pod.spec?.containers ?? []) as { image?: string }[]).some((c) => this.brokenImages.has(c.image ?? ''));
+  }
+
+  /** Removes the request hook (restoring the one that was there). */
+  stop(): void {
+    this.t.server.requestHook = this.previousHook;
+  }
+
+  private kubeApiError(method: string, path: string): ApiError | undefined {
+    const active = this.kubeErrors;
+    if (!active || this.t.clock.nowMs() >= active.untilMs) return undefined;
+    // Only resource requests: discovery documents and health endpoints are left alone.
+    if (!/^\/apis?\/.+\/.+/.test(path) || this.t.rng.next() >= active.rate) return undefined;
+    const write = method !== 'GET';
+    const pick = this.t.rng.int(write ? 3 : 2);
+    if (pick === 0) return new ApiError(500, 'InternalError', 'Internal error occurred: etcdserver: request timed out');
+    if (pick === 1) return new ApiError(429, 'TooManyRequests', 'the server has received too many requests and has asked us to try again later', { retryAfterSeconds: 1 });
+    return new ApiError(409, 'Conflict', 'Operation cannot be fulfilled: the object has been modified; please apply your changes to the latest version and try again');
+  }
+}

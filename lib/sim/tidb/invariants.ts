@@ -1,0 +1,116 @@
+/**
+ * Invariant monitors the simulator evaluates continuously, whatever drives it. Each reports
+ * `{name, violations: [{atMs, message}]}` with `atMs` in virtual milliseconds since the monitors
+ * started:
+ * - `pd-quorum-kept`: PD lost its raft majority, and the members down without an injected fault
+ *   (pods deleted, restarted or misconfigured by the reconciler) are what tipped it;
+ * - `no-data-loss`: a region lost every replica (all its stores' volumes deleted);
+ * - `one-pod-down-for-upgrade`: two PD or two TiKV pods of one set were down for a rolling update
+ *   at the same time;
+ * - `no-evict-leader-left-after-upgrade`: an evict-leader scheduler that existed when a TiKV rollout
+ *   completed is still there `evictLeaderGraceMs` later;
+ * - `pvc-deleted-only-after-tombstone`: a PVC was deleted while the store on it was not Tombstone.
+ */
+import type { Clock } from '../../platform/clock.js';
+import type { KubeObject } from '../object.js';
+import type { ObjectStore, StoreEvent } from '../store.js';
+import type { TidbSimKnobs } from './knobs.js';
+import type { ClusterRegistry, ClusterState } from './registry.js';
+import { UpgradeWatch } from './invariant-upgrades.js';
+
+/** One violation. */
+export type Violation = { atMs: number; message: string };
+
+/** One monitor's findings, as the scenario report lists them. */
+export type InvariantReport = { name: string; violations: Violation[] };
+
+/** The monitors' names, in report order. */
+export const INVARIANT_NAMES = ['pd-quorum-kept', 'no-data-loss', 'one-pod-down-for-upgrade', 'no-evict-leader-left-after-upgrade', 'pvc-deleted-only-after-tombstone'] as const;
+
+/** A monitor's name. */
+export type InvariantName = (typeof INVARIANT_NAMES)[number];
+
+/** What the monitors watch. */
+export type MonitorDeps = { store: ObjectStore; clusters: ClusterRegistry; clock: Clock; knobs: TidbSimKnobs; isFaulted(pod: KubeObject): boolean };
+
+/** Evaluates every invariant as the world changes. */
+export class InvariantMonitor {
+  private readonly violations = new Map<InvariantName, Violation[]>(INVARIANT_NAMES.map((n) => [n, []]));
+  private readonly hadQuorum = new Map<ClusterState, boolean>();
+  private readonly unsubscribes: (() => void)[] = [];
+  private readonly upgrades: UpgradeWatch;
+  private readonly startMs: number;
+
+  constructor(private readonly deps: MonitorDeps) {
+    this.startMs = deps.clock.nowMs();
+    this.upgrades = new UpgradeWatch(deps, (name, message) => this.violate(name, message));
+  }
+
+  /** Subscribes to the store and to every cluster (present and future). */
+  start(): void {
+    this.unsubscribes.push(this.deps.store.subscribe((ev) => this.onStoreEvent(ev)));
+    for (const c of this.deps.clusters.all()) this.watchCluster(c);
+    this.unsubscribes.push(this.deps.clusters.onCreate((c) => this.watchCluster(c)));
+  }
+
+  /** Unsubscribes everything. */
+  stop(): void {
+    for (const u of this.unsubscribes.splice(0)) u();
+    this.upgrades.stop();
+  }
+
+  /** Every monitor with its violations so far. */
+  report(): InvariantReport[] {
+    return INVARIANT_NAMES.map((name) => ({ name, violations: [...(this.violations.get(name) ?? [])] }));
+  }
+
+  /** Records a violation now. */
+  violate(name: InvariantName, message: string): void {
+    this.violations.get(name)?.push({ atMs: this.deps.clock.nowMs() - this.startMs, message });
+  }
+
+  private watchCluster(c: ClusterState): void {
+    this.hadQuorum.set(c, c.pd.members.hasQuorum());
+    this.unsubscribes.push(c.pd.onChange(() => this.checkQuorum(c)));
+    this.unsubscribes.push(
+      c.pd.onRegionLost((r) => this.violate('no-data-loss', `region ${r.id} of ${c.namespace}/${c.name} lost every replica (stores ${r.peers.join(', ')} lost their data)`)),
+    );
+  }
+
+  /** On losing quorum: would the members down without an injected fault have kept it? */
+  private checkQuorum(c: ClusterState): void {
+    const has = c.pd.members.hasQuorum();
+    const had = this.hadQuorum.get(c) ?? false;
+    this.hadQuorum.set(c, has);
+    if (has || !had) return;
+    const members = c.pd.members.list();
+    const serving = members.filter((m) => m.serving).length;
+    const down = members.filter((m) => !m.serving);
+    const byOperator = down.filter((m) => {
+      const pod = this.deps.store.get('Pod', c.namespace, m.name);
+      return !pod || !this.deps.isFaulted(pod);
+    });
+    if (serving + byOperator.length <= members.length / 2) return;
+    this.violate('pd-quorum-kept', `PD of ${c.namespace}/${c.name} lost quorum: ${serving}/${members.length} members serving; down without an injected fault: ${byOperator.map((m) => m.name).join(', ')}`);
+  }
+
+  private onStoreEvent(ev: StoreEvent): void {
+    if (ev.kind === 'PersistentVolumeClaim' && isDeletionStart(ev)) this.checkPvcDeletion(ev.object);
+    this.upgrades.onStoreEvent(ev);
+  }
+
+  private checkPvcDeletion(pvc: KubeObject): void {
+    for (const c of this.deps.clusters.all()) {
+      const store = c.pd.stores.byData(pvc.metadata.uid ?? '');
+      if (!store || store.meta === 'Tombstone') continue;
+      const state = c.pd.stores.stateName(store);
+      this.violate('pvc-deleted-only-after-tombstone', `PVC ${pvc.metadata.namespace ?? ''}/${pvc.metadata.name ?? ''} deleted while store ${store.id} (${store.address}) was ${state}`);
+    }
+  }
+}
+
+/** The event where an object's deletion begins (deletionTimestamp set, or removed outright). */
+export function isDeletionStart(ev: StoreEvent): boolean {
+  if (ev.type === 'DELETED') return !ev.previous?.metadata.deletionTimestamp;
+  return ev.type === 'MODIFIED' && !ev.previous?.metadata.deletionTimestamp && ev.object.metadata.deletionTimestamp !== undefined;
+}

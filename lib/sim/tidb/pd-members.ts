@@ -1,0 +1,193 @@
+/**
+ * The PD members of one cluster as etcd sees them: membership with uint64 member IDs, which member
+ * each data directory (PVC) belongs to, raft quorum (a majority of members serving), leader
+ * election with a leaderless gap, leader transfer, and member removal with etcd's strict
+ * reconfiguration check (a removal that would leave no serving majority is refused).
+ */
+import type { TimerHandle } from '../../platform/clock.js';
+import { type PdContext, type PdResult, refuse } from './pd-context.js';
+
+/** One PD member. `serving` is true while a process runs it (it then counts towards the raft majority). */
+export type PdMember = {
+  readonly name: string;
+  readonly id: string;
+  readonly dataUid: string;
+  readonly peerUrl: string;
+  readonly clientUrl: string;
+  version: string;
+  serving: boolean;
+  servingSinceMs: number;
+};
+
+/** What a PD process knows about itself when it starts. */
+export type PdMemberInfo = { name: string; dataUid: string; peerUrl: string; clientUrl: string; version: string };
+
+/** Membership, quorum and leadership of one PD cluster. */
+export class PdMembers {
+  private readonly byName = new Map<string, PdMember>();
+  /** Data directories (PVC uids) that hold a member's raft log: a restart on one rejoins as that member. */
+  private readonly dataOwner = new Map<string, string>();
+  /** Data directories of members removed from the cluster: PD refuses to start on them. */
+  private readonly removedData = new Set<string>();
+  private leaderName: string | undefined;
+  private election: TimerHandle | undefined;
+  private transfer: TimerHandle | undefined;
+
+  constructor(private readonly ctx: PdContext) {}
+
+  /** Members in join order. */
+  list(): PdMember[] {
+    return [...this.byName.values()];
+  }
+
+  /** A member by name. */
+  get(name: string): PdMember | undefined {
+    return this.byName.get(name);
+  }
+
+  /** The member whose raft data lives on `dataUid`, if that data still belongs to a member. */
+  memberOfData(dataUid: string): PdMember | undefined {
+    const name = this.dataOwner.get(dataUid);
+    const member = name === undefined ? undefined : this.byName.get(name);
+    return member && member.dataUid === dataUid ? member : undefined;
+  }
+
+  /** Whether `dataUid` held a member that has since been removed (PD exits: "member removed"). */
+  isRemovedData(dataUid: string): boolean {
+    return this.removedData.has(dataUid);
+  }
+
+  /** The current leader, if there is one. */
+  leader(): PdMember | undefined {
+    return this.leaderName === undefined ? undefined : this.byName.get(this.leaderName);
+  }
+
+  /** A majority of members is serving (raft can commit). */
+  hasQuorum(): boolean {
+    const serving = this.list().filter((m) => m.serving).length;
+    return this.byName.size > 0 && serving > this.byName.size / 2;
+  }
+
+  /** `--initial-cluster`: a new one-member cluster. */
+  bootstrap(info: PdMemberInfo): PdMember {
+    return this.add(info);
+  }
+
+  /**
+   * `--join`: add a member through the current cluster. As PD's join: refused without a leader
+   * (etcd MemberAdd needs quorum), and refused when a member of that name still exists ("missing
+   * data or join a duplicated pd") — the old member must be deleted first.
+   */
+  join(info: PdMemberInfo): PdResult<PdMember> {
+    if (!this.leader()) return refuse(503, 'etcdserver: unhealthy cluster');
+    if (this.byName.has(info.name)) return refuse(500, 'missing data or join a duplicated pd');
+    return { ok: this.add(info) };
+  }
+
+  /** A process serves `member` from now on. */
+  setServing(member: PdMember, serving: boolean): void {
+    if (member.serving === serving) return;
+    member.serving = serving;
+    member.servingSinceMs = this.ctx.clock.nowMs();
+    this.reconcileLeader();
+    this.ctx.changed();
+  }
+
+  /** The data directory was deleted (PVC gone): nothing can restart this member any more. */
+  dataDeleted(dataUid: string): void {
+    this.dataOwner.delete(dataUid);
+  }
+
+  /**
+   * Moves leadership to `name` after the transfer delay. As PD's ResignEtcdLeader: refused (500)
+   * without a leader, for an unknown member, or for one that is not serving.
+   */
+  transferLeader(name: string): PdResult {
+    const target = this.byName.get(name);
+    if (!this.leader()) return refuse(500, 'no leader');
+    if (!target || !target.serving) return refuse(500, 'no valid pd to transfer etcd leader');
+    if (this.transfer) this.ctx.clock.clearTimer(this.transfer);
+    this.transfer = this.ctx.clock.setTimer(() => {
+      this.transfer = undefined;
+      if (target.serving && this.hasQuorum() && this.byName.get(name) === target) this.setLeader(name);
+    }, this.ctx.knobs.pdLeaderTransferMs);
+    return { ok: true };
+  }
+
+  /** Makes `name` the leader at once (the world verb an administrator's pd-ctl would be). */
+  forceLeader(name: string): PdResult {
+    const target = this.byName.get(name);
+    if (!target || !target.serving || !this.hasQuorum()) return refuse(500, `member ${name} cannot lead now`);
+    this.setLeader(name);
+    return { ok: true };
+  }
+
+  /**
+   * Removes a member. As etcd with strict reconfiguration checks: needs quorum, and is refused when
+   * the remaining members would not have a serving majority.
+   */
+  remove(member: PdMember): PdResult {
+    if (!this.hasQuorum()) return refuse(500, 'etcdserver: request timed out');
+    const rest = this.list().filter((m) => m !== member);
+    const servingRest = rest.filter((m) => m.serving).length;
+    if (rest.length > 0 && servingRest <= rest.length / 2) return refuse(500, 'etcdserver: unhealthy cluster');
+    this.byName.delete(member.name);
+    this.dataOwner.delete(member.dataUid);
+    this.removedData.add(member.dataUid);
+    if (this.leaderName === member.name) this.leaderName = undefined;
+    this.reconcileLeader();
+    this.ctx.changed();
+    return { ok: true };
+  }
+
+  /** Cancels pending timers (the simulation is stopping). */
+  stop(): void {
+    if (this.election) this.ctx.clock.clearTimer(this.election);
+    if (this.transfer) this.ctx.clock.clearTimer(this.transfer);
+    this.election = undefined;
+    this.transfer = undefined;
+  }
+
+  /** A new member is serving from the start: its process adds it and runs it in one go. */
+  private add(info: PdMemberInfo): PdMember {
+    const member: PdMember = { ...info, id: this.ctx.rng.uint64AboveSafe(), serving: true, servingSinceMs: this.ctx.clock.nowMs() };
+    this.byName.set(member.name, member);
+    this.dataOwner.set(member.dataUid, member.name);
+    this.reconcileLeader();
+    this.ctx.changed();
+    return member;
+  }
+
+  /** Without quorum there is no leader; a lost leader is replaced after the election delay. */
+  private reconcileLeader(): void {
+    if (!this.hasQuorum()) {
+      this.leaderName = undefined;
+      this.cancelElection();
+      return;
+    }
+    const leader = this.leader();
+    if (leader?.serving) return;
+    this.leaderName = undefined;
+    if (this.election) return;
+    this.election = this.ctx.clock.setTimer(() => this.elect(), this.ctx.knobs.pdElectionMs);
+  }
+
+  private elect(): void {
+    this.election = undefined;
+    if (!this.hasQuorum() || this.leader()?.serving) return;
+    const candidate = this.ctx.rng.pick(this.list().filter((m) => m.serving));
+    if (candidate) this.setLeader(candidate.name);
+  }
+
+  private setLeader(name: string): void {
+    this.cancelElection();
+    if (this.leaderName === name) return;
+    this.leaderName = name;
+    this.ctx.changed();
+  }
+
+  private cancelElection(): void {
+    if (this.election) this.ctx.clock.clearTimer(this.election);
+    this.election = undefined;
+  }
+}

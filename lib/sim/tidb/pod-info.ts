@@ -1,0 +1,153 @@
+/**
+ * What a simulated process reads about itself, as the real one reads its environment: its pod name
+ * and namespace, its cluster (the `app.kubernetes.io/instance` label), its container's image tag,
+ * its TOML config from the mounted ConfigMap (invalid TOML ⇒ the process exits), and the identity
+ * of its data directory — the uid of the PVC mounted there, so data survives a pod restart and a
+ * fresh PVC is a fresh member or store. Without a PVC the data lives and dies with the pod.
+ */
+import { parse as parseToml } from 'smol-toml';
+import type { KubeObject } from '../object.js';
+import type { ObjectStore } from '../store.js';
+import { imageRepository, imageTag, reportedVersion } from './version.js';
+
+/** The components the simulator runs. */
+export type Component = 'pd' | 'tikv' | 'tiflash' | 'tidb' | 'ticdc' | 'pump' | 'discovery';
+
+type Container = { name?: string; image?: string; command?: string[]; args?: string[]; env?: { name: string; value?: string }[]; volumeMounts?: { name: string; mountPath: string }[]; readinessProbe?: unknown; ports?: { name?: string; containerPort: number }[] };
+type Volume = { name: string; persistentVolumeClaim?: { claimName: string }; configMap?: { name: string; optional?: boolean } };
+
+/** Everything a process knows about its pod at start. */
+export type PodInfo = {
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly cluster: string;
+  readonly component: Component;
+  readonly container: Container;
+  readonly image: string;
+  readonly tag: string;
+  /** The version the component reports (`v7.5.0`). */
+  readonly version: string;
+  readonly nodeName: string;
+  /** The headless service the pod's DNS name lives under (`<tc>-pd-peer`). */
+  readonly subdomain: string;
+  /** The data directory's identity: the PVC uid, or the pod uid when no claim backs it. */
+  readonly dataUid: string;
+  /** The data directory's PVC name, when a claim backs it. */
+  readonly claimName: string | undefined;
+  /** The parsed TOML config, or why the process cannot start. */
+  readonly config: { ok: Record<string, unknown> } | { error: string };
+  readonly env: Readonly<Record<string, string>>;
+  /** The PVC's requested size in bytes (TiKV's capacity), or 100 GiB. */
+  readonly capacityBytes: number;
+};
+
+const DATA_MOUNTS: Record<Component, { paths: string[]; volumes: string[] }> = {
+  pd: { paths: ['/var/lib/pd'], volumes: ['pd'] },
+  tikv: { paths: ['/var/lib/tikv'], volumes: ['tikv'] },
+  tiflash: { paths: ['/data0'], volumes: ['data0'] },
+  pump: { paths: ['/data'], volumes: ['data'] },
+  ticdc: { paths: [], volumes: [] },
+  tidb: { paths: [], volumes: [] },
+  discovery: { paths: [], volumes: [] },
+};
+
+const CONFIG_KEYS: Record<Component, string[]> = {
+  pd: ['config-file'],
+  tikv: ['config-file'],
+  tiflash: ['config_templ.toml'],
+  tidb: ['config-file'],
+  ticdc: ['config-file'],
+  pump: ['pump-config'],
+  discovery: [],
+};
+
+/**
+ * Which component an image runs: TiDB Operator's discovery is the operator image with the
+ * `tidb-discovery` command; Pump runs from the tidb-binlog image. Undefined for anything else.
+ */
+export function componentOf(container: Container): Component | undefined {
+  const repo = imageRepository(container.image ?? '').split('/').pop() ?? '';
+  const command = [...(container.command ?? []), ...(container.args ?? [])].join(' ');
+  if (repo === 'tidb-operator') return command.includes('tidb-discovery') ? 'discovery' : undefined;
+  if (repo === 'tidb-binlog') return command.includes('drainer') ? undefined : 'pump';
+  const known: Record<string, Component> = { pd: 'pd', tikv: 'tikv', tiflash: 'tiflash', tidb: 'tidb', ticdc: 'ticdc' };
+  return known[repo];
+}
+
+/** The container of `pod` named `name`. */
+export function containerOf(pod: KubeObject, name: string): Container | undefined {
+  return ((pod.spec?.containers ?? []) as Container[]).find((c) => c.name === name);
+}
+
+/** Reads the pod as its process would; undefined when the container runs no simulated component. */
+export function readPodInfo(store: ObjectStore, pod: KubeObject, containerName: string): PodInfo | undefined {
+  const container = containerOf(pod, containerName);
+  const component = container ? componentOf(container) : undefined;
+  if (!container || !component) return undefined;
+  const namespace = pod.metadata.namespace ?? 'default';
+  const name = pod.metadata.name ?? '';
+  const env = Object.fromEntries((container.env ?? []).filter((e) => e.value !== undefined).map((e) => [e.name, e.value ?? '']));
+  const cluster = pod.metadata.labels?.['app.kubernetes.io/instance'] ?? env.TC_NAME ?? env.CLUSTER_NAME ?? name.replace(/-[a-z]+-\d+$/, '');
+  const tag = imageTag(container.image ?? '');
+  const data = dataVolume(store, pod, container, component);
+  return {
+    namespace,
+    name,
+    uid: pod.metadata.uid ?? '',
+    cluster,
+    component,
+    container,
+    image: container.image ?? '',
+    tag,
+    version: reportedVersion(tag),
+    nodeName: pod.spec?.nodeName ?? '',
+    subdomain: pod.spec?.subdomain ?? `${cluster}-${component === 'pump' ? 'pump' : `${component}-peer`}`,
+    dataUid: data.uid,
+    claimName: data.claimName,
+    config: readConfig(store, namespace, pod, container, component),
+    env,
+    capacityBytes: data.bytes,
+  };
+}
+
+function dataVolume(store: ObjectStore, pod: KubeObject, container: Container, component: Component): { uid: string; claimName?: string; bytes: number } {
+  const want = DATA_MOUNTS[component];
+  const mount = (container.volumeMounts ?? []).find((m) => want.paths.includes(m.mountPath)) ?? (container.volumeMounts ?? []).find((m) => want.volumes.includes(m.name));
+  const volume = ((pod.spec?.volumes ?? []) as Volume[]).find((v) => v.name === mount?.name);
+  const claimName = volume?.persistentVolumeClaim?.claimName;
+  const claim = claimName ? store.get('PersistentVolumeClaim', pod.metadata.namespace, claimName) : undefined;
+  if (!claim) return { uid: `pod:${pod.metadata.uid ?? ''}`, bytes: 100 * 2 ** 30 };
+  return { uid: claim.metadata.uid ?? '', claimName, bytes: quantityBytes(claim.spec?.resources?.requests?.storage) };
+}
+
+/** `10Gi` → bytes (binary and decimal suffixes); 100 GiB when absent or unreadable. */
+function quantityBytes(q: unknown): number {
+  const match = /^(\d+(?:\.\d+)?)([KMGTP]i?)?$/.exec(String(q ?? ''));
+  if (!match) return 100 * 2 ** 30;
+  const unit = match[2] ?? '';
+  const powers: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, K: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, '': 1 };
+  return Number(match[1]) * (powers[unit] ?? 1);
+}
+
+/** The component's TOML from the ConfigMap volume the container mounts. */
+function readConfig(store: ObjectStore, namespace: string, pod: KubeObject, container: Container, component: Component): PodInfo['config'] {
+  const mounted = new Set((container.volumeMounts ?? []).map((m) => m.name));
+  const volumes = ((pod.spec?.volumes ?? []) as Volume[]).filter((v) => v.configMap && mounted.has(v.name));
+  for (const v of volumes) {
+    const cm = store.get('ConfigMap', namespace, v.configMap?.name ?? '');
+    if (!cm) {
+      if (v.configMap?.optional) continue;
+      return { error: `configmap "${v.configMap?.name ?? ''}" not found` };
+    }
+    const data = (cm.data ?? {}) as Record<string, unknown>;
+    const key = CONFIG_KEYS[component].find((k) => typeof data[k] === 'string');
+    if (key === undefined) continue;
+    try {
+      return { ok: parseToml(String(data[key])) as Record<string, unknown> };
+    } catch (err) {
+      return { error: `invalid configuration file: ${(err as Error).message.split('\n')[0] ?? ''}` };
+    }
+  }
+  return { ok: {} };
+}

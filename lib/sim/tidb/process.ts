@@ -1,0 +1,164 @@
+/**
+ * The life of one simulated TiDB process, shared by every component: it listens on ports (registers
+ * handlers with the proxy registry, so the API server's pod and service proxies reach it) only
+ * while it runs, evaluates its container's readiness probe against its own handlers (tcpSocket =
+ * listening, httpGet/exec curl = the answer's status; no probe = ready while running, as
+ * Kubernetes does), tells the kubelet when readiness changes, and exits or is stopped cleanly —
+ * every timer and port released, so a stopped process never heartbeats or answers again.
+ */
+import type { TimerHandle } from '../../platform/clock.js';
+import type { PortHandler, ProxyRequest, ProxyResponse } from '../proxy.js';
+import type { ProcessHooks, SimProcess } from '../runtime.js';
+import type { PodInfo } from './pod-info.js';
+import type { SimContext } from './sim-context.js';
+
+/** A port handler that answers synchronously (so probes can be evaluated inside `isReady`). */
+export type SyncHandler = (req: ProxyRequest) => ProxyResponse;
+
+type Probe = { tcpSocket?: { port: number | string }; httpGet?: { path?: string; port: number | string }; exec?: { command?: string[] } };
+
+/** Base of every simulated component process. */
+export abstract class TidbProcess implements SimProcess {
+  protected stopped = false;
+  private exit: { reason: string; exitCode: number } | undefined;
+  private readonly ports = new Map<number, { handler: SyncHandler | undefined; unregister: () => void }>();
+  private readonly timers = new Set<TimerHandle>();
+  private readonly cleanups: (() => void)[] = [];
+  private lastReady: boolean | undefined;
+  /** Why the process is not serving yet or exited, for tests and the report. */
+  status = 'starting';
+
+  constructor(
+    protected readonly sim: SimContext,
+    protected readonly pod: PodInfo,
+    protected readonly hooks: ProcessHooks,
+  ) {}
+
+  /** The readiness probe's verdict now. */
+  isReady(): boolean {
+    if (this.stopped || this.exit) return false;
+    return this.probe();
+  }
+
+  /** How the process ended, once it has. */
+  exitReason(): { reason: string; exitCode: number } | undefined {
+    return this.exit;
+  }
+
+  /** The kubelet kills the process. */
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.status = 'stopped';
+    this.release();
+  }
+
+  /** Whether the process is running (not stopped, not exited). */
+  get running(): boolean {
+    return !this.stopped && !this.exit;
+  }
+
+  /** What the process does when it ends either way: leave the cluster state it held. */
+  protected abstract onEnd(): void;
+
+  /** Listens on `port` of the pod. */
+  protected listen(port: number, handler: SyncHandler): void {
+    if (!this.running) return;
+    this.ports.get(port)?.unregister();
+    const wrapped: PortHandler = (req) => handler(req);
+    const unregister = this.sim.proxy.register(this.pod.namespace, this.pod.name, port, wrapped);
+    this.ports.set(port, { handler, unregister });
+    this.refreshReadiness();
+  }
+
+  /** Listens on `port` with a handler that may wait on other services (an httpGet probe on it fails). */
+  protected listenAsync(port: number, handler: PortHandler): void {
+    if (!this.running) return;
+    this.ports.get(port)?.unregister();
+    this.ports.set(port, { handler: undefined, unregister: this.sim.proxy.register(this.pod.namespace, this.pod.name, port, handler) });
+    this.refreshReadiness();
+  }
+
+  /** Stops listening on every port (the process keeps running, e.g. a Pump gone offline). */
+  protected closePorts(): void {
+    for (const { unregister } of this.ports.values()) unregister();
+    this.ports.clear();
+    this.refreshReadiness();
+  }
+
+  /** Runs `fn` after `ms` unless the process has ended by then. */
+  protected after(ms: number, fn: () => void): void {
+    const handle = this.sim.clock.setTimer(() => {
+      this.timers.delete(handle);
+      if (this.running) fn();
+    }, ms);
+    this.timers.add(handle);
+  }
+
+  /** Registers something to undo when the process ends (a subscription). */
+  protected onCleanup(fn: () => void): void {
+    this.cleanups.push(fn);
+  }
+
+  /** The process exits with `exitCode` (the kubelet restarts it with back-off). */
+  protected crash(reason: string, exitCode = 1): void {
+    if (!this.running) return;
+    this.status = `exited: ${reason}`;
+    this.exit = { reason: 'Error', exitCode };
+    this.release();
+    this.hooks.onChange();
+  }
+
+  /** Crashes after the knob's delay when the config could not be read; true when it will. */
+  protected crashOnBadConfig(): boolean {
+    if ('ok' in this.pod.config) return false;
+    const why = this.pod.config.error;
+    this.after(this.sim.knobs.crashAfterMs, () => this.crash(why));
+    return true;
+  }
+
+  /** Re-evaluates readiness and tells the kubelet when it changed. */
+  protected refreshReadiness(): void {
+    const ready = this.isReady();
+    if (ready === this.lastReady) return;
+    this.lastReady = ready;
+    this.hooks.onChange();
+  }
+
+  private release(): void {
+    for (const t of this.timers) this.sim.clock.clearTimer(t);
+    this.timers.clear();
+    for (const { unregister } of this.ports.values()) unregister();
+    this.ports.clear();
+    for (const fn of this.cleanups.splice(0)) fn();
+    this.onEnd();
+  }
+
+  private probe(): boolean {
+    const probe = this.pod.container.readinessProbe as Probe | undefined;
+    if (!probe) return true;
+    if (probe.tcpSocket) return this.resolvePort(probe.tcpSocket.port) !== undefined && this.ports.has(this.resolvePort(probe.tcpSocket.port) ?? -1);
+    if (probe.httpGet) return this.httpOk(this.resolvePort(probe.httpGet.port), probe.httpGet.path ?? '/');
+    const url = (probe.exec?.command ?? []).join(' ').match(/https?:\/\/[^/\s:]+:(\d+)(\/[^\s'"]*)?/);
+    if (url) return this.httpOk(Number(url[1]), url[2] ?? '/');
+    return true;
+  }
+
+  private httpOk(port: number | undefined, path: string): boolean {
+    const entry = port === undefined ? undefined : this.ports.get(port);
+    if (!entry?.handler) return false;
+    const [pathname = '/', query = ''] = path.split('?');
+    try {
+      const res = entry.handler({ method: 'GET', path: pathname, query: new URLSearchParams(query), body: '', headers: {} });
+      return res.status >= 200 && res.status < 400;
+    } catch {
+      return false;
+    }
+  }
+
+  private resolvePort(port: number | string): number | undefined {
+    if (typeof port === 'number') return port;
+    if (/^\d+$/.test(port)) return Number(port);
+    return this.pod.container.ports?.find((p) => p.name === port)?.containerPort;
+  }
+}

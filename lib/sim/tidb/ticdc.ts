@@ -1,0 +1,76 @@
+/**
+ * A TiCDC server process on 8301: registers a capture in PD's etcd once PD has a leader, and
+ * serves `/status`, `/api/v1/captures`, `/api/v1/health`, `POST /api/v1/owner/resign` (202; any
+ * capture forwards it to the owner) and `PUT /api/v1/captures/drain` (202 with the falling
+ * `current_table_count`).
+ */
+import type { ProxyRequest, ProxyResponse } from '../proxy.js';
+import type { ProcessHooks } from '../runtime.js';
+import type { Capture, CaptureRegistry } from './captures.js';
+import { json, objectBody, text } from './http.js';
+import type { PdCluster } from './pd-cluster.js';
+import type { PodInfo } from './pod-info.js';
+import { TidbProcess } from './process.js';
+import type { SimContext } from './sim-context.js';
+
+/** One TiCDC process. */
+export class TicdcProcess extends TidbProcess {
+  private readonly captures: CaptureRegistry;
+  private readonly cluster: PdCluster;
+  private capture: Capture | undefined;
+
+  constructor(sim: SimContext, pod: PodInfo, hooks: ProcessHooks) {
+    super(sim, pod, hooks);
+    const state = sim.clusters.get(pod.namespace, pod.cluster);
+    this.captures = state.captures;
+    this.cluster = state.pd;
+    if (!this.crashOnBadConfig()) this.after(sim.knobs.processBootMs, () => this.connect());
+  }
+
+  protected onEnd(): void {
+    if (this.capture) this.captures.unregister(this.capture);
+  }
+
+  private connect(): void {
+    if (!this.cluster.hasLeader()) {
+      this.status = 'waiting for PD';
+      this.after(1000, () => this.connect());
+      return;
+    }
+    const address = `${this.pod.name}.${this.pod.subdomain}.${this.pod.namespace}.svc:8301`;
+    const capture = this.captures.register(this.pod.name, address, this.pod.version);
+    this.capture = capture;
+    this.status = 'serving';
+    this.listen(8301, (req) => this.handle(capture, req));
+  }
+
+  private handle(capture: Capture, req: ProxyRequest): ProxyResponse {
+    const route = `${req.method} ${req.path}`;
+    if (route === 'GET /status') return json(200, { version: capture.version, git_hash: '0000000', id: capture.id, pid: 1, is_owner: this.captures.owner() === capture, liveness: 0 });
+    if (route === 'GET /api/v1/captures') return json(200, this.captures.alive().map((c) => ({ id: c.id, is_owner: this.captures.owner() === c, address: c.address, cluster_id: 'default' })));
+    if (route === 'GET /api/v1/health') return this.cluster.hasLeader() && this.captures.owner() ? json(200, {}) : json(500, { error_msg: 'owner not found', error_code: 'CDC:ErrOwnerNotFound' });
+    if (route === 'POST /api/v1/owner/resign') return this.resign();
+    if (route === 'PUT /api/v1/captures/drain') return this.drain(req);
+    return text(404, '404 page not found');
+  }
+
+  private resign(): ProxyResponse {
+    const owner = this.captures.owner();
+    this.sim.record({ verb: 'ticdc.resignOwner', args: { capture: owner?.id ?? '', pod: owner?.podName ?? '' } });
+    this.captures.resignOwner();
+    return { status: 202, body: '' };
+  }
+
+  private drain(req: ProxyRequest): ProxyResponse {
+    const id = objectBody(req)?.capture_id;
+    if (typeof id !== 'string') return json(400, { error_msg: 'invalid api parameter', error_code: 'CDC:ErrAPIInvalidParam' });
+    const result = this.captures.drain(id);
+    const pod = this.captures.get(id)?.podName ?? '';
+    if ('refused' in result) {
+      this.sim.record({ verb: 'ticdc.drainCapture', args: { capture: id, pod }, error: result.refused.message });
+      return json(result.refused.status, { error_msg: result.refused.message, error_code: result.refused.message.slice(1, result.refused.message.indexOf(']')) });
+    }
+    this.sim.record({ verb: 'ticdc.drainCapture', args: { capture: id, pod } });
+    return json(202, { current_table_count: result.ok });
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * A TiDB server process. It starts serving (MySQL 4000, status 10080) once it can reach PD and a
+ * TiKV store, as TiDB's bootstrap needs storage; afterwards `/status` answers 200 only while PD has
+ * a leader (raft quorum) and at least one TiKV store is Up, and 500 otherwise. `/labels` takes the
+ * server labels TiDB Operator posts (TiDB ≥ 6.3).
+ */
+import type { ProxyRequest, ProxyResponse } from '../proxy.js';
+import type { ProcessHooks } from '../runtime.js';
+import { json, objectBody, text } from './http.js';
+import type { PdCluster } from './pd-cluster.js';
+import type { PodInfo } from './pod-info.js';
+import { TidbProcess } from './process.js';
+import type { SimContext } from './sim-context.js';
+
+/** Whether a TiDB server of `cluster` can serve now: PD has a leader and some TiKV store is Up. */
+export function isStorageAvailable(cluster: PdCluster): boolean {
+  if (!cluster.hasLeader()) return false;
+  return cluster.stores.list().some((s) => s.engine === 'tikv' && cluster.stores.stateName(s) === 'Up');
+}
+
+/** One TiDB process. */
+export class TidbServerProcess extends TidbProcess {
+  private readonly cluster: PdCluster;
+  private labels: Record<string, string> = {};
+
+  constructor(sim: SimContext, pod: PodInfo, hooks: ProcessHooks) {
+    super(sim, pod, hooks);
+    this.cluster = sim.clusters.get(pod.namespace, pod.cluster).pd;
+    if (!this.crashOnBadConfig()) this.after(sim.knobs.processBootMs, () => this.bootstrap());
+  }
+
+  protected onEnd(): void {
+    // Stateless: nothing to hand back.
+  }
+
+  private bootstrap(): void {
+    if (!isStorageAvailable(this.cluster)) {
+      this.status = 'waiting for PD and TiKV';
+      this.after(1000, () => this.bootstrap());
+      return;
+    }
+    this.status = 'serving';
+    this.onCleanup(this.cluster.onChange(() => this.refreshReadiness()));
+    this.listen(4000, () => text(400, 'not an HTTP port', false));
+    this.listen(10080, (req) => this.handle(req));
+  }
+
+  private handle(req: ProxyRequest): ProxyResponse {
+    if (req.path === '/status' && req.method === 'GET') return this.status200();
+    if (req.path === '/labels' && req.method === 'GET') return json(200, this.labels);
+    if (req.path === '/labels' && req.method === 'POST') {
+      const body = objectBody(req);
+      if (!body || Object.values(body).some((v) => typeof v !== 'string')) return text(400, 'invalid labels');
+      this.labels = { ...this.labels, ...(body as Record<string, string>) };
+      return text(200, 'success!', false);
+    }
+    if ((req.path === '/upgrade/start' || req.path === '/upgrade/finish') && req.method === 'POST') return text(200, 'success!', false);
+    if (req.path === '/info' && (req.method === 'GET' || req.method === 'POST')) return json(200, { version: `8.0.11-TiDB-${this.pod.version}`, is_owner: false, ip: '', listening_port: 4000, status_port: 10080, lease: '45s' });
+    return text(404, '404 page not found');
+  }
+
+  private status200(): ProxyResponse {
+    if (!this.cluster.hasLeader()) return text(500, '[tikv:9001]PD server timeout');
+    if (!isStorageAvailable(this.cluster)) return text(500, '[tikv:9005]Region is unavailable');
+    return json(200, { connections: 0, version: `8.0.11-TiDB-${this.pod.version}`, git_hash: '0000000000000000000000000000000000000000' });
+  }
+}

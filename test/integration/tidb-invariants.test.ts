@@ -1,0 +1,144 @@
+/**
+ * Each invariant monitor fires on a deliberate violation made by hand through the API server, and
+ * stays quiet when the same thing happens the safe way or because of an injected fault.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import type { TidbSimKnobs } from '../../lib/sim/tidb/knobs.js';
+import { type World, handCluster, startWorld, waitForHealthyPd, waitForUpStores } from './tidb-harness.js';
+
+let world: World | undefined;
+
+afterEach(async () => {
+  await world?.stop();
+  world = undefined;
+});
+
+/** A running cluster: 3 PD and `tikv` TiKV stores, all healthy and balanced. */
+async function running(tikv = 3, knobs: Partial<TidbSimKnobs> = {}): Promise<World> {
+  const w = await startWorld({ knobs });
+  world = w;
+  await w.deploy(handCluster({ tikv, tidb: 0 }), ['tidbcluster', 'discovery', 'pd', 'tikv']);
+  await waitForHealthyPd(w, 3);
+  await waitForUpStores(w, tikv);
+  await w.clock.advance(3 * 60_000);
+  return w;
+}
+
+/** Waits until the TiKV set has rolled every pod to its latest template. */
+async function waitForRollout(w: World): Promise<void> {
+  await w.waitFor('the rollout', async () => {
+    const set = (await w.object('StatefulSet', 'basic-tikv')).json;
+    const s = set.status;
+    return s.observedGeneration === set.metadata.generation && s.currentRevision === s.updateRevision && s.updatedReplicas === 3 && s.readyReplicas === 3;
+  });
+}
+
+function violationsOf(w: World, name: string): string[] {
+  return (w.sim.invariants().find((i) => i.name === name)?.violations ?? []).map((v) => v.message);
+}
+
+function storeOf(w: World, pod: string): { id: string; state: string } | undefined {
+  return w.sim.snapshot('demo', 'basic').stores.find((s) => s.address.startsWith(`${pod}.`) && s.state !== 'Tombstone');
+}
+
+describe('pd-quorum-kept', () => {
+  it('fires when two of three PD pods are deleted at once', async () => {
+    // Prepare
+    const w = await running();
+    // Act
+    await w.remove('Pod', 'basic-pd-0');
+    await w.remove('Pod', 'basic-pd-1');
+    await w.clock.advance(2000);
+    // Assess
+    expect(violationsOf(w, 'pd-quorum-kept')).toEqual([expect.stringContaining('PD of demo/basic lost quorum: 1/3 members serving')]);
+  });
+
+  it('stays quiet when injected faults take the majority down', async () => {
+    // Prepare
+    const w = await running();
+    // Act
+    w.sim.faults.podDown('demo', 'basic-pd-0');
+    w.sim.faults.nodeDown((await w.object('Pod', 'basic-pd-1')).json.spec.nodeName);
+    await w.clock.advance(2000);
+    // Assess
+    expect(w.sim.cluster('demo', 'basic')?.pd.members.hasQuorum()).toBe(false);
+    expect(violationsOf(w, 'pd-quorum-kept')).toEqual([]);
+  });
+});
+
+describe('no-data-loss and pvc-deleted-only-after-tombstone', () => {
+  it('fire when the volumes of every replica are deleted', async () => {
+    // Prepare
+    const w = await running();
+    // Act
+    for (const i of [0, 1, 2]) await w.remove('PersistentVolumeClaim', `tikv-basic-tikv-${i}`);
+    for (const i of [0, 1, 2]) await w.remove('Pod', `basic-tikv-${i}`);
+    await w.clock.advance(60_000);
+    // Assess
+    expect(violationsOf(w, 'pvc-deleted-only-after-tombstone')).toHaveLength(3);
+    expect(violationsOf(w, 'pvc-deleted-only-after-tombstone')[0]).toMatch(/PVC demo\/tikv-basic-tikv-0 deleted while store \d+ .* was Up/);
+    expect(violationsOf(w, 'no-data-loss').length).toBeGreaterThan(0);
+  });
+
+  it('stay quiet when the PVC of a tombstoned store is deleted', async () => {
+    // Prepare
+    const w = await running(4);
+    const store = storeOf(w, 'basic-tikv-3');
+    await w.pd(`/pd/api/v1/store/${store?.id ?? ''}`, 'DELETE');
+    await w.waitFor('Tombstone', () => w.sim.snapshot('demo', 'basic').stores.find((s) => s.id === store?.id)?.state === 'Tombstone');
+    // Act
+    await w.edit('StatefulSet', 'basic-tikv', (s) => (s.spec.replicas = 3));
+    await w.remove('PersistentVolumeClaim', 'tikv-basic-tikv-3');
+    await w.clock.advance(60_000);
+    // Assess
+    expect(violationsOf(w, 'pvc-deleted-only-after-tombstone')).toEqual([]);
+    expect(violationsOf(w, 'no-data-loss')).toEqual([]);
+  });
+});
+
+describe('one-pod-down-for-upgrade', () => {
+  it('fires when two TiKV pods on the old revision are deleted together', async () => {
+    // Prepare
+    const w = await running();
+    await w.edit('StatefulSet', 'basic-tikv', (s) => {
+      s.spec.updateStrategy.rollingUpdate.partition = 3;
+      s.spec.template.spec.containers[0].image = 'pingcap/tikv:v7.5.1';
+    });
+    await w.clock.advance(1000);
+    // Act
+    await w.remove('Pod', 'basic-tikv-2');
+    await w.remove('Pod', 'basic-tikv-1');
+    await w.clock.advance(1000);
+    // Assess
+    expect(violationsOf(w, 'one-pod-down-for-upgrade')).toEqual([expect.stringContaining('2 pods of StatefulSet demo/basic-tikv down for a rolling update at once: basic-tikv-1, basic-tikv-2')]);
+  });
+
+  it('stays quiet through a one-at-a-time rolling update', async () => {
+    // Prepare
+    const w = await running();
+    // Act
+    await w.edit('StatefulSet', 'basic-tikv', (s) => (s.spec.template.spec.containers[0].image = 'pingcap/tikv:v7.5.1'));
+    await waitForRollout(w);
+    // Assess
+    expect(violationsOf(w, 'one-pod-down-for-upgrade')).toEqual([]);
+  });
+});
+
+describe('no-evict-leader-left-after-upgrade', () => {
+  it.each([
+    { name: 'fires when a scheduler outlives the completed rollout by the grace period', removeBeforeGrace: false, expected: 1 },
+    { name: 'stays quiet when the scheduler is removed within the grace period', removeBeforeGrace: true, expected: 0 },
+  ])('$name', async ({ removeBeforeGrace, expected }) => {
+    // Prepare
+    const w = await running(3, { evictLeaderGraceMs: 60_000 });
+    const store = storeOf(w, 'basic-tikv-2');
+    await w.pd('/pd/api/v1/schedulers', 'POST', { name: 'evict-leader-scheduler', store_id: Number(store?.id) });
+    // Act
+    await w.edit('StatefulSet', 'basic-tikv', (s) => (s.spec.template.spec.containers[0].image = 'pingcap/tikv:v7.5.1'));
+    await waitForRollout(w);
+    if (removeBeforeGrace) await w.pd(`/pd/api/v1/schedulers/evict-leader-scheduler-${store?.id ?? ''}`, 'DELETE');
+    await w.clock.advance(61_000);
+    // Assess
+    expect(violationsOf(w, 'no-evict-leader-left-after-upgrade')).toHaveLength(expected);
+  });
+});
