@@ -261,11 +261,22 @@ describe('errors keep the Status message and map to typed errors', () => {
   it('an http:// server without insecure-skip-tls-verify is a TerminalError (client-node 2.x refuses it)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kube-client-'));
     try {
-      writeSimKubeconfig(join(dir, 'config'), s.url, 'client-token');
+      writeFileSync(join(dir, 'config'), kubeconfigYaml(s.url, 'client-token').replace(', insecure-skip-tls-verify: true', ''));
       const client = KubeClient.fromKubeConfig(kubeConfigFromFile(join(dir, 'config')));
       const err = await client.listOwned('demo', 'Pod', OWNED).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(TerminalError);
       expect((err as Error).message).toContain('skipTLSVerify');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the kubeconfig that sim serve writes is usable by the client', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kube-client-'));
+    try {
+      writeSimKubeconfig(join(dir, 'config'), s.url, 'client-token');
+      const client = KubeClient.fromKubeConfig(kubeConfigFromFile(join(dir, 'config')));
+      await expect(client.listOwned('demo', 'Pod', OWNED)).resolves.toMatchObject({ items: [] });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

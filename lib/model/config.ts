@@ -1,0 +1,30 @@
+/**
+ * The settings rules may read (they arrive in the snapshot, never from the environment). Engine-only
+ * settings — lease length, history TTL, time budget — stay in `lib/platform/config.ts`.
+ */
+
+/**
+ * Per-key failure backoff: the n-th consecutive failure waits `baseMs · 2^(n−1)`, capped at `maxMs`,
+ * then shortened by a random share of at most `jitterRatio` (0–1) so keys that failed together do not
+ * retry together. As TiDB Operator: 1 s → 100 s.
+ */
+export type BackoffPolicy = {
+  readonly baseMs: number;
+  readonly maxMs: number;
+  readonly jitterRatio: number;
+};
+
+/** How long a member may stay unhealthy before failover starts, per component (TiDB Operator: 5 min each). */
+export type FailoverPeriods = {
+  readonly pd: number;
+  readonly tikv: number;
+  readonly tidb: number;
+  readonly tiflash: number;
+};
+
+/** Settings visible to rules. */
+export type ReconcileConfig = {
+  readonly autoFailover: boolean;
+  readonly failoverPeriodMs: FailoverPeriods;
+  readonly backoff: BackoffPolicy;
+};

@@ -1,0 +1,62 @@
+/**
+ * What a step knows about PD, read through its HTTP API. IDs are strings throughout: PD member IDs
+ * exceed 2^53, so the adapter parses PD's JSON losslessly and never hands a rule a rounded number.
+ */
+
+/** One PD member as `GET /pd/api/v1/members` and `/health` report it. */
+export type PdMember = {
+  readonly name: string;
+  readonly id: string;
+  readonly clientUrls: readonly string[];
+  readonly peerUrls: readonly string[];
+  readonly health: boolean;
+};
+
+/** PD store states (`state_name`), including the node-state names of newer PD versions. */
+export type PdStoreState =
+  | 'Up'
+  | 'Disconnected'
+  | 'Down'
+  | 'Offline'
+  | 'Tombstone'
+  | 'Preparing'
+  | 'Serving'
+  | 'Removing'
+  | 'Removed';
+
+/** One TiKV or TiFlash store as `GET /pd/api/v1/stores` reports it. */
+export type PdStore = {
+  readonly id: string;
+  readonly address: string;
+  readonly state: PdStoreState;
+  readonly leaderCount: number;
+  readonly regionCount: number;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly lastHeartbeatAtMs?: number;
+};
+
+/** PD's replication settings (`GET /pd/api/v1/config`, `replication`; `POST /pd/api/v1/config/replicate`). */
+export type PdReplicationConfig = {
+  readonly maxReplicas: number;
+  readonly locationLabels: readonly string[];
+  readonly enablePlacementRules?: boolean;
+  readonly isolationLevel?: string;
+};
+
+/** The parts of PD's configuration rules read. */
+export type PdConfig = {
+  readonly replication: PdReplicationConfig;
+};
+
+/**
+ * PD as observed in one step. `schedulers` are PD's scheduler names (e.g.
+ * `evict-leader-scheduler-4`); `leader` is undefined while PD has no elected leader.
+ */
+export type PdView = {
+  readonly clusterId?: string;
+  readonly members: readonly PdMember[];
+  readonly leader: { readonly name: string; readonly id: string } | undefined;
+  readonly stores: readonly PdStore[];
+  readonly schedulers: readonly string[];
+  readonly config: PdConfig;
+};

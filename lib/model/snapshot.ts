@@ -1,0 +1,40 @@
+/**
+ * The snapshot: everything one step's rules may read, observed at the start of the step. Rules
+ * read nothing else — no clock (they get `nowMs`), no environment (they get `config`), no I/O.
+ */
+
+import type { DeadlineSpec } from './action.js';
+import type { ReconcileConfig } from './config.js';
+import type { ClusterKey, ClusterRef } from './key.js';
+import type { OwnedObjects, TidbCluster } from './kube.js';
+import type { OutcomeKind } from './outcome.js';
+import type { PdView } from './pd.js';
+
+/**
+ * What the reconciler itself persisted for the key (DynamoDB), as of this step's claim: the fence of
+ * this step, the failure counter, the armed wake-up, the deadlines, and the previous step's outcome.
+ */
+export type PersistedState = {
+  readonly fence: number;
+  readonly failures: number;
+  readonly nextWakeAtMs: number | undefined;
+  readonly lastOutcome: OutcomeKind | undefined;
+  readonly deadlines: readonly DeadlineSpec[];
+};
+
+/**
+ * One step's view of the world. `cluster` is undefined when the TidbCluster no longer exists. `pd`
+ * is undefined when PD was not read (no PD in the spec, cluster gone) or could not be reached; in the
+ * latter case `pdError` says why, so a rule can tell "no PD" from "PD down".
+ */
+export type Snapshot = {
+  readonly key: ClusterKey;
+  readonly ref: ClusterRef;
+  readonly nowMs: number;
+  readonly cluster: TidbCluster | undefined;
+  readonly owned: OwnedObjects;
+  readonly pd: PdView | undefined;
+  readonly pdError?: string;
+  readonly state: PersistedState;
+  readonly config: ReconcileConfig;
+};

@@ -1,0 +1,213 @@
+/**
+ * Configuration from the environment, parsed and validated once (at cold start) into typed settings.
+ * Every problem names its variable and what is wrong with the value, e.g.
+ * `BACKOFF_MAX_MS: "abc" is not a number of milliseconds`; all problems are reported together, so a
+ * deployment is fixed in one round. Unset or empty variables take the documented defaults.
+ */
+
+import type { ReconcileConfig } from '../model/config.js';
+import { TerminalError } from './errors.js';
+
+/**
+ * What the step engine needs besides its ports. `leaseForMs` must exceed the function timeout (a
+ * live step never loses its lease) and stay below the queue's visibility timeout (a crashed step's
+ * message, redelivered, finds the lease expired and runs). The engine stops acting when less than
+ * `safetyMarginMs` of its time budget is left and comes back after `budgetRetryAfterMs`.
+ */
+export type StepConfig = {
+  readonly leaseForMs: number;
+  readonly historyTtlSeconds: number;
+  readonly safetyMarginMs: number;
+  readonly budgetRetryAfterMs: number;
+  readonly reconcile: ReconcileConfig;
+};
+
+/** The sweep skips keys whose armed wake-up is due within `dueWithinMs` (they are about to run anyway). */
+export type SweepConfig = { readonly dueWithinMs: number };
+
+/** Names of the deployed resources (serverless.yml sets them); undefined outside Lambda. */
+export type DeploymentConfig = {
+  readonly stateTable?: string;
+  readonly queueUrl?: string;
+  readonly queueArn?: string;
+  readonly schedulerGroup?: string;
+  readonly schedulerRoleArn?: string;
+  readonly clusterName?: string;
+};
+
+/** Everything configurable. */
+export type ReconcilerConfig = {
+  readonly step: StepConfig;
+  readonly sweep: SweepConfig;
+  readonly deployment: DeploymentConfig;
+};
+
+/** The defaults: TiDB Operator's numbers where it has them (backoff 1 s → 100 s, failover after 5 min). */
+export const DEFAULT_STEP_CONFIG: StepConfig = {
+  leaseForMs: 120_000,
+  historyTtlSeconds: 7 * 24 * 3600,
+  safetyMarginMs: 5_000,
+  budgetRetryAfterMs: 1_000,
+  reconcile: {
+    autoFailover: true,
+    failoverPeriodMs: { pd: 300_000, tikv: 300_000, tidb: 300_000, tiflash: 300_000 },
+    backoff: { baseMs: 1_000, maxMs: 100_000, jitterRatio: 0.1 },
+  },
+};
+
+/** The sweep's defaults. */
+export const DEFAULT_SWEEP_CONFIG: SweepConfig = { dueWithinMs: 60_000 };
+
+/** Invalid configuration: `problems` has one line per bad variable; `field` is the first variable. */
+export class ConfigError extends TerminalError {
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(`invalid configuration: ${problems.join('; ')}`, { field: problems[0]?.split(':')[0] });
+    this.problems = problems;
+  }
+}
+
+/** The environment as a plain map (`process.env` fits). */
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** Parses `env`; throws `ConfigError` listing every problem. Pure: reads only its argument. */
+export function parseConfig(env: Env): ReconcilerConfig {
+  const read = new EnvReader(env);
+  const d = DEFAULT_STEP_CONFIG;
+  const leaseForMs = read.milliseconds('LEASE_MS', d.leaseForMs, 1);
+  const backoff = {
+    baseMs: read.milliseconds('BACKOFF_BASE_MS', d.reconcile.backoff.baseMs, 1),
+    maxMs: read.milliseconds('BACKOFF_MAX_MS', d.reconcile.backoff.maxMs, 1),
+    jitterRatio: read.ratio('BACKOFF_JITTER', d.reconcile.backoff.jitterRatio),
+  };
+  if (backoff.maxMs < backoff.baseMs) {
+    read.problem(`BACKOFF_MAX_MS: ${backoff.maxMs} is below BACKOFF_BASE_MS (${backoff.baseMs})`);
+  }
+  const step: StepConfig = {
+    leaseForMs,
+    historyTtlSeconds: read.seconds('HISTORY_TTL_SECONDS', d.historyTtlSeconds, 1),
+    safetyMarginMs: read.milliseconds('STEP_SAFETY_MARGIN_MS', d.safetyMarginMs, 0),
+    budgetRetryAfterMs: read.milliseconds('BUDGET_RETRY_AFTER_MS', d.budgetRetryAfterMs, 0),
+    reconcile: {
+      autoFailover: read.boolean('AUTO_FAILOVER', d.reconcile.autoFailover),
+      failoverPeriodMs: readFailover(read),
+      backoff,
+    },
+  };
+  checkLease(read, step.leaseForMs);
+  const sweep = { dueWithinMs: read.milliseconds('SWEEP_DUE_WITHIN_MS', DEFAULT_SWEEP_CONFIG.dueWithinMs, 0) };
+  const deployment = readDeployment(read);
+  if (read.problems.length > 0) throw new ConfigError(read.problems);
+  return { step, sweep, deployment };
+}
+
+let loaded: ReconcilerConfig | undefined;
+
+/** `parseConfig(process.env)`, once per process: a warm Lambda does not parse again. */
+export function loadConfig(): ReconcilerConfig {
+  loaded ??= parseConfig(process.env);
+  return loaded;
+}
+
+function readFailover(read: EnvReader): ReconcileConfig['failoverPeriodMs'] {
+  const d = DEFAULT_STEP_CONFIG.reconcile.failoverPeriodMs;
+  return {
+    pd: read.milliseconds('PD_FAILOVER_PERIOD_MS', d.pd, 0),
+    tikv: read.milliseconds('TIKV_FAILOVER_PERIOD_MS', d.tikv, 0),
+    tidb: read.milliseconds('TIDB_FAILOVER_PERIOD_MS', d.tidb, 0),
+    tiflash: read.milliseconds('TIFLASH_FAILOVER_PERIOD_MS', d.tiflash, 0),
+  };
+}
+
+/** The lease must outlive a live step and expire before a crashed step's message is redelivered. */
+function checkLease(read: EnvReader, leaseForMs: number): void {
+  const visibilitySeconds = read.optionalSeconds('QUEUE_VISIBILITY_TIMEOUT_SECONDS');
+  const functionSeconds = read.optionalSeconds('FUNCTION_TIMEOUT_SECONDS');
+  if (visibilitySeconds !== undefined && leaseForMs >= visibilitySeconds * 1000) {
+    read.problem(
+      `LEASE_MS: ${leaseForMs} must be shorter than QUEUE_VISIBILITY_TIMEOUT_SECONDS (${visibilitySeconds} s), ` +
+        'or a crashed step would not be retried when its message is redelivered',
+    );
+  }
+  if (functionSeconds !== undefined && leaseForMs <= functionSeconds * 1000) {
+    read.problem(
+      `LEASE_MS: ${leaseForMs} must be longer than FUNCTION_TIMEOUT_SECONDS (${functionSeconds} s), ` +
+        'or a live step could lose its lease',
+    );
+  }
+}
+
+function readDeployment(read: EnvReader): DeploymentConfig {
+  const entries = {
+    stateTable: read.string('STATE_TABLE'),
+    queueUrl: read.string('RECONCILE_QUEUE_URL'),
+    queueArn: read.string('RECONCILE_QUEUE_ARN'),
+    schedulerGroup: read.string('SCHEDULER_GROUP'),
+    schedulerRoleArn: read.string('SCHEDULER_ROLE_ARN'),
+    clusterName: read.string('CLUSTER_NAME'),
+  };
+  return Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined)) as DeploymentConfig;
+}
+
+const WHOLE = /^\d+$/;
+const DECIMAL = /^\d+(\.\d+)?$/;
+
+/** Reads typed values, collecting one problem line per bad variable instead of stopping at the first. */
+class EnvReader {
+  readonly problems: string[] = [];
+  constructor(private readonly env: Env) {}
+
+  problem(line: string): void {
+    this.problems.push(line);
+  }
+
+  milliseconds(name: string, fallback: number, min: number): number {
+    return this.whole(name, fallback, min, 'a number of milliseconds', 'ms');
+  }
+
+  seconds(name: string, fallback: number, min: number): number {
+    return this.whole(name, fallback, min, 'a whole number of seconds', 's');
+  }
+
+  optionalSeconds(name: string): number | undefined {
+    return this.raw(name) === undefined ? undefined : this.seconds(name, 0, 1);
+  }
+
+  ratio(name: string, fallback: number): number {
+    const raw = this.raw(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (DECIMAL.test(raw) && value <= 1) return value;
+    this.problem(`${name}: ${JSON.stringify(raw)} is not a ratio between 0 and 1`);
+    return fallback;
+  }
+
+  boolean(name: string, fallback: boolean): boolean {
+    const raw = this.raw(name)?.toLowerCase();
+    if (raw === undefined) return fallback;
+    if (raw === 'true' || raw === 'false') return raw === 'true';
+    this.problem(`${name}: ${JSON.stringify(this.raw(name))} is not true or false`);
+    return fallback;
+  }
+
+  string(name: string): string | undefined {
+    return this.raw(name);
+  }
+
+  private whole(name: string, fallback: number, min: number, what: string, unit: string): number {
+    const raw = this.raw(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!WHOLE.test(raw) || !Number.isSafeInteger(value)) {
+      this.problem(`${name}: ${JSON.stringify(raw)} is not ${what}`);
+      return fallback;
+    }
+    if (value < min) this.problem(`${name}: ${value} is below the minimum of ${min} ${unit}`);
+    return value;
+  }
+
+  private raw(name: string): string | undefined {
+    const value = this.env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * The recipe: every rule a step runs, in order, one comment line each — read top to bottom like
+ * TiDB Operator v2's `builder.go`. Status rules always run; act rules run until one stops the
+ * sequence (a `fail`, or `stop`), and the status rules after that still run, so the status is
+ * computed and persisted even when a step fails (as TiDB Operator v1).
+ */
+
+import { planClusterStatus } from './cluster-status.js';
+import { planPaused } from './paused.js';
+import { actRule, statusRule, type Rule } from './rule.js';
+
+/** The TidbCluster rules, in the order a step runs them. */
+export const clusterRules: readonly Rule[] = [
+  // --- observe into status ---
+  // component status sync (members, stores, phases): PD, TiKV, TiDB, … — next issue
+
+  // --- act ---
+  // a paused cluster keeps its status in sync and gets no other write (TiDB Operator §1.7)
+  actRule('Paused', planPaused),
+  // discovery, then PD: services, config map, StatefulSet, scale, failover, upgrade — next issue
+  // TiFlash, TiKV (gated on PD available), Pump, TiDB (gated on TiKV), TiCDC — next issue
+
+  // --- conditions ---
+  // the Ready condition from the status computed above (TiDB Operator's condition updater)
+  statusRule('ClusterStatus', planClusterStatus),
+];

@@ -1,0 +1,87 @@
+/**
+ * Acting: running a plan's actions in order, stopping at the first failure or when the time budget
+ * runs low. Every action is recorded with its result, including the ones that did not run.
+ */
+
+import type { Action } from '../model/action.js';
+import type { FailOutcome, Outcome } from '../model/outcome.js';
+import { retry } from '../reconcile/outcome.js';
+import { isOutOfBudget, type StepContext } from './context.js';
+import { describeAction } from './describe.js';
+import { errorText, outcomeForError } from './error-outcome.js';
+
+/** What happened to one action: done, failed (with the error), or not attempted. */
+export type ActionResult = 'ok' | 'error' | 'not-run';
+
+/** One action as the step's result, log and history report it. */
+export type ActionRecord = {
+  readonly action: Action;
+  readonly description: string;
+  readonly result: ActionResult;
+  readonly error?: string;
+  readonly durationMs: number;
+};
+
+/** The records of every action, and the outcome acting imposes (undefined when all ran). */
+export type ActResult = { readonly records: readonly ActionRecord[]; readonly outcome: Outcome | undefined };
+
+/**
+ * Runs `actions` in order. Guarantees: an action runs only after the previous one succeeded; the first
+ * failure stops the rest (outcome: its `fail`); when less than the safety margin of the budget is left
+ * the rest is not attempted (outcome: `retry` after `budgetRetryAfterMs`, so the step comes back soon
+ * rather than being killed mid-commit); every action appears in `records`, in order.
+ */
+export async function executeActions(ctx: StepContext, actions: readonly Action[]): Promise<ActResult> {
+  const records: ActionRecord[] = [];
+  for (const [index, action] of actions.entries()) {
+    if (isOutOfBudget(ctx)) {
+      records.push(...actions.slice(index).map(notRun));
+      const message = `time budget exhausted after ${index} of ${actions.length} actions`;
+      return { records, outcome: retry(ctx.config.budgetRetryAfterMs, message) };
+    }
+    const done = await executeOne(ctx, action, ctx.workSignal);
+    records.push(done.record);
+    if (done.outcome) {
+      records.push(...actions.slice(index + 1).map(notRun));
+      return { records, outcome: done.outcome };
+    }
+  }
+  return { records, outcome: undefined };
+}
+
+/** Runs one action and records it; a thrown error becomes the record's error and a `fail` outcome. */
+export async function executeOne(
+  ctx: StepContext,
+  action: Action,
+  signal: AbortSignal,
+): Promise<{ record: ActionRecord; outcome?: FailOutcome }> {
+  const description = describeAction(action);
+  const startMs = ctx.ports.clock.nowMs();
+  try {
+    await executeAction(ctx, action, signal);
+    return { record: { action, description, result: 'ok', durationMs: ctx.ports.clock.nowMs() - startMs } };
+  } catch (err) {
+    const durationMs = ctx.ports.clock.nowMs() - startMs;
+    return {
+      record: { action, description, result: 'error', error: errorText(err), durationMs },
+      outcome: outcomeForError(err, description),
+    };
+  }
+}
+
+/** Routes an action: the engine's own state under its fence, everything else to the Executor. */
+async function executeAction(ctx: StepContext, action: Action, signal: AbortSignal): Promise<void> {
+  const { ports, key, fence } = ctx;
+  switch (action.kind) {
+    case 'state.putDeadline':
+      return ports.state.putDeadline(key, action.deadline, fence, { signal });
+    case 'state.deleteDeadline':
+      return ports.state.deleteDeadline(key, action.deadline, fence, { signal });
+    default:
+      return ports.executor.execute({ key, ref: ctx.ref, action, fence, signal });
+  }
+}
+
+function notRun(action: Action): ActionRecord {
+  return { action, description: describeAction(action), result: 'not-run', durationMs: 0 };
+}

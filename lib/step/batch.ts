@@ -1,0 +1,106 @@
+/**
+ * One SQS batch → one step per distinct key. Records for the same key in one batch collapse into a
+ * single step (running them side by side would only make all but one find the lease held and mark the
+ * key dirty, costing an extra step). Keys run concurrently; a record is reported as a batch item
+ * failure only when its step asks for redelivery or its body is malformed (the DLQ keeps those).
+ */
+
+import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
+
+import type { StepConfig } from '../platform/config.js';
+import { parseReconcileMessage } from '../queue/message.js';
+import { isTimerTrigger, type StepPorts, type Trigger } from './ports.js';
+import { runStep, type RunStepInput } from './run-step.js';
+import type { StepResult } from './result.js';
+
+/** The record fields a batch needs (an `SQSRecord` fits). */
+export type BatchRecord = Pick<SQSRecord, 'messageId' | 'body'> & { attributes?: Partial<SQSRecord['attributes']> };
+
+/**
+ * What a batch runs with. `invocationId` (the Lambda request id) makes lease owners unique;
+ * `remainingMs` is read when the batch starts (the Lambda context's `getRemainingTimeInMillis`).
+ */
+export type BatchDeps = {
+  readonly ports: StepPorts;
+  readonly config: StepConfig;
+  readonly invocationId: string;
+  readonly remainingMs: () => number;
+  /** Runs one step; the default is `runStep` (tests wrap it to stage crashes). */
+  readonly step?: (input: RunStepInput) => Promise<StepResult>;
+};
+
+/** The batch's response for the event source mapping, and every step's result. */
+export type BatchResult = { readonly response: SQSBatchResponse; readonly steps: readonly StepResult[] };
+
+type Group = { key: string; messageIds: string[]; trigger: Trigger };
+
+/** Runs the batch; never throws (a failure is a batch item failure, never a lost record). */
+export async function runBatch(records: readonly BatchRecord[], deps: BatchDeps): Promise<BatchResult> {
+  const { groups, malformed } = groupByKey(records, deps);
+  const budgetMs = deps.remainingMs();
+  const step = deps.step ?? runStep;
+  const settled = await Promise.allSettled(
+    groups.map((g) => {
+      const owner = `${deps.invocationId}/${g.messageIds[0] ?? g.key}`;
+      return step({ key: g.key, trigger: g.trigger, owner, ports: deps.ports, config: deps.config, budgetMs });
+    }),
+  );
+  const failed = [...malformed];
+  const steps: StepResult[] = [];
+  settled.forEach((result, i) => {
+    if (result.status === 'fulfilled') steps.push(result.value);
+    // `runStep` never throws; a step that did (a wrapper's bug) is redelivered rather than lost.
+    if (result.status === 'rejected' || result.value.redeliver) failed.push(...(groups[i]?.messageIds ?? []));
+  });
+  return { response: { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) }, steps };
+}
+
+/**
+ * Groups well-formed records by key. The group's trigger is a timer's if any record is one (its
+ * wake-up is consumed by this step), else the first record's; `enqueuedAtMs` is the oldest.
+ */
+function groupByKey(records: readonly BatchRecord[], deps: BatchDeps): { groups: Group[]; malformed: string[] } {
+  const groups = new Map<string, Group>();
+  const malformed: string[] = [];
+  for (const record of records) {
+    const parsed = parseReconcileMessage(record.body);
+    if (!parsed.ok) {
+      const { field, message } = parsed.error;
+      deps.ports.logger.warn('malformed reconcile message', { messageId: record.messageId, field, error: message });
+      malformed.push(record.messageId);
+      continue;
+    }
+    const trigger = toTrigger(record, parsed.message.reason ?? 'unspecified');
+    const group = groups.get(parsed.message.key);
+    if (!group) groups.set(parsed.message.key, { key: parsed.message.key, messageIds: [record.messageId], trigger });
+    else {
+      group.messageIds.push(record.messageId);
+      group.trigger = mergeTriggers(group.trigger, trigger);
+    }
+  }
+  return { groups: [...groups.values()], malformed };
+}
+
+function toTrigger(record: BatchRecord, reason: string): Trigger {
+  const enqueuedAtMs = enqueuedAt(record);
+  return { reason, messageId: record.messageId, ...(enqueuedAtMs === undefined ? {} : { enqueuedAtMs }) };
+}
+
+function mergeTriggers(a: Trigger, b: Trigger): Trigger {
+  const chosen = !isTimerTrigger(a) && isTimerTrigger(b) ? b : a;
+  const times = [a.enqueuedAtMs, b.enqueuedAtMs].filter((t): t is number => t !== undefined);
+  return times.length === 0 ? chosen : { ...chosen, enqueuedAtMs: Math.min(...times) };
+}
+
+/** The producer's `enqueuedAtMs` from the body, else SQS's `SentTimestamp`. */
+function enqueuedAt(record: BatchRecord): number | undefined {
+  try {
+    const body: unknown = JSON.parse(record.body);
+    const at = (body as { enqueuedAtMs?: unknown }).enqueuedAtMs;
+    if (typeof at === 'number' && Number.isFinite(at)) return at;
+  } catch {
+    // Already parsed once as valid JSON; unreachable, but a timestamp is never worth a failure.
+  }
+  const sent = Number(record.attributes?.SentTimestamp);
+  return Number.isFinite(sent) && sent > 0 ? sent : undefined;
+}

@@ -1,0 +1,189 @@
+/**
+ * Committing a claimed step, in this order: write the status (under the observed resourceVersion), arm
+ * the wake-up, append history, release the lease (conditional on the fence), and re-enqueue the key
+ * once if a trigger arrived meanwhile. The wake-up is armed before the release so the state never
+ * records a wake-up that no timer will deliver.
+ */
+
+import type { UpdateStatusAction } from '../model/action.js';
+import type { TidbCluster, TidbClusterStatus } from '../model/kube.js';
+import type { FailOutcome, Outcome } from '../model/outcome.js';
+import type { Plan } from '../model/plan.js';
+import { ConflictError } from '../platform/errors.js';
+import { combineOutcomes, describeOutcome, fail } from '../reconcile/outcome.js';
+import type { HistoryRecord } from '../state/port.js';
+import { executeOne, type ActionRecord } from './act.js';
+import type { StepContext } from './context.js';
+import { describeAction } from './describe.js';
+import { errorText } from './error-outcome.js';
+import { DIRTY_REASON, WAKE_TIMER_KIND } from './ports.js';
+import { planSchedule, type Schedule } from './schedule.js';
+
+/** What the stages before the commit produced. `plan` is undefined when observing failed. */
+export type CommitInput = {
+  readonly cluster: TidbCluster | undefined;
+  readonly plan: Plan | undefined;
+  readonly outcome: Outcome;
+  readonly records: readonly ActionRecord[];
+};
+
+/** How the lease ended: released, taken over by a newer step (ours was stale), or not released (error). */
+export type ReleaseState = 'released' | 'lost-lease' | 'failed';
+
+/**
+ * The commit's result. `redeliver` is true when something durable failed (arming the wake-up, the
+ * release, the dirty re-enqueue): the caller then leaves its trigger for redelivery, which retries
+ * the step after the queue's visibility timeout.
+ */
+export type CommitResult = {
+  readonly outcome: Outcome;
+  readonly records: readonly ActionRecord[];
+  readonly statusWritten: boolean;
+  readonly schedule: Schedule;
+  readonly storedWakeAtMs: number | undefined;
+  readonly armedWakeAtMs: number | undefined;
+  readonly historyWritten: boolean;
+  readonly release: ReleaseState;
+  readonly reEnqueued: boolean;
+  readonly redeliver: boolean;
+  readonly errors: readonly string[];
+};
+
+/** Commits; never throws (every failure is in `errors` and `redeliver`). */
+export async function commitStep(ctx: StepContext, input: CommitInput): Promise<CommitResult> {
+  const errors: string[] = [];
+  const status = await writeStatus(ctx, input.cluster, input.plan?.status);
+  const outcome = status?.outcome ? combineOutcomes([input.outcome, status.outcome]) : input.outcome;
+  const records = status ? [...input.records, status.record] : input.records;
+  const schedule = planSchedule({
+    outcome,
+    planWakeAtMs: input.plan?.nextWakeAtMs,
+    nowMs: ctx.ports.clock.nowMs(),
+    claimed: ctx.claimed,
+    trigger: ctx.trigger,
+    backoff: ctx.config.reconcile.backoff,
+    random: ctx.ports.random ?? Math.random,
+  });
+  const armed = await armWakeUp(ctx, schedule.armAtMs, errors);
+  const storedWakeAtMs = armed ? schedule.storeWakeAtMs : schedule.pendingWakeAtMs;
+  const historyWritten = await appendHistory(ctx, { outcome, records, plan: input.plan, schedule }, errors);
+  const release = await releaseLease(ctx, outcome, schedule.failures, storedWakeAtMs, errors);
+  const reEnqueued = release.wasDirty ? await reEnqueue(ctx, errors) : false;
+  const redeliver = !armed || release.state === 'failed' || (release.wasDirty && !reEnqueued);
+  const statusWritten = status !== undefined && status.record.result === 'ok';
+  return {
+    outcome,
+    records,
+    statusWritten,
+    schedule,
+    storedWakeAtMs,
+    armedWakeAtMs: armed ? schedule.armAtMs : undefined,
+    historyWritten,
+    release: release.state,
+    reEnqueued,
+    redeliver,
+    errors,
+  };
+}
+
+/** Writes a changed status as an `updateStatus` under the observed resourceVersion (409 ⇒ next step). */
+async function writeStatus(
+  ctx: StepContext,
+  cluster: TidbCluster | undefined,
+  status: TidbClusterStatus | undefined,
+): Promise<{ record: ActionRecord; outcome?: FailOutcome } | undefined> {
+  if (!cluster || status === undefined) return undefined;
+  const { name = ctx.ref.name, namespace = ctx.ref.namespace, resourceVersion } = cluster.metadata;
+  const action: UpdateStatusAction = {
+    kind: 'updateStatus',
+    ref: { kind: 'TidbCluster', namespace, name },
+    object: { ...cluster, status },
+    resourceVersion: resourceVersion ?? '',
+  };
+  if (resourceVersion === undefined) {
+    // Without a resourceVersion the write could overwrite a newer status: refuse, re-observe next step.
+    const error = 'the observed TidbCluster has no resourceVersion';
+    const record: ActionRecord = { action, description: describeAction(action), result: 'error', error, durationMs: 0 };
+    return { record, outcome: fail(`updateStatus: ${error}`) };
+  }
+  return executeOne(ctx, action, ctx.commitSignal);
+}
+
+/** Arms the timer if the schedule asks for one; false if that failed. */
+async function armWakeUp(ctx: StepContext, armAtMs: number | undefined, errors: string[]): Promise<boolean> {
+  if (armAtMs === undefined) return true;
+  try {
+    await ctx.ports.timers.wakeAt(ctx.key, WAKE_TIMER_KIND, armAtMs, ctx.ports.clock.nowMs());
+    return true;
+  } catch (err) {
+    errors.push(`arm wake-up: ${errorText(err)}`);
+    return false;
+  }
+}
+
+type HistoryInput = { outcome: Outcome; records: readonly ActionRecord[]; plan: Plan | undefined; schedule: Schedule };
+
+/**
+ * Appends the step's history record, unless the step changed nothing: no action attempted and the
+ * same outcome as the last step (a healthy cluster's periodic step writes only its lease). History is
+ * an audit trail, not state: a failed append is logged, not retried.
+ */
+async function appendHistory(ctx: StepContext, input: HistoryInput, errors: string[]): Promise<boolean> {
+  const { outcome, records } = input;
+  const changed = records.length > 0 || outcome.kind === 'fail' || ctx.claimed.lastStep?.outcome !== outcome.kind;
+  if (!changed) return false;
+  const record: HistoryRecord = {
+    atMs: ctx.startedAtMs,
+    fence: ctx.fence,
+    trigger: ctx.trigger.reason,
+    outcome: outcome.kind,
+    actions: records.map((r) => `${r.description}: ${r.result}${r.error === undefined ? '' : ` (${r.error})`}`),
+    durationMs: ctx.ports.clock.nowMs() - ctx.startedAtMs,
+    reconcileId: ctx.reconcileId,
+    detail: {
+      outcome: describeOutcome(outcome),
+      rules: (input.plan?.ruleResults ?? []).map((r) => `${r.rule}=${r.outcome.kind}`),
+      failures: input.schedule.failures,
+    },
+  };
+  try {
+    await ctx.ports.state.appendHistory(ctx.key, record, ctx.config.historyTtlSeconds, { signal: ctx.commitSignal });
+    return true;
+  } catch (err) {
+    errors.push(`append history: ${errorText(err)}`);
+    return false;
+  }
+}
+
+async function releaseLease(
+  ctx: StepContext,
+  outcome: Outcome,
+  failures: number,
+  nextWakeAtMs: number | undefined,
+  errors: string[],
+): Promise<{ state: ReleaseState; wasDirty: boolean }> {
+  const message = describeOutcome(outcome).slice(0, 500);
+  const lastStep = { atMs: ctx.startedAtMs, outcome: outcome.kind, reconcileId: ctx.reconcileId, message };
+  try {
+    const update = { failures, nextWakeAtMs, lastStep };
+    const opts = { signal: ctx.commitSignal };
+    const { wasDirty } = await ctx.ports.state.release(ctx.key, ctx.owner, ctx.fence, update, opts);
+    return { state: 'released', wasDirty };
+  } catch (err) {
+    errors.push(`release: ${errorText(err)}`);
+    // A newer step claimed the expired lease: it owns the key now and will commit its own view.
+    return { state: err instanceof ConflictError ? 'lost-lease' : 'failed', wasDirty: false };
+  }
+}
+
+/** The one extra step for every trigger that arrived during this one (client-go's dirty set). */
+async function reEnqueue(ctx: StepContext, errors: string[]): Promise<boolean> {
+  const message = { key: ctx.key, reason: DIRTY_REASON, enqueuedAtMs: ctx.ports.clock.nowMs() };
+  try {
+    await ctx.ports.queue.send([{ message }]);
+    return true;
+  } catch (err) {
+    errors.push(`re-enqueue: ${errorText(err)}`);
+    return false;
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * One-line descriptions of actions, for the step's log line and history record: the verb as
+ * SCENARIOS.md names it, then what it is about (`update StatefulSet demo/basic-pd`,
+ * `pd.deleteMember name=basic-pd-1`). Objects and patches are left out: they can be large.
+ */
+
+import type { Action, DeadlineRef } from '../model/action.js';
+import type { ObjectRef } from '../model/kube.js';
+
+/** A short, stable description of `action`. */
+export function describeAction(action: Action): string {
+  switch (action.kind) {
+    case 'create':
+    case 'update':
+    case 'updateStatus':
+    case 'patch':
+    case 'delete':
+      return `${action.kind} ${describeRef(action.ref)}`;
+    case 'pd.transferLeader':
+      return `${action.kind} to=${action.to}`;
+    case 'pd.deleteMember':
+      return action.name !== undefined ? `${action.kind} name=${action.name}` : `${action.kind} id=${action.id}`;
+    case 'pd.deleteStore':
+    case 'pd.setStoreLabels':
+      return `${action.kind} id=${action.id}`;
+    case 'pd.addEvictLeaderScheduler':
+    case 'pd.removeEvictLeaderScheduler':
+      return `${action.kind} storeId=${action.storeId}`;
+    case 'pd.updateReplicationConfig':
+      return `${action.kind} ${JSON.stringify(action.config)}`;
+    case 'ticdc.resignOwner':
+    case 'ticdc.drainCapture':
+      return `${action.kind} capture=${action.capture}`;
+    case 'pump.offline':
+      return `${action.kind} nodeId=${action.nodeId}`;
+    case 'event':
+      return `event ${action.type} ${action.reason} on ${describeRef(action.object)}`;
+    case 'state.putDeadline':
+      return `${action.kind} ${describeDeadline(action.deadline)} at=${action.deadline.deadlineAtMs}`;
+    case 'state.deleteDeadline':
+      return `${action.kind} ${describeDeadline(action.deadline)}`;
+    default: {
+      const never: never = action;
+      return `unknown action ${JSON.stringify(never)}`;
+    }
+  }
+}
+
+/** `Kind namespace/name`, or `Kind name` for cluster-scoped objects. */
+export function describeRef(ref: ObjectRef): string {
+  return ref.namespace === undefined ? `${ref.kind} ${ref.name}` : `${ref.kind} ${ref.namespace}/${ref.name}`;
+}
+
+function describeDeadline(ref: DeadlineRef): string {
+  return `${ref.component}/${ref.member}/${ref.kind}`;
+}

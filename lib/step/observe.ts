@@ -1,0 +1,62 @@
+/**
+ * Observing: the Observer's view of the world plus the key's persisted deadlines, assembled into the
+ * snapshot the rules read.
+ */
+
+import type { Snapshot } from '../model/snapshot.js';
+import type { FailOutcome } from '../model/outcome.js';
+import type { StoredDeadline } from '../state/port.js';
+import type { StepContext } from './context.js';
+import { outcomeForError } from './error-outcome.js';
+import type { Observation } from './ports.js';
+
+/** The snapshot, or the failure that prevented it (the step then commits that failure). */
+export type ObserveResult =
+  | { readonly ok: true; readonly snapshot: Snapshot }
+  | { readonly ok: false; readonly outcome: FailOutcome };
+
+/**
+ * Reads the world and the deadlines concurrently. Guarantees: never throws; any error becomes a
+ * `fail` outcome (terminal for `TerminalError`); the snapshot's `nowMs` is taken after the reads, so
+ * rules compare deadlines with a time no earlier than what they observed.
+ */
+export async function observeStep(ctx: StepContext): Promise<ObserveResult> {
+  const { ports, key, ref } = ctx;
+  const signal = ctx.workSignal;
+  try {
+    const [observation, deadlines] = await Promise.all([
+      ports.observer.observe({ key, ref, nowMs: ports.clock.nowMs(), signal }),
+      ports.state.listDeadlines(key, { signal }),
+    ]);
+    return { ok: true, snapshot: toSnapshot(ctx, observation, deadlines) };
+  } catch (err) {
+    return { ok: false, outcome: outcomeForError(err, 'observe') };
+  }
+}
+
+function toSnapshot(ctx: StepContext, observation: Observation, deadlines: readonly StoredDeadline[]): Snapshot {
+  const { claimed } = ctx;
+  return {
+    key: ctx.key,
+    ref: ctx.ref,
+    nowMs: ctx.ports.clock.nowMs(),
+    cluster: observation.cluster,
+    owned: observation.owned,
+    pd: observation.pd,
+    ...(observation.pdError === undefined ? {} : { pdError: observation.pdError }),
+    state: {
+      fence: ctx.fence,
+      failures: claimed.failures,
+      nextWakeAtMs: claimed.nextWakeAtMs,
+      lastOutcome: claimed.lastStep?.outcome,
+      deadlines: deadlines.map(({ component, member, kind, sinceMs, deadlineAtMs }) => ({
+        component,
+        member,
+        kind,
+        sinceMs,
+        deadlineAtMs,
+      })),
+    },
+    config: ctx.config.reconcile,
+  };
+}

@@ -1,0 +1,114 @@
+/**
+ * The ports the step engine sequences. The engine owns no adapter: it gets a StateStore, a queue, the
+ * timers, a clock, a logger and metrics, plus two small ports defined here for what is still being
+ * built elsewhere — an `Observer` that reads the world into a snapshot and an `Executor` that runs one
+ * action — so the Kubernetes and PD adapters plug in without the engine knowing their shapes.
+ */
+
+import type { RemoteAction } from '../model/action.js';
+import type { ClusterKey, ClusterRef } from '../model/key.js';
+import type { OwnedObjects, TidbCluster } from '../model/kube.js';
+import type { PdView } from '../model/pd.js';
+import type { Clock } from '../platform/clock.js';
+import type { Logger } from '../platform/logger.js';
+import type { Metrics } from '../platform/metrics.js';
+import type { ReconcileQueue } from '../queue/port.js';
+import type { StateStore } from '../state/port.js';
+import type { Timers } from '../timer/port.js';
+
+/**
+ * Why a step runs: the message's `reason` (`watch`, `sweep`, `dirty`, `timer:<kind>`, `admin`, …),
+ * when it was enqueued (for queue lag) and the SQS message id when there is one.
+ */
+export type Trigger = {
+  readonly reason: string;
+  readonly enqueuedAtMs?: number;
+  readonly messageId?: string;
+};
+
+/** What the Observer is asked: one cluster, read now, to be abandoned when `signal` aborts. */
+export type ObserveRequest = {
+  readonly key: ClusterKey;
+  readonly ref: ClusterRef;
+  readonly nowMs: number;
+  readonly signal: AbortSignal;
+};
+
+/**
+ * What the Observer reads: the TidbCluster (undefined when it does not exist), what it owns, and PD.
+ * A PD that cannot be reached is not an observe failure: `pd` is undefined and `pdError` says why,
+ * so rules can still sync status and act on what does not need PD.
+ */
+export type Observation = {
+  readonly cluster: TidbCluster | undefined;
+  readonly owned: OwnedObjects;
+  readonly pd: PdView | undefined;
+  readonly pdError?: string;
+};
+
+/**
+ * Reads the world for one step. Reads only; throws the typed errors of `lib/platform/errors.ts`
+ * (`TransientError` for timeouts and 5xx, `TerminalError` for what retrying cannot fix).
+ */
+export interface Observer {
+  observe(request: ObserveRequest): Promise<Observation>;
+}
+
+/** One action to run, with the step's fence (for writes that must not come from a stale step). */
+export type ExecuteRequest = {
+  readonly key: ClusterKey;
+  readonly ref: ClusterRef;
+  readonly action: RemoteAction;
+  readonly fence: number;
+  readonly signal: AbortSignal;
+};
+
+/**
+ * Runs one Kubernetes, PD, TiCDC, Pump or Event action. Resolves when it is done (or already true:
+ * idempotent); throws a typed error otherwise — `ConflictError` for a stale `resourceVersion`.
+ */
+export interface Executor {
+  execute(request: ExecuteRequest): Promise<void>;
+}
+
+/**
+ * Everything a step talks to. `random` (default `Math.random`) jitters the backoff; pass a seeded one
+ * for repeatable runs. `newReconcileId` (default a random UUID) names the step in logs and history.
+ */
+export type StepPorts = {
+  readonly state: StateStore;
+  readonly observer: Observer;
+  readonly executor: Executor;
+  readonly timers: Pick<Timers, 'wakeAt'>;
+  readonly queue: Pick<ReconcileQueue, 'send'>;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly random?: () => number;
+  readonly newReconcileId?: () => string;
+};
+
+/** The one timer kind the engine arms per key: a single pending wake-up that only moves earlier. */
+export const WAKE_TIMER_KIND = 'wake';
+
+/** The reason of the message a step sends when a trigger arrived while it held the lease. */
+export const DIRTY_REASON = 'dirty';
+
+/** Whether the step was woken by a timer (`timer:<kind>`, as `lib/timer/timers.ts` names them). */
+export function isTimerTrigger(trigger: Trigger): boolean {
+  return trigger.reason.startsWith('timer:');
+}
+
+/** No owned objects: what an observer returns for a cluster that does not exist. */
+export const NO_OWNED_OBJECTS: OwnedObjects = {
+  StatefulSet: [],
+  Pod: [],
+  Service: [],
+  ConfigMap: [],
+  PersistentVolumeClaim: [],
+  Deployment: [],
+  ServiceAccount: [],
+  Role: [],
+  RoleBinding: [],
+  Event: [],
+};

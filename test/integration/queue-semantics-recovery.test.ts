@@ -1,0 +1,150 @@
+/**
+ * Recovery rules of the workqueue contract (DESIGN §2) on the real engine, DynamoDB state (dynalite),
+ * the in-process SQS queue with visibility timeout and DLQ, and a virtual clock: crashed steps, poison
+ * messages and the sweep, and what a step on a converged cluster writes.
+ */
+
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+
+import { MemoryLogger } from '../../lib/platform/logger.js';
+import { MemoryMetrics } from '../../lib/platform/metrics.js';
+import type { SqsBatchHandler } from '../../lib/queue/poller.js';
+import type { OutgoingMessage, ReconcileQueue } from '../../lib/queue/port.js';
+import { complete } from '../../lib/reconcile/outcome.js';
+import { clusterRules } from '../../lib/reconcile/registry.js';
+import { actRule, type Rule } from '../../lib/reconcile/rule.js';
+import { runSweep, type ClusterLister } from '../../lib/step/sweep.js';
+import { T0 } from '../support/fixtures.js';
+import { startDynalite, type LocalDynamo } from '../support/dynamo.js';
+import { TEST_STEP_CONFIG } from '../support/step-fakes.js';
+import { prepareTable, stepWorld, type StepWorld } from '../support/step-world.js';
+
+let dynamo: LocalDynamo;
+
+beforeAll(async () => {
+  dynamo = await startDynalite();
+  await prepareTable(dynamo);
+});
+
+afterAll(async () => {
+  await dynamo?.stop();
+});
+
+/** The registry plus a first rule that records an Event on every step (the step dies in it once). */
+const announcing = [
+  actRule('Announce', () => ({
+    actions: [{ kind: 'event', type: 'Normal', reason: 'Reconciling', message: 'step', object: { kind: 'TidbCluster', namespace: 'demo', name: 'basic' } }],
+    outcome: complete(),
+  })),
+  ...clusterRules,
+] satisfies Rule[];
+
+const lister = (keys: string[]): ClusterLister => ({ listClusterKeys: async () => keys });
+
+function sweepPorts(w: StepWorld, keys: string[], queue: Pick<ReconcileQueue, 'send'> = w.queue) {
+  return { lister: lister(keys), state: w.state, queue, clock: w.clock, logger: new MemoryLogger(), metrics: new MemoryMetrics() };
+}
+
+describe('a crashed step', () => {
+  it('a step that dies holding the lease is retried after the lease expires, with no new event', async () => {
+    // Prepare: lease 90 s < visibility timeout 120 s; function timeout 60 s
+    const w = stepWorld(dynamo, { visibilityTimeoutSeconds: 120, rules: announcing });
+    expect(TEST_STEP_CONFIG.leaseForMs).toBe(90_000);
+    const dying = w.executor.hangNext('event');
+    await w.trigger();
+    // Act: the invocation claims, then hangs until Lambda's timeout kills it
+    const invocation = w.poller.pollOnce();
+    await dying;
+    await w.clock.advance(60_000);
+    const killed = await invocation;
+    // Assess: nothing is retried while the dead step's lease and the message's visibility last …
+    expect(killed).toMatchObject({ received: 1, deleted: 0, failedWholeBatch: true });
+    expect((await w.state.get(w.key))?.lease).toMatchObject({ untilMs: T0 + 90_000 });
+    expect(await w.runFor(59_000)).toEqual([]);
+    // … then the same message comes back, finds the lease expired, and the step runs.
+    const retried = await w.runFor(1_000);
+    expect(retried.map((s) => [s.disposition, s.trigger.reason, s.fence, s.startedAtMs - T0])).toEqual([['stepped', 'watch', 2, 120_000]]);
+    expect((await w.state.get(w.key))?.lease).toBeUndefined();
+    expect(w.queue.stats()).toMatchObject({ visible: 0, delayed: 0, inFlight: 0 });
+  });
+
+  it('a trigger that arrives while the dead step holds its lease is covered by the retried step', async () => {
+    const w = stepWorld(dynamo, { visibilityTimeoutSeconds: 120, rules: announcing });
+    const dying = w.executor.hangNext('event');
+    await w.trigger();
+    const invocation = w.poller.pollOnce();
+    await dying;
+    await w.clock.advance(60_000);
+    await invocation;
+    // A watch event at 70 s finds the lease held: it only marks the key dirty and is acknowledged.
+    await w.clock.advance(10_000);
+    await w.trigger('pod-changed');
+    expect((await w.drain()).map((s) => s.disposition)).toEqual(['skipped']);
+    // At 120 s the redelivered message runs a step that observes the world after that event.
+    const retried = await w.runFor(50_000);
+    expect(retried.map((s) => [s.disposition, s.startedAtMs - T0])).toEqual([['stepped', 120_000]]);
+    expect(w.observer.calls).toBe(2);
+    expect(w.executor.executed.map((a) => a.kind)).toEqual(['event', 'event']);
+  });
+});
+
+describe('poison messages and the sweep', () => {
+  it('a poison message lands in the DLQ and the sweep still reconciles its cluster', async () => {
+    // Prepare: a handler that crashes on one particular message (a bug tied to its content)
+    const crashOnPoison = (handler: SqsBatchHandler): SqsBatchHandler => async (event, context) => {
+      if (event.Records.some((r) => r.body.includes('"poison"'))) throw new Error('handler crashed');
+      return handler(event, context);
+    };
+    const poisoned = stepWorld(dynamo, { visibilityTimeoutSeconds: 120, maxReceiveCount: 3, wrap: crashOnPoison });
+    await poisoned.trigger('poison');
+    // Act: three deliveries fail, then SQS redrives it
+    await poisoned.runFor(480_000, 60_000);
+    // Assess
+    expect(poisoned.queue.deadLetters().map((d) => [JSON.parse(d.body).key, d.receiveCount])).toEqual([[poisoned.key, 3]]);
+    expect(poisoned.steps).toEqual([]);
+    // The sweep lists the cluster and enqueues it; the step runs.
+    const other = `${poisoned.key}-other`;
+    const swept = await runSweep(sweepPorts(poisoned, [poisoned.key, other]), { dueWithinMs: 60_000 });
+    expect(swept.enqueued).toEqual([poisoned.key, other]);
+    const steps = await poisoned.drain();
+    expect(steps.filter((s) => s.key === poisoned.key).map((s) => [s.disposition, s.trigger.reason, s.outcome?.kind])).toEqual([['stepped', 'sweep', 'complete']]);
+  });
+
+  it('the sweep enqueues in batches of 10 and leaves keys whose wake-up is due soon', async () => {
+    // Prepare: 23 clusters; one wakes in 30 s, one had a wake-up in the past (possibly lost)
+    const w = stepWorld(dynamo);
+    const keys = Array.from({ length: 23 }, (_, i) => `${w.key}-${String(i).padStart(2, '0')}`);
+    const [soon, lost] = [keys[3] ?? '', keys[4] ?? ''];
+    await w.state.setNextWake(soon, T0 + 30_000);
+    await w.state.setNextWake(lost, T0 - 60_000);
+    const sends: number[] = [];
+    const counting = { send: async (m: readonly OutgoingMessage[]) => (sends.push(m.length), w.queue.send(m)) };
+    // Act
+    const result = await runSweep(sweepPorts(w, keys, counting), { dueWithinMs: 60_000 });
+    // Assess
+    expect(result.listed).toBe(23);
+    expect(result.dueSoon).toEqual([{ key: soon, nextWakeAtMs: T0 + 30_000 }]);
+    expect(result.enqueued).toHaveLength(22);
+    expect(result.enqueued).toContain(lost);
+    expect(sends).toEqual([9, 10, 3]);
+  });
+});
+
+describe('a converged cluster', () => {
+  it('a step on a healthy, unchanged cluster writes nothing to Kubernetes or PD and only its lease to DynamoDB', async () => {
+    // Prepare: a first step records the converged state
+    const w = stepWorld(dynamo);
+    await w.trigger();
+    await w.drain();
+    w.state.reset();
+    // Act: the periodic sweep steps it again
+    await runSweep(sweepPorts(w, [w.key]), { dueWithinMs: 60_000 });
+    const steps = await w.drain();
+    // Assess
+    expect(steps.map((s) => [s.disposition, s.outcome?.kind, s.actions.length])).toEqual([['stepped', 'complete', 0]]);
+    expect(w.executor.executed).toEqual([]);
+    expect(w.state.writes()).toEqual({ claim: 1, release: 1 });
+    expect(w.queue.stats()).toMatchObject({ visible: 0, delayed: 0, inFlight: 0 });
+    expect(w.scheduler.list()).toEqual([]);
+  });
+});

@@ -1,0 +1,122 @@
+/**
+ * An in-memory `StateStore` with the DynamoDB adapter's semantics (leases with fences, dirty flag,
+ * earlier-only wake-ups, fenced deadlines, history), for engine unit tests and for measuring the
+ * engine's own overhead without I/O. The conformance of the real adapter is tested against dynalite.
+ */
+
+import { ConflictError } from '../../lib/platform/errors.js';
+import type {
+  ClaimResult,
+  ClusterKey,
+  Deadline,
+  HistoryRecord,
+  ReleaseResult,
+  ReleaseUpdate,
+  StateRecord,
+  StateStore,
+  StoredDeadline,
+  StoredHistoryRecord,
+} from '../../lib/state/port.js';
+
+type DeadlineRef = Pick<Deadline, 'component' | 'member' | 'kind'>;
+
+const deadlineId = (d: DeadlineRef): string => `${d.component}#${d.member}#${d.kind}`;
+
+/** `StateStore` in memory; see the module comment. */
+export class MemoryStateStore implements StateStore {
+  private readonly states = new Map<ClusterKey, StateRecord>();
+  private readonly deadlines = new Map<ClusterKey, Map<string, StoredDeadline>>();
+  private readonly history = new Map<ClusterKey, StoredHistoryRecord[]>();
+  private readonly checkpoints = new Map<string, string>();
+
+  async claim(key: ClusterKey, owner: string, nowMs: number, leaseForMs: number): Promise<ClaimResult> {
+    const state = this.stateOf(key);
+    if (state.lease && state.lease.untilMs > nowMs) {
+      this.states.set(key, { ...state, dirty: true });
+      return { claimed: false, heldBy: state.lease.owner, leaseUntilMs: state.lease.untilMs };
+    }
+    const next = { ...state, fence: state.fence + 1, lease: { owner, untilMs: nowMs + leaseForMs }, dirty: false };
+    this.states.set(key, next);
+    return { claimed: true, fence: next.fence, state: { ...next } };
+  }
+
+  async release(key: ClusterKey, owner: string, fence: number, update: ReleaseUpdate): Promise<ReleaseResult> {
+    const state = this.stateOf(key);
+    if (state.lease?.owner !== owner || state.fence !== fence) {
+      throw new ConflictError(`release ${key}: not held by ${owner}/${fence}`);
+    }
+    this.states.set(key, { ...state, ...update, lease: undefined, dirty: false });
+    return { wasDirty: state.dirty };
+  }
+
+  async markDirty(key: ClusterKey): Promise<void> {
+    this.states.set(key, { ...this.stateOf(key), dirty: true });
+  }
+
+  async get(key: ClusterKey): Promise<StateRecord | undefined> {
+    const state = this.states.get(key);
+    return state ? { ...state } : undefined;
+  }
+
+  async setNextWake(key: ClusterKey, atMs: number): Promise<boolean> {
+    const state = this.stateOf(key);
+    if (state.nextWakeAtMs !== undefined && state.nextWakeAtMs <= atMs) return false;
+    this.states.set(key, { ...state, nextWakeAtMs: atMs });
+    return true;
+  }
+
+  async putDeadline(key: ClusterKey, deadline: Deadline, fence: number): Promise<void> {
+    const map = this.fencedDeadlines(key, fence, deadline);
+    map.set(deadlineId(deadline), { ...deadline, fence });
+  }
+
+  async deleteDeadline(key: ClusterKey, ref: DeadlineRef, fence: number): Promise<void> {
+    this.fencedDeadlines(key, fence, ref).delete(deadlineId(ref));
+  }
+
+  async listDeadlines(key: ClusterKey): Promise<StoredDeadline[]> {
+    const list = [...(this.deadlines.get(key)?.values() ?? [])];
+    return list.sort((a, b) => deadlineId(a).localeCompare(deadlineId(b)));
+  }
+
+  async appendHistory(key: ClusterKey, record: HistoryRecord, ttlSeconds: number): Promise<void> {
+    const list = this.history.get(key) ?? [];
+    if (list.some((r) => r.atMs === record.atMs && r.fence === record.fence)) {
+      throw new ConflictError('history record exists');
+    }
+    list.push({ ...record, expiresAtSeconds: Math.floor(record.atMs / 1000) + ttlSeconds });
+    this.history.set(key, list);
+  }
+
+  async listHistory(key: ClusterKey, limit: number): Promise<StoredHistoryRecord[]> {
+    const list = [...(this.history.get(key) ?? [])].sort((a, b) => b.atMs - a.atMs || b.fence - a.fence);
+    return list.slice(0, Math.max(0, limit));
+  }
+
+  async getCheckpoint(k8sCluster: string, resource: string): Promise<string | undefined> {
+    return this.checkpoints.get(`${k8sCluster}#${resource}`);
+  }
+
+  async putCheckpoint(k8sCluster: string, resource: string, resourceVersion: string): Promise<void> {
+    this.checkpoints.set(`${k8sCluster}#${resource}`, resourceVersion);
+  }
+
+  private stateOf(key: ClusterKey): StateRecord {
+    const existing = this.states.get(key);
+    if (existing) return existing;
+    return { key, fence: 0, lease: undefined, dirty: false, failures: 0, nextWakeAtMs: undefined, lastStep: undefined };
+  }
+
+  /** The key's deadlines, if `fence` still holds the lease and no newer fence wrote this deadline. */
+  private fencedDeadlines(key: ClusterKey, fence: number, ref: DeadlineRef): Map<string, StoredDeadline> {
+    const state = this.stateOf(key);
+    if (state.fence !== fence || !state.lease) {
+      throw new ConflictError(`deadline ${key}: fence ${fence} does not hold the lease`);
+    }
+    const map = this.deadlines.get(key) ?? new Map<string, StoredDeadline>();
+    this.deadlines.set(key, map);
+    const existing = map.get(deadlineId(ref));
+    if (existing && existing.fence > fence) throw new ConflictError(`deadline ${key}: written by a newer fence`);
+    return map;
+  }
+}

@@ -1,0 +1,108 @@
+import { describe, expect, it } from '@jest/globals';
+
+import { ConfigError, DEFAULT_STEP_CONFIG, DEFAULT_SWEEP_CONFIG, parseConfig, type Env } from '../../lib/platform/config.js';
+import { TerminalError } from '../../lib/platform/errors.js';
+
+function problemsOf(env: Env): readonly string[] {
+  try {
+    parseConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  return [];
+}
+
+describe('configuration from the environment', () => {
+  it('an empty environment gives the documented defaults (TiDB Operator: backoff 1 s → 100 s, failover 5 min)', () => {
+    // Act
+    const config = parseConfig({});
+    // Assess
+    expect(config.step).toEqual(DEFAULT_STEP_CONFIG);
+    expect(config.sweep).toEqual(DEFAULT_SWEEP_CONFIG);
+    expect(config.deployment).toEqual({});
+    expect(config.step.reconcile.backoff).toEqual({ baseMs: 1_000, maxMs: 100_000, jitterRatio: 0.1 });
+    expect(config.step.reconcile.failoverPeriodMs).toEqual({ pd: 300_000, tikv: 300_000, tidb: 300_000, tiflash: 300_000 });
+  });
+
+  it('every variable is read into its setting', () => {
+    const config = parseConfig({
+      LEASE_MS: '100000',
+      BACKOFF_BASE_MS: '500',
+      BACKOFF_MAX_MS: '60000',
+      BACKOFF_JITTER: '0.25',
+      HISTORY_TTL_SECONDS: '86400',
+      STEP_SAFETY_MARGIN_MS: '3000',
+      BUDGET_RETRY_AFTER_MS: '2000',
+      AUTO_FAILOVER: 'FALSE',
+      PD_FAILOVER_PERIOD_MS: '60000',
+      TIKV_FAILOVER_PERIOD_MS: '120000',
+      TIDB_FAILOVER_PERIOD_MS: '180000',
+      TIFLASH_FAILOVER_PERIOD_MS: '240000',
+      SWEEP_DUE_WITHIN_MS: '30000',
+      QUEUE_VISIBILITY_TIMEOUT_SECONDS: '370',
+      FUNCTION_TIMEOUT_SECONDS: '60',
+      STATE_TABLE: 'state',
+      RECONCILE_QUEUE_URL: 'https://sqs/q',
+      CLUSTER_NAME: 'prod',
+    });
+    expect(config).toEqual({
+      step: {
+        leaseForMs: 100_000,
+        historyTtlSeconds: 86_400,
+        safetyMarginMs: 3_000,
+        budgetRetryAfterMs: 2_000,
+        reconcile: {
+          autoFailover: false,
+          failoverPeriodMs: { pd: 60_000, tikv: 120_000, tidb: 180_000, tiflash: 240_000 },
+          backoff: { baseMs: 500, maxMs: 60_000, jitterRatio: 0.25 },
+        },
+      },
+      sweep: { dueWithinMs: 30_000 },
+      deployment: { stateTable: 'state', queueUrl: 'https://sqs/q', clusterName: 'prod' },
+    });
+  });
+
+  it.each([
+    { name: 'not a number', env: { BACKOFF_MAX_MS: 'abc' }, problem: 'BACKOFF_MAX_MS: "abc" is not a number of milliseconds' },
+    { name: 'a fraction of a millisecond', env: { LEASE_MS: '1.5' }, problem: 'LEASE_MS: "1.5" is not a number of milliseconds' },
+    { name: 'a negative number', env: { STEP_SAFETY_MARGIN_MS: '-1' }, problem: 'STEP_SAFETY_MARGIN_MS: "-1" is not a number of milliseconds' },
+    { name: 'a duration with a unit', env: { PD_FAILOVER_PERIOD_MS: '5m' }, problem: 'PD_FAILOVER_PERIOD_MS: "5m" is not a number of milliseconds' },
+    { name: 'below the minimum', env: { LEASE_MS: '0' }, problem: 'LEASE_MS: 0 is below the minimum of 1 ms' },
+    { name: 'seconds that are not whole', env: { HISTORY_TTL_SECONDS: '1h' }, problem: 'HISTORY_TTL_SECONDS: "1h" is not a whole number of seconds' },
+    { name: 'a ratio above 1', env: { BACKOFF_JITTER: '1.5' }, problem: 'BACKOFF_JITTER: "1.5" is not a ratio between 0 and 1' },
+    { name: 'a boolean spelled otherwise', env: { AUTO_FAILOVER: 'yes' }, problem: 'AUTO_FAILOVER: "yes" is not true or false' },
+    { name: 'a cap below the base', env: { BACKOFF_BASE_MS: '5000', BACKOFF_MAX_MS: '1000' }, problem: 'BACKOFF_MAX_MS: 1000 is below BACKOFF_BASE_MS (5000)' },
+  ])('a bad value names its variable: $name', ({ env, problem }) => {
+    expect(problemsOf(env)).toEqual([problem]);
+  });
+
+  it.each([
+    { name: 'not shorter than the visibility timeout', env: { LEASE_MS: '370000', QUEUE_VISIBILITY_TIMEOUT_SECONDS: '370' }, starts: 'LEASE_MS: 370000 must be shorter than QUEUE_VISIBILITY_TIMEOUT_SECONDS' },
+    { name: 'not longer than the function timeout', env: { LEASE_MS: '60000', FUNCTION_TIMEOUT_SECONDS: '60' }, starts: 'LEASE_MS: 60000 must be longer than FUNCTION_TIMEOUT_SECONDS' },
+  ])('the lease must fit between the function and visibility timeouts: $name', ({ env, starts }) => {
+    const problems = problemsOf(env);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]?.startsWith(starts)).toBe(true);
+  });
+
+  it('all problems are reported at once, as a terminal error naming the first variable', () => {
+    // Act
+    const error = (() => {
+      try {
+        parseConfig({ LEASE_MS: 'x', BACKOFF_JITTER: 'y', AUTO_FAILOVER: 'z' });
+      } catch (err) {
+        return err;
+      }
+      return undefined;
+    })();
+    // Assess
+    expect(error).toBeInstanceOf(TerminalError);
+    expect(error).toMatchObject({ field: 'LEASE_MS', problems: expect.arrayContaining([expect.stringMatching(/^BACKOFF_JITTER/), expect.stringMatching(/^AUTO_FAILOVER/)]) });
+    expect((error as Error).message).toMatch(/^invalid configuration: LEASE_MS: "x" is not a number of milliseconds; /);
+  });
+
+  it('empty and blank values count as unset', () => {
+    expect(parseConfig({ LEASE_MS: '', BACKOFF_MAX_MS: '   ', STATE_TABLE: '' }).step.leaseForMs).toBe(DEFAULT_STEP_CONFIG.leaseForMs);
+  });
+});

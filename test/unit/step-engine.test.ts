@@ -1,0 +1,223 @@
+import { describe, expect, it } from '@jest/globals';
+
+import type { Action } from '../../lib/model/action.js';
+import { ConflictError, TerminalError, TransientError } from '../../lib/platform/errors.js';
+import { METRIC } from '../../lib/platform/metrics.js';
+import { complete, fail, retry } from '../../lib/reconcile/outcome.js';
+import { clusterRules } from '../../lib/reconcile/registry.js';
+import { actRule, type Rule } from '../../lib/reconcile/rule.js';
+import type { StateStore } from '../../lib/state/port.js';
+import type { Executor } from '../../lib/step/ports.js';
+import { STEP_LOG_MESSAGE } from '../../lib/step/result.js';
+import { runStep, type RunStepInput } from '../../lib/step/run-step.js';
+import { KEY, T0, healthy, tidbCluster } from '../support/fixtures.js';
+import { MemoryStateStore } from '../support/memory-state.js';
+import { TEST_STEP_CONFIG, stepHarness, takeQueued, type StepHarness } from '../support/step-fakes.js';
+
+let owners = 0;
+
+function setup(state: StateStore = new MemoryStateStore()): StepHarness {
+  return stepHarness(state);
+}
+
+function step(h: StepHarness, over: Partial<RunStepInput> = {}) {
+  return runStep({ key: KEY, trigger: { reason: 'watch' }, owner: `owner-${++owners}`, ports: h.ports, config: TEST_STEP_CONFIG, budgetMs: 60_000, ...over });
+}
+
+const event = (reason: string): Action => ({ kind: 'event', type: 'Normal', reason, message: reason, object: { kind: 'TidbCluster', namespace: 'demo', name: 'basic' } });
+const emitting = (...actions: Action[]): Rule => actRule('Emit', () => ({ actions, outcome: complete() }));
+
+/** Messages that become visible within `ms`, with the virtual time they were received at. */
+async function queuedWithin(h: StepHarness, ms: number): Promise<{ reason: string; atMs: number }[]> {
+  const out: { reason: string; atMs: number }[] = [];
+  for (let t = 0; t <= ms; t += 1_000) {
+    out.push(...(await takeQueued(h.queue)).map((m) => ({ reason: m.reason, atMs: h.clock.nowMs() - T0 })));
+    await h.clock.advance(1_000);
+  }
+  return out;
+}
+
+describe('runStep: claim → observe → decide → act → commit', () => {
+  it('a new cluster gets its Ready condition written as updateStatus under the observed resourceVersion', async () => {
+    // Prepare
+    const h = setup();
+    // Act
+    const result = await step(h);
+    // Assess
+    expect(result).toMatchObject({ disposition: 'stepped', outcome: complete(), fence: 1, statusWritten: true, release: 'released', redeliver: false });
+    expect(h.executor.executed).toHaveLength(1);
+    const write = h.executor.executed[0];
+    expect(write).toMatchObject({ kind: 'updateStatus', ref: { kind: 'TidbCluster', namespace: 'demo', name: 'basic' }, resourceVersion: '100' });
+    expect(write?.kind === 'updateStatus' && write.object['status']).toMatchObject({ conditions: [{ type: 'Ready', status: 'False', reason: 'PDUnhealthy' }] });
+    expect(await h.ports.state.get(KEY)).toMatchObject({ fence: 1, lease: undefined, failures: 0, nextWakeAtMs: undefined, lastStep: { outcome: 'complete', reconcileId: 'r-1' } });
+  });
+
+  it('writes one log line with key, reconcile id, rules and their outcomes, actions and duration', async () => {
+    const h = setup();
+    await step(h);
+    const lines = h.logger.withMessage(STEP_LOG_MESSAGE);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]?.fields).toMatchObject({
+      key: KEY,
+      reconcileId: 'r-1',
+      trigger: 'watch',
+      disposition: 'stepped',
+      outcome: 'complete',
+      rules: [{ rule: 'Paused', outcome: 'complete' }, { rule: 'ClusterStatus', outcome: 'complete' }],
+      actions: [{ action: 'updateStatus TidbCluster demo/basic', result: 'ok' }],
+      durationMs: 0,
+    });
+    expect(h.metrics.total(METRIC.steps)).toBe(1);
+    expect(h.metrics.total(METRIC.stepsComplete)).toBe(1);
+  });
+
+  it('a step that finds the lease held marks the key dirty and is skipped', async () => {
+    const h = setup();
+    await h.ports.state.claim(KEY, 'someone-else', T0, 90_000);
+    const result = await step(h);
+    expect(result).toMatchObject({ disposition: 'skipped', outcome: undefined, redeliver: false });
+    expect(h.observer.calls).toBe(0);
+    expect((await h.ports.state.get(KEY))?.dirty).toBe(true);
+    expect(h.metrics.total(METRIC.leaseContention)).toBe(1);
+  });
+
+  it('an observe failure still releases the lease, counts a failure and arms the 1 s backoff', async () => {
+    const h = setup();
+    h.observer.failNext(new TransientError('API server timed out'));
+    const result = await step(h);
+    expect(result).toMatchObject({ outcome: fail('observe: TransientError: API server timed out'), failures: 1, nextWakeAtMs: T0 + 1_000, release: 'released' });
+    expect(h.executor.executed).toEqual([]);
+    expect(await queuedWithin(h, 2_000)).toEqual([{ reason: 'timer:wake', atMs: 1_000 }]);
+  });
+
+  it('a terminal error arms nothing and keeps the failure counter', async () => {
+    const h = setup();
+    h.observer.failNext(new TerminalError('spec.pd.replicas must be positive'));
+    const result = await step(h);
+    expect(result).toMatchObject({ outcome: { kind: 'fail', terminal: true }, failures: 0, nextWakeAtMs: undefined });
+    expect(h.queue.stats()).toMatchObject({ visible: 0, delayed: 0 });
+    expect(h.metrics.total(METRIC.stepsTerminal)).toBe(1);
+  });
+
+  it('actions run in order and stop at the first failure; the status is still written', async () => {
+    const h = setup();
+    h.executor.failOn('pd.deleteStore', new TransientError('PD 503'));
+    const rules = [emitting(event('First'), { kind: 'pd.deleteStore', id: '4' }, event('Never')), ...clusterRules];
+    const result = await step(h, { rules });
+    expect(result.actions.map((a) => [a.description, a.result])).toEqual([
+      ['event Normal First on TidbCluster demo/basic', 'ok'],
+      ['pd.deleteStore id=4', 'error'],
+      ['event Normal Never on TidbCluster demo/basic', 'not-run'],
+      ['updateStatus TidbCluster demo/basic', 'ok'],
+    ]);
+    expect(result.outcome).toEqual(fail('pd.deleteStore id=4: TransientError: PD 503'));
+    expect(result.failures).toBe(1);
+  });
+
+  it('a status write that loses to a newer resourceVersion (409) fails the step, retryably', async () => {
+    const h = setup();
+    h.executor.failOn('updateStatus', new ConflictError('the object has been modified'));
+    const result = await step(h);
+    expect(result).toMatchObject({ outcome: { kind: 'fail', terminal: false }, statusWritten: false, failures: 1 });
+  });
+
+  it('deadline actions are written to the state store under the step fence', async () => {
+    const h = setup();
+    const deadline = { component: 'tikv', member: 'basic-tikv-2', kind: 'failover', sinceMs: T0, deadlineAtMs: T0 + 300_000 };
+    const rules = [actRule('Failover', () => ({ actions: [{ kind: 'state.putDeadline', deadline }], outcome: complete(), wakeAtMs: deadline.deadlineAtMs }))];
+    const result = await step(h, { rules });
+    expect(await h.ports.state.listDeadlines(KEY)).toEqual([{ ...deadline, fence: 1 }]);
+    expect(h.executor.executed).toEqual([]);
+    expect(result).toMatchObject({ nextWakeAtMs: T0 + 300_000, armedWakeAtMs: T0 + 300_000 });
+  });
+
+  it('a rule that throws fails the step (retryable) and writes nothing', async () => {
+    const h = setup();
+    const rules = [actRule('Buggy', () => { throw new TypeError('cannot read replicas'); })];
+    const result = await step(h, { rules });
+    expect(result).toMatchObject({ outcome: fail('decide: TypeError: cannot read replicas'), actions: [], failures: 1 });
+  });
+
+  it('when the time budget runs low the rest is not attempted and the step comes back soon', async () => {
+    // Prepare: every action takes 30 s of the 60 s budget (5 s safety margin)
+    const h = setup();
+    const slow: Executor = { execute: async () => h.clock.advance(30_000) };
+    const ports = { ...h.ports, executor: slow };
+    const rules = [emitting(event('A'), event('B'), event('C'))];
+    // Act
+    const result = await step(h, { ports, rules });
+    // Assess
+    expect(result.actions.map((a) => a.result)).toEqual(['ok', 'ok', 'not-run']);
+    expect(result.outcome).toEqual(retry(1_000, 'time budget exhausted after 2 of 3 actions'));
+    expect(result).toMatchObject({ failures: 0, nextWakeAtMs: T0 + 61_000, release: 'released' });
+  });
+
+  it('a stale step that lost its lease commits nothing and re-enqueues nothing', async () => {
+    const h = setup();
+    const gate = h.observer.blockNext();
+    const running = step(h);
+    await gate.entered;
+    await h.clock.advance(TEST_STEP_CONFIG.leaseForMs);
+    await h.ports.state.claim(KEY, 'newer', h.clock.nowMs(), 90_000);
+    gate.open();
+    const result = await running;
+    expect(result).toMatchObject({ release: 'lost-lease', reEnqueued: false, redeliver: false });
+    expect((await h.ports.state.get(KEY))?.lease?.owner).toBe('newer');
+  });
+
+  it('a claim that cannot reach the store leaves the trigger for redelivery', async () => {
+    const broken = new MemoryStateStore();
+    broken.claim = async () => Promise.reject(new TransientError('DynamoDB throttled'));
+    const h = setup(broken);
+    const result = await step(h);
+    expect(result).toMatchObject({ disposition: 'claim-failed', redeliver: true, errors: ['claim: TransientError: DynamoDB throttled'] });
+    expect(h.metrics.total(METRIC.stepErrors)).toBe(1);
+  });
+
+  it('a claim that keeps losing the lease to other steps is contention: skipped, not redelivered', async () => {
+    const contended = new MemoryStateStore();
+    contended.claim = async () => Promise.reject(new ConflictError('the lease changed hands 3 times during the claim'));
+    const h = setup(contended);
+    const result = await step(h);
+    expect(result).toMatchObject({ disposition: 'skipped', redeliver: false });
+    expect(h.metrics.total(METRIC.leaseContention)).toBe(1);
+  });
+
+  it('a wake-up that cannot be armed is not recorded and the trigger is left for redelivery', async () => {
+    const h = setup();
+    const ports = { ...h.ports, timers: { wakeAt: async () => Promise.reject(new TransientError('SQS down')) } };
+    h.observer.failNext(new TransientError('boom'));
+    const result = await step(h, { ports });
+    expect(result).toMatchObject({ redeliver: true, nextWakeAtMs: undefined, armedWakeAtMs: undefined, release: 'released' });
+  });
+
+  it('a step started with less than the safety margin left does not claim and leaves the trigger for redelivery', async () => {
+    const h = setup();
+    const result = await step(h, { budgetMs: TEST_STEP_CONFIG.safetyMarginMs });
+    expect(result).toMatchObject({ disposition: 'claim-failed', redeliver: true });
+    expect(h.state.count('claim')).toBe(0);
+  });
+
+  it('a malformed key is rejected without touching the store', async () => {
+    const h = setup();
+    const result = await step(h, { key: 'not-a-key' });
+    expect(result).toMatchObject({ disposition: 'rejected', redeliver: false });
+    expect(h.state.count('claim')).toBe(0);
+  });
+
+  it('a healthy, unchanged cluster writes nothing but its lease (claim and release)', async () => {
+    // Prepare: one step records the converged state
+    const h = setup();
+    h.observer.cluster = () => tidbCluster(healthy());
+    await step(h);
+    h.state.reset();
+    h.executor.executed.length = 0;
+    // Act
+    const result = await step(h, { trigger: { reason: 'sweep' } });
+    // Assess
+    expect(result).toMatchObject({ outcome: complete(), historyWritten: false, statusWritten: false });
+    expect(h.executor.executed).toEqual([]);
+    expect(h.state.writes()).toEqual({ claim: 1, release: 1 });
+    expect(h.queue.stats()).toMatchObject({ visible: 0, delayed: 0 });
+  });
+});
