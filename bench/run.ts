@@ -5,11 +5,17 @@
  */
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
+import { benchEngine } from './engine.js';
 import { benchSimApi } from './sim-api.js';
+import { benchTidbSim } from './tidb-sim.js';
 
 type Section = { name: string; run: () => Promise<string> };
 
-const SECTIONS: Section[] = [{ name: 'simulated API server', run: benchSimApi }];
+const SECTIONS: Section[] = [
+  { name: 'simulated API server', run: benchSimApi },
+  { name: 'simulated TiDB processes', run: () => benchTidbSim(1) },
+  { name: 'step engine', run: benchEngine },
+];
 
 async function main(): Promise<void> {
   const started = new Date();
