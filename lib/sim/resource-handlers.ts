@@ -21,8 +21,8 @@ export type ResourceRequest = {
   body: unknown;
 };
 
-/** The status code and body of an answer. */
-export type Answer = { code: number; body: unknown };
+/** The status code and body of an answer; `object` is the object a delete removed (as it was). */
+export type Answer = { code: number; body: unknown; object?: unknown };
 
 /** Runs one non-watch resource request against the store. */
 export function handleResource(store: ObjectStore, r: ResourceRequest): Answer {
@@ -55,9 +55,9 @@ export function handleResource(store: ObjectStore, r: ResourceRequest): Answer {
       const { object, gone } = store.delete(kind, r.namespace, r.name, deleteOptions(r));
       // As the API server: an immediate delete of a built-in kind answers with a Status.
       if (gone && kind !== 'Pod' && r.resource.group !== 'pingcap.com') {
-        return { code: 200, body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: r.name, group: r.resource.group, kind: r.resource.plural, uid: object.metadata.uid } } };
+        return { code: 200, body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: r.name, group: r.resource.group, kind: r.resource.plural, uid: object.metadata.uid } }, object };
       }
-      return { code: gone ? 200 : 202, body: object };
+      return { code: gone ? 200 : 202, body: object, object };
     }
     default:
       throw methodNotAllowed(r.method);

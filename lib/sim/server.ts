@@ -19,6 +19,20 @@ import { serveWatch } from './watch.js';
 /** Fault hook: may fail a request before it is served (the scenario runner's kube-api-errors). */
 export type RequestHook = (method: string, path: string) => ApiError | undefined;
 
+/**
+ * A write a client made through the API, as the scenario report records it: the verb
+ * (`create`, `update`, `updateStatus`, `patch`, `delete`), the object as stored after the write
+ * (as it was, for a delete), or the error the server answered.
+ */
+export type WriteRecord = {
+  verb: 'create' | 'update' | 'updateStatus' | 'patch' | 'delete';
+  kind: string;
+  namespace: string | undefined;
+  name: string | undefined;
+  object?: unknown;
+  error?: string;
+};
+
 /** Options of the HTTP front end. */
 export type ApiServerOptions = {
   /** When set, every request must carry `Authorization: Bearer <token>` (401 otherwise). */
@@ -35,6 +49,8 @@ export class SimApiServer {
   /** Requests served, by method; the benchmarks and the "no writes in a steady step" checks read it. */
   readonly requestCounts = new Map<string, number>();
   requestHook: RequestHook | undefined;
+  /** Told of every write a client makes (successful or not); the scenario runner records them. */
+  onWrite: ((record: WriteRecord) => void) | undefined;
 
   constructor(
     readonly store: ObjectStore,
@@ -152,9 +168,32 @@ export class SimApiServer {
     const text = method === 'GET' ? '' : await readBody(req);
     const needsBody = method === 'POST' || method === 'PUT' || method === 'PATCH';
     const body = needsBody ? parseJsonBody(text) : text.trim() ? parseJsonBody(text) : undefined;
-    const answer = handleResource(this.store, { method, resource: route.resource, namespace: route.namespace, name: route.name, subresource: route.subresource, query: q, contentType, body });
+    const request = { method, resource: route.resource, namespace: route.namespace, name: route.name, subresource: route.subresource, query: q, contentType, body };
+    const verb = writeVerb(method, route.subresource);
+    let answer: ReturnType<typeof handleResource>;
+    try {
+      answer = handleResource(this.store, request);
+    } catch (err) {
+      if (verb) this.onWrite?.({ verb, kind: route.resource.kind, namespace: route.namespace, name: route.name ?? nameOf(body), error: (err as Error).message });
+      throw err;
+    }
+    if (verb) this.onWrite?.({ verb, kind: route.resource.kind, namespace: route.namespace, name: route.name ?? nameOf(answer.body), object: answer.object ?? answer.body });
     sendJson(res, answer.code, answer.body);
   }
+}
+
+/** The report's verb for a write request, or undefined for reads. */
+function writeVerb(method: string, subresource: 'status' | 'scale' | undefined): WriteRecord['verb'] | undefined {
+  if (method === 'POST') return 'create';
+  if (method === 'PUT') return subresource === 'status' ? 'updateStatus' : 'update';
+  if (method === 'PATCH') return subresource === 'status' ? 'updateStatus' : 'patch';
+  if (method === 'DELETE') return 'delete';
+  return undefined;
+}
+
+function nameOf(obj: unknown): string | undefined {
+  const name = (obj as { metadata?: { name?: unknown } } | undefined)?.metadata?.name;
+  return typeof name === 'string' ? name : undefined;
 }
 
 function flatHeaders(req: IncomingMessage): Record<string, string> {

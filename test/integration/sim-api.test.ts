@@ -283,6 +283,26 @@ describe('delete, finalizers and garbage collection', () => {
   });
 });
 
+describe('write records', () => {
+  it('every write through the API is reported with its verb, the stored object or the error', async () => {
+    const seen: { verb: string; name: string | undefined; rv?: string; error?: string }[] = [];
+    s.server.onWrite = (w) => seen.push({ verb: w.verb, name: w.name, rv: (w.object as any)?.metadata?.resourceVersion, error: w.error });
+    const created = (await s.call('POST', CM, configMap('a'))).body;
+    await s.call('PUT', `${CM}/a`, { ...created, data: { a: '2' } });
+    await s.call('PUT', `${CM}/a`, { ...created, data: { a: '3' } });
+    await s.call('DELETE', `${CM}/a`);
+    await s.call('GET', `${CM}/a`);
+    expect(seen.map((w) => [w.verb, w.name, w.error !== undefined])).toEqual([
+      ['create', 'a', false],
+      ['update', 'a', false],
+      ['update', 'a', true],
+      ['delete', 'a', false],
+    ]);
+    expect(seen[0]?.rv).toBe(created.metadata.resourceVersion);
+    expect(seen[3]?.rv).toBe(seen[1]?.rv);
+  });
+});
+
 describe('defaulting', () => {
   it('a StatefulSet gets the API defaults a reconciler will read back', async () => {
     const sts = {

@@ -1,0 +1,245 @@
+/**
+ * The JSON report of a `simulate` run, exactly as docs/SCENARIOS.md specifies it, and the builder
+ * the runner feeds as the run goes. All times are virtual milliseconds since the start of the run.
+ * Keys come out in the documented order and optional keys are left out rather than set to null,
+ * so the same seed and file give byte-for-byte the same report (apart from `wallMs`).
+ */
+import type { Verb } from './types.js';
+
+/** One timeline entry that ran. Entries skipped after a failure are not listed. */
+export type TimelineRecord = {
+  readonly index: number;
+  readonly verb: Verb;
+  readonly ok: boolean;
+  readonly startMs: number;
+  readonly endMs: number;
+  readonly error?: string;
+};
+
+/** Who caused a side effect: the reconciler, the simulated controllers/kubelet, or the timeline. */
+export type Actor = 'reconciler' | 'sim' | 'timeline';
+
+/** The Kubernetes writes an action can be. */
+export const KUBE_WRITE_VERBS = ['create', 'update', 'updateStatus', 'patch', 'delete'] as const;
+
+/** One of `KUBE_WRITE_VERBS`. */
+export type KubeWriteVerb = (typeof KUBE_WRITE_VERBS)[number];
+
+/** The PD, TiCDC and Pump calls an action can be; each carries `args`. */
+export const CALL_VERBS = [
+  'pd.transferLeader',
+  'pd.deleteMember',
+  'pd.deleteStore',
+  'pd.setStoreLabels',
+  'pd.addEvictLeaderScheduler',
+  'pd.removeEvictLeaderScheduler',
+  'pd.updateReplicationConfig',
+  'ticdc.resignOwner',
+  'ticdc.drainCapture',
+  'pump.offline',
+] as const;
+
+/** One of `CALL_VERBS`. */
+export type CallVerb = (typeof CALL_VERBS)[number];
+
+/** Every action verb: Kubernetes writes, calls, and `event` for Kubernetes Events. */
+export type ActionVerb = KubeWriteVerb | CallVerb | 'event';
+
+/**
+ * One side effect. Kubernetes writes carry `kind`, `namespace` (not for cluster-scoped kinds),
+ * `name` and `object` (as stored after the write; for `delete`, as it was); calls and events carry
+ * `args`. A failed call is recorded too, with `error`.
+ */
+export type ActionRecord = {
+  readonly atMs: number;
+  readonly actor: Actor;
+  readonly verb: ActionVerb;
+  readonly kind?: string;
+  readonly namespace?: string;
+  readonly name?: string;
+  readonly object?: unknown;
+  readonly args?: Readonly<Record<string, unknown>>;
+  readonly error?: string;
+};
+
+/** One violation of an invariant, at a virtual time. */
+export type Violation = { readonly atMs: number; readonly message: string };
+
+/** One invariant and its violations (none when it held throughout). */
+export type InvariantResult = { readonly name: string; readonly violations: readonly Violation[] };
+
+/** A PD member at the end of the run. */
+export type FinalPdMember = { readonly name: string; readonly id: string; readonly health: boolean };
+
+/** A TiKV or TiFlash store at the end of the run. */
+export type FinalPdStore = {
+  readonly id: string;
+  readonly address: string;
+  readonly state: string;
+  readonly leaderCount: number;
+  readonly labels: Readonly<Record<string, string>>;
+};
+
+/** PD at the end of the run; `leader` is null while PD has none. */
+export type FinalPd = {
+  readonly members: readonly FinalPdMember[];
+  readonly leader: string | null;
+  readonly stores: readonly FinalPdStore[];
+  readonly schedulers: readonly string[];
+};
+
+/**
+ * The world at the end of the run (or at the moment a `waitFor` timed out): the TidbCluster with
+ * its status (null once deleted), every object by `objectKey`, and PD.
+ */
+export type FinalState = {
+  readonly tidbcluster: Readonly<Record<string, unknown>> | null;
+  readonly objects: Readonly<Record<string, unknown>>;
+  readonly pd: FinalPd;
+};
+
+/** The report, key for key as documented. */
+export type ScenarioReport = {
+  readonly scenario: string;
+  readonly passed: boolean;
+  readonly virtualMs: number;
+  readonly wallMs: number;
+  readonly steps: number;
+  readonly timeline: readonly TimelineRecord[];
+  readonly actions: readonly ActionRecord[];
+  readonly invariants: readonly InvariantResult[];
+  readonly final: FinalState;
+};
+
+/** What `ReportBuilder.finish` needs besides what it recorded. */
+export type FinishInput = {
+  readonly virtualMs: number;
+  readonly wallMs: number;
+  readonly steps: number;
+  readonly invariants: readonly InvariantResult[];
+  readonly final: FinalState;
+};
+
+/** The key of `final.objects`: `Kind/namespace/name`, or `Kind/name` for cluster-scoped kinds. */
+export function objectKey(kind: string, namespace: string | undefined, name: string): string {
+  return namespace === undefined || namespace === '' ? `${kind}/${name}` : `${kind}/${namespace}/${name}`;
+}
+
+/** The report as the file or stdout gets it: two-space indented JSON and a final newline. */
+export function reportToJson(report: ScenarioReport): string {
+  return `${JSON.stringify(report, null, 2)}\n`;
+}
+
+/** Whether a run passed: every entry that ran was ok and no invariant was violated. */
+export function hasPassed(timeline: readonly TimelineRecord[], invariants: readonly InvariantResult[]): boolean {
+  return timeline.every((entry) => entry.ok) && invariants.every((inv) => inv.violations.length === 0);
+}
+
+/**
+ * Records a run as it happens. Guarantees: entries and actions come out in the order recorded;
+ * a recorded `object`, `args` or final state is a copy, so later changes to the world do not
+ * rewrite history; an entry still open at `finish` is reported failed, ending when the run did.
+ */
+export class ReportBuilder {
+  private readonly entries: TimelineRecord[] = [];
+  private open: { index: number; verb: Verb; startMs: number } | undefined;
+  private readonly actions: ActionRecord[] = [];
+
+  constructor(private readonly scenario: string) {}
+
+  /** Timeline entry `entry` (a `TimelineEntry` fits) starts at `atMs`; the previous one must have ended. */
+  startEntry(entry: { readonly index: number; readonly verb: Verb }, atMs: number): void {
+    if (this.open !== undefined) throw new Error(`timeline entry ${this.open.index} has not ended`);
+    this.open = { index: entry.index, verb: entry.verb, startMs: atMs };
+  }
+
+  /** The open entry ends at `atMs` (for a `waitFor`: when reached, or when it timed out). */
+  endEntry(atMs: number, ok: boolean, error?: string): TimelineRecord {
+    const open = this.open;
+    if (open === undefined) throw new Error('no timeline entry has started');
+    this.open = undefined;
+    const entry: TimelineRecord = { ...open, ok, endMs: atMs, ...(error === undefined ? {} : { error }) };
+    const ordered = timelineRecord(entry);
+    this.entries.push(ordered);
+    return ordered;
+  }
+
+  /** Records one side effect, in the documented key order, leaving out keys it does not have. */
+  recordAction(action: ActionRecord): void {
+    this.actions.push(actionRecord(action));
+  }
+
+  /** Records a Kubernetes Event as an `event` action with `{type, reason, message, object}`. */
+  recordEvent(atMs: number, actor: Actor, event: { type: string; reason: string; message: string; object: unknown }): void {
+    this.recordAction({ atMs, actor, verb: 'event', args: event });
+  }
+
+  /** The actions recorded so far (for invariant checks that read history). */
+  recordedActions(): readonly ActionRecord[] {
+    return this.actions;
+  }
+
+  /** The report. Final PD members, stores, schedulers and objects are sorted, for stable output. */
+  finish(input: FinishInput): ScenarioReport {
+    if (this.open !== undefined) this.endEntry(input.virtualMs, false, 'the run ended before this entry finished');
+    const timeline = [...this.entries];
+    const invariants = input.invariants.map((inv) => ({ name: inv.name, violations: inv.violations.map((v) => ({ atMs: v.atMs, message: v.message })) }));
+    return {
+      scenario: this.scenario,
+      passed: hasPassed(timeline, invariants),
+      virtualMs: input.virtualMs,
+      wallMs: input.wallMs,
+      steps: input.steps,
+      timeline,
+      actions: [...this.actions],
+      invariants,
+      final: finalState(input.final),
+    };
+  }
+}
+
+function timelineRecord(e: TimelineRecord): TimelineRecord {
+  const base = { index: e.index, verb: e.verb, ok: e.ok, startMs: e.startMs, endMs: e.endMs };
+  return e.error === undefined ? base : { ...base, error: e.error };
+}
+
+function actionRecord(a: ActionRecord): ActionRecord {
+  const out: Record<string, unknown> = { atMs: a.atMs, actor: a.actor, verb: a.verb };
+  if (a.kind !== undefined) out['kind'] = a.kind;
+  if (a.namespace !== undefined) out['namespace'] = a.namespace;
+  if (a.name !== undefined) out['name'] = a.name;
+  if (a.object !== undefined) out['object'] = structuredClone(a.object);
+  if (a.args !== undefined) out['args'] = structuredClone(a.args);
+  if (a.error !== undefined) out['error'] = a.error;
+  return out as ActionRecord;
+}
+
+function finalState(f: FinalState): FinalState {
+  const objects: Record<string, unknown> = {};
+  for (const key of Object.keys(f.objects).sort()) objects[key] = structuredClone(f.objects[key]);
+  return {
+    tidbcluster: f.tidbcluster === null ? null : structuredClone(f.tidbcluster),
+    objects,
+    pd: {
+      members: [...f.pd.members].sort((a, b) => compareText(a.name, b.name)).map((m) => ({ name: m.name, id: m.id, health: m.health })),
+      leader: f.pd.leader,
+      stores: [...f.pd.stores].sort((a, b) => compareIds(a.id, b.id)).map((s) => ({
+        id: s.id,
+        address: s.address,
+        state: s.state,
+        leaderCount: s.leaderCount,
+        labels: { ...s.labels },
+      })),
+      schedulers: [...f.pd.schedulers].sort(compareText),
+    },
+  };
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+// Store IDs are decimal strings that may exceed 2^53: shorter is smaller, then by text.
+function compareIds(a: string, b: string): number {
+  return a.length - b.length || compareText(a, b);
+}

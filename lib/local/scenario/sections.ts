@@ -1,0 +1,109 @@
+/**
+ * The sections of a scenario file besides its timeline: `config:` (reconciler settings), `sim:`
+ * (world settings) and `cluster:` (the TidbCluster manifest). Each setting left out takes its
+ * default from `defaults.ts`; an unknown setting is an error, so a typo never silently runs with a
+ * default.
+ */
+import { DEFAULT_CONFIG, DEFAULT_NAMESPACE, DEFAULT_SIM, MAX_NODES, TIDB_CLUSTER_API_VERSION } from './defaults.js';
+import type { FieldPath, Mapping } from './reader.js';
+import {
+  describeValue,
+  expectMapping,
+  FieldError,
+  readBoolean,
+  readDuration,
+  readInteger,
+  readJsonObject,
+  rejectUnknownFields,
+  required,
+} from './reader.js';
+import type { ScenarioConfig, SimSettings, TidbClusterManifest } from './types.js';
+
+/** The settings `config:` accepts. */
+export const CONFIG_FIELDS = [
+  'autoFailover',
+  'pdFailoverPeriod',
+  'tikvFailoverPeriod',
+  'tidbFailoverPeriod',
+  'tiflashFailoverPeriod',
+  'sweepInterval',
+] as const;
+
+/** The knobs `sim:` accepts. */
+export const SIM_FIELDS = ['nodes', 'podStartup', 'storeRemoval', 'leaderEviction', 'maxStoreDownTime'] as const;
+
+/** Reads `config:`; missing or empty means every default. Failover periods may be 0; the sweep interval may not. */
+export function readConfig(raw: unknown): ScenarioConfig {
+  const map = section(raw, 'config');
+  rejectUnknownFields(map, ['config'], CONFIG_FIELDS);
+  const d = DEFAULT_CONFIG;
+  const duration = (key: string, fallback: number, positive = false): number =>
+    key in map ? readDuration(map[key], ['config', key], positive) : fallback;
+  return {
+    autoFailover: 'autoFailover' in map ? readBoolean(map['autoFailover'], ['config', 'autoFailover']) : d.autoFailover,
+    failoverPeriodMs: {
+      pd: duration('pdFailoverPeriod', d.failoverPeriodMs.pd),
+      tikv: duration('tikvFailoverPeriod', d.failoverPeriodMs.tikv),
+      tidb: duration('tidbFailoverPeriod', d.failoverPeriodMs.tidb),
+      tiflash: duration('tiflashFailoverPeriod', d.failoverPeriodMs.tiflash),
+    },
+    sweepIntervalMs: duration('sweepInterval', d.sweepIntervalMs, true),
+  };
+}
+
+/** Reads `sim:`; missing or empty means every default. `nodes` is 1 to `MAX_NODES`; durations may be 0. */
+export function readSim(raw: unknown): SimSettings {
+  const map = section(raw, 'sim');
+  rejectUnknownFields(map, ['sim'], SIM_FIELDS);
+  const d = DEFAULT_SIM;
+  const duration = (key: string, fallback: number): number => (key in map ? readDuration(map[key], ['sim', key]) : fallback);
+  return {
+    nodes: 'nodes' in map ? readInteger(map['nodes'], ['sim', 'nodes'], 1, MAX_NODES) : d.nodes,
+    podStartupMs: duration('podStartup', d.podStartupMs),
+    storeRemovalMs: duration('storeRemoval', d.storeRemovalMs),
+    leaderEvictionMs: duration('leaderEviction', d.leaderEvictionMs),
+    maxStoreDownTimeMs: duration('maxStoreDownTime', d.maxStoreDownTimeMs),
+  };
+}
+
+/**
+ * Reads `cluster:`: a TidbCluster manifest whose `kind` and `apiVersion`, when given, are
+ * `TidbCluster` and `pingcap.com/v1alpha1` (when left out they are filled in), with
+ * `metadata.name` (a DNS-1123 label), `metadata.namespace` (default `default`) and a `spec`
+ * mapping. The spec itself is not judged here: an invalid spec is the reconciler's to report.
+ */
+export function readCluster(raw: unknown): TidbClusterManifest {
+  const path: FieldPath = ['cluster'];
+  const manifest = readJsonObject(raw, path, 'a TidbCluster manifest (a mapping)');
+  expectConstant(manifest, 'apiVersion', TIDB_CLUSTER_API_VERSION);
+  expectConstant(manifest, 'kind', 'TidbCluster');
+  const metadataPath: FieldPath = [...path, 'metadata'];
+  const metadata = readJsonObject(required(manifest, 'metadata', path), metadataPath);
+  const name = readDnsLabel(required(metadata, 'name', metadataPath), [...metadataPath, 'name']);
+  const namespace = 'namespace' in metadata ? readDnsLabel(metadata['namespace'], [...metadataPath, 'namespace']) : DEFAULT_NAMESPACE;
+  const spec = readJsonObject(required(manifest, 'spec', path), [...path, 'spec']);
+  return {
+    apiVersion: TIDB_CLUSTER_API_VERSION,
+    kind: 'TidbCluster',
+    ...manifest,
+    metadata: { ...metadata, name, namespace },
+    spec,
+  } as TidbClusterManifest;
+}
+
+function section(raw: unknown, key: string): Mapping {
+  return raw === undefined || raw === null ? {} : expectMapping(raw, [key]);
+}
+
+function expectConstant(manifest: Mapping, key: string, expected: string): void {
+  if (!(key in manifest) || manifest[key] === expected) return;
+  throw new FieldError(['cluster', key], `expected ${expected}, got ${describeValue(manifest[key])}`);
+}
+
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+function readDnsLabel(value: unknown, path: FieldPath): string {
+  if (typeof value === 'string' && value.length <= 63 && DNS1123_LABEL.test(value)) return value;
+  const shown = typeof value === 'string' ? JSON.stringify(value) : describeValue(value);
+  throw new FieldError(path, `${shown} is not a valid name (lowercase letters, digits and "-", starting and ending with a letter or digit, at most 63 characters)`);
+}

@@ -1,0 +1,175 @@
+/**
+ * Reads `timeline:`: a list whose entries each hold exactly one verb (and, for `waitFor` only, a
+ * `timeout`). Everything an entry names — components, pods, nodes, JSONPaths, durations — is
+ * checked here, so the runner never meets a malformed entry.
+ */
+import { ADMIN_ACTIONS, ADMIN_COMPONENTS } from '../../platform/admin-request.js';
+import { DEFAULT_WAIT_TIMEOUT_MS } from './defaults.js';
+import { readFault, readHeal, readWorld } from './faults.js';
+import { compileJsonPath } from './jsonpath.js';
+import type { NameRules } from './names.js';
+import { hasComponent } from './names.js';
+import type { FieldPath } from './reader.js';
+import {
+  describeValue,
+  expectMapping,
+  FieldError,
+  isMapping,
+  readDuration,
+  readJson,
+  readJsonObject,
+  readOneOf,
+  readString,
+  rejectUnknownFields,
+  required,
+} from './reader.js';
+import type { AdminStep, JsonObject, TimelineEntry, Verb, WaitCondition } from './types.js';
+import { COMPONENTS, PHASES, VERBS } from './types.js';
+
+/** Where an entry starts in the file (1-based line), when known. */
+export type LineOf = (path: FieldPath) => number | undefined;
+
+// An entry without its position: the union member of its verb, field by field.
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+type EntryBody = DistributiveOmit<TimelineEntry, 'index' | 'line'>;
+
+const CONDITION_FORMS = 'ready, {component, phase} or {jsonpath, equals}';
+
+/** Reads the whole timeline (missing means empty); throws `FieldError` at the first problem. */
+export function readTimeline(raw: unknown, rules: NameRules, lineOf: LineOf): TimelineEntry[] {
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw)) throw new FieldError(['timeline'], `expected a list of entries, got ${describeValue(raw)}`);
+  return raw.map((item: unknown, index) => {
+    const body = readEntry(item, ['timeline', index], rules);
+    const line = lineOf(['timeline', index]);
+    return { index, ...(line === undefined ? {} : { line }), ...body } as TimelineEntry;
+  });
+}
+
+function readEntry(raw: unknown, path: FieldPath, rules: NameRules): EntryBody {
+  const map = expectMapping(raw, path, `a mapping with one verb (${VERBS.join(', ')})`);
+  const keys = Object.keys(map);
+  const unknown = keys.find((key) => key !== 'timeout' && !isVerb(key));
+  if (unknown !== undefined) {
+    throw new FieldError(path, `unknown verb ${JSON.stringify(unknown)} (expected one of: ${VERBS.join(', ')})`, [...path, unknown]);
+  }
+  const verbs = keys.filter(isVerb);
+  const verb = verbs[0];
+  if (verb === undefined) throw new FieldError(path, `no verb (expected exactly one of: ${VERBS.join(', ')})`);
+  if (verbs.length > 1) throw new FieldError(path, `more than one verb (${verbs.join(', ')}); an entry has exactly one`);
+  if ('timeout' in map && verb !== 'waitFor') {
+    throw new FieldError([...path, 'timeout'], `timeout is only allowed with waitFor, not with ${verb}`);
+  }
+  return readVerb(verb, map[verb], [...path, verb], map['timeout'], rules);
+}
+
+function readVerb(verb: Verb, value: unknown, at: FieldPath, timeout: unknown, rules: NameRules): EntryBody {
+  switch (verb) {
+    case 'waitFor': {
+      const timeoutPath = [...at.slice(0, -1), 'timeout'];
+      const timeoutMs = timeout === undefined ? DEFAULT_WAIT_TIMEOUT_MS : readDuration(timeout, timeoutPath, true);
+      return { verb, until: readCondition(value, at, rules), timeoutMs };
+    }
+    case 'patch':
+      return { verb, patch: readPatch(value, at) };
+    case 'annotate':
+      return { verb, annotations: readAnnotations(value, at) };
+    case 'fault':
+      return { verb, fault: readFault(value, at, rules) };
+    case 'heal':
+      return { verb, heal: readHeal(value, at, rules) };
+    case 'world':
+      return { verb, change: readWorld(value, at, rules) };
+    case 'admin':
+      return { verb, admin: readAdmin(value, at) };
+    case 'advance':
+      return { verb, durationMs: readDuration(value, at) };
+    case 'delete':
+      if (value !== true) throw new FieldError(at, `expected true, got ${describeValue(value)}`);
+      return { verb };
+    default: {
+      const unreachable: never = verb;
+      return unreachable;
+    }
+  }
+}
+
+function readCondition(value: unknown, path: FieldPath, rules: NameRules): WaitCondition {
+  if (value === 'ready') return { kind: 'ready' };
+  if (typeof value === 'string') throw new FieldError(path, `unknown condition ${JSON.stringify(value)} (expected ${CONDITION_FORMS})`);
+  if (!isMapping(value) || !('jsonpath' in value || 'component' in value || 'phase' in value)) {
+    throw new FieldError(path, `expected ${CONDITION_FORMS}, got ${describeValue(value)}`);
+  }
+  if ('jsonpath' in value) {
+    rejectUnknownFields(value, path, ['jsonpath', 'equals']);
+    const source = readString(required(value, 'jsonpath', path), [...path, 'jsonpath']);
+    const compiled = compileJsonPath(source);
+    if (!compiled.ok) throw new FieldError([...path, 'jsonpath'], compiled.error);
+    const equals = readJson(required(value, 'equals', path), [...path, 'equals']);
+    return { kind: 'jsonpath', path: compiled.path, equals };
+  }
+  rejectUnknownFields(value, path, ['component', 'phase']);
+  const component = readOneOf(required(value, 'component', path), [...path, 'component'], COMPONENTS, 'component');
+  if (!hasComponent(rules, component)) {
+    throw new FieldError([...path, 'component'], `the cluster has no ${component} (neither spec.${component} nor a patch sets it)`);
+  }
+  const phase = readOneOf(required(value, 'phase', path), [...path, 'phase'], PHASES, 'phase');
+  return { kind: 'phase', component, phase };
+}
+
+function readPatch(value: unknown, path: FieldPath): JsonObject {
+  const patch = readJsonObject(value, path, 'a mapping (a JSON merge patch of the TidbCluster)');
+  const metadata = patch['metadata'];
+  const identity: FieldPath[] = [
+    ...['apiVersion', 'kind'].filter((key) => key in patch).map((key) => [key]),
+    ...(isMapping(metadata) ? ['name', 'namespace'].filter((key) => key in metadata).map((key) => ['metadata', key]) : []),
+  ];
+  const first = identity[0];
+  if (first !== undefined) {
+    throw new FieldError([...path, ...first], "a patch cannot change the TidbCluster's identity (apiVersion, kind, name, namespace)");
+  }
+  return patch;
+}
+
+// Kubernetes' qualified names: an optional DNS-subdomain prefix and `/`, then a name of at most 63 characters.
+const ANNOTATION_PREFIX = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const ANNOTATION_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+
+function readAnnotations(value: unknown, path: FieldPath): Record<string, string | null> {
+  const map = expectMapping(value, path, 'a mapping of annotation → string (null removes)');
+  const out: Record<string, string | null> = {};
+  for (const [key, item] of Object.entries(map)) {
+    const at: FieldPath = [...path, key];
+    if (!isAnnotationKey(key)) throw new FieldError(at, 'invalid annotation key (expected [prefix/]name, e.g. tidb.pingcap.com/force-upgrade)');
+    if (item !== null && typeof item !== 'string') {
+      const hint = typeof item === 'boolean' || typeof item === 'number' ? ` (quote it: "${String(item)}")` : '';
+      throw new FieldError(at, `expected a string or null, got ${describeValue(item)}${hint}`);
+    }
+    out[key] = item;
+  }
+  return out;
+}
+
+function isAnnotationKey(key: string): boolean {
+  const slash = key.lastIndexOf('/');
+  const prefix = slash < 0 ? undefined : key.slice(0, slash);
+  const name = slash < 0 ? key : key.slice(slash + 1);
+  if (prefix !== undefined && (prefix.length > 253 || !ANNOTATION_PREFIX.test(prefix))) return false;
+  return name.length <= 63 && ANNOTATION_NAME.test(name);
+}
+
+function readAdmin(value: unknown, path: FieldPath): AdminStep {
+  const map = expectMapping(value, path, 'a mapping {action, component?}');
+  rejectUnknownFields(map, path, ['action', 'component']);
+  const action = readOneOf(required(map, 'action', path), [...path, 'action'], ADMIN_ACTIONS, 'admin action');
+  if (action !== 'force-upgrade') {
+    if ('component' in map) throw new FieldError([...path, 'component'], `component is only allowed with force-upgrade, not with ${action}`);
+    return { action };
+  }
+  const component = readOneOf(required(map, 'component', path), [...path, 'component'], ADMIN_COMPONENTS, 'component');
+  return { action, component };
+}
+
+function isVerb(key: string): key is Verb {
+  return (VERBS as readonly string[]).includes(key);
+}

@@ -1,0 +1,140 @@
+/**
+ * A scenario file, parsed and validated: every default applied, every duration in milliseconds,
+ * every pod and node name checked against the cluster and the world it runs in. The runner reads
+ * only these types; the YAML text never reaches it. See docs/SCENARIOS.md for the file format.
+ */
+import type { FailoverPeriods } from '../../model/config.js';
+import type { AdminAction, AdminComponent } from '../../platform/admin-request.js';
+import type { JsonPath } from './jsonpath.js';
+
+/** The TiDB components a TidbCluster spec can hold, in spec order. */
+export const COMPONENTS = ['pd', 'tikv', 'tiflash', 'tidb', 'ticdc', 'pump'] as const;
+
+/** One of `COMPONENTS`. */
+export type Component = (typeof COMPONENTS)[number];
+
+/** The phases `status.<component>.phase` takes that a scenario can wait for (as TiDB Operator). */
+export const PHASES = ['Normal', 'Upgrade', 'Scale'] as const;
+
+/** One of `PHASES`. */
+export type Phase = (typeof PHASES)[number];
+
+/** The verbs of a timeline entry, in the order the documentation lists them. */
+export const VERBS = ['waitFor', 'patch', 'annotate', 'fault', 'heal', 'world', 'admin', 'advance', 'delete'] as const;
+
+/** One of `VERBS`. */
+export type Verb = (typeof VERBS)[number];
+
+/** The faults a timeline can inject, in the order the documentation lists them. */
+export const FAULT_KINDS = [
+  'pod-down',
+  'pod-deleted',
+  'node-down',
+  'image-broken',
+  'pd-api-down',
+  'kube-api-errors',
+  'step-crash',
+  'duplicate-delivery',
+] as const;
+
+/** One of `FAULT_KINDS`. */
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+/** The largest seed a file or `--seed` may give (seeds are 32-bit). */
+export const MAX_SEED = 4_294_967_295;
+
+/** A JSON value: what a manifest, a patch or an `equals` may hold (numbers are finite). */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** A JSON object. */
+export type JsonObject = { [key: string]: JsonValue };
+
+/** Reconciler settings (`config:`), as the reconcile rules and the sweep take them. */
+export type ScenarioConfig = {
+  readonly autoFailover: boolean;
+  readonly failoverPeriodMs: FailoverPeriods;
+  readonly sweepIntervalMs: number;
+};
+
+/**
+ * Simulated-world settings (`sim:`). The names match the simulator's knobs, so the runner passes
+ * them on as they are.
+ */
+export type SimSettings = {
+  readonly nodes: number;
+  readonly podStartupMs: number;
+  readonly storeRemovalMs: number;
+  readonly leaderEvictionMs: number;
+  readonly maxStoreDownTimeMs: number;
+};
+
+/** The TidbCluster applied at t=0: `apiVersion`, `kind` and `metadata.namespace` always set. */
+export type TidbClusterManifest = JsonObject & {
+  readonly apiVersion: 'pingcap.com/v1alpha1';
+  readonly kind: 'TidbCluster';
+  readonly metadata: JsonObject & { readonly name: string; readonly namespace: string };
+  readonly spec: JsonObject;
+};
+
+/** What a `waitFor` waits for. */
+export type WaitCondition =
+  | { readonly kind: 'ready' }
+  | { readonly kind: 'phase'; readonly component: Component; readonly phase: Phase }
+  | { readonly kind: 'jsonpath'; readonly path: JsonPath; readonly equals: JsonValue };
+
+/** A fault the timeline injects; durations in milliseconds. */
+export type Fault =
+  | { readonly kind: 'pod-down'; readonly pod: string }
+  | { readonly kind: 'pod-deleted'; readonly pod: string }
+  | { readonly kind: 'node-down'; readonly node: string }
+  | { readonly kind: 'image-broken'; readonly image: string }
+  | { readonly kind: 'pd-api-down'; readonly forMs: number }
+  | { readonly kind: 'kube-api-errors'; readonly rate: number; readonly forMs: number }
+  | { readonly kind: 'step-crash'; readonly afterActions: number; readonly times: number }
+  | { readonly kind: 'duplicate-delivery'; readonly factor: number; readonly forMs: number };
+
+/** What a `heal` undoes: a `pod-down`, a `node-down` or an `image-broken` fault. */
+export type HealTarget =
+  | { readonly kind: 'pod'; readonly pod: string }
+  | { readonly kind: 'node'; readonly node: string }
+  | { readonly kind: 'image'; readonly image: string };
+
+/** A change to the world an administrator could make by hand. */
+export type WorldChange =
+  | { readonly kind: 'pdLeader'; readonly pod: string }
+  | { readonly kind: 'pdConfig'; readonly config: JsonObject };
+
+/** An admin-function invocation; `force-upgrade` names its component. */
+export type AdminStep =
+  | { readonly action: 'force-upgrade'; readonly component: AdminComponent }
+  | { readonly action: Exclude<AdminAction, 'force-upgrade'> };
+
+/** One timeline entry: its verb with its argument, its position, and its line in the file. */
+export type TimelineEntry = { readonly index: number; readonly line?: number } & (
+  | { readonly verb: 'waitFor'; readonly until: WaitCondition; readonly timeoutMs: number }
+  | { readonly verb: 'patch'; readonly patch: JsonObject }
+  | { readonly verb: 'annotate'; readonly annotations: Readonly<Record<string, string | null>> }
+  | { readonly verb: 'fault'; readonly fault: Fault }
+  | { readonly verb: 'heal'; readonly heal: HealTarget }
+  | { readonly verb: 'world'; readonly change: WorldChange }
+  | { readonly verb: 'admin'; readonly admin: AdminStep }
+  | { readonly verb: 'advance'; readonly durationMs: number }
+  | { readonly verb: 'delete' }
+);
+
+/** A whole scenario, ready to run. */
+export type Scenario = {
+  readonly fileName: string;
+  readonly name: string;
+  readonly description: string;
+  readonly seed: number;
+  readonly config: ScenarioConfig;
+  readonly sim: SimSettings;
+  readonly cluster: TidbClusterManifest;
+  readonly timeline: readonly TimelineEntry[];
+};
+
+/** Whether `value` is a seed a file or `--seed` may give: a whole number from 0 to `MAX_SEED`. */
+export function isSeed(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_SEED;
+}

@@ -1,0 +1,195 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { describe, expect, it } from '@jest/globals';
+
+import { parseScenario } from '../../lib/local/scenario/file.js';
+import type { Scenario } from '../../lib/local/scenario/types.js';
+
+const SCENARIOS_DIR = join(import.meta.dirname, '..', 'scenarios');
+
+// Six lines: the header of every file below, so `timeline:` is line 7 and its first entry line 8.
+const HEAD = `name: t
+cluster:
+  metadata: {name: basic, namespace: demo}
+  spec:
+    pd: {replicas: 3}
+    tikv: {replicas: 3}
+`;
+
+function withTimeline(...entries: string[]): string {
+  return `${HEAD}timeline:\n${entries.map((e) => `  - ${e}\n`).join('')}`;
+}
+
+function parsed(text: string): Scenario {
+  const result = parseScenario(text, 's.yaml');
+  if (!result.ok) throw new Error(result.error);
+  return result.scenario;
+}
+
+const KINDS = 'pod-down, pod-deleted, node-down, image-broken, pd-api-down, kube-api-errors, step-crash, duplicate-delivery';
+const VERBS = 'waitFor, patch, annotate, fault, heal, world, admin, advance, delete';
+const DURATION_HINT = 'use a number with a unit, e.g. 250ms, 90s, 5m, 1h30m';
+
+describe('a bad file is rejected with one line naming the line, the field and what is wrong', () => {
+  it.each<{ name: string; text: string; error: string }>([
+    { name: 'YAML syntax', text: 'name: [x\n', error: 's.yaml:2: invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]' },
+    { name: 'an empty file', text: '', error: 's.yaml: the file is empty (expected a mapping with name, cluster and timeline)' },
+    { name: 'a list at the top', text: '- a\n', error: 's.yaml:1: expected a mapping with name, cluster and timeline, got a list' },
+    { name: 'an unknown top-level field', text: `${HEAD}timelin: []\n`, error: 's.yaml:7: timelin: unknown field (expected one of: name, description, seed, config, sim, cluster, timeline)' },
+    { name: 'a missing name', text: HEAD.replace('name: t\n', ''), error: 's.yaml:1: name: required field is missing' },
+    { name: 'a name that is not text', text: HEAD.replace('name: t', 'name: 5'), error: 's.yaml:1: name: expected a string, got number 5' },
+    { name: 'a seed that is not whole', text: `${HEAD}seed: 1.5\n`, error: 's.yaml:7: seed: expected a whole number, got number 1.5' },
+    { name: 'a negative seed', text: `${HEAD}seed: -1\n`, error: 's.yaml:7: seed: -1 is out of range (0 to 4294967295)' },
+    { name: 'an unknown config setting', text: `${HEAD}config: {pdFailoverPerid: 5m}\n`, error: 's.yaml:7: config.pdFailoverPerid: unknown field (expected one of: autoFailover, pdFailoverPeriod, tikvFailoverPeriod, tidbFailoverPeriod, tiflashFailoverPeriod, sweepInterval)' },
+    { name: 'a malformed config duration', text: `${HEAD}config:\n  pdFailoverPeriod: 5 minutes\n`, error: `s.yaml:8: config.pdFailoverPeriod: invalid duration "5 minutes": ${DURATION_HINT}` },
+    { name: 'a duration without a unit', text: `${HEAD}config: {tikvFailoverPeriod: 300}\n`, error: `s.yaml:7: config.tikvFailoverPeriod: invalid duration 300: ${DURATION_HINT}` },
+    { name: 'autoFailover as text', text: `${HEAD}config: {autoFailover: "yes"}\n`, error: 's.yaml:7: config.autoFailover: expected true or false, got the string "yes"' },
+    { name: 'a zero sweep interval', text: `${HEAD}config: {sweepInterval: 0s}\n`, error: 's.yaml:7: config.sweepInterval: duration "0s" must be more than 0' },
+    { name: 'a config that is not a mapping', text: `${HEAD}config: [1]\n`, error: 's.yaml:7: config: expected a mapping, got a list' },
+    { name: 'no nodes', text: `${HEAD}sim: {nodes: 0}\n`, error: 's.yaml:7: sim.nodes: 0 is out of range (1 to 100)' },
+    { name: 'an unknown sim knob', text: `${HEAD}sim: {pdTick: 1s}\n`, error: 's.yaml:7: sim.pdTick: unknown field (expected one of: nodes, podStartup, storeRemoval, leaderEviction, maxStoreDownTime)' },
+    { name: 'a malformed sim duration', text: `${HEAD}sim: {podStartup: 5sec}\n`, error: `s.yaml:7: sim.podStartup: invalid duration "5sec": ${DURATION_HINT}` },
+    { name: 'a missing cluster', text: 'name: t\n', error: 's.yaml:1: cluster: required field is missing' },
+    { name: 'another kind', text: HEAD.replace('cluster:\n', 'cluster:\n  kind: Pod\n'), error: 's.yaml:3: cluster.kind: expected TidbCluster, got the string "Pod"' },
+    { name: 'another API version', text: HEAD.replace('cluster:\n', 'cluster:\n  apiVersion: pingcap.com/v1\n'), error: 's.yaml:3: cluster.apiVersion: expected pingcap.com/v1alpha1, got the string "pingcap.com/v1"' },
+    { name: 'a missing metadata.name', text: HEAD.replace('name: basic, ', ''), error: 's.yaml:3: cluster.metadata.name: required field is missing' },
+    { name: 'an invalid metadata.name', text: HEAD.replace('name: basic', 'name: Basic_1'), error: 's.yaml:3: cluster.metadata.name: "Basic_1" is not a valid name (lowercase letters, digits and "-", starting and ending with a letter or digit, at most 63 characters)' },
+    { name: 'a missing spec', text: 'name: t\ncluster: {metadata: {name: basic}}\n', error: 's.yaml:2: cluster.spec: required field is missing' },
+    { name: 'a timeline that is not a list', text: `${HEAD}timeline: {waitFor: ready}\n`, error: 's.yaml:7: timeline: expected a list of entries, got a mapping' },
+    { name: 'an entry that is not a mapping', text: withTimeline('ready'), error: `s.yaml:8: timeline[0]: expected a mapping with one verb (${VERBS}), got the string "ready"` },
+    { name: 'an unknown verb', text: withTimeline('waitFor: ready', 'waitfor: ready'), error: `s.yaml:9: timeline[1]: unknown verb "waitfor" (expected one of: ${VERBS})` },
+    { name: 'no verb', text: withTimeline('timeout: 5m'), error: `s.yaml:8: timeline[0]: no verb (expected exactly one of: ${VERBS})` },
+    { name: 'two verbs', text: withTimeline('{advance: 1m, delete: true}'), error: 's.yaml:8: timeline[0]: more than one verb (advance, delete); an entry has exactly one' },
+    { name: 'a timeout on another verb', text: withTimeline('{advance: 1m, timeout: 5m}'), error: 's.yaml:8: timeline[0].timeout: timeout is only allowed with waitFor, not with advance' },
+    { name: 'a malformed timeout', text: withTimeline('{waitFor: ready, timeout: soon}'), error: `s.yaml:8: timeline[0].timeout: invalid duration "soon": ${DURATION_HINT}` },
+    { name: 'an unknown condition', text: withTimeline('waitFor: redy'), error: 's.yaml:8: timeline[0].waitFor: unknown condition "redy" (expected ready, {component, phase} or {jsonpath, equals})' },
+    { name: 'a condition of another shape', text: withTimeline('waitFor: {status: ok}'), error: 's.yaml:8: timeline[0].waitFor: expected ready, {component, phase} or {jsonpath, equals}, got a mapping' },
+    { name: 'an unknown component', text: withTimeline('waitFor: {component: tso, phase: Normal}'), error: 's.yaml:8: timeline[0].waitFor.component: unknown component "tso" (expected one of: pd, tikv, tiflash, tidb, ticdc, pump)' },
+    { name: 'a component the cluster lacks', text: withTimeline('waitFor: {component: tidb, phase: Normal}'), error: 's.yaml:8: timeline[0].waitFor.component: the cluster has no tidb (neither spec.tidb nor a patch sets it)' },
+    { name: 'an unknown phase', text: withTimeline('waitFor: {component: pd, phase: Upgrading}'), error: 's.yaml:8: timeline[0].waitFor.phase: unknown phase "Upgrading" (expected one of: Normal, Upgrade, Scale)' },
+    { name: 'a stray condition field', text: withTimeline('waitFor: {component: pd, phase: Normal, for: 1m}'), error: 's.yaml:8: timeline[0].waitFor.for: unknown field (expected one of: component, phase)' },
+    { name: 'a malformed JSONPath', text: withTimeline('waitFor: {jsonpath: "$.status..pd", equals: 1}'), error: 's.yaml:8: timeline[0].waitFor.jsonpath: invalid JSONPath "$.status..pd": recursive descent (..) is not supported at column 10' },
+    { name: 'a JSONPath without equals', text: withTimeline('waitFor: {jsonpath: $.status.pd.phase}'), error: 's.yaml:8: timeline[0].waitFor.equals: required field is missing' },
+    { name: 'a patch that is not a mapping', text: withTimeline('patch: [1]'), error: 's.yaml:8: timeline[0].patch: expected a mapping (a JSON merge patch of the TidbCluster), got a list' },
+    { name: 'a patch renaming the cluster', text: withTimeline('patch: {metadata: {name: other}}'), error: "s.yaml:8: timeline[0].patch.metadata.name: a patch cannot change the TidbCluster's identity (apiVersion, kind, name, namespace)" },
+    { name: 'a non-JSON number', text: withTimeline('patch: {spec: {pd: {replicas: .inf}}}'), error: 's.yaml:8: timeline[0].patch.spec.pd.replicas: Infinity is not a JSON number' },
+    { name: 'an unquoted annotation value', text: withTimeline('annotate: {tidb.pingcap.com/force-upgrade: true}'), error: 's.yaml:8: timeline[0].annotate["tidb.pingcap.com/force-upgrade"]: expected a string or null, got boolean true (quote it: "true")' },
+    { name: 'an invalid annotation key', text: withTimeline('annotate: {"bad key": "x"}'), error: 's.yaml:8: timeline[0].annotate["bad key"]: invalid annotation key (expected [prefix/]name, e.g. tidb.pingcap.com/force-upgrade)' },
+    { name: 'an unknown fault kind', text: withTimeline('waitFor: ready', 'fault: {kind: pod-dwn, pod: basic-pd-1}'), error: `s.yaml:9: timeline[1].fault.kind: unknown fault kind "pod-dwn" (expected one of: ${KINDS})` },
+    { name: 'a fault without kind', text: withTimeline('fault: {pod: basic-pd-1}'), error: 's.yaml:8: timeline[0].fault.kind: required field is missing' },
+    { name: 'a fault missing its field', text: withTimeline('fault: {kind: node-down}'), error: 's.yaml:8: timeline[0].fault.node: required field is missing' },
+    { name: 'a fault with a field of another kind', text: withTimeline('fault: {kind: pod-down, node: node-1}'), error: 's.yaml:8: timeline[0].fault.node: unknown field for a pod-down fault (expected one of: kind, pod)' },
+    { name: 'a pod of another cluster', text: withTimeline('fault: {kind: pod-down, pod: demo-pd-1}'), error: 's.yaml:8: timeline[0].fault.pod: unknown pod "demo-pd-1" (pods are named basic-<component>-<ordinal>, e.g. basic-pd-0)' },
+    { name: 'a pod of a component the cluster lacks', text: withTimeline('fault: {kind: pod-deleted, pod: basic-tidb-0}'), error: 's.yaml:8: timeline[0].fault.pod: unknown pod "basic-tidb-0": the cluster has no tidb' },
+    { name: 'a pod ordinal the cluster never reaches', text: withTimeline('fault: {kind: pod-down, pod: basic-pd-6}'), error: 's.yaml:8: timeline[0].fault.pod: unknown pod "basic-pd-6": pd ordinals go up to 5 (replicas up to 3 + maxFailoverCount 3)' },
+    { name: 'an unknown node', text: withTimeline('fault: {kind: node-down, node: node-3}'), error: 's.yaml:8: timeline[0].fault.node: unknown node "node-3" (the world has node-0..node-2; sim.nodes sets how many)' },
+    { name: 'an error rate above 1', text: withTimeline('fault: {kind: kube-api-errors, rate: 1.5, for: 1m}'), error: 's.yaml:8: timeline[0].fault.rate: 1.5 is out of range (0 to 1)' },
+    { name: 'a step crash that never happens', text: withTimeline('fault: {kind: step-crash, afterActions: 1, times: 0}'), error: 's.yaml:8: timeline[0].fault.times: 0 is out of range (at least 1)' },
+    { name: 'a duplicate factor of 1', text: withTimeline('fault: {kind: duplicate-delivery, factor: 1, for: 1m}'), error: 's.yaml:8: timeline[0].fault.factor: 1 is out of range (2 to 10)' },
+    { name: 'a malformed fault duration', text: withTimeline('fault: {kind: pd-api-down, for: 2 min}'), error: `s.yaml:8: timeline[0].fault.for: invalid duration "2 min": ${DURATION_HINT}` },
+    { name: 'a heal of two things', text: withTimeline('heal: {pod: basic-pd-1, node: node-1}'), error: 's.yaml:8: timeline[0].heal: expected exactly one of pod, node, image, got pod and node' },
+    { name: 'a heal of an unknown node', text: withTimeline('heal: {node: node-9}'), error: 's.yaml:8: timeline[0].heal.node: unknown node "node-9" (the world has node-0..node-2; sim.nodes sets how many)' },
+    { name: 'a PD leader that is not a PD pod', text: withTimeline('world: {pdLeader: basic-tikv-0}'), error: 's.yaml:8: timeline[0].world.pdLeader: "basic-tikv-0" is not a pd pod (expected basic-pd-<ordinal>)' },
+    { name: 'an empty PD config', text: withTimeline('world: {pdConfig: {}}'), error: 's.yaml:8: timeline[0].world.pdConfig: must set at least one PD setting' },
+    { name: 'an unknown admin action', text: withTimeline('admin: {action: upgrade}'), error: 's.yaml:8: timeline[0].admin.action: unknown admin action "upgrade" (expected one of: reconcile, force-upgrade, pause, resume, status, history)' },
+    { name: 'a force-upgrade without component', text: withTimeline('admin: {action: force-upgrade}'), error: 's.yaml:8: timeline[0].admin.component: required field is missing' },
+    { name: 'a component on another admin action', text: withTimeline('admin: {action: pause, component: pd}'), error: 's.yaml:8: timeline[0].admin.component: component is only allowed with force-upgrade, not with pause' },
+    { name: 'an advance without a unit', text: withTimeline('advance: 10'), error: `s.yaml:8: timeline[0].advance: invalid duration 10: ${DURATION_HINT}` },
+    { name: 'a delete that is not true', text: withTimeline('delete: false'), error: 's.yaml:8: timeline[0].delete: expected true, got boolean false' },
+  ])('$name', ({ text, error }) => {
+    // Act
+    const result = parseScenario(text, 's.yaml');
+    // Assess
+    expect(result).toMatchObject({ ok: false, error });
+    expect(error).not.toContain('\n');
+  });
+
+  it('a rejection also gives its field path and line apart', () => {
+    const result = parseScenario(withTimeline('waitFor: ready', 'fault: {kind: pod-dwn, pod: basic-pd-1}'), 's.yaml');
+    expect(result).toMatchObject({ ok: false, path: 'timeline[1].fault.kind', line: 9 });
+  });
+});
+
+describe('a file that leaves settings out gets the documented defaults', () => {
+  it('seed 1, failover on with 5m periods, 5m sweep, 3 nodes, 5s/30s/10s/30m knobs, namespace default, 30m waitFor timeout', () => {
+    // Prepare
+    const text = 'name: minimal\ncluster:\n  metadata: {name: basic}\n  spec: {pd: {replicas: 3}}\ntimeline:\n  - waitFor: ready\n';
+    // Act
+    const scenario = parsed(text);
+    // Assess
+    expect(scenario).toEqual({
+      fileName: 's.yaml',
+      name: 'minimal',
+      description: '',
+      seed: 1,
+      config: { autoFailover: true, failoverPeriodMs: { pd: 300_000, tikv: 300_000, tidb: 300_000, tiflash: 300_000 }, sweepIntervalMs: 300_000 },
+      sim: { nodes: 3, podStartupMs: 5_000, storeRemovalMs: 30_000, leaderEvictionMs: 10_000, maxStoreDownTimeMs: 1_800_000 },
+      cluster: { apiVersion: 'pingcap.com/v1alpha1', kind: 'TidbCluster', metadata: { name: 'basic', namespace: 'default' }, spec: { pd: { replicas: 3 } } },
+      timeline: [{ index: 0, line: 6, verb: 'waitFor', until: { kind: 'ready' }, timeoutMs: 1_800_000 }],
+    });
+  });
+
+  it.each<{ name: string; text: string; expected: Partial<Scenario> }>([
+    { name: 'an empty config section means every default', text: `${HEAD}config:\n`, expected: { config: parsed(HEAD).config } },
+    { name: 'a missing timeline is an empty one', text: HEAD, expected: { timeline: [] } },
+    { name: 'settings given replace the defaults', text: `${HEAD}seed: 7\nconfig: {autoFailover: false, pdFailoverPeriod: 1h30m}\nsim: {nodes: 5, podStartup: 250ms}\n`, expected: { seed: 7, config: { autoFailover: false, failoverPeriodMs: { pd: 5_400_000, tikv: 300_000, tidb: 300_000, tiflash: 300_000 }, sweepIntervalMs: 300_000 }, sim: { nodes: 5, podStartupMs: 250, storeRemovalMs: 30_000, leaderEvictionMs: 10_000, maxStoreDownTimeMs: 1_800_000 } } },
+  ])('$name', ({ text, expected }) => {
+    expect(parsed(text)).toMatchObject(expected);
+  });
+});
+
+describe('timeline entries are read into typed steps', () => {
+  it.each<{ name: string; entry: string; expected: object }>([
+    { name: 'a phase wait', entry: '{waitFor: {component: pd, phase: Scale}, timeout: 90s}', expected: { verb: 'waitFor', until: { kind: 'phase', component: 'pd', phase: 'Scale' }, timeoutMs: 90_000 } },
+    { name: 'a JSONPath wait keeps its source and value', entry: 'waitFor: {jsonpath: $.spec.pd.replicas, equals: 3}', expected: { verb: 'waitFor', until: { kind: 'jsonpath', path: { source: '$.spec.pd.replicas' }, equals: 3 } } },
+    { name: 'a JSONPath wait for null', entry: 'waitFor: {jsonpath: $.status.pd.failureMembers, equals: null}', expected: { until: { kind: 'jsonpath', equals: null } } },
+    { name: 'an annotation removal', entry: 'annotate: {tidb.pingcap.com/force-upgrade: null}', expected: { verb: 'annotate', annotations: { 'tidb.pingcap.com/force-upgrade': null } } },
+    { name: 'a kube-api-errors fault', entry: 'fault: {kind: kube-api-errors, rate: 0.2, for: 5m}', expected: { verb: 'fault', fault: { kind: 'kube-api-errors', rate: 0.2, forMs: 300_000 } } },
+    { name: 'a step-crash fault', entry: 'fault: {kind: step-crash, afterActions: 0, times: 3}', expected: { fault: { kind: 'step-crash', afterActions: 0, times: 3 } } },
+    { name: 'an image heal', entry: 'heal: {image: "pingcap/pd:v99"}', expected: { verb: 'heal', heal: { kind: 'image', image: 'pingcap/pd:v99' } } },
+    { name: 'a PD config change', entry: 'world: {pdConfig: {replication: {max-replicas: 3, location-labels: [zone, host]}}}', expected: { verb: 'world', change: { kind: 'pdConfig', config: { replication: { 'max-replicas': 3, 'location-labels': ['zone', 'host'] } } } } },
+    { name: 'a force-upgrade', entry: 'admin: {action: force-upgrade, component: pd}', expected: { verb: 'admin', admin: { action: 'force-upgrade', component: 'pd' } } },
+    { name: 'an advance', entry: 'advance: 1h30m', expected: { verb: 'advance', durationMs: 5_400_000 } },
+    { name: 'a delete', entry: 'delete: true', expected: { verb: 'delete' } },
+  ])('$name', ({ entry, expected }) => {
+    expect(parsed(withTimeline(entry)).timeline[0]).toMatchObject({ index: 0, line: 8, ...expected });
+  });
+
+  it.each([
+    { name: 'a pod past the spec replicas but within failover', entry: 'fault: {kind: pod-down, pod: basic-pd-5}' },
+    { name: 'a pod a later patch scales out to', entry: 'fault: {kind: pod-down, pod: basic-pd-7}', before: 'patch: {spec: {pd: {replicas: 5}}}' },
+    { name: 'a pod of a component a patch adds', entry: 'fault: {kind: pod-down, pod: basic-tidb-1}', before: 'patch: {spec: {tidb: {replicas: 2}}}' },
+    { name: 'the last node of a larger world', entry: 'fault: {kind: node-down, node: node-4}', sim: 'sim: {nodes: 5}\n' },
+  ])('$name is accepted', ({ entry, before, sim }) => {
+    const entries = before === undefined ? [entry] : [before, entry];
+    expect(parseScenario((sim ?? '') + withTimeline(...entries), 's.yaml')).toMatchObject({ ok: true });
+  });
+
+  it('the manifest keeps its own fields and gets kind, apiVersion and namespace filled in', () => {
+    const cluster = parsed('name: t\ncluster:\n  metadata: {name: basic, labels: {a: b}}\n  spec: {pd: {replicas: -1}}\n').cluster;
+    expect(cluster).toEqual({
+      apiVersion: 'pingcap.com/v1alpha1',
+      kind: 'TidbCluster',
+      metadata: { name: 'basic', namespace: 'default', labels: { a: 'b' } },
+      spec: { pd: { replicas: -1 } },
+    });
+  });
+});
+
+describe('the project scenario files all parse', () => {
+  const files = readdirSync(SCENARIOS_DIR).filter((f) => f.endsWith('.yaml'));
+
+  it('there are scenario files', () => {
+    expect(files.length).toBeGreaterThanOrEqual(7);
+  });
+
+  it.each(files.map((file) => ({ name: file, file })))('$name parses and its name matches the file', ({ file }) => {
+    // Act
+    const result = parseScenario(readFileSync(join(SCENARIOS_DIR, file), 'utf8'), file);
+    // Assess
+    if (!result.ok) throw new Error(result.error);
+    expect(result.scenario.name).toBe(file.replace(/\.yaml$/, ''));
+    expect(result.scenario.timeline.length).toBeGreaterThan(0);
+  });
+});
