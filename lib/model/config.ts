@@ -27,4 +27,10 @@ export type ReconcileConfig = {
   readonly autoFailover: boolean;
   readonly failoverPeriodMs: FailoverPeriods;
   readonly backoff: BackoffPolicy;
+  /**
+   * The image of each cluster's discovery Deployment unless its `spec.discovery.image` says otherwise
+   * (TiDB Operator's `--tidb-discovery-image`); unset means the operator image the reconciler
+   * mirrors (`DEFAULT_DISCOVERY_IMAGE` in `lib/reconcile/discovery.ts`).
+   */
+  readonly discoveryImage?: string;
 };
