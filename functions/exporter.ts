@@ -1,11 +1,25 @@
 /**
- * Lambda entry point for the exporter: a bounded Kubernetes watch session, started every minute,
- * that forwards TidbCluster/StatefulSet/Pod/PVC changes to the reconcile queue. Until the runtime is
- * wired it fails loudly on every invocation instead of pretending to have watched anything.
+ * Lambda entry point for the exporter (EventBridge Scheduler, every minute): one bounded watch
+ * session over TidbClusters and the StatefulSets, Pods and PVCs they manage, forwarding coalesced
+ * reconcile triggers to the queue and checkpointing the watch positions in the state table
+ * (lib/exporter/lambda.ts). The session ends a safety margin before the function's timeout.
  */
 import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { type LambdaExporter, type SessionSummary, lambdaExporterFromEnv } from '../lib/exporter/lambda.js';
 
-/** The deployed handler (`functions/exporter.handler` in serverless.yml); always throws for now. */
-export const handler = middy<unknown, never>().handler(async () => {
-  throw new Error('exporter is not available until the runtime is wired');
-});
+/**
+ * Builds the handler around an exporter made on first use (`build`, by default from the process
+ * environment), so a warm container keeps its clients and its last session's carry, and a
+ * configuration error fails the invocation naming every bad variable.
+ */
+export function createExporterHandler(build: () => LambdaExporter = () => lambdaExporterFromEnv(process.env)) {
+  let exporter: LambdaExporter | undefined;
+  return middy<unknown, SessionSummary, Error, Context>().handler(async (_event, context) => {
+    exporter ??= build();
+    return exporter.run(context.getRemainingTimeInMillis());
+  });
+}
+
+/** The deployed handler (`functions/exporter.handler` in serverless.yml). */
+export const handler = createExporterHandler();

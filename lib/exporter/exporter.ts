@@ -1,0 +1,299 @@
+/**
+ * The exporter core: one watch loop per watched resource feeding one coalescer, and one flush that
+ * sends the coalesced triggers to the reconcile queue and then checkpoints the positions they cover.
+ * Independent of Lambda: `daemon.ts` runs it until SIGTERM, `session.ts` for a Lambda's remaining
+ * time. Guarantees: one message per key per flush window; a checkpoint is written only after the
+ * messages for every event before it were sent (never before), so a crash re-sends and never loses;
+ * 410 Gone relists (a full resync of that resource); bookmarks advance checkpoints without sending;
+ * stream errors reconnect with capped exponential backoff.
+ */
+import type { BackoffPolicy } from '../model/config.js';
+import type { Clock } from '../platform/clock.js';
+import type { Logger } from '../platform/logger.js';
+import type { ReconcileQueue } from '../queue/port.js';
+import type { StateStore } from '../state/port.js';
+import { backoffDelayMs } from '../step/backoff.js';
+import { errorText, type Positions } from './checkpoints.js';
+import { clusterKeyOf } from './cluster-key.js';
+import { Flusher } from './flusher.js';
+import { ChangeFilter, type Remembered } from './meaningful.js';
+import { CountingMetrics, type ExporterCounts } from './metrics.js';
+import { EXPORTER_METRIC, ResourceExpiredError, type ExporterMetrics, type WatchEvent, type WatchSource } from './ports.js';
+import type { WatchedResource } from './resources.js';
+import { Sleeps } from './timers.js';
+
+/** The ends the exporter is wired to. */
+export type ExporterDeps = {
+  source: WatchSource;
+  queue: ReconcileQueue;
+  state: StateStore;
+  clock: Clock;
+  logger: Logger;
+  metrics?: ExporterMetrics;
+  /** For backoff jitter and watch timeout spreading (default Math.random). */
+  random?: () => number;
+};
+
+/** Settings; every optional one has the default noted. */
+export type ExporterOptions = {
+  /** The `<k8sCluster>` part of every key and of the checkpoint items. */
+  k8sCluster: string;
+  resources: readonly WatchedResource[];
+  /** How long triggers gather before a flush (default 1000 ms). */
+  flushWindowMs?: number;
+  /** Least time between two checkpoint writes of one resource (default 5000 ms); `stop` writes anyway. */
+  checkpointIntervalMs?: number;
+  /** Server-side watch timeout, spread up to twice this as client-go does (default 300 s). */
+  watchTimeoutSeconds?: number;
+  /** No watch is asked to run past this time (the Lambda session's end); default none. */
+  deadlineAtMs?: number;
+  /** Items per LIST page (default 500). */
+  listPageSize?: number;
+  /** Reconnect backoff (default 500 ms doubling to 30 s, 20 % jitter). */
+  backoff?: BackoffPolicy;
+  /** Fingerprints a previous session left, reused only where it stopped at the stored checkpoint. */
+  carry?: ExporterCarry;
+};
+
+/** What one session hands the next: per resource, its checkpoint and the fingerprints as of it. */
+export type ExporterCarry = ReadonlyMap<string, { resourceVersion: string; entries: [string, Remembered][] }>;
+
+/** What a watch loop is doing, for health checks and tests. */
+export type LoopStatus = 'starting' | 'listing' | 'watching' | 'waiting' | 'stopped';
+
+/** One watch loop; `position` is where its next watch resumes (undefined: it must list first). */
+type Loop = { resource: WatchedResource; status: LoopStatus; failures: number; filter: ChangeFilter; position: string | undefined };
+
+const DEFAULT_BACKOFF: BackoffPolicy = { baseMs: 500, maxMs: 30_000, jitterRatio: 0.2 };
+
+/** Forwards watch events of one Kubernetes cluster to the reconcile queue; see the module comment. */
+export class Exporter {
+  private readonly loops: Loop[];
+  private readonly output: Flusher;
+  private readonly counts: CountingMetrics;
+  private readonly sleeps: Sleeps;
+  private readonly stopSignal = new AbortController();
+  private readonly random: () => number;
+  private running: Promise<unknown>[] = [];
+
+  constructor(
+    private readonly deps: ExporterDeps,
+    private readonly options: ExporterOptions,
+  ) {
+    this.counts = new CountingMetrics(deps.metrics);
+    this.random = deps.random ?? Math.random;
+    this.output = new Flusher(
+      { ...deps, metrics: this.counts },
+      {
+        k8sCluster: options.k8sCluster,
+        flushWindowMs: options.flushWindowMs ?? 1_000,
+        checkpointIntervalMs: options.checkpointIntervalMs ?? 5_000,
+        backoff: this.backoffPolicy,
+        random: this.random,
+      },
+    );
+    this.sleeps = new Sleeps(deps.clock);
+    this.loops = options.resources.map((resource) => ({ resource, status: 'starting', failures: 0, filter: new ChangeFilter(resource.kind), position: undefined }));
+  }
+
+  /** Starts every watch loop; returns at once. */
+  start(): void {
+    this.deps.logger.info('exporter starting', { k8sCluster: this.options.k8sCluster, resources: this.loops.map((l) => l.resource.name) });
+    this.running = this.loops.map((loop) => this.runLoop(loop));
+  }
+
+  /**
+   * Stops the watches, waits for the loops to end, then sends what is pending and writes every
+   * position it covers. A send that fails here leaves the checkpoint behind: the next run re-reads.
+   */
+  async stop(): Promise<void> {
+    this.stopSignal.abort();
+    this.sleeps.wakeAll();
+    await Promise.allSettled(this.running);
+    this.output.close();
+    await this.output.flush(true);
+    this.deps.logger.info('exporter stopped', { counts: this.stats(), positions: Object.fromEntries(this.positions()) });
+  }
+
+  /** Sends what is pending now, then checkpoints (each resource at most once per interval unless `force`). */
+  flush(force = false): Promise<void> {
+    return this.output.flush(force);
+  }
+
+  /** Totals of every counter since construction. */
+  stats(): ExporterCounts {
+    return this.counts.totals();
+  }
+
+  /** Each loop's status, by resource name. */
+  status(): Record<string, LoopStatus> {
+    return Object.fromEntries(this.loops.map((l) => [l.resource.name, l.status]));
+  }
+
+  /** How far each resource has been read (resourceVersion by resource name). */
+  positions(): Positions {
+    return this.output.checkpoints.snapshot();
+  }
+
+  /** The fingerprints a next session may reuse: only for resources whose position is checkpointed. */
+  carry(): ExporterCarry {
+    const settled = this.output.checkpoints.settled();
+    return new Map(
+      this.loops.flatMap((l) => {
+        const rv = settled.get(l.resource.name);
+        return rv === undefined ? [] : [[l.resource.name, { resourceVersion: rv, entries: l.filter.entries() }] as const];
+      }),
+    );
+  }
+
+  private get stopping(): boolean {
+    return this.stopSignal.signal.aborted;
+  }
+
+  private async runLoop(loop: Loop): Promise<void> {
+    await this.resume(loop);
+    let reason = 'initial list';
+    while (!this.stopping) {
+      try {
+        const position = loop.position ?? (await this.relist(loop, reason));
+        // A failed watch resumes from the last event it delivered, not from where it started.
+        await this.watchFrom(loop, position);
+      } catch (err) {
+        if (this.stopping) break;
+        loop.failures += 1;
+        if (err instanceof ResourceExpiredError) {
+          loop.position = undefined;
+          reason = 'relist after 410 Gone';
+          this.deps.logger.info('exporter watch expired, relisting', { resource: loop.resource.name, error: errorText(err) });
+          // The first 410 relists at once; a relist that keeps expiring backs off.
+          if (loop.failures === 1) continue;
+        } else {
+          this.counts.count(EXPORTER_METRIC.watchErrors);
+          this.deps.logger.warn('exporter watch failed', { resource: loop.resource.name, failures: loop.failures, error: errorText(err) });
+        }
+        await this.backoff(loop);
+      }
+    }
+    loop.status = 'stopped';
+  }
+
+  /** Starts `loop` at its stored checkpoint, retried with backoff while the table cannot be read. */
+  private async resume(loop: Loop): Promise<void> {
+    while (!this.stopping) {
+      try {
+        const rv = await this.output.checkpoints.load(loop.resource.name);
+        if (rv === undefined) return;
+        const carried = this.options.carry?.get(loop.resource.name);
+        if (carried?.resourceVersion === rv) loop.filter = new ChangeFilter(loop.resource.kind, carried.entries);
+        this.advance(loop, rv);
+        return;
+      } catch (err) {
+        loop.failures += 1;
+        this.deps.logger.warn('exporter checkpoint not readable', { resource: loop.resource.name, error: errorText(err) });
+        await this.backoff(loop);
+      }
+    }
+  }
+
+  /**
+   * A full resync of one resource: LIST every page, enqueue the key of every object found and of
+   * every remembered object now gone (deleted while unwatched), and resume from the list's version.
+   */
+  private async relist(loop: Loop, reason: string): Promise<string> {
+    const { resource } = loop;
+    loop.status = 'listing';
+    this.counts.count(EXPORTER_METRIC.relists);
+    const pageSize = this.options.listPageSize ?? 500;
+    let page = await this.deps.source.list(resource, { limit: pageSize });
+    // Every page of one LIST is one snapshot, at the first page's version.
+    const rv = page.resourceVersion;
+    const items = [...page.items];
+    while (page.continue && !this.stopping) {
+      page = await this.deps.source.list(resource, { limit: pageSize, continue: page.continue });
+      items.push(...page.items);
+    }
+    if (this.stopping) throw new Error('stopped during a relist');
+    const mapped = items.map((object) => ({ object, key: clusterKeyOf(resource.kind, object, this.options.k8sCluster) }));
+    const gone = loop.filter.reset(mapped);
+    const keys = new Set([...mapped.flatMap((m) => (m.key === undefined ? [] : [m.key])), ...gone]);
+    for (const key of keys) this.output.trigger(key, `${reason}: ${resource.name}`);
+    this.deps.logger.info('exporter relisted', { resource: resource.name, reason, objects: items.length, keys: keys.size, resourceVersion: rv });
+    this.advance(loop, rv);
+    return rv;
+  }
+
+  /** One watch from `rv` until the stream ends; every event moves `loop.position`. */
+  private async watchFrom(loop: Loop, rv: string): Promise<void> {
+    const timeoutSeconds = this.watchTimeoutSeconds();
+    if (timeoutSeconds < 1) {
+      // The session is over: wait for stop rather than open a watch that cannot be used.
+      loop.status = 'waiting';
+      await this.sleeps.sleep(Math.max(1, (this.options.deadlineAtMs ?? 0) - this.deps.clock.nowMs() + 1_000));
+      return;
+    }
+    const startedAtMs = this.deps.clock.nowMs();
+    let events = 0;
+    const stream = this.deps.source.watch(loop.resource, {
+      resourceVersion: rv,
+      timeoutSeconds,
+      signal: this.stopSignal.signal,
+      onOpen: () => {
+        loop.status = 'watching';
+      },
+    });
+    for await (const event of stream) {
+      events += 1;
+      loop.failures = 0;
+      this.onEvent(loop, event);
+    }
+    loop.status = 'starting';
+    // A stream that ends at once without a word is a failure in disguise; don't spin on it.
+    if (events === 0 && !this.stopping && this.deps.clock.nowMs() - startedAtMs < 1_000) throw new Error('the watch ended at once');
+  }
+
+  /** Handles one event synchronously: filter, coalesce, move the position. */
+  private onEvent(loop: Loop, event: WatchEvent): void {
+    const { resource } = loop;
+    if (event.type === 'BOOKMARK') {
+      this.counts.count(EXPORTER_METRIC.bookmarks);
+      this.advance(loop, event.resourceVersion);
+      return;
+    }
+    this.counts.count(EXPORTER_METRIC.eventsSeen);
+    const key = clusterKeyOf(resource.kind, event.object, this.options.k8sCluster);
+    const meaningful = loop.filter.observe(event, key);
+    if (key === undefined) this.counts.count(EXPORTER_METRIC.eventsUnmapped);
+    else if (!meaningful) this.counts.count(EXPORTER_METRIC.eventsDropped);
+    else {
+      const { namespace, name } = event.object.metadata;
+      this.output.trigger(key, `${resource.kind} ${namespace ?? ''}/${name ?? ''} ${event.type.toLowerCase()}`);
+    }
+    const rv = event.object.metadata.resourceVersion;
+    if (rv) this.advance(loop, rv);
+  }
+
+  /** Moves a loop's position; a checkpoint follows within the interval. */
+  private advance(loop: Loop, rv: string): void {
+    if (!rv) return;
+    loop.position = rv;
+    this.output.see(loop.resource.name, rv);
+  }
+
+  private async backoff(loop: Loop): Promise<void> {
+    loop.status = 'waiting';
+    await this.sleeps.sleep(backoffDelayMs(loop.failures, this.backoffPolicy, this.random));
+  }
+
+  /** client-go spreads watch timeouts over [t, 2t) so reconnects do not align; never past the deadline. */
+  private watchTimeoutSeconds(): number {
+    const base = this.options.watchTimeoutSeconds ?? 300;
+    const spread = Math.floor(base * (1 + Math.min(Math.max(this.random(), 0), 0.999)));
+    const deadline = this.options.deadlineAtMs;
+    if (deadline === undefined) return spread;
+    return Math.min(spread, Math.floor((deadline - this.deps.clock.nowMs()) / 1000));
+  }
+
+  private get backoffPolicy(): BackoffPolicy {
+    return this.options.backoff ?? DEFAULT_BACKOFF;
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * What the exporter watches: the same triggers as TiDB Operator's work queue (TidbCluster changes,
+ * changes of the StatefulSets it owns — tidb-operator.md §1.1) plus the Pods and PVCs it manages,
+ * which the step engine reads and TiDB Operator only saw through its 30 s resync. Owned kinds are
+ * watched label-selected (`app.kubernetes.io/managed-by=tidb-operator`, §2.10), so the API server
+ * never streams unrelated Pods to us.
+ */
+import { TerminalError } from '../platform/errors.js';
+
+/** The label every object TiDB Operator (and this reconciler) creates for a TidbCluster carries. */
+export const MANAGED_BY_SELECTOR = 'app.kubernetes.io/managed-by=tidb-operator';
+
+/** The kinds the exporter watches. */
+export type WatchedKind = 'TidbCluster' | 'StatefulSet' | 'Pod' | 'PersistentVolumeClaim';
+
+/**
+ * One watch: a kind in all namespaces or in one. `name` identifies it in the checkpoint table and in
+ * logs: the plural, plus `@<namespace>` when restricted to one namespace, so a deployment that
+ * changes its namespace list never resumes one watch from another's resourceVersion.
+ */
+export type WatchedResource = {
+  readonly name: string;
+  readonly kind: WatchedKind;
+  readonly namespace: string | undefined;
+  readonly labelSelector: string | undefined;
+};
+
+const KINDS: readonly { kind: WatchedKind; plural: string; labelSelector: string | undefined }[] = [
+  { kind: 'TidbCluster', plural: 'tidbclusters', labelSelector: undefined },
+  { kind: 'StatefulSet', plural: 'statefulsets', labelSelector: MANAGED_BY_SELECTOR },
+  { kind: 'Pod', plural: 'pods', labelSelector: MANAGED_BY_SELECTOR },
+  { kind: 'PersistentVolumeClaim', plural: 'persistentvolumeclaims', labelSelector: MANAGED_BY_SELECTOR },
+];
+
+const NAMESPACE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/**
+ * The watches for `namespaces`: four cluster-wide watches when the list is empty or absent, else
+ * four per namespace. A namespace that is not a DNS-1123 label is a `TerminalError` (a typo in the
+ * configuration must not turn into a silently empty watch).
+ */
+export function watchedResources(namespaces: readonly string[] = []): WatchedResource[] {
+  for (const ns of namespaces) {
+    if (ns.length > 63 || !NAMESPACE.test(ns)) throw new TerminalError(`namespace ${JSON.stringify(ns)} is not a DNS-1123 label`, { field: 'namespaces' });
+  }
+  const scopes: (string | undefined)[] = namespaces.length === 0 ? [undefined] : [...new Set(namespaces)];
+  return scopes.flatMap((namespace) =>
+    KINDS.map(({ kind, plural, labelSelector }) => ({
+      name: namespace === undefined ? plural : `${plural}@${namespace}`,
+      kind,
+      namespace,
+      labelSelector,
+    })),
+  );
+}

@@ -1,0 +1,146 @@
+/**
+ * The exporter as a Lambda watch session (lib/exporter/lambda.ts and the functions/exporter.ts
+ * handler) against the simulated API server, the in-process queue and dynalite, in virtual time:
+ * the session ends within its budget, leaves its checkpoints, and the next one resumes there.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Context } from 'aws-lambda';
+import { createExporterHandler } from '../../functions/exporter.js';
+import { STATS_INTERVAL_MS, runDaemon } from '../../lib/exporter/daemon.js';
+import { KubeWatchSource } from '../../lib/exporter/kube-source.js';
+import { LambdaExporter } from '../../lib/exporter/lambda.js';
+import type { WatchRequest, WatchSource } from '../../lib/exporter/ports.js';
+import type { DynamoStateStore } from '../../lib/state/dynamo.js';
+import type { LocalDynamo } from '../support/dynamo.js';
+import { FLUSH_MS, RESOURCES, drain, keysOf, startTable, startWorld, tidbCluster, until, type ExporterWorld } from './exporter-harness.js';
+
+const REMAINING_MS = 60_000;
+const MARGIN_MS = 10_000;
+
+let dynamo: LocalDynamo;
+let state: DynamoStateStore;
+let world: ExporterWorld;
+
+beforeAll(async () => {
+  ({ dynamo, state } = await startTable());
+});
+
+afterAll(async () => {
+  await dynamo.stop();
+});
+
+afterEach(async () => {
+  await world.close();
+});
+
+/** A source that records each watch request and counts the watches the server accepted. */
+function recordingSource(inner: WatchSource) {
+  const requests: Omit<WatchRequest, 'signal' | 'onOpen'>[] = [];
+  let opened = 0;
+  const source: WatchSource = {
+    list: (resource, page) => inner.list(resource, page),
+    watch: (resource, request) => {
+      requests.push({ resourceVersion: request.resourceVersion, timeoutSeconds: request.timeoutSeconds });
+      return inner.watch(resource, { ...request, onOpen: () => (opened += 1, request.onOpen?.()) });
+    },
+  };
+  return { source, requests, opened: () => opened };
+}
+
+function lambdaExporter(w: ExporterWorld) {
+  const { clock } = w.bare;
+  const recorded: ReturnType<typeof recordingSource>[] = [];
+  const source = (deadlineAtMs: number): WatchSource => {
+    const r = recordingSource(new KubeWatchSource(w.bare.kubeConfig, { clock, deadlineAtMs }));
+    recorded.push(r);
+    return r.source;
+  };
+  const settings = { k8sCluster: w.k8sCluster, resources: RESOURCES, flushWindowMs: FLUSH_MS, checkpointIntervalMs: 5_000, watchTimeoutSeconds: 300, safetyMarginMs: MARGIN_MS };
+  const exporter = new LambdaExporter({ clock, logger: w.logger, queue: w.queue, state, source }, settings);
+  const session = (): ReturnType<typeof recordingSource> => {
+    const last = recorded[recorded.length - 1];
+    if (!last) throw new Error('no session has started');
+    return last;
+  };
+  return { exporter, session };
+}
+
+describe('exporter as a Lambda watch session', () => {
+  it('a session stops within its time budget and leaves a checkpoint for every resource', async () => {
+    // Prepare
+    world = await startWorld(state);
+    const { store, clock } = world.bare;
+    store.create('TidbCluster', tidbCluster('a'));
+    const { exporter, session } = lambdaExporter(world);
+    const startedAtMs = clock.nowMs();
+    // Act
+    const run = exporter.run(REMAINING_MS);
+    await until(() => session().opened() === RESOURCES.length, 'every watch is open');
+    store.create('TidbCluster', tidbCluster('b'));
+    await clock.advance(REMAINING_MS - MARGIN_MS);
+    const summary = await run;
+    // Assess
+    expect(clock.nowMs() - startedAtMs).toBeLessThanOrEqual(REMAINING_MS - MARGIN_MS);
+    expect(summary).toMatchObject({ runForMs: REMAINING_MS - MARGIN_MS, ranForMs: REMAINING_MS - MARGIN_MS });
+    expect(session().requests.every((r) => r.timeoutSeconds <= (REMAINING_MS - MARGIN_MS) / 1000)).toBe(true);
+    for (const r of RESOURCES) {
+      expect(await state.getCheckpoint(world.k8sCluster, r.name)).toBe(summary.positions[r.name]);
+    }
+    expect(Number(summary.positions['tidbclusters'])).toBeGreaterThanOrEqual(Number(store.mustGet('TidbCluster', 'demo', 'b').metadata.resourceVersion));
+    expect(keysOf(await drain(world.queue))).toEqual([world.key('a'), world.key('b')]);
+  });
+
+  it("the handler's next session resumes at the checkpoint and, warm, drops the echo of the reconciler's own status write", async () => {
+    // Prepare: a first session through the handler
+    world = await startWorld(state);
+    const { store, clock } = world.bare;
+    store.create('TidbCluster', tidbCluster('a'));
+    const { exporter, session } = lambdaExporter(world);
+    const handler = createExporterHandler(() => exporter);
+    const context = { awsRequestId: 'req-1', getRemainingTimeInMillis: () => REMAINING_MS } as unknown as Context;
+    const invoke = async (): Promise<void> => {
+      const run = handler({}, context);
+      await until(() => session().opened() === RESOURCES.length, 'every watch is open');
+      await clock.advance(REMAINING_MS - MARGIN_MS);
+      await run;
+    };
+    await invoke();
+    const firstCheckpoint = await state.getCheckpoint(world.k8sCluster, 'tidbclusters');
+    expect(keysOf(await drain(world.queue))).toEqual([world.key('a')]);
+    // Act: between sessions, a status-only write to a and a new cluster c
+    const a = store.mustGet('TidbCluster', 'demo', 'a');
+    store.update('TidbCluster', { ...a, status: { phase: 'Normal' } }, { subresource: 'status' });
+    store.create('TidbCluster', tidbCluster('c'));
+    await invoke();
+    // Assess
+    expect(session().requests.find((r) => r.resourceVersion === firstCheckpoint)).toBeDefined();
+    expect(keysOf(await drain(world.queue))).toEqual([world.key('c')]);
+  });
+});
+
+describe('exporter as a daemon', () => {
+  it('the daemon forwards triggers until told to stop, logs its counters, and leaves its checkpoints', async () => {
+    // Prepare
+    world = await startWorld(state);
+    const { store, clock } = world.bare;
+    store.create('TidbCluster', tidbCluster('a'));
+    let stop: () => void = () => undefined;
+    const stopWhen = new Promise<void>((resolve) => (stop = resolve));
+    const env = { CLUSTER_NAME: world.k8sCluster, STATE_TABLE: 'unused', RECONCILE_QUEUE_URL: 'unused' };
+    const ends = { kubeConfig: world.bare.kubeConfig, queue: world.queue, state };
+    // Act
+    const daemon = runDaemon({ env, clock, logger: world.logger, stopWhen, ends });
+    for (let i = 0; i < 500 && world.queue.stats().visible === 0; i++) {
+      await clock.advance(FLUSH_MS / 10);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    await clock.advance(STATS_INTERVAL_MS);
+    stop();
+    await daemon;
+    // Assess
+    expect(keysOf(await drain(world.queue))).toEqual([world.key('a')]);
+    expect(world.logger.withMessage('exporter stats')[0]?.fields).toMatchObject({ counts: expect.objectContaining({ relists: RESOURCES.length }) });
+    expect(world.logger.withMessage('exporter stopped')).toHaveLength(1);
+    for (const r of RESOURCES) expect(await state.getCheckpoint(world.k8sCluster, r.name)).toBeDefined();
+  });
+});
