@@ -10,6 +10,12 @@ export type PdMember = {
   readonly clientUrls: readonly string[];
   readonly peerUrls: readonly string[];
   readonly health: boolean;
+  /**
+   * `GET /pd/api/v2/ready` on the member itself: true on 200 and on 404 (PD before 8.5.2 lacks the
+   * endpoint), false otherwise; undefined when it was not asked. Rules that need it (the PD upgrade)
+   * treat undefined as not ready.
+   */
+  readonly ready?: boolean;
 };
 
 /** PD store states (`state_name`), including the node-state names of newer PD versions. */

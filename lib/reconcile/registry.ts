@@ -5,8 +5,11 @@
  * computed and persisted even when a step fails (as TiDB Operator v1).
  */
 
+import { planAdmission } from './admission.js';
 import { planClusterStatus } from './cluster-status.js';
+import { planDiscovery } from './discovery.js';
 import { planPaused } from './paused.js';
+import { pdRules } from './pd.js';
 import { actRule, statusRule, type Rule } from './rule.js';
 
 /** The TidbCluster rules, in the order a step runs them. */
@@ -15,9 +18,14 @@ export const clusterRules: readonly Rule[] = [
   // component status sync (members, stores, phases): PD, TiKV, TiDB, … — next issue
 
   // --- act ---
+  // defaulting and validation; an invalid spec is reported once per generation and not retried
+  actRule('Admission', planAdmission),
   // a paused cluster keeps its status in sync and gets no other write (TiDB Operator §1.7)
   actRule('Paused', planPaused),
-  // discovery, then PD: services, config map, StatefulSet, scale, failover, upgrade — next issue
+  // discovery service, deployment and RBAC that PD members bootstrap through (skipped without PD)
+  actRule('Discovery', planDiscovery),
+  // PD: services, config map, status sync, force upgrade, scale, failover, upgrade, StatefulSet
+  ...pdRules,
   // TiFlash, TiKV (gated on PD available), Pump, TiDB (gated on TiKV), TiCDC — next issue
 
   // --- conditions ---

@@ -11,12 +11,11 @@ import { MemoryMetrics } from '../../lib/platform/metrics.js';
 import type { SqsBatchHandler } from '../../lib/queue/poller.js';
 import type { OutgoingMessage, ReconcileQueue } from '../../lib/queue/port.js';
 import { complete } from '../../lib/reconcile/outcome.js';
-import { clusterRules } from '../../lib/reconcile/registry.js';
 import { actRule, type Rule } from '../../lib/reconcile/rule.js';
 import { runSweep, type ClusterLister } from '../../lib/step/sweep.js';
 import { T0 } from '../support/fixtures.js';
 import { startDynalite, type LocalDynamo } from '../support/dynamo.js';
-import { TEST_STEP_CONFIG } from '../support/step-fakes.js';
+import { TEST_STEP_CONFIG, ENGINE_RULES } from '../support/step-fakes.js';
 import { prepareTable, stepWorld, type StepWorld } from '../support/step-world.js';
 
 let dynamo: LocalDynamo;
@@ -36,7 +35,7 @@ const announcing = [
     actions: [{ kind: 'event', type: 'Normal', reason: 'Reconciling', message: 'step', object: { kind: 'TidbCluster', namespace: 'demo', name: 'basic' } }],
     outcome: complete(),
   })),
-  ...clusterRules,
+  ...ENGINE_RULES,
 ] satisfies Rule[];
 
 const lister = (keys: string[]): ClusterLister => ({ listClusterKeys: async () => keys });

@@ -13,7 +13,7 @@ import { runStep } from '../../lib/step/run-step.js';
 import { T0, healthy, observationOf, tidbCluster } from '../support/fixtures.js';
 import { startDynalite, type LocalDynamo } from '../support/dynamo.js';
 import { MemoryStateStore } from '../support/memory-state.js';
-import { CountingStateStore, TEST_STEP_CONFIG } from '../support/step-fakes.js';
+import { CountingStateStore, TEST_STEP_CONFIG, ENGINE_RULES } from '../support/step-fakes.js';
 import { prepareTable, stepWorld } from '../support/step-world.js';
 
 let dynamo: LocalDynamo;
@@ -92,7 +92,7 @@ describe('one step per key at a time', () => {
     for (let round = 0; round < 5; round++) {
       // Act
       const results = await Promise.all(
-        Array.from({ length: 8 }, (_, i) => runStep({ key: w.key, trigger: { reason: 'watch' }, owner: `r${round}-s${i}`, ports, config: TEST_STEP_CONFIG, budgetMs: 60_000 })),
+        Array.from({ length: 8 }, (_, i) => runStep({ key: w.key, trigger: { reason: 'watch' }, owner: `r${round}-s${i}`, ports, config: TEST_STEP_CONFIG, budgetMs: 60_000, rules: ENGINE_RULES })),
       );
       await w.drain();
       // Assess: each step either held the lease alone or found it held (and marked the key dirty)
@@ -112,7 +112,7 @@ describe('one step per key at a time', () => {
     granting.release = async () => ({ wasDirty: false });
     const state = new CountingStateStore(granting);
     const ports = { ...w.ports, state, observer: slowObserver() };
-    await Promise.all([0, 1].map((i) => runStep({ key: w.key, trigger: { reason: 'watch' }, owner: `o${i}`, ports, config: TEST_STEP_CONFIG, budgetMs: 60_000 })));
+    await Promise.all([0, 1].map((i) => runStep({ key: w.key, trigger: { reason: 'watch' }, owner: `o${i}`, ports, config: TEST_STEP_CONFIG, budgetMs: 60_000, rules: ENGINE_RULES })));
     expect(state.overlaps).toBe(1);
   });
 });

@@ -137,3 +137,183 @@ export const withDeadlines =
 export function observationOf(cluster: TidbCluster | undefined): Observation {
   return { cluster, owned: NO_OWNED_OBJECTS, pd: undefined };
 }
+
+// --- admission and discovery ---
+
+type ReconcileConfig = import('../../lib/model/config.js').ReconcileConfig;
+
+/** Sets `metadata.generation` (the API server bumps it on every spec change). */
+export const atGeneration =
+  (generation: number): Change<TidbCluster> =>
+  (tc) => ({ ...tc, metadata: { ...tc.metadata, generation } });
+
+/** Changes the spec with `change`, for fields `withSpec` cannot reach (e.g. `spec.pd.replicas`). */
+export const changeSpec =
+  (change: (spec: TidbCluster['spec']) => TidbCluster['spec']): Change<TidbCluster> =>
+  (tc) => ({ ...tc, spec: change(tc.spec) });
+
+/** Overrides reconcile settings (e.g. `{ discoveryImage: '…' }`). */
+export const withConfig =
+  (config: Partial<ReconcileConfig>): Change<Snapshot> =>
+  (s) => ({ ...s, config: { ...s.config, ...config } });
+
+// --- PD member manager fixtures (pods, PVCs, PD views) ---
+
+type IPod = import('kubernetes-models/v1/Pod').IPod;
+type IPersistentVolumeClaim = import('kubernetes-models/v1/PersistentVolumeClaim').IPersistentVolumeClaim;
+type OwnedObjects = import('../../lib/model/kube.js').OwnedObjects;
+type PdMember = import('../../lib/model/pd.js').PdMember;
+type PdView = import('../../lib/model/pd.js').PdView;
+type RuleInput = import('../../lib/reconcile/rule.js').RuleInput;
+
+/** A PD member as PD reports it, with the client URL of a pod of cluster `tc` in namespace `ns`. */
+export function pdMemberView(
+  name: string,
+  options: { id?: string; health?: boolean; ready?: boolean; tc?: string; ns?: string } = {},
+): PdMember {
+  const tc = options.tc ?? REF.name;
+  const ns = options.ns ?? REF.namespace;
+  const host = `${name}.${tc}-pd-peer.${ns}.svc`;
+  return {
+    name,
+    id: options.id ?? `${name.length}${name.replace(/\D/g, '')}00`,
+    clientUrls: [`http://${host}:2379`],
+    peerUrls: [`http://${host}:2380`],
+    health: options.health ?? true,
+    ...(options.ready === undefined ? {} : { ready: options.ready }),
+  };
+}
+
+/** A PD view with `members` and the leader named `leader` (none when undefined). */
+export function pdViewOf(members: readonly PdMember[], leader?: string, clusterId = '6800000000000000001'): PdView {
+  const found = members.find((m) => m.name === leader);
+  return {
+    clusterId,
+    members,
+    leader: found ? { name: found.name, id: found.id } : undefined,
+    stores: [],
+    schedulers: [],
+    config: { replication: { maxReplicas: 3, locationLabels: [] } },
+  };
+}
+
+/** Sets what PD reports (undefined with `pdError`: PD unreachable). */
+export const withPd =
+  (pd: PdView | undefined, pdError?: string): Change<Snapshot> =>
+  (s) => {
+    const { pdError: _dropped, ...rest } = s;
+    return { ...rest, pd, ...(pdError === undefined ? {} : { pdError }) };
+  };
+
+/** Adds owned objects of one kind. */
+export const withOwned =
+  <K extends keyof OwnedObjects>(kind: K, ...objects: OwnedObjects[K][number][]): Change<Snapshot> =>
+  (s) => ({ ...s, owned: { ...s.owned, [kind]: [...s.owned[kind], ...objects] } });
+
+/** Options of a test pod. */
+export type PodOptions = {
+  revision?: string;
+  ready?: boolean;
+  readySinceMs?: number;
+  claims?: readonly string[];
+  uid?: string;
+  createdAtMs?: number;
+  deleting?: boolean;
+  component?: string;
+  instance?: string;
+};
+
+/** A pod of the basic cluster (`component` label default `pd`), Ready unless said otherwise. */
+export function testPod(name: string, o: PodOptions = {}): IPod {
+  const labels: Record<string, string> = {
+    'app.kubernetes.io/name': 'tidb-cluster',
+    'app.kubernetes.io/managed-by': 'tidb-operator',
+    'app.kubernetes.io/instance': o.instance ?? REF.name,
+    'app.kubernetes.io/component': o.component ?? 'pd',
+    ...(o.revision === undefined ? {} : { 'controller-revision-hash': o.revision }),
+  };
+  const ready = o.ready ?? true;
+  const since = toKubeTime(o.readySinceMs ?? T0 - 3_600_000);
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name,
+      namespace: REF.namespace,
+      uid: o.uid ?? `uid-${name}`,
+      resourceVersion: '7',
+      labels,
+      creationTimestamp: toKubeTime(o.createdAtMs ?? T0 - 86_400_000),
+      ...(o.deleting === true ? { deletionTimestamp: toKubeTime(T0) } : {}),
+    },
+    spec: {
+      containers: [{ name: 'pd', image: 'pingcap/pd:v8.5.0' }],
+      volumes: (o.claims ?? []).map((claimName, i) => ({ name: `v${i}`, persistentVolumeClaim: { claimName } })),
+    },
+    status: { phase: 'Running', conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: since }] },
+  };
+}
+
+/** A PVC of the basic cluster labelled for pod `podName`. */
+export function testPvc(
+  name: string,
+  podName: string,
+  o: { uid?: string; annotations?: Record<string, string>; deleting?: boolean; resourceVersion?: string } = {},
+): IPersistentVolumeClaim {
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: {
+      name,
+      namespace: REF.namespace,
+      uid: o.uid ?? `uid-${name}`,
+      resourceVersion: o.resourceVersion ?? '9',
+      labels: { 'app.kubernetes.io/instance': REF.name, 'app.kubernetes.io/component': 'pd', 'tidb.pingcap.com/pod-name': podName },
+      ...(o.annotations === undefined ? {} : { annotations: o.annotations }),
+      ...(o.deleting === true ? { deletionTimestamp: toKubeTime(T0) } : {}),
+    },
+    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+  };
+}
+
+/** The rule input for a snapshot: its cluster and that cluster's status. */
+export function ruleInputOf(s: Snapshot): RuleInput {
+  const cluster = s.cluster ?? tidbCluster();
+  return { snapshot: s, cluster, status: cluster.status ?? {} };
+}
+
+type IStatefulSet = import('kubernetes-models/apps/v1/StatefulSet').IStatefulSet;
+// (ES imports are hoisted; this one sits with the PD fixtures it serves.)
+import { desiredPdStatefulSet } from '../../lib/reconcile/pd-statefulset.js';
+
+/** Options of a live PD StatefulSet: its spec numbers and the status the controller reported. */
+export type PdSetOptions = {
+  replicas?: number;
+  partition?: number;
+  currentRevision?: string;
+  updateRevision?: string;
+  readyReplicas?: number;
+  statusReplicas?: number;
+  resourceVersion?: string;
+};
+
+/**
+ * The `<tc>-pd` StatefulSet as the PD rules would have written it for `tc` (so its last-applied
+ * record matches), with `o` applied and a controller status (both revisions `rev-1` by default).
+ */
+export function pdSetOf(tc: TidbCluster, o: PdSetOptions = {}): IStatefulSet {
+  const replicas = o.replicas ?? tc.spec.pd?.replicas ?? 3;
+  const input = ruleInputOf(snapshot(withCluster(tc)));
+  const built = desiredPdStatefulSet(input, { replicas, partition: o.partition ?? replicas });
+  return {
+    ...built,
+    metadata: { ...built.metadata, resourceVersion: o.resourceVersion ?? '50', generation: 1, uid: 'uid-sts-pd' },
+    status: {
+      replicas: o.statusReplicas ?? replicas,
+      readyReplicas: o.readyReplicas ?? replicas,
+      currentRevision: o.currentRevision ?? 'rev-1',
+      updateRevision: o.updateRevision ?? o.currentRevision ?? 'rev-1',
+      observedGeneration: 1,
+    },
+  };
+}

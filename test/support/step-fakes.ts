@@ -5,6 +5,9 @@
  * test shares (memory queue, scheduler timers, virtual clock, memory logger and metrics).
  */
 
+import { planClusterStatus } from '../../lib/reconcile/cluster-status.js';
+import { planPaused } from '../../lib/reconcile/paused.js';
+import { actRule, statusRule, type Rule } from '../../lib/reconcile/rule.js';
 import type { RemoteAction } from '../../lib/model/action.js';
 import type { TidbCluster } from '../../lib/model/kube.js';
 import { VirtualClock } from '../../lib/platform/clock.js';
@@ -196,6 +199,12 @@ export class CountingStateStore implements StateStore {
 }
 
 /** Engine settings for tests: the defaults with no jitter, so backoff times are exact. */
+/**
+ * The rules engine tests run: pausing and the Ready condition only. The engine's contract does not
+ * depend on which TiDB rules are registered, so its tests do not either.
+ */
+export const ENGINE_RULES: readonly Rule[] = [actRule('Paused', planPaused), statusRule('ClusterStatus', planClusterStatus)];
+
 export const TEST_STEP_CONFIG: StepConfig = {
   ...DEFAULT_STEP_CONFIG,
   leaseForMs: 90_000,

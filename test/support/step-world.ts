@@ -17,7 +17,7 @@ import type { StepResult } from '../../lib/step/result.js';
 import { runStep, type RunStepInput } from '../../lib/step/run-step.js';
 import type { LocalDynamo } from './dynamo.js';
 import { healthy, tidbCluster } from './fixtures.js';
-import { TEST_STEP_CONFIG, stepHarness, type StepHarness } from './step-fakes.js';
+import { TEST_STEP_CONFIG, stepHarness, type StepHarness, ENGINE_RULES } from './step-fakes.js';
 
 const TABLE = 'tidb-reconciler-queue-semantics';
 let keys = 0;
@@ -63,7 +63,7 @@ export function stepWorld(dynamo: LocalDynamo, options: WorldOptions = {}): Step
   const steps: StepResult[] = [];
   const config = options.config ?? TEST_STEP_CONFIG;
   const step = async (input: RunStepInput): Promise<StepResult> => {
-    const result = await runStep(options.rules ? { ...input, rules: options.rules } : input);
+    const result = await runStep({ ...input, rules: options.rules ?? ENGINE_RULES });
     steps.push(result);
     return result;
   };

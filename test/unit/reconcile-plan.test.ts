@@ -7,7 +7,51 @@ import { complete, fail, retry, wait } from '../../lib/reconcile/outcome.js';
 import { planStep } from '../../lib/reconcile/plan.js';
 import { clusterRules } from '../../lib/reconcile/registry.js';
 import { actRule, statusRule, type Rule } from '../../lib/reconcile/rule.js';
-import { T0, healthy, paused, snapshot, tidbCluster, withCluster } from '../support/fixtures.js';
+import type { TidbCluster } from '../../lib/model/kube.js';
+import type { Snapshot } from '../../lib/model/snapshot.js';
+import { planClusterStatus } from '../../lib/reconcile/cluster-status.js';
+import { desiredDiscoveryObjects } from '../../lib/reconcile/discovery.js';
+import { planPaused } from '../../lib/reconcile/paused.js';
+import { planPdConfigMapObject } from '../../lib/reconcile/pd-configmap.js';
+import { pdClientService, pdPeerService } from '../../lib/reconcile/pd-objects.js';
+import {
+  T0,
+  changeSpec,
+  healthy,
+  paused,
+  pdMemberView,
+  pdSetOf,
+  pdViewOf,
+  ruleInputOf,
+  snapshot,
+  testPod,
+  tidbCluster,
+  withCluster,
+  withOwned,
+  withPd,
+  type Change,
+} from '../support/fixtures.js';
+
+/** The engine's own rules: pausing and the Ready condition. */
+const core: readonly Rule[] = [actRule('Paused', planPaused), statusRule('ClusterStatus', planClusterStatus)];
+
+/** A 3-member PD cluster with every object the rules create and a healthy PD with a leader. */
+function convergedPd(tc: TidbCluster): Change<Snapshot>[] {
+  const objects = desiredDiscoveryObjects(tc, snapshot().config);
+  const of = (kind: string) => objects.filter((o) => o.kind === kind);
+  return [
+    withCluster(tc),
+    withOwned('ServiceAccount', ...(of('ServiceAccount') as never[])),
+    withOwned('Role', ...(of('Role') as never[])),
+    withOwned('RoleBinding', ...(of('RoleBinding') as never[])),
+    withOwned('Deployment', ...(of('Deployment') as never[])),
+    withOwned('Service', ...(of('Service') as never[]), pdClientService(tc), pdPeerService(tc)),
+    withOwned('ConfigMap', planPdConfigMapObject(ruleInputOf(snapshot(withCluster(tc)))).configMap),
+    withOwned('StatefulSet', pdSetOf(tc)),
+    withOwned('Pod', ...[0, 1, 2].map((i) => testPod(`basic-pd-${i}`, { revision: 'rev-1', claims: [`pd-basic-pd-${i}`] }))),
+    withPd(pdViewOf([0, 1, 2].map((i) => pdMemberView(`basic-pd-${i}`, { ready: true })), 'basic-pd-1')),
+  ];
+}
 
 const event = (reason: string): Action => ({
   kind: 'event',
@@ -87,19 +131,47 @@ describe('planning a step: rules in order, later rules see earlier status', () =
 });
 
 describe('the registry', () => {
-  it('runs Paused, then ClusterStatus last', () => {
-    expect(clusterRules.map((r) => `${r.kind}:${r.name}`)).toEqual(['act:Paused', 'status:ClusterStatus']);
+  it('runs Admission first, Paused before anything writes, the PD recipe, and ClusterStatus last', () => {
+    expect(clusterRules.map((r) => `${r.kind}:${r.name}`)).toEqual([
+      'act:Admission',
+      'act:Paused',
+      'act:Discovery',
+      'act:PdServices',
+      'act:PdConfigMap',
+      'status:PdStatus',
+      'act:PdForceUpgrade',
+      'act:PdScale',
+      'act:PdFailover',
+      'act:PdUpgrade',
+      'act:PdStatefulSet',
+      'status:ClusterStatus',
+    ]);
   });
 
-  it('a new cluster is reported not ready (PDUnhealthy) and the condition is the only change', () => {
-    const plan = planStep(snapshot());
+  it('a converged PD cluster plans nothing once its status is written', () => {
+    // Prepare: every object the rules want, PD healthy, and the status the first step computes.
+    const tc = tidbCluster(changeSpec((spec) => ({ ...spec, tikv: undefined, tidb: undefined })));
+    const first = planStep(snapshot(...convergedPd(tc)));
+    const synced = { ...tc, status: first.status ?? tc.status };
+    // Act
+    const plan = planStep(snapshot(...convergedPd(synced)));
+    // Assess
+    expect(first.actions).toEqual([]);
+    expect(plan.actions).toEqual([]);
+    expect(plan.status).toBeUndefined();
+    expect(plan.outcome).toEqual(complete());
+    expect(synced.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+  });
+
+  it('the engine rules alone report a new cluster not ready (PDUnhealthy), and the condition is the only change', () => {
+    const plan = planStep(snapshot(), core);
     expect(plan.actions).toEqual([]);
     expect(plan.outcome).toEqual(complete());
     expect(plan.status?.conditions?.map((c) => [c.type, c.status, c.reason])).toEqual([['Ready', 'False', 'PDUnhealthy']]);
   });
 
-  it('a healthy, unchanged cluster plans nothing at all', () => {
-    const plan = planStep(snapshot(withCluster(tidbCluster(healthy()))));
+  it('the engine rules alone plan nothing for a healthy, unchanged cluster', () => {
+    const plan = planStep(snapshot(withCluster(tidbCluster(healthy()))), core);
     expect(plan).toEqual({
       actions: [],
       status: undefined,
@@ -114,7 +186,7 @@ describe('the registry', () => {
 
 describe('a paused cluster (TiDB Operator §1.7): status keeps syncing, nothing else is written', () => {
   it('the act rules after Paused do not run, and the outcome waits for an event', () => {
-    const rules = [...clusterRules.slice(0, 1), acting('ScaleOut'), ...clusterRules.slice(1)];
+    const rules = [...core.slice(0, 1), acting('ScaleOut'), ...core.slice(1)];
     const plan = planStep(snapshot(withCluster(tidbCluster(paused()))), rules);
     expect(plan.actions).toEqual([]);
     expect(plan.ruleResults.map((r) => r.rule)).toEqual(['Paused', 'ClusterStatus']);
@@ -122,12 +194,12 @@ describe('a paused cluster (TiDB Operator §1.7): status keeps syncing, nothing 
   });
 
   it('its status is still computed', () => {
-    const plan = planStep(snapshot(withCluster(tidbCluster(paused()))));
+    const plan = planStep(snapshot(withCluster(tidbCluster(paused()))), core);
     expect(plan.status?.conditions?.[0]).toMatchObject({ type: 'Ready', status: 'False', reason: 'PDUnhealthy' });
   });
 
   it('unpausing lets the act rules run again', () => {
-    const rules = [...clusterRules.slice(0, 1), acting('ScaleOut'), ...clusterRules.slice(1)];
+    const rules = [...core.slice(0, 1), acting('ScaleOut'), ...core.slice(1)];
     const plan = planStep(snapshot(withCluster(tidbCluster(paused(false)))), rules);
     expect(plan.actions).toEqual([event('ScaleOut')]);
   });

@@ -4,7 +4,6 @@ import type { Action } from '../../lib/model/action.js';
 import { ConflictError, TerminalError, TransientError } from '../../lib/platform/errors.js';
 import { METRIC } from '../../lib/platform/metrics.js';
 import { complete, fail, retry } from '../../lib/reconcile/outcome.js';
-import { clusterRules } from '../../lib/reconcile/registry.js';
 import { actRule, type Rule } from '../../lib/reconcile/rule.js';
 import type { StateStore } from '../../lib/state/port.js';
 import type { Executor } from '../../lib/step/ports.js';
@@ -12,7 +11,7 @@ import { STEP_LOG_MESSAGE } from '../../lib/step/result.js';
 import { runStep, type RunStepInput } from '../../lib/step/run-step.js';
 import { KEY, T0, healthy, tidbCluster } from '../support/fixtures.js';
 import { MemoryStateStore } from '../support/memory-state.js';
-import { TEST_STEP_CONFIG, stepHarness, takeQueued, type StepHarness } from '../support/step-fakes.js';
+import { TEST_STEP_CONFIG, stepHarness, takeQueued, type StepHarness, ENGINE_RULES } from '../support/step-fakes.js';
 
 let owners = 0;
 
@@ -21,7 +20,7 @@ function setup(state: StateStore = new MemoryStateStore()): StepHarness {
 }
 
 function step(h: StepHarness, over: Partial<RunStepInput> = {}) {
-  return runStep({ key: KEY, trigger: { reason: 'watch' }, owner: `owner-${++owners}`, ports: h.ports, config: TEST_STEP_CONFIG, budgetMs: 60_000, ...over });
+  return runStep({ key: KEY, trigger: { reason: 'watch' }, owner: `owner-${++owners}`, ports: h.ports, config: TEST_STEP_CONFIG, budgetMs: 60_000, rules: ENGINE_RULES, ...over });
 }
 
 const event = (reason: string): Action => ({ kind: 'event', type: 'Normal', reason, message: reason, object: { kind: 'TidbCluster', namespace: 'demo', name: 'basic' } });
@@ -102,7 +101,7 @@ describe('runStep: claim → observe → decide → act → commit', () => {
   it('actions run in order and stop at the first failure; the status is still written', async () => {
     const h = setup();
     h.executor.failOn('pd.deleteStore', new TransientError('PD 503'));
-    const rules = [emitting(event('First'), { kind: 'pd.deleteStore', id: '4' }, event('Never')), ...clusterRules];
+    const rules = [emitting(event('First'), { kind: 'pd.deleteStore', id: '4' }, event('Never')), ...ENGINE_RULES];
     const result = await step(h, { rules });
     expect(result.actions.map((a) => [a.description, a.result])).toEqual([
       ['event Normal First on TidbCluster demo/basic', 'ok'],
