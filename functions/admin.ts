@@ -1,39 +1,28 @@
 /**
  * Lambda entry point for operator actions, invoked with IAM (`aws lambda invoke`): reconcile now,
- * force-upgrade a component, pause, resume, status, history. The input is validated with
- * `parseAdminRequest`; no action is carried out until the runtime is wired, and the result says so.
+ * force-upgrade (PD), pause, resume, status, history (`lib/wiring/admin.ts`). Every answer is data —
+ * `{ok: true, action, cluster, ...}` or `{ok: false, error, field}` — so an invalid request or a
+ * missing cluster reads as a reason, never as a function error.
  */
 import middy from '@middy/core';
-import { parseAdminRequest } from '../lib/platform/admin-request.js';
+import type { Context } from 'aws-lambda';
+import { runAdmin, type AdminResult } from '../lib/wiring/admin.js';
+import { invocationOf, lambdaRuntime, type Runtime } from '../lib/wiring/ports.js';
+
+/** What the handler is built from: `runtime` builds the ports (default: from the environment). */
+export type AdminHandlerOptions = { readonly runtime?: () => Runtime };
 
 /**
- * The admin function's response. Errors are returned, not thrown, so the caller gets a readable
- * reason: `invalid-request` names the bad field, `not-available` the action that cannot run yet.
- * Until the runtime is wired every response is an error; success results arrive with it.
+ * Builds the handler around a runtime made on first use (see `createReconcileHandler`). The request
+ * is validated first; a runtime that cannot be built (a configuration error) is answered as
+ * `{ok: false}` whose error names the variables (no `field`: that names request fields only).
  */
-export type AdminResult = {
-  readonly ok: false;
-  readonly error: { readonly code: 'invalid-request' | 'not-available'; readonly message: string; readonly field?: string };
-};
-
-/**
- * Maps one admin payload to its result. Guarantees: never throws; an invalid payload yields
- * `invalid-request` with the field, and a valid one yields `not-available` until the runtime is wired.
- */
-export function runAdmin(event: unknown): AdminResult {
-  const parsed = parseAdminRequest(event);
-  if (!parsed.ok) {
-    return { ok: false, error: { code: 'invalid-request', message: parsed.error.message, field: parsed.error.field } };
-  }
-  const { action, cluster } = parsed.request;
-  return {
-    ok: false,
-    error: {
-      code: 'not-available',
-      message: `${action} for ${cluster.namespace}/${cluster.name} is not available until the runtime is wired`,
-    },
-  };
+export function createAdminHandler(options: AdminHandlerOptions = {}) {
+  const build = options.runtime ?? (() => lambdaRuntime());
+  let runtime: Runtime | undefined;
+  const getRuntime = (): Runtime => (runtime ??= build());
+  return middy<unknown, AdminResult, Error, Context>().handler(async (event, context) => runAdmin(getRuntime, event, invocationOf(context)));
 }
 
 /** The deployed handler (`functions/admin.handler` in serverless.yml). */
-export const handler = middy<unknown, AdminResult>().handler(async (event) => runAdmin(event));
+export const handler = createAdminHandler();

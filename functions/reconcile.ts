@@ -1,61 +1,31 @@
 /**
- * Lambda entry point for the reconcile queue (SQS, `ReportBatchItemFailures`). Each record's body is
- * parsed with `parseReconcileMessage`; the step engine that would run one reconcile step per message
- * is not wired yet, so every record is reported as failed (malformed ones with a `TerminalError`
- * naming the bad field) and nothing is ever acknowledged without having been reconciled.
+ * Lambda entry point for the reconcile queue (SQS, `ReportBatchItemFailures`): one reconcile step
+ * per cluster key of the batch (`lib/wiring/reconcile.ts`), the time budget taken from the Lambda
+ * context. Records whose step asks for redelivery, and malformed records, are reported as batch item
+ * failures; a malformed record so ends in the dead-letter queue after `maxReceiveCount` deliveries,
+ * logged and counted on each (the reasoning is in `lib/wiring/reconcile.ts`).
  */
 import middy from '@middy/core';
-import sqsPartialBatchFailure from '@middy/sqs-partial-batch-failure';
-import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { TerminalError } from '../lib/platform/errors.js';
-import { parseReconcileMessage } from '../lib/queue/message.js';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { invocationOf, lambdaRuntime, type Runtime } from '../lib/wiring/ports.js';
+import { reconcileRecords } from '../lib/wiring/reconcile.js';
 
-/** Writes one structured log line; the default prints it as JSON on stderr. */
-export type LogLine = (line: Record<string, unknown>) => void;
-
-/** What the reconcile handler is built from; every field has a production default. */
-export type ReconcileHandlerOptions = {
-  readonly log?: LogLine;
-};
+/** What the handler is built from: `runtime` builds the ports (default: from the environment). */
+export type ReconcileHandlerOptions = { readonly runtime?: () => Runtime };
 
 /**
- * Builds the middy handler. Guarantees: the response lists, in `batchItemFailures`, every record
- * whose processing failed, and one log line is written per failed record (message id, error name,
- * field when known, message). With no engine wired, that is every record of the batch.
+ * Builds the handler around a runtime made on first use, so a warm container keeps its clients and a
+ * configuration error fails the invocation (the batch is redelivered) naming every bad variable.
+ * Tests and the local stack pass `runtime` (e.g. `localRuntime(...)`); nothing else differs.
  */
 export function createReconcileHandler(options: ReconcileHandlerOptions = {}) {
-  const log = options.log ?? logToStderr;
-  // The middleware turns the settled results (in record order) into batchItemFailures.
-  return middy<SQSEvent, SQSBatchResponse | PromiseSettledResult<void>[], Error, Context>()
-    .use(sqsPartialBatchFailure({ logger: (reason: unknown, record: SQSRecord) => log(failureLine(reason, record)) }))
-    .handler(async (event) => Promise.allSettled(event.Records.map(processRecord)));
+  const build = options.runtime ?? (() => lambdaRuntime());
+  let runtime: Runtime | undefined;
+  return middy<SQSEvent, SQSBatchResponse, Error, Context>().handler(async (event, context) => {
+    runtime ??= build();
+    return reconcileRecords(runtime, event.Records, invocationOf(context));
+  });
 }
 
 /** The deployed handler (`functions/reconcile.handler` in serverless.yml). */
 export const handler = createReconcileHandler();
-
-async function processRecord(record: SQSRecord): Promise<void> {
-  const parsed = parseReconcileMessage(record.body);
-  if (!parsed.ok) {
-    throw new TerminalError(`malformed reconcile message: ${parsed.error.message}`, { field: parsed.error.field });
-  }
-  // Failing (rather than acknowledging) keeps the message: it is retried and then kept in the DLQ.
-  throw new Error(`reconcile engine not available yet: ${parsed.message.key} was not reconciled`);
-}
-
-function failureLine(reason: unknown, record: SQSRecord): Record<string, unknown> {
-  const error = reason instanceof Error ? reason : new Error(String(reason));
-  return {
-    level: 'warn',
-    msg: 'reconcile record failed',
-    messageId: record.messageId,
-    receiveCount: record.attributes.ApproximateReceiveCount,
-    error: error.name,
-    ...(error instanceof TerminalError && error.field !== undefined ? { field: error.field } : {}),
-    detail: error.message,
-  };
-}
-
-function logToStderr(line: Record<string, unknown>): void {
-  console.warn(JSON.stringify(line));
-}

@@ -1,11 +1,25 @@
 /**
- * Lambda entry point for the periodic sweep (EventBridge Scheduler, every 5 minutes), which will
- * enqueue every TidbCluster so each is stepped at least once per interval. Until the runtime is
- * wired it fails loudly on every invocation instead of pretending to have swept anything.
+ * Lambda entry point for the periodic sweep (EventBridge Scheduler, every 5 minutes): every
+ * TidbCluster is enqueued once, unless its own wake-up is due sooner, and the fleet's health is
+ * reported as metrics (`lib/wiring/sweep.ts`). A failed sweep throws, so the scheduler retries it.
  */
 import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { invocationOf, lambdaRuntime, type Runtime } from '../lib/wiring/ports.js';
+import { sweepFleet, type SweepSummary } from '../lib/wiring/sweep.js';
 
-/** The deployed handler (`functions/sweep.handler` in serverless.yml); always throws for now. */
-export const handler = middy<unknown, never>().handler(async () => {
-  throw new Error('sweep is not available until the runtime is wired');
-});
+/** What the handler is built from: `runtime` builds the ports (default: from the environment). */
+export type SweepHandlerOptions = { readonly runtime?: () => Runtime };
+
+/** Builds the handler around a runtime made on first use (see `createReconcileHandler`). */
+export function createSweepHandler(options: SweepHandlerOptions = {}) {
+  const build = options.runtime ?? (() => lambdaRuntime());
+  let runtime: Runtime | undefined;
+  return middy<unknown, SweepSummary, Error, Context>().handler(async (_event, context) => {
+    runtime ??= build();
+    return sweepFleet(runtime, invocationOf(context));
+  });
+}
+
+/** The deployed handler (`functions/sweep.handler` in serverless.yml). */
+export const handler = createSweepHandler();

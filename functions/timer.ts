@@ -1,11 +1,27 @@
 /**
- * Lambda entry point for timers (DESIGN §3). One-time EventBridge Scheduler schedules deliver their
- * wake-ups to the reconcile queue directly, so this function has no event source and is invoked with
- * IAM only. Until the runtime is wired it fails loudly on every invocation.
+ * Lambda entry point for timers (DESIGN §3), invoked with `{key, kind}`: the wake-up is enqueued as
+ * a `timer:<kind>` reconcile message (`lib/wiring/timer.ts`). One-time EventBridge Scheduler
+ * schedules deliver to the reconcile queue directly, so this function has no event source; it is for
+ * targets and operators that can only invoke a function. A malformed payload is answered with the
+ * bad field; a failure to enqueue throws, so the invoker retries.
  */
 import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { lambdaRuntime, type Runtime } from '../lib/wiring/ports.js';
+import { wakeFromTimer, type TimerResult } from '../lib/wiring/timer.js';
 
-/** The deployed handler (`functions/timer.handler` in serverless.yml); always throws for now. */
-export const handler = middy<unknown, never>().handler(async () => {
-  throw new Error('timer is not available until the runtime is wired');
-});
+/** What the handler is built from: `runtime` builds the ports (default: from the environment). */
+export type TimerHandlerOptions = { readonly runtime?: () => Runtime };
+
+/** Builds the handler around a runtime made on first use (see `createReconcileHandler`). */
+export function createTimerHandler(options: TimerHandlerOptions = {}) {
+  const build = options.runtime ?? (() => lambdaRuntime());
+  let runtime: Runtime | undefined;
+  return middy<unknown, TimerResult, Error, Context>().handler(async (event) => {
+    runtime ??= build();
+    return wakeFromTimer(runtime, event);
+  });
+}
+
+/** The deployed handler (`functions/timer.handler` in serverless.yml). */
+export const handler = createTimerHandler();

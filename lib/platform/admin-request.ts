@@ -22,13 +22,17 @@ export type AdminClusterRef = {
   readonly name: string;
 };
 
+/** The most history records one `history` request may ask for. */
+export const MAX_HISTORY_LIMIT = 100;
+
 /**
- * A validated admin request. `force-upgrade` carries the component to upgrade; every other action
- * needs only the cluster.
+ * A validated admin request. `force-upgrade` carries the component to upgrade; `history` may carry
+ * how many records to return (1–`MAX_HISTORY_LIMIT`); every other action needs only the cluster.
  */
 export type AdminRequest =
   | { readonly action: 'force-upgrade'; readonly cluster: AdminClusterRef; readonly component: AdminComponent }
-  | { readonly action: Exclude<AdminAction, 'force-upgrade'>; readonly cluster: AdminClusterRef };
+  | { readonly action: 'history'; readonly cluster: AdminClusterRef; readonly limit?: number }
+  | { readonly action: Exclude<AdminAction, 'force-upgrade' | 'history'>; readonly cluster: AdminClusterRef };
 
 /** Why a request was rejected: `field` is a dotted path such as `cluster.namespace`. */
 export type AdminRequestError = {
@@ -59,13 +63,14 @@ export function parseAdminRequest(input: unknown): ParseAdminRequestResult {
     return fail('action', `action must be one of ${ADMIN_ACTIONS.join(', ')}, got ${show(action)}`);
   }
 
-  const allowed = action === 'force-upgrade' ? ['action', 'cluster', 'component'] : ['action', 'cluster'];
+  const allowed = ['action', 'cluster', ...(ACTION_FIELDS[action] ?? [])];
   const unknown = firstUnknownField(input, allowed);
   if (unknown !== undefined) return fail(unknown, `${unknown} is not a field of the ${action} action`);
 
   const cluster = parseCluster(input['cluster']);
   if (!cluster.ok) return cluster;
 
+  if (action === 'history') return parseHistory(input, cluster.ref);
   if (action !== 'force-upgrade') return { ok: true, request: { action, cluster: cluster.ref } };
   const component = input['component'];
   if (component === undefined) return fail('component', 'component is missing (force-upgrade needs one)');
@@ -73,6 +78,18 @@ export function parseAdminRequest(input: unknown): ParseAdminRequestResult {
     return fail('component', `component must be one of ${ADMIN_COMPONENTS.join(', ')}, got ${show(component)}`);
   }
   return { ok: true, request: { action, cluster: cluster.ref, component } };
+}
+
+// The fields an action takes besides `action` and `cluster`.
+const ACTION_FIELDS: Partial<Record<AdminAction, readonly string[]>> = { 'force-upgrade': ['component'], history: ['limit'] };
+
+function parseHistory(input: Record<string, unknown>, cluster: AdminClusterRef): ParseAdminRequestResult {
+  const limit = input['limit'];
+  if (limit === undefined) return { ok: true, request: { action: 'history', cluster } };
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_HISTORY_LIMIT) {
+    return fail('limit', `limit must be a whole number from 1 to ${MAX_HISTORY_LIMIT}, got ${typeof limit === 'number' ? String(limit) : show(limit)}`);
+  }
+  return { ok: true, request: { action: 'history', cluster, limit } };
 }
 
 type ParseClusterResult =

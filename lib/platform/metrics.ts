@@ -30,6 +30,13 @@ export const METRIC = {
   stepErrors: 'StepErrors',
   /** Keys the sweep enqueued. */
   sweepEnqueued: 'SweepEnqueued',
+  /** Reconcile messages and timer payloads that could not be parsed (left for the dead-letter queue). */
+  malformedMessages: 'MalformedMessages',
+  /** Fleet health, once per sweep: TidbClusters listed, not Ready, paused, and keys whose last step failed. */
+  fleetClusters: 'FleetClusters',
+  fleetNotReady: 'FleetNotReady',
+  fleetPaused: 'FleetPaused',
+  fleetFailing: 'FleetFailing',
 } as const;
 
 /** A metric name from `METRIC`. */

@@ -1,6 +1,11 @@
 import { describe, it, expect } from '@jest/globals';
-import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+
 import { createReconcileHandler } from '../../../functions/reconcile.js';
+import { TransientError } from '../../../lib/platform/errors.js';
+import { METRIC } from '../../../lib/platform/metrics.js';
+import { lambdaRuntime } from '../../../lib/wiring/ports.js';
+import { fakeRuntime, lambdaContext, tidbCluster, type FakeRuntime } from './runtime-fakes.js';
 
 function record(messageId: string, body: string): SQSRecord {
   return {
@@ -8,7 +13,7 @@ function record(messageId: string, body: string): SQSRecord {
     receiptHandle: `rh-${messageId}`,
     body,
     attributes: {
-      ApproximateReceiveCount: '1',
+      ApproximateReceiveCount: '2',
       SentTimestamp: '1767225600000',
       SenderId: 'AIDAEXAMPLE',
       ApproximateFirstReceiveTimestamp: '1767225600001',
@@ -21,65 +26,87 @@ function record(messageId: string, body: string): SQSRecord {
   };
 }
 
-const context = {
-  awsRequestId: 'req-1',
-  functionName: 'tidb-reconciler-dev-reconcile',
-  getRemainingTimeInMillis: () => 30000,
-} as unknown as Context;
-
-async function invoke(records: SQSRecord[]) {
-  const lines: Record<string, unknown>[] = [];
-  const handler = createReconcileHandler({ log: (line) => lines.push(line) });
+async function invoke(fake: FakeRuntime, records: SQSRecord[]) {
+  const handler = createReconcileHandler({ runtime: () => fake.runtime });
   const event: SQSEvent = { Records: records };
-  const response = await handler(event, context);
-  return { response, lines };
+  return handler(event, lambdaContext());
 }
 
 describe('reconcile handler', () => {
-  it('malformed records are reported as batch item failures with the bad field logged', async () => {
+  it.each([
+    { name: 'a body that is not JSON is left for the DLQ, naming body', body: 'not json', field: 'body' },
+    { name: 'a key without the Kubernetes cluster is left for the DLQ, naming key', body: '{"key":"tidb/basic"}', field: 'key' },
+    { name: 'a reason that is not a string is left for the DLQ, naming reason', body: '{"key":"eks/tidb/basic","reason":7}', field: 'reason' },
+  ])('$name', async ({ body, field }) => {
     // Prepare
-    const records = [record('m1', 'not json'), record('m2', '{"key":"tidb/basic"}'), record('m3', '{"key":"eks/tidb/basic","reason":7}')];
+    const fake = fakeRuntime();
 
     // Act
-    const { response, lines } = await invoke(records);
+    const response = await invoke(fake, [record('m1', body)]);
 
     // Assess
-    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'm1' }, { itemIdentifier: 'm2' }, { itemIdentifier: 'm3' }] });
-    expect(lines.map((l) => [l['messageId'], l['error'], l['field']])).toEqual([
-      ['m1', 'TerminalError', 'body'],
-      ['m2', 'TerminalError', 'key'],
-      ['m3', 'TerminalError', 'reason'],
-    ]);
+    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'm1' }] });
+    expect(fake.logger.lines.filter((l) => l.level === 'error').map((l) => [l.fields['messageId'], l.fields['field'], l.fields['receiveCount']])).toEqual([['m1', field, '2']]);
+    expect(fake.metrics.total(METRIC.malformedMessages)).toBe(1);
+    expect(await fake.state.get('eks/tidb/basic')).toBeUndefined();
   });
 
-  it('a well-formed record is never acknowledged while no engine is wired', async () => {
+  it('a well-formed record whose step ran is acknowledged', async () => {
+    // Prepare
+    const fake = fakeRuntime([tidbCluster('basic')]);
+
     // Act
-    const { response, lines } = await invoke([record('ok1', '{"key":"eks/tidb/basic","reason":"sweep"}')]);
+    const response = await invoke(fake, [record('ok1', '{"key":"eks-test/demo/basic","reason":"watch"}')]);
 
     // Assess
-    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'ok1' }] });
-    expect(lines).toHaveLength(1);
-    expect(lines[0]?.['detail']).toBe('reconcile engine not available yet: eks/tidb/basic was not reconciled');
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(fake.metrics.total(METRIC.steps)).toBe(1);
+    expect((await fake.state.get('eks-test/demo/basic'))?.lastStep?.outcome).not.toBe('fail');
   });
 
-  it('every record of a mixed batch is reported, in record order, one log line each', async () => {
+  it('a record whose step cannot claim its lease is left for redelivery', async () => {
     // Prepare
-    const records = [record('a', '{"key":"eks/tidb/one"}'), record('b', '{}'), record('c', '{"key":"eks/tidb/two"}')];
+    const fake = fakeRuntime([tidbCluster('basic')]);
+    fake.state.claim = async () => {
+      throw new TransientError('claim: DynamoDB is unreachable');
+    };
 
     // Act
-    const { response, lines } = await invoke(records);
+    const response = await invoke(fake, [record('m1', '{"key":"eks-test/demo/basic"}')]);
 
     // Assess
-    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'a' }, { itemIdentifier: 'b' }, { itemIdentifier: 'c' }] });
-    expect(lines.map((l) => l['messageId'])).toEqual(['a', 'b', 'c']);
+    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'm1' }] });
+  });
+
+  it('the failures of a mixed batch are reported in record order', async () => {
+    // Prepare
+    const fake = fakeRuntime([tidbCluster('one'), tidbCluster('two')]);
+    const records = [record('a', '{}'), record('b', '{"key":"eks-test/demo/one"}'), record('c', '[1]'), record('d', '{"key":"eks-test/demo/two"}')];
+
+    // Act
+    const response = await invoke(fake, records);
+
+    // Assess
+    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'a' }, { itemIdentifier: 'c' }] });
+    expect(fake.metrics.total(METRIC.steps)).toBe(2);
   });
 
   it('an empty batch reports no failures', async () => {
     // Act
-    const { response, lines } = await invoke([]);
+    const response = await invoke(fakeRuntime(), []);
 
     // Assess
     expect(response).toEqual({ batchItemFailures: [] });
-    expect(lines).toEqual([]);
+  });
+
+  it('without its configuration the invocation fails naming the missing variables, so the batch is redelivered', async () => {
+    // Prepare
+    const handler = createReconcileHandler({ runtime: () => lambdaRuntime({}) });
+
+    // Act
+    const run = handler({ Records: [record('m1', '{"key":"eks-test/demo/basic"}')] }, lambdaContext());
+
+    // Assess
+    await expect(run).rejects.toThrow(/CLUSTER_NAME: not set.*KUBE_ENDPOINT: not set.*STATE_TABLE: not set/);
   });
 });

@@ -1,0 +1,184 @@
+/**
+ * The admin function's actions (DESIGN §1: IAM-authorised invoke). Requests are validated by
+ * `parseAdminRequest`; the cluster is the named TidbCluster of this runtime's Kubernetes cluster.
+ *
+ * - `reconcile` runs one step now, through the same lease and fencing as queued steps: when another
+ *   step holds the lease, the key is marked dirty (that step runs once more) and the answer says so.
+ * - `force-upgrade` exists in TiDB Operator v1 for PD only: it sets the TidbCluster annotation
+ *   `tidb.pingcap.com/force-upgrade: "true"` (resourceVersion-guarded merge patch), then steps.
+ * - `pause` / `resume` set `spec.paused` true / false the same way, then step.
+ * - `status` answers the TidbCluster status and the key's persisted state; `history` the key's step
+ *   records, newest first.
+ *
+ * Every answer is data: `{ok: true, action, cluster, key, ...}` or `{ok: false, error, field?}`.
+ */
+
+import type { KubeObject, KubePort } from '../kube/port.js';
+import type { ClusterKey } from '../model/key.js';
+import { parseAdminRequest, type AdminAction, type AdminClusterRef, type AdminRequest } from '../platform/admin-request.js';
+import { ConflictError, NotFoundError } from '../platform/errors.js';
+import type { StoredDeadline, StoredHistoryRecord } from '../state/port.js';
+import { errorText } from '../step/error-outcome.js';
+import { runStep } from '../step/run-step.js';
+import { clusterKeyOf, deadlineOf, stepPorts, type Invocation, type Runtime } from './ports.js';
+import { summariseState, toStepReport, type StateSummary, type StepReport } from './reports.js';
+
+/** TiDB Operator's force-upgrade annotation (reference §2.10: "PD force upgrade when PD unsynced"). */
+export const FORCE_UPGRADE_ANNOTATION = 'tidb.pingcap.com/force-upgrade';
+
+/** History records returned when the request names no `limit`. */
+export const DEFAULT_HISTORY_LIMIT = 20;
+
+/** A successful answer; which optional fields are set depends on the action. */
+export type AdminSuccess = {
+  readonly ok: true;
+  readonly action: AdminAction;
+  readonly cluster: AdminClusterRef;
+  readonly key: ClusterKey;
+  readonly message?: string;
+  /** force-upgrade, pause, resume: whether the TidbCluster had to be changed (false: already so). */
+  readonly changed?: boolean;
+  readonly step?: StepReport;
+  readonly status?: unknown;
+  readonly state?: StateSummary | null;
+  readonly deadlines?: readonly StoredDeadline[];
+  readonly history?: readonly StoredHistoryRecord[];
+};
+
+/** A refused or failed request: why, and the request field at fault when there is one. */
+export type AdminFailure = { readonly ok: false; readonly error: string; readonly field?: string };
+
+/** The admin function's answer. */
+export type AdminResult = AdminSuccess | AdminFailure;
+
+/**
+ * Runs one admin request. Guarantees: never throws; every failure is an `AdminFailure`; the request
+ * is validated before the runtime is asked for (`getRuntime` may throw a configuration error, which
+ * is answered too), so a bad request is named as such even where nothing is configured.
+ */
+export async function runAdmin(getRuntime: () => Runtime, payload: unknown, invocation: Invocation): Promise<AdminResult> {
+  const parsed = parseAdminRequest(payload);
+  if (!parsed.ok) return { ok: false, error: parsed.error.message, field: parsed.error.field };
+  const request = parsed.request;
+  let runtime: Runtime;
+  try {
+    runtime = getRuntime();
+  } catch (err) {
+    return { ok: false, error: `the admin function is not configured: ${errorText(err)}` };
+  }
+  try {
+    return await dispatch(runtime, request, invocation);
+  } catch (err) {
+    const { namespace, name } = request.cluster;
+    if (err instanceof NotFoundError) return { ok: false, error: `TidbCluster ${namespace}/${name} not found`, field: 'cluster' };
+    runtime.logger.error('admin action failed', { action: request.action, cluster: `${namespace}/${name}`, error: errorText(err) });
+    return { ok: false, error: `${request.action} failed: ${errorText(err)}` };
+  } finally {
+    runtime.metrics.flush();
+  }
+}
+
+async function dispatch(runtime: Runtime, request: AdminRequest, invocation: Invocation): Promise<AdminResult> {
+  const key = clusterKeyOf(runtime, request.cluster.namespace, request.cluster.name);
+  const base = { ok: true as const, action: request.action, cluster: request.cluster, key };
+  const kube = runtime.clients.withDeadline(deadlineOf(runtime, invocation)).kube;
+  switch (request.action) {
+    case 'reconcile':
+      return stepNow(runtime, base, invocation, undefined);
+    case 'force-upgrade':
+      return forceUpgrade(runtime, kube, base, request.component, invocation);
+    case 'pause':
+    case 'resume': {
+      const paused = request.action === 'pause';
+      const { changed } = await patchTidbCluster(kube, request.cluster, (tc) => (tc.spec?.paused === paused ? undefined : { spec: { paused } }));
+      return stepNow(runtime, { ...base, changed }, invocation, changed);
+    }
+    case 'status': {
+      const tc = await kube.getTidbCluster(request.cluster.namespace, request.cluster.name);
+      const [state, deadlines] = await Promise.all([runtime.state.get(key), runtime.state.listDeadlines(key)]);
+      return { ...base, status: tc.status ?? {}, state: state ? summariseState(state) : null, deadlines };
+    }
+    case 'history':
+      return { ...base, history: await runtime.state.listHistory(key, request.limit ?? DEFAULT_HISTORY_LIMIT) };
+    default: {
+      const never: never = request;
+      return { ok: false, error: `unknown action ${JSON.stringify(never)}`, field: 'action' };
+    }
+  }
+}
+
+type Base = Omit<AdminSuccess, 'step'>;
+
+/**
+ * As TiDB Operator v1: only PD has a force upgrade (taken when PD is not synced, with the StatefulSet
+ * written whole at partition 0); TiKV, TiFlash, TiDB, TiCDC and Pump always roll one member at a time.
+ */
+async function forceUpgrade(runtime: Runtime, kube: KubePort, base: Base, component: string, invocation: Invocation): Promise<AdminResult> {
+  if (component !== 'pd') {
+    const error = `TiDB Operator v1 has a force upgrade for PD only (annotation ${FORCE_UPGRADE_ANNOTATION} on the TidbCluster); ${component} upgrades roll one member at a time`;
+    return { ok: false, error, field: 'component' };
+  }
+  const hasPd = (tc: KubeObject): boolean => tc.spec?.pd !== undefined && tc.spec?.pd !== null;
+  const { changed, cluster } = await patchTidbCluster(kube, base.cluster, (tc) => {
+    const isSet = tc.metadata.annotations?.[FORCE_UPGRADE_ANNOTATION] === 'true';
+    return !hasPd(tc) || isSet ? undefined : { metadata: { annotations: { [FORCE_UPGRADE_ANNOTATION]: 'true' } } };
+  });
+  if (!hasPd(cluster)) return { ok: false, error: `TidbCluster ${base.cluster.namespace}/${base.cluster.name} has no PD of its own to upgrade`, field: 'component' };
+  const message = `${FORCE_UPGRADE_ANNOTATION} is "true"; as TiDB Operator, remove it once PD has recovered`;
+  return stepNow(runtime, { ...base, changed, message }, invocation, changed);
+}
+
+/**
+ * Runs one step for the key now. After a write (`written`) the answer is a success even when the
+ * step could not run: the change is made and any later step acts on it.
+ */
+async function stepNow(runtime: Runtime, base: Base, invocation: Invocation, written: boolean | undefined): Promise<AdminResult> {
+  const ports = stepPorts(runtime, deadlineOf(runtime, invocation));
+  const trigger = { reason: `admin:${base.action}` };
+  const owner = `admin/${invocation.invocationId}`;
+  const result = await runStep({ key: base.key, trigger, owner, ports, config: runtime.config.step, budgetMs: invocation.remainingMs() });
+  const step = toStepReport(result);
+  switch (result.disposition) {
+    case 'stepped':
+      return { ...base, step };
+    case 'skipped':
+      return { ...base, step, message: joined(base.message, 'another step holds the lease: the key is marked dirty, so that step runs once more when it finishes') };
+    case 'claim-failed':
+    case 'rejected':
+      if (written === undefined) return { ok: false, error: `the step did not run: ${result.errors.join('; ')}` };
+      return { ...base, step, message: joined(base.message, `the change is written but the step did not run now (${result.errors.join('; ')}); the next trigger or sweep runs it`) };
+    default: {
+      const never: never = result.disposition;
+      return { ok: false, error: `unknown step disposition ${String(never)}` };
+    }
+  }
+}
+
+function joined(first: string | undefined, second: string): string {
+  return first === undefined ? second : `${first}; ${second}`;
+}
+
+const MAX_PATCH_ATTEMPTS = 3;
+
+/**
+ * Reads the TidbCluster and merge-patches it under the resourceVersion just read; `change` returns
+ * undefined when nothing needs writing. A 409 (someone wrote in between) re-reads and tries again, a
+ * few times. Returns whether a patch was written, and the TidbCluster as last read or written.
+ */
+async function patchTidbCluster(
+  kube: KubePort,
+  ref: AdminClusterRef,
+  change: (tc: KubeObject) => Record<string, unknown> | undefined,
+): Promise<{ changed: boolean; cluster: KubeObject }> {
+  for (let attempt = 1; ; attempt++) {
+    const tc = await kube.getTidbCluster(ref.namespace, ref.name);
+    const patch = change(tc);
+    if (patch === undefined) return { changed: false, cluster: tc };
+    try {
+      const written = await kube.patch('TidbCluster', ref.namespace, ref.name, patch, { resourceVersion: tc.metadata.resourceVersion ?? '' });
+      return { changed: true, cluster: written };
+    } catch (err) {
+      if (!(err instanceof ConflictError) || attempt >= MAX_PATCH_ATTEMPTS) throw err;
+    }
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * The remote clients one invocation uses: the Kubernetes API, and PD, TiCDC and Pump of a given
+ * TidbCluster, all through the same API server (its service and pod proxy) and the same credentials.
+ * Built once per process (connections and the EKS token stay warm across invocations) and narrowed
+ * per invocation with `withDeadline`, so no call outlives the invocation that made it.
+ */
+
+import type { KubeConfig } from '@kubernetes/client-node';
+
+import { ComponentCaller } from '../components/caller.js';
+import type { TicdcPort } from '../components/port.js';
+import { TicdcClient } from '../components/ticdc.js';
+import { KubeClient } from '../kube/client.js';
+import type { KubePort } from '../kube/port.js';
+import { PdClient } from '../pd/client.js';
+import type { PdPort } from '../pd/port.js';
+import type { Clock } from '../platform/clock.js';
+import { PumpClient, type PumpPort } from './pump.js';
+
+/** Which TidbCluster a component client talks to. */
+export type ClusterTarget = { readonly namespace: string; readonly tcName: string };
+
+/** What the observer and executor call: the Kubernetes API and each cluster's component APIs. */
+export interface ClusterClients {
+  readonly kube: KubePort;
+  pd(target: ClusterTarget): PdPort;
+  ticdc(target: ClusterTarget): TicdcPort;
+  pump(target: ClusterTarget): PumpPort;
+}
+
+/** Clients whose every call also ends by a deadline: what a composition root hands out per invocation. */
+export interface DeadlineClients extends ClusterClients {
+  /** The same clients with every call bounded by `deadlineAtMs` (on the clients' clock). */
+  withDeadline(deadlineAtMs: number): ClusterClients;
+}
+
+/** Per-call timeouts; the defaults are the adapters' own (Kubernetes 10 s, components 5 s). */
+export type ClientTimeouts = { readonly kubeTimeoutMs?: number; readonly componentTimeoutMs?: number };
+
+/** `ClusterClients` over one KubeConfig: Kubernetes REST plus the API server proxy for components. */
+export class ApiServerClients implements DeadlineClients {
+  private constructor(
+    readonly kube: KubeClient,
+    private readonly caller: ComponentCaller,
+  ) {}
+
+  /** Clients for the KubeConfig's current cluster, measuring deadlines on `clock`. */
+  static fromKubeConfig(kubeConfig: KubeConfig, clock: Clock, timeouts: ClientTimeouts = {}): ApiServerClients {
+    const kube = KubeClient.fromKubeConfig(kubeConfig, { clock, ...optional('timeoutMs', timeouts.kubeTimeoutMs) });
+    const caller = ComponentCaller.viaApiProxy(kubeConfig, { clock, ...optional('timeoutMs', timeouts.componentTimeoutMs) });
+    return new ApiServerClients(kube, caller);
+  }
+
+  withDeadline(deadlineAtMs: number): ApiServerClients {
+    return new ApiServerClients(this.kube.withDeadline(deadlineAtMs), this.caller.withDeadline(deadlineAtMs));
+  }
+
+  pd(target: ClusterTarget): PdPort {
+    return new PdClient(this.caller, { namespace: target.namespace, tcName: target.tcName });
+  }
+
+  ticdc(target: ClusterTarget): TicdcPort {
+    return new TicdcClient(this.caller, { namespace: target.namespace, tcName: target.tcName });
+  }
+
+  pump(target: ClusterTarget): PumpPort {
+    return new PumpClient(this.caller, { namespace: target.namespace, tcName: target.tcName });
+  }
+}
+
+function optional<K extends string>(key: K, value: number | undefined): Partial<Record<K, number>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, number>);
+}

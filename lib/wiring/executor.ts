@@ -1,0 +1,99 @@
+/**
+ * `LiveExecutor`: the Executor port over the Kubernetes API, PD, TiCDC and Pump. It routes one action
+ * to its adapter (`execute-kube.ts`, `execute-pd.ts`, `execute-ticdc.ts`, the Pump client) and
+ * records Events once per occurrence. The engine runs the reconciler's own state actions (deadlines)
+ * itself, under its fence, so they never reach this port.
+ */
+
+import type { EventAction, RemoteAction } from '../model/action.js';
+import type { ClusterKey, ClusterRef } from '../model/key.js';
+import { TerminalError } from '../platform/errors.js';
+import { describeAction } from '../step/describe.js';
+import type { ExecuteRequest, Executor } from '../step/ports.js';
+import { withinBudget } from './abortable.js';
+import type { ClusterClients } from './clients.js';
+import { executeKube } from './execute-kube.js';
+import { executePd } from './execute-pd.js';
+import { executeTicdc } from './execute-ticdc.js';
+import { ObservedIndex, ownedLabels } from './observed.js';
+
+/**
+ * Runs one action. Guarantees: resolves only when the action took effect or was verified to be
+ * unnecessary; throws the adapters' typed errors otherwise (`ConflictError` for a stale
+ * resourceVersion, `TerminalError` for an action no retry can make valid); gives up with the budget
+ * signal's error when the step's time runs out. `index` must be the one the step's observer fills.
+ */
+export class LiveExecutor implements Executor {
+  constructor(
+    private readonly clients: ClusterClients,
+    private readonly index: ObservedIndex = new ObservedIndex(),
+  ) {}
+
+  async execute(request: ExecuteRequest): Promise<void> {
+    return withinBudget(request.signal, describeAction(request.action), () => this.route(request));
+  }
+
+  private async route(request: ExecuteRequest): Promise<void> {
+    const { action, key, ref } = request;
+    const target = { namespace: ref.namespace, tcName: ref.name };
+    switch (action.kind) {
+      case 'create':
+      case 'update':
+      case 'updateStatus':
+      case 'patch':
+      case 'delete':
+        return executeKube(this.clients.kube, action);
+      case 'pd.transferLeader':
+      case 'pd.deleteMember':
+      case 'pd.deleteStore':
+      case 'pd.setStoreLabels':
+      case 'pd.addEvictLeaderScheduler':
+      case 'pd.removeEvictLeaderScheduler':
+      case 'pd.updateReplicationConfig':
+        return executePd(this.clients.pd(target), action);
+      case 'ticdc.resignOwner':
+      case 'ticdc.drainCapture':
+        return executeTicdc(this.clients.kube, this.clients.ticdc(target), { namespace: ref.namespace, labels: this.labels(key, ref) }, action);
+      case 'pump.offline':
+        return this.clients.pump(target).offline(action.nodeId);
+      case 'event':
+        return this.recordEvent(key, ref, action, request.fence);
+      default:
+        return unknownAction(action);
+    }
+  }
+
+  /**
+   * Records an Event once per occurrence. The occurrence is the involved object's observed
+   * resourceVersion: a step retried after a crash observes the same version and re-creates the same
+   * Event name (AlreadyExists ⇒ already recorded), while a later change of the object makes a new
+   * occurrence. An object this step's observation did not see (created by the step itself) falls
+   * back to the step's fence. The Event gets the owned-object labels, so the next observe lists it.
+   */
+  private async recordEvent(key: ClusterKey, ref: ClusterRef, action: EventAction, fence: number): Promise<void> {
+    const identity = this.index.identity(key, action.object);
+    await this.clients.kube.createEvent({
+      involvedObject: {
+        kind: action.object.kind,
+        namespace: action.object.namespace ?? ref.namespace,
+        name: action.object.name,
+        uid: identity?.uid ?? '',
+        ...(identity?.apiVersion ? { apiVersion: identity.apiVersion } : {}),
+        ...(identity?.resourceVersion ? { resourceVersion: identity.resourceVersion } : {}),
+      },
+      type: action.type,
+      reason: action.reason,
+      message: action.message,
+      occurrenceKey: identity?.resourceVersion ? `rv:${identity.resourceVersion}` : `fence:${fence}`,
+      labels: this.labels(key, ref),
+    });
+  }
+
+  private labels(key: ClusterKey, ref: ClusterRef): Record<string, string> {
+    return ownedLabels(this.index.instance(key) ?? ref.name);
+  }
+}
+
+function unknownAction(action: never): never {
+  throw new TerminalError(`unknown action ${JSON.stringify(action as RemoteAction)}`);
+}

@@ -1,0 +1,73 @@
+/**
+ * The deployment settings a Lambda runtime needs from its environment, beyond the tunables
+ * `lib/platform/config.ts` parses: where the EKS cluster is, and the names of the table, queue and
+ * schedule group serverless.yml created. Validated together; every problem names its variable.
+ */
+
+import { parseClusterKey } from '../model/key.js';
+import { ConfigError } from '../platform/config.js';
+
+/** The resolved settings. `schedulerGroup` is optional (Scheduler's `default` group otherwise). */
+export type LambdaSettings = {
+  readonly clusterName: string;
+  readonly kubeEndpoint: string;
+  readonly kubeCaData: string;
+  readonly region: string;
+  readonly stateTable: string;
+  readonly queueUrl: string;
+  readonly queueArn: string;
+  readonly schedulerRoleArn: string;
+  readonly schedulerGroup?: string;
+};
+
+/** The variables, by setting (AWS_REGION is set by Lambda itself). */
+export const LAMBDA_ENV = {
+  clusterName: 'CLUSTER_NAME',
+  kubeEndpoint: 'KUBE_ENDPOINT',
+  kubeCaData: 'KUBE_CA_DATA',
+  region: 'AWS_REGION',
+  stateTable: 'STATE_TABLE',
+  queueUrl: 'RECONCILE_QUEUE_URL',
+  queueArn: 'RECONCILE_QUEUE_ARN',
+  schedulerRoleArn: 'SCHEDULER_ROLE_ARN',
+} as const;
+
+/**
+ * Reads and checks the settings. Throws `ConfigError` listing every unset variable and every bad
+ * value (`KUBE_ENDPOINT: "http://x" must be an https URL`); never includes the CA data itself.
+ */
+export function lambdaSettings(env: Readonly<Record<string, string | undefined>>): LambdaSettings {
+  const problems: string[] = [];
+  const read = (name: string): string => {
+    const value = env[name]?.trim() ?? '';
+    if (value === '') problems.push(`${name}: not set`);
+    return value;
+  };
+  const values = {
+    clusterName: read(LAMBDA_ENV.clusterName),
+    kubeEndpoint: read(LAMBDA_ENV.kubeEndpoint),
+    kubeCaData: read(LAMBDA_ENV.kubeCaData),
+    region: read(LAMBDA_ENV.region),
+    stateTable: read(LAMBDA_ENV.stateTable),
+    queueUrl: read(LAMBDA_ENV.queueUrl),
+    queueArn: read(LAMBDA_ENV.queueArn),
+    schedulerRoleArn: read(LAMBDA_ENV.schedulerRoleArn),
+  };
+  if (values.clusterName !== '' && !parseClusterKey(`${values.clusterName}/default/x`).ok) {
+    problems.push(`${LAMBDA_ENV.clusterName}: ${JSON.stringify(values.clusterName)} is not a valid cluster name (letters, digits, '.', '_', '-')`);
+  }
+  if (values.kubeEndpoint !== '' && !isHttpsUrl(values.kubeEndpoint)) {
+    problems.push(`${LAMBDA_ENV.kubeEndpoint}: ${JSON.stringify(values.kubeEndpoint)} must be an https URL`);
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  const schedulerGroup = env['SCHEDULER_GROUP']?.trim();
+  return { ...values, ...(schedulerGroup ? { schedulerGroup } : {}) };
+}
+
+function isHttpsUrl(text: string): boolean {
+  try {
+    return new URL(text).protocol === 'https:';
+  } catch {
+    return false;
+  }
+}

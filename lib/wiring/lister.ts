@@ -1,0 +1,71 @@
+/**
+ * The sweep's `ClusterLister` over the Kubernetes API: every TidbCluster in every namespace, page by
+ * page (a LIST with `limit` and `continue`), as cluster keys of the configured Kubernetes cluster.
+ * While listing it tallies the fleet's health from the objects it already has (Ready condition,
+ * `spec.paused`), so the sweep reports it without another request.
+ */
+
+import type { KubeObject, KubePort } from '../kube/port.js';
+import { parseClusterKey, type ClusterKey } from '../model/key.js';
+import type { Logger } from '../platform/logger.js';
+import type { ClusterLister } from '../step/sweep.js';
+import { withinBudget } from './abortable.js';
+
+/** TidbClusters per LIST page: small enough for one response, large enough for few round trips. */
+export const SWEEP_PAGE_LIMIT = 200;
+
+/** What the listed TidbClusters look like: how many, how many not Ready, how many paused. */
+export type FleetTally = { listed: number; ready: number; notReady: number; paused: number };
+
+/** Lists cluster keys; `tally` describes the clusters of the last `listClusterKeys`. */
+export class KubeClusterLister implements ClusterLister {
+  tally: FleetTally = { listed: 0, ready: 0, notReady: 0, paused: 0 };
+
+  constructor(
+    private readonly kube: KubePort,
+    private readonly k8sCluster: string,
+    private readonly logger: Logger,
+    private readonly pageLimit = SWEEP_PAGE_LIMIT,
+  ) {}
+
+  /**
+   * Every TidbCluster's key. Guarantees: pages are followed to the end (an expired continue token
+   * fails the whole listing as a `TransientError`: the next sweep starts over); an object whose key
+   * would not parse is logged and skipped, never enqueued.
+   */
+  async listClusterKeys(signal?: AbortSignal): Promise<ClusterKey[]> {
+    const keys: ClusterKey[] = [];
+    const tally: FleetTally = { listed: 0, ready: 0, notReady: 0, paused: 0 };
+    let next: string | undefined;
+    do {
+      const request = { limit: this.pageLimit, ...(next === undefined ? {} : { continue: next }) };
+      const page = await (signal ? withinBudget(signal, 'list TidbClusters', () => this.kube.listTidbClusters(request)) : this.kube.listTidbClusters(request));
+      for (const object of page.items) {
+        const key = this.keyOf(object);
+        if (key === undefined) continue;
+        keys.push(key);
+        count(tally, object);
+      }
+      next = page.continue;
+    } while (next);
+    this.tally = tally;
+    return keys;
+  }
+
+  private keyOf(object: KubeObject): ClusterKey | undefined {
+    const key = `${this.k8sCluster}/${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`;
+    const parsed = parseClusterKey(key);
+    if (parsed.ok) return key;
+    this.logger.error('sweep skipped a TidbCluster whose key does not parse', { key, field: parsed.field, error: parsed.message });
+    return undefined;
+  }
+}
+
+function count(tally: FleetTally, object: KubeObject): void {
+  tally.listed++;
+  if (object.spec?.paused === true) tally.paused++;
+  const conditions: unknown = object.status?.conditions;
+  const ready = Array.isArray(conditions) && conditions.some((c: { type?: unknown; status?: unknown }) => c.type === 'Ready' && c.status === 'True');
+  if (ready) tally.ready++;
+  else tally.notReady++;
+}

@@ -1,0 +1,159 @@
+/**
+ * The composition root: the one place adapters are chosen and connected. A `Runtime` is what one
+ * process's handlers share (config, clock, logger, metrics, state, queue, timers, remote clients);
+ * `stepPorts` narrows it to one invocation's `StepPorts`, every remote call bounded by that
+ * invocation's deadline. Two ways to build a Runtime: `lambdaRuntime` from the environment (EKS,
+ * DynamoDB, SQS, EventBridge Scheduler) and `localRuntime` from objects (a kubeconfig, a DynamoDB
+ * endpoint, an in-process queue and a clock) for the local stack, the simulator and tests.
+ */
+
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { KubeConfig } from '@kubernetes/client-node';
+import type { Context } from 'aws-lambda';
+
+import { credentialsFromEnv, eksKubeConfig, EksTokenSource, kubeConfigFromFile } from '../kube/auth.js';
+import { formatClusterKey, type ClusterKey } from '../model/key.js';
+import { RealClock, type Clock } from '../platform/clock.js';
+import { parseConfig, type ReconcilerConfig } from '../platform/config.js';
+import { PowertoolsLogger, silentLogger, type Logger } from '../platform/logger.js';
+import { PowertoolsMetrics, silentMetrics, type Metrics } from '../platform/metrics.js';
+import type { ReconcileQueue } from '../queue/port.js';
+import { SqsReconcileQueue } from '../queue/sqs.js';
+import { DynamoStateStore } from '../state/dynamo.js';
+import type { StateStore } from '../state/port.js';
+import type { StepPorts } from '../step/ports.js';
+import { EventBridgeScheduler } from '../timer/eventbridge.js';
+import { MemoryScheduler } from '../timer/memory-scheduler.js';
+import type { SchedulerPort, Timers } from '../timer/port.js';
+import { QueueSchedulerTimers } from '../timer/timers.js';
+import { ApiServerClients, type DeadlineClients } from './clients.js';
+import { LiveExecutor } from './executor.js';
+import { lambdaSettings } from './lambda-env.js';
+import { ObservedIndex } from './observed.js';
+import { LiveObserver } from './observer.js';
+
+/** What every handler of one process shares. `k8sCluster` is the first part of every cluster key. */
+export type Runtime = {
+  readonly k8sCluster: string;
+  readonly config: ReconcilerConfig;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly state: StateStore;
+  readonly queue: Pick<ReconcileQueue, 'send'>;
+  readonly timers: Timers;
+  readonly clients: DeadlineClients;
+  /** Shared by each step's observer and executor (identities of what was observed, per key). */
+  readonly index: ObservedIndex;
+};
+
+/** One invocation: its id (lease owners, logs) and the time it has left (the Lambda context's). */
+export type Invocation = { readonly invocationId: string; readonly remainingMs: () => number };
+
+/** The invocation a Lambda context describes. */
+export function invocationOf(context: Pick<Context, 'awsRequestId' | 'getRemainingTimeInMillis'>): Invocation {
+  return { invocationId: context.awsRequestId, remainingMs: () => context.getRemainingTimeInMillis() };
+}
+
+/** The step engine's ports for one invocation ending at `deadlineAtMs` (on the runtime's clock). */
+export function stepPorts(runtime: Runtime, deadlineAtMs: number): StepPorts {
+  const clients = runtime.clients.withDeadline(deadlineAtMs);
+  const { state, timers, queue, clock, logger, metrics, index } = runtime;
+  return { state, observer: new LiveObserver(clients, index), executor: new LiveExecutor(clients, index), timers, queue, clock, logger, metrics };
+}
+
+/** The invocation's deadline on the runtime's clock. */
+export function deadlineOf(runtime: Runtime, invocation: Invocation): number {
+  return runtime.clock.nowMs() + invocation.remainingMs();
+}
+
+/** The key of a TidbCluster of this runtime's Kubernetes cluster. */
+export function clusterKeyOf(runtime: Runtime, namespace: string, name: string): ClusterKey {
+  return formatClusterKey({ k8sCluster: runtime.k8sCluster, namespace, name });
+}
+
+/**
+ * The Lambda runtime from `env` (serverless.yml sets the variables; `lambda-env.ts` lists them).
+ * Throws `ConfigError` naming every missing or invalid variable. AWS clients use the function's
+ * role; the EKS token is minted from it and renewed well before it expires. Build it once per
+ * process (the handlers do, on first use), so a warm container keeps clients, connections and token.
+ */
+export function lambdaRuntime(env: NodeJS.ProcessEnv = process.env): Runtime {
+  const config = parseConfig(env);
+  const s = lambdaSettings(env);
+  const clock = new RealClock();
+  const tokens = new EksTokenSource({ clusterName: s.clusterName, region: s.region, credentials: () => credentialsFromEnv(env), clock });
+  const kubeConfig = eksKubeConfig({ endpoint: s.kubeEndpoint, caData: s.kubeCaData, tokens, clusterName: s.clusterName });
+  const queue = new SqsReconcileQueue({ client: new SQSClient({ region: s.region }), queueUrl: s.queueUrl });
+  const scheduler = new EventBridgeScheduler({ client: new SchedulerClient({ region: s.region }) });
+  return {
+    k8sCluster: s.clusterName,
+    config,
+    clock,
+    logger: new PowertoolsLogger(),
+    metrics: new PowertoolsMetrics(),
+    state: new DynamoStateStore(new DynamoDBClient({ region: s.region }), { tableName: s.stateTable }),
+    queue,
+    timers: new QueueSchedulerTimers({ queue, scheduler, queueArn: s.queueArn, schedulerRoleArn: s.schedulerRoleArn, ...(s.schedulerGroup ? { groupName: s.schedulerGroup } : {}) }),
+    clients: ApiServerClients.fromKubeConfig(kubeConfig, clock),
+    index: new ObservedIndex(),
+  };
+}
+
+/** Where a local runtime's Kubernetes API is: a KubeConfig, a kubeconfig document, or a file path. */
+export type KubeConfigSource = KubeConfig | Record<string, unknown> | string;
+
+/**
+ * A local runtime's parts. The state table must exist (`ensureTable`). Without a `scheduler`, long
+ * timers go to an in-process scheduler on `clock` that delivers to `queue`.
+ */
+export type LocalRuntimeOptions = {
+  readonly kubeConfig: KubeConfigSource;
+  readonly dynamo: DynamoDBClient | { readonly endpoint: string; readonly region?: string };
+  readonly tableName: string;
+  readonly queue: ReconcileQueue;
+  readonly clock: Clock;
+  readonly k8sCluster?: string;
+  readonly scheduler?: SchedulerPort;
+  readonly config?: ReconcilerConfig;
+  readonly logger?: Logger;
+  readonly metrics?: Metrics;
+};
+
+/** A runtime on local ends: the same adapters as Lambda except where the options replace them. */
+export function localRuntime(options: LocalRuntimeOptions): Runtime {
+  const { clock, queue } = options;
+  const scheduler = options.scheduler ?? new MemoryScheduler({ clock, queue });
+  const dynamo = options.dynamo instanceof DynamoDBClient ? options.dynamo : localDynamo(options.dynamo);
+  const timerTarget = { queueArn: 'arn:aws:sqs:local:000000000000:reconcile', schedulerRoleArn: 'arn:aws:iam::000000000000:role/local' };
+  return {
+    k8sCluster: options.k8sCluster ?? 'local',
+    config: options.config ?? parseConfig({}),
+    clock,
+    logger: options.logger ?? silentLogger,
+    metrics: options.metrics ?? silentMetrics,
+    state: new DynamoStateStore(dynamo, { tableName: options.tableName }),
+    queue,
+    timers: new QueueSchedulerTimers({ queue, scheduler, ...timerTarget }),
+    clients: ApiServerClients.fromKubeConfig(toKubeConfig(options.kubeConfig), clock),
+    index: new ObservedIndex(),
+  };
+}
+
+function localDynamo(where: { readonly endpoint: string; readonly region?: string }): DynamoDBClient {
+  return new DynamoDBClient({
+    endpoint: where.endpoint,
+    region: where.region ?? 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+}
+
+function toKubeConfig(source: KubeConfigSource): KubeConfig {
+  if (source instanceof KubeConfig) return source;
+  if (typeof source === 'string') return kubeConfigFromFile(source);
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromString(JSON.stringify(source));
+  return kubeConfig;
+}

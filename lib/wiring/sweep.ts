@@ -1,0 +1,60 @@
+/**
+ * The sweep function's work: the engine's `runSweep` over every TidbCluster of the Kubernetes
+ * cluster (listed page by page), then the fleet's health as metrics and one log line — how many
+ * clusters, how many not Ready, paused, or failing (their last step failed; counted from the state
+ * reads the sweep makes anyway).
+ */
+
+import { METRIC } from '../platform/metrics.js';
+import type { StateStore } from '../state/port.js';
+import { runSweep } from '../step/sweep.js';
+import { KubeClusterLister, type FleetTally } from './lister.js';
+import { deadlineOf, type Invocation, type Runtime } from './ports.js';
+
+/** What one sweep did and saw. */
+export type SweepSummary = {
+  readonly listed: number;
+  readonly enqueued: number;
+  readonly dueSoon: number;
+  readonly fleet: FleetTally & { readonly failing: number };
+};
+
+/**
+ * Sweeps once. Guarantees: every TidbCluster is enqueued once or left to its wake-up due within
+ * `SWEEP_DUE_WITHIN_MS`; listing or sending failures are thrown (the scheduler retries, and the next
+ * interval sweeps again); the work stops when the invocation's time is spent; metrics are flushed.
+ */
+export async function sweepFleet(runtime: Runtime, invocation: Invocation): Promise<SweepSummary> {
+  const deadlineAtMs = deadlineOf(runtime, invocation);
+  const budget = new AbortController();
+  const timer = runtime.clock.setTimer(() => budget.abort(), deadlineAtMs - runtime.clock.nowMs());
+  try {
+    const clients = runtime.clients.withDeadline(deadlineAtMs);
+    const lister = new KubeClusterLister(clients.kube, runtime.k8sCluster, runtime.logger);
+    const failing = new Set<string>();
+    const state: Pick<StateStore, 'get'> = {
+      get: async (key, opts) => {
+        const record = await runtime.state.get(key, opts);
+        if (record?.lastStep?.outcome === 'fail') failing.add(key);
+        return record;
+      },
+    };
+    const { clock, logger, metrics, queue } = runtime;
+    const result = await runSweep({ lister, state, queue, clock, logger, metrics }, runtime.config.sweep, budget.signal);
+    const fleet = { ...lister.tally, failing: failing.size };
+    reportFleet(runtime, fleet);
+    return { listed: result.listed, enqueued: result.enqueued.length, dueSoon: result.dueSoon.length, fleet };
+  } finally {
+    runtime.clock.clearTimer(timer);
+    runtime.metrics.flush();
+  }
+}
+
+function reportFleet(runtime: Runtime, fleet: SweepSummary['fleet']): void {
+  const { metrics } = runtime;
+  metrics.count(METRIC.fleetClusters, fleet.listed);
+  metrics.count(METRIC.fleetNotReady, fleet.notReady);
+  metrics.count(METRIC.fleetPaused, fleet.paused);
+  metrics.count(METRIC.fleetFailing, fleet.failing);
+  runtime.logger.info('fleet health', { ...fleet });
+}

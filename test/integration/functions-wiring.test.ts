@@ -1,0 +1,219 @@
+/**
+ * The adapters behind the step engine's ports, against the simulated TiDB world over HTTP:
+ * `LiveObserver` reads one label-selected LIST per kind and PD into the snapshot's view, and
+ * `LiveExecutor` runs actions with preconditions and verification, recording Events once.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { KubeConfig } from '@kubernetes/client-node';
+
+import type { RemoteAction } from '../../lib/model/action.js';
+import { ConflictError, TerminalError, TransientError } from '../../lib/platform/errors.js';
+import { configMapObject, tidbClusterObject } from '../../lib/sim/tidb/manifests.js';
+import { ApiServerClients } from '../../lib/wiring/clients.js';
+import { LiveExecutor } from '../../lib/wiring/executor.js';
+import { ObservedIndex } from '../../lib/wiring/observed.js';
+import { LiveObserver } from '../../lib/wiring/observer.js';
+import { handCluster, startWorld, waitForHealthyPd, waitForUpStores, type World } from './tidb-harness.js';
+
+const REF = { k8sCluster: 'sim', namespace: 'demo', name: 'basic' };
+const KEY = 'sim/demo/basic';
+
+let w: World;
+let observer: LiveObserver;
+let executor: LiveExecutor;
+
+const live = () => new AbortController().signal;
+const observe = (ref = REF, signal = live()) => observer.observe({ key: `sim/${ref.namespace}/${ref.name}`, ref, nowMs: w.clock.nowMs(), signal });
+const execute = (action: RemoteAction, fence = 7) => executor.execute({ key: KEY, ref: REF, action, fence, signal: live() });
+const verbs = (verb: string) => w.actions.filter((a) => a.verb === verb);
+
+beforeAll(async () => {
+  w = await startWorld();
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromString(JSON.stringify(w.world.kubeconfig('demo')));
+  const clients = ApiServerClients.fromKubeConfig(kubeConfig, w.clock);
+  const index = new ObservedIndex();
+  observer = new LiveObserver(clients, index);
+  executor = new LiveExecutor(clients, index);
+  await w.deploy(handCluster({ ticdc: 2 }), ['tidbcluster', 'discovery', 'pd', 'tikv', 'tidb', 'ticdc']);
+  await waitForHealthyPd(w, 3);
+  await waitForUpStores(w, 3);
+  await w.waitFor('two TiCDC captures', async () => (await w.podProxy('basic-ticdc-0', 8301, '/api/v1/captures')).json?.length === 2);
+}, 120_000);
+
+afterAll(async () => {
+  await w.stop();
+});
+
+describe('LiveObserver', () => {
+  it('reads the TidbCluster, one LIST per owned kind (discovery included) and PD with ids as strings and each member\'s readiness', async () => {
+    // Act
+    const observation = await observe();
+
+    // Assess
+    expect(observation.cluster?.metadata?.name).toBe('basic');
+    const counts = Object.fromEntries(Object.entries(observation.owned).map(([kind, items]) => [kind, items.length]));
+    expect(counts).toEqual(expect.objectContaining({ StatefulSet: 4, Deployment: 1, Service: 6, ConfigMap: 4, Pod: 10, PersistentVolumeClaim: 6 }));
+    const pd = observation.pd;
+    expect(observation.pdError).toBeUndefined();
+    expect(pd?.members.map((m) => `${m.name}:${m.health}:${m.ready}`).sort()).toEqual(['basic-pd-0:true:true', 'basic-pd-1:true:true', 'basic-pd-2:true:true']);
+    expect(pd?.members.every((m) => /^\d+$/.test(m.id) && BigInt(m.id) > 2n ** 53n)).toBe(true);
+    expect(pd?.members.map((m) => m.name)).toContain(pd?.leader?.name);
+    expect(pd?.stores.map((s) => s.state)).toEqual(['Up', 'Up', 'Up']);
+    expect(pd?.stores.every((s) => typeof s.id === 'string' && s.lastHeartbeatAtMs !== undefined)).toBe(true);
+    expect(pd?.config.replication.maxReplicas).toBe(3);
+    expect(pd?.schedulers).toEqual([]);
+    expect(pd?.clusterId).toMatch(/^\d+$/);
+  });
+
+  it('lists only objects labelled with the cluster instance and managed-by tidb-operator', async () => {
+    // Prepare
+    await w.create('ConfigMap', configMapObject(handCluster({}, { name: 'other' }), 'pd'));
+
+    // Act
+    const observation = await observe();
+
+    // Assess
+    expect(observation.owned.ConfigMap.map((c) => c.metadata?.name).sort()).toEqual(['basic-pd', 'basic-ticdc', 'basic-tidb', 'basic-tikv']);
+  });
+
+  it('a TidbCluster that does not exist is observed as absent, owning nothing', async () => {
+    // Act
+    const observation = await observe({ ...REF, name: 'gone' });
+
+    // Assess
+    expect(observation).toEqual({ cluster: undefined, owned: expect.objectContaining({ Pod: [], StatefulSet: [] }), pd: undefined });
+  });
+
+  it('a PD that cannot be reached is a fact (pdError), not an observe failure', async () => {
+    // Prepare
+    await w.create('TidbCluster', tidbClusterObject(handCluster({}, { name: 'pd-down' })));
+
+    // Act
+    const observation = await observe({ ...REF, name: 'pd-down' });
+
+    // Assess
+    expect(observation.cluster?.metadata?.name).toBe('pd-down');
+    expect(observation.pd).toBeUndefined();
+    expect(observation.pdError).toEqual(expect.stringContaining('PD'));
+  });
+
+  it('a step whose budget has run out observes nothing and says why', async () => {
+    // Prepare
+    const budget = new AbortController();
+    budget.abort(new TransientError('step time budget exhausted (safety margin reached)'));
+
+    // Act
+    const run = observe(REF, budget.signal);
+
+    // Assess
+    await expect(run).rejects.toThrow('step time budget exhausted');
+  });
+});
+
+describe('LiveExecutor', () => {
+  it('deleting a PD member that PD no longer lists is done without calling PD', async () => {
+    // Act
+    await execute({ kind: 'pd.deleteMember', name: 'basic-pd-9' });
+
+    // Assess
+    expect(verbs('pd.deleteMember')).toEqual([]);
+  });
+
+  it('adding an evict-leader scheduler twice leaves one; removing it leaves none', async () => {
+    // Prepare
+    const storeId = (await observe()).pd?.stores[0]?.id ?? '';
+
+    // Act
+    await execute({ kind: 'pd.addEvictLeaderScheduler', storeId });
+    await execute({ kind: 'pd.addEvictLeaderScheduler', storeId });
+    const during = (await observe()).pd?.schedulers;
+    await execute({ kind: 'pd.removeEvictLeaderScheduler', storeId });
+    await execute({ kind: 'pd.removeEvictLeaderScheduler', storeId });
+
+    // Assess
+    expect(during).toEqual([`evict-leader-scheduler-${storeId}`]);
+    expect((await observe()).pd?.schedulers).toEqual([]);
+  });
+
+  it('moves PD leadership to the member asked for', async () => {
+    // Prepare
+    const before = (await observe()).pd;
+    const to = before?.members.find((m) => m.name !== before.leader?.name)?.name ?? '';
+
+    // Act
+    await execute({ kind: 'pd.transferLeader', to });
+    await w.clock.advance(2_000);
+
+    // Assess
+    expect((await observe()).pd?.leader?.name).toBe(to);
+  });
+
+  it('an update under a stale resourceVersion is a conflict, never an overwrite', async () => {
+    // Prepare
+    const cm = (await w.object('ConfigMap', 'basic-tidb')).json;
+    await w.edit('ConfigMap', 'basic-tidb', (o) => (o.data['config-file'] = 'newer'));
+
+    // Act
+    const run = execute({ kind: 'update', ref: { kind: 'ConfigMap', namespace: 'demo', name: 'basic-tidb' }, object: { ...cm, data: { 'config-file': 'stale' } }, resourceVersion: cm.metadata.resourceVersion });
+
+    // Assess
+    await expect(run).rejects.toBeInstanceOf(ConflictError);
+    expect((await w.object('ConfigMap', 'basic-tidb')).json.data['config-file']).toBe('newer');
+  });
+
+  it.each([
+    { name: 'a merge patch without the observed resourceVersion is refused before it is sent', action: { kind: 'patch', ref: { kind: 'TidbCluster', namespace: 'demo', name: 'basic' }, patchType: 'merge', patch: { spec: { paused: true } } } as const, field: 'resourceVersion' },
+    { name: 'a delete without a uid or resourceVersion precondition is refused before it is sent', action: { kind: 'delete', ref: { kind: 'Pod', namespace: 'demo', name: 'basic-tidb-0' } } as const, field: 'uid' },
+  ])('$name', async ({ action, field }) => {
+    // Prepare
+    const before = w.world.server.requestCounts.get(action.kind === 'patch' ? 'PATCH' : 'DELETE') ?? 0;
+
+    // Act
+    const run = execute(action);
+
+    // Assess
+    await expect(run).rejects.toEqual(expect.objectContaining({ constructor: TerminalError, field }));
+    expect(w.world.server.requestCounts.get(action.kind === 'patch' ? 'PATCH' : 'DELETE') ?? 0).toBe(before);
+  });
+
+  it('deleting an object that is already gone is done', async () => {
+    // Act
+    const run = execute({ kind: 'delete', ref: { kind: 'ConfigMap', namespace: 'demo', name: 'never-was' }, uid: 'uid-never-was' });
+
+    // Assess
+    await expect(run).resolves.toBeUndefined();
+  });
+
+  it('an Event is recorded once per observed version of its object, and the next observe lists it', async () => {
+    // Prepare
+    await observe();
+    const event = { kind: 'event', type: 'Warning', reason: 'PDMemberUnhealthy', message: 'basic-pd-1 is unhealthy', object: { kind: 'TidbCluster', namespace: 'demo', name: 'basic' } } as const;
+
+    // Act: the same occurrence from two steps (a retried step has another fence).
+    await execute(event, 8);
+    await execute(event, 9);
+
+    // Assess
+    const events = (await observe()).owned.Event.filter((e) => e.reason === 'PDMemberUnhealthy');
+    expect(events).toHaveLength(1);
+    expect(events[0]?.involvedObject).toEqual(expect.objectContaining({ kind: 'TidbCluster', name: 'basic', uid: expect.any(String) }));
+  });
+
+  it('resigning a TiCDC owner moves ownership; resigning a capture that is not the owner does nothing', async () => {
+    // Prepare
+    const captures = async () => (await w.podProxy('basic-ticdc-0', 8301, '/api/v1/captures')).json as { id: string; is_owner: boolean }[];
+    const before = await captures();
+    const owner = before.find((c) => c.is_owner)?.id ?? '';
+    const follower = before.find((c) => !c.is_owner)?.id ?? '';
+
+    // Act
+    await execute({ kind: 'ticdc.resignOwner', capture: follower });
+    const afterFollower = verbs('ticdc.resignOwner').length;
+    await execute({ kind: 'ticdc.resignOwner', capture: owner });
+
+    // Assess
+    expect(afterFollower).toBe(0);
+    expect(verbs('ticdc.resignOwner')).toEqual([expect.objectContaining({ args: expect.objectContaining({ capture: owner }) })]);
+  });
+});

@@ -1,0 +1,222 @@
+import { describe, it, expect } from '@jest/globals';
+
+import type { PdAction } from '../../../lib/wiring/execute-pd.js';
+import type { PdConfig, PdMember, PdMemberHealth, PdMembers, PdPort, PdReplicationChange, PdStore, PdStores } from '../../../lib/pd/port.js';
+import { NotFoundError, TerminalError, TransientError } from '../../../lib/platform/errors.js';
+import { withinBudget } from '../../../lib/wiring/abortable.js';
+import { executeKube } from '../../../lib/wiring/execute-kube.js';
+import { executePd } from '../../../lib/wiring/execute-pd.js';
+import { lambdaSettings } from '../../../lib/wiring/lambda-env.js';
+import { toPdView, type PdAnswers } from '../../../lib/wiring/pd-view.js';
+import { FakeKube } from './runtime-fakes.js';
+
+const member = (name: string, memberId: string): PdMember => ({ name, memberId, peerUrls: [], clientUrls: [] });
+
+const apiStore = (id: string, stateName: string, labels: { key: string; value: string }[] = []): PdStore => ({
+  id,
+  address: `basic-tikv-${id}:20160`,
+  stateName,
+  labels,
+  version: '8.5.0',
+  leaderCount: 1,
+  regionCount: 2,
+  capacity: '10GiB',
+  available: '5GiB',
+  lastHeartbeatTs: '2026-01-01T00:00:00.123456789Z',
+});
+
+/** A PD holding members, stores and evict-leader schedulers; `answers` scripts the writes' errors. */
+class FakePd implements PdPort {
+  readonly calls: string[] = [];
+  readonly answers = new Map<string, Error>();
+  constructor(
+    public members: PdMember[] = [member('basic-pd-0', '18446744073709551615')],
+    public stores: PdStore[] = [apiStore('1', 'Up')],
+    public evicting: string[] = [],
+  ) {}
+
+  private async write(call: string, effect: () => void = () => undefined): Promise<void> {
+    this.calls.push(call);
+    const error = this.answers.get(call.split(' ')[0] ?? call);
+    if (error) throw error;
+    effect();
+  }
+
+  getMembers = async (): Promise<PdMembers> => ({ members: this.members });
+  getHealth = async (): Promise<PdMemberHealth[]> => [];
+  getCluster = async () => ({ id: '1', maxPeerCount: 3 });
+  getLeader = async (): Promise<PdMember> => member('basic-pd-0', '1');
+  getStores = async (): Promise<PdStores> => ({ stores: this.stores, bootstrapped: true });
+  getTombstoneStores = async (): Promise<PdStores> => ({ stores: [], bootstrapped: true });
+  getConfig = async (): Promise<PdConfig> => ({ replication: { maxReplicas: 3, locationLabels: [], enablePlacementRules: true } });
+  getEvictLeaderSchedulers = async (): Promise<string[]> => this.evicting.map((id) => `evict-leader-scheduler-${id}`);
+  isMemberReady = async () => true;
+  transferLeader = (name: string) => this.write(`transferLeader ${name}`);
+  deleteMemberByName = (name: string) => this.write(`deleteMember ${name}`, () => (this.members = this.members.filter((m) => m.name !== name)));
+  deleteMemberById = (id: string) => this.write(`deleteMember ${id}`, () => (this.members = this.members.filter((m) => m.memberId !== id)));
+  deleteStore = (id: string) => this.write(`deleteStore ${id}`);
+  setStoreLabels = (id: string) => this.write(`setStoreLabels ${id}`);
+  setReplicationConfig = (change: PdReplicationChange) => this.write(`setReplicationConfig ${JSON.stringify(change)}`);
+  beginEvictLeader = (id: string) => this.write(`beginEvictLeader ${id}`, () => void this.evicting.push(id));
+  endEvictLeader = (id: string) => this.write(`endEvictLeader ${id}`, () => (this.evicting = this.evicting.filter((e) => e !== id)));
+}
+
+const notFound = () => new NotFoundError('HTTP 404: not found');
+
+/** A PD whose member delete answers 404 although it did remove the member (a lost answer, retried). */
+function goneWith404(): FakePd {
+  const fake = new FakePd();
+  fake.deleteMemberByName = async (name) => {
+    fake.calls.push(`deleteMember ${name}`);
+    fake.members = [];
+    throw notFound();
+  };
+  return fake;
+}
+
+describe('PD actions are idempotent or verified', () => {
+  it.each([
+    { name: 'a member PD no longer lists is deleted without a call', pd: () => new FakePd([]), action: { kind: 'pd.deleteMember', name: 'basic-pd-0' }, calls: [], settles: 'resolves' },
+    { name: 'a member is deleted by its exact uint64 id', pd: () => new FakePd(), action: { kind: 'pd.deleteMember', id: '18446744073709551615' }, calls: ['deleteMember 18446744073709551615'], settles: 'resolves' },
+    { name: 'a 404 on deleting a member PD still lists is a failure', pd: () => Object.assign(new FakePd(), { answers: new Map([['deleteMember', notFound()]]) }), action: { kind: 'pd.deleteMember', name: 'basic-pd-0' }, calls: ['deleteMember basic-pd-0'], settles: 'rejects' },
+    { name: 'a 404 on deleting a member is success once a fresh read shows PD no longer lists it', pd: () => goneWith404(), action: { kind: 'pd.deleteMember', name: 'basic-pd-0' }, calls: ['deleteMember basic-pd-0'], settles: 'resolves' },
+    { name: 'a store PD no longer lists (Tombstone or gone) is deleted without a call', pd: () => new FakePd(undefined, []), action: { kind: 'pd.deleteStore', id: '1' }, calls: [], settles: 'resolves' },
+    { name: 'a failed evict-leader add is success when PD lists the scheduler', pd: () => Object.assign(new FakePd(undefined, undefined, ['1']), { answers: new Map([['beginEvictLeader', new TransientError('HTTP 500: scheduler existed')]]) }), action: { kind: 'pd.addEvictLeaderScheduler', storeId: '1' }, calls: ['beginEvictLeader 1'], settles: 'resolves' },
+    { name: 'a 404 on removing an evict-leader scheduler is success', pd: () => Object.assign(new FakePd(), { answers: new Map([['endEvictLeader', notFound()]]) }), action: { kind: 'pd.removeEvictLeaderScheduler', storeId: '1' }, calls: ['endEvictLeader 1'], settles: 'resolves' },
+    { name: 'a leader transfer answered 404 ends the call, as TiDB Operator', pd: () => Object.assign(new FakePd(), { answers: new Map([['transferLeader', notFound()]]) }), action: { kind: 'pd.transferLeader', to: 'basic-pd-1' }, calls: ['transferLeader basic-pd-1'], settles: 'resolves' },
+  ] as { name: string; pd: () => FakePd; action: PdAction; calls: string[]; settles: 'resolves' | 'rejects' }[])('$name', async ({ pd, action, calls, settles }) => {
+    // Prepare
+    const fake = pd();
+
+    // Act
+    const run = executePd(fake, action);
+
+    // Assess
+    if (settles === 'resolves') await expect(run).resolves.toBeUndefined();
+    else await expect(run).rejects.toBeInstanceOf(NotFoundError);
+    expect(fake.calls).toEqual(calls);
+  });
+
+  it('a removed evict-leader scheduler that PD still lists is a failure', async () => {
+    // Prepare: the DELETE answers 200 but the scheduler stays.
+    const fake = new FakePd(undefined, undefined, ['1']);
+    fake.endEvictLeader = async () => undefined;
+
+    // Act
+    const run = executePd(fake, { kind: 'pd.removeEvictLeaderScheduler', storeId: '1' });
+
+    // Assess
+    await expect(run).rejects.toThrow('still lists evict-leader-scheduler-1');
+  });
+
+  it('a replication change PD’s port cannot express is refused, naming the field', async () => {
+    // Act
+    const run = executePd(new FakePd(), { kind: 'pd.updateReplicationConfig', config: { isolationLevel: 'zone' } });
+
+    // Assess
+    await expect(run).rejects.toEqual(expect.objectContaining({ constructor: TerminalError, field: 'isolationLevel' }));
+  });
+});
+
+describe('Kubernetes writes carry a precondition or are refused', () => {
+  it.each([
+    { name: 'a JSON patch is refused, naming patchType', action: { kind: 'patch', ref: { kind: 'Pod', namespace: 'demo', name: 'p' }, patchType: 'json', patch: [], resourceVersion: '5' }, field: 'patchType' },
+    { name: 'a PersistentVolume patch is refused, naming kind', action: { kind: 'patch', ref: { kind: 'PersistentVolume', namespace: 'demo', name: 'pv' }, patchType: 'merge', patch: {}, resourceVersion: '5' }, field: 'kind' },
+    { name: 'a create whose object is another kind than its ref is refused, naming kind', action: { kind: 'create', ref: { kind: 'Service', namespace: 'demo', name: 's' }, object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 's' } } }, field: 'kind' },
+    { name: 'a create whose object is another name than its ref is refused, naming metadata.name', action: { kind: 'create', ref: { kind: 'Service', namespace: 'demo', name: 's' }, object: { apiVersion: 'v1', kind: 'Service', metadata: { name: 't' } } }, field: 'metadata.name' },
+  ] as const)('$name', async ({ action, field }) => {
+    // Act
+    const run = executeKube(new FakeKube(), action);
+
+    // Assess
+    await expect(run).rejects.toEqual(expect.objectContaining({ constructor: TerminalError, field }));
+  });
+});
+
+describe('PD answers become the snapshot view', () => {
+  const answers = (stores: PdStore[], tombstones: PdStore[]): PdAnswers => ({
+    members: { members: [member('basic-pd-0', '18446744073709551615')], leader: member('basic-pd-0', '18446744073709551615') },
+    health: [{ name: 'basic-pd-0', memberId: '18446744073709551615', clientUrls: [], health: true }],
+    stores,
+    tombstones,
+    config: { replication: { maxReplicas: 3, locationLabels: ['zone', 'host'], enablePlacementRules: true } },
+    evictLeaderSchedulers: ['evict-leader-scheduler-4'],
+    clusterId: '7000000000000000123',
+  });
+
+  it('store labels become a record, Tombstones join the stores once, and ids stay exact', () => {
+    // Act
+    const view = toPdView(answers([apiStore('4', 'Up', [{ key: 'zone', value: 'a' }, { key: 'host', value: 'h4' }])], [apiStore('5', 'Tombstone'), apiStore('4', 'Up')]));
+
+    // Assess
+    expect(view.stores.map((s) => [s.id, s.state, s.labels])).toEqual([['4', 'Up', { zone: 'a', host: 'h4' }], ['5', 'Tombstone', {}]]);
+    expect(view.members).toEqual([{ name: 'basic-pd-0', id: '18446744073709551615', clientUrls: [], peerUrls: [], health: true }]);
+    expect(view.leader).toEqual({ name: 'basic-pd-0', id: '18446744073709551615' });
+    expect(view.stores[0]?.lastHeartbeatAtMs).toBe(Date.UTC(2026, 0, 1, 0, 0, 0, 123));
+  });
+
+  it('a store state PD never defined is refused rather than guessed', () => {
+    // Act
+    const build = () => toPdView(answers([apiStore('4', 'Sleeping')], []));
+
+    // Assess
+    expect(build).toThrow(TransientError);
+  });
+});
+
+describe('Lambda settings', () => {
+  const complete = {
+    CLUSTER_NAME: 'prod-eks',
+    KUBE_ENDPOINT: 'https://ABC.gr7.us-east-1.eks.amazonaws.com',
+    KUBE_CA_DATA: 'LS0tLS1CRUdJTg==',
+    AWS_REGION: 'us-east-1',
+    STATE_TABLE: 'tidb-reconciler-dev-state',
+    RECONCILE_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/tidb-reconciler-dev-reconcile',
+    RECONCILE_QUEUE_ARN: 'arn:aws:sqs:us-east-1:123456789012:tidb-reconciler-dev-reconcile',
+    SCHEDULER_ROLE_ARN: 'arn:aws:iam::123456789012:role/scheduler',
+  };
+
+  it.each([
+    { name: 'every unset variable is named at once', env: {}, says: /CLUSTER_NAME: not set; KUBE_ENDPOINT: not set; KUBE_CA_DATA: not set; AWS_REGION: not set; STATE_TABLE: not set; RECONCILE_QUEUE_URL: not set; RECONCILE_QUEUE_ARN: not set; SCHEDULER_ROLE_ARN: not set/ },
+    { name: 'an endpoint that is not https is named', env: { ...complete, KUBE_ENDPOINT: 'http://kubernetes.local' }, says: /KUBE_ENDPOINT: "http:\/\/kubernetes.local" must be an https URL/ },
+    { name: 'a cluster name that cannot start a cluster key is named', env: { ...complete, CLUSTER_NAME: 'prod/eks' }, says: /CLUSTER_NAME: "prod\/eks" is not a valid cluster name/ },
+  ])('$name', ({ env, says }) => {
+    // Act
+    const read = () => lambdaSettings(env);
+
+    // Assess
+    expect(read).toThrow(says);
+  });
+
+  it('a complete environment is read, the CA data never echoed in errors', () => {
+    // Act
+    const settings = lambdaSettings({ ...complete, SCHEDULER_GROUP: 'timers' });
+
+    // Assess
+    expect(settings).toEqual(expect.objectContaining({ clusterName: 'prod-eks', region: 'us-east-1', schedulerGroup: 'timers' }));
+    expect(() => lambdaSettings({ ...complete, STATE_TABLE: '' })).toThrow(expect.objectContaining({ message: expect.not.stringContaining('LS0tLS1CRUdJTg==') }));
+  });
+});
+
+describe('calls end with the step budget', () => {
+  it('a call still running when the budget runs out is abandoned with the budget’s error', async () => {
+    // Prepare
+    const budget = new AbortController();
+    const never = new Promise<string>(() => undefined);
+
+    // Act
+    const run = withinBudget(budget.signal, 'list Pods', () => never);
+    budget.abort(new TransientError('step time budget exhausted (safety margin reached)'));
+
+    // Assess
+    await expect(run).rejects.toThrow('step time budget exhausted');
+  });
+
+  it('a call that finishes in time settles as the call did', async () => {
+    // Act
+    const run = withinBudget(new AbortController().signal, 'get TidbCluster', async () => 'answer');
+
+    // Assess
+    await expect(run).resolves.toBe('answer');
+  });
+});
