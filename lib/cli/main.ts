@@ -2,6 +2,7 @@
  * The `tidb-reconciler` command. Each subcommand lives in its own module and has `--help`.
  */
 import { runSimServe, SIM_SERVE_HELP } from './sim-serve.js';
+import { runSimulate, SIMULATE_HELP } from './simulate.js';
 import { runStart, START_HELP } from './start.js';
 
 const USAGE = `tidb-reconciler — run TiDB on Kubernetes without an operator
@@ -10,6 +11,7 @@ Usage: tidb-reconciler <command> [options]
 
 Commands:
   start        run the local stack on the embedded example (what \`npm start\` runs)
+  simulate     run a scenario file against the simulated world on a virtual clock
   sim serve    serve a simulated Kubernetes API server and write a kubeconfig for it
 
 Run \`tidb-reconciler <command> --help\` for a command's options.`;
@@ -18,6 +20,7 @@ type Command = { help: string; run: (args: string[]) => Promise<number> };
 
 const COMMANDS: Record<string, Command> = {
   start: { help: START_HELP, run: runStart },
+  simulate: { help: SIMULATE_HELP, run: runSimulate },
   'sim serve': { help: SIM_SERVE_HELP, run: runSimServe },
 };
 

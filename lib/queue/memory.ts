@@ -177,7 +177,11 @@ export class MemoryReconcileQueue implements ReconcileQueue {
     this.messages = keep;
   }
 
-  private nextVisibleAtMs(): number | undefined {
+  /**
+   * When the next message becomes visible (now or earlier for one visible already), or undefined
+   * for an empty queue — a virtual-time driver advances the clock to it.
+   */
+  nextVisibleAtMs(): number | undefined {
     let best: number | undefined;
     for (const m of this.messages) if (best === undefined || m.visibleAtMs < best) best = m.visibleAtMs;
     return best;

@@ -1,0 +1,182 @@
+/**
+ * Everything `simulate` runs, on one virtual clock: the simulated world (API server over HTTP,
+ * controllers, kubelet, TiDB processes), an embedded DynamoDB, the in-process reconcile queue, the
+ * real exporter core (fed in process from the object store), and the real Lambda handlers —
+ * reconcile, sweep, admin — built on a local runtime. Only the ends differ from AWS.
+ */
+import type { Context, SQSEvent } from 'aws-lambda';
+import { createAdminHandler } from '../../functions/admin.js';
+import { createReconcileHandler } from '../../functions/reconcile.js';
+import { createSweepHandler } from '../../functions/sweep.js';
+import { Exporter } from '../exporter/exporter.js';
+import { watchedResources } from '../exporter/resources.js';
+import { VirtualClock } from '../platform/clock.js';
+import { DEFAULT_STEP_CONFIG, parseConfig, type ReconcilerConfig } from '../platform/config.js';
+import { silentLogger } from '../platform/logger.js';
+import { MemoryReconcileQueue, seededRandom } from '../queue/memory.js';
+import type { OutgoingMessage, ReconcileQueue } from '../queue/port.js';
+import { TidbSimulation } from '../sim/tidb/simulation.js';
+import { SimWorld } from '../sim/world.js';
+import type { Runtime } from '../wiring/ports.js';
+import { localRuntime } from '../wiring/ports.js';
+import { type EmbeddedDynamo, startEmbeddedDynamo } from './dynalite.js';
+import { type MortalRuntime, mortalRuntime } from './mortal.js';
+import { StoreWatchSource } from './store-watch-source.js';
+import { type InvokeResult, VirtualEventSource } from './virtual-delivery.js';
+import type { Scenario } from './scenario/types.js';
+
+/** The simulated Lambda context every invocation gets (60 s budget, as the deployed functions). */
+export function simulatedContext(id: string): Context {
+  return {
+    awsRequestId: id,
+    functionName: 'tidb-reconciler-simulate',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:tidb-reconciler-simulate',
+    memoryLimitInMB: '1024',
+    logGroupName: '/aws/lambda/simulate',
+    logStreamName: 'simulate',
+    callbackWaitsForEmptyEventLoop: false,
+    getRemainingTimeInMillis: () => 60_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+/** A crash plan: the next `times` invocations die after `afterActions` reconciler writes each. */
+export type CrashPlan = { afterActions: number; times: number };
+
+/** The running stack. */
+export class SimStack {
+  /** Reconcile steps that claimed their lease (the report's `steps`). */
+  steps = 0;
+  /** Reconciler writes seen during the current invocation (for `step-crash`). */
+  writesThisInvocation = 0;
+  crash: CrashPlan | undefined;
+  duplicate: { factor: number; untilMs: number } | undefined;
+  private current: MortalRuntime | undefined;
+  private invocationSeq = 0;
+
+  private constructor(
+    readonly clock: VirtualClock,
+    readonly scenario: Scenario,
+    readonly sim: TidbSimulation,
+    readonly world: SimWorld,
+    readonly dynamo: EmbeddedDynamo,
+    readonly queue: MemoryReconcileQueue,
+    readonly runtime: Runtime,
+    readonly exporter: Exporter,
+    readonly delivery: VirtualEventSource,
+  ) {}
+
+  /** Builds and starts the stack for `scenario` with `seed`. */
+  static async start(scenario: Scenario, seed: number): Promise<SimStack> {
+    const holder: { stack?: SimStack } = {};
+    const clock = new VirtualClock();
+    const sim = new TidbSimulation({ seed, knobs: { ...scenario.sim } });
+    const world = await SimWorld.start({ clock: clock, nodes: scenario.sim.nodes, podStartupMs: scenario.sim.podStartupMs, runtimes: [sim.runtime], random: sim.random });
+    sim.attach(world);
+    const dynamo = await startEmbeddedDynamo();
+    const queue = new MemoryReconcileQueue({ clock: clock, visibilityTimeoutSeconds: 370, maxReceiveCount: 5, random: seededRandom(seed) });
+    const base = localRuntime({ kubeConfig: world.kubeconfig(), dynamo: dynamo.client, tableName: dynamo.tableName, queue, clock: clock, config: reconcilerConfig(scenario), logger: silentLogger });
+    const sending: ReconcileQueue = {
+      send: (m) => sendWithDuplicates(holder.stack, queue, m),
+      receive: (max, waitMs, signal) => queue.receive(max, waitMs, signal),
+      delete: (handles) => queue.delete(handles),
+      changeVisibility: (handle, seconds) => queue.changeVisibility(handle, seconds),
+    };
+    const counted: Runtime = { ...base, state: countingClaims(base, () => holder.stack && holder.stack.steps++), queue: sending };
+    const exporter = new Exporter(
+      { source: new StoreWatchSource(world.store), queue: sending, state: base.state, clock: clock, logger: silentLogger, random: seededRandom(seed + 1) },
+      { k8sCluster: base.k8sCluster, resources: watchedResources(), flushWindowMs: 1000 },
+    );
+    const delivery = new VirtualEventSource(queue, (event) => holder.stack?.invokeReconcile(event) ?? Promise.resolve({ batchItemFailures: [] }));
+    const stack = new SimStack(clock, scenario, sim, world, dynamo, queue, counted, exporter, delivery);
+    holder.stack = stack;
+    world.server.onWrite = () => stack.countWrite();
+    exporter.start();
+    return stack;
+  }
+
+  /** Invokes the real reconcile handler on one batch; a planned crash kills it after N writes. */
+  async invokeReconcile(event: SQSEvent): Promise<InvokeResult> {
+    const mortal = mortalRuntime(this.runtime);
+    this.current = mortal;
+    this.writesThisInvocation = 0;
+    const handler = createReconcileHandler({ runtime: () => mortal.runtime });
+    const run = handler(event, simulatedContext(`sim-${++this.invocationSeq}`)) as Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
+    const died = new Promise<'crashed'>((resolve) => {
+      const check = (): void => (mortal.dead ? resolve('crashed') : void setImmediate(check));
+      check();
+    });
+    const result = await Promise.race([run, died]);
+    this.current = undefined;
+    return result === 'crashed' ? 'crashed' : { batchItemFailures: result.batchItemFailures };
+  }
+
+  /** Invokes the real admin handler as `aws lambda invoke` would. */
+  async invokeAdmin(payload: unknown): Promise<unknown> {
+    return createAdminHandler({ runtime: () => this.runtime })(payload as never, simulatedContext(`admin-${++this.invocationSeq}`));
+  }
+
+  /** Invokes the real sweep handler (the EventBridge schedule's target). */
+  async invokeSweep(): Promise<void> {
+    await createSweepHandler({ runtime: () => this.runtime })({} as never, simulatedContext(`sweep-${++this.invocationSeq}`));
+  }
+
+  /** Stops everything. */
+  async stop(): Promise<void> {
+    await this.exporter.stop();
+    this.sim.stop();
+    await this.world.stop();
+    await this.dynamo.close();
+  }
+
+  private countWrite(): void {
+    const mortal = this.current;
+    if (!mortal) return;
+    this.writesThisInvocation++;
+    const plan = this.crash;
+    if (plan && plan.times > 0 && this.writesThisInvocation >= plan.afterActions) {
+      plan.times--;
+      if (plan.times === 0) this.crash = undefined;
+      mortal.kill();
+    }
+  }
+}
+
+/** The reconciler settings a scenario's `config:` section gives (the rest as deployed). */
+function reconcilerConfig(scenario: Scenario): ReconcilerConfig {
+  const base = parseConfig({});
+  const d = DEFAULT_STEP_CONFIG.reconcile;
+  return {
+    ...base,
+    step: {
+      ...base.step,
+      reconcile: { ...d, ...base.step.reconcile, autoFailover: scenario.config.autoFailover, failoverPeriodMs: scenario.config.failoverPeriodMs },
+    },
+  };
+}
+
+/** The state store with successful claims counted (one claim is one step). */
+function countingClaims(runtime: Runtime, count: () => unknown): Runtime['state'] {
+  const state = runtime.state;
+  return new Proxy(state, {
+    get(t, prop, receiver) {
+      const value = Reflect.get(t, prop, receiver) as unknown;
+      if (prop !== 'claim' || typeof value !== 'function') return typeof value === 'function' ? value.bind(t) : value;
+      return async (...args: unknown[]) => {
+        const result = (await (value as (...a: unknown[]) => Promise<{ claimed: boolean }>).apply(t, args)) as { claimed: boolean };
+        if (result.claimed) count();
+        return result;
+      };
+    },
+  });
+}
+
+/** Sends, repeating each message `factor` times while a duplicate-delivery fault is on. */
+async function sendWithDuplicates(stack: SimStack | undefined, queue: MemoryReconcileQueue, messages: readonly OutgoingMessage[]): Promise<void> {
+  const dup = stack?.duplicate;
+  const factor = dup && stack.clock.nowMs() < dup.untilMs ? dup.factor : 1;
+  await queue.send(messages.flatMap((m) => Array.from({ length: factor }, () => m)));
+}

@@ -1,0 +1,169 @@
+/**
+ * `tidb-reconciler simulate`: runs a scenario's timeline against the simulated stack on a virtual
+ * clock and produces the report of docs/SCENARIOS.md. Time only moves when nothing is left to do
+ * at the current instant: due messages are delivered to the reconcile handler first, then the clock
+ * jumps to the next timer or message. Who did what is known by phase: the reconciler acts only
+ * inside handler invocations, the simulated controllers only while the clock advances.
+ */
+import type { SimStack } from './sim-stack.js';
+import { ReportBuilder, type ActionRecord, type Actor, type FinalState, type ScenarioReport } from './scenario/report.js';
+import { jsonPathEquals } from './scenario/jsonpath.js';
+import type { Progress } from './scenario/progress.js';
+import type { TimelineEntry, WaitCondition } from './scenario/types.js';
+import { runVerb } from './timeline-verbs.js';
+import type { KubeObject } from '../sim/object.js';
+import type { WriteRecord } from '../sim/server.js';
+
+type Phase = 'timeline' | 'reconciler' | 'sim';
+
+const FINAL_KINDS = ['StatefulSet', 'Deployment', 'Pod', 'PersistentVolumeClaim', 'Service', 'ConfigMap', 'ServiceAccount', 'Role', 'RoleBinding'];
+
+/** Runs `stack.scenario` to its report. */
+export async function runScenario(stack: SimStack, progress: Progress): Promise<ScenarioReport> {
+  const wallStart = performance.now();
+  const t0 = stack.clock.nowMs();
+  const rel = (ms: number): number => Math.max(0, ms - t0);
+  const report = new ReportBuilder(stack.scenario.name);
+  let phase: Phase = 'timeline';
+  let sweepDue = false;
+  const record = (a: Omit<ActionRecord, 'atMs'>): void => report.recordAction({ ...a, atMs: rel(stack.clock.nowMs()) } as ActionRecord);
+  const onWrite = stack.world.server.onWrite;
+  stack.world.server.onWrite = (w) => {
+    onWrite?.(w);
+    recordWrite(record, phase === 'timeline' ? 'timeline' : 'reconciler', w);
+  };
+  stack.sim.record = (a) => record({ actor: phase === 'timeline' ? 'timeline' : 'reconciler', verb: a.verb as ActionRecord['verb'], args: a.args, ...(a.error ? { error: a.error } : {}) });
+  stack.world.store.subscribe((ev) => {
+    const actor: Actor = phase === 'sim' ? 'sim' : phase;
+    if (actor === 'reconciler' || (ev.kind !== 'Pod' && ev.kind !== 'PersistentVolumeClaim' && ev.kind !== 'TidbCluster')) return;
+    if (ev.type === 'MODIFIED' && (ev.kind !== 'TidbCluster' || actor !== 'timeline')) return;
+    const verb = ev.type === 'ADDED' ? 'create' : ev.type === 'DELETED' ? 'delete' : 'patch';
+    record({ actor, verb, kind: ev.kind, namespace: ev.object.metadata.namespace, name: ev.object.metadata.name, object: ev.type === 'DELETED' ? ev.previous ?? ev.object : ev.object });
+  });
+  const sweepEvery = stack.scenario.config.sweepIntervalMs;
+  const armSweep = (): void => void stack.clock.setTimer(() => ((sweepDue = true), armSweep()), sweepEvery);
+  armSweep();
+
+  const deliver = async (): Promise<boolean> => {
+    phase = 'reconciler';
+    if (sweepDue) {
+      sweepDue = false;
+      await stack.invokeSweep();
+    }
+    const batches = await stack.delivery.deliverDue();
+    phase = 'sim';
+    return batches >= 50;
+  };
+  /** Runs until `until()` holds or `targetMs`; true when `until` held (or there is none). */
+  const runUntil = async (targetMs: number, until?: () => boolean): Promise<boolean> => {
+    for (;;) {
+      const saturated = await deliver();
+      if (until?.()) return true;
+      const now = stack.clock.nowMs();
+      if (now >= targetMs) return until === undefined;
+      const candidates = [stack.clock.nextTimerAtMs(), stack.queue.nextVisibleAtMs(), targetMs].filter((x): x is number => x !== undefined);
+      // Timers due now fire without time moving; a queue still busy at this instant (a key that keeps
+      // re-enqueueing itself) must not stall time, so then the clock moves on by a millisecond.
+      const next = saturated ? now + 1 : Math.max(now, Math.min(...candidates));
+      await stack.clock.advanceTo(Math.min(next, targetMs));
+    }
+  };
+
+  phase = 'timeline';
+  applyCluster(stack);
+  phase = 'sim';
+  for (const entry of stack.scenario.timeline) {
+    const start = stack.clock.nowMs();
+    report.startEntry(entry, rel(start));
+    progress.entryStarted(entry, rel(start));
+    const result = await runEntry(stack, entry, runUntil, (p) => (phase = p));
+    const end = { ok: result.ok, endMs: rel(stack.clock.nowMs()), ...(result.ok ? {} : { error: result.error }) };
+    report.endEntry(end.endMs, end.ok, result.ok ? undefined : result.error);
+    progress.entryFinished(entry, end);
+    if (!result.ok) break;
+  }
+  const out = report.finish({
+    virtualMs: rel(stack.clock.nowMs()),
+    wallMs: Math.round(performance.now() - wallStart),
+    steps: stack.steps,
+    invariants: stack.sim.invariants().map((inv) => ({ name: inv.name, violations: inv.violations.map((v) => ({ atMs: rel(v.atMs), message: v.message })) })),
+    final: finalState(stack),
+  });
+  progress.runFinished(out);
+  return out;
+}
+
+type RunUntil = (targetMs: number, until?: () => boolean) => Promise<boolean>;
+
+async function runEntry(stack: SimStack, entry: TimelineEntry, runUntil: RunUntil, setPhase: (p: Phase) => void): Promise<{ ok: true } | { ok: false; error: string }> {
+  const now = stack.clock.nowMs();
+  if (entry.verb === 'advance') {
+    await runUntil(now + entry.durationMs);
+    return { ok: true };
+  }
+  if (entry.verb === 'waitFor') {
+    const reached = await runUntil(now + entry.timeoutMs, () => conditionHolds(stack, entry.until));
+    return reached ? { ok: true } : { ok: false, error: `not reached within ${entry.timeoutMs / 1000}s` };
+  }
+  setPhase('timeline');
+  try {
+    return await runVerb(stack, entry);
+  } finally {
+    setPhase('sim');
+  }
+}
+
+/** Whether a `waitFor` condition holds for the stored TidbCluster. */
+export function conditionHolds(stack: SimStack, until: WaitCondition): boolean {
+  const m = stack.scenario.cluster.metadata;
+  const tc = stack.world.store.get('TidbCluster', m.namespace, m.name);
+  switch (until.kind) {
+    case 'ready':
+      return (tc?.status?.conditions ?? []).some((c: { type?: string; status?: string }) => c.type === 'Ready' && c.status === 'True');
+    case 'phase':
+      return tc?.status?.[until.component]?.phase === until.phase;
+    case 'jsonpath':
+      return jsonPathEquals(until.path, tc ?? null, until.equals);
+    default: {
+      const never: never = until;
+      return never;
+    }
+  }
+}
+
+/** Creates the scenario's namespace (if missing) and TidbCluster at t = 0. */
+function applyCluster(stack: SimStack): void {
+  const tc = stack.scenario.cluster;
+  const store = stack.world.store;
+  if (!store.get('Namespace', undefined, tc.metadata.namespace)) store.create('Namespace', { metadata: { name: tc.metadata.namespace } });
+  store.create('TidbCluster', structuredClone(tc) as unknown as KubeObject);
+}
+
+function recordWrite(record: (a: Omit<ActionRecord, 'atMs'>) => void, actor: Actor, w: WriteRecord): void {
+  if (w.kind === 'Event' && w.verb === 'create' && w.object) {
+    const ev = w.object as { type?: string; reason?: string; message?: string; involvedObject?: unknown };
+    record({ actor, verb: 'event', args: { type: ev.type, reason: ev.reason, message: ev.message, object: ev.involvedObject } });
+    return;
+  }
+  record({ actor, verb: w.verb, kind: w.kind, namespace: w.namespace, name: w.name, ...(w.object !== undefined ? { object: w.object } : {}), ...(w.error ? { error: w.error } : {}) });
+}
+
+function finalState(stack: SimStack): FinalState {
+  const m = stack.scenario.cluster.metadata;
+  const store = stack.world.store;
+  const objects: Record<string, unknown> = {};
+  for (const kind of FINAL_KINDS) {
+    for (const o of store.list(kind, m.namespace)) objects[`${kind}/${m.namespace}/${o.metadata.name ?? ''}`] = o;
+  }
+  const pd = stack.sim.snapshot(m.namespace, m.name);
+  return {
+    tidbcluster: (store.get('TidbCluster', m.namespace, m.name) as Record<string, unknown> | undefined) ?? null,
+    objects,
+    pd: {
+      members: pd.members.map((x) => ({ name: x.name, id: x.id, health: x.health })),
+      leader: pd.leader ?? null,
+      stores: pd.stores.map((s) => ({ id: s.id, address: s.address, state: s.state, leaderCount: s.leaderCount, labels: s.labels })),
+      schedulers: pd.schedulers,
+    },
+  } as FinalState;
+}

@@ -1,0 +1,124 @@
+/**
+ * What each timeline verb of a scenario does to the simulated world — as a user or an admin would:
+ * merge-patch or annotate the TidbCluster, inject or heal a fault, change the world (PD leader, PD
+ * config), invoke the admin function, delete the cluster. Waiting and time are the runner's.
+ */
+import { applyMergePatch } from '../sim/patch.js';
+import type { KubeObject } from '../sim/object.js';
+import type { SimStack } from './sim-stack.js';
+import type { AdminStep, Fault, HealTarget, TimelineEntry, WorldChange } from './scenario/types.js';
+
+/** How a verb ended: ok, or the error that failed the entry. */
+export type VerbResult = { ok: true } | { ok: false; error: string };
+
+const OK: VerbResult = { ok: true };
+
+/** Runs one non-waiting verb (everything but `waitFor` and `advance`). */
+export async function runVerb(stack: SimStack, entry: TimelineEntry): Promise<VerbResult> {
+  switch (entry.verb) {
+    case 'patch':
+      return patchCluster(stack, entry.patch);
+    case 'annotate':
+      return patchCluster(stack, { metadata: { annotations: entry.annotations } });
+    case 'fault':
+      return fault(stack, entry.fault);
+    case 'heal':
+      return heal(stack, entry.heal);
+    case 'world':
+      return world(stack, entry.change);
+    case 'admin':
+      return admin(stack, entry.admin);
+    case 'delete':
+      return deleteCluster(stack);
+    case 'waitFor':
+    case 'advance':
+      return { ok: false, error: `${entry.verb} is run by the timeline loop` };
+    default: {
+      const never: never = entry;
+      return { ok: false, error: `unknown verb ${JSON.stringify(never)}` };
+    }
+  }
+}
+
+function clusterRef(stack: SimStack): { namespace: string; name: string } {
+  const m = stack.scenario.cluster.metadata;
+  return { namespace: m.namespace, name: m.name };
+}
+
+function patchCluster(stack: SimStack, patch: unknown): VerbResult {
+  const { namespace, name } = clusterRef(stack);
+  const current = stack.world.store.get('TidbCluster', namespace, name);
+  if (!current) return { ok: false, error: `TidbCluster ${namespace}/${name} does not exist` };
+  const next = applyMergePatch(current, patch) as KubeObject;
+  stack.world.store.update('TidbCluster', next);
+  return OK;
+}
+
+function fault(stack: SimStack, f: Fault): VerbResult {
+  const { namespace, name } = clusterRef(stack);
+  const faults = stack.sim.faults;
+  switch (f.kind) {
+    case 'pod-down':
+      faults.podDown(namespace, f.pod);
+      return OK;
+    case 'pod-deleted':
+      if (!stack.world.store.get('Pod', namespace, f.pod)) return { ok: false, error: `pod ${namespace}/${f.pod} does not exist` };
+      stack.world.store.delete('Pod', namespace, f.pod);
+      return OK;
+    case 'node-down':
+      faults.nodeDown(f.node);
+      return OK;
+    case 'image-broken':
+      faults.breakImage(f.image);
+      return OK;
+    case 'pd-api-down':
+      faults.pdApiDown(f.forMs, { namespace, name });
+      return OK;
+    case 'kube-api-errors':
+      faults.kubeApiErrors(f.rate, f.forMs);
+      return OK;
+    case 'step-crash':
+      stack.crash = { afterActions: f.afterActions, times: f.times };
+      return OK;
+    case 'duplicate-delivery':
+      stack.duplicate = { factor: f.factor, untilMs: stack.clock.nowMs() + f.forMs };
+      return OK;
+    default: {
+      const never: never = f;
+      return { ok: false, error: `unknown fault ${JSON.stringify(never)}` };
+    }
+  }
+}
+
+function heal(stack: SimStack, h: HealTarget): VerbResult {
+  const { namespace } = clusterRef(stack);
+  if (h.kind === 'pod') stack.sim.faults.podUp(namespace, h.pod);
+  else if (h.kind === 'node') stack.sim.faults.nodeUp(h.node);
+  else stack.sim.faults.fixImage(h.image);
+  return OK;
+}
+
+function world(stack: SimStack, change: WorldChange): VerbResult {
+  const { namespace, name } = clusterRef(stack);
+  try {
+    if (change.kind === 'pdLeader') stack.sim.movePdLeader(namespace, name, change.pod);
+    else stack.sim.setPdConfig(namespace, name, change.config);
+    return OK;
+  } catch (err) {
+    return { ok: false, error: (err as Error).message };
+  }
+}
+
+async function admin(stack: SimStack, step: AdminStep): Promise<VerbResult> {
+  const payload = { ...step, cluster: clusterRef(stack) };
+  const result = (await stack.invokeAdmin(payload)) as { ok?: boolean; error?: string } | undefined;
+  if (result?.ok === true) return OK;
+  return { ok: false, error: `admin ${step.action}: ${result?.error ?? JSON.stringify(result)}` };
+}
+
+function deleteCluster(stack: SimStack): VerbResult {
+  const { namespace, name } = clusterRef(stack);
+  if (!stack.world.store.get('TidbCluster', namespace, name)) return { ok: false, error: `TidbCluster ${namespace}/${name} does not exist` };
+  stack.world.store.delete('TidbCluster', namespace, name, { propagationPolicy: 'Background' });
+  return OK;
+}

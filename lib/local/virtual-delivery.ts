@@ -1,0 +1,62 @@
+/**
+ * Lambda's SQS event source mapping, driven step by step on a virtual clock: take up to ten visible
+ * messages, build the `SQSEvent` Lambda would, invoke the handler, delete what succeeded and leave
+ * the batch item failures (and everything of a crashed invocation) to come back after the
+ * visibility timeout. One batch at a time, so a run is repeatable for a seed.
+ */
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { ReceivedRecord } from '../queue/port.js';
+import type { MemoryReconcileQueue } from '../queue/memory.js';
+
+/** The handler's answer, or `crashed` for an invocation that died (nothing is deleted). */
+export type InvokeResult = SQSBatchResponse | 'crashed';
+
+/** Delivers due messages to `invoke`. */
+export class VirtualEventSource {
+  /** Handler invocations so far. */
+  invocations = 0;
+
+  constructor(
+    private readonly queue: MemoryReconcileQueue,
+    private readonly invoke: (event: SQSEvent) => Promise<InvokeResult>,
+    private readonly queueArn = 'arn:aws:sqs:us-east-1:000000000000:tidb-reconciler-reconcile',
+  ) {}
+
+  /**
+   * Delivers batches until nothing is visible, at most `maxBatches` (a key that keeps re-enqueueing
+   * itself at one instant must not stall virtual time); returns how many batches ran.
+   */
+  async deliverDue(maxBatches = 50): Promise<number> {
+    let batches = 0;
+    while (batches < maxBatches) {
+      const records = await this.queue.receive(10, 0);
+      if (records.length === 0) break;
+      batches++;
+      this.invocations++;
+      const result = await this.invoke({ Records: records.map((r) => this.toSqsRecord(r)) });
+      if (result === 'crashed') continue;
+      const failed = new Set(result.batchItemFailures.map((f) => f.itemIdentifier));
+      await this.queue.delete(records.filter((r) => !failed.has(r.messageId)).map((r) => r.receiptHandle));
+    }
+    return batches;
+  }
+
+  private toSqsRecord(r: ReceivedRecord): SQSRecord {
+    return {
+      messageId: r.messageId,
+      receiptHandle: r.receiptHandle,
+      body: r.body,
+      attributes: {
+        ApproximateReceiveCount: String(r.receiveCount),
+        SentTimestamp: String(r.sentAtMs),
+        SenderId: 'simulate',
+        ApproximateFirstReceiveTimestamp: String(r.sentAtMs),
+      },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: this.queueArn,
+      awsRegion: 'us-east-1',
+    };
+  }
+}
