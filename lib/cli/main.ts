@@ -48,10 +48,12 @@ export async function main(argv: string[]): Promise<number> {
 
 main(process.argv.slice(2)).then(
   (code) => {
-    process.exitCode = code;
+    // A command that returned is done (servers return only after SIGINT/SIGTERM): leftover
+    // keep-alive sockets or timers must not hold the process open.
+    process.exit(code);
   },
   (err: unknown) => {
     console.error(`tidb-reconciler: ${err instanceof Error ? err.message : String(err)}`);
-    process.exitCode = 1;
+    process.exit(1);
   },
 );

@@ -37,7 +37,7 @@ export async function runSimulate(args: string[]): Promise<number> {
     console.error(scenario.error);
     return EXIT_INVALID;
   }
-  const stack = await SimStack.start(scenario.scenario, seed ?? scenario.scenario.seed);
+  const stack = await SimStack.start(scenario.scenario, seed ?? scenario.scenario.seed, { verbose: process.env.TIDB_RECONCILER_LOG === '1' });
   try {
     const report = await runScenario(stack, createProgress({ quiet }));
     if (out) writeFileSync(out, reportToJson(report));

@@ -12,7 +12,7 @@ import { Exporter } from '../exporter/exporter.js';
 import { watchedResources } from '../exporter/resources.js';
 import { VirtualClock } from '../platform/clock.js';
 import { DEFAULT_STEP_CONFIG, parseConfig, type ReconcilerConfig } from '../platform/config.js';
-import { silentLogger } from '../platform/logger.js';
+import { type Logger, StreamLogger, silentLogger } from '../platform/logger.js';
 import { MemoryReconcileQueue, seededRandom } from '../queue/memory.js';
 import type { OutgoingMessage, ReconcileQueue } from '../queue/port.js';
 import { TidbSimulation } from '../sim/tidb/simulation.js';
@@ -70,15 +70,16 @@ export class SimStack {
   ) {}
 
   /** Builds and starts the stack for `scenario` with `seed`. */
-  static async start(scenario: Scenario, seed: number): Promise<SimStack> {
+  static async start(scenario: Scenario, seed: number, options: { verbose?: boolean } = {}): Promise<SimStack> {
     const holder: { stack?: SimStack } = {};
     const clock = new VirtualClock();
+    const logger: Logger = options.verbose ? new StreamLogger(() => clock.nowMs()) : silentLogger;
     const sim = new TidbSimulation({ seed, knobs: { ...scenario.sim } });
     const world = await SimWorld.start({ clock: clock, nodes: scenario.sim.nodes, podStartupMs: scenario.sim.podStartupMs, runtimes: [sim.runtime], random: sim.random });
     sim.attach(world);
     const dynamo = await startEmbeddedDynamo();
     const queue = new MemoryReconcileQueue({ clock: clock, visibilityTimeoutSeconds: 370, maxReceiveCount: 5, random: seededRandom(seed) });
-    const base = localRuntime({ kubeConfig: world.kubeconfig(), dynamo: dynamo.client, tableName: dynamo.tableName, queue, clock: clock, config: reconcilerConfig(scenario), logger: silentLogger });
+    const base = localRuntime({ kubeConfig: world.kubeconfig(), dynamo: dynamo.client, tableName: dynamo.tableName, queue, clock: clock, config: reconcilerConfig(scenario), logger });
     const sending: ReconcileQueue = {
       send: (m) => sendWithDuplicates(holder.stack, queue, m),
       receive: (max, waitMs, signal) => queue.receive(max, waitMs, signal),
@@ -87,7 +88,7 @@ export class SimStack {
     };
     const counted: Runtime = { ...base, state: countingClaims(base, () => holder.stack && holder.stack.steps++), queue: sending };
     const exporter = new Exporter(
-      { source: new StoreWatchSource(world.store), queue: sending, state: base.state, clock: clock, logger: silentLogger, random: seededRandom(seed + 1) },
+      { source: new StoreWatchSource(world.store), queue: sending, state: base.state, clock: clock, logger, random: seededRandom(seed + 1) },
       { k8sCluster: base.k8sCluster, resources: watchedResources(), flushWindowMs: 1000 },
     );
     const delivery = new VirtualEventSource(queue, (event) => holder.stack?.invokeReconcile(event) ?? Promise.resolve({ batchItemFailures: [] }));
@@ -124,9 +125,19 @@ export class SimStack {
     await createSweepHandler({ runtime: () => this.runtime })({} as never, simulatedContext(`sweep-${++this.invocationSeq}`));
   }
 
-  /** Stops everything. */
+  /**
+   * Resolves once the exporter is idle (every watch loop waiting for events or for its backoff):
+   * its start-up and checkpoint reads are real I/O, and virtual time must not run ahead of them.
+   */
+  async exporterIdle(maxWallMs = 2000): Promise<void> {
+    const until = Date.now() + maxWallMs;
+    const idle = (): boolean => Object.values(this.exporter.status()).every((s) => s === 'watching' || s === 'waiting' || s === 'stopped');
+    while (!idle() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+
+  /** Stops everything. The exporter gets a bounded time: on a virtual clock its waits never end. */
   async stop(): Promise<void> {
-    await this.exporter.stop();
+    await Promise.race([this.exporter.stop(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
     this.sim.stop();
     await this.world.stop();
     await this.dynamo.close();

@@ -57,6 +57,7 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
   /** Runs until `until()` holds or `targetMs`; true when `until` held (or there is none). */
   const runUntil = async (targetMs: number, until?: () => boolean): Promise<boolean> => {
     for (;;) {
+      await stack.exporterIdle();
       const saturated = await deliver();
       if (until?.()) return true;
       const now = stack.clock.nowMs();

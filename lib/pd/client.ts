@@ -114,7 +114,14 @@ export class PdClient implements PdPort {
   }
 
   async getEvictLeaderSchedulers(): Promise<string[]> {
-    const names = asArray(await this.get('/pd/api/v1/schedulers', 'PD get schedulers')).map(asString);
+    const what = 'PD get schedulers';
+    const answer = await this.caller.call(this.serviceEndpoint(), { method: 'GET', path: '/pd/api/v1/schedulers' }, what, (status) => status === 500);
+    if (answer.status >= 400) {
+      // A PD without TiKV ("not bootstrapped") has no scheduler at all: a state, not an error.
+      if (answer.text.includes(NOT_BOOTSTRAPPED)) return [];
+      throw componentError(what, answer.status, answer.text);
+    }
+    const names = asArray(parseLossless(answer.text, what)).map(asString);
     const evicting = names.filter((n) => n.startsWith(EVICT_LEADER_SCHEDULER));
     if (evicting.length !== 1 || evicting[0] !== EVICT_LEADER_SCHEDULER) return evicting;
     // PD ≥ 3.1 reports one merged scheduler; its config lists the stores (as TiDB Operator).

@@ -95,3 +95,41 @@ export const silentLogger: Logger = {
   warn: () => undefined,
   error: () => undefined,
 };
+
+/**
+ * A `Logger` writing one JSON object per line to a stream (stderr by default), with the virtual or
+ * real time from `nowMs` — for `simulate --verbose` and the local stack, where stdout carries output.
+ */
+export class StreamLogger implements Logger {
+  constructor(
+    private readonly nowMs: () => number,
+    private readonly write: (line: string) => void = (line) => void process.stderr.write(line + '\n'),
+    private readonly minLevel: LogLevel = 'info',
+  ) {}
+
+  debug(message: string, fields: LogFields = {}): void {
+    this.line('debug', message, fields);
+  }
+
+  info(message: string, fields: LogFields = {}): void {
+    this.line('info', message, fields);
+  }
+
+  warn(message: string, fields: LogFields = {}): void {
+    this.line('warn', message, fields);
+  }
+
+  error(message: string, fields: LogFields = {}): void {
+    this.line('error', message, fields);
+  }
+
+  private line(level: LogLevel, message: string, fields: LogFields): void {
+    const order: LogLevel[] = ['debug', 'info', 'warn', 'error'];
+    if (order.indexOf(level) < order.indexOf(this.minLevel)) return;
+    try {
+      this.write(JSON.stringify({ time: new Date(this.nowMs()).toISOString(), level, message, ...fields }));
+    } catch {
+      // Logging must never fail a step (e.g. a field that cannot be serialised).
+    }
+  }
+}

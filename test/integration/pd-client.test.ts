@@ -102,6 +102,11 @@ describe('PD reads through the service proxy, parsed losslessly', () => {
     expect(await client.getStores()).toEqual({ stores: [], bootstrapped: false });
   });
 
+  it('a cluster no TiKV has joined yet has no evict-leader scheduler, not an error', async () => {
+    pd.routes.set('GET /pd/api/v1/schedulers', { status: 500, body: '"[PD:cluster:ErrNotBootstrapped]TiKV cluster not bootstrapped, please start TiKV first"\n' });
+    expect(await client.getEvictLeaderSchedulers()).toEqual([]);
+  });
+
   it.each([
     { name: 'config with PD string encodings', body: '{"replication":{"max-replicas":3,"location-labels":"zone,host","enable-placement-rules":"true"}}' },
     { name: 'config with JSON lists and booleans', body: '{"replication":{"max-replicas":3,"location-labels":["zone","host"],"enable-placement-rules":true}}' },
