@@ -106,7 +106,8 @@ async function runEntry(stack: SimStack, entry: TimelineEntry, runUntil: RunUnti
     const reached = await runUntil(now + entry.timeoutMs, () => conditionHolds(stack, entry.until));
     return reached ? { ok: true } : { ok: false, error: `not reached within ${entry.timeoutMs / 1000}s` };
   }
-  setPhase('timeline');
+  // The admin function is the reconciler's; everything else a timeline verb does is the user's.
+  setPhase(entry.verb === 'admin' ? 'reconciler' : 'timeline');
   try {
     return await runVerb(stack, entry);
   } finally {

@@ -82,8 +82,10 @@ export function planPdForceUpgrade(input: RuleInput): Decision {
     if (pdStatusOf(gated).synced !== true) {
       return isPdTemplateChanged(gated, sts) && isPdForceUpgradeRequested(gated, sts) ? forceWrite(gated, sts) : nothing();
     }
+    if (!hasForceUpgradeAnnotation(gated) || !isPdRolledOut(gated, sts)) return nothing();
+    // The status this step writes would race the annotation patch: come back right after it.
     const settled = jsonEqual(gated.status, gated.cluster.status ?? {});
-    if (!hasForceUpgradeAnnotation(gated) || !settled || !isPdRolledOut(gated, sts)) return nothing();
+    if (!settled) return { actions: [], outcome: retry(PD_RETRY_MS, 'force upgrade finished: the annotation goes once the status is written') };
     return { actions: annotationRemoval(gated, sts), outcome: complete('force upgrade finished: annotation removed') };
   })(input);
 }

@@ -85,11 +85,12 @@ function pdContainer(tc: TidbCluster): IContainer {
     resources: resources(tc),
     env,
     envFrom: pd?.envFrom,
-    readinessProbe: defined({
-      tcpSocket: { port: PD_PORTS.client },
-      initialDelaySeconds: probe?.initialDelaySeconds ?? DEFAULT_PD_PROBE_DELAY_SECONDS,
-      periodSeconds: probe?.periodSeconds,
-    }),
+    // As TiDB Operator v1: a TCP probe on the client port only when spec.pd.readinessProbe asks for one.
+    // Without it a PD pod is Ready once its container runs, which a force upgrade relies on to roll
+    // every member of a PD that cannot serve.
+    readinessProbe: probe
+      ? defined({ tcpSocket: { port: PD_PORTS.client }, initialDelaySeconds: probe.initialDelaySeconds ?? DEFAULT_PD_PROBE_DELAY_SECONDS, periodSeconds: probe.periodSeconds })
+      : undefined,
   });
 }
 

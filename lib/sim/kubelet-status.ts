@@ -47,9 +47,19 @@ export type StatusContext = { nowMs: number; hostIP: string; down: boolean };
 
 type Condition = { type: string; status: string; reason?: string; message?: string; lastProbeTime: null; lastTransitionTime: string };
 
-/** Whether the container passes its readiness check: running, its process up and reporting ready. */
-export function isContainerReady(c: ContainerRun, down: boolean): boolean {
-  return !down && c.state === 'running' && c.process !== undefined && c.process.isReady();
+/**
+ * Whether the container is ready, as the kubelet decides: running (and its process not down); with a
+ * readiness probe, also the process reporting ready. Without a probe a running container is ready at
+ * once, whatever it is doing inside — as on a real node.
+ */
+export function isContainerReady(c: ContainerRun, down: boolean, probed = true): boolean {
+  return !down && c.state === 'running' && c.process !== undefined && (!probed || c.process.isReady());
+}
+
+/** Whether the pod's container `name` declares a readiness probe. */
+export function hasReadinessProbe(pod: KubeObject, name: string): boolean {
+  const containers = (pod.spec?.containers ?? []) as { name?: string; readinessProbe?: unknown }[];
+  return containers.some((c) => c.name === name && c.readinessProbe !== undefined && c.readinessProbe !== null);
 }
 
 function containerState(c: ContainerRun, pod: KubeObject, nowMs: number): Record<string, unknown> {
@@ -86,7 +96,7 @@ function containerStatus(c: ContainerRun, pod: KubeObject, ctx: StatusContext, p
     image: c.image,
     imageID: started ? `sim://${c.image}` : '',
     ...(started ? { containerID: `sim://${pod.metadata.uid ?? ''}/${c.name}/${c.restartCount}` } : {}),
-    ready: isContainerReady(c, ctx.down),
+    ready: isContainerReady(c, ctx.down, hasReadinessProbe(pod, c.name)),
     started: c.state === 'running',
     restartCount: c.restartCount,
     state,
@@ -105,7 +115,7 @@ function condition(type: string, ok: boolean, previous: readonly Condition[], no
 export function buildPodStatus(pod: KubeObject, run: PodRun, ctx: StatusContext): Record<string, unknown> {
   const previous = (pod.status?.conditions ?? []) as Condition[];
   const previousContainers = (pod.status?.containerStatuses ?? []) as Record<string, unknown>[];
-  const unready = run.containers.filter((c) => !isContainerReady(c, ctx.down)).map((c) => c.name);
+  const unready = run.containers.filter((c) => !isContainerReady(c, ctx.down, hasReadinessProbe(pod, c.name))).map((c) => c.name);
   const allReady = unready.length === 0 && run.containers.length > 0;
   const why = allReady ? undefined : 'ContainersNotReady';
   const message = allReady ? undefined : `containers with unready status: [${unready.join(' ')}]`;

@@ -148,11 +148,12 @@ describe('force upgrade finished: the annotation is removed (beyond TiDB Operato
     expect(decision.outcome).toEqual(complete('force upgrade finished: annotation removed'));
   });
 
-  it('waits for a step that changes no status, so the TidbCluster patch cannot race the status write', () => {
+  it('waits for a step that changes no status, and asks for that step soon rather than at the next sweep', () => {
     const tc = tidbCluster(annotate(FORCE), synced());
     const input = ruleInputOf(snapshot(withCluster(tc), withOwned('StatefulSet', set(tc)), rolled));
     const decision = planPdForceUpgrade({ ...input, status: { ...input.status, clusterID: 'changed-this-step' } });
     expect(decision.actions).toEqual([]);
+    expect(decision.outcome).toMatchObject({ kind: 'retry' });
   });
 
   it('the whole recipe on a synced, rolled-out cluster: only the removal (and no other write)', () => {

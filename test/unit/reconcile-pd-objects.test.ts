@@ -217,7 +217,16 @@ describe('PD StatefulSet: shape as TiDB Operator v1', () => {
     expect(lastAppliedSpec(sts)).toEqual(JSON.parse(JSON.stringify(sts.spec)));
   });
 
-  it('runs the pd container: image <baseImage>:<version>, ports, start script, probe, mounts', () => {
+  it.each([
+    { name: 'no readiness probe unless the spec asks for one (as v1)', probe: undefined, want: undefined },
+    { name: 'a TCP probe on 2379 when spec.pd.readinessProbe is set', probe: {}, want: { tcpSocket: { port: 2379 }, initialDelaySeconds: 10 } },
+    { name: 'the spec probe timing is kept', probe: { initialDelaySeconds: 3, periodSeconds: 7 }, want: { tcpSocket: { port: 2379 }, initialDelaySeconds: 3, periodSeconds: 7 } },
+  ])('readiness: $name', ({ probe, want }) => {
+    const withProbe = desiredPdStatefulSet(inputFor(tidbCluster(pdSpec({ requests: { storage: '5Gi' }, ...(probe ? { readinessProbe: probe } : {}) }))), { replicas: 3, partition: 3 });
+    expect(withProbe.spec?.template.spec?.containers[0]?.readinessProbe).toEqual(want);
+  });
+
+  it('runs the pd container: image <baseImage>:<version>, ports, start script, mounts', () => {
     const container = sts.spec?.template.spec?.containers[0];
     expect(container?.name).toBe('pd');
     expect(container?.image).toBe('pingcap/pd:v8.5.0');
@@ -226,7 +235,6 @@ describe('PD StatefulSet: shape as TiDB Operator v1', () => {
       { name: 'server', containerPort: 2380, protocol: 'TCP' },
       { name: 'client', containerPort: 2379, protocol: 'TCP' },
     ]);
-    expect(container?.readinessProbe).toEqual({ tcpSocket: { port: 2379 }, initialDelaySeconds: 10 });
     expect(container?.resources).toEqual({ requests: { cpu: '1' } });
     expect(container?.volumeMounts?.map((m) => `${m.name}:${m.mountPath}`)).toEqual([
       'annotations:/etc/podinfo',

@@ -157,11 +157,25 @@ describe('kubelet: pod lifecycle', () => {
     expect(w.pod('p').status).toMatchObject({ phase: 'Pending', containerStatuses: [{ state: { waiting: { reason: 'ContainerCreating' } } }] });
   });
 
-  it('Ready follows the process, and lastTransitionTime moves only when the status flips', async () => {
+  it('without a readiness probe, a running container is Ready whatever its process reports', async () => {
     // Prepare
     const runtime = new ScriptedRuntime();
     const w = world([runtime]);
+    // Act
     w.store.create('Pod', newPod('p', {}, 'scripted:1'));
+    await w.clock.advance(6000);
+    // Assess
+    expect((runtime.started[0] as ScriptedProcess).ready).toBe(false);
+    expect(condition(w.pod('p'), 'Ready')).toMatchObject({ status: 'True' });
+  });
+
+  it('with a readiness probe, Ready follows the process, and lastTransitionTime moves only when the status flips', async () => {
+    // Prepare
+    const runtime = new ScriptedRuntime();
+    const w = world([runtime]);
+    const probed = newPod('p', {}, 'scripted:1');
+    probed.spec.containers[0].readinessProbe = { tcpSocket: { port: 80 } };
+    w.store.create('Pod', probed);
     await w.clock.advance(6000);
     const unready = condition(w.pod('p'), 'Ready');
     const process = runtime.started[0] as ScriptedProcess;
