@@ -7,7 +7,7 @@ import { join } from 'node:path';
 const ROOT = join(import.meta.dirname, '..', '..');
 
 function cli(args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), ...args], { encoding: 'utf8', timeout: 60000, cwd: mkdtempSync(join(tmpdir(), 'cli-')) });
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), ...args], { encoding: 'utf8', timeout: 150_000, cwd: mkdtempSync(join(tmpdir(), 'cli-')) });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -16,6 +16,7 @@ describe('the tidb-reconciler command', () => {
     { name: 'top level', args: ['--help'], want: 'Commands:' },
     { name: 'start', args: ['start', '--help'], want: 'Usage: tidb-reconciler start' },
     { name: 'sim serve', args: ['sim', 'serve', '--help'], want: 'Usage: tidb-reconciler sim serve' },
+    { name: 'simulate', args: ['simulate', '--help'], want: 'Usage: tidb-reconciler simulate' },
   ])('every subcommand has --help: $name', ({ args, want }) => {
     const r = cli(args);
     expect(r.code).toBe(0);
@@ -33,10 +34,18 @@ describe('the tidb-reconciler command', () => {
     expect(r.stderr).toContain(want);
   });
 
-  it('start --once applies the example TidbCluster through the API and exits 0', () => {
-    const r = cli(['start', '--once']);
+  it('start --once brings the example TidbCluster to Ready through the real handlers and exits 0', () => {
+    const r = cli(['start', '--once', '--timeout', '2m']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/applied TidbCluster demo\/basic \(uid [0-9a-f-]{36}, resourceVersion \d+\)/);
+    expect(r.stdout).toContain('applied TidbCluster demo/basic');
+    expect(r.stdout).toMatch(/pd\s+3\s+3\s+Normal/);
+    expect(r.stdout).toContain('Ready: True');
+  });
+
+  it('start --once exits 1 with the reason when the cluster cannot become Ready in time', () => {
+    const r = cli(['start', '--once', '--timeout', '1s']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/not Ready within 1s: /);
   });
 });
