@@ -105,6 +105,12 @@ describe('serverless package', () => {
     expect(fn.Properties['Handler']).toBe(`functions/${name}.handler`);
   });
 
+  it('functions learn the reconcile timeout and the queue visibility, so the lease can be checked against them', () => {
+    const env = (resource('ReconcileLambdaFunction').Properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
+    expect(Number(env['FUNCTION_TIMEOUT_SECONDS'])).toBe(resource('ReconcileLambdaFunction').Properties['Timeout']);
+    expect(Number(env['QUEUE_VISIBILITY_TIMEOUT_SECONDS'])).toBe(Number(resource('ReconcileQueue').Properties['VisibilityTimeout']));
+  });
+
   it('the reconcile queue feeds reconcile in batches that report item failures', () => {
     const mappings = resourcesOfType('AWS::Lambda::EventSourceMapping');
     expect(mappings).toHaveLength(1);
