@@ -120,6 +120,11 @@ export class Exporter {
     return this.output.flush(force);
   }
 
+  /** Whether a flush (sends, checkpoint writes) is in flight; a virtual-time driver waits for it. */
+  isFlushing(): boolean {
+    return this.output.busy;
+  }
+
   /** Totals of every counter since construction. */
   stats(): ExporterCounts {
     return this.counts.totals();

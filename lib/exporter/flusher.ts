@@ -34,6 +34,7 @@ export class Flusher {
   readonly checkpoints: Checkpoints;
   private readonly timer: EarliestTimer;
   private flushing: Promise<void> = Promise.resolve();
+  private inFlight = 0;
   private sendFailures = 0;
   private closed = false;
 
@@ -71,9 +72,15 @@ export class Flusher {
    * checkpoint interval unless `force`). Flushes run one at a time, in call order.
    */
   flush(force: boolean): Promise<void> {
-    const run = this.flushing.then(() => this.flushOnce(force));
+    this.inFlight++;
+    const run = this.flushing.then(() => this.flushOnce(force)).finally(() => this.inFlight--);
     this.flushing = run.catch(() => undefined);
     return run;
+  }
+
+  /** Whether a flush is running or queued (its sends and checkpoint writes are I/O in flight). */
+  get busy(): boolean {
+    return this.inFlight > 0;
   }
 
   private async flushOnce(force: boolean): Promise<void> {

@@ -86,7 +86,7 @@ export class SimStack {
       delete: (handles) => queue.delete(handles),
       changeVisibility: (handle, seconds) => queue.changeVisibility(handle, seconds),
     };
-    const counted: Runtime = { ...base, state: countingClaims(base, () => holder.stack && holder.stack.steps++), queue: sending };
+    const counted: Runtime = { ...base, random: seededRandom(seed + 2), state: countingClaims(base, () => holder.stack && holder.stack.steps++), queue: sending };
     const exporter = new Exporter(
       { source: new StoreWatchSource(world.store), queue: sending, state: base.state, clock: clock, logger, random: seededRandom(seed + 1) },
       { k8sCluster: base.k8sCluster, resources: watchedResources(), flushWindowMs: 1000 },
@@ -126,12 +126,14 @@ export class SimStack {
   }
 
   /**
-   * Resolves once the exporter is idle (every watch loop waiting for events or for its backoff):
-   * its start-up and checkpoint reads are real I/O, and virtual time must not run ahead of them.
+   * Resolves once the exporter is idle (every watch loop waiting for events or for its backoff, no
+   * flush in flight): its start-up reads, sends and checkpoint writes are real I/O, and virtual time
+   * must not run ahead of them. A stuck exporter is waited for at most `maxWallMs`.
    */
-  async exporterIdle(maxWallMs = 2000): Promise<void> {
+  async exporterIdle(maxWallMs = 30_000): Promise<void> {
     const until = Date.now() + maxWallMs;
-    const idle = (): boolean => Object.values(this.exporter.status()).every((s) => s === 'watching' || s === 'waiting' || s === 'stopped');
+    const idle = (): boolean =>
+      !this.exporter.isFlushing() && Object.values(this.exporter.status()).every((s) => s === 'watching' || s === 'waiting' || s === 'stopped');
     while (!idle() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 1));
   }
 

@@ -47,6 +47,8 @@ export type Runtime = {
   readonly clients: DeadlineClients;
   /** Shared by each step's observer and executor (identities of what was observed, per key). */
   readonly index: ObservedIndex;
+  /** Jitters the backoff (default Math.random); a simulation passes a seeded one. */
+  readonly random?: () => number;
 };
 
 /** One invocation: its id (lease owners, logs) and the time it has left (the Lambda context's). */
@@ -60,8 +62,8 @@ export function invocationOf(context: Pick<Context, 'awsRequestId' | 'getRemaini
 /** The step engine's ports for one invocation ending at `deadlineAtMs` (on the runtime's clock). */
 export function stepPorts(runtime: Runtime, deadlineAtMs: number): StepPorts {
   const clients = runtime.clients.withDeadline(deadlineAtMs);
-  const { state, timers, queue, clock, logger, metrics, index } = runtime;
-  return { state, observer: new LiveObserver(clients, index), executor: new LiveExecutor(clients, index), timers, queue, clock, logger, metrics };
+  const { state, timers, queue, clock, logger, metrics, index, random } = runtime;
+  return { state, observer: new LiveObserver(clients, index), executor: new LiveExecutor(clients, index), timers, queue, clock, logger, metrics, ...(random ? { random } : {}) };
 }
 
 /** The invocation's deadline on the runtime's clock. */
