@@ -7,7 +7,7 @@
  * here: the engine has it from its claim and reads the deadlines itself, alongside this observer.
  */
 
-import type { KubeObject, OwnedKind as KubeOwnedKind } from '../kube/port.js';
+import { OWNED_KINDS as KUBE_OWNED_KINDS, type KubeObject, type OwnedKind as KubeOwnedKind } from '../kube/port.js';
 import type { ClusterRef } from '../model/key.js';
 import type { OwnedObjects, TidbCluster } from '../model/kube.js';
 import type { PdView } from '../model/pd.js';
@@ -20,19 +20,8 @@ import { instanceOf, LABEL, ObservedIndex, ownedLabels } from './observed.js';
 import { readPd, toPdView, withMemberReadiness } from './pd-view.js';
 import { plainJson } from './plain-json.js';
 
-/** The owned kinds, in the order they are listed (the Observation's keys). */
-const OWNED_KINDS: readonly (keyof OwnedObjects & KubeOwnedKind)[] = [
-  'StatefulSet',
-  'Pod',
-  'Service',
-  'ConfigMap',
-  'PersistentVolumeClaim',
-  'Deployment',
-  'ServiceAccount',
-  'Role',
-  'RoleBinding',
-  'Event',
-];
+/** The owned kinds the observer lists: every kind the Kubernetes port reads per TidbCluster. */
+const OWNED_KINDS: readonly (keyof OwnedObjects & KubeOwnedKind)[] = KUBE_OWNED_KINDS;
 
 /**
  * Reads one cluster's world. Guarantees: a missing TidbCluster is `cluster: undefined` with nothing

@@ -285,6 +285,9 @@ export function ruleInputOf(s: Snapshot): RuleInput {
 type IStatefulSet = import('kubernetes-models/apps/v1/StatefulSet').IStatefulSet;
 // (ES imports are hoisted; this one sits with the PD fixtures it serves.)
 import { desiredPdStatefulSet } from '../../lib/reconcile/pd-statefulset.js';
+import { desiredDiscoveryObjects } from '../../lib/reconcile/discovery.js';
+import { planPdConfigMapObject } from '../../lib/reconcile/pd-configmap.js';
+import { pdClientService, pdPeerService } from '../../lib/reconcile/pd-objects.js';
 
 /** Options of a live PD StatefulSet: its spec numbers and the status the controller reported. */
 export type PdSetOptions = {
@@ -316,4 +319,29 @@ export function pdSetOf(tc: TidbCluster, o: PdSetOptions = {}): IStatefulSet {
       observedGeneration: 1,
     },
   };
+}
+
+/** `convergedPdObjects` with the cluster itself: a converged world for `tc`. */
+export function convergedPd(tc: TidbCluster): Change<Snapshot>[] {
+  return [withCluster(tc), ...convergedPdObjects(tc)];
+}
+
+/**
+ * Every object the registered rules create for a 3-member PD cluster `tc` (discovery and PD), with
+ * all three pods on one revision and PD healthy with basic-pd-1 leading.
+ */
+export function convergedPdObjects(tc: TidbCluster): Change<Snapshot>[] {
+  const discovery = desiredDiscoveryObjects(tc, snapshot().config);
+  const of = (kind: string): never[] => discovery.filter((o) => o.kind === kind) as never[];
+  return [
+    withOwned('ServiceAccount', ...of('ServiceAccount')),
+    withOwned('Role', ...of('Role')),
+    withOwned('RoleBinding', ...of('RoleBinding')),
+    withOwned('Deployment', ...of('Deployment')),
+    withOwned('Service', ...of('Service'), pdClientService(tc), pdPeerService(tc)),
+    withOwned('ConfigMap', planPdConfigMapObject(ruleInputOf(snapshot(withCluster(tc)))).configMap),
+    withOwned('StatefulSet', pdSetOf(tc)),
+    withOwned('Pod', ...[0, 1, 2].map((i) => testPod(`basic-pd-${i}`, { revision: 'rev-1', claims: [`pd-basic-pd-${i}`] }))),
+    withPd(pdViewOf([0, 1, 2].map((i) => pdMemberView(`basic-pd-${i}`, { ready: true })), 'basic-pd-1')),
+  ];
 }

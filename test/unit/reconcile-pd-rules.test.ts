@@ -10,6 +10,7 @@ import { planPdConfigMapObject } from '../../lib/reconcile/pd-configmap.js';
 import { pdClientService, pdPeerService } from '../../lib/reconcile/pd-objects.js';
 import {
   changeSpec,
+  convergedPdObjects,
   pdMemberView,
   pdSetOf,
   pdViewOf,
@@ -24,13 +25,8 @@ import {
 } from '../support/fixtures.js';
 
 const pdOnly = changeSpec((spec) => ({ ...spec, tikv: undefined, tidb: undefined }));
-const world = (tc: TidbCluster): Change<Snapshot>[] => [
-  withOwned('Service', pdClientService(tc), pdPeerService(tc)),
-  withOwned('ConfigMap', planPdConfigMapObject(ruleInputOf(snapshot(withCluster(tc)))).configMap),
-  withOwned('StatefulSet', pdSetOf(tc)),
-  withOwned('Pod', ...[0, 1, 2].map((i) => testPod(`basic-pd-${i}`, { revision: 'rev-1', claims: [`pd-basic-pd-${i}`] }))),
-  withPd(pdViewOf([0, 1, 2].map((i) => pdMemberView(`basic-pd-${i}`, { ready: true })), 'basic-pd-1')),
-];
+/** The converged world of a 3-member PD cluster (shared with the registry test). */
+const world = (tc: TidbCluster): Change<Snapshot>[] => convergedPdObjects(tc);
 
 describe('the PD recipe (pdRules)', () => {
   it('runs in the order of TiDB Operator v1 PD Sync', () => {

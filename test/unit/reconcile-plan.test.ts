@@ -7,51 +7,12 @@ import { complete, fail, retry, wait } from '../../lib/reconcile/outcome.js';
 import { planStep } from '../../lib/reconcile/plan.js';
 import { clusterRules } from '../../lib/reconcile/registry.js';
 import { actRule, statusRule, type Rule } from '../../lib/reconcile/rule.js';
-import type { TidbCluster } from '../../lib/model/kube.js';
-import type { Snapshot } from '../../lib/model/snapshot.js';
 import { planClusterStatus } from '../../lib/reconcile/cluster-status.js';
-import { desiredDiscoveryObjects } from '../../lib/reconcile/discovery.js';
 import { planPaused } from '../../lib/reconcile/paused.js';
-import { planPdConfigMapObject } from '../../lib/reconcile/pd-configmap.js';
-import { pdClientService, pdPeerService } from '../../lib/reconcile/pd-objects.js';
-import {
-  T0,
-  changeSpec,
-  healthy,
-  paused,
-  pdMemberView,
-  pdSetOf,
-  pdViewOf,
-  ruleInputOf,
-  snapshot,
-  testPod,
-  tidbCluster,
-  withCluster,
-  withOwned,
-  withPd,
-  type Change,
-} from '../support/fixtures.js';
+import { T0, changeSpec, convergedPd, healthy, paused, snapshot, tidbCluster, withCluster } from '../support/fixtures.js';
 
 /** The engine's own rules: pausing and the Ready condition. */
 const core: readonly Rule[] = [actRule('Paused', planPaused), statusRule('ClusterStatus', planClusterStatus)];
-
-/** A 3-member PD cluster with every object the rules create and a healthy PD with a leader. */
-function convergedPd(tc: TidbCluster): Change<Snapshot>[] {
-  const objects = desiredDiscoveryObjects(tc, snapshot().config);
-  const of = (kind: string) => objects.filter((o) => o.kind === kind);
-  return [
-    withCluster(tc),
-    withOwned('ServiceAccount', ...(of('ServiceAccount') as never[])),
-    withOwned('Role', ...(of('Role') as never[])),
-    withOwned('RoleBinding', ...(of('RoleBinding') as never[])),
-    withOwned('Deployment', ...(of('Deployment') as never[])),
-    withOwned('Service', ...(of('Service') as never[]), pdClientService(tc), pdPeerService(tc)),
-    withOwned('ConfigMap', planPdConfigMapObject(ruleInputOf(snapshot(withCluster(tc)))).configMap),
-    withOwned('StatefulSet', pdSetOf(tc)),
-    withOwned('Pod', ...[0, 1, 2].map((i) => testPod(`basic-pd-${i}`, { revision: 'rev-1', claims: [`pd-basic-pd-${i}`] }))),
-    withPd(pdViewOf([0, 1, 2].map((i) => pdMemberView(`basic-pd-${i}`, { ready: true })), 'basic-pd-1')),
-  ];
-}
 
 const event = (reason: string): Action => ({
   kind: 'event',
