@@ -6,19 +6,23 @@
  */
 import type { Runtime } from '../wiring/ports.js';
 
-/** A runtime that can be killed, and whether it was. */
-export type MortalRuntime = { readonly runtime: Runtime; kill(): void; readonly dead: boolean };
+/** A runtime that can be killed, whether it was, and a promise that settles when it is. */
+export type MortalRuntime = { readonly runtime: Runtime; kill(): void; readonly dead: boolean; readonly died: Promise<'crashed'> };
 
 const NEVER = new Promise<never>(() => undefined);
 
 /** Wraps the remote ends of `runtime` (Kubernetes/PD clients, state, queue, timers). */
 export function mortalRuntime(runtime: Runtime): MortalRuntime {
   let dead = false;
+  let announce: (value: 'crashed') => void = () => undefined;
+  const died = new Promise<'crashed'>((resolve) => (announce = resolve));
   const wrap = <T extends object>(target: T): T => deadAware(target, () => dead);
   return {
     runtime: { ...runtime, clients: wrap(runtime.clients), state: wrap(runtime.state), queue: wrap(runtime.queue), timers: wrap(runtime.timers) },
+    died,
     kill: () => {
       dead = true;
+      announce('crashed');
     },
     get dead() {
       return dead;
@@ -29,12 +33,15 @@ export function mortalRuntime(runtime: Runtime): MortalRuntime {
 /**
  * A proxy whose methods call through while alive; once dead, calls never settle, and promises that
  * settle after death never hand their result on. Objects returned by methods (e.g. clients bound to
- * a deadline) are wrapped the same way. Methods run with the real object as `this`.
+ * a deadline) and objects held in properties (e.g. `clients.kube`) are wrapped the same way. Methods
+ * run with the real object as `this`.
  */
 function deadAware<T extends object>(target: T, isDead: () => boolean): T {
   return new Proxy(target, {
     get(t, prop, receiver) {
       const value = Reflect.get(t, prop, receiver) as unknown;
+      // Ports hang off properties too (`clients.kube`): they die with the invocation as well.
+      if (value !== null && typeof value === 'object' && !(value instanceof Promise)) return deadAware(value, isDead);
       if (typeof value !== 'function') return value;
       return (...args: unknown[]) => {
         if (isDead()) return NEVER;

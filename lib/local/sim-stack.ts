@@ -106,11 +106,7 @@ export class SimStack {
     this.writesThisInvocation = 0;
     const handler = createReconcileHandler({ runtime: () => mortal.runtime });
     const run = handler(event, simulatedContext(`sim-${++this.invocationSeq}`)) as Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
-    const died = new Promise<'crashed'>((resolve) => {
-      const check = (): void => (mortal.dead ? resolve('crashed') : void setImmediate(check));
-      check();
-    });
-    const result = await Promise.race([run, died]);
+    const result = await Promise.race([run, mortal.died]);
     this.current = undefined;
     return result === 'crashed' ? 'crashed' : { batchItemFailures: result.batchItemFailures };
   }

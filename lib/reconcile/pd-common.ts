@@ -106,13 +106,24 @@ export function pvcsOfPod(input: RuleInput, podName: string): IPersistentVolumeC
   return pvcsLabelledFor(input, podName);
 }
 
-/** The PVCs labelled `tidb.pingcap.com/pod-name=<podName>` and `instance=<tc>` (the scale-out lookup). */
+/**
+ * The PVCs of pod `podName` that may outlive it (the scale-out lookup): labelled
+ * `tidb.pingcap.com/pod-name=<podName>` and `instance=<tc>` as TiDB Operator's meta manager labels
+ * them, or named as the StatefulSet names its claim for that ordinal (`pd-<tc>-pd-N`), so a claim
+ * nobody labelled is still found — a new member must never start on a removed member's volume.
+ */
 export function pvcsLabelledFor(input: RuleInput, podName: string): IPersistentVolumeClaim[] {
   const instance = instanceName(input.cluster);
-  return input.snapshot.owned.PersistentVolumeClaim.filter(
-    (pvc) => pvc.metadata?.labels?.[PD_KEYS.podName] === podName && pvc.metadata.labels[LABEL.instance] === instance,
-  );
+  const claimName = `${PD_CLAIM}-${podName}`;
+  return input.snapshot.owned.PersistentVolumeClaim.filter((pvc) => {
+    const labels = pvc.metadata?.labels ?? {};
+    if (labels[LABEL.instance] !== undefined && labels[LABEL.instance] !== instance) return false;
+    return labels[PD_KEYS.podName] === podName || pvc.metadata?.name === claimName;
+  });
 }
+
+/** The name of PD's data volume claim template (`<claim>-<sts>-<ordinal>` names its PVCs). */
+const PD_CLAIM = 'pd';
 
 /** Whether an object is being deleted. */
 export const isTerminating = (obj: { metadata?: { deletionTimestamp?: string } } | undefined): boolean =>

@@ -103,6 +103,16 @@ describe('what each story shows', () => {
     expect(report.steps).toBeLessThanOrEqual(3);
   });
 
+  it('under faults: crashed steps leave their first write and are retried, and the cluster still gets Ready', async () => {
+    const report = await run('pd-create-under-faults.yaml');
+    const creates = byReconciler(report).filter((a) => a.verb === 'create');
+    // Three invocations die after one write each, so the first three creates are minutes apart.
+    const firstThree = creates.slice(0, 3).map((a) => a.atMs);
+    expect(new Set(firstThree).size).toBe(3);
+    expect(creates.map((a) => a.name)).toEqual(expect.arrayContaining(['basic-discovery', 'basic-pd', 'basic-pd-peer']));
+    expect(report.passed).toBe(true);
+  });
+
   it('the same file and seed give the same report', async () => {
     const strip = (r: ScenarioReport): string => JSON.stringify({ ...r, wallMs: 0 });
     expect(strip(await run('pd-create-ready.yaml', 7))).toBe(strip(await run('pd-create-ready.yaml', 7)));

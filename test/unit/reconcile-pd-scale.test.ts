@@ -73,6 +73,11 @@ const deferPatch = (name: string) => ({
 describe('Fixture D — PD scale-out (5 → 7, next ordinal 5), one member per step', () => {
   const pvc5 = (annotations?: Record<string, string>, deleting = false): IPersistentVolumeClaim =>
     testPvc('pd-basic-pd-5', 'basic-pd-5', { uid: 'pvc-5', ...(annotations ? { annotations } : {}), deleting });
+  // As the StatefulSet controller creates it: the selector labels, no tidb.pingcap.com/pod-name.
+  const unlabelled = (p: IPersistentVolumeClaim): IPersistentVolumeClaim => {
+    const { 'tidb.pingcap.com/pod-name': _pod, ...labels } = p.metadata?.labels ?? {};
+    return { ...p, metadata: { ...p.metadata, labels } };
+  };
   it.each<{ name: string; tc: TidbCluster; changes: Change<Snapshot>[]; actions: unknown[]; outcome: unknown; stop?: boolean }>([
     {
       name: 'D S43: a PVC without annotations is reused: replicas 6',
@@ -102,6 +107,14 @@ describe('Fixture D — PD scale-out (5 → 7, next ordinal 5), one member per s
       name: 'D S46/S47 (first step): a defer-deleting PVC is deleted first (uid-guarded); replicas stay 5',
       tc: tidbCluster(specReplicas(7), pdStatus(5, { unhealthy: [0], extra: { failureMembers: { 'basic-pd-0': { podName: 'basic-pd-0' } } } })),
       changes: [withOwned('PersistentVolumeClaim', pvc5({ [DEFER]: toKubeTime(T0 - 1_000) }))],
+      actions: [{ kind: 'delete', ref: { kind: 'PersistentVolumeClaim', namespace: 'demo', name: 'pd-basic-pd-5' }, uid: 'pvc-5' }],
+      outcome: retry(5_000, 'deleting the defer-deleting PVCs of basic-pd-5 before scaling out'),
+      stop: true,
+    },
+    {
+      name: 'a defer-deleting PVC nobody labelled with its pod is still found by its claim name and deleted first',
+      tc: tidbCluster(specReplicas(7), pdStatus(5)),
+      changes: [withOwned('PersistentVolumeClaim', unlabelled(pvc5({ [DEFER]: toKubeTime(T0 - 1_000) })))],
       actions: [{ kind: 'delete', ref: { kind: 'PersistentVolumeClaim', namespace: 'demo', name: 'pd-basic-pd-5' }, uid: 'pvc-5' }],
       outcome: retry(5_000, 'deleting the defer-deleting PVCs of basic-pd-5 before scaling out'),
       stop: true,
