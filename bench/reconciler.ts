@@ -87,8 +87,6 @@ export async function benchSteadyState(): Promise<string> {
       '',
       `Virtual seconds per wall second in the idle hour: ${(3_600_000 / Math.max(1, hourWallMs)).toFixed(0)}. State store writes include the exporter's checkpoints (\`putCheckpoint\`); the idle hour's Kubernetes reads include the sweep's TidbCluster LISTs, so reads per step are measured below with the sweep out of the way.`,
       '',
-      "Note on the stack: \`SimStack.invokeReconcile\` (lib/local/sim-stack.ts) watches each invocation for a planned crash with a \`setImmediate\` loop that only ends when the invocation is killed, so every invocation leaves one running and a process that has run many keeps its event loop busy. The SimStack sections therefore run after the others, this one first (its hour runs with only its own create phase's loops), and \`npm run bench\` exits explicitly.",
-      '',
       `### A step on a healthy, unchanged cluster (3 PD, Ready, after the idle hour; ${STEADY_STEPS} triggers, one every ${STEADY_SPACING_MS / 1000} s virtual)`,
       '',
       `Each trigger is the message the exporter sends for a change (\`reason: watch\`), delivered to the real reconcile handler. Requests are counted at the simulated API server (the path tells a LIST from a single-object GET; PD is reached through the API server's service and pod proxy), state store calls by wrapping the stack's \`runtime.state\`. ${s} steps ran in ${(steady.virtualMs / 1000).toFixed(0)} s virtual.`,
