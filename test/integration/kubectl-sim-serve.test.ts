@@ -36,9 +36,12 @@ beforeAll(async () => {
   kubectl = kubectlFor(parse(readFileSync(kubeconfigPath, 'utf8')) as Record<string, unknown>);
 }, 60000);
 
-afterAll(() => {
+afterAll(async () => {
+  // The server stops cleanly on SIGINT; wait for it, so no process or pipe outlives the tests.
+  const exited = new Promise((resolve) => server.once('exit', resolve));
   server.kill('SIGINT');
-});
+  await exited;
+}, 30000);
 
 const MANIFEST = `
 apiVersion: v1
