@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { RealClock } from '../platform/clock.js';
 import { parseDuration } from '../platform/duration.js';
 import { writeSimKubeconfig } from '../sim/kubeconfig.js';
+import { TidbSimulation } from '../sim/tidb/simulation.js';
 import { SimWorld } from '../sim/world.js';
 import { reportControllerError } from './report.js';
 
@@ -12,7 +13,9 @@ import { reportControllerError } from './report.js';
 export const SIM_SERVE_HELP = `Usage: tidb-reconciler sim serve [--port N] [--kubeconfig FILE] [--nodes N] [--pod-startup DURATION]
 
 Serves a simulated Kubernetes API server on 127.0.0.1 (StatefulSets, Deployments, a kubelet,
-PV provisioning, garbage collection) and writes a kubeconfig for it. Runs until interrupted.
+PV provisioning, garbage collection) with simulated PD, TiKV, TiFlash, TiDB, TiCDC, Pump and
+discovery processes in the pods that run their images, and writes a kubeconfig for it. Runs until
+interrupted. Point the local stack at it: tidb-reconciler start --kubeconfig FILE
 
 Options:
   --port N               port to listen on (default: a free port)
@@ -60,7 +63,10 @@ export async function runSimServe(args: string[]): Promise<number> {
     console.error(`tidb-reconciler sim serve: ${(err as Error).message}\n\n${SIM_SERVE_HELP}`);
     return 2;
   }
-  const world = await SimWorld.start({ clock: new RealClock(), onControllerError: reportControllerError, nodes: opts.nodes, podStartupMs: opts.podStartupMs, port: opts.port });
+  // The TiDB processes run inside the pods, so a reconciler pointed at this server finds PD and TiKV.
+  const sim = new TidbSimulation({ seed: 1, knobs: { nodes: opts.nodes, podStartupMs: opts.podStartupMs } });
+  const world = await SimWorld.start({ clock: new RealClock(), onControllerError: reportControllerError, nodes: opts.nodes, podStartupMs: opts.podStartupMs, port: opts.port, runtimes: [sim.runtime], random: sim.random });
+  sim.attach(world);
   writeSimKubeconfig(opts.kubeconfig, world.url);
   console.log(`simulated Kubernetes API server listening on ${world.url}`);
   console.log(`kubeconfig written to ${opts.kubeconfig}  (kubectl --kubeconfig ${opts.kubeconfig} get nodes)`);
@@ -68,6 +74,7 @@ export async function runSimServe(args: string[]): Promise<number> {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
+  sim.stop();
   await world.stop();
   console.log('stopped');
   return 0;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -48,4 +48,25 @@ describe('the tidb-reconciler command', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/not Ready within 1s: /);
   });
+
+  it('start --kubeconfig runs the same stack against another API server (here a running sim serve)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cli-'));
+    const kubeconfig = join(dir, 'kubeconfig');
+    const server = spawn(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'sim', 'serve', '--kubeconfig', kubeconfig], { stdio: 'ignore' });
+    const exited = new Promise((resolve) => server.once('exit', resolve));
+    try {
+      for (let i = 0; i < 300 && !existsSync(kubeconfig); i++) await new Promise((r) => setTimeout(r, 100));
+      const r = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+        const start = spawn(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'start', '--once', '--timeout', '2m', '--kubeconfig', kubeconfig], { cwd: dir });
+        let stdout = '';
+        start.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+        start.on('exit', (code) => resolve({ code, stdout }));
+      });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('Ready: True');
+    } finally {
+      server.kill('SIGINT');
+      await exited;
+    }
+  }, 180_000);
 });
