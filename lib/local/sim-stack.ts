@@ -91,7 +91,7 @@ export class SimStack {
       { source: new StoreWatchSource(world.store), queue: sending, state: base.state, clock: clock, logger, random: seededRandom(seed + 1) },
       { k8sCluster: base.k8sCluster, resources: watchedResources(), flushWindowMs: 1000 },
     );
-    const delivery = new VirtualEventSource(queue, (event) => holder.stack?.invokeReconcile(event) ?? Promise.resolve({ batchItemFailures: [] }));
+    const delivery = new VirtualEventSource(queue, (event) => holder.stack?.invokeReconcile(event) ?? Promise.resolve({ batchItemFailures: [] }), clock);
     const stack = new SimStack(clock, scenario, sim, world, dynamo, queue, counted, exporter, delivery);
     holder.stack = stack;
     world.server.onWrite = () => stack.countWrite();
@@ -133,9 +133,15 @@ export class SimStack {
     while (!idle() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 1));
   }
 
-  /** Stops everything. The exporter gets a bounded time: on a virtual clock its waits never end. */
+  /**
+   * Stops everything. The exporter's waits (backoff, flush window) are on the virtual clock, so time
+   * is driven forward until it has stopped and written its last checkpoint — before DynamoDB closes.
+   */
   async stop(): Promise<void> {
-    await Promise.race([this.exporter.stop(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+    let stopped = false;
+    const stopping = this.exporter.stop().finally(() => (stopped = true));
+    for (let i = 0; i < 600 && !stopped; i++) await this.clock.advance(1000);
+    await stopping;
     this.sim.stop();
     await this.world.stop();
     await this.dynamo.close();

@@ -4,8 +4,9 @@
  * the batch item failures (and everything of a crashed invocation) to come back after the
  * visibility timeout. One batch at a time, so a run is repeatable for a seed.
  */
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { ReceivedRecord } from '../queue/port.js';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Clock } from '../platform/clock.js';
+import { failedIds, toSqsRecord } from '../queue/poller.js';
 import type { MemoryReconcileQueue } from '../queue/memory.js';
 
 /** The handler's answer, or `crashed` for an invocation that died (nothing is deleted). */
@@ -19,6 +20,7 @@ export class VirtualEventSource {
   constructor(
     private readonly queue: MemoryReconcileQueue,
     private readonly invoke: (event: SQSEvent) => Promise<InvokeResult>,
+    private readonly clock: Clock,
     private readonly queueArn = 'arn:aws:sqs:us-east-1:000000000000:tidb-reconciler-reconcile',
   ) {}
 
@@ -33,30 +35,18 @@ export class VirtualEventSource {
       if (records.length === 0) break;
       batches++;
       this.invocations++;
-      const result = await this.invoke({ Records: records.map((r) => this.toSqsRecord(r)) });
+      const at = { nowMs: this.clock.nowMs(), eventSourceArn: this.queueArn, awsRegion: 'us-east-1' };
+      const result = await this.invoke({ Records: records.map((r) => toSqsRecord(r, at)) });
       if (result === 'crashed') continue;
-      const failed = new Set(result.batchItemFailures.map((f) => f.itemIdentifier));
+      let failed: Set<string>;
+      try {
+        failed = failedIds(result, records);
+      } catch {
+        // As Lambda: an invalid failure list fails the whole batch; everything comes back later.
+        continue;
+      }
       await this.queue.delete(records.filter((r) => !failed.has(r.messageId)).map((r) => r.receiptHandle));
     }
     return batches;
-  }
-
-  private toSqsRecord(r: ReceivedRecord): SQSRecord {
-    return {
-      messageId: r.messageId,
-      receiptHandle: r.receiptHandle,
-      body: r.body,
-      attributes: {
-        ApproximateReceiveCount: String(r.receiveCount),
-        SentTimestamp: String(r.sentAtMs),
-        SenderId: 'simulate',
-        ApproximateFirstReceiveTimestamp: String(r.sentAtMs),
-      },
-      messageAttributes: {},
-      md5OfBody: '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: this.queueArn,
-      awsRegion: 'us-east-1',
-    };
   }
 }

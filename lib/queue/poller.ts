@@ -148,7 +148,7 @@ export class SqsPoller {
   /** Runs the handler; returns the ids to leave for redelivery, or `undefined` when the whole batch failed. */
   private async invoke(records: ReceivedRecord[]): Promise<Set<string> | undefined> {
     const startedAtMs = this.o.clock.nowMs();
-    const event: SQSEvent = { Records: records.map((r) => this.toSqsRecord(r, startedAtMs)) };
+    const event: SQSEvent = { Records: records.map((r) => toSqsRecord(r, { nowMs: startedAtMs, eventSourceArn: this.o.eventSourceArn, awsRegion: this.o.awsRegion })) };
     let timer: ReturnType<Clock['setTimer']> | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = this.o.clock.setTimer(
@@ -158,7 +158,7 @@ export class SqsPoller {
     });
     try {
       const response = await Promise.race([this.o.handler(event, this.context(startedAtMs)), timeout]);
-      return this.failedIds(response, records);
+      return failedIds(response, records);
     } catch (err) {
       this.report(err, 'handler', records);
       return undefined;
@@ -167,42 +167,7 @@ export class SqsPoller {
     }
   }
 
-  /** As Lambda: no response or no failures is success; an unknown or empty identifier fails the batch. */
-  private failedIds(response: unknown, records: ReceivedRecord[]): Set<string> {
-    if (response === undefined || response === null) return new Set();
-    const failures = (response as { batchItemFailures?: unknown }).batchItemFailures;
-    if (failures === undefined || failures === null) return new Set();
-    const known = new Set(records.map((r) => r.messageId));
-    if (!Array.isArray(failures)) throw new Error('batchItemFailures is not a list');
-    const ids = new Set<string>();
-    for (const f of failures) {
-      const id = (f as { itemIdentifier?: unknown } | null)?.itemIdentifier;
-      if (typeof id !== 'string' || !known.has(id)) {
-        throw new Error(`invalid batch item failure ${JSON.stringify(f)}: Lambda fails the whole batch`);
-      }
-      ids.add(id);
-    }
-    return ids;
-  }
 
-  private toSqsRecord(r: ReceivedRecord, nowMs: number): SQSRecord {
-    return {
-      messageId: r.messageId,
-      receiptHandle: r.receiptHandle,
-      body: r.body,
-      attributes: {
-        ApproximateReceiveCount: String(r.receiveCount),
-        SentTimestamp: String(r.sentAtMs),
-        SenderId: 'tidb-reconciler',
-        ApproximateFirstReceiveTimestamp: String(nowMs),
-      },
-      messageAttributes: {},
-      md5OfBody: createHash('md5').update(r.body).digest('hex'),
-      eventSource: 'aws:sqs',
-      eventSourceARN: this.o.eventSourceArn,
-      awsRegion: this.o.awsRegion,
-    };
-  }
 
   private context(startedAtMs: number): Context {
     const { clock, functionName, functionTimeoutMs, awsRegion } = this.o;
@@ -247,4 +212,45 @@ export class SqsPoller {
       // A failing error reporter must not stop the poller.
     }
   }
+}
+
+/**
+ * The records a handler's response leaves for redelivery, as Lambda reads it: no response or no
+ * failures is success; an unknown or empty identifier throws (Lambda then fails the whole batch).
+ */
+export function failedIds(response: unknown, records: ReceivedRecord[]): Set<string> {
+  if (response === undefined || response === null) return new Set();
+  const failures = (response as { batchItemFailures?: unknown }).batchItemFailures;
+  if (failures === undefined || failures === null) return new Set();
+  const known = new Set(records.map((r) => r.messageId));
+  if (!Array.isArray(failures)) throw new Error('batchItemFailures is not a list');
+  const ids = new Set<string>();
+  for (const f of failures) {
+    const id = (f as { itemIdentifier?: unknown } | null)?.itemIdentifier;
+    if (typeof id !== 'string' || !known.has(id)) {
+      throw new Error(`invalid batch item failure ${JSON.stringify(f)}: Lambda fails the whole batch`);
+    }
+    ids.add(id);
+  }
+  return ids;
+}
+
+/** The `SQSRecord` Lambda's event source mapping hands the handler for a received message. */
+export function toSqsRecord(r: ReceivedRecord, at: { nowMs: number; eventSourceArn: string; awsRegion: string }): SQSRecord {
+  return {
+    messageId: r.messageId,
+    receiptHandle: r.receiptHandle,
+    body: r.body,
+    attributes: {
+      ApproximateReceiveCount: String(r.receiveCount),
+      SentTimestamp: String(r.sentAtMs),
+      SenderId: 'tidb-reconciler',
+      ApproximateFirstReceiveTimestamp: String(at.nowMs),
+    },
+    messageAttributes: {},
+    md5OfBody: createHash('md5').update(r.body).digest('hex'),
+    eventSource: 'aws:sqs',
+    eventSourceARN: at.eventSourceArn,
+    awsRegion: at.awsRegion,
+  };
 }

