@@ -3,12 +3,13 @@
  * per cluster key of the batch (`lib/wiring/reconcile.ts`), the time budget taken from the Lambda
  * context. Records whose step asks for redelivery, and malformed records, are reported as batch item
  * failures; a malformed record so ends in the dead-letter queue after `maxReceiveCount` deliveries,
- * logged and counted on each (the reasoning is in `lib/wiring/reconcile.ts`).
+ * logged and counted on each (the reasoning is in `lib/wiring/reconcile.ts`). An event that is not
+ * SQS-shaped fails with an error naming the field.
  */
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { invocationOf, lambdaRuntime, type Runtime } from '../lib/wiring/ports.js';
-import { reconcileRecords } from '../lib/wiring/reconcile.js';
+import { reconcileEvent } from '../lib/wiring/reconcile.js';
 
 /** What the handler is built from: `runtime` builds the ports (default: from the environment). */
 export type ReconcileHandlerOptions = { readonly runtime?: () => Runtime };
@@ -23,7 +24,8 @@ export function createReconcileHandler(options: ReconcileHandlerOptions = {}) {
   let runtime: Runtime | undefined;
   return middy<SQSEvent, SQSBatchResponse, Error, Context>().handler(async (event, context) => {
     runtime ??= build();
-    return reconcileRecords(runtime, event.Records, invocationOf(context));
+    // The event is read defensively: a direct invoke may pass anything, and gets an error naming the field.
+    return reconcileEvent(runtime, event as unknown, invocationOf(context));
   });
 }
 

@@ -27,6 +27,13 @@ export type MessageError = {
   readonly message: string;
 };
 
+/**
+ * What a consumer knows about itself: `k8sCluster` is the one Kubernetes cluster this deployment
+ * manages. When given, a key naming any other cluster is malformed — stepping it would read the local
+ * cluster's objects under a second lease and state item of a name that is not theirs.
+ */
+export type ParseMessageOptions = { readonly k8sCluster?: string };
+
 /** The result of parsing one body: the message, or the first problem found. */
 export type ParseMessageResult =
   | { readonly ok: true; readonly message: ReconcileMessage }
@@ -40,12 +47,15 @@ const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[
 const K8S_CLUSTER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
 /**
- * Parses one SQS message body. Guarantees: never throws; a returned message has a key of exactly
- * three non-empty parts, each valid under the rules Kubernetes (and EKS) apply to that part, and a
- * `reason` that is a string when present. Unknown fields are ignored, so producers can add fields
- * without breaking older consumers. On failure the error names the first bad field.
+ * Parses one SQS message body. Guarantees: never throws, whatever `body` is (a record built by hand
+ * may carry a number or null); a returned message has a key of exactly three non-empty parts, each
+ * valid under the rules Kubernetes (and EKS) apply to that part, naming `options.k8sCluster` when
+ * that is given, and a `reason` that is a string when present. Unknown fields are ignored, so
+ * producers can add fields without breaking older consumers. On failure the error names the first
+ * bad field.
  */
-export function parseReconcileMessage(body: string): ParseMessageResult {
+export function parseReconcileMessage(body: unknown, options: ParseMessageOptions = {}): ParseMessageResult {
+  if (typeof body !== 'string') return fail('body', `body must be a string, got ${describe(body)}`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -62,6 +72,10 @@ export function parseReconcileMessage(body: string): ParseMessageResult {
   if (typeof key !== 'string') return fail('key', `key must be a string, got ${describe(key)}`);
   const ref = parseKey(key);
   if (!ref.ok) return ref;
+  const managed = options.k8sCluster;
+  if (managed !== undefined && ref.ref.k8sCluster !== managed) {
+    return fail('key.k8sCluster', `key.k8sCluster ${JSON.stringify(ref.ref.k8sCluster)} is not the Kubernetes cluster this deployment manages (${JSON.stringify(managed)})`);
+  }
 
   const reason = fields['reason'];
   if (reason === undefined) return { ok: true, message: { key, ref: ref.ref } };

@@ -24,6 +24,8 @@ export type BatchDeps = {
   readonly ports: StepPorts;
   readonly config: StepConfig;
   readonly invocationId: string;
+  /** The Kubernetes cluster this deployment manages; when set, a key naming another is malformed. */
+  readonly k8sCluster?: string;
   readonly remainingMs: () => number;
   /** Runs one step; the default is `runStep` (tests wrap it to stage crashes). */
   readonly step?: (input: RunStepInput) => Promise<StepResult>;
@@ -63,7 +65,7 @@ function groupByKey(records: readonly BatchRecord[], deps: BatchDeps): { groups:
   const groups = new Map<string, Group>();
   const malformed: string[] = [];
   for (const record of records) {
-    const parsed = parseReconcileMessage(record.body);
+    const parsed = parseReconcileMessage(record.body, deps.k8sCluster === undefined ? {} : { k8sCluster: deps.k8sCluster });
     if (!parsed.ok) {
       const { field, message } = parsed.error;
       deps.ports.logger.warn('malformed reconcile message', { messageId: record.messageId, field, error: message });

@@ -10,17 +10,45 @@
  * claim or request. Each one is logged at error level with the bad field and counted
  * (`MalformedMessages`), so an alarm sees it long before the DLQ's. The key it may have named is
  * still stepped by the sweep.
+ *
+ * A key naming another Kubernetes cluster than the runtime's is malformed too: this deployment can
+ * only read its own cluster. An event that is not SQS-shaped fails as a whole with a `TerminalError`
+ * naming the field; a record in it without a `messageId` cannot be reported (Lambda would fail the
+ * whole batch on an unknown item identifier), so it is logged and counted and the rest still step.
  */
 
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 
+import { TerminalError } from '../platform/errors.js';
 import { METRIC } from '../platform/metrics.js';
 import { parseReconcileMessage } from '../queue/message.js';
+import { readSqsRecords, type SqsRecordProblem } from '../queue/sqs-event.js';
 import { runBatch, type BatchRecord } from '../step/batch.js';
 import { deadlineOf, stepPorts, type Invocation, type Runtime } from './ports.js';
 
 /** The record fields the reconcile function reads (an `SQSRecord` fits). */
 export type ReconcileRecord = BatchRecord & { readonly attributes?: Partial<SQSRecord['attributes']> };
+
+/**
+ * Runs one Lambda event. Guarantees: an event without a `Records` array throws a `TerminalError`
+ * naming the field (never a `TypeError`); otherwise as `reconcileRecords`, with each record that is
+ * not SQS-shaped set aside like a malformed message (reported when it has a `messageId`).
+ */
+export async function reconcileEvent(runtime: Runtime, event: unknown, invocation: Invocation): Promise<SQSBatchResponse> {
+  const read = readSqsRecords(event);
+  if (!read.ok) {
+    runtime.metrics.count(METRIC.malformedMessages);
+    runtime.metrics.flush();
+    runtime.logger.error('the reconcile function was invoked with an event that is not an SQS event', { field: read.field, error: read.message });
+    throw new TerminalError(read.message, { field: read.field });
+  }
+  const rejected = read.problems.map((problem) => rejectRecord(runtime, problem));
+  const response = await reconcileRecords(runtime, read.records, invocation);
+  const failed = new Set([...rejected, ...response.batchItemFailures.map((f) => f.itemIdentifier)]);
+  // In event order, each id once (SQS may deliver one message twice in a batch).
+  const ids = read.messageIds.filter((id): id is string => id !== undefined && failed.delete(id));
+  return { batchItemFailures: ids.map((itemIdentifier) => ({ itemIdentifier })) };
+}
 
 /**
  * Runs one batch. Guarantees: never throws; a record is in `batchItemFailures` exactly when it is
@@ -35,7 +63,7 @@ export async function reconcileRecords(runtime: Runtime, records: readonly Recon
       else failed.add(record.messageId);
     }
     const ports = stepPorts(runtime, deadlineOf(runtime, invocation));
-    const deps = { ports, config: runtime.config.step, invocationId: invocation.invocationId, remainingMs: invocation.remainingMs };
+    const deps = { ports, k8sCluster: runtime.k8sCluster, config: runtime.config.step, invocationId: invocation.invocationId, remainingMs: invocation.remainingMs };
     const { response } = await runBatch(wellFormed, deps);
     for (const failure of response.batchItemFailures) failed.add(failure.itemIdentifier);
     return { batchItemFailures: records.filter((r) => failed.has(r.messageId)).map((r) => ({ itemIdentifier: r.messageId })) };
@@ -44,8 +72,15 @@ export async function reconcileRecords(runtime: Runtime, records: readonly Recon
   }
 }
 
+function rejectRecord(runtime: Runtime, problem: SqsRecordProblem): string | undefined {
+  runtime.metrics.count(METRIC.malformedMessages);
+  const fate = problem.messageId === undefined ? 'dropped: it has no messageId to report' : 'left for the dead-letter queue';
+  runtime.logger.error(`malformed SQS record: ${fate}`, { messageId: problem.messageId, index: problem.index, field: problem.field, error: problem.message });
+  return problem.messageId;
+}
+
 function isWellFormed(runtime: Runtime, record: ReconcileRecord): boolean {
-  const parsed = parseReconcileMessage(record.body);
+  const parsed = parseReconcileMessage(record.body, { k8sCluster: runtime.k8sCluster });
   if (parsed.ok) return true;
   runtime.metrics.count(METRIC.malformedMessages);
   runtime.logger.error('malformed reconcile message: left for the dead-letter queue', {

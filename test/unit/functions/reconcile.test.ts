@@ -36,7 +36,7 @@ describe('reconcile handler', () => {
   it.each([
     { name: 'a body that is not JSON is left for the DLQ, naming body', body: 'not json', field: 'body' },
     { name: 'a key without the Kubernetes cluster is left for the DLQ, naming key', body: '{"key":"tidb/basic"}', field: 'key' },
-    { name: 'a reason that is not a string is left for the DLQ, naming reason', body: '{"key":"eks/tidb/basic","reason":7}', field: 'reason' },
+    { name: 'a reason that is not a string is left for the DLQ, naming reason', body: '{"key":"eks-test/tidb/basic","reason":7}', field: 'reason' },
   ])('$name', async ({ body, field }) => {
     // Prepare
     const fake = fakeRuntime();
@@ -48,7 +48,7 @@ describe('reconcile handler', () => {
     expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'm1' }] });
     expect(fake.logger.lines.filter((l) => l.level === 'error').map((l) => [l.fields['messageId'], l.fields['field'], l.fields['receiveCount']])).toEqual([['m1', field, '2']]);
     expect(fake.metrics.total(METRIC.malformedMessages)).toBe(1);
-    expect(await fake.state.get('eks/tidb/basic')).toBeUndefined();
+    expect(await fake.state.get('eks-test/tidb/basic')).toBeUndefined();
   });
 
   it('a well-formed record whose step ran is acknowledged', async () => {
@@ -89,6 +89,51 @@ describe('reconcile handler', () => {
     // Assess
     expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'a' }, { itemIdentifier: 'c' }] });
     expect(fake.metrics.total(METRIC.steps)).toBe(2);
+  });
+
+  it('a batch mixing good and bad records steps the good ones and reports only the bad ones that have an id', async () => {
+    // Prepare
+    const fake = fakeRuntime([tidbCluster('one'), tidbCluster('two')]);
+    const event = {
+      Records: [
+        record('foreign', '{"key":"other-eks/demo/one","reason":"watch"}'),
+        record('one', '{"key":"eks-test/demo/one"}'),
+        null,
+        { ...record('number', ''), body: 42 },
+        { body: '{"key":"eks-test/demo/two"}' },
+        record('two', '{"key":"eks-test/demo/two"}'),
+      ],
+    };
+    const handler = createReconcileHandler({ runtime: () => fake.runtime });
+
+    // Act
+    const response = await handler(event as unknown as SQSEvent, lambdaContext());
+
+    // Assess
+    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'foreign' }, { itemIdentifier: 'number' }] });
+    expect(fake.metrics.total(METRIC.steps)).toBe(2);
+    expect(fake.metrics.total(METRIC.malformedMessages)).toBe(4);
+    const errors = fake.logger.lines.filter((l) => l.level === 'error').map((l) => l.fields['field']);
+    expect(errors).toEqual(['Records[2]', 'Records[3].body', 'Records[4].messageId', 'key.k8sCluster']);
+    expect(await fake.state.get('other-eks/demo/one')).toBeUndefined();
+  });
+
+  it.each([
+    { name: 'no Records', event: {}, field: 'Records' },
+    { name: 'Records is null', event: { Records: null }, field: 'Records' },
+    { name: 'the event is null', event: null, field: 'event' },
+  ])('an event that is not SQS-shaped fails with an error naming the field, never a TypeError: $name', async ({ event, field }) => {
+    // Prepare
+    const fake = fakeRuntime();
+    const handler = createReconcileHandler({ runtime: () => fake.runtime });
+
+    // Act
+    const run = handler(event as unknown as SQSEvent, lambdaContext());
+
+    // Assess
+    await expect(run).rejects.toMatchObject({ name: 'TerminalError', field });
+    await expect(run).rejects.not.toBeInstanceOf(TypeError);
+    expect(fake.metrics.total(METRIC.steps)).toBe(0);
   });
 
   it('an empty batch reports no failures', async () => {

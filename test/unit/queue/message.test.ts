@@ -61,4 +61,27 @@ describe('parseReconcileMessage', () => {
     expect(result.error.field).toBe(field);
     expect(result.error.message).toContain(says);
   });
+
+  it.each([
+    { name: 'a body that is a number names the body', body: 42, field: 'body', says: 'body must be a string, got a number' },
+    { name: 'a body that is null names the body', body: null, field: 'body', says: 'got null' },
+    { name: 'a missing body names the body', body: undefined, field: 'body', says: 'got an undefined' },
+    { name: 'a body that is already an object names the body', body: { key: 'eks/tidb/basic' }, field: 'body', says: 'got an object' },
+    { name: 'a key of another Kubernetes cluster names key.k8sCluster', body: '{"key":"other-eks/demo/basic"}', field: 'key.k8sCluster', says: '"other-eks" is not the Kubernetes cluster this deployment manages ("eks")' },
+    { name: 'the managed cluster is compared exactly (case matters)', body: '{"key":"EKS/demo/basic"}', field: 'key.k8sCluster', says: '"EKS"' },
+  ])('$name', ({ body, field, says }) => {
+    // Act
+    const result = parseReconcileMessage(body, { k8sCluster: 'eks' });
+
+    // Assess
+    expect(result).toEqual({ ok: false, error: { field, message: expect.stringContaining(says) } });
+  });
+
+  it('a key of the managed Kubernetes cluster is accepted', () => {
+    // Act
+    const result = parseReconcileMessage('{"key":"eks/demo/basic"}', { k8sCluster: 'eks' });
+
+    // Assess
+    expect(result).toEqual({ ok: true, message: { key: 'eks/demo/basic', ref: { k8sCluster: 'eks', namespace: 'demo', name: 'basic' } } });
+  });
 });
