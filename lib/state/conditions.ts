@@ -19,6 +19,9 @@ const n = (attr: keyof typeof ATTR): Record<string, string> => ({ [`#${attr}`]: 
 /** The item does not exist yet. */
 export const itemAbsent = (): Expr => ({ text: 'attribute_not_exists(#pk)', names: n('pk'), values: {} });
 
+/** The item exists (a write under it updates, never creates). */
+export const itemPresent = (): Expr => ({ text: 'attribute_exists(#pk)', names: n('pk'), values: {} });
+
 /** Nobody has ever held the lease, or the last holder released it. */
 export const noLeaseOwner = (): Expr => ({
   text: 'attribute_not_exists(#leaseOwner)',

@@ -13,12 +13,14 @@ import {
   fenceIs,
   heldByMe,
   itemAbsent,
+  type Expr,
   leaseIsFree,
   leaseIsHeld,
   leaseIsOwned,
   wakeIsUnsetOrLater,
   writtenByFenceAtMost,
 } from './conditions.js';
+import { fitHistoryRecord } from './history-fit.js';
 import { toDeadline, toHistory, toStateRecord, withoutUndefined } from './items.js';
 import {
   CHECKPOINT_SK,
@@ -47,15 +49,23 @@ import type {
 import { StateTable, callSignal, conditionHeld, ifConditionHolds, type Ref } from './requests.js';
 import { ATTR } from './table.js';
 
-/** Adapter settings. `callTimeoutMs` bounds each port call unless the caller passes its own bound. */
+/**
+ * Adapter settings. `callTimeoutMs` bounds each port call unless the caller passes its own bound.
+ * `unclaimedTtlSeconds` (default 7 days) is how long an item that `markDirty` or `setNextWake`
+ * created for a never-claimed key lives; `nowMs` (default the wall clock, which DynamoDB TTL reads)
+ * dates it.
+ */
 export type DynamoStateStoreOptions = {
   tableName: string;
   callTimeoutMs?: number;
   maxClaimAttempts?: number;
+  unclaimedTtlSeconds?: number;
+  nowMs?: () => number;
 };
 
 const DEFAULT_CALL_TIMEOUT_MS = 3000;
 const DEFAULT_MAX_CLAIM_ATTEMPTS = 3;
+const DEFAULT_UNCLAIMED_TTL_SECONDS = 7 * 24 * 3600;
 
 /**
  * `StateStore` on one DynamoDB table (layout in `keys.ts`/`table.ts`). Give it a DocumentClient, or
@@ -66,11 +76,15 @@ export class DynamoStateStore implements StateStore {
   private readonly table: StateTable;
   private readonly callTimeoutMs: number;
   private readonly maxClaimAttempts: number;
+  private readonly unclaimedTtlSeconds: number;
+  private readonly nowMs: () => number;
 
   constructor(client: DynamoDBClient | DynamoDBDocumentClient, options: DynamoStateStoreOptions) {
     this.table = new StateTable(client, options.tableName);
     this.callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     this.maxClaimAttempts = options.maxClaimAttempts ?? DEFAULT_MAX_CLAIM_ATTEMPTS;
+    this.unclaimedTtlSeconds = options.unclaimedTtlSeconds ?? DEFAULT_UNCLAIMED_TTL_SECONDS;
+    this.nowMs = options.nowMs ?? Date.now;
   }
 
   async claim(
@@ -125,10 +139,7 @@ export class DynamoStateStore implements StateStore {
   }
 
   async markDirty(key: ClusterKey, opts?: CallOptions): Promise<void> {
-    await this.table.update(`markDirty ${key}`, this.signal(opts), stateRef(key), {
-      update: 'SET #key = :key, #dirty = :true',
-      values: { ':key': key, ':true': true },
-    });
+    await this.updateOrCreateExpiring(`markDirty ${key}`, this.signal(opts), key, 'SET #key = :key, #dirty = :true', { ':true': true });
   }
 
   async get(key: ClusterKey, opts?: CallOptions): Promise<StateRecord | undefined> {
@@ -138,13 +149,28 @@ export class DynamoStateStore implements StateStore {
 
   async setNextWake(key: ClusterKey, atMs: number, opts?: CallOptions): Promise<boolean> {
     // An earlier (or equal) wake-up already set is kept: that is the rule, not a failure.
-    return conditionHeld(
-      this.table.update(`setNextWake ${key}`, this.signal(opts), stateRef(key), {
-        update: 'SET #key = :key, #nextWakeAtMs = :atMs',
-        values: { ':key': key },
-        condition: wakeIsUnsetOrLater(atMs),
-      }),
-    );
+    const update = 'SET #key = :key, #nextWakeAtMs = :atMs';
+    return conditionHeld(this.updateOrCreateExpiring(`setNextWake ${key}`, this.signal(opts), key, update, { ':atMs': atMs }, wakeIsUnsetOrLater(atMs)));
+  }
+
+  async forget(key: ClusterKey, owner: string, fence: number, expiresAtSeconds: number, opts?: CallOptions): Promise<void> {
+    if (!Number.isSafeInteger(expiresAtSeconds) || expiresAtSeconds <= 0) {
+      throw new TerminalError(`forget ${key}: expiresAtSeconds must be a positive integer`, { field: 'expiresAtSeconds' });
+    }
+    const signal = this.signal(opts);
+    // The state item first: its condition proves the lease, so a stale step deletes nothing.
+    await this.table.update(`forget ${key}`, signal, stateRef(key), {
+      update: 'SET #expiresAt = :expiresAt, #failures = :zero REMOVE #nextWakeAtMs',
+      values: { ':expiresAt': expiresAtSeconds, ':zero': 0 },
+      condition: and(heldByMe(owner), fenceIs(fence)),
+    });
+    const q = { newestFirst: false, limit: Number.POSITIVE_INFINITY };
+    const items = await this.table.queryPrefix(`forget ${key}`, signal, clusterPk(key), DEADLINE_PREFIX, q);
+    for (const item of items) {
+      const ref = { pk: clusterPk(key), sk: String(item[ATTR.sk]) };
+      // A deadline a newer fence wrote is that step's to keep (only possible once our lease lapsed).
+      await ifConditionHolds(this.table.delete(`forget ${key} ${ref.sk}`, signal, ref, writtenByFenceAtMost(fence)));
+    }
   }
 
   async putDeadline(key: ClusterKey, deadline: Deadline, fence: number, opts?: CallOptions): Promise<void> {
@@ -181,7 +207,7 @@ export class DynamoStateStore implements StateStore {
     const ref = { pk: clusterPk(key), sk: historySk(record.atMs, record.fence) };
     // expiresAt is epoch *seconds*: the unit DynamoDB TTL reads.
     const expiresAt = Math.floor(record.atMs / 1000) + ttlSeconds;
-    const item = { ...withoutUndefined(record), ...ref, [ATTR.expiresAt]: expiresAt };
+    const item = { ...withoutUndefined(fitHistoryRecord(record)), ...ref, [ATTR.expiresAt]: expiresAt };
     await this.table.put(`appendHistory ${key} ${ref.sk}`, this.signal(opts), item, itemAbsent());
   }
 
@@ -213,6 +239,22 @@ export class DynamoStateStore implements StateStore {
     await this.table.put(`putCheckpoint ${ref.pk}`, this.signal(opts), { ...ref, resourceVersion });
   }
 
+  /**
+   * Applies `update` to the state item of `key`. When there is no item yet, it is created with the
+   * unclaimed TTL (a claim removes it), so a trigger for a cluster no step ever claims leaves nothing
+   * permanent. Creating is tried first because only `itemAbsent` tells the two cases apart without a
+   * read; an existing item then gets the plain update. `condition` applies to the existing item.
+   */
+  private async updateOrCreateExpiring(what: string, signal: AbortSignal, key: ClusterKey, update: string, values: Record<string, unknown>, condition?: Expr): Promise<void> {
+    const expiresAt = Math.floor(this.nowMs() / 1000) + this.unclaimedTtlSeconds;
+    const all = { ...values, ':key': key };
+    const created = await conditionHeld(
+      this.table.update(what, signal, stateRef(key), { update: `${update}, #expiresAt = :expiresAt`, values: { ...all, ':expiresAt': expiresAt }, condition: itemAbsent() }),
+    );
+    if (created) return;
+    await this.table.update(what, signal, stateRef(key), { update, values: all, ...(condition ? { condition } : {}) });
+  }
+
   /** Takes a free lease: fence +1, dirty cleared. Undefined when the lease is not free. */
   private async takeLease(
     key: ClusterKey,
@@ -223,7 +265,9 @@ export class DynamoStateStore implements StateStore {
   ): Promise<StateRecord | undefined> {
     const update =
       'SET #key = :key, #leaseOwner = :owner, #leaseUntilMs = :untilMs, #dirty = :false, ' +
-      '#fence = if_not_exists(#fence, :zero) + :one, #failures = if_not_exists(#failures, :zero)';
+      '#fence = if_not_exists(#fence, :zero) + :one, #failures = if_not_exists(#failures, :zero) ' +
+      // A claimed key is live again: a forgotten or unclaimed item's TTL goes.
+      'REMOVE #expiresAt';
     const untilMs = nowMs + leaseForMs;
     const values = { ':key': key, ':owner': owner, ':untilMs': untilMs, ':false': false, ':zero': 0, ':one': 1 };
     const parts = { update, values, condition: leaseIsFree(nowMs) };

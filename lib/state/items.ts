@@ -18,7 +18,9 @@ export function toStateRecord(key: string, item: Item): StateRecord {
   const owner = optString(item, ATTR.leaseOwner);
   const untilMs = optNumber(item, ATTR.leaseUntilMs);
   const lastStep = item[ATTR.lastStep];
+  const expiresAtSeconds = optNumber(item, ATTR.expiresAt);
   return {
+    ...(expiresAtSeconds === undefined ? {} : { expiresAtSeconds }),
     key,
     fence: optNumber(item, ATTR.fence) ?? 0,
     lease: owner !== undefined && untilMs !== undefined ? { owner, untilMs } : undefined,

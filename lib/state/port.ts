@@ -41,6 +41,11 @@ export type StateRecord = {
   failures: number;
   nextWakeAtMs: number | undefined;
   lastStep: StepSummary | undefined;
+  /**
+   * Set when the item is to expire (epoch seconds, DynamoDB TTL): the key was forgotten, or the item
+   * was only ever marked for a key no step has claimed. A claim removes it.
+   */
+  expiresAtSeconds?: number;
 };
 
 /**
@@ -125,7 +130,11 @@ export interface StateStore {
     opts?: CallOptions,
   ): Promise<ReleaseResult>;
 
-  /** Records that a trigger arrived for `key`; the current or next step will pick it up. */
+  /**
+   * Records that a trigger arrived for `key`; the current or next step will pick it up. On a key with
+   * no state item the item it creates expires (TTL) unless a claim follows: a trigger for a cluster
+   * that does not exist leaves no permanent item.
+   */
   markDirty(key: ClusterKey, opts?: CallOptions): Promise<void>;
 
   /** The state of `key`, read strongly consistent, or undefined if it was never claimed or marked. */
@@ -134,6 +143,7 @@ export interface StateStore {
   /**
    * Moves the wake-up of `key` to `atMs` if none is set or the set one is later. Returns whether it
    * moved; a later `atMs` leaves the earlier wake-up in place (never later, as client-go AddAfter).
+   * Like `markDirty`, an item it creates expires unless a claim follows.
    */
   setNextWake(key: ClusterKey, atMs: number, opts?: CallOptions): Promise<boolean>;
 
@@ -151,12 +161,22 @@ export interface StateStore {
     opts?: CallOptions,
   ): Promise<void>;
 
+  /**
+   * Forgets `key` once its TidbCluster is gone, only while `owner` holds the lease with `fence`
+   * (otherwise `ConflictError` and nothing changes): deletes every deadline no newer fence wrote,
+   * clears the wake-up and the failure counter, and gives the state item the TTL `expiresAtSeconds`.
+   * The item is kept until DynamoDB expires it, so the fence never goes back to 0 while a stale step
+   * may still hold an older one; a later claim removes the TTL. History keeps its own TTL.
+   */
+  forget(key: ClusterKey, owner: string, fence: number, expiresAtSeconds: number, opts?: CallOptions): Promise<void>;
+
   /** All deadlines of `key`, ordered by component, member, kind. */
   listDeadlines(key: ClusterKey, opts?: CallOptions): Promise<StoredDeadline[]>;
 
   /**
    * Appends one history record that DynamoDB TTL may delete `ttlSeconds` after `record.atMs`.
    * A second record with the same time and fence is a `ConflictError`, never a silent overwrite.
+   * A record too large for one item is stored cut to fit (`fitHistoryRecord`), never refused.
    */
   appendHistory(key: ClusterKey, record: HistoryRecord, ttlSeconds: number, opts?: CallOptions): Promise<void>;
 

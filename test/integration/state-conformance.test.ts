@@ -265,6 +265,16 @@ describe.each(backends)('State port on $name', ({ start }) => {
     expect(await store.get(key)).toMatchObject({ fence: 1, dirty: true, lease: { owner: winners[0] } });
   });
 
+  it('forget gives the state item the TTL attribute expiresAt in epoch seconds, what DynamoDB TTL reads', async () => {
+    const key = freshKey();
+    await store.claim(key, 'step-a', T0, LEASE_MS);
+
+    await store.forget(key, 'step-a', 1, Math.floor(T0 / 1000) + 3600);
+
+    const raw = await local.client.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: clusterPk(key) }, sk: { S: 'state' } }, ConsistentRead: true }));
+    expect(raw.Item?.['expiresAt']).toEqual({ N: String(Math.floor(T0 / 1000) + 3600) });
+  });
+
   it('a call whose caller signal already fired is a TransientError and writes nothing', async () => {
     const key = freshKey();
 

@@ -2,9 +2,11 @@
  * An in-memory `StateStore` with the DynamoDB adapter's semantics (leases with fences, dirty flag,
  * earlier-only wake-ups, fenced deadlines, history), for engine unit tests and for measuring the
  * engine's own overhead without I/O. The conformance of the real adapter is tested against dynalite.
+ * TTLs are recorded (`expiresAtSeconds`), not enforced, as on dynalite and DynamoDB Local.
  */
 
-import { ConflictError } from '../../lib/platform/errors.js';
+import { ConflictError, TerminalError } from '../../lib/platform/errors.js';
+import { fitHistoryRecord } from '../../lib/state/history-fit.js';
 import type {
   ClaimResult,
   ClusterKey,
@@ -22,8 +24,12 @@ type DeadlineRef = Pick<Deadline, 'component' | 'member' | 'kind'>;
 
 const deadlineId = (d: DeadlineRef): string => `${d.component}#${d.member}#${d.kind}`;
 
-/** `StateStore` in memory; see the module comment. */
+const UNCLAIMED_TTL_SECONDS = 7 * 24 * 3600;
+
+/** `StateStore` in memory; see the module comment. `nowMs` dates items created for unclaimed keys. */
 export class MemoryStateStore implements StateStore {
+  constructor(private readonly nowMs: () => number = Date.now) {}
+
   private readonly states = new Map<ClusterKey, StateRecord>();
   private readonly deadlines = new Map<ClusterKey, Map<string, StoredDeadline>>();
   private readonly history = new Map<ClusterKey, StoredHistoryRecord[]>();
@@ -35,7 +41,8 @@ export class MemoryStateStore implements StateStore {
       this.states.set(key, { ...state, dirty: true });
       return { claimed: false, heldBy: state.lease.owner, leaseUntilMs: state.lease.untilMs };
     }
-    const next = { ...state, fence: state.fence + 1, lease: { owner, untilMs: nowMs + leaseForMs }, dirty: false };
+    const { expiresAtSeconds: _live, ...kept } = state;
+    const next = { ...kept, fence: state.fence + 1, lease: { owner, untilMs: nowMs + leaseForMs }, dirty: false };
     this.states.set(key, next);
     return { claimed: true, fence: next.fence, state: { ...next } };
   }
@@ -50,7 +57,7 @@ export class MemoryStateStore implements StateStore {
   }
 
   async markDirty(key: ClusterKey): Promise<void> {
-    this.states.set(key, { ...this.stateOf(key), dirty: true });
+    this.states.set(key, { ...this.stateOrUnclaimed(key), dirty: true });
   }
 
   async get(key: ClusterKey): Promise<StateRecord | undefined> {
@@ -59,7 +66,7 @@ export class MemoryStateStore implements StateStore {
   }
 
   async setNextWake(key: ClusterKey, atMs: number): Promise<boolean> {
-    const state = this.stateOf(key);
+    const state = this.stateOrUnclaimed(key);
     if (state.nextWakeAtMs !== undefined && state.nextWakeAtMs <= atMs) return false;
     this.states.set(key, { ...state, nextWakeAtMs: atMs });
     return true;
@@ -74,6 +81,15 @@ export class MemoryStateStore implements StateStore {
     this.fencedDeadlines(key, fence, ref).delete(deadlineId(ref));
   }
 
+  async forget(key: ClusterKey, owner: string, fence: number, expiresAtSeconds: number): Promise<void> {
+    if (!Number.isSafeInteger(expiresAtSeconds) || expiresAtSeconds <= 0) throw new TerminalError('expiresAtSeconds must be a positive integer');
+    const state = this.stateOf(key);
+    if (state.lease?.owner !== owner || state.fence !== fence) throw new ConflictError(`forget ${key}: not held by ${owner}/${fence}`);
+    this.states.set(key, { ...state, failures: 0, nextWakeAtMs: undefined, expiresAtSeconds });
+    const map = this.deadlines.get(key);
+    for (const [id, d] of map ?? []) if (d.fence <= fence) map?.delete(id);
+  }
+
   async listDeadlines(key: ClusterKey): Promise<StoredDeadline[]> {
     const list = [...(this.deadlines.get(key)?.values() ?? [])];
     return list.sort((a, b) => deadlineId(a).localeCompare(deadlineId(b)));
@@ -84,7 +100,7 @@ export class MemoryStateStore implements StateStore {
     if (list.some((r) => r.atMs === record.atMs && r.fence === record.fence)) {
       throw new ConflictError('history record exists');
     }
-    list.push({ ...record, expiresAtSeconds: Math.floor(record.atMs / 1000) + ttlSeconds });
+    list.push({ ...fitHistoryRecord(record), expiresAtSeconds: Math.floor(record.atMs / 1000) + ttlSeconds });
     this.history.set(key, list);
   }
 
@@ -105,6 +121,12 @@ export class MemoryStateStore implements StateStore {
     const existing = this.states.get(key);
     if (existing) return existing;
     return { key, fence: 0, lease: undefined, dirty: false, failures: 0, nextWakeAtMs: undefined, lastStep: undefined };
+  }
+
+  /** The key's state; a new one expires unless a claim follows (see `StateStore.markDirty`). */
+  private stateOrUnclaimed(key: ClusterKey): StateRecord {
+    const existing = this.states.get(key);
+    return existing ?? { ...this.stateOf(key), expiresAtSeconds: Math.floor(this.nowMs() / 1000) + UNCLAIMED_TTL_SECONDS };
   }
 
   /** The key's deadlines, if `fence` still holds the lease and no newer fence wrote this deadline. */

@@ -127,6 +127,7 @@ export const STATE_WRITES = [
   'deleteDeadline',
   'appendHistory',
   'putCheckpoint',
+  'forget',
 ] as const;
 
 /**
@@ -187,6 +188,7 @@ export class CountingStateStore implements StateStore {
     this.tally('getCheckpoint', () => this.inner.getCheckpoint(...a));
   putCheckpoint: StateStore['putCheckpoint'] = (...a) =>
     this.tally('putCheckpoint', () => this.inner.putCheckpoint(...a));
+  forget: StateStore['forget'] = (...a) => this.tally('forget', () => this.inner.forget(...a));
 
   private bump(method: string): void {
     this.calls.set(method, this.count(method) + 1);
