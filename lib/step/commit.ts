@@ -3,6 +3,10 @@
  * the wake-up, append history, release the lease (conditional on the fence), and re-enqueue the key
  * once if a trigger arrived meanwhile. The wake-up is armed before the release so the state never
  * records a wake-up that no timer will deliver.
+ *
+ * A step that observed its TidbCluster gone forgets the key before releasing: deadlines deleted, the
+ * long wake-up timer cancelled, and the state item given a TTL (`StateStore.forget`), so a deleted
+ * cluster — or a message for a key that never existed — leaves nothing permanent behind.
  */
 
 import type { UpdateStatusAction } from '../model/action.js';
@@ -22,6 +26,8 @@ import { planSchedule, type Schedule } from './schedule.js';
 /** What the stages before the commit produced. `plan` is undefined when observing failed. */
 export type CommitInput = {
   readonly cluster: TidbCluster | undefined;
+  /** The observation succeeded and found no TidbCluster: the key is forgotten. */
+  readonly gone?: boolean;
   readonly plan: Plan | undefined;
   readonly outcome: Outcome;
   readonly records: readonly ActionRecord[];
@@ -43,6 +49,8 @@ export type CommitResult = {
   readonly storedWakeAtMs: number | undefined;
   readonly armedWakeAtMs: number | undefined;
   readonly historyWritten: boolean;
+  /** Whether this step forgot the key (its TidbCluster gone): state TTL set, deadlines and timer cleared. */
+  readonly forgotten: boolean;
   readonly release: ReleaseState;
   readonly reEnqueued: boolean;
   readonly redeliver: boolean;
@@ -65,11 +73,13 @@ export async function commitStep(ctx: StepContext, input: CommitInput): Promise<
     random: ctx.ports.random ?? Math.random,
   });
   const armed = await armWakeUp(ctx, schedule.armAtMs, errors);
-  const storedWakeAtMs = armed ? schedule.storeWakeAtMs : schedule.pendingWakeAtMs;
   const historyWritten = await appendHistory(ctx, { outcome, records, plan: input.plan, schedule }, errors);
+  const forgot = input.gone === true ? await forgetKey(ctx, errors) : undefined;
+  // A forgotten key keeps no wake-up: its timer is cancelled, and one already queued is ignored.
+  const storedWakeAtMs = forgot === undefined ? (armed ? schedule.storeWakeAtMs : schedule.pendingWakeAtMs) : undefined;
   const release = await releaseLease(ctx, outcome, schedule.failures, storedWakeAtMs, errors);
   const reEnqueued = release.wasDirty ? await reEnqueue(ctx, errors) : false;
-  const redeliver = !armed || release.state === 'failed' || (release.wasDirty && !reEnqueued);
+  const redeliver = !armed || forgot === 'failed' || release.state === 'failed' || (release.wasDirty && !reEnqueued);
   const statusWritten = status !== undefined && status.record.result === 'ok';
   return {
     outcome,
@@ -79,6 +89,7 @@ export async function commitStep(ctx: StepContext, input: CommitInput): Promise<
     storedWakeAtMs,
     armedWakeAtMs: armed ? schedule.armAtMs : undefined,
     historyWritten,
+    forgotten: forgot === 'forgotten',
     release: release.state,
     reEnqueued,
     redeliver,
@@ -153,6 +164,29 @@ async function appendHistory(ctx: StepContext, input: HistoryInput, errors: stri
     errors.push(`append history: ${errorText(err)}`);
     return false;
   }
+}
+
+/**
+ * Forgets the key under the step's fence (TTL as long as history's, so the state item goes with the
+ * last record of its cluster) and cancels its long wake-up timer. `failed` when the store could not be
+ * reached: the trigger is then redelivered so a later step forgets it; a lost lease (`ConflictError`)
+ * means a newer step owns the key and decides for itself. A failed cancel is only logged: the timer
+ * that fires later is ignored (`runStep`).
+ */
+async function forgetKey(ctx: StepContext, errors: string[]): Promise<'forgotten' | 'lost-lease' | 'failed'> {
+  const expiresAtSeconds = Math.floor(ctx.ports.clock.nowMs() / 1000) + ctx.config.historyTtlSeconds;
+  try {
+    await ctx.ports.state.forget(ctx.key, ctx.owner, ctx.fence, expiresAtSeconds, { signal: ctx.commitSignal });
+  } catch (err) {
+    errors.push(`forget: ${errorText(err)}`);
+    return err instanceof ConflictError ? 'lost-lease' : 'failed';
+  }
+  try {
+    await ctx.ports.timers.cancel(ctx.key, WAKE_TIMER_KIND);
+  } catch (err) {
+    errors.push(`cancel wake-up: ${errorText(err)}`);
+  }
+  return 'forgotten';
 }
 
 async function releaseLease(

@@ -79,7 +79,7 @@ export type StepPorts = {
   readonly state: StateStore;
   readonly observer: Observer;
   readonly executor: Executor;
-  readonly timers: Pick<Timers, 'wakeAt'>;
+  readonly timers: Pick<Timers, 'wakeAt' | 'cancel'>;
   readonly queue: Pick<ReconcileQueue, 'send'>;
   readonly clock: Clock;
   readonly logger: Logger;

@@ -31,7 +31,7 @@ import { commitStep } from './commit.js';
 import { startBudget, type StepContext } from './context.js';
 import { errorText } from './error-outcome.js';
 import { observeStep } from './observe.js';
-import type { StepPorts, Trigger } from './ports.js';
+import { isTimerTrigger, type StepPorts, type Trigger } from './ports.js';
 import { reportStep, steppedResult, unclaimedResult, type StepIdentity, type StepResult } from './result.js';
 
 /**
@@ -69,6 +69,9 @@ export async function runStep(input: RunStepInput): Promise<StepResult> {
   const parsed = parseClusterKey(key);
   if (!parsed.ok) return reportStep(ports, unclaimedResult(base, ports.clock.nowMs(), 'rejected', parsed.message));
   if (input.budgetMs <= input.config.safetyMarginMs) return reportStep(ports, noBudget(input, base));
+  if (isTimerTrigger(trigger) && (await isForgotten(input))) {
+    return reportStep(ports, unclaimedResult(base, ports.clock.nowMs(), 'ignored', undefined));
+  }
   const budget = startBudget(ports.clock, input.budgetMs, input.config.safetyMarginMs);
   try {
     const claim = await claimLease(input, startedAtMs, budget.workSignal);
@@ -92,6 +95,21 @@ export async function runStep(input: RunStepInput): Promise<StepResult> {
     return reportStep(ports, await runClaimed(ctx));
   } finally {
     budget.dispose();
+  }
+}
+
+/**
+ * Whether `key` was forgotten (its TidbCluster gone) and not claimed since. A timer armed before that
+ * — a delayed queue message cannot be withdrawn — then finds nothing to wake, and skips the claim that
+ * would make the forgotten item permanent again. Any other trigger still steps: the cluster may have
+ * been created again. A failed read is not a reason to drop a wake-up: the step then runs as usual.
+ */
+async function isForgotten(input: RunStepInput): Promise<boolean> {
+  try {
+    const state = await input.ports.state.get(input.key, { timeoutMs: input.budgetMs - input.config.safetyMarginMs });
+    return state !== undefined && state.expiresAtSeconds !== undefined && state.lease === undefined;
+  } catch {
+    return false;
   }
 }
 
@@ -129,7 +147,9 @@ async function runClaimed(ctx: ClaimedStep): Promise<StepResult> {
   const planned = observed.ok ? (plan?.outcome ?? fail('no plan')) : observed.outcome;
   const outcome = acted.outcome ? combineOutcomes([planned, acted.outcome]) : planned;
   const cluster = observed.ok ? observed.snapshot.cluster : undefined;
-  const commit = await commitStep(ctx, { cluster, plan, outcome, records: acted.records });
+  // Only an observation that succeeded can say the TidbCluster is gone.
+  const gone = observed.ok && cluster === undefined;
+  const commit = await commitStep(ctx, { cluster, gone, plan, outcome, records: acted.records });
   marks.push(clock.nowMs());
   return steppedResult(ctx, plan?.ruleResults ?? [], commit, marks);
 }

@@ -145,6 +145,7 @@ async function stepNow(runtime: Runtime, base: Base, invocation: Invocation, wri
       return { ...base, step, message: joined(base.message, 'another step holds the lease: the key is marked dirty, so that step runs once more when it finishes') };
     case 'claim-failed':
     case 'rejected':
+    case 'ignored':
       if (written === undefined) return { ok: false, error: `the step did not run: ${result.errors.join('; ')}` };
       return { ...base, step, message: joined(base.message, `the change is written but the step did not run now (${result.errors.join('; ')}); the next trigger or sweep runs it`) };
     default: {

@@ -26,7 +26,7 @@ const KIND = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
  */
 export async function wakeFromTimer(runtime: Runtime, payload: unknown): Promise<TimerResult> {
   try {
-    const parsed = parseTimerPayload(payload);
+    const parsed = parseTimerPayload(payload, runtime.k8sCluster);
     if (!parsed.ok) {
       runtime.metrics.count(METRIC.malformedMessages);
       runtime.logger.error('malformed timer payload', { field: parsed.field, error: parsed.error });
@@ -43,8 +43,11 @@ export async function wakeFromTimer(runtime: Runtime, payload: unknown): Promise
 
 type Parsed = { readonly ok: true; readonly key: string; readonly kind: string } | { readonly ok: false; readonly error: string; readonly field: string };
 
-/** `{key, kind}`: a cluster key that parses and a plain timer kind; other fields are ignored. */
-export function parseTimerPayload(payload: unknown): Parsed {
+/**
+ * `{key, kind}`: a cluster key that parses (of the Kubernetes cluster `k8sCluster`, when given: this
+ * deployment steps no other) and a plain timer kind; other fields are ignored.
+ */
+export function parseTimerPayload(payload: unknown, k8sCluster?: string): Parsed {
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
     return { ok: false, field: 'payload', error: 'the timer payload must be a JSON object {key, kind}' };
   }
@@ -52,6 +55,9 @@ export function parseTimerPayload(payload: unknown): Parsed {
   if (typeof key !== 'string') return { ok: false, field: 'key', error: 'key must be a string "<k8sCluster>/<namespace>/<name>"' };
   const ref = parseClusterKey(key);
   if (!ref.ok) return { ok: false, field: ref.field === 'key' ? 'key' : `key.${ref.field}`, error: ref.message };
+  if (k8sCluster !== undefined && ref.ref.k8sCluster !== k8sCluster) {
+    return { ok: false, field: 'key.k8sCluster', error: `key.k8sCluster ${JSON.stringify(ref.ref.k8sCluster)} is not the Kubernetes cluster this deployment manages (${JSON.stringify(k8sCluster)})` };
+  }
   if (typeof kind !== 'string' || !KIND.test(kind)) {
     return { ok: false, field: 'kind', error: `kind must be 1-64 letters, digits, '.', '_' or '-', got ${JSON.stringify(kind)}` };
   }

@@ -184,7 +184,7 @@ describe('runStep: claim → observe → decide → act → commit', () => {
 
   it('a wake-up that cannot be armed is not recorded and the trigger is left for redelivery', async () => {
     const h = setup();
-    const ports = { ...h.ports, timers: { wakeAt: async () => Promise.reject(new TransientError('SQS down')) } };
+    const ports = { ...h.ports, timers: { wakeAt: async () => Promise.reject(new TransientError('SQS down')), cancel: async () => undefined } };
     h.observer.failNext(new TransientError('boom'));
     const result = await step(h, { ports });
     expect(result).toMatchObject({ redeliver: true, nextWakeAtMs: undefined, armedWakeAtMs: undefined, release: 'released' });

@@ -25,6 +25,8 @@ describe('timer handler', () => {
     { name: 'a key of two parts names key', payload: { key: 'demo/basic', kind: 'wake' }, field: 'key' },
     { name: 'a kind with a space names kind', payload: { key: 'eks-test/demo/basic', kind: 'wake up' }, field: 'kind' },
     { name: 'a missing kind names kind', payload: { key: 'eks-test/demo/basic' }, field: 'kind' },
+    { name: 'a key of a Kubernetes cluster this deployment does not manage names key.k8sCluster', payload: { key: 'other-eks/demo/basic', kind: 'wake' }, field: 'key.k8sCluster' },
+    { name: 'a null payload names payload', payload: null, field: 'payload' },
   ])('$name, enqueues nothing and is counted', async ({ payload, field }) => {
     // Prepare
     const fake = fakeRuntime();
