@@ -4,6 +4,8 @@
  * function parses it here before doing anything else. Parsing is pure: no I/O, no clock, no logger.
  */
 
+import { cutText } from '../platform/text.js';
+
 /** Which TidbCluster a message is about: the Kubernetes cluster, then the object's namespace/name. */
 export type ClusterRef = {
   readonly k8sCluster: string;
@@ -20,6 +22,13 @@ export type ReconcileMessage = {
   readonly ref: ClusterRef;
   readonly reason?: string;
 };
+
+/**
+ * The most of a reason a message keeps, in UTF-8 bytes. A reason is free text for logs and history;
+ * a longer one (SQS bodies reach 1 MiB) is cut, so one verbose producer cannot make every log line and
+ * history record of the key huge.
+ */
+export const MAX_REASON_BYTES = 1024;
 
 /** Why a body was rejected: `field` names the offending part (`body`, `key`, `key.namespace`, …). */
 export type MessageError = {
@@ -50,9 +59,9 @@ const K8S_CLUSTER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
  * Parses one SQS message body. Guarantees: never throws, whatever `body` is (a record built by hand
  * may carry a number or null); a returned message has a key of exactly three non-empty parts, each
  * valid under the rules Kubernetes (and EKS) apply to that part, naming `options.k8sCluster` when
- * that is given, and a `reason` that is a string when present. Unknown fields are ignored, so
- * producers can add fields without breaking older consumers. On failure the error names the first
- * bad field.
+ * that is given, and a `reason` that is a string (cut to `MAX_REASON_BYTES`, saying so) when present.
+ * Unknown fields are ignored, so producers can add fields without breaking older consumers. On
+ * failure the error names the first bad field.
  */
 export function parseReconcileMessage(body: unknown, options: ParseMessageOptions = {}): ParseMessageResult {
   if (typeof body !== 'string') return fail('body', `body must be a string, got ${describe(body)}`);
@@ -80,7 +89,7 @@ export function parseReconcileMessage(body: unknown, options: ParseMessageOption
   const reason = fields['reason'];
   if (reason === undefined) return { ok: true, message: { key, ref: ref.ref } };
   if (typeof reason !== 'string') return fail('reason', `reason must be a string, got ${describe(reason)}`);
-  return { ok: true, message: { key, ref: ref.ref, reason } };
+  return { ok: true, message: { key, ref: ref.ref, reason: cutText(reason, MAX_REASON_BYTES) } };
 }
 
 type ParseKeyResult = { readonly ok: true; readonly ref: ClusterRef } | { readonly ok: false; readonly error: MessageError };

@@ -5,6 +5,7 @@
  * write (`ValidationException`) and the step would leave no trace at all. Pure: no I/O.
  */
 
+import { cutText } from '../platform/text.js';
 import type { HistoryRecord } from './port.js';
 
 /** DynamoDB's item size limit. */
@@ -39,15 +40,6 @@ export function fitHistoryRecord(record: HistoryRecord, budgetBytes = HISTORY_RE
     fitted = cut(fitted);
   }
   return fitted;
-}
-
-/** `text` cut to at most about `keepBytes` of UTF-8, never inside a character, saying how much went. */
-export function cutText(text: string, keepBytes: number): string {
-  const bytes = Buffer.from(text, 'utf8');
-  if (bytes.length <= keepBytes) return text;
-  // A cut inside a multi-byte character decodes to U+FFFD at the end: drop it.
-  const kept = bytes.subarray(0, keepBytes).toString('utf8').replace(/\uFFFD+$/, '');
-  return `${kept}… [cut: ${bytes.length - Buffer.byteLength(kept, 'utf8')} bytes]`;
 }
 
 /** The longest prefix of the actions that fits, then one line counting the rest. */

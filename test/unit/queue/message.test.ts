@@ -1,5 +1,5 @@
 import { describe, it, expect } from '@jest/globals';
-import { parseReconcileMessage } from '../../../lib/queue/message.js';
+import { MAX_REASON_BYTES, parseReconcileMessage } from '../../../lib/queue/message.js';
 
 describe('parseReconcileMessage', () => {
   it.each([
@@ -83,5 +83,20 @@ describe('parseReconcileMessage', () => {
 
     // Assess
     expect(result).toEqual({ ok: true, message: { key: 'eks/demo/basic', ref: { k8sCluster: 'eks', namespace: 'demo', name: 'basic' } } });
+  });
+
+  it.each([
+    { name: 'a 500 KB reason', reason: `watch: ${'x'.repeat(500 * 1024)}`, prefix: 'watch: xxx' },
+    { name: 'a long reason of multi-byte characters, never cut inside one', reason: '节点'.repeat(100_000), prefix: '节点节点' },
+  ])('an oversized reason is cut to MAX_REASON_BYTES, saying how much went: $name', ({ reason, prefix }) => {
+    // Act
+    const result = parseReconcileMessage(JSON.stringify({ key: 'eks/demo/basic', reason }));
+
+    // Assess
+    const kept = result.ok ? (result.message.reason ?? '') : '';
+    expect(kept.startsWith(prefix)).toBe(true);
+    expect(kept).toMatch(/^[^\uFFFD]*… \[cut: \d+ bytes\]$/);
+    expect(Buffer.byteLength(kept.replace(/… \[cut: \d+ bytes\]$/, ''))).toBeLessThanOrEqual(MAX_REASON_BYTES);
+    expect(Buffer.byteLength(kept.replace(/… \[cut: \d+ bytes\]$/, ''))).toBeGreaterThan(MAX_REASON_BYTES - 4);
   });
 });
