@@ -139,7 +139,8 @@ export class DynamoStateStore implements StateStore {
   }
 
   async markDirty(key: ClusterKey, opts?: CallOptions): Promise<void> {
-    await this.updateOrCreateExpiring(`markDirty ${key}`, this.signal(opts), key, 'SET #key = :key, #dirty = :true', { ':true': true });
+    const update = 'SET #key = :key, #dirty = :true';
+    await this.updateOrCreateExpiring(`markDirty ${key}`, this.signal(opts), key, { update, values: { ':true': true } });
   }
 
   async get(key: ClusterKey, opts?: CallOptions): Promise<StateRecord | undefined> {
@@ -150,7 +151,8 @@ export class DynamoStateStore implements StateStore {
   async setNextWake(key: ClusterKey, atMs: number, opts?: CallOptions): Promise<boolean> {
     // An earlier (or equal) wake-up already set is kept: that is the rule, not a failure.
     const update = 'SET #key = :key, #nextWakeAtMs = :atMs';
-    return conditionHeld(this.updateOrCreateExpiring(`setNextWake ${key}`, this.signal(opts), key, update, { ':atMs': atMs }, wakeIsUnsetOrLater(atMs)));
+    const parts = { update, values: { ':atMs': atMs }, condition: wakeIsUnsetOrLater(atMs) };
+    return conditionHeld(this.updateOrCreateExpiring(`setNextWake ${key}`, this.signal(opts), key, parts));
   }
 
   async forget(key: ClusterKey, owner: string, fence: number, expiresAtSeconds: number, opts?: CallOptions): Promise<void> {
@@ -245,14 +247,19 @@ export class DynamoStateStore implements StateStore {
    * permanent. Creating is tried first because only `itemAbsent` tells the two cases apart without a
    * read; an existing item then gets the plain update. `condition` applies to the existing item.
    */
-  private async updateOrCreateExpiring(what: string, signal: AbortSignal, key: ClusterKey, update: string, values: Record<string, unknown>, condition?: Expr): Promise<void> {
+  private async updateOrCreateExpiring(
+    what: string,
+    signal: AbortSignal,
+    key: ClusterKey,
+    parts: { update: string; values: Record<string, unknown>; condition?: Expr },
+  ): Promise<void> {
     const expiresAt = Math.floor(this.nowMs() / 1000) + this.unclaimedTtlSeconds;
-    const all = { ...values, ':key': key };
-    const created = await conditionHeld(
-      this.table.update(what, signal, stateRef(key), { update: `${update}, #expiresAt = :expiresAt`, values: { ...all, ':expiresAt': expiresAt }, condition: itemAbsent() }),
-    );
+    const values = { ...parts.values, ':key': key };
+    const create = { update: `${parts.update}, #expiresAt = :expiresAt`, values: { ...values, ':expiresAt': expiresAt } };
+    const created = await conditionHeld(this.table.update(what, signal, stateRef(key), { ...create, condition: itemAbsent() }));
     if (created) return;
-    await this.table.update(what, signal, stateRef(key), { update, values: all, ...(condition ? { condition } : {}) });
+    const condition = parts.condition;
+    await this.table.update(what, signal, stateRef(key), { update: parts.update, values, ...(condition ? { condition } : {}) });
   }
 
   /** Takes a free lease: fence +1, dirty cleared. Undefined when the lease is not free. */
