@@ -45,15 +45,32 @@ function replicasWrite(input: RuleInput, sts: IStatefulSet, step: ScaleStep): Ac
 // The components that need PD; their StatefulSets carry the cluster's instance label like PD's.
 const PD_USERS: ReadonlySet<string> = new Set(['tikv', 'tiflash', 'tidb', 'ticdc', 'pump']);
 
+const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * As TiDB Operator's `tikvStoreLimitPattern` (and TiFlash's): whether a store PD lists runs in a pod
+ * of this cluster (`<tc>-tikv-N.<tc>-tikv-peer.<ns>.svc[.<domain>]:<port>`), not of another cluster
+ * sharing this PD.
+ */
+export function isOwnStoreAddress(input: RuleInput, address: string): boolean {
+  const tc = input.cluster;
+  const name = escape(tc.metadata.name ?? '');
+  const domain = tc.spec.clusterDomain ? `\\.${escape(tc.spec.clusterDomain)}` : '';
+  const ns = escape(tc.metadata.namespace ?? '');
+  return ['tikv', 'tiflash'].some((c) => new RegExp(`^${name}-${c}-\\d+\\.${name}-${c}-peer\\.${ns}\\.svc${domain}:\\d+$`).test(address));
+}
+
 /**
  * As TiDB Operator's `preCheckUpMembers` (PD scaled to 0 while TiKV, TiFlash, TiDB, TiCDC or Pump
  * still run), from what the step observed rather than from status other reconcilers would write: a
- * store PD still lists (anything not Tombstone/Removed), or a StatefulSet of another component of
- * this cluster that has or wants replicas.
+ * store of this cluster PD still lists (anything not Tombstone/Removed), or a StatefulSet of another
+ * component of this cluster that has or wants replicas. Stores of other clusters sharing PD do not
+ * count: moving PD to a peer cluster is what scaling PD to 0 is for.
  */
 export function isPdInUse(input: RuleInput): boolean {
   const { pd, owned } = input.snapshot;
-  if ((pd?.stores ?? []).some((store) => store.state !== 'Tombstone' && store.state !== 'Removed')) return true;
+  const live = (pd?.stores ?? []).filter((store) => store.state !== 'Tombstone' && store.state !== 'Removed');
+  if (live.some((store) => isOwnStoreAddress(input, store.address))) return true;
   return owned.StatefulSet.some((sts) => {
     const component = sts.metadata?.labels?.[LABEL.component];
     return component !== undefined && PD_USERS.has(component) && Math.max(sts.spec?.replicas ?? 0, sts.status?.replicas ?? 0) > 0;

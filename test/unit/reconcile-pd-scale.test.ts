@@ -244,7 +244,7 @@ describe('Fixture D — PD scale-in (5 → 3, ordinal 4 removed), one member per
 });
 
 describe('D S55 — PD is never scaled to 0 while other components use it (as observed)', () => {
-  const store = (id: string, state: PdStore['state']): PdStore => ({ id, address: `basic-tikv-${id}.basic-tikv-peer.demo.svc:20160`, state, leaderCount: 0, regionCount: 0, labels: {} });
+  const store = (id: string, state: PdStore['state'], address = `basic-tikv-${id}.basic-tikv-peer.demo.svc:20160`): PdStore => ({ id, address, state, leaderCount: 0, regionCount: 0, labels: {} });
   const setOf = (component: string, replicas: number, statusReplicas = replicas): IStatefulSet => ({
     apiVersion: 'apps/v1',
     kind: 'StatefulSet',
@@ -258,6 +258,9 @@ describe('D S55 — PD is never scaled to 0 while other components use it (as ob
     { name: 'D S55: a TiKV store PD lists as Up', observed: [pdWith(store('1', 'Up'))], inUse: true },
     { name: 'D S55: a store going Offline still uses PD', observed: [pdWith(store('1', 'Offline'))], inUse: true },
     { name: 'D S55: only Tombstone stores', observed: [pdWith(store('1', 'Tombstone'), store('2', 'Removed'))], inUse: false },
+    { name: 'D S55: a TiFlash store of this cluster', observed: [pdWith(store('7', 'Up', 'basic-tiflash-0.basic-tiflash-peer.demo.svc:3930'))], inUse: true },
+    { name: 'D S55: only stores of another cluster sharing PD (PD moves to the peer)', observed: [pdWith(store('8', 'Up', 'other-tikv-0.other-tikv-peer.demo.svc:20160'))], inUse: false },
+    { name: 'D S55: a same-named cluster in another namespace', observed: [pdWith(store('9', 'Up', 'basic-tikv-0.basic-tikv-peer.prod.svc:20160'))], inUse: false },
     { name: 'D S55: a TiDB StatefulSet with replicas', observed: [pdWith(), sets(setOf('tidb', 2))], inUse: true },
     { name: 'D S55: a TiKV StatefulSet still running pods after its spec went to 0', observed: [pdWith(), sets(setOf('tikv', 0, 1))], inUse: true },
     { name: 'D S55: a TiCDC StatefulSet with replicas', observed: [pdWith(), sets(setOf('ticdc', 1))], inUse: true },
