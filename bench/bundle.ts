@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { deflateRawSync } from 'node:zlib';
 import { type BuildOptions, type Metafile, build } from 'esbuild';
-import { parseDocument } from 'yaml';
+import { serverlessEsbuildOptions } from '../scripts/esbuild-options.js';
 import { stats, table } from './stats.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -29,39 +29,6 @@ const MB = 1024 * 1024;
 const EMPTY_HANDLER = `import middy from '@middy/core';
 export const handler = middy().handler(async () => ({ batchItemFailures: [] }));
 `;
-
-/** The keys of serverless-esbuild's block that this benchmark maps to esbuild options. */
-const MAPPED = ['bundle', 'minify', 'keepNames', 'sourcemap', 'target', 'platform', 'format', 'outputFileExtension', 'exclude', 'external', 'banner'];
-
-type EsbuildBlock = Record<string, unknown>;
-
-/** serverless.yml's `custom.esbuild`, as esbuild options; throws on a key it does not know. */
-export function serverlessEsbuildOptions(path = join(ROOT, 'serverless.yml')): { options: BuildOptions; outExtension: string } {
-  // CloudFormation tags (!Ref, !GetAtt, !Sub) are not YAML the parser knows; they only warn.
-  const doc = parseDocument(readFileSync(path, 'utf8'));
-  if (doc.errors.length > 0) throw new Error(`serverless.yml: ${doc.errors[0]?.message ?? 'invalid YAML'}`);
-  const block = (doc.toJS() as { custom?: { esbuild?: EsbuildBlock } }).custom?.esbuild;
-  if (!block) throw new Error('serverless.yml has no custom.esbuild block');
-  const unknown = Object.keys(block).filter((k) => !MAPPED.includes(k));
-  if (unknown.length > 0) throw new Error(`serverless.yml custom.esbuild has keys this benchmark does not map: ${unknown.join(', ')}`);
-  const list = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
-  const outExtension = typeof block.outputFileExtension === 'string' ? block.outputFileExtension : '.js';
-  const options: BuildOptions = {
-    bundle: block.bundle === true,
-    minify: block.minify === true,
-    keepNames: block.keepNames === true,
-    sourcemap: block.sourcemap as BuildOptions['sourcemap'],
-    target: String(block.target),
-    platform: block.platform as BuildOptions['platform'],
-    format: block.format as BuildOptions['format'],
-    // serverless-esbuild turns `exclude` into externals (and leaves them out of the zip).
-    external: [...list(block.external), ...list(block.exclude)],
-    banner: block.banner as Record<string, string>,
-    absWorkingDir: ROOT,
-    logLevel: 'silent',
-  };
-  return { options, outExtension };
-}
 
 type Bundles = {
   reconcile: string;

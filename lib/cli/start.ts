@@ -1,7 +1,9 @@
 /**
  * `tidb-reconciler start` (what `npm start` runs): the local stack — simulated world, embedded
- * DynamoDB, local SQS, exporter, the real handlers — with the example TidbCluster applied through
- * the Kubernetes API as a user would, and a live view until it is Ready (then it keeps running).
+ * DynamoDB, local SQS, exporter, the real handlers — and a live view of every TidbCluster it
+ * reconciles until they are Ready (then it keeps running). In the simulated world it starts, it
+ * applies the example TidbCluster through the Kubernetes API as a user would; in a cluster of a
+ * kubeconfig it applies nothing unless told to with `--apply FILE`.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -10,38 +12,47 @@ import { parseArgs } from 'node:util';
 import { ApiException, CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { startLocalStack } from '../local/local-stack.js';
-import { Activity, ViewPrinter, clusterViewOf, isReadyView, renderView } from '../local/progress-view.js';
+import { Activity, type ClusterView, ViewPrinter, clusterViewOf, isEveryViewReady, isReadyView, renderViews } from '../local/progress-view.js';
 import { parseDuration } from '../platform/duration.js';
 import { StreamLogger, silentLogger } from '../platform/logger.js';
 import { writeSimKubeconfig } from '../sim/kubeconfig.js';
 
 /** Help text of `start`. */
-export const START_HELP = `Usage: tidb-reconciler start [--once] [--timeout D] [--kubeconfig FILE] [--example FILE] [--verbose]
+export const START_HELP = `Usage: tidb-reconciler start [--once] [--timeout D] [--kubeconfig FILE] [--apply FILE] [--verbose]
 
 Runs the local stack on the real clock: the simulated world (Kubernetes API server, StatefulSet
 controller, kubelet, simulated PD), an embedded DynamoDB, a local SQS server, the exporter and the
-real reconcile and sweep handlers. Applies the example TidbCluster (examples/basic-tidbcluster.yaml)
-and shows per component the desired and ready replicas, the phase and the last action until the
-cluster is Ready, then keeps running (Ctrl-C stops). A kubeconfig for the simulated API server is
-written to ./sim.kubeconfig, so kubectl can watch along.
+real reconcile and sweep handlers. In the simulated world it applies the example TidbCluster
+(examples/basic-tidbcluster.yaml) and shows, for every TidbCluster it reconciles, per component the
+desired and ready replicas and the phase, and the last action, until they are Ready; then it keeps
+running (Ctrl-C or SIGTERM stops it). A kubeconfig for the simulated API server is written to
+./sim.kubeconfig, so kubectl can watch along.
 
 Options:
-  --once             exit 0 as soon as the cluster is Ready; exit 1 with the reason if it is not
-                     Ready within --timeout
+  --once             exit 0 as soon as every TidbCluster is Ready (at least one); exit 1 with the
+                     reason if they are not within --timeout
   --timeout D        how long --once waits (default 5m)
-  --kubeconfig FILE  run against the cluster of this kubeconfig instead of the simulated world
-  --example FILE     apply this TidbCluster manifest instead of the embedded example
+  --kubeconfig FILE  run against the cluster of this kubeconfig instead of the simulated world;
+                     nothing is applied there unless --apply is given
+  --apply FILE       apply this TidbCluster manifest (instead of the example in the simulated world)
   --verbose          one JSON line per reconcile step on stderr`;
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-type StartOptions = { once: boolean; timeoutMs: number; kubeconfig?: string; example: string; verbose: boolean };
+/** The example the simulated world gets when no `--apply` is given. */
+export const EXAMPLE_MANIFEST = join(ROOT, 'examples', 'basic-tidbcluster.yaml');
 
-/** Parses the options of `start`; throws a message naming the bad option. */
+type StartOptions = { once: boolean; timeoutMs: number; kubeconfig?: string; apply?: string; verbose: boolean };
+
+/**
+ * Parses the options of `start`; throws a message naming the bad option. The manifest to apply is
+ * `--apply`, else — only in the simulated world the command starts itself — the example: a cluster
+ * reached through `--kubeconfig` is somebody's, and gets nothing it was not explicitly given.
+ */
 export function parseStartArgs(args: string[]): StartOptions {
   const { values } = parseArgs({
     args,
-    options: { once: { type: 'boolean' }, timeout: { type: 'string' }, kubeconfig: { type: 'string' }, example: { type: 'string' }, verbose: { type: 'boolean' } },
+    options: { once: { type: 'boolean' }, timeout: { type: 'string' }, kubeconfig: { type: 'string' }, apply: { type: 'string' }, verbose: { type: 'boolean' } },
     strict: true,
   });
   let timeoutMs = 300_000;
@@ -52,60 +63,86 @@ export function parseStartArgs(args: string[]): StartOptions {
       throw new Error(`--timeout: ${(err as Error).message}`);
     }
   }
-  return { once: values.once === true, timeoutMs, kubeconfig: values.kubeconfig, example: values.example ?? join(ROOT, 'examples', 'basic-tidbcluster.yaml'), verbose: values.verbose === true };
+  const apply = values.apply ?? (values.kubeconfig === undefined ? EXAMPLE_MANIFEST : undefined);
+  return { once: values.once === true, timeoutMs, kubeconfig: values.kubeconfig, apply, verbose: values.verbose === true };
 }
 
-/** Runs the local stack until interrupted (or until Ready, with --once). */
+/** Runs the local stack until SIGINT/SIGTERM (or until every TidbCluster is Ready, with --once). */
 export async function runStart(args: string[]): Promise<number> {
   let opts: StartOptions;
-  let manifest: Record<string, any>;
+  let manifest: Record<string, any> | undefined;
   try {
     opts = parseStartArgs(args);
-    manifest = loadManifest(opts.example);
+    manifest = opts.apply === undefined ? undefined : loadManifest(opts.apply);
   } catch (err) {
     console.error(`tidb-reconciler start: ${(err as Error).message}\n\n${START_HELP}`);
     return 2;
   }
+  // Taken before anything starts, so a signal during start-up still ends in a clean stop.
+  const stop = stopSignal();
   const activity = new Activity(opts.verbose ? new StreamLogger(() => Date.now()) : silentLogger);
   const stack = await startLocalStack({ kubeconfigPath: opts.kubeconfig, logger: activity });
-  const stop = (): Promise<void> => stack.stop();
   try {
+    if (stop.requested) return 0;
     if (stack.world) writeSimKubeconfig('sim.kubeconfig', stack.world.url);
     console.log(`${stack.world ? 'simulated Kubernetes API server' : 'Kubernetes API server'}: ${stack.apiServerUrl}${stack.world ? '   (kubectl --kubeconfig sim.kubeconfig get pods -A)' : ''}`);
-    const ns = manifest.metadata.namespace ?? 'default';
-    console.log(await applyManifest(stack.kubeConfig, ns, manifest));
-    return await watchUntil(stack.kubeConfig, ns, manifest.metadata.name, activity, opts);
+    if (manifest) console.log(await applyManifest(stack.kubeConfig, manifest.metadata.namespace ?? 'default', manifest));
+    else console.log('applying nothing (pass --apply FILE to create a TidbCluster); reconciling the TidbClusters there are');
+    return await watchUntil(stack.kubeConfig, activity, opts, stop);
   } finally {
-    await stop();
+    stop.dispose();
+    await stack.stop();
   }
 }
 
-async function watchUntil(kc: KubeConfig, ns: string, name: string, activity: Activity, opts: StartOptions): Promise<number> {
+type StopSignal = { readonly requested: boolean; readonly stopped: Promise<void>; dispose(): void };
+
+/** SIGINT or SIGTERM asks the command to stop; `dispose` gives the signals their default back. */
+function stopSignal(): StopSignal {
+  let resolve: () => void = () => undefined;
+  const stopped = new Promise<void>((r) => (resolve = r));
+  const state = { requested: false, stopped, dispose: () => undefined as void };
+  const onSignal = (): void => {
+    state.requested = true;
+    resolve();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  state.dispose = () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+  return state;
+}
+
+/** Every TidbCluster the API server has, in all namespaces (what the exporter watches and the reconciler steps). */
+async function listClusters(kc: KubeConfig): Promise<ClusterView[]> {
   const custom = kc.makeApiClient(CustomObjectsApi);
+  const list = (await custom.listClusterCustomObject({ group: 'pingcap.com', version: 'v1alpha1', plural: 'tidbclusters' })) as { items?: Record<string, any>[] };
+  return (list.items ?? [])
+    .map((tc) => clusterViewOf(`${tc.metadata?.namespace ?? ''}/${tc.metadata?.name ?? ''}`, tc))
+    .sort((a, b) => a.key.localeCompare(b.key));
+}
+
+async function watchUntil(kc: KubeConfig, activity: Activity, opts: StartOptions, stop: StopSignal): Promise<number> {
   const printer = new ViewPrinter();
   const started = Date.now();
-  let interrupted = false;
-  const onSignal = (): void => {
-    interrupted = true;
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
   let announced = false;
-  while (!interrupted) {
-    const tc = await custom.getNamespacedCustomObject({ group: 'pingcap.com', version: 'v1alpha1', namespace: ns, plural: 'tidbclusters', name }).catch(() => undefined);
-    const view = clusterViewOf(`${ns}/${name}`, tc as Record<string, any> | undefined);
-    printer.show(renderView(view, activity, Date.now() - started));
-    if (isReadyView(view)) {
+  let views: ClusterView[] = [];
+  while (!stop.requested) {
+    views = await listClusters(kc).catch(() => views);
+    printer.show(renderViews(views, activity, Date.now() - started));
+    if (isEveryViewReady(views)) {
       if (opts.once) return 0;
-      if (!announced) console.log('the cluster is Ready; the reconciler keeps running (Ctrl-C to stop)');
+      if (!announced) console.log('every TidbCluster is Ready; the reconciler keeps running (Ctrl-C to stop)');
       announced = true;
     }
     if (opts.once && Date.now() - started > opts.timeoutMs) {
-      const r = view.ready;
-      console.error(`not Ready within ${Math.round(opts.timeoutMs / 1000)}s: ${r ? `${r.reason ?? ''} ${r.message ?? ''}`.trim() : 'no Ready condition'}`);
+      const notReady = views.filter((v) => !isReadyView(v)).map((v) => `${v.key}: ${v.ready ? `${v.ready.reason ?? ''} ${v.ready.message ?? ''}`.trim() : 'no Ready condition'}`);
+      console.error(`not Ready within ${Math.round(opts.timeoutMs / 1000)}s: ${views.length === 0 ? 'no TidbCluster' : notReady.join('; ')}`);
       return 1;
     }
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await Promise.race([new Promise((resolve) => setTimeout(resolve, 1000)), stop.stopped]);
   }
   return 0;
 }

@@ -1,7 +1,8 @@
 /**
- * The live view `npm start` shows: per component the desired and ready replicas and the phase, the
- * Ready condition, how many steps ran and the last thing the reconciler did. Redrawn in place on a
- * terminal; printed only when it changes otherwise (CI logs, pipes).
+ * The live view `npm start` shows: for every TidbCluster, per component the desired and ready
+ * replicas and the phase, and its Ready condition; then how many steps ran and the last thing the
+ * reconciler did. Redrawn in place on a terminal; printed only when it changes otherwise (CI logs,
+ * pipes).
  */
 import type { LogFields, Logger } from '../platform/logger.js';
 
@@ -33,15 +34,28 @@ export function isReadyView(view: ClusterView): boolean {
   return view.ready?.status === 'True';
 }
 
-/** The view as lines of text. */
-export function renderView(view: ClusterView, activity: Activity, elapsedMs: number): string[] {
-  const lines = [`${view.key}   ${(elapsedMs / 1000).toFixed(0)}s   steps: ${activity.steps}`];
-  if (!view.exists) return [...lines, '  (the TidbCluster does not exist)'];
-  lines.push(`  ${'component'.padEnd(10)}${'desired'.padStart(8)}${'ready'.padStart(8)}  phase`);
-  for (const c of view.components) lines.push(`  ${c.name.padEnd(10)}${String(c.desired).padStart(8)}${String(c.ready).padStart(8)}  ${c.phase}`);
-  const r = view.ready;
-  lines.push(`  Ready: ${r ? `${r.status}${r.reason ? ` (${r.reason}${r.message ? `: ${r.message}` : ''})` : ''}` : 'unknown'}`);
+/** Whether every view shows Ready (and there is at least one): what `start --once` waits for. */
+export function isEveryViewReady(views: readonly ClusterView[]): boolean {
+  return views.length > 0 && views.every(isReadyView);
+}
+
+/** The views as lines of text: a header, each cluster's table and Ready line, the last action. */
+export function renderViews(views: readonly ClusterView[], activity: Activity, elapsedMs: number): string[] {
+  const count = views.length === 1 ? '1 TidbCluster' : `${views.length} TidbClusters`;
+  const lines = [`${(elapsedMs / 1000).toFixed(0)}s   ${count}   steps: ${activity.steps}`];
+  if (views.length === 0) lines.push('  (no TidbCluster yet)');
+  for (const view of views) lines.push(...renderCluster(view));
   lines.push(`  last action: ${activity.lastAction ?? '-'}`);
+  return lines;
+}
+
+function renderCluster(view: ClusterView): string[] {
+  const lines = [`  ${view.key}`];
+  if (!view.exists) return [...lines, '    (the TidbCluster does not exist)'];
+  lines.push(`    ${'component'.padEnd(10)}${'desired'.padStart(8)}${'ready'.padStart(8)}  phase`);
+  for (const c of view.components) lines.push(`    ${c.name.padEnd(10)}${String(c.desired).padStart(8)}${String(c.ready).padStart(8)}  ${c.phase}`);
+  const r = view.ready;
+  lines.push(`    Ready: ${r ? `${r.status}${r.reason ? ` (${r.reason}${r.message ? `: ${r.message}` : ''})` : ''}` : 'unknown'}`);
   return lines;
 }
 
@@ -62,7 +76,7 @@ export class ViewPrinter {
       return;
     }
     // Not a terminal: the elapsed time alone is no reason to print again.
-    const stable = lines.slice(1).join('\n') + lines[0]?.replace(/\s+\d+s\s+/, ' ');
+    const stable = lines.slice(1).join('\n') + lines[0]?.replace(/^\d+s\s+/, '');
     if (stable === this.last) return;
     this.last = stable;
     this.out.write(text + '\n');

@@ -9,9 +9,9 @@
 import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 
 import type { Action } from '../model/action.js';
-import type { TidbClusterStatus } from '../model/kube.js';
 import { EVENT_REASON, clusterWarning } from './events.js';
 import { hasQuorum } from './failover.js';
+import { LABEL } from './labels.js';
 import { fail, retry, wait } from './outcome.js';
 import {
   PD_RETRY_MS,
@@ -42,16 +42,39 @@ function replicasWrite(input: RuleInput, sts: IStatefulSet, step: ScaleStep): Ac
   return action ? [action] : [];
 }
 
-/** As TiDB Operator's `preCheckUpMembers`: PD scaled to 0 while TiKV, TiFlash, TiDB, TiCDC or Pump still run. */
-export function isPdInUse(status: TidbClusterStatus): boolean {
-  const count = (record: object | undefined) => Object.keys(record ?? {}).length;
-  return (
-    count(status.tikv?.stores) > 0 ||
-    count(status.tiflash?.stores) > 0 ||
-    count(status.tidb?.members) > 0 ||
-    (status.ticdc?.statefulSet?.replicas ?? 0) > 0 ||
-    (status.pump?.statefulSet?.replicas ?? 0) > 0
-  );
+// The components that need PD; their StatefulSets carry the cluster's instance label like PD's.
+const PD_USERS: ReadonlySet<string> = new Set(['tikv', 'tiflash', 'tidb', 'ticdc', 'pump']);
+
+const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * As TiDB Operator's `tikvStoreLimitPattern` (and TiFlash's): whether a store PD lists runs in a pod
+ * of this cluster (`<tc>-tikv-N.<tc>-tikv-peer.<ns>.svc[.<domain>]:<port>`), not of another cluster
+ * sharing this PD.
+ */
+export function isOwnStoreAddress(input: RuleInput, address: string): boolean {
+  const tc = input.cluster;
+  const name = escape(tc.metadata.name ?? '');
+  const domain = tc.spec.clusterDomain ? `\\.${escape(tc.spec.clusterDomain)}` : '';
+  const ns = escape(tc.metadata.namespace ?? '');
+  return ['tikv', 'tiflash'].some((c) => new RegExp(`^${name}-${c}-\\d+\\.${name}-${c}-peer\\.${ns}\\.svc${domain}:\\d+$`).test(address));
+}
+
+/**
+ * As TiDB Operator's `preCheckUpMembers` (PD scaled to 0 while TiKV, TiFlash, TiDB, TiCDC or Pump
+ * still run), from what the step observed rather than from status other reconcilers would write: a
+ * store of this cluster PD still lists (anything not Tombstone/Removed), or a StatefulSet of another
+ * component of this cluster that has or wants replicas. Stores of other clusters sharing PD do not
+ * count: moving PD to a peer cluster is what scaling PD to 0 is for.
+ */
+export function isPdInUse(input: RuleInput): boolean {
+  const { pd, owned } = input.snapshot;
+  const live = (pd?.stores ?? []).filter((store) => store.state !== 'Tombstone' && store.state !== 'Removed');
+  if (live.some((store) => isOwnStoreAddress(input, store.address))) return true;
+  return owned.StatefulSet.some((sts) => {
+    const component = sts.metadata?.labels?.[LABEL.component];
+    return component !== undefined && PD_USERS.has(component) && Math.max(sts.spec?.replicas ?? 0, sts.status?.replicas ?? 0) > 0;
+  });
 }
 
 function scaleOut(input: RuleInput, sts: IStatefulSet, step: ScaleStep): Decision {
@@ -103,7 +126,7 @@ function leaderName(input: RuleInput): string | undefined {
 
 function scaleIn(input: RuleInput, sts: IStatefulSet, step: ScaleStep): Decision {
   const tc = input.cluster;
-  if (tc.spec.pd?.replicas === 0 && isPdInUse(input.status)) {
+  if (tc.spec.pd?.replicas === 0 && isPdInUse(input)) {
     const message = `The PD is in use by TidbCluster [${clusterName(input)}], can't scale in PD to 0`;
     return { actions: unlessRecorded(input, clusterWarning(tc, EVENT_REASON.failedScaleIn, message)), outcome: wait(message) };
   }

@@ -11,6 +11,7 @@ import type { IContainer } from 'kubernetes-models/v1/Container';
 import type { IVolume } from 'kubernetes-models/v1/Volume';
 
 import type { TidbCluster } from '../model/kube.js';
+import { mergeContainers } from './container-merge.js';
 import { componentLabels, ownerReference } from './labels.js';
 import { PD_PORTS, pdPeerServiceName, pdSetName } from './pd-common.js';
 import { pdConfigMapName, pdDataDir } from './pd-configmap.js';
@@ -149,7 +150,8 @@ export function pdPodTemplate(tc: TidbCluster, configMap: string): PodTemplate {
     terminationGracePeriodSeconds: pd?.terminationGracePeriodSeconds,
     topologySpreadConstraints: topologySpread(tc),
     initContainers: pd?.initContainers,
-    containers: [pdContainer(tc), ...(pd?.additionalContainers ?? [])],
+    // As TiDB Operator: an additional container named `pd` patches PD's own container.
+    containers: mergeContainers([pdContainer(tc)], pd?.additionalContainers ?? []),
     volumes: pdVolumes(tc, configMap),
   });
   const labels = { ...tc.spec.labels, ...pd?.labels, ...componentLabels(tc, 'pd') };

@@ -27,6 +27,11 @@ const MAX_LABEL_LENGTH = 63;
 const MAX_STATEFULSET_NAME_LENGTH = 52;
 // Services are named `<tc>-pd`, …: a DNS-1035 label (starts with a letter), stricter than DNS-1123.
 const DNS_1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+// An image tag, as the container image reference grammar: a word character, then up to 127 of
+// word characters, dots and dashes.
+const IMAGE_TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
+// TiDB images are tagged `v8.5.0`; a bare `8.5.0` names an image that does not exist.
+const BARE_VERSION = /^\d+(\.\d+)*([-.].*)?$/;
 const QUANTITY = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+|[KMGTPE]i|[numkMGTPE])?$/;
 
 /**
@@ -41,6 +46,7 @@ export function validateTidbCluster(tc: TidbCluster): readonly ValidationProblem
     ...replicaProblems(spec),
     ...storageProblems(spec),
     ...configProblems(spec),
+    ...versionProblems(spec),
     ...imageProblems(spec),
   ];
   const byField = new Map<string, ValidationProblem>();
@@ -243,6 +249,33 @@ function configProblem(value: unknown): string | undefined {
     const reason = (err.message.split('\n')[0] ?? '').replace(/^Invalid TOML document:\s*/, '');
     return `invalid TOML at line ${err.line}, column ${err.column}: ${reason}`;
   }
+}
+
+/**
+ * `spec.version` and `spec.<component>.version` become the tag of `baseImage:<version>`, so each must
+ * be an image tag, and — TiDB's images being tagged `v8.5.0` — not a bare version number.
+ */
+function versionProblems(spec: Json): ValidationProblem[] {
+  const problems: ValidationProblem[] = [];
+  const check = (field: string, value: unknown): void => {
+    const message = versionProblem(value);
+    if (message !== undefined) problems.push({ field, message });
+  };
+  check('spec.version', spec.version);
+  for (const c of Object.keys(DEFAULT_BASE_IMAGES) as ImageComponent[]) {
+    const component = spec[c];
+    if (isJsonObject(component)) check(`spec.${c}.version`, component.version);
+  }
+  return problems;
+}
+
+/** Why a version cannot be an image tag (`v8.5.0`), or undefined when it can (or is unset). */
+export function versionProblem(value: unknown): string | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') return 'must be a string such as v8.5.0';
+  if (!IMAGE_TAG.test(value)) return `"${value}" is not a valid image tag (letters, digits, '_', '.' and '-', at most 128, such as v8.5.0)`;
+  if (BARE_VERSION.test(value)) return `"${value}" is not a TiDB image tag: versions are tagged with a leading v (v${value})`;
+  return undefined;
 }
 
 function imageProblems(spec: Json): ValidationProblem[] {

@@ -5,7 +5,8 @@
  * - `reconcile` runs one step now, through the same lease and fencing as queued steps: when another
  *   step holds the lease, the key is marked dirty (that step runs once more) and the answer says so.
  * - `force-upgrade` exists in TiDB Operator v1 for PD only: it sets the TidbCluster annotation
- *   `tidb.pingcap.com/force-upgrade: "true"` (resourceVersion-guarded merge patch), then steps.
+ *   `tidb.pingcap.com/force-upgrade: "true"` (resourceVersion-guarded merge patch), then steps; the
+ *   answer says the annotation goes away by itself once the force upgrade is done.
  * - `pause` / `resume` set `spec.paused` true / false the same way, then step.
  * - `status` answers the TidbCluster status and the key's persisted state; `history` the key's step
  *   records, newest first.
@@ -17,6 +18,7 @@ import type { KubeObject, KubePort } from '../kube/port.js';
 import type { ClusterKey } from '../model/key.js';
 import { parseAdminRequest, type AdminAction, type AdminClusterRef, type AdminRequest } from '../platform/admin-request.js';
 import { ConflictError, NotFoundError } from '../platform/errors.js';
+import { FORCE_UPGRADE_REMOVED_REASON } from '../reconcile/pd-force-upgrade.js';
 import type { StoredDeadline, StoredHistoryRecord } from '../state/port.js';
 import { errorText } from '../step/error-outcome.js';
 import { runStep } from '../step/run-step.js';
@@ -124,7 +126,8 @@ async function forceUpgrade(runtime: Runtime, kube: KubePort, base: Base, compon
     return !hasPd(tc) || isSet ? undefined : { metadata: { annotations: { [FORCE_UPGRADE_ANNOTATION]: 'true' } } };
   });
   if (!hasPd(cluster)) return { ok: false, error: `TidbCluster ${base.cluster.namespace}/${base.cluster.name} has no PD of its own to upgrade`, field: 'component' };
-  const message = `${FORCE_UPGRADE_ANNOTATION} is "true"; as TiDB Operator, remove it once PD has recovered`;
+  // Unlike TiDB Operator (whose users remove it by hand), the PdForceUpgrade rule removes the annotation.
+  const message = `${FORCE_UPGRADE_ANNOTATION} is "true"; it is removed automatically (Normal event ${FORCE_UPGRADE_REMOVED_REASON}) once PD is synced and every PD pod runs the new revision`;
   return stepNow(runtime, { ...base, changed, message }, invocation, changed);
 }
 

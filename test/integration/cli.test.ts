@@ -1,8 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { parse } from 'yaml';
+import { buildFunctions } from '../../scripts/build.js';
+import { serverlessFunctions } from '../../scripts/esbuild-options.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -49,24 +53,185 @@ describe('the tidb-reconciler command', () => {
     expect(r.stderr).toMatch(/not Ready within 1s: /);
   });
 
-  it('start --kubeconfig runs the same stack against another API server (here a running sim serve)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cli-'));
-    const kubeconfig = join(dir, 'kubeconfig');
-    const server = spawn(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'sim', 'serve', '--kubeconfig', kubeconfig], { stdio: 'ignore' });
-    const exited = new Promise((resolve) => server.once('exit', resolve));
-    try {
-      for (let i = 0; i < 300 && !existsSync(kubeconfig); i++) await new Promise((r) => setTimeout(r, 100));
-      const r = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
-        const start = spawn(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'start', '--once', '--timeout', '2m', '--kubeconfig', kubeconfig], { cwd: dir });
-        let stdout = '';
-        start.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-        start.on('exit', (code) => resolve({ code, stdout }));
-      });
+  it('start --kubeconfig --apply FILE runs the same stack against another API server (here a running sim serve) and applies that file', async () => {
+    await withSimServe(async (dir, kubeconfig) => {
+      const example = join(ROOT, 'examples', 'basic-tidbcluster.yaml');
+      const r = await startAgainst(dir, ['--once', '--timeout', '2m', '--kubeconfig', kubeconfig, '--apply', example]);
       expect(r.code).toBe(0);
+      expect(r.stdout).toContain('applied TidbCluster demo/basic');
       expect(r.stdout).toContain('Ready: True');
+    });
+  }, 180_000);
+
+  it('start --kubeconfig without --apply creates nothing there and shows every TidbCluster it reconciles', async () => {
+    await withSimServe(async (dir, kubeconfig) => {
+      // Prepare: two clusters a user created in two namespaces.
+      const kc = new KubeConfig();
+      kc.loadFromFile(kubeconfig);
+      const example = parse(readFileSync(join(ROOT, 'examples', 'basic-tidbcluster.yaml'), 'utf8')) as { metadata: Record<string, unknown>; spec: { pd: Record<string, unknown> } };
+      for (const [namespace, name] of [['team-a', 'alpha'], ['team-b', 'beta']] as const) {
+        await kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
+        const body = { ...example, metadata: { name, namespace }, spec: { ...example.spec, pd: { ...example.spec.pd, replicas: 1 } } };
+        await kc.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({ group: 'pingcap.com', version: 'v1alpha1', namespace, plural: 'tidbclusters', body });
+      }
+
+      // Act
+      const r = await startAgainst(dir, ['--once', '--timeout', '2m', '--kubeconfig', kubeconfig]);
+
+      // Assess
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('applying nothing');
+      expect(r.stdout).not.toContain('applied TidbCluster');
+      expect(r.stdout).toContain('2 TidbClusters');
+      expect(r.stdout).toMatch(/team-a\/alpha\n\s+component.*\n\s+pd\s+1\s+1\s+Normal\n\s+Ready: True/);
+      expect(r.stdout).toMatch(/team-b\/beta\n\s+component.*\n\s+pd\s+1\s+1\s+Normal\n\s+Ready: True/);
+      const all = (await kc.makeApiClient(CustomObjectsApi).listClusterCustomObject({ group: 'pingcap.com', version: 'v1alpha1', plural: 'tidbclusters' })) as { items: { metadata: { namespace: string; name: string } }[] };
+      expect(all.items.map((tc) => `${tc.metadata.namespace}/${tc.metadata.name}`).sort()).toEqual(['team-a/alpha', 'team-b/beta']);
+    });
+  }, 180_000);
+
+  it('kill <pid of npm start> (SIGTERM to npm) leaves no process and no listening port of it behind', async () => {
+    // Prepare: npm start, up to the point where its servers listen and the example is applied.
+    const npm = spawn('npm', ['start'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    npm.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+    const npmExited = new Promise<void>((resolve) => npm.once('exit', () => resolve()));
+    let tree: number[] = [];
+    try {
+      for (let i = 0; i < 600 && !stdout.includes('applied TidbCluster'); i++) await sleep(100);
+      expect(stdout).toContain('applied TidbCluster demo/basic');
+      tree = descendantsOf(npm.pid ?? -1);
+      const ports = listeningPorts(tree);
+      expect(tree.length).toBeGreaterThanOrEqual(2); // npm and the node process running the stack, at least
+      expect(ports.size).toBeGreaterThanOrEqual(3); // API server, SQS, DynamoDB
+
+      // Act
+      npm.kill('SIGTERM');
+      await npmExited;
+      for (let i = 0; i < 300 && tree.some(isAlive); i++) await sleep(100);
+
+      // Assess
+      expect(tree.filter(isAlive)).toEqual([]);
+      expect([...ports].filter((port) => allListeningPorts().has(port))).toEqual([]);
     } finally {
-      server.kill('SIGINT');
-      await exited;
+      // Whatever the run left behind (orphans are no longer below npm), so a failure leaks nothing.
+      for (const pid of [...tree, ...descendantsOf(npm.pid ?? -1)].filter(isAlive).reverse()) killQuietly(pid);
+    }
+  }, 120_000);
+
+  it('npm run build bundles every function of serverless.yml with its handler export', async () => {
+    // Prepare
+    const out = mkdtempSync(join(tmpdir(), 'build-'));
+    // Act
+    const built = await buildFunctions(out);
+    // Assess
+    expect(built.map((f) => f.name)).toEqual(serverlessFunctions().map((f) => f.name));
+    for (const fn of built) {
+      expect(existsSync(fn.file)).toBe(true);
+      expect(fn.bytes).toBeGreaterThan(100_000);
     }
   }, 180_000);
 });
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs `fn` with a `sim serve` of its own (loopback), stopped afterwards. */
+async function withSimServe(fn: (dir: string, kubeconfig: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'cli-'));
+  const kubeconfig = join(dir, 'kubeconfig');
+  const server = spawn(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'sim', 'serve', '--kubeconfig', kubeconfig], { stdio: 'ignore' });
+  const exited = new Promise((resolve) => server.once('exit', resolve));
+  try {
+    for (let i = 0; i < 300 && !existsSync(kubeconfig); i++) await sleep(100);
+    await fn(dir, kubeconfig);
+  } finally {
+    server.kill('SIGINT');
+    await exited;
+  }
+}
+
+function startAgainst(dir: string, args: string[]): Promise<{ code: number | null; stdout: string }> {
+  return new Promise((resolve) => {
+    const start: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'start', ...args], { cwd: dir });
+    let stdout = '';
+    start.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+    start.on('exit', (code) => resolve({ code, stdout }));
+  });
+}
+
+/** `pid` and every process below it, parents first (from /proc). */
+function descendantsOf(pid: number): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      parents.set(Number(entry), ppid);
+    } catch {
+      // The process ended while listing.
+    }
+  }
+  const found = [pid];
+  for (let i = 0; i < found.length; i++) for (const [child, parent] of parents) if (parent === found[i]) found.push(child);
+  return found.filter(isAlive);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
+  } catch {
+    return false;
+  }
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Listening TCP sockets (IPv4 and IPv6) as inode → port, from /proc/net. */
+function listeningSockets(): Map<string, number> {
+  const sockets = new Map<string, number>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    const lines = existsSync(table) ? readFileSync(table, 'utf8').split('\n').slice(1) : [];
+    for (const line of lines) {
+      const f = line.trim().split(/\s+/);
+      if (f[3] === '0A' && f[1] && f[9]) sockets.set(f[9], parseInt(f[1].split(':')[1] ?? '0', 16));
+    }
+  }
+  return sockets;
+}
+
+const allListeningPorts = (): Set<number> => new Set(listeningSockets().values());
+
+/** The ports `pids` listen on (their socket file descriptors matched against /proc/net). */
+function listeningPorts(pids: readonly number[]): Set<number> {
+  const sockets = listeningSockets();
+  const ports = new Set<number>();
+  for (const pid of pids) {
+    let fds: string[] = [];
+    try {
+      fds = readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      const inode = /^socket:\[(\d+)\]$/.exec(safeReadlink(`/proc/${pid}/fd/${fd}`))?.[1];
+      const port = inode === undefined ? undefined : sockets.get(inode);
+      if (port !== undefined) ports.add(port);
+    }
+  }
+  return ports;
+}
+
+function safeReadlink(path: string): string {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return '';
+  }
+}

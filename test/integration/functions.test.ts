@@ -178,6 +178,9 @@ describe('admin handler', () => {
     expect(result.ok && result.step).toEqual(expect.objectContaining({ disposition: 'stepped', statusWritten: true }));
     const tc = (await w.object('TidbCluster', 'forced')).json;
     expect(tc.metadata.annotations[FORCE_UPGRADE_ANNOTATION]).toBe('true');
+    // The PdForceUpgrade rule removes the annotation itself; the answer must not ask the user to.
+    expect(result.ok && result.message).toContain('removed automatically (Normal event ForceUpgradeAnnotationRemoved)');
+    expect(result.ok && result.message).not.toMatch(/remove it/);
   });
 
   it.each([

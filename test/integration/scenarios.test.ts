@@ -113,6 +113,14 @@ describe('what each story shows', () => {
     expect(report.passed).toBe(true);
   });
 
+  it('clusterDomain: the members are named by FQDN and all listed as this cluster\'s own, none as peerMembers', async () => {
+    const report = await run('pd-cluster-domain.yaml');
+    const pd = (report.final.tidbcluster as { status: { pd: { members?: Record<string, unknown>; peerMembers?: unknown; unjoinedMembers?: unknown } } } | null)?.status.pd;
+    expect(Object.keys(pd?.members ?? {}).sort()).toEqual([0, 1, 2].map((i) => `basic-pd-${i}.basic-pd-peer.demo.svc.cluster.local`));
+    expect(pd?.peerMembers).toBeUndefined();
+    expect(pd?.unjoinedMembers).toBeUndefined();
+  });
+
   it('the same file and seed give the same report', async () => {
     const strip = (r: ScenarioReport): string => JSON.stringify({ ...r, wallMs: 0 });
     expect(strip(await run('pd-create-ready.yaml', 7))).toBe(strip(await run('pd-create-ready.yaml', 7)));

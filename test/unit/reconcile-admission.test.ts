@@ -112,6 +112,21 @@ describe('admission: every class of invalid spec is refused, naming its field', 
       problem: 'spec.pd.image: no image: set spec.pd.image, or a version (spec.version or spec.pd.version) for spec.pd.baseImage',
     },
     {
+      name: 'a version without its leading v (no such image tag)',
+      changes: [withSpec({ version: '8.5.0' })],
+      problem: 'spec.version: "8.5.0" is not a TiDB image tag: versions are tagged with a leading v (v8.5.0)',
+    },
+    {
+      name: 'a version that is no image tag at all',
+      changes: [withSpec({ version: 'v8.5.0 latest!' })],
+      problem: 'spec.version: "v8.5.0 latest!" is not a valid image tag',
+    },
+    {
+      name: 'a component version that is no image tag',
+      changes: [component('tikv', { version: 'v8.5.0/tikv' })],
+      problem: 'spec.tikv.version: "v8.5.0/tikv" is not a valid image tag',
+    },
+    {
       name: 'a service type outside the enum (schema)',
       changes: [component('pd', { service: { type: 'Bogus' } })],
       problem: 'spec.pd.service.type: must be one of ClusterIP, ExternalName, LoadBalancer, NodePort',
@@ -143,6 +158,8 @@ describe('admission: valid specs pass', () => {
       changes: [component('pd', { replicas: 0 }), component('tikv', { replicas: 0 }), component('tidb', { replicas: 0 })],
     },
     { name: 'PD at 0 in a cluster joining another cluster’s PD', changes: [withSpec({ cluster: { name: 'main' } }), component('pd', { replicas: 0 })] },
+    { name: 'a component version of its own', changes: [component('tikv', { version: 'v8.5.1' })] },
+    { name: 'a pre-release and a nightly tag', changes: [withSpec({ version: 'v8.5.0-alpha' }), component('pd', { version: 'nightly' })] },
     { name: 'a storage size in plain bytes', changes: [component('pd', { requests: { storage: 10_737_418_240 } })] },
     { name: 'a name of 47 characters with PD, TiKV and TiDB (its TiKV StatefulSet fits in 52)', changes: [named('a'.repeat(47))] },
   ])('$name', ({ changes }) => {

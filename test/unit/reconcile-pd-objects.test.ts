@@ -264,6 +264,49 @@ describe('PD StatefulSet: shape as TiDB Operator v1', () => {
     expect(pdImage(tc)).toBe(image);
   });
 
+  it.each<{ name: string; additional: Record<string, unknown>[]; containers: string[]; check: (pd: Record<string, any> | undefined) => void }>([
+    {
+      name: 'one named pd patches PD\'s own container (env added, resources merged, image replaced)',
+      additional: [{ name: 'pd', image: 'my/pd:debug', env: [{ name: 'GODEBUG', value: 'madvdontneed=1' }, { name: 'TZ', value: 'Asia/Tokyo' }], resources: { limits: { cpu: '2' } } }],
+      containers: ['pd'],
+      check: (pd) => {
+        expect(pd?.image).toBe('my/pd:debug');
+        expect(pd?.command).toEqual(['/bin/sh', '/usr/local/bin/pd_start_script.sh']);
+        expect(pd?.env.map((e: { name: string }) => e.name)).toEqual(['NAMESPACE', 'PEER_SERVICE_NAME', 'SERVICE_NAME', 'SET_NAME', 'TZ', 'GODEBUG']);
+        expect(pd?.env.find((e: { name: string }) => e.name === 'TZ')).toEqual({ name: 'TZ', value: 'Asia/Tokyo' });
+        expect(pd?.resources).toEqual({ requests: { cpu: '1' }, limits: { cpu: '2' } });
+      },
+    },
+    {
+      name: 'a volume mount on an existing path merges by mountPath; a new one is added',
+      additional: [{ name: 'pd', volumeMounts: [{ name: 'pd-log', mountPath: '/var/lib/pd' }, { name: 'extra', mountPath: '/extra' }] }],
+      containers: ['pd'],
+      check: (pd) => {
+        expect(pd?.volumeMounts.map((m: { name: string; mountPath: string }) => `${m.name}:${m.mountPath}`)).toEqual([
+          'annotations:/etc/podinfo',
+          'config:/etc/pd',
+          'startup-script:/usr/local/bin',
+          'pd-log:/var/lib/pd',
+          'extra:/extra',
+        ]);
+      },
+    },
+    {
+      name: 'others are appended in order, PD first',
+      additional: [{ name: 'sidecar', image: 'busybox' }, { name: 'pd', args: ['--x'] }, { name: 'logger', image: 'fluent' }],
+      containers: ['pd', 'sidecar', 'logger'],
+      check: (pd) => expect(pd?.args).toEqual(['--x']),
+    },
+  ])('additionalContainers: $name', ({ additional, containers, check }) => {
+    // Prepare
+    const tc = tidbCluster(pdSpec({ requests: { storage: '5Gi', cpu: '1' }, additionalContainers: additional as never }));
+    // Act
+    const built = desiredPdStatefulSet(inputFor(tc), { replicas: 3, partition: 3 }).spec?.template.spec?.containers ?? [];
+    // Assess
+    expect(built.map((c) => c.name)).toEqual(containers);
+    check(built[0] as Record<string, any> | undefined);
+  });
+
   it('keeps OrderedReady and OnDelete when asked for', () => {
     const tc = tidbCluster(pdSpec({ podManagementPolicy: 'OrderedReady', statefulSetUpdateStrategy: 'OnDelete' }));
     const built = desiredPdStatefulSet(inputFor(tc), { replicas: 3, partition: 3 });

@@ -1,10 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 
+import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import type { IPersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
 import type { IEvent } from 'kubernetes-models/v1/Event';
 
 import type { Action } from '../../lib/model/action.js';
 import type { TidbCluster, TidbClusterStatus } from '../../lib/model/kube.js';
+import type { PdStore } from '../../lib/model/pd.js';
 import type { Snapshot } from '../../lib/model/snapshot.js';
 import { toKubeTime } from '../../lib/reconcile/condition.js';
 import { fail, retry, wait } from '../../lib/reconcile/outcome.js';
@@ -241,26 +243,46 @@ describe('Fixture D — PD scale-in (5 → 3, ordinal 4 removed), one member per
   });
 });
 
-describe('D S55 — PD is never scaled to 0 while other components use it', () => {
-  const base: TidbClusterStatus = {};
-  it.each<{ name: string; status: TidbClusterStatus; inUse: boolean }>([
-    { name: 'D S55: a TiKV store', status: { tikv: { stores: { '1': { id: '1', ip: 'x', leaderCount: 0, podName: 'p', state: 'Up' } } } }, inUse: true },
-    { name: 'D S55: a TiDB member', status: { tidb: { members: { t: { name: 't', health: true } } } }, inUse: true },
-    { name: 'D S55: a TiFlash store', status: { tiflash: { stores: { '2': { id: '2', ip: 'x', leaderCount: 0, podName: 'p', state: 'Up' } } } }, inUse: true },
-    { name: 'D S55: TiCDC replicas 1', status: { ticdc: { statefulSet: { replicas: 1 } } }, inUse: true },
-    { name: 'D S55: Pump replicas 1', status: { pump: { statefulSet: { replicas: 1 } } }, inUse: true },
-    { name: 'D S55: all zero', status: base, inUse: false },
-  ])('$name', ({ status, inUse }) => {
-    expect(isPdInUse(status)).toBe(inUse);
+describe('D S55 — PD is never scaled to 0 while other components use it (as observed)', () => {
+  const store = (id: string, state: PdStore['state'], address = `basic-tikv-${id}.basic-tikv-peer.demo.svc:20160`): PdStore => ({ id, address, state, leaderCount: 0, regionCount: 0, labels: {} });
+  const setOf = (component: string, replicas: number, statusReplicas = replicas): IStatefulSet => ({
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: { name: `basic-${component}`, namespace: 'demo', labels: { 'app.kubernetes.io/instance': 'basic', 'app.kubernetes.io/component': component } },
+    spec: { replicas, selector: {}, serviceName: `basic-${component}-peer`, template: {} },
+    status: { replicas: statusReplicas },
+  });
+  const pdWith = (...stores: PdStore[]): Change<Snapshot> => withPd({ ...pdViewOf([pdMemberView('basic-pd-0')], 'basic-pd-0'), stores });
+  const sets = (...list: IStatefulSet[]): Change<Snapshot> => withOwned('StatefulSet', ...list);
+  it.each<{ name: string; observed: Change<Snapshot>[]; inUse: boolean }>([
+    { name: 'D S55: a TiKV store PD lists as Up', observed: [pdWith(store('1', 'Up'))], inUse: true },
+    { name: 'D S55: a store going Offline still uses PD', observed: [pdWith(store('1', 'Offline'))], inUse: true },
+    { name: 'D S55: only Tombstone stores', observed: [pdWith(store('1', 'Tombstone'), store('2', 'Removed'))], inUse: false },
+    { name: 'D S55: a TiFlash store of this cluster', observed: [pdWith(store('7', 'Up', 'basic-tiflash-0.basic-tiflash-peer.demo.svc:3930'))], inUse: true },
+    { name: 'D S55: only stores of another cluster sharing PD (PD moves to the peer)', observed: [pdWith(store('8', 'Up', 'other-tikv-0.other-tikv-peer.demo.svc:20160'))], inUse: false },
+    { name: 'D S55: a same-named cluster in another namespace', observed: [pdWith(store('9', 'Up', 'basic-tikv-0.basic-tikv-peer.prod.svc:20160'))], inUse: false },
+    { name: 'D S55: a TiDB StatefulSet with replicas', observed: [pdWith(), sets(setOf('tidb', 2))], inUse: true },
+    { name: 'D S55: a TiKV StatefulSet still running pods after its spec went to 0', observed: [pdWith(), sets(setOf('tikv', 0, 1))], inUse: true },
+    { name: 'D S55: a TiCDC StatefulSet with replicas', observed: [pdWith(), sets(setOf('ticdc', 1))], inUse: true },
+    { name: 'D S55: Pump replicas 1', observed: [pdWith(), sets(setOf('pump', 1))], inUse: true },
+    { name: 'D S55: other components at 0 and no store', observed: [pdWith(), sets(setOf('tikv', 0), setOf('tidb', 0), setOf('tiflash', 0))], inUse: false },
+    { name: 'D S55: only PD and discovery', observed: [pdWith(), sets(setOf('pd', 1), setOf('discovery', 1))], inUse: false },
+  ])('$name', ({ observed, inUse }) => {
+    // Prepare
+    const input = ruleInputOf(snapshot(withCluster(tidbCluster(specReplicas(0))), ...observed));
+    // Act
+    const used = isPdInUse(input);
+    // Assess
+    expect(used).toBe(inUse);
   });
 
-  it('D S55: scale-in to 0 under a TiKV store: Warning FailedScaleIn, wait, no scaling', () => {
+  it('D S55: scale-in to 0 under a TiKV store PD still lists: Warning FailedScaleIn, wait, no scaling', () => {
     // Prepare
-    const tc = tidbCluster(specReplicas(0), pdStatus(1), changeStatus((s) => ({ ...s, tikv: { stores: { '1': { id: '1', ip: 'x', leaderCount: 0, podName: 'p', state: 'Up' } } } })));
+    const tc = tidbCluster(specReplicas(0), changeSpec((spec) => ({ ...spec, tikv: undefined, tidb: undefined })), pdStatus(1));
     const message = "The PD is in use by TidbCluster [demo/basic], can't scale in PD to 0";
     // Act
-    const decision = scaleWith(tc, 1, view(1, 'basic-pd-0'));
-    const again = scaleWith(tc, 1, view(1, 'basic-pd-0'), withOwned('Event', { reason: 'FailedScaleIn', message } as IEvent));
+    const decision = scaleWith(tc, 1, pdWith(store('1', 'Up')));
+    const again = scaleWith(tc, 1, pdWith(store('1', 'Up')), withOwned('Event', { reason: 'FailedScaleIn', message } as IEvent));
     // Assess
     const event: Action = { kind: 'event', type: 'Warning', reason: 'FailedScaleIn', message, object: { kind: 'TidbCluster', namespace: 'demo', name: 'basic' } };
     expect(decision).toEqual({ actions: [event], outcome: wait(message) });

@@ -87,7 +87,8 @@ export class InvariantMonitor {
     const serving = members.filter((m) => m.serving).length;
     const down = members.filter((m) => !m.serving);
     const byOperator = down.filter((m) => {
-      const pod = this.deps.store.get('Pod', c.namespace, m.name);
+      // Members may be named by FQDN (spec.clusterDomain): the pod is the first label.
+      const pod = this.deps.store.get('Pod', c.namespace, m.name.split('.')[0] ?? m.name);
       return !pod || !this.deps.isFaulted(pod);
     });
     if (serving + byOperator.length <= members.length / 2) return;

@@ -12,6 +12,7 @@ import type { ProcessHooks } from '../runtime.js';
 import { handlePdRequest } from './pd-api.js';
 import type { PdCluster } from './pd-cluster.js';
 import type { PdMember, PdMemberInfo } from './pd-members.js';
+import { type PdIdentity, pdIdentityOf } from './pd-identity.js';
 import type { PodInfo } from './pod-info.js';
 import { TidbProcess } from './process.js';
 import type { SimContext } from './sim-context.js';
@@ -21,9 +22,12 @@ export class PdProcess extends TidbProcess {
   private readonly cluster: PdCluster;
   private readonly startedAtMs: number;
   private member: PdMember | undefined;
+  /** The member name and advertised host, as the start script sets them. */
+  private readonly identity: PdIdentity;
 
   constructor(sim: SimContext, pod: PodInfo, hooks: ProcessHooks) {
     super(sim, pod, hooks);
+    this.identity = pdIdentityOf(pod);
     this.cluster = sim.clusters.get(pod.namespace, pod.cluster).pd;
     this.startedAtMs = sim.clock.nowMs();
     if (!this.crashOnBadConfig()) this.after(sim.knobs.processBootMs, () => this.waitForPeerDns());
@@ -39,11 +43,11 @@ export class PdProcess extends TidbProcess {
   }
 
   private host(): string {
-    return `${this.pod.name}.${this.pod.subdomain}.${this.pod.namespace}.svc`;
+    return this.identity.host;
   }
 
   private info(): PdMemberInfo {
-    return { name: this.pod.name, dataUid: this.pod.dataUid, peerUrl: `http://${this.host()}:2380`, clientUrl: `http://${this.host()}:2379`, version: this.pod.version };
+    return { name: this.identity.name, dataUid: this.pod.dataUid, peerUrl: `http://${this.host()}:2380`, clientUrl: `http://${this.host()}:2379`, version: this.pod.version };
   }
 
   private timedOut(): boolean {
@@ -71,7 +75,7 @@ export class PdProcess extends TidbProcess {
    * majority), but as etcd's ReadyNotify it only opens its client port once a majority is up.
    */
   private rejoin(member: PdMember): void {
-    if (member.name !== this.pod.name) return this.crash(`data directory belongs to member ${member.name}`);
+    if (member.name !== this.identity.name) return this.crash(`data directory belongs to member ${member.name}`);
     this.serve(member);
   }
 

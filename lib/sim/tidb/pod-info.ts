@@ -37,6 +37,8 @@ export type PodInfo = {
   readonly claimName: string | undefined;
   /** The parsed TOML config, or why the process cannot start. */
   readonly config: { ok: Record<string, unknown> } | { error: string };
+  /** The `startup-script` of the mounted ConfigMap (how the process is started), when there is one. */
+  readonly startScript: string | undefined;
   readonly env: Readonly<Record<string, string>>;
   /** The PVC's requested size in bytes (TiKV's capacity), or 100 GiB. */
   readonly capacityBytes: number;
@@ -106,6 +108,7 @@ export function readPodInfo(store: ObjectStore, pod: KubeObject, containerName: 
     dataUid: data.uid,
     claimName: data.claimName,
     config: readConfig(store, namespace, pod, container, component),
+    startScript: readStartScript(store, namespace, pod, container),
     env,
     capacityBytes: data.bytes,
   };
@@ -128,6 +131,17 @@ function quantityBytes(q: unknown): number {
   const unit = match[2] ?? '';
   const powers: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, K: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, '': 1 };
   return Number(match[1]) * (powers[unit] ?? 1);
+}
+
+/** The `startup-script` key of a ConfigMap volume the container mounts (undefined when none has one). */
+function readStartScript(store: ObjectStore, namespace: string, pod: KubeObject, container: Container): string | undefined {
+  const mounted = new Set((container.volumeMounts ?? []).map((m) => m.name));
+  for (const v of (pod.spec?.volumes ?? []) as Volume[]) {
+    if (!v.configMap || !mounted.has(v.name)) continue;
+    const script = (store.get('ConfigMap', namespace, v.configMap.name ?? '')?.data as Record<string, unknown> | undefined)?.['startup-script'];
+    if (typeof script === 'string') return script;
+  }
+  return undefined;
 }
 
 /** The component's TOML from the ConfigMap volume the container mounts. */

@@ -1,0 +1,62 @@
+/**
+ * serverless.yml, read the way `osls package` (serverless-esbuild) reads it: the `custom.esbuild`
+ * block as esbuild options, and each function's handler file. `npm run build` and the bundle
+ * benchmark both build from here, so neither can drift from what Lambda gets.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BuildOptions } from 'esbuild';
+import { parseDocument } from 'yaml';
+
+const ROOT = join(import.meta.dirname, '..');
+
+type EsbuildBlock = Record<string, unknown>;
+
+/** The keys of serverless-esbuild's block that are mapped to esbuild options. */
+const MAPPED = ['bundle', 'minify', 'keepNames', 'sourcemap', 'target', 'platform', 'format', 'outputFileExtension', 'exclude', 'external', 'banner'];
+
+/** serverless.yml's `custom.esbuild`, as esbuild options; throws on a key it does not know. */
+export function serverlessEsbuildOptions(path = join(ROOT, 'serverless.yml')): { options: BuildOptions; outExtension: string } {
+  const block = (readServerlessYml(path) as { custom?: { esbuild?: EsbuildBlock } }).custom?.esbuild;
+  if (!block) throw new Error('serverless.yml has no custom.esbuild block');
+  const unknown = Object.keys(block).filter((k) => !MAPPED.includes(k));
+  if (unknown.length > 0) throw new Error(`serverless.yml custom.esbuild has keys this build does not map: ${unknown.join(', ')}`);
+  const list = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
+  const outExtension = typeof block.outputFileExtension === 'string' ? block.outputFileExtension : '.js';
+  const options: BuildOptions = {
+    bundle: block.bundle === true,
+    minify: block.minify === true,
+    keepNames: block.keepNames === true,
+    sourcemap: block.sourcemap as BuildOptions['sourcemap'],
+    target: String(block.target),
+    platform: block.platform as BuildOptions['platform'],
+    format: block.format as BuildOptions['format'],
+    // serverless-esbuild turns `exclude` into externals (and leaves them out of the zip).
+    external: [...list(block.external), ...list(block.exclude)],
+    banner: block.banner as Record<string, string>,
+    absWorkingDir: ROOT,
+    logLevel: 'silent',
+  };
+  return { options, outExtension };
+}
+
+/** One Lambda function of serverless.yml: its name and the source file its handler lives in. */
+export type LambdaEntry = { readonly name: string; readonly entry: string; readonly exportName: string };
+
+/** Every function of serverless.yml, `handler: functions/x.handler` → `functions/x.ts`, export `handler`. */
+export function serverlessFunctions(path = join(ROOT, 'serverless.yml')): LambdaEntry[] {
+  const functions = (readServerlessYml(path) as { functions?: Record<string, { handler?: unknown }> }).functions ?? {};
+  return Object.entries(functions).map(([name, fn]) => {
+    const handler = typeof fn.handler === 'string' ? fn.handler : '';
+    const dot = handler.lastIndexOf('.');
+    if (dot <= 0) throw new Error(`serverless.yml: functions.${name}.handler must be <file>.<export>, got ${JSON.stringify(fn.handler)}`);
+    return { name, entry: `${handler.slice(0, dot)}.ts`, exportName: handler.slice(dot + 1) };
+  });
+}
+
+function readServerlessYml(path: string): Record<string, unknown> {
+  // CloudFormation tags (!Ref, !GetAtt, !Sub) are not YAML the parser knows; they only warn.
+  const doc = parseDocument(readFileSync(path, 'utf8'));
+  if (doc.errors.length > 0) throw new Error(`serverless.yml: ${doc.errors[0]?.message ?? 'invalid YAML'}`);
+  return doc.toJS() as Record<string, unknown>;
+}

@@ -1,0 +1,48 @@
+import { describe, expect, it } from '@jest/globals';
+import { EXAMPLE_MANIFEST, parseStartArgs } from '../../lib/cli/start.js';
+import { Activity, clusterViewOf, isEveryViewReady, renderViews } from '../../lib/local/progress-view.js';
+import { silentLogger } from '../../lib/platform/logger.js';
+
+describe('start: what gets applied', () => {
+  it.each([
+    { name: 'the simulated world gets the example', args: [], apply: EXAMPLE_MANIFEST },
+    { name: 'the simulated world gets --apply instead', args: ['--apply', 'my.yaml'], apply: 'my.yaml' },
+    { name: 'a cluster of a kubeconfig gets nothing by default', args: ['--kubeconfig', 'k'], apply: undefined },
+    { name: 'a cluster of a kubeconfig gets only what --apply names', args: ['--kubeconfig', 'k', '--apply', 'my.yaml'], apply: 'my.yaml' },
+  ])('$name', ({ args, apply }) => {
+    // Act
+    const opts = parseStartArgs(args);
+    // Assess
+    expect(opts.apply).toBe(apply);
+  });
+
+  it('the old --example option is gone (an unknown option)', () => {
+    expect(() => parseStartArgs(['--example', 'x.yaml'])).toThrow("Unknown option '--example'");
+  });
+});
+
+const tc = (namespace: string, name: string, ready: string) => ({
+  metadata: { namespace, name },
+  spec: { pd: { replicas: 3 } },
+  status: { pd: { phase: 'Normal', statefulSet: { readyReplicas: 3 } }, conditions: [{ type: 'Ready', status: ready }] },
+});
+
+describe('start: the live view lists every TidbCluster', () => {
+  it.each([
+    { name: 'no cluster is not "all Ready"', clusters: [], ready: false },
+    { name: 'one Ready', clusters: [tc('a', 'x', 'True')], ready: true },
+    { name: 'one of two not Ready', clusters: [tc('a', 'x', 'True'), tc('b', 'y', 'False')], ready: false },
+    { name: 'both Ready', clusters: [tc('a', 'x', 'True'), tc('b', 'y', 'True')], ready: true },
+  ])('$name', ({ clusters, ready }) => {
+    // Prepare
+    const views = clusters.map((c) => clusterViewOf(`${c.metadata.namespace}/${c.metadata.name}`, c));
+    // Act
+    const lines = renderViews(views, new Activity(silentLogger), 12_000);
+    // Assess
+    expect(isEveryViewReady(views)).toBe(ready);
+    expect(lines[0]).toMatch(new RegExp(`^12s\\s+${clusters.length} TidbClusters?\\s+steps: 0$`));
+    for (const c of clusters) expect(lines).toContain(`  ${c.metadata.namespace}/${c.metadata.name}`);
+    expect(lines.filter((l) => /^\s+pd\s+3\s+3\s+Normal$/.test(l))).toHaveLength(clusters.length);
+    if (clusters.length === 0) expect(lines).toContain('  (no TidbCluster yet)');
+  });
+});
