@@ -11,6 +11,10 @@ import type { IVolumeMount } from 'kubernetes-models/v1/VolumeMount';
 
 import type { TidbCluster } from '../model/kube.js';
 import type { TomlValue } from './configmap.js';
+import { clusterEvent } from './events.js';
+import { retry } from './outcome.js';
+import { gatePdAct, nothing } from './pd-common.js';
+import type { Decision, RuleInput } from './rule.js';
 
 /** The keys of a TLS Secret as v1 reads them (`ca.crt` plus the `kubernetes.io/tls` pair). */
 export const TLS_SECRET_KEYS = { ca: 'ca.crt', cert: 'tls.crt', key: 'tls.key' } as const;
@@ -73,4 +77,26 @@ export function pdSecurityConfig(tc: TidbCluster): Record<string, TomlValue> {
     'security.cert-path': at(TLS_SECRET_KEYS.cert),
     'security.key-path': at(TLS_SECRET_KEYS.key),
   };
+}
+
+/** The Warning Event's reason when the cluster client Secret is missing. */
+export const CLUSTER_CLIENT_SECRET_MISSING = 'ClusterClientSecretMissing';
+
+/** How soon to look again for a missing client Secret (creating a Secret triggers no step). */
+export const MISSING_SECRET_RECHECK_MS = 30_000;
+
+/**
+ * The `PdTlsSecret` rule. With cluster TLS the reconciler reaches PD only when
+ * `<tc>-cluster-client-secret` exists (docs/adr/0005); the observer checked. Missing ⇒ a Warning
+ * Event naming the Secret and a recheck in 30 s, since nothing watches Secrets; status.pd stays
+ * unsynced meanwhile. Guarantees: no action when TLS is off or the Secret exists.
+ */
+export function planPdTlsSecret(input: RuleInput): Decision {
+  return gatePdAct((gated) => {
+    const tc = gated.cluster;
+    const name = clusterClientSecretName(tc.metadata.name ?? '');
+    if (!isTlsCluster(tc) || !(gated.snapshot.missingSecrets ?? []).includes(name)) return nothing();
+    const message = `cluster TLS is on but Secret ${tc.metadata.namespace ?? ''}/${name} does not exist: create it (ca.crt, tls.crt, tls.key) so PD can be reached over https`;
+    return { actions: [clusterEvent(tc, 'Warning', CLUSTER_CLIENT_SECRET_MISSING, message)], outcome: retry(MISSING_SECRET_RECHECK_MS, message) };
+  })(input);
 }

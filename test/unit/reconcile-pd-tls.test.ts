@@ -4,6 +4,7 @@ import { parse as parseToml } from 'smol-toml';
 import type { TidbCluster } from '../../lib/model/kube.js';
 import { pdConfigData } from '../../lib/reconcile/pd-configmap.js';
 import { desiredPdStatefulSet } from '../../lib/reconcile/pd-statefulset.js';
+import { CLUSTER_CLIENT_SECRET_MISSING, MISSING_SECRET_RECHECK_MS, planPdTlsSecret } from '../../lib/reconcile/tls.js';
 import { changeSpec, ruleInputOf, snapshot, tidbCluster, withCluster, type Change } from '../support/fixtures.js';
 
 const tls = (enabled: boolean, pd: Partial<NonNullable<TidbCluster['spec']['pd']>> = {}): Change<TidbCluster> =>
@@ -70,5 +71,29 @@ describe('PD with cluster TLS: volumes, mounts, config and start script as TiDB 
     expect(script).toContain(`--advertise-client-urls=${scheme}://\${domain}:2379`);
     // Discovery itself is plain http in v1, with or without cluster TLS.
     expect(script).toContain('wget -qO- -T 3 http://${discovery_url}/new/');
+  });
+});
+
+describe('the PdTlsSecret rule: a missing cluster client Secret is reported, not talked around', () => {
+  it.each<{ name: string; tc: TidbCluster; missing: string[] | undefined; event: boolean }>([
+    { name: 'TLS on, Secret missing: a Warning Event and a recheck', tc: tidbCluster(tls(true)), missing: ['basic-cluster-client-secret'], event: true },
+    { name: 'TLS on, Secret present: nothing', tc: tidbCluster(tls(true)), missing: undefined, event: false },
+    { name: 'TLS off: nothing, whatever the observer says', tc: tidbCluster(tls(false)), missing: ['basic-cluster-client-secret'], event: false },
+    { name: 'TLS on, another Secret missing: nothing', tc: tidbCluster(tls(true)), missing: ['other'], event: false },
+  ])('$name', ({ tc, missing, event }) => {
+    // Prepare
+    const input = ruleInputOf(snapshot(withCluster(tc), (s) => (missing === undefined ? s : { ...s, missingSecrets: missing })));
+    // Act
+    const decision = planPdTlsSecret(input);
+    // Assess
+    if (!event) {
+      expect(decision.actions).toEqual([]);
+      expect(decision.outcome.kind).toBe('complete');
+      return;
+    }
+    expect(decision.actions).toEqual([
+      expect.objectContaining({ kind: 'event', type: 'Warning', reason: CLUSTER_CLIENT_SECRET_MISSING, message: expect.stringContaining('demo/basic-cluster-client-secret') }),
+    ]);
+    expect(decision.outcome).toEqual(expect.objectContaining({ kind: 'retry', afterMs: MISSING_SECRET_RECHECK_MS }));
   });
 });
