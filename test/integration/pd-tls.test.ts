@@ -37,7 +37,7 @@ describe('the API server proxy and TLS listeners', () => {
 
   const client = (scheme: 'http' | 'https') => new PdClient(ComponentCaller.viaApiProxy(s.kubeConfig), { namespace: 'demo', tcName: 'basic', scheme });
 
-  it.each<{ name: string; tls: boolean; scheme: 'http' | 'https'; error?: { type: typeof Error; text: string } }>([
+  it.each<{ name: string; tls: boolean; scheme: 'http' | 'https'; error?: { type: typeof TerminalError | typeof TransientError; text: string } }>([
     { name: 'http to a plain listener answers', tls: false, scheme: 'http' },
     { name: 'https to a TLS listener answers', tls: true, scheme: 'https' },
     { name: 'plain http to a TLS listener gets Go’s 400', tls: true, scheme: 'http', error: { type: TerminalError, text: HTTP_TO_HTTPS } },
@@ -131,7 +131,7 @@ describe('a PD built by the reconciler with cluster TLS, in the simulated world'
       tweak: (sts, cm) => {
         pdContainer(sts).volumeMounts = pdContainer(sts).volumeMounts.filter((m: { name: string }) => m.name !== 'pd-tls');
         sts.spec.template.spec.volumes = sts.spec.template.spec.volumes.filter((v: { name: string }) => v.name !== 'pd-tls');
-        cm.data['config-file'] = '[replication]\nmax-replicas = 3\n';
+        cm['data'] = { ...(cm['data'] as Record<string, string>), 'config-file': '[replication]\nmax-replicas = 3\n' };
       },
     },
     {
