@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 
 import { ComponentCaller } from '../../lib/components/caller.js';
+import { KubeClient } from '../../lib/kube/client.js';
 import { TerminalError, TransientError } from '../../lib/platform/errors.js';
 import { PdClient } from '../../lib/pd/client.js';
 import type { TidbCluster } from '../../lib/model/kube.js';
@@ -62,6 +63,21 @@ describe('the API server proxy and TLS listeners', () => {
     await serve(false);
     const res = await fetch(`${s.url}/api/v1/namespaces/demo/services/${target}/proxy/pd/api/v1/cluster`);
     expect(res.status).toBe(status);
+  });
+});
+
+describe('KubeClient.hasSecret: only existence crosses the port', () => {
+  let s: BareServer;
+  afterEach(async () => s.close());
+
+  it.each([
+    { name: 'an existing Secret', create: true, want: true },
+    { name: 'a missing Secret (404)', create: false, want: false },
+  ])('$name', async ({ create, want }) => {
+    s = await startBareServer({});
+    if (create) s.store.create('Secret', { metadata: { name: 'basic-cluster-client-secret', namespace: 'demo' }, data: CERTS });
+    const kube = KubeClient.fromKubeConfig(s.kubeConfig);
+    expect(await kube.hasSecret('demo', 'basic-cluster-client-secret')).toBe(want);
   });
 });
 
