@@ -3,7 +3,8 @@
  * the TidbCluster (GET); then, together, one label-selected LIST per owned kind (discovery's
  * Deployment, Service, ServiceAccount, Role and RoleBinding carry the same labels, so they come with
  * them) and, when the spec has PD, PD's members, health, leader, stores, config and evict-leader
- * schedulers; last, each listed PD pod's own readiness. The persisted part of the snapshot (fence, failures, wake-up, deadlines) is not read
+ * schedulers (under cluster TLS over https, and only once `<tc>-cluster-client-secret` is seen to
+ * exist, docs/adr/0005); last, each listed PD pod's own readiness. The persisted part of the snapshot (fence, failures, wake-up, deadlines) is not read
  * here: the engine has it from its claim and reads the deadlines itself, alongside this observer.
  */
 
@@ -12,6 +13,7 @@ import type { ClusterRef } from '../model/key.js';
 import type { OwnedObjects, TidbCluster } from '../model/kube.js';
 import type { PdView } from '../model/pd.js';
 import { NotFoundError, TerminalError } from '../platform/errors.js';
+import { clusterClientSecretName, isTlsCluster } from '../reconcile/tls.js';
 import { errorText } from '../step/error-outcome.js';
 import { NO_OWNED_OBJECTS, type Observation, type Observer, type ObserveRequest } from '../step/ports.js';
 import { abortError, withinBudget } from './abortable.js';
@@ -19,7 +21,6 @@ import type { ClusterClients } from './clients.js';
 import { instanceOf, LABEL, ObservedIndex, ownedLabels } from './observed.js';
 import { readPd, toPdView, withMemberReadiness } from './pd-view.js';
 import { plainJson } from './plain-json.js';
-import { clusterClientSecretName, isTlsCluster } from '../reconcile/tls.js';
 
 /** The owned kinds the observer lists: every kind the Kubernetes port reads per TidbCluster. */
 const OWNED_KINDS: readonly (keyof OwnedObjects & KubeOwnedKind)[] = KUBE_OWNED_KINDS;

@@ -14,9 +14,9 @@ import type { ProcessHooks } from '../runtime.js';
 import { handlePdRequest } from './pd-api.js';
 import type { PdCluster } from './pd-cluster.js';
 import type { PdMember, PdMemberInfo } from './pd-members.js';
+import { type PdTls, readPdTls } from './pd-tls.js';
 import type { PodInfo } from './pod-info.js';
 import { TidbProcess } from './process.js';
-import { type PdTls, readPdTls } from './pd-tls.js';
 import type { SimContext } from './sim-context.js';
 
 /** One PD member's process. */
