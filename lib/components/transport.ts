@@ -8,10 +8,14 @@
 import { type HttpAnswer, KubeHttp, describeNetworkError, timeoutError } from '../kube/http.js';
 import { TransientError } from '../platform/errors.js';
 
-/** A component endpoint: a Service port, or one pod's port (with the headless service it is under). */
-export type Endpoint =
+/**
+ * A component endpoint: a Service port, or one pod's port (with the headless service it is under).
+ * `scheme: 'https'` when the component serves TLS (cluster TLS); http when unset.
+ */
+export type Endpoint = (
   | { type: 'service'; namespace: string; service: string; port: number }
-  | { type: 'pod'; namespace: string; pod: string; subdomain: string; port: number };
+  | { type: 'pod'; namespace: string; pod: string; subdomain: string; port: number }
+) & { scheme?: 'http' | 'https' };
 
 /** A request to a component; `path` starts with `/` and `query` is appended encoded. */
 export type ComponentRequest = {
@@ -39,10 +43,15 @@ export class ApiProxyHttp implements ComponentHttp {
   }
 }
 
-/** The proxy path of an endpoint, up to and including `/proxy` (the component path follows). */
+/**
+ * The proxy path of an endpoint, up to and including `/proxy` (the component path follows). An
+ * https endpoint is named `https:<name>:<port>`, the API server's syntax for proxying over TLS
+ * (`[scheme:]name[:port]`); http needs no prefix.
+ */
 export function proxyPath(endpoint: Endpoint): string {
   const ns = encodeURIComponent(endpoint.namespace);
-  const target = endpoint.type === 'service' ? `services/${encodeURIComponent(endpoint.service)}` : `pods/${encodeURIComponent(endpoint.pod)}`;
+  const scheme = endpoint.scheme === 'https' ? 'https:' : '';
+  const target = endpoint.type === 'service' ? `services/${scheme}${encodeURIComponent(endpoint.service)}` : `pods/${scheme}${encodeURIComponent(endpoint.pod)}`;
   return `/api/v1/namespaces/${ns}/${target}:${endpoint.port}/proxy`;
 }
 
@@ -57,7 +66,7 @@ export class DirectHttp implements ComponentHttp {
   baseUrl(endpoint: Endpoint): string {
     const suffix = this.options.clusterDomain ? `.svc.${this.options.clusterDomain}` : '';
     const host = endpoint.type === 'service' ? `${endpoint.service}.${endpoint.namespace}` : `${endpoint.pod}.${endpoint.subdomain}.${endpoint.namespace}`;
-    return `${this.options.scheme ?? 'http'}://${host}${suffix}:${endpoint.port}`;
+    return `${endpoint.scheme ?? this.options.scheme ?? 'http'}://${host}${suffix}:${endpoint.port}`;
   }
 
   async send(endpoint: Endpoint, req: ComponentRequest, timeoutMs: number, what: string): Promise<HttpAnswer> {

@@ -8,7 +8,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { type Clock, RealClock } from '../platform/clock.js';
-import { TerminalError } from '../platform/errors.js';
+import { NotFoundError, TerminalError } from '../platform/errors.js';
 import { kubeError, isAlreadyExists } from './errors.js';
 import { buildEvent, eventName } from './events.js';
 import { type CallBudget, type HttpRequest, KubeHttp, callTimeoutMs } from './http.js';
@@ -134,6 +134,18 @@ export class KubeClient implements KubePort {
     }
     const path = objectPath(info, requireNamespace(obj), requireName(obj), subresource);
     return this.json<KubeObject>(what, { method: 'PUT', path, body: JSON.stringify({ ...obj, apiVersion: apiVersionOf(info), kind: info.kind }) });
+  }
+
+  async hasSecret(namespace: string, name: string): Promise<boolean> {
+    if (namespace === '' || name === '') throw new TerminalError('hasSecret needs a namespace and a name', { field: 'name' });
+    const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`;
+    try {
+      await this.call(`get Secret ${namespace}/${name}`, { method: 'GET', path });
+      return true;
+    } catch (err) {
+      if (err instanceof NotFoundError) return false;
+      throw err;
+    }
   }
 
   private async json<T>(what: string, req: HttpRequest): Promise<T> {

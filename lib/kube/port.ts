@@ -131,4 +131,9 @@ export interface KubePort {
   delete(kind: KnownKind, namespace: string, name: string, options: DeleteOptions): Promise<void>;
   /** Records a core/v1 Event, once per occurrence (see `EventInput`). */
   createEvent(event: EventInput): Promise<EventRecord>;
+  /**
+   * Whether the Secret exists (GET; 404 ⇒ false). Only its existence crosses this port: the
+   * contents are dropped unread and never logged.
+   */
+  hasSecret(namespace: string, name: string): Promise<boolean>;
 }

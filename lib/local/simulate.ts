@@ -133,11 +133,13 @@ export function conditionHolds(stack: SimStack, until: WaitCondition): boolean {
   }
 }
 
-/** Creates the scenario's namespace (if missing) and TidbCluster at t = 0. */
+/** Creates the scenario's namespaces (if missing), its `objects:` and then its TidbCluster at t = 0. */
 function applyCluster(stack: SimStack): void {
   const tc = stack.scenario.cluster;
   const store = stack.world.store;
-  if (!store.get('Namespace', undefined, tc.metadata.namespace)) store.create('Namespace', { metadata: { name: tc.metadata.namespace } });
+  const namespaces = new Set([tc.metadata.namespace, ...stack.scenario.objects.map((o) => o.metadata.namespace)]);
+  for (const ns of namespaces) if (!store.get('Namespace', undefined, ns)) store.create('Namespace', { metadata: { name: ns } });
+  for (const object of stack.scenario.objects) store.create(object.kind, structuredClone(object) as unknown as KubeObject);
   store.create('TidbCluster', structuredClone(tc) as unknown as KubeObject);
 }
 

@@ -35,6 +35,8 @@ export type Snapshot = {
   readonly owned: OwnedObjects;
   readonly pd: PdView | undefined;
   readonly pdError?: string;
+  /** Secrets the reconciler itself needs that do not exist (cluster TLS: `<tc>-cluster-client-secret`). */
+  readonly missingSecrets?: readonly string[];
   readonly state: PersistedState;
   readonly config: ReconcileConfig;
 };

@@ -16,8 +16,8 @@ export const EVICT_LEADER_SCHEDULER = 'evict-leader-scheduler';
 /** How PD says no store has joined yet (pdapi.go's TiKVNotBootstrappedError). */
 const NOT_BOOTSTRAPPED = 'TiKV cluster not bootstrapped';
 
-/** Which cluster's PD: the TidbCluster's namespace and name. */
-export type PdTarget = { namespace: string; tcName: string };
+/** Which cluster's PD: the TidbCluster's namespace and name, and `https` under cluster TLS (http when unset). */
+export type PdTarget = { namespace: string; tcName: string; scheme?: 'http' | 'https' };
 
 /** `PdPort` for one TidbCluster. */
 export class PdClient implements PdPort {
@@ -33,12 +33,16 @@ export class PdClient implements PdPort {
 
   /** The `<tc>-pd` service endpoint every call except readiness goes to. */
   serviceEndpoint(): Endpoint {
-    return { type: 'service', namespace: this.target.namespace, service: `${this.target.tcName}-pd`, port: PD_CLIENT_PORT };
+    return { type: 'service', namespace: this.target.namespace, service: `${this.target.tcName}-pd`, port: PD_CLIENT_PORT, ...this.scheme() };
   }
 
   /** One member's pod endpoint, under the `<tc>-pd-peer` headless service. */
   memberEndpoint(podName: string): Endpoint {
-    return { type: 'pod', namespace: this.target.namespace, pod: podName, subdomain: `${this.target.tcName}-pd-peer`, port: PD_CLIENT_PORT };
+    return { type: 'pod', namespace: this.target.namespace, pod: podName, subdomain: `${this.target.tcName}-pd-peer`, port: PD_CLIENT_PORT, ...this.scheme() };
+  }
+
+  private scheme(): Pick<Endpoint, 'scheme'> {
+    return this.target.scheme === 'https' ? { scheme: 'https' } : {};
   }
 
   async getMembers(): Promise<PdMembers> {

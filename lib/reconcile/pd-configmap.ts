@@ -18,6 +18,7 @@ import { PD_KEYS, gatePdAct, pdSetName, pdStatefulSet } from './pd-common.js';
 import { DEFAULT_PD_START_TIMEOUT_SECONDS, pdStartScript } from './pd-start-script.js';
 import type { Decision, RuleInput } from './rule.js';
 import { appliedTemplate } from './statefulset.js';
+import { clusterScheme, pdSecurityConfig } from './tls.js';
 
 /** The ConfigMap keys of PD. */
 export const PD_CONFIG_KEYS = { config: 'config-file', script: 'startup-script' } as const;
@@ -30,13 +31,14 @@ export function pdDataDir(tc: TidbCluster): string {
 
 /** The desired ConfigMap data: rendered pd.toml (plus operator-injected keys) and the start script. */
 export function pdConfigData(tc: TidbCluster): ConfigData {
-  const overlay: Record<string, TomlValue> = {};
+  // As TiDB Operator: with cluster TLS, `[security]` points at the mounted `pd-tls` Secret.
+  const overlay: Record<string, TomlValue> = { ...pdSecurityConfig(tc) };
   // As TiDB Operator: the dashboard proxies through PD when asked to.
   if (tc.spec.pd?.enableDashboardInternalProxy === true) overlay['dashboard.internal-proxy'] = true;
   const script = pdStartScript({
     dataDir: pdDataDir(tc),
     startTimeoutSeconds: tc.spec.pd?.startTimeout ?? DEFAULT_PD_START_TIMEOUT_SECONDS,
-    scheme: tc.spec.tlsCluster?.enabled === true ? 'https' : 'http',
+    scheme: clusterScheme(tc),
     clusterDomain: tc.spec.clusterDomain ?? '',
   });
   return { [PD_CONFIG_KEYS.config]: renderConfig(tc.spec.pd?.config, overlay), [PD_CONFIG_KEYS.script]: script };

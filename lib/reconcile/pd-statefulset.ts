@@ -17,6 +17,7 @@ import { PD_PORTS, pdPeerServiceName, pdSetName } from './pd-common.js';
 import { pdConfigMapName, pdDataDir } from './pd-configmap.js';
 import type { RuleInput } from './rule.js';
 import { withLastApplied, type PodTemplate, type UpdateStrategy } from './statefulset.js';
+import { pdTlsWiring } from './tls.js';
 
 /** Used when `spec.pd.requests.storage` is unset (TiDB Operator would write a claim the API server rejects). */
 export const DEFAULT_PD_STORAGE = '1Gi';
@@ -80,6 +81,7 @@ function pdContainer(tc: TidbCluster): IContainer {
       { name: 'config', readOnly: true, mountPath: '/etc/pd' },
       { name: 'startup-script', readOnly: true, mountPath: '/usr/local/bin' },
       { name: 'pd', mountPath: '/var/lib/pd' },
+      ...pdTlsWiring(tc).mounts,
       ...storageMounts,
       ...(pd?.additionalVolumeMounts ?? []),
     ],
@@ -104,6 +106,7 @@ function pdVolumes(tc: TidbCluster, configMap: string): IVolume[] {
     { name: 'annotations', downwardAPI: { items: [{ path: 'annotations', fieldRef: { fieldPath: 'metadata.annotations' } }] } },
     fromConfigMap('config', 'config-file', 'pd.toml'),
     fromConfigMap('startup-script', 'startup-script', 'pd_start_script.sh'),
+    ...pdTlsWiring(tc).volumes,
     ...(tc.spec.pd?.additionalVolumes ?? []),
   ];
 }

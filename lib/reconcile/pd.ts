@@ -14,9 +14,12 @@ import { planPdStatefulSet } from './pd-statefulset-write.js';
 import { planPdStatus } from './pd-status.js';
 import { planPdUpgrade } from './pd-upgrade.js';
 import { actRule, statusRule, type Rule } from './rule.js';
+import { planPdTlsSecret } from './tls.js';
 
 /** The PD rules, in the order a step runs them. */
 export const pdRules: readonly Rule[] = [
+  // cluster TLS without <tc>-cluster-client-secret: Warning Event, PD left alone, recheck in 30 s
+  actRule('PdTlsSecret', planPdTlsSecret),
   // client Service <tc>-pd and headless peer Service <tc>-pd-peer
   actRule('PdServices', planPdServices),
   // ConfigMap with pd.toml and the start script (<tc>-pd, or <tc>-pd-<hash> under RollingUpdate)

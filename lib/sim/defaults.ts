@@ -24,8 +24,19 @@ export class ClusterIpAllocator {
 
 type Json = Record<string, unknown>;
 
+/** As the v1 → internal Secret conversion: `stringData` is write-only, merged into `data` (base64), winning on a shared key. */
+function mergeStringData(obj: KubeObject): void {
+  const stringData = obj['stringData'] as Record<string, unknown> | undefined;
+  if (stringData === undefined || stringData === null || typeof stringData !== 'object') return;
+  const data = { ...((obj['data'] as Record<string, string> | undefined) ?? {}) };
+  for (const [key, value] of Object.entries(stringData)) data[key] = Buffer.from(String(value), 'utf8').toString('base64');
+  obj['data'] = data;
+  delete obj['stringData'];
+}
+
 /** Applies the spec defaults of the API to `obj` in place (on create and on update). */
 export function applySpecDefaults(kind: string, obj: KubeObject): void {
+  if (kind === 'Secret') mergeStringData(obj);
   const spec = obj.spec as Json | undefined;
   if (!spec || typeof spec !== 'object') return;
   if (kind === 'Pod') defaultPodSpec(spec);

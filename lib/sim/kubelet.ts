@@ -1,6 +1,7 @@
 /**
  * The kubelets of every simulated node in one object, plus the scheduler and the node lifecycle
- * controller's effect on pods. A bound pod waits for its claims to be Bound (ContainerCreating),
+ * controller's effect on pods. A bound pod waits for its claims to be Bound and the Secrets its
+ * non-optional secret volumes name to exist (ContainerCreating, as the kubelet's FailedMount),
  * then `podStartupMs` later its containers start (phase Running, Ready once every process reports
  * ready). A process that exits is restarted as the kubelet does: at once the first time, then after
  * 10 s, 20 s, 40 s … capped at 300 s (CrashLoopBackOff), the delay resetting after 10 minutes
@@ -111,6 +112,7 @@ export class Kubelet {
     const obj = ev.object;
     if (ev.kind === 'Pod') return [keyOf(obj)];
     if (ev.kind === 'Node') return this.store.list('Pod', undefined, (p) => p.spec?.nodeName === obj.metadata.name).map(keyOf);
+    if (ev.kind === 'Secret') return this.store.list('Pod', obj.metadata.namespace, (p) => podSecretNames(p).includes(obj.metadata.name ?? '')).map(keyOf);
     if (ev.kind !== 'PersistentVolumeClaim') return [];
     return this.store.list('Pod', obj.metadata.namespace, (p) => podClaimNames(p).includes(obj.metadata.name ?? '')).map(keyOf);
   }
@@ -180,12 +182,16 @@ export class Kubelet {
     return wakes.length > 0 ? { requeueAfterMs: Math.min(...wakes) - now } : undefined;
   }
 
-  /** Claims must exist, be Bound and not be terminating before the containers can mount them. */
+  /**
+   * Claims must exist, be Bound and not be terminating before the containers can mount them; a
+   * secret volume needs its Secret (MountVolume.SetUp fails with `secret "x" not found` until then).
+   */
   private volumesReady(pod: KubeObject): boolean {
-    return podClaimNames(pod).every((claimName) => {
+    const claimsReady = podClaimNames(pod).every((claimName) => {
       const claim = this.store.get('PersistentVolumeClaim', pod.metadata.namespace, claimName);
       return claim !== undefined && claim.status?.phase === 'Bound' && !claim.metadata.deletionTimestamp;
     });
+    return claimsReady && podSecretNames(pod).every((name) => this.store.get('Secret', pod.metadata.namespace, name) !== undefined);
   }
 
   private stepContainer(key: string, pod: KubeObject, c: ContainerRun, now: number): number | undefined {
@@ -270,6 +276,12 @@ export class Kubelet {
     const n = this.ipCounter++;
     return `10.1.${Math.floor(n / 250) % 250}.${(n % 250) + 2}`;
   }
+}
+
+/** The Secrets a pod's non-optional secret volumes mount. */
+function podSecretNames(pod: KubeObject): string[] {
+  const volumes = (pod.spec?.volumes ?? []) as { secret?: { secretName?: string; optional?: boolean } }[];
+  return volumes.flatMap((v) => (v.secret?.secretName !== undefined && v.secret.optional !== true ? [v.secret.secretName] : []));
 }
 
 function stopProcesses(run: PodRun): void {

@@ -1,12 +1,16 @@
 /**
  * In-process HTTP handlers standing in for the processes inside pods. The API server's pod and
  * service proxy paths forward to them; a service picks one ready endpoint as the real proxy does,
- * and answers 503 when none backs it.
+ * and answers 503 when none backs it. A listener is plain or TLS, and the scheme must match as on
+ * the wire: plain http to a TLS listener gets Go's `400 Client sent an HTTP request to an HTTPS
+ * server.`; https to a plain one fails the handshake, which the proxy reports as 503
+ * `error trying to reach service: tls: first record does not look like a TLS handshake`.
  */
 import { ApiError } from './api-error.js';
 import type { KubeObject } from './object.js';
 import type { ObjectStore } from './store.js';
 import { isPodReady } from './pod-status.js';
+import type { ProxyScheme } from './routes.js';
 
 /** A request as it reaches a process behind the proxy: the path after `/proxy`, and the query. */
 export type ProxyRequest = { method: string; path: string; query: URLSearchParams; body: string; headers: Record<string, string> };
@@ -17,35 +21,47 @@ export type ProxyResponse = { status: number; body: string; contentType?: string
 /** What a simulated process exposes on one port. */
 export type PortHandler = (req: ProxyRequest) => Promise<ProxyResponse> | ProxyResponse;
 
+/** How a process listens on a port: plain http (the default) or TLS. */
+export type ListenOptions = { readonly tls?: boolean };
+
+type Listener = { readonly handler: PortHandler; readonly tls: boolean };
+
 /** Registered handlers by `namespace/pod:port`. */
 export class ProxyRegistry {
-  private readonly handlers = new Map<string, PortHandler>();
+  private readonly handlers = new Map<string, Listener>();
   private readonly rotation = new Map<string, number>();
 
   constructor(private readonly store: ObjectStore) {}
 
-  /** Registers the handler a process serves on `port` of a pod; returns the unregister function. */
-  register(namespace: string, pod: string, port: number, handler: PortHandler): () => void {
+  /** Registers the handler a process serves on `port` of a pod (TLS with `tls: true`); returns the unregister function. */
+  register(namespace: string, pod: string, port: number, handler: PortHandler, options: ListenOptions = {}): () => void {
     const key = `${namespace}/${pod}:${port}`;
-    this.handlers.set(key, handler);
+    const listener: Listener = { handler, tls: options.tls === true };
+    this.handlers.set(key, listener);
     return () => {
-      if (this.handlers.get(key) === handler) this.handlers.delete(key);
+      if (this.handlers.get(key) === listener) this.handlers.delete(key);
     };
   }
 
-  /** Forwards to a pod's port (a name or number); 503 when nothing listens there. */
-  async toPod(namespace: string, podName: string, port: string, req: ProxyRequest): Promise<ProxyResponse> {
+  /** Forwards to a pod's port (a name or number) over `scheme`; 503 when nothing listens there. */
+  async toPod(namespace: string, podName: string, port: string, req: ProxyRequest, scheme: ProxyScheme = 'http'): Promise<ProxyResponse> {
     const pod = this.store.mustGet('Pod', namespace, podName);
     const portNumber = resolveContainerPort(pod, port);
-    const handler = portNumber === undefined ? undefined : this.handlers.get(`${namespace}/${podName}:${portNumber}`);
-    if (!handler || pod.status?.phase !== 'Running') {
-      throw new ApiError(503, 'ServiceUnavailable', `error trying to reach service: dial tcp ${pod.status?.podIP ?? podName}:${port}: connect: connection refused`);
+    const listener = portNumber === undefined ? undefined : this.handlers.get(`${namespace}/${podName}:${portNumber}`);
+    const address = `${pod.status?.podIP ?? podName}:${port}`;
+    if (!listener || pod.status?.phase !== 'Running') {
+      throw new ApiError(503, 'ServiceUnavailable', `error trying to reach service: dial tcp ${address}: connect: connection refused`);
     }
-    return handler(req);
+    // As Go's net/http on a TLS listener: a plaintext request gets this answer and nothing else.
+    if (listener.tls && scheme === 'http') return { status: 400, body: 'Client sent an HTTP request to an HTTPS server.\n', contentType: 'text/plain; charset=utf-8' };
+    if (!listener.tls && scheme === 'https') {
+      throw new ApiError(503, 'ServiceUnavailable', 'error trying to reach service: tls: first record does not look like a TLS handshake');
+    }
+    return listener.handler(req);
   }
 
-  /** Forwards to one ready pod behind a Service port (name or number); 503 without one. */
-  async toService(namespace: string, serviceName: string, port: string, req: ProxyRequest): Promise<ProxyResponse> {
+  /** Forwards over `scheme` to one ready pod behind a Service port (name or number); 503 without one. */
+  async toService(namespace: string, serviceName: string, port: string, req: ProxyRequest, scheme: ProxyScheme = 'http'): Promise<ProxyResponse> {
     const svc = this.store.mustGet('Service', namespace, serviceName);
     const svcPort = (svc.spec?.ports ?? []).find((p: { name?: string; port: number }) => p.name === port || String(p.port) === port);
     if (!svcPort && port !== '') throw new ApiError(503, 'ServiceUnavailable', `no endpoints available for service "${serviceName}"`);
@@ -62,7 +78,7 @@ export class ProxyRegistry {
     const pod = ready[n % ready.length];
     if (!pod) throw new ApiError(503, 'ServiceUnavailable', `no endpoints available for service "${serviceName}"`);
     const target = svcPort?.targetPort ?? svcPort?.port ?? port;
-    return this.toPod(namespace, pod.metadata.name ?? '', String(target), req);
+    return this.toPod(namespace, pod.metadata.name ?? '', String(target), req, scheme);
   }
 }
 

@@ -16,8 +16,12 @@ export type Route =
       subresource: 'status' | 'scale' | undefined;
       watchPrefix: boolean;
     }
-  | { type: 'proxy'; target: 'pods' | 'services'; namespace: string; name: string; port: string; rest: string }
+  | { type: 'proxy'; target: 'pods' | 'services'; namespace: string; name: string; port: string; scheme: ProxyScheme; rest: string }
+  | { type: 'badProxy'; message: string }
   | { type: 'unknown'; path: string };
+
+/** The scheme the API server uses towards the pod: `http` unless the proxy target says `https:`. */
+export type ProxyScheme = 'http' | 'https';
 
 /** Parses `/api/v1/...` and `/apis/{group}/{version}/...`. */
 export function parseRoute(pathname: string): Route {
@@ -50,8 +54,10 @@ export function parseRoute(pathname: string): Route {
   const [plural, nameWithPort, sub, ...tail] = rest;
   if (plural === undefined) return { type: 'unknown', path: pathname };
   if (group === '' && (plural === 'pods' || plural === 'services') && sub === 'proxy' && namespace && nameWithPort) {
-    const [name, port] = splitNamePort(nameWithPort);
-    return { type: 'proxy', target: plural, namespace, name, port, rest: '/' + tail.join('/') + (pathname.endsWith('/') && tail.length ? '/' : '') };
+    const split = splitSchemeNamePort(nameWithPort);
+    if (!split) return { type: 'badProxy', message: `invalid ${plural === 'pods' ? 'pod' : 'service'} request "${nameWithPort}"` };
+    const [scheme, name, port] = split;
+    return { type: 'proxy', target: plural, namespace, name, port, scheme, rest: '/' + tail.join('/') + (pathname.endsWith('/') && tail.length ? '/' : '') };
   }
   const resource = resourceByPlural(group, version, plural);
   if (!resource) return { type: 'unknown', path: pathname };
@@ -62,9 +68,15 @@ export function parseRoute(pathname: string): Route {
   return { type: 'resource', resource, namespace, name: nameWithPort, subresource: sub, watchPrefix };
 }
 
-/** `basic-pd:2379` → [`basic-pd`, `2379`]; `http:basic-pd:2379` drops the scheme. */
-function splitNamePort(s: string): [string, string] {
+/**
+ * As the API server's `net.SplitSchemeNamePort`: `name`, `name:port` or `scheme:name:port`, the
+ * scheme `http` (also when empty) or `https`, the name non-empty; anything else is invalid
+ * (undefined), which the API server answers with 400 "invalid pod request".
+ */
+export function splitSchemeNamePort(s: string): [ProxyScheme, string, string] | undefined {
   const parts = s.split(':');
-  if (parts.length === 3) return [parts[1] ?? '', parts[2] ?? ''];
-  return [parts[0] ?? '', parts[1] ?? ''];
+  if (parts.length > 3) return undefined;
+  const [scheme, name, port] = parts.length === 3 ? parts : ['', parts[0], parts[1]];
+  if (!name || (scheme !== '' && scheme !== 'http' && scheme !== 'https')) return undefined;
+  return [scheme === 'https' ? 'https' : 'http', name, port ?? ''];
 }

@@ -129,10 +129,14 @@ export class SimApiServer {
       return;
     }
     if (route.type === 'unknown') throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    if (route.type === 'badProxy') throw new ApiError(400, 'BadRequest', route.message);
     if (route.type === 'proxy') {
       const body = await readBody(req);
       const preq = { method, path: route.rest, query: url.searchParams, body, headers: flatHeaders(req) };
-      const answer = route.target === 'pods' ? await this.proxy.toPod(route.namespace, route.name, route.port, preq) : await this.proxy.toService(route.namespace, route.name, route.port, preq);
+      const answer =
+        route.target === 'pods'
+          ? await this.proxy.toPod(route.namespace, route.name, route.port, preq, route.scheme)
+          : await this.proxy.toService(route.namespace, route.name, route.port, preq, route.scheme);
       res.writeHead(answer.status, { 'Content-Type': answer.contentType ?? 'application/json' });
       res.end(answer.body);
       return;

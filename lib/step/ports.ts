@@ -44,6 +44,8 @@ export type Observation = {
   readonly owned: OwnedObjects;
   readonly pd: PdView | undefined;
   readonly pdError?: string;
+  /** Secrets the reconciler needs that do not exist; PD is not contacted without them. */
+  readonly missingSecrets?: readonly string[];
 };
 
 /**

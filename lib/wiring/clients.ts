@@ -17,8 +17,8 @@ import type { PdPort } from '../pd/port.js';
 import type { Clock } from '../platform/clock.js';
 import { PumpClient, type PumpPort } from './pump.js';
 
-/** Which TidbCluster a component client talks to. */
-export type ClusterTarget = { readonly namespace: string; readonly tcName: string };
+/** Which TidbCluster a component client talks to; `tls` when its components serve cluster TLS (https). */
+export type ClusterTarget = { readonly namespace: string; readonly tcName: string; readonly tls?: boolean };
 
 /** What the observer and executor call: the Kubernetes API and each cluster's component APIs. */
 export interface ClusterClients {
@@ -56,7 +56,7 @@ export class ApiServerClients implements DeadlineClients {
   }
 
   pd(target: ClusterTarget): PdPort {
-    return new PdClient(this.caller, { namespace: target.namespace, tcName: target.tcName });
+    return new PdClient(this.caller, { namespace: target.namespace, tcName: target.tcName, scheme: target.tls === true ? 'https' : 'http' });
   }
 
   ticdc(target: ClusterTarget): TicdcPort {

@@ -35,7 +35,7 @@ export class LiveExecutor implements Executor {
 
   private async route(request: ExecuteRequest): Promise<void> {
     const { action, key, ref } = request;
-    const target = { namespace: ref.namespace, tcName: ref.name };
+    const target = { namespace: ref.namespace, tcName: ref.name, tls: this.index.tls(key) };
     switch (action.kind) {
       case 'create':
       case 'update':

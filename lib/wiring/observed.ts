@@ -7,6 +7,7 @@
 
 import type { ClusterKey } from '../model/key.js';
 import type { ObjectRef, OwnedObjects, TidbCluster } from '../model/kube.js';
+import { isTlsCluster } from '../reconcile/tls.js';
 
 /** TiDB Operator's labels (reference §2.0, §2.10) that select what a TidbCluster owns. */
 export const LABEL = {
@@ -39,7 +40,7 @@ type Identified = {
   readonly metadata?: { name?: string; namespace?: string; uid?: string; resourceVersion?: string };
 };
 
-type Entry = { readonly instance: string; readonly objects: ReadonlyMap<string, ObservedIdentity> };
+type Entry = { readonly instance: string; readonly tls: boolean; readonly objects: ReadonlyMap<string, ObservedIdentity> };
 
 /**
  * The last observation's identities per key. Each observe replaces its key's entry whole, so the
@@ -59,7 +60,7 @@ export class ObservedIndex {
     };
     if (cluster) add('TidbCluster', cluster);
     for (const [kind, items] of Object.entries(owned)) for (const item of items) add(kind, item);
-    this.entries.set(key, { instance, objects });
+    this.entries.set(key, { instance, tls: cluster !== undefined && isTlsCluster(cluster), objects });
   }
 
   /** Forgets a key (its cluster is gone). */
@@ -70,6 +71,11 @@ export class ObservedIndex {
   /** The observed identity of `ref`, if the last observation of `key` saw it. */
   identity(key: ClusterKey, ref: ObjectRef): ObservedIdentity | undefined {
     return this.entries.get(key)?.objects.get(refId(ref.kind, ref.namespace, ref.name));
+  }
+
+  /** Whether the last observation of `key` saw cluster TLS on (its PD is then reached over https). */
+  tls(key: ClusterKey): boolean {
+    return this.entries.get(key)?.tls ?? false;
   }
 
   /** The instance label value observed for `key`, if it was observed. */

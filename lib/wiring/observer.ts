@@ -3,7 +3,8 @@
  * the TidbCluster (GET); then, together, one label-selected LIST per owned kind (discovery's
  * Deployment, Service, ServiceAccount, Role and RoleBinding carry the same labels, so they come with
  * them) and, when the spec has PD, PD's members, health, leader, stores, config and evict-leader
- * schedulers; last, each listed PD pod's own readiness. The persisted part of the snapshot (fence, failures, wake-up, deadlines) is not read
+ * schedulers (under cluster TLS over https, and only once `<tc>-cluster-client-secret` is seen to
+ * exist, docs/adr/0005); last, each listed PD pod's own readiness. The persisted part of the snapshot (fence, failures, wake-up, deadlines) is not read
  * here: the engine has it from its claim and reads the deadlines itself, alongside this observer.
  */
 
@@ -12,6 +13,7 @@ import type { ClusterRef } from '../model/key.js';
 import type { OwnedObjects, TidbCluster } from '../model/kube.js';
 import type { PdView } from '../model/pd.js';
 import { NotFoundError, TerminalError } from '../platform/errors.js';
+import { clusterClientSecretName, isTlsCluster } from '../reconcile/tls.js';
 import { errorText } from '../step/error-outcome.js';
 import { NO_OWNED_OBJECTS, type Observation, type Observer, type ObserveRequest } from '../step/ports.js';
 import { abortError, withinBudget } from './abortable.js';
@@ -46,13 +48,13 @@ export class LiveObserver implements Observer {
     const [owned, pd] = await Promise.all([this.readOwned(ref.namespace, instance, signal), this.readPdView(cluster, ref, signal)]);
     this.index.remember(key, instance, cluster, owned);
     if (!pd.pd) return { cluster, owned, ...pd };
-    return { cluster, owned, pd: await this.readReadiness(pd.pd, owned, ref, signal) };
+    return { cluster, owned, pd: await this.readReadiness(pd.pd, owned, ref, signal, isTlsCluster(cluster)) };
   }
 
   /** Members' readiness, asked of the PD pods this observation listed (see `withMemberReadiness`). */
-  private async readReadiness(view: PdView, owned: OwnedObjects, ref: ClusterRef, signal: AbortSignal): Promise<PdView> {
+  private async readReadiness(view: PdView, owned: OwnedObjects, ref: ClusterRef, signal: AbortSignal, tls: boolean): Promise<PdView> {
     const pdPods = new Set(owned.Pod.filter((p) => p.metadata?.labels?.[LABEL.component] === 'pd').map((p) => p.metadata?.name ?? ''));
-    const pd = this.clients.pd({ namespace: ref.namespace, tcName: ref.name });
+    const pd = this.clients.pd({ namespace: ref.namespace, tcName: ref.name, tls });
     return withinBudget(signal, 'read PD member readiness', () => withMemberReadiness(view, pd, pdPods));
   }
 
@@ -82,9 +84,14 @@ export class LiveObserver implements Observer {
     return plainJson<OwnedObjects>(owned);
   }
 
-  private async readPdView(cluster: TidbCluster, ref: ClusterRef, signal: AbortSignal): Promise<{ pd: PdView | undefined; pdError?: string }> {
+  private async readPdView(cluster: TidbCluster, ref: ClusterRef, signal: AbortSignal): Promise<PdRead> {
     if (!hasPd(cluster)) return { pd: undefined };
-    const pd = this.clients.pd({ namespace: ref.namespace, tcName: ref.name });
+    const tls = isTlsCluster(cluster);
+    if (tls) {
+      const missing = await this.missingClientSecret(ref, signal);
+      if (missing) return { pd: undefined, pdError: missing.why, missingSecrets: [missing.name] };
+    }
+    const pd = this.clients.pd({ namespace: ref.namespace, tcName: ref.name, tls });
     try {
       return { pd: toPdView(await withinBudget(signal, 'read PD', () => readPd(pd))) };
     } catch (err) {
@@ -93,7 +100,23 @@ export class LiveObserver implements Observer {
       return { pd: undefined, pdError: errorText(err) };
     }
   }
+
+  private async missingClientSecret(ref: ClusterRef, signal: AbortSignal): Promise<{ name: string; why: string } | undefined> {
+    return withinBudget(signal, 'get the cluster client Secret', () => missingClientSecretOf(this.clients.kube, ref));
+  }
 }
+
+/**
+ * With cluster TLS, PD is reached over https only when `<tc>-cluster-client-secret` exists (see
+ * docs/adr/0005): without it the cluster is half-wired, and talking to PD anyway would hide that.
+ */
+async function missingClientSecretOf(kube: ClusterClients['kube'], ref: ClusterRef): Promise<{ name: string; why: string } | undefined> {
+  const name = clusterClientSecretName(ref.name);
+  if (await kube.hasSecret(ref.namespace, name)) return undefined;
+  return { name, why: `cluster TLS is on but Secret ${ref.namespace}/${name} does not exist; PD is not contacted without the cluster client certificate` };
+}
+
+type PdRead = { pd: PdView | undefined; pdError?: string; missingSecrets?: readonly string[] };
 
 /** Whether the spec has a PD of its own to read (a cluster joining another one's PD has none). */
 export function hasPd(cluster: TidbCluster): boolean {

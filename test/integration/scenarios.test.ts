@@ -121,6 +121,34 @@ describe('what each story shows', () => {
     expect(pd?.unjoinedMembers).toBeUndefined();
   });
 
+  it('TLS: members advertise https, the upgrade moves the leader over https, no Secret is missing', async () => {
+    const report = await run('pd-tls.yaml');
+    const status = (report.final.tidbcluster as { status: { pd: { members: Record<string, { clientURL: string }> } } }).status;
+    expect(Object.values(status.pd.members).map((m) => new URL(m.clientURL).protocol)).toEqual(['https:', 'https:', 'https:']);
+    expect(byReconciler(report).some((a) => a.verb === 'pd.transferLeader' && a.error === undefined)).toBe(true);
+    expect(events(report, 'ClusterClientSecretMissing')).toEqual([]);
+  });
+
+  it('TLS without its Secrets: never Ready, PD pods wait for their Secret, the event names the missing one', async () => {
+    const parsed = parseScenario(readFileSync(join(DIR, 'pd-tls.yaml'), 'utf8'), 'pd-tls.yaml');
+    if (!parsed.ok) throw new Error(parsed.error);
+    const first = parsed.scenario.timeline.slice(0, 1).map((t) => (t.verb === 'waitFor' ? { ...t, timeoutMs: 3 * 60_000 } : t));
+    const stack = await SimStack.start({ ...parsed.scenario, objects: [], timeline: first }, 1);
+    let report: ScenarioReport;
+    try {
+      report = await runScenario(stack, createProgress({ quiet: true }));
+    } finally {
+      await stack.stop();
+    }
+    expect(report.passed).toBe(false);
+    const missing = events(report, 'ClusterClientSecretMissing');
+    expect(missing.length).toBeGreaterThanOrEqual(1);
+    expect((missing[0]?.args as { message: string }).message).toContain('Secret demo/basic-cluster-client-secret does not exist');
+    const pod = report.final.objects['Pod/demo/basic-pd-0'] as { status: { phase: string; containerStatuses: { state: { waiting?: { reason: string } } }[] } };
+    expect([pod.status.phase, pod.status.containerStatuses[0]?.state.waiting?.reason]).toEqual(['Pending', 'ContainerCreating']);
+    expect(byReconciler(report).filter((a) => a.verb.startsWith('pd.'))).toEqual([]);
+  });
+
   it('the same file and seed give the same report', async () => {
     const strip = (r: ScenarioReport): string => JSON.stringify({ ...r, wallMs: 0 });
     expect(strip(await run('pd-create-ready.yaml', 7))).toBe(strip(await run('pd-create-ready.yaml', 7)));

@@ -69,6 +69,9 @@ describe('addressing', () => {
   it.each([
     { name: 'a service through the proxy', endpoint: SERVICE, path: '/api/v1/namespaces/demo/services/basic-pd:2379/proxy' },
     { name: 'a pod through the proxy', endpoint: POD, path: '/api/v1/namespaces/demo/pods/basic-tikv-0:20180/proxy' },
+    { name: 'an https service through the proxy (scheme prefix)', endpoint: { ...SERVICE, scheme: 'https' as const }, path: '/api/v1/namespaces/demo/services/https:basic-pd:2379/proxy' },
+    { name: 'an https pod through the proxy (scheme prefix)', endpoint: { ...POD, scheme: 'https' as const }, path: '/api/v1/namespaces/demo/pods/https:basic-tikv-0:20180/proxy' },
+    { name: 'an explicit http endpoint needs no prefix', endpoint: { ...SERVICE, scheme: 'http' as const }, path: '/api/v1/namespaces/demo/services/basic-pd:2379/proxy' },
   ])('$name', ({ endpoint, path }) => {
     expect(proxyPath(endpoint)).toBe(path);
   });
@@ -77,6 +80,7 @@ describe('addressing', () => {
     { name: 'a service by its cluster DNS name', endpoint: SERVICE, domain: undefined, url: 'http://basic-pd.demo:2379' },
     { name: 'a pod under its headless service', endpoint: POD, domain: undefined, url: 'http://basic-tikv-0.basic-tikv-peer.demo:20180' },
     { name: 'a service with a cluster domain', endpoint: SERVICE, domain: 'cluster.local', url: 'http://basic-pd.demo.svc.cluster.local:2379' },
+    { name: 'an https service', endpoint: { ...SERVICE, scheme: 'https' as const }, domain: undefined, url: 'https://basic-pd.demo:2379' },
   ])('direct mode reaches $name', ({ endpoint, domain, url }) => {
     expect(new DirectHttp(domain ? { clusterDomain: domain } : {}).baseUrl(endpoint)).toBe(url);
   });

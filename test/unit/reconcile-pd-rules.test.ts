@@ -31,6 +31,7 @@ const world = (tc: TidbCluster): Change<Snapshot>[] => convergedPdObjects(tc);
 describe('the PD recipe (pdRules)', () => {
   it('runs in the order of TiDB Operator v1 PD Sync', () => {
     expect(pdRules.map((r) => `${r.kind}:${r.name}`)).toEqual([
+      'act:PdTlsSecret',
       'act:PdServices',
       'act:PdConfigMap',
       'status:PdStatus',

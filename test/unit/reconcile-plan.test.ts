@@ -97,6 +97,7 @@ describe('the registry', () => {
       'act:Admission',
       'act:Paused',
       'act:Discovery',
+      'act:PdTlsSecret',
       'act:PdServices',
       'act:PdConfigMap',
       'status:PdStatus',

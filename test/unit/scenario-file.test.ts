@@ -36,7 +36,7 @@ describe('a bad file is rejected with one line naming the line, the field and wh
     { name: 'YAML syntax', text: 'name: [x\n', error: 's.yaml:2: invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]' },
     { name: 'an empty file', text: '', error: 's.yaml: the file is empty (expected a mapping with name, cluster and timeline)' },
     { name: 'a list at the top', text: '- a\n', error: 's.yaml:1: expected a mapping with name, cluster and timeline, got a list' },
-    { name: 'an unknown top-level field', text: `${HEAD}timelin: []\n`, error: 's.yaml:7: timelin: unknown field (expected one of: name, description, seed, config, sim, cluster, timeline)' },
+    { name: 'an unknown top-level field', text: `${HEAD}timelin: []\n`, error: 's.yaml:7: timelin: unknown field (expected one of: name, description, seed, config, sim, cluster, objects, timeline)' },
     { name: 'a missing name', text: HEAD.replace('name: t\n', ''), error: 's.yaml:1: name: required field is missing' },
     { name: 'a name that is not text', text: HEAD.replace('name: t', 'name: 5'), error: 's.yaml:1: name: expected a string, got number 5' },
     { name: 'a seed that is not whole', text: `${HEAD}seed: 1.5\n`, error: 's.yaml:7: seed: expected a whole number, got number 1.5' },
@@ -111,6 +111,39 @@ describe('a bad file is rejected with one line naming the line, the field and wh
   });
 });
 
+describe('objects: Secrets and ConfigMaps created before the cluster', () => {
+  const withObjects = (yaml: string): string => `${HEAD}objects:\n${yaml}timeline: []\n`;
+
+  it.each<{ name: string; objects: string; error: string }>([
+    { name: 'not a list', objects: '  a: 1\n', error: 's.yaml:7: objects: expected a list of Secret or ConfigMap manifests, got a mapping' },
+    { name: 'another kind', objects: '  - {apiVersion: v1, kind: Pod, metadata: {name: x}}\n', error: 's.yaml:8: objects[0].kind: expected one of: Secret, ConfigMap, got "Pod"' },
+    { name: 'another apiVersion', objects: '  - {apiVersion: apps/v1, kind: Secret, metadata: {name: x}}\n', error: 's.yaml:8: objects[0].apiVersion: expected v1, got "apps/v1"' },
+    { name: 'no name', objects: '  - {apiVersion: v1, kind: Secret, metadata: {}}\n', error: 's.yaml:8: objects[0].metadata.name: required field is missing' },
+    { name: 'an unknown field', objects: '  - {apiVersion: v1, kind: ConfigMap, metadata: {name: x}, stringData: {a: b}}\n', error: 's.yaml:8: objects[0].stringData: unknown field (expected one of: apiVersion, kind, metadata, data, binaryData, immutable)' },
+    { name: 'Secret data that is not base64', objects: '  - {apiVersion: v1, kind: Secret, metadata: {name: x}, data: {tls.crt: not base64!}}\n', error: 's.yaml:8: objects[0].data["tls.crt"]: expected base64 (use stringData for plain text)' },
+    { name: 'a non-string value', objects: '  - {apiVersion: v1, kind: Secret, metadata: {name: x}, stringData: {a: 1}}\n', error: 's.yaml:8: objects[0].stringData.a: expected a string, got number 1' },
+    {
+      name: 'the same object twice',
+      objects: '  - {apiVersion: v1, kind: Secret, metadata: {name: x}}\n  - {apiVersion: v1, kind: Secret, metadata: {name: x, namespace: demo}}\n',
+      error: 's.yaml:9: objects[1].metadata.name: Secret/demo/x is listed twice',
+    },
+  ])('$name', ({ objects, error }) => {
+    const result = parseScenario(withObjects(objects), 's.yaml');
+    expect(result.ok ? 'accepted' : result.error).toBe(error);
+  });
+
+  it('takes the cluster namespace by default and keeps the manifest', () => {
+    const scenario = parsed(withObjects('  - {apiVersion: v1, kind: Secret, metadata: {name: basic-pd-cluster-secret}, type: kubernetes.io/tls, data: {ca.crt: Y2E=}}\n'));
+    expect(scenario.objects).toEqual([
+      { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'basic-pd-cluster-secret', namespace: 'demo' }, type: 'kubernetes.io/tls', data: { 'ca.crt': 'Y2E=' } },
+    ]);
+  });
+
+  it('none when the section is left out', () => {
+    expect(parsed(withTimeline()).objects).toEqual([]);
+  });
+});
+
 describe('a file that leaves settings out gets the documented defaults', () => {
   it('seed 1, failover on with 5m periods, 5m sweep, 3 nodes, 5s/30s/10s/30m knobs, namespace default, 30m waitFor timeout', () => {
     // Prepare
@@ -126,6 +159,7 @@ describe('a file that leaves settings out gets the documented defaults', () => {
       config: { autoFailover: true, failoverPeriodMs: { pd: 300_000, tikv: 300_000, tidb: 300_000, tiflash: 300_000 }, sweepIntervalMs: 300_000 },
       sim: { nodes: 3, podStartupMs: 5_000, storeRemovalMs: 30_000, leaderEvictionMs: 10_000, maxStoreDownTimeMs: 1_800_000 },
       cluster: { apiVersion: 'pingcap.com/v1alpha1', kind: 'TidbCluster', metadata: { name: 'basic', namespace: 'default' }, spec: { pd: { replicas: 3 } } },
+      objects: [],
       timeline: [{ index: 0, line: 6, verb: 'waitFor', until: { kind: 'ready' }, timeoutMs: 1_800_000 }],
     });
   });

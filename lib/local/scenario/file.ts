@@ -12,13 +12,14 @@ import { DEFAULT_SEED } from './defaults.js';
 import { buildNameRules } from './names.js';
 import type { FieldPath } from './reader.js';
 import { expectMapping, FieldError, formatPath, readInteger, readString, rejectUnknownFields, required } from './reader.js';
+import { readObjects } from './objects.js';
 import { readCluster, readConfig, readSim } from './sections.js';
 import { readTimeline } from './timeline.js';
 import type { Scenario } from './types.js';
 import { MAX_SEED } from './types.js';
 
 /** The top-level fields of a scenario file. */
-export const SCENARIO_FIELDS = ['name', 'description', 'seed', 'config', 'sim', 'cluster', 'timeline'] as const;
+export const SCENARIO_FIELDS = ['name', 'description', 'seed', 'config', 'sim', 'cluster', 'objects', 'timeline'] as const;
 
 /**
  * The outcome of parsing a file. On failure `error` is the one line to print (exit 2); `path` is
@@ -67,8 +68,9 @@ function readScenario(raw: unknown, fileName: string, lineOf: (path: FieldPath) 
   const config = readConfig(root['config']);
   const sim = readSim(root['sim']);
   const cluster = readCluster(required(root, 'cluster', []));
+  const objects = readObjects(root['objects'], cluster.metadata.namespace);
   const timeline = readTimeline(root['timeline'], buildNameRules(cluster, root['timeline'], sim.nodes), lineOf);
-  return { fileName, name, description, seed, config, sim, cluster, timeline };
+  return { fileName, name, description, seed, config, sim, cluster, objects, timeline };
 }
 
 function readDescription(value: unknown): string {

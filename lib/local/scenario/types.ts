@@ -6,6 +6,7 @@
 import type { FailoverPeriods } from '../../model/config.js';
 import type { AdminAction, AdminComponent } from '../../platform/admin-request.js';
 import type { JsonPath } from './jsonpath.js';
+import type { ScenarioObject } from './objects.js';
 
 /** The TiDB components a TidbCluster spec can hold, in spec order. */
 export const COMPONENTS = ['pd', 'tikv', 'tiflash', 'tidb', 'ticdc', 'pump'] as const;
@@ -131,6 +132,8 @@ export type Scenario = {
   readonly config: ScenarioConfig;
   readonly sim: SimSettings;
   readonly cluster: TidbClusterManifest;
+  /** Secrets and ConfigMaps created at t = 0 before the cluster (`objects:`; see objects.ts). */
+  readonly objects: readonly ScenarioObject[];
   readonly timeline: readonly TimelineEntry[];
 };
 

@@ -4,7 +4,9 @@
  * asked (forgetting whenever the TidbCluster's resourceVersion changes); when as many distinct pods
  * have asked as the desired PD replicas, the last asker gets `--initial-cluster=<pod>=<url>`;
  * everyone else gets `--join=<client URLs of the current members>` from PD's members API — which
- * fails (500) while there is no PD yet, so early askers retry.
+ * fails (500) while there is no PD yet, so early askers retry. Under cluster TLS
+ * (`spec.tlsCluster.enabled`) the initial-cluster URL is https, and with `TC_TLS_ENABLED=true` (its
+ * Deployment mounts the PD certificate) it calls PD over https.
  */
 import { isLosslessNumber, parse } from 'lossless-json';
 import { ApiError } from '../api-error.js';
@@ -69,7 +71,8 @@ export class DiscoveryProcess extends TidbProcess {
     peers.pods.add(podName);
     if (peers.pods.size === pdDesiredReplicas(tc) && !tc.spec?.cluster) {
       peers.pods.delete(podName);
-      return `--initial-cluster=${podName}=http://${advertisePeerUrl}`;
+      const scheme = tc.spec?.tlsCluster?.enabled === true ? 'https' : 'http';
+      return `--initial-cluster=${podName}=${scheme}://${advertisePeerUrl}`;
     }
     const urls = await this.memberClientUrls(namespace, tcName);
     peers.pods.delete(podName);
@@ -79,13 +82,15 @@ export class DiscoveryProcess extends TidbProcess {
   /** `GET /pd/api/v1/members` through `<tc>-pd:2379`; each member's peer URL with 2380 → 2379. */
   private async memberClientUrls(namespace: string, tcName: string): Promise<string[]> {
     const req: ProxyRequest = { method: 'GET', path: '/pd/api/v1/members', query: new URLSearchParams(), body: '', headers: {} };
+    const scheme = this.pod.env.TC_TLS_ENABLED === 'true' ? 'https' : 'http';
+    const url = `${scheme}://${tcName}-pd.${namespace}:2379/pd/api/v1/members`;
     let res: ProxyResponse;
     try {
-      res = await this.sim.proxy.toService(namespace, `${tcName}-pd`, '2379', req);
+      res = await this.sim.proxy.toService(namespace, `${tcName}-pd`, '2379', req, scheme);
     } catch (err) {
-      throw new Error(`Get "http://${tcName}-pd.${namespace}:2379/pd/api/v1/members": ${err instanceof ApiError ? err.message : String(err)}`);
+      throw new Error(`Get "${url}": ${err instanceof ApiError ? err.message : String(err)}`);
     }
-    if (res.status >= 400) throw new Error(`Error response ${res.status} URL http://${tcName}-pd.${namespace}:2379/pd/api/v1/members`);
+    if (res.status >= 400) throw new Error(`Error response ${res.status} URL ${url}`);
     const body = parse(res.body) as { members?: { peer_urls?: string[] }[] } | null;
     const members = (body?.members ?? []).filter((m) => !isLosslessNumber(m));
     return members.map((m) => (m.peer_urls?.[0] ?? '').replace(':2380', ':2379'));

@@ -4,7 +4,9 @@
  * needs a serving majority counting itself), or — with a fresh data directory — ask discovery
  * (`/new/<base64 peer URL>` on `<tc>-discovery:10261`) and bootstrap with `--initial-cluster` or
  * add itself with `--join`. Discovery not answering within the start timeout, a removed member's
- * data, or a refused join make the process exit, so the pod crash-loops.
+ * data, or a refused join make the process exit, so the pod crash-loops. Under cluster TLS (https
+ * URLs in its start script) it needs the `[security]` cert files mounted, or it exits at once, and
+ * then serves both ports as TLS listeners only: plain http to it fails as on the wire.
  */
 import { ApiError } from '../api-error.js';
 import type { ProxyRequest, ProxyResponse } from '../proxy.js';
@@ -13,6 +15,7 @@ import { handlePdRequest } from './pd-api.js';
 import type { PdCluster } from './pd-cluster.js';
 import type { PdMember, PdMemberInfo } from './pd-members.js';
 import { type PdIdentity, pdIdentityOf } from './pd-identity.js';
+import { type PdTls, readPdTls } from './pd-tls.js';
 import type { PodInfo } from './pod-info.js';
 import { TidbProcess } from './process.js';
 import type { SimContext } from './sim-context.js';
@@ -21,6 +24,7 @@ import type { SimContext } from './sim-context.js';
 export class PdProcess extends TidbProcess {
   private readonly cluster: PdCluster;
   private readonly startedAtMs: number;
+  private readonly tls: PdTls;
   private member: PdMember | undefined;
   /** The member name and advertised host, as the start script sets them. */
   private readonly identity: PdIdentity;
@@ -30,7 +34,12 @@ export class PdProcess extends TidbProcess {
     this.identity = pdIdentityOf(pod);
     this.cluster = sim.clusters.get(pod.namespace, pod.cluster).pd;
     this.startedAtMs = sim.clock.nowMs();
-    if (!this.crashOnBadConfig()) this.after(sim.knobs.processBootMs, () => this.waitForPeerDns());
+    const podObject = sim.store.get('Pod', pod.namespace, pod.name);
+    this.tls = podObject ? readPdTls(sim.store, podObject, pod) : { scheme: 'http' };
+    if (this.crashOnBadConfig()) return;
+    const problem = this.tls.problem;
+    if (problem !== undefined) this.after(sim.knobs.crashAfterMs, () => this.crash(problem));
+    else this.after(sim.knobs.processBootMs, () => this.waitForPeerDns());
   }
 
   /** The member this process serves, once it serves one. */
@@ -47,7 +56,8 @@ export class PdProcess extends TidbProcess {
   }
 
   private info(): PdMemberInfo {
-    return { name: this.identity.name, dataUid: this.pod.dataUid, peerUrl: `http://${this.host()}:2380`, clientUrl: `http://${this.host()}:2379`, version: this.pod.version };
+    const scheme = this.tls.scheme;
+    return { name: this.identity.name, dataUid: this.pod.dataUid, peerUrl: `${scheme}://${this.host()}:2380`, clientUrl: `${scheme}://${this.host()}:2379`, version: this.pod.version };
   }
 
   private timedOut(): boolean {
@@ -130,8 +140,9 @@ export class PdProcess extends TidbProcess {
 
   private openPorts(member: PdMember): void {
     this.status = 'serving';
-    this.listen(2379, (req) => this.handle(member, req));
-    this.listen(2380, () => ({ status: 404, body: '' }));
+    const tls = this.tls.scheme === 'https';
+    this.listen(2379, (req) => this.handle(member, req), { tls });
+    this.listen(2380, () => ({ status: 404, body: '' }), { tls });
   }
 
   private handle(member: PdMember, req: ProxyRequest): ProxyResponse {

@@ -7,7 +7,7 @@
  * every timer and port released, so a stopped process never heartbeats or answers again.
  */
 import type { TimerHandle } from '../../platform/clock.js';
-import type { PortHandler, ProxyRequest, ProxyResponse } from '../proxy.js';
+import type { ListenOptions, PortHandler, ProxyRequest, ProxyResponse } from '../proxy.js';
 import type { ProcessHooks, SimProcess } from '../runtime.js';
 import type { PodInfo } from './pod-info.js';
 import type { SimContext } from './sim-context.js';
@@ -15,13 +15,13 @@ import type { SimContext } from './sim-context.js';
 /** A port handler that answers synchronously (so probes can be evaluated inside `isReady`). */
 export type SyncHandler = (req: ProxyRequest) => ProxyResponse;
 
-type Probe = { tcpSocket?: { port: number | string }; httpGet?: { path?: string; port: number | string }; exec?: { command?: string[] } };
+type Probe = { tcpSocket?: { port: number | string }; httpGet?: { path?: string; port: number | string; scheme?: string }; exec?: { command?: string[] } };
 
 /** Base of every simulated component process. */
 export abstract class TidbProcess implements SimProcess {
   protected stopped = false;
   private exit: { reason: string; exitCode: number } | undefined;
-  private readonly ports = new Map<number, { handler: SyncHandler | undefined; unregister: () => void }>();
+  private readonly ports = new Map<number, { handler: SyncHandler | undefined; tls: boolean; unregister: () => void }>();
   private readonly timers = new Set<TimerHandle>();
   private readonly cleanups: (() => void)[] = [];
   private lastReady: boolean | undefined;
@@ -61,13 +61,13 @@ export abstract class TidbProcess implements SimProcess {
   /** What the process does when it ends either way: leave the cluster state it held. */
   protected abstract onEnd(): void;
 
-  /** Listens on `port` of the pod. */
-  protected listen(port: number, handler: SyncHandler): void {
+  /** Listens on `port` of the pod (a TLS listener with `tls: true`: plain http to it fails). */
+  protected listen(port: number, handler: SyncHandler, options: ListenOptions = {}): void {
     if (!this.running) return;
     this.ports.get(port)?.unregister();
     const wrapped: PortHandler = (req) => handler(req);
-    const unregister = this.sim.proxy.register(this.pod.namespace, this.pod.name, port, wrapped);
-    this.ports.set(port, { handler, unregister });
+    const unregister = this.sim.proxy.register(this.pod.namespace, this.pod.name, port, wrapped, options);
+    this.ports.set(port, { handler, tls: options.tls === true, unregister });
     this.refreshReadiness();
   }
 
@@ -75,7 +75,7 @@ export abstract class TidbProcess implements SimProcess {
   protected listenAsync(port: number, handler: PortHandler): void {
     if (!this.running) return;
     this.ports.get(port)?.unregister();
-    this.ports.set(port, { handler: undefined, unregister: this.sim.proxy.register(this.pod.namespace, this.pod.name, port, handler) });
+    this.ports.set(port, { handler: undefined, tls: false, unregister: this.sim.proxy.register(this.pod.namespace, this.pod.name, port, handler) });
     this.refreshReadiness();
   }
 
@@ -138,15 +138,16 @@ export abstract class TidbProcess implements SimProcess {
     const probe = this.pod.container.readinessProbe as Probe | undefined;
     if (!probe) return true;
     if (probe.tcpSocket) return this.resolvePort(probe.tcpSocket.port) !== undefined && this.ports.has(this.resolvePort(probe.tcpSocket.port) ?? -1);
-    if (probe.httpGet) return this.httpOk(this.resolvePort(probe.httpGet.port), probe.httpGet.path ?? '/');
-    const url = (probe.exec?.command ?? []).join(' ').match(/https?:\/\/[^/\s:]+:(\d+)(\/[^\s'"]*)?/);
-    if (url) return this.httpOk(Number(url[1]), url[2] ?? '/');
+    if (probe.httpGet) return this.httpOk(this.resolvePort(probe.httpGet.port), probe.httpGet.path ?? '/', probe.httpGet.scheme === 'HTTPS');
+    const url = (probe.exec?.command ?? []).join(' ').match(/(https?):\/\/[^/\s:]+:(\d+)(\/[^\s'"]*)?/);
+    if (url) return this.httpOk(Number(url[2]), url[3] ?? '/', url[1] === 'https');
     return true;
   }
 
-  private httpOk(port: number | undefined, path: string): boolean {
+  private httpOk(port: number | undefined, path: string, https: boolean): boolean {
     const entry = port === undefined ? undefined : this.ports.get(port);
-    if (!entry?.handler) return false;
+    // A plain request to a TLS listener (or the reverse) gets no 2xx/3xx answer.
+    if (!entry?.handler || entry.tls !== https) return false;
     const [pathname = '/', query = ''] = path.split('?');
     try {
       const res = entry.handler({ method: 'GET', path: pathname, query: new URLSearchParams(query), body: '', headers: {} });

@@ -74,6 +74,7 @@ export class FakeKube implements KubePort {
   };
   delete = async () => undefined;
   createEvent = async () => ({ name: 'e', created: true });
+  hasSecret = async () => true;
 }
 
 const pdDown = (): PdPort =>
