@@ -46,7 +46,7 @@ export type RetryCall = {
  */
 export function retryDelayMs(policy: RetryPolicy, retry: number, random: () => number, retryAfterMs?: number): number {
   const ceiling = Math.min(policy.capMs, policy.baseMs * 2 ** Math.max(0, retry));
-  const jittered = Math.floor(random() * ceiling);
+  const jittered = Math.floor(Math.min(Math.max(random(), 0), 1 - Number.EPSILON) * ceiling);
   return retryAfterMs !== undefined && retryAfterMs > jittered ? retryAfterMs : jittered;
 }
 
