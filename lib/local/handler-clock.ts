@@ -34,23 +34,24 @@ export class HandlerClock implements Clock {
 
   /**
    * Resolves after `afterMs` of virtual time, moving the clock there (timer by timer, so everything
-   * due on the way fires in order). Concurrent sleepers share one driver and wake in time order.
+   * due on the way fires in order). Concurrent sleepers share one driver and wake in time order;
+   * time stops passing (`onTimePassing(false)`) as the last one wakes, before it runs on.
    */
   async sleep(afterMs: number): Promise<void> {
-    const woke = this.clock.sleep(afterMs);
-    this.sleepers++;
+    if (this.sleepers++ === 0) this.onTimePassing?.(true);
+    const woke = new Promise<void>((resolve) => {
+      this.clock.setTimer(() => {
+        if (--this.sleepers === 0) this.onTimePassing?.(false);
+        resolve();
+      }, afterMs);
+    });
     void this.drive();
-    try {
-      await woke;
-    } finally {
-      this.sleepers--;
-    }
+    await woke;
   }
 
   private async drive(): Promise<void> {
     if (this.driving) return;
     this.driving = true;
-    this.onTimePassing?.(true);
     try {
       while (this.sleepers > 0) {
         await this.settleWorld();
@@ -60,7 +61,6 @@ export class HandlerClock implements Clock {
         await this.clock.advanceTo(next);
       }
     } finally {
-      this.onTimePassing?.(false);
       this.driving = false;
     }
   }
