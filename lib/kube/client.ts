@@ -189,9 +189,9 @@ export class KubeClient implements KubePort {
   /**
    * The object a create that answered AlreadyExists on a repeat found: it is taken as this create's
    * result only when it has the same controller owner (same uid) as the object sent — the earlier
-   * attempt's, or another step's for the same owner; either way the object the plan wanted. Anything
-   * else (no controller owner to compare, another owner, gone again) stays the AlreadyExists conflict,
-   * so the next step re-observes.
+   * attempt's, or another step's for the same owner; either way an object of this owner, which the
+   * next step observes and compares with its spec like any other. Anything else (no controller owner
+   * to compare, another owner, gone again) stays the AlreadyExists conflict: the next step re-observes.
    */
   private async ownCreate(sent: KubeObject, conflict: unknown): Promise<KubeObject> {
     const owner = controllerUid(sent);
@@ -217,7 +217,10 @@ export class KubeClient implements KubePort {
     }
   }
 
-  /** Sends `req`, repeating it on the failures `repeat` allows; every other request kind is guarded. */
+  /**
+   * Sends `req`, repeating it on the failures `repeat` allows. The default repeats transient
+   * failures: right for reads and for writes guarded by a precondition (see the module comment).
+   */
   private async call(what: string, req: HttpRequest, repeat: RetryCall = SAFE): Promise<string> {
     return withRetries(this.retry, repeat, async () => {
       const timeoutMs = callTimeoutMs(this.budget, this.clock.nowMs(), what);
