@@ -5,6 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
+import { benchApiErrors } from './api-errors.js';
 import { benchBundle } from './bundle.js';
 import { benchEngine } from './engine.js';
 import { benchOperations, benchSteadyState } from './reconciler.js';
@@ -22,6 +23,7 @@ const SECTIONS: Section[] = [
   { name: 'reconcile bundle and init', run: benchBundle },
   { name: 'reconciler steady state and simulate hour', run: benchSteadyState },
   { name: 'reconciler operations', run: benchOperations },
+  { name: 'failover under API errors', run: benchApiErrors },
 ];
 
 async function main(): Promise<void> {

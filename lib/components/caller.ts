@@ -4,19 +4,40 @@
  * Operator's `GetBodyOK`, any status ≥ 400 is an error: 404 → `NotFoundError`, 429 and 5xx (a 503
  * from the proxy when no endpoint is ready included) → `TransientError`, anything else →
  * `TerminalError`, each with the answer's body text in the message.
+ *
+ * A call that fails transiently (429, a 5xx other than 501, a timeout, a reset connection) is
+ * repeated inside the call with the jittered backoff of `platform/retry.ts`, never waiting past the
+ * retry deadline: a GET always; any other method only when its caller says repeating it is safe
+ * (`idempotent`: doing it twice has the effect of doing it once, or the executor verifies the
+ * outcome), because a 5xx or a timeout does not say whether the first one was applied.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { type CallBudget, type HttpAnswer, KubeHttp, callTimeoutMs } from '../kube/http.js';
 import { type Clock, RealClock } from '../platform/clock.js';
 import { NotFoundError, TerminalError, TransientError } from '../platform/errors.js';
+import { DEFAULT_RETRY_POLICY, type RetryCall, type RetryContext, type RetryPolicy, withRetries } from '../platform/retry.js';
+import { isRetryableKubeFailure, retryAfterMsOf } from '../kube/errors.js';
 import { parseLossless } from './json.js';
 import { ApiProxyHttp, type ComponentHttp, type ComponentRequest, DirectHttp, type DirectHttpOptions, type Endpoint } from './transport.js';
 
 /** TiDB Operator's PD and TiDB client timeout. */
 export const DEFAULT_COMPONENT_TIMEOUT_MS = 5_000;
 
-/** Options of `ComponentCaller`; the clock measures the time left before `deadlineAtMs`. */
-export type ComponentCallerOptions = { timeoutMs?: number; deadlineAtMs?: number; clock?: Clock };
+/**
+ * Options of `ComponentCaller`; the clock measures the time left before `deadlineAtMs` and times
+ * the retry waits, which end by `retryUntilMs` (default `deadlineAtMs`); `random` jitters them.
+ */
+export type ComponentCallerOptions = {
+  timeoutMs?: number;
+  deadlineAtMs?: number;
+  retryUntilMs?: number;
+  clock?: Clock;
+  retry?: RetryPolicy;
+  random?: () => number;
+};
+
+/** How a call may be repeated: `idempotent` lets a write be repeated as a read is (see the module comment). */
+export type CallOptions = { idempotent?: boolean };
 
 /** The status and body of a component answer that is not an error (or is an accepted one). */
 export type ComponentAnswer = HttpAnswer;
@@ -25,13 +46,21 @@ export type ComponentAnswer = HttpAnswer;
 export class ComponentCaller {
   private readonly budget: CallBudget;
   private readonly clock: Clock;
+  private readonly retry: RetryContext;
 
   constructor(
     private readonly http: ComponentHttp,
-    options: ComponentCallerOptions = {},
+    private readonly options: ComponentCallerOptions = {},
   ) {
     this.budget = { timeoutMs: options.timeoutMs ?? DEFAULT_COMPONENT_TIMEOUT_MS, deadlineAtMs: options.deadlineAtMs };
     this.clock = options.clock ?? new RealClock();
+    const retryUntilMs = options.retryUntilMs ?? options.deadlineAtMs;
+    this.retry = {
+      policy: options.retry ?? DEFAULT_RETRY_POLICY,
+      clock: this.clock,
+      random: options.random ?? Math.random,
+      ...(retryUntilMs !== undefined ? { deadlineAtMs: retryUntilMs } : {}),
+    };
   }
 
   /** Through the API server proxy of the KubeConfig's current cluster (the default transport). */
@@ -44,25 +73,39 @@ export class ComponentCaller {
     return new ComponentCaller(new DirectHttp(direct), options);
   }
 
-  /** The same caller with every call also ending by `deadlineAtMs`. */
-  withDeadline(deadlineAtMs: number): ComponentCaller {
-    return new ComponentCaller(this.http, { timeoutMs: this.budget.timeoutMs, deadlineAtMs, clock: this.clock });
+  /**
+   * The same caller with every call also ending by `deadlineAtMs` and no retry wait ending after
+   * `retryUntilMs` (default `deadlineAtMs`).
+   */
+  withDeadline(deadlineAtMs: number, retryUntilMs?: number): ComponentCaller {
+    const { retryUntilMs: _previous, ...rest } = this.options;
+    return new ComponentCaller(this.http, { ...rest, clock: this.clock, deadlineAtMs, ...(retryUntilMs !== undefined ? { retryUntilMs } : {}) });
   }
 
   /** The same caller with another per-call timeout (e.g. TiDB's 30 s `/upgrade/start`). */
   withTimeout(timeoutMs: number): ComponentCaller {
-    return new ComponentCaller(this.http, { timeoutMs, deadlineAtMs: this.budget.deadlineAtMs, clock: this.clock });
+    return new ComponentCaller(this.http, { ...this.options, clock: this.clock, timeoutMs });
   }
 
   /**
    * Sends `req`; a status ≥ 400 throws unless `accept` takes it (for answers a protocol defines as
-   * meaningful, e.g. PD's 404 on `/pd/api/v2/ready` from versions without it).
+   * meaningful, e.g. PD's 404 on `/pd/api/v2/ready` from versions without it). Transient failures
+   * are repeated for a GET, and for other methods only with `options.idempotent`.
    */
-  async call(endpoint: Endpoint, req: ComponentRequest, what: string, accept: (status: number) => boolean = () => false): Promise<ComponentAnswer> {
-    const timeoutMs = callTimeoutMs(this.budget, this.clock.nowMs(), what);
-    const answer = await this.http.send(endpoint, req, timeoutMs, what);
-    if (answer.status >= 400 && !accept(answer.status)) throw componentError(what, answer.status, answer.text);
-    return answer;
+  async call(
+    endpoint: Endpoint,
+    req: ComponentRequest,
+    what: string,
+    accept: (status: number, text: string) => boolean = () => false,
+    options: CallOptions = {},
+  ): Promise<ComponentAnswer> {
+    const repeat: RetryCall = req.method === 'GET' || options.idempotent === true ? REPEATABLE : ONCE;
+    return withRetries(this.retry, repeat, async () => {
+      const timeoutMs = callTimeoutMs(this.budget, this.clock.nowMs(), what);
+      const answer = await this.http.send(endpoint, req, timeoutMs, what);
+      if (answer.status >= 400 && !accept(answer.status, answer.text)) throw componentError(what, answer.status, answer.text, answer.retryAfterSeconds);
+      return answer;
+    });
   }
 
   /** `call`, then the body parsed losslessly (numbers stay `LosslessNumber`s; see `json.ts`). */
@@ -77,6 +120,8 @@ export class ComponentStatusError extends Error {
   constructor(
     readonly status: number,
     readonly body: string,
+    /** How long the answering server asked the client to wait (its `Retry-After`), when it did. */
+    readonly retryAfterMs?: number,
   ) {
     super(`HTTP ${status}`);
     this.name = 'ComponentStatusError';
@@ -84,13 +129,42 @@ export class ComponentStatusError extends Error {
 }
 
 /** The typed error for a component answer with status ≥ 400 (see the module comment). */
-export function componentError(what: string, status: number, text: string): Error {
+export function componentError(what: string, status: number, text: string, retryAfterSeconds?: number): Error {
   const message = `${what}: HTTP ${status}: ${text.trim().slice(0, 1000)}`;
-  const cause = new ComponentStatusError(status, text);
+  const cause = new ComponentStatusError(status, text, retryAfterSeconds === undefined ? undefined : retryAfterSeconds * 1000);
   if (status === 404) return new NotFoundError(message, { cause });
   if (status === 429 || status >= 500) return new TransientError(message, { cause });
   return new TerminalError(message, { cause });
 }
+
+/**
+ * Whether a failed component call may pass if repeated: 429 or a 5xx other than 501 (from the
+ * component or from the API server's proxy in front of it), or no answer at all (timeout, reset).
+ */
+export function isRetryableComponentFailure(err: unknown): boolean {
+  if (!(err instanceof TransientError)) return false;
+  if (!(err.cause instanceof ComponentStatusError)) return isRetryableKubeFailure(err);
+  const { status, body } = err.cause;
+  if (status === 503 && isUnreachable(body)) return false;
+  return status === 429 || (status >= 500 && status !== 501);
+}
+
+/**
+ * The proxy's 503 for a backend that is not there — no ready endpoint behind the service, or the
+ * pod refusing connections: a fact about the component (it is down or not started), which the rules
+ * act on, not a blip that a repeat a moment later would get past.
+ */
+function isUnreachable(body: string): boolean {
+  return body.includes('no endpoints available') || body.includes('connection refused');
+}
+
+function componentRetryAfterMs(err: unknown): number | undefined {
+  if (err instanceof TransientError && err.cause instanceof ComponentStatusError) return err.cause.retryAfterMs;
+  return retryAfterMsOf(err);
+}
+
+const REPEATABLE: RetryCall = { isRetryable: isRetryableComponentFailure, retryAfterMs: componentRetryAfterMs };
+const ONCE: RetryCall = { isRetryable: () => false };
 
 /** True when `err` reports an answer that came back (any status), as opposed to no answer at all. */
 export function isAnswerError(err: unknown): boolean {

@@ -7,6 +7,7 @@
  */
 import { type HttpAnswer, KubeHttp, describeNetworkError, timeoutError } from '../kube/http.js';
 import { TransientError } from '../platform/errors.js';
+import { parseRetryAfterSeconds } from '../platform/retry.js';
 
 /**
  * A component endpoint: a Service port, or one pod's port (with the headless service it is under).
@@ -78,7 +79,8 @@ export class DirectHttp implements ComponentHttp {
         ...(req.body !== undefined ? { body: req.body } : {}),
         signal,
       });
-      return { status: res.status, text: await res.text() };
+      const retryAfterSeconds = parseRetryAfterSeconds(res.headers.get('retry-after'));
+      return { status: res.status, text: await res.text(), ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) };
     } catch (err) {
       if (signal.aborted) throw timeoutError(what, timeoutMs, err);
       throw new TransientError(`${what} failed: ${describeNetworkError(err)}`, { cause: err });

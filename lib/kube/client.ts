@@ -5,11 +5,20 @@
  * need one method per kind, while the engine wants the server's JSON unchanged and one code path
  * for eleven kinds. Writes always carry a precondition; each call is bounded by a timeout and, with
  * `withDeadline`, by the invocation's remaining time.
+ *
+ * Transient failures (429, 5xx, timeouts, reset connections; see `isRetryableKubeFailure`) are
+ * retried inside the call with the jittered backoff of `platform/retry.ts`, never waiting past the
+ * retry deadline: reads always; updates and patches because they carry the observed resourceVersion
+ * (a repeat of one that did apply answers 409, and the next step re-observes); deletes only with a
+ * uid or resourceVersion precondition (a repeat of one that did apply answers 404 or 409); creates
+ * because a repeat of one that did apply answers AlreadyExists, which is taken as this create only
+ * when the existing object has the same controller owner (see `create`).
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { type Clock, RealClock } from '../platform/clock.js';
 import { NotFoundError, TerminalError } from '../platform/errors.js';
-import { kubeError, isAlreadyExists } from './errors.js';
+import { DEFAULT_RETRY_POLICY, type RetryCall, type RetryContext, type RetryPolicy, withRetries } from '../platform/retry.js';
+import { isAlreadyExists, isRetryableKubeFailure, kubeError, retryAfterMsOf } from './errors.js';
 import { buildEvent, eventName } from './events.js';
 import { type CallBudget, type HttpRequest, KubeHttp, callTimeoutMs } from './http.js';
 import { type KindInfo, apiVersionOf, collectionPath, encodeSelector, kindInfo, objectPath } from './kinds.js';
@@ -30,20 +39,43 @@ import type {
 /** The default per-call timeout: well under a Lambda's time, long enough for a large LIST. */
 export const DEFAULT_KUBE_TIMEOUT_MS = 10_000;
 
-/** Options of `KubeClient`. The clock only measures the remaining time against `deadlineAtMs`. */
-export type KubeClientOptions = { timeoutMs?: number; deadlineAtMs?: number; clock?: Clock };
+/**
+ * Options of `KubeClient`. The clock measures the remaining time against `deadlineAtMs` and times
+ * the retry waits; `retryUntilMs` (default `deadlineAtMs`) is when retrying stops; `random` jitters.
+ */
+export type KubeClientOptions = {
+  timeoutMs?: number;
+  deadlineAtMs?: number;
+  retryUntilMs?: number;
+  clock?: Clock;
+  retry?: RetryPolicy;
+  random?: () => number;
+};
+
+/** Repeats of an idempotent or precondition-guarded request on a transient failure. */
+const SAFE: RetryCall = { isRetryable: isRetryableKubeFailure, retryAfterMs: retryAfterMsOf };
+/** A request that must not be repeated (a delete without preconditions). */
+const ONCE: RetryCall = { isRetryable: () => false };
 
 /** `KubePort` against one API server. */
 export class KubeClient implements KubePort {
   private readonly budget: CallBudget;
   private readonly clock: Clock;
+  private readonly retry: RetryContext;
 
   constructor(
     private readonly http: KubeHttp,
-    options: KubeClientOptions = {},
+    private readonly options: KubeClientOptions = {},
   ) {
     this.budget = { timeoutMs: options.timeoutMs ?? DEFAULT_KUBE_TIMEOUT_MS, deadlineAtMs: options.deadlineAtMs };
     this.clock = options.clock ?? new RealClock();
+    const retryUntilMs = options.retryUntilMs ?? options.deadlineAtMs;
+    this.retry = {
+      policy: options.retry ?? DEFAULT_RETRY_POLICY,
+      clock: this.clock,
+      random: options.random ?? Math.random,
+      ...(retryUntilMs !== undefined ? { deadlineAtMs: retryUntilMs } : {}),
+    };
   }
 
   /** A client for the KubeConfig's current context. */
@@ -51,9 +83,13 @@ export class KubeClient implements KubePort {
     return new KubeClient(new KubeHttp(kubeConfig), options);
   }
 
-  /** The same client with every call also ending by `deadlineAtMs` (on this client's clock). */
-  withDeadline(deadlineAtMs: number): KubeClient {
-    return new KubeClient(this.http, { timeoutMs: this.budget.timeoutMs, deadlineAtMs, clock: this.clock });
+  /**
+   * The same client with every call also ending by `deadlineAtMs` (on this client's clock) and no
+   * retry wait ending after `retryUntilMs` (default `deadlineAtMs`; e.g. the end of a step's work).
+   */
+  withDeadline(deadlineAtMs: number, retryUntilMs?: number): KubeClient {
+    const { retryUntilMs: _previous, ...rest } = this.options;
+    return new KubeClient(this.http, { ...rest, clock: this.clock, deadlineAtMs, ...(retryUntilMs !== undefined ? { retryUntilMs } : {}) });
   }
 
   async listOwned(namespace: string, kind: OwnedKind, labelSelector: LabelSelector): Promise<ObjectList> {
@@ -81,7 +117,19 @@ export class KubeClient implements KubePort {
     const info = kindInfo(obj.kind);
     const namespace = requireNamespace(obj);
     const body = { ...obj, apiVersion: apiVersionOf(info), kind: info.kind };
-    return this.json<KubeObject>(`create ${describe(obj)}`, { method: 'POST', path: collectionPath(info, namespace), body: JSON.stringify(body) });
+    const what = `create ${describe(obj)}`;
+    const req: HttpRequest = { method: 'POST', path: collectionPath(info, namespace), body: JSON.stringify(body) };
+    // A generated name is not repeatable: a second POST would make a second object.
+    const repeat = obj.metadata.name ? SAFE : ONCE;
+    return withRetries(this.retry, repeat, async (attempt) => {
+      try {
+        return await this.json<KubeObject>(what, req, ONCE);
+      } catch (err) {
+        // A repeat answered AlreadyExists: the earlier attempt may have created it with its answer lost.
+        if (attempt > 0 && isAlreadyExists(err)) return this.ownCreate(obj, err);
+        throw err;
+      }
+    });
   }
 
   async update(obj: KubeObject): Promise<KubeObject> {
@@ -111,7 +159,9 @@ export class KubeClient implements KubePort {
       ...(options.propagationPolicy ? { propagationPolicy: options.propagationPolicy } : {}),
       ...(options.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: options.gracePeriodSeconds } : {}),
     };
-    await this.call(`delete ${kind} ${namespace}/${name}`, { method: 'DELETE', path: objectPath(kindInfo(kind), namespace, name), body: JSON.stringify(body) });
+    // Only a guarded delete is repeated: an unguarded repeat could delete a namesake created since.
+    const repeat = Object.keys(preconditions).length > 0 ? SAFE : ONCE;
+    await this.call(`delete ${kind} ${namespace}/${name}`, { method: 'DELETE', path: objectPath(kindInfo(kind), namespace, name), body: JSON.stringify(body) }, repeat);
   }
 
   async createEvent(event: EventInput): Promise<EventRecord> {
@@ -148,8 +198,30 @@ export class KubeClient implements KubePort {
     }
   }
 
-  private async json<T>(what: string, req: HttpRequest): Promise<T> {
-    const text = await this.call(what, req);
+  /**
+   * The object a create that answered AlreadyExists on a repeat found: it is taken as this create's
+   * result only when it has the same controller owner (same uid) as the object sent — the earlier
+   * attempt's, or another step's for the same owner; either way an object of this owner, which the
+   * next step observes and compares with its spec like any other. Anything else (no controller owner
+   * to compare, another owner, gone again) stays the AlreadyExists conflict: the next step re-observes.
+   */
+  private async ownCreate(sent: KubeObject, conflict: unknown): Promise<KubeObject> {
+    const owner = controllerUid(sent);
+    if (owner === undefined) throw conflict;
+    const info = kindInfo(sent.kind);
+    let found: KubeObject;
+    try {
+      found = await this.json<KubeObject>(`get ${describe(sent)}`, { method: 'GET', path: objectPath(info, requireNamespace(sent), requireName(sent)) });
+    } catch (err) {
+      if (err instanceof NotFoundError) throw conflict;
+      throw err;
+    }
+    if (controllerUid(found) !== owner) throw conflict;
+    return { ...found, apiVersion: apiVersionOf(info), kind: info.kind };
+  }
+
+  private async json<T>(what: string, req: HttpRequest, repeat: RetryCall = SAFE): Promise<T> {
+    const text = await this.call(what, req, repeat);
     try {
       return JSON.parse(text) as T;
     } catch (err) {
@@ -157,11 +229,17 @@ export class KubeClient implements KubePort {
     }
   }
 
-  private async call(what: string, req: HttpRequest): Promise<string> {
-    const timeoutMs = callTimeoutMs(this.budget, this.clock.nowMs(), what);
-    const answer = await this.http.send(req, timeoutMs, what);
-    if (answer.status >= 400) throw kubeError(what, answer.status, answer.text);
-    return answer.text;
+  /**
+   * Sends `req`, repeating it on the failures `repeat` allows. The default repeats transient
+   * failures: right for reads and for writes guarded by a precondition (see the module comment).
+   */
+  private async call(what: string, req: HttpRequest, repeat: RetryCall = SAFE): Promise<string> {
+    return withRetries(this.retry, repeat, async () => {
+      const timeoutMs = callTimeoutMs(this.budget, this.clock.nowMs(), what);
+      const answer = await this.http.send(req, timeoutMs, what);
+      if (answer.status >= 400) throw kubeError(what, answer.status, answer.text, answer.retryAfterSeconds);
+      return answer.text;
+    });
   }
 }
 
@@ -170,6 +248,11 @@ type RawList = { items?: KubeObject[]; metadata?: { resourceVersion?: string; co
 /** List items come without apiVersion/kind from the real server; set them so they can be written back. */
 function itemsOf(list: RawList, info: KindInfo): KubeObject[] {
   return (list.items ?? []).map((item) => ({ ...item, apiVersion: apiVersionOf(info), kind: info.kind }));
+}
+
+/** The uid of the object's controller owner reference, if it has one. */
+function controllerUid(obj: KubeObject): string | undefined {
+  return obj.metadata.ownerReferences?.find((r) => r.controller === true)?.uid;
 }
 
 function requireNamespace(obj: KubeObject): string {

@@ -8,9 +8,14 @@
  */
 import { IsomorphicFetchHttpLibrary, type KubeConfig, RequestContext } from '@kubernetes/client-node';
 import { ReconcilerError, TerminalError, TransientError } from '../platform/errors.js';
+import { parseRetryAfterSeconds } from '../platform/retry.js';
+import { DeadlinePassedError } from './errors.js';
 
-/** An answer as received: status code and body text (errors are classified by the caller). */
-export type HttpAnswer = { status: number; text: string };
+/**
+ * An answer as received: status code and body text (errors are classified by the caller), and the
+ * `Retry-After` header in seconds when the server sent one (with a 429 or 503).
+ */
+export type HttpAnswer = { status: number; text: string; retryAfterSeconds?: number };
 
 /** A request relative to the API server's base URL; `path` may carry a query string. */
 export type HttpRequest = {
@@ -33,7 +38,7 @@ export type CallBudget = { timeoutMs: number; deadlineAtMs?: number };
  */
 export function callTimeoutMs(budget: CallBudget, nowMs: number, what: string): number {
   const leftMs = budget.deadlineAtMs === undefined ? Infinity : budget.deadlineAtMs - nowMs;
-  if (leftMs <= 0) throw new TransientError(`${what} not attempted: the invocation deadline has passed`);
+  if (leftMs <= 0) throw new TransientError(`${what} not attempted: the invocation deadline has passed`, { cause: new DeadlinePassedError() });
   return Math.max(1, Math.min(budget.timeoutMs, Math.floor(leftMs)));
 }
 
@@ -88,7 +93,8 @@ export class KubeHttp {
     ctx.setSignal(signal);
     try {
       const res = await this.library.send(ctx).toPromise();
-      return { status: res.httpStatusCode, text: await res.body.text() };
+      const retryAfterSeconds = parseRetryAfterSeconds(res.headers['retry-after']);
+      return { status: res.httpStatusCode, text: await res.body.text(), ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) };
     } catch (err) {
       if (signal.aborted) throw timeoutError(what, timeoutMs, err);
       throw new TransientError(`${what} failed: ${describeNetworkError(err)}`, { cause: err });

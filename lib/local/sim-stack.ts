@@ -20,6 +20,7 @@ import { SimWorld } from '../sim/world.js';
 import type { Runtime } from '../wiring/ports.js';
 import { localRuntime } from '../wiring/ports.js';
 import { type EmbeddedDynamo, startEmbeddedDynamo } from './dynalite.js';
+import { HandlerClock } from './handler-clock.js';
 import { type MortalRuntime, mortalRuntime } from './mortal.js';
 import { StoreWatchSource } from './store-watch-source.js';
 import { type InvokeResult, VirtualEventSource } from './virtual-delivery.js';
@@ -59,6 +60,8 @@ export class SimStack {
 
   private constructor(
     readonly clock: VirtualClock,
+    /** The handlers' clock: `clock`, with sleeps that let virtual time pass (see `HandlerClock`). */
+    readonly handlerClock: HandlerClock,
     readonly scenario: Scenario,
     readonly sim: TidbSimulation,
     readonly world: SimWorld,
@@ -79,7 +82,17 @@ export class SimStack {
     sim.attach(world);
     const dynamo = await startEmbeddedDynamo();
     const queue = new MemoryReconcileQueue({ clock: clock, visibilityTimeoutSeconds: 370, maxReceiveCount: 5, random: seededRandom(seed) });
-    const base = localRuntime({ kubeConfig: world.kubeconfig(), dynamo: dynamo.client, tableName: dynamo.tableName, queue, clock: clock, config: reconcilerConfig(scenario), logger });
+    const handlerClock = new HandlerClock(clock, () => holder.stack?.exporterIdle() ?? Promise.resolve());
+    const base = localRuntime({
+      kubeConfig: world.kubeconfig(),
+      dynamo: dynamo.client,
+      tableName: dynamo.tableName,
+      queue,
+      clock: handlerClock,
+      config: reconcilerConfig(scenario),
+      logger,
+      clientRandom: seededRandom(seed + 3),
+    });
     const sending: ReconcileQueue = {
       send: (m) => sendWithDuplicates(holder.stack, queue, m),
       receive: (max, waitMs, signal) => queue.receive(max, waitMs, signal),
@@ -92,7 +105,7 @@ export class SimStack {
       { k8sCluster: base.k8sCluster, resources: watchedResources(), flushWindowMs: 1000 },
     );
     const delivery = new VirtualEventSource(queue, (event) => holder.stack?.invokeReconcile(event) ?? Promise.resolve({ batchItemFailures: [] }), clock);
-    const stack = new SimStack(clock, scenario, sim, world, dynamo, queue, counted, exporter, delivery);
+    const stack = new SimStack(clock, handlerClock, scenario, sim, world, dynamo, queue, counted, exporter, delivery);
     holder.stack = stack;
     world.server.onWrite = () => stack.countWrite();
     exporter.start();

@@ -40,6 +40,12 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
     const verb = ev.type === 'ADDED' ? 'create' : ev.type === 'DELETED' ? 'delete' : 'patch';
     record({ actor, verb, kind: ev.kind, namespace: ev.object.metadata.namespace, name: ev.object.metadata.name, object: ev.type === 'DELETED' ? ev.previous ?? ev.object : ev.object });
   });
+  // While a handler sleeps (an in-call retry), the world moves on: what happens then is the sim's.
+  let sleptIn: Phase = 'reconciler';
+  stack.handlerClock.onTimePassing = (passing) => {
+    if (passing) [sleptIn, phase] = [phase, 'sim'];
+    else phase = sleptIn;
+  };
   const sweepEvery = stack.scenario.config.sweepIntervalMs;
   const armSweep = (): void => void stack.clock.setTimer(() => ((sweepDue = true), armSweep()), sweepEvery);
   armSweep();

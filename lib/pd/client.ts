@@ -1,7 +1,15 @@
 /**
  * The PD adapter: `PdPort` over PD's HTTP API, reached through the `<tc>-pd:2379` service (or one
- * member's pod for readiness) by a `ComponentCaller`, which brings the 5 s timeout, the deadline
- * and the ≥ 400 error mapping. Answers are parsed losslessly and ids cross as decimal strings.
+ * member's pod for readiness) by a `ComponentCaller`, which brings the 5 s timeout, the deadline,
+ * the ≥ 400 error mapping and the in-call retry of transient failures. Answers are parsed
+ * losslessly and ids cross as decimal strings.
+ *
+ * Every PD write here is sent as idempotent, so the caller repeats it on a transient failure: doing
+ * any of them twice has the effect of doing it once (the same labels or replication config set
+ * again; leadership asked of the same member again), and where a repeat answers differently the
+ * executor (`wiring/execute-pd.ts`) judges by a fresh read, as TiDB Operator does — a member or
+ * store deletion repeated after it applied answers 404 and PD no longer lists it; a repeated
+ * evict-leader add or remove is judged by PD's scheduler list.
  */
 import { type ComponentCaller, componentError } from '../components/caller.js';
 import { asArray, asRecord, asString, checkId, idNumber, parseLossless, stringifyLossless } from '../components/json.js';
@@ -15,6 +23,10 @@ export const PD_CLIENT_PORT = 2379;
 export const EVICT_LEADER_SCHEDULER = 'evict-leader-scheduler';
 /** How PD says no store has joined yet (pdapi.go's TiKVNotBootstrappedError). */
 const NOT_BOOTSTRAPPED = 'TiKV cluster not bootstrapped';
+/** Accepts PD's "not bootstrapped" 500 as an answer; any other 500 stays an error (and is retried). */
+const notBootstrapped = (status: number, text: string): boolean => status === 500 && text.includes(NOT_BOOTSTRAPPED);
+/** Writes are repeated on transient failures (see the module comment). */
+const IDEMPOTENT = { idempotent: true } as const;
 
 /** Which cluster's PD: the TidbCluster's namespace and name, and `https` under cluster TLS (http when unset). */
 export type PdTarget = { namespace: string; tcName: string; scheme?: 'http' | 'https' };
@@ -119,7 +131,7 @@ export class PdClient implements PdPort {
 
   async getEvictLeaderSchedulers(): Promise<string[]> {
     const what = 'PD get schedulers';
-    const answer = await this.caller.call(this.serviceEndpoint(), { method: 'GET', path: '/pd/api/v1/schedulers' }, what, (status) => status === 500);
+    const answer = await this.caller.call(this.serviceEndpoint(), { method: 'GET', path: '/pd/api/v1/schedulers' }, what, notBootstrapped);
     if (answer.status >= 400) {
       // A PD without TiKV ("not bootstrapped") has no scheduler at all: a state, not an error.
       if (answer.text.includes(NOT_BOOTSTRAPPED)) return [];
@@ -140,7 +152,7 @@ export class PdClient implements PdPort {
 
   private async stores(query: Record<string, string> | undefined, what: string): Promise<PdStores> {
     const req: ComponentRequest = { method: 'GET', path: '/pd/api/v1/stores', ...(query ? { query } : {}) };
-    const answer = await this.caller.call(this.serviceEndpoint(), req, what, (status) => status === 500);
+    const answer = await this.caller.call(this.serviceEndpoint(), req, what, notBootstrapped);
     if (answer.status >= 400) {
       if (answer.text.includes(NOT_BOOTSTRAPPED)) return { stores: [], bootstrapped: false };
       throw componentError(what, answer.status, answer.text);
@@ -153,6 +165,6 @@ export class PdClient implements PdPort {
   }
 
   private async send(req: ComponentRequest, what: string): Promise<void> {
-    await this.caller.call(this.serviceEndpoint(), req, what);
+    await this.caller.call(this.serviceEndpoint(), req, what, undefined, IDEMPOTENT);
   }
 }

@@ -31,19 +31,25 @@ export function parseJsonBody(text: string): unknown {
   }
 }
 
-/** Sends a JSON body with the status code. */
-export function sendJson(res: ServerResponse, code: number, body: unknown): void {
+/** Sends a JSON body with the status code (and any extra headers). */
+export function sendJson(res: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(code, { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
   res.end(text);
 }
 
-/** Sends the Status for an error; non-API errors become 500 InternalError (never a crash). */
+/**
+ * Sends the Status for an error; non-API errors become 500 InternalError (never a crash). An error
+ * whose details carry `retryAfterSeconds` (a 429 from flow control, say) also gets the
+ * `Retry-After` header, as the real API server sends both.
+ */
 export function sendError(res: ServerResponse, err: unknown): void {
   const apiErr = err instanceof ApiError ? err : new ApiError(500, 'InternalError', `Internal error occurred: ${(err as Error)?.message ?? String(err)}`);
   if (res.headersSent) {
     res.end();
     return;
   }
-  sendJson(res, apiErr.code, statusBody(apiErr));
+  const after = apiErr.details?.retryAfterSeconds;
+  const headers: Record<string, string> = typeof after === 'number' ? { 'Retry-After': String(after) } : {};
+  sendJson(res, apiErr.code, statusBody(apiErr), headers);
 }

@@ -15,6 +15,7 @@ import type { KubePort } from '../kube/port.js';
 import { PdClient } from '../pd/client.js';
 import type { PdPort } from '../pd/port.js';
 import type { Clock } from '../platform/clock.js';
+import type { RetryPolicy } from '../platform/retry.js';
 import { PumpClient, type PumpPort } from './pump.js';
 
 /** Which TidbCluster a component client talks to; `tls` when its components serve cluster TLS (https). */
@@ -30,12 +31,25 @@ export interface ClusterClients {
 
 /** Clients whose every call also ends by a deadline: what a composition root hands out per invocation. */
 export interface DeadlineClients extends ClusterClients {
-  /** The same clients with every call bounded by `deadlineAtMs` (on the clients' clock). */
-  withDeadline(deadlineAtMs: number): ClusterClients;
+  /**
+   * The same clients with every call bounded by `deadlineAtMs` (on the clients' clock), and every
+   * in-call retry given up rather than waiting past `retryUntilMs` (default `deadlineAtMs`; a step
+   * passes the end of its work budget, so retries never eat the time its commit needs).
+   */
+  withDeadline(deadlineAtMs: number, retryUntilMs?: number): ClusterClients;
 }
 
-/** Per-call timeouts; the defaults are the adapters' own (Kubernetes 10 s, components 5 s). */
-export type ClientTimeouts = { readonly kubeTimeoutMs?: number; readonly componentTimeoutMs?: number };
+/**
+ * Per-call timeouts (the defaults are the adapters' own: Kubernetes 10 s, components 5 s), the
+ * in-call retry policy (default `DEFAULT_RETRY_POLICY`) and the randomness that jitters it (default
+ * `Math.random`; a simulation passes a seeded one).
+ */
+export type ClientTimeouts = {
+  readonly kubeTimeoutMs?: number;
+  readonly componentTimeoutMs?: number;
+  readonly retry?: RetryPolicy;
+  readonly random?: () => number;
+};
 
 /** `ClusterClients` over one KubeConfig: Kubernetes REST plus the API server proxy for components. */
 export class ApiServerClients implements DeadlineClients {
@@ -46,13 +60,14 @@ export class ApiServerClients implements DeadlineClients {
 
   /** Clients for the KubeConfig's current cluster, measuring deadlines on `clock`. */
   static fromKubeConfig(kubeConfig: KubeConfig, clock: Clock, timeouts: ClientTimeouts = {}): ApiServerClients {
-    const kube = KubeClient.fromKubeConfig(kubeConfig, { clock, ...optional('timeoutMs', timeouts.kubeTimeoutMs) });
-    const caller = ComponentCaller.viaApiProxy(kubeConfig, { clock, ...optional('timeoutMs', timeouts.componentTimeoutMs) });
+    const retry = { ...(timeouts.retry ? { retry: timeouts.retry } : {}), ...(timeouts.random ? { random: timeouts.random } : {}) };
+    const kube = KubeClient.fromKubeConfig(kubeConfig, { clock, ...retry, ...optional('timeoutMs', timeouts.kubeTimeoutMs) });
+    const caller = ComponentCaller.viaApiProxy(kubeConfig, { clock, ...retry, ...optional('timeoutMs', timeouts.componentTimeoutMs) });
     return new ApiServerClients(kube, caller);
   }
 
-  withDeadline(deadlineAtMs: number): ApiServerClients {
-    return new ApiServerClients(this.kube.withDeadline(deadlineAtMs), this.caller.withDeadline(deadlineAtMs));
+  withDeadline(deadlineAtMs: number, retryUntilMs?: number): ApiServerClients {
+    return new ApiServerClients(this.kube.withDeadline(deadlineAtMs, retryUntilMs), this.caller.withDeadline(deadlineAtMs, retryUntilMs));
   }
 
   pd(target: ClusterTarget): PdPort {

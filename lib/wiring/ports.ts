@@ -59,9 +59,13 @@ export function invocationOf(context: Pick<Context, 'awsRequestId' | 'getRemaini
   return { invocationId: context.awsRequestId, remainingMs: () => context.getRemainingTimeInMillis() };
 }
 
-/** The step engine's ports for one invocation ending at `deadlineAtMs` (on the runtime's clock). */
+/**
+ * The step engine's ports for one invocation ending at `deadlineAtMs` (on the runtime's clock).
+ * In-call retries of Kubernetes and PD calls give up by the end of the steps' work budget (the
+ * deadline less the safety margin the engine keeps for its commit).
+ */
 export function stepPorts(runtime: Runtime, deadlineAtMs: number): StepPorts {
-  const clients = runtime.clients.withDeadline(deadlineAtMs);
+  const clients = runtime.clients.withDeadline(deadlineAtMs, deadlineAtMs - runtime.config.step.safetyMarginMs);
   const { state, timers, queue, clock, logger, metrics, index, random } = runtime;
   return { state, observer: new LiveObserver(clients, index), executor: new LiveExecutor(clients, index), timers, queue, clock, logger, metrics, ...(random ? { random } : {}) };
 }
@@ -122,6 +126,8 @@ export type LocalRuntimeOptions = {
   readonly config?: ReconcilerConfig;
   readonly logger?: Logger;
   readonly metrics?: Metrics;
+  /** Jitters the remote clients' in-call retries (default Math.random); a simulation passes a seeded one. */
+  readonly clientRandom?: () => number;
 };
 
 /** A runtime on local ends: the same adapters as Lambda except where the options replace them. */
@@ -139,7 +145,7 @@ export function localRuntime(options: LocalRuntimeOptions): Runtime {
     state: new DynamoStateStore(dynamo, { tableName: options.tableName }),
     queue,
     timers: new QueueSchedulerTimers({ queue, scheduler, ...timerTarget }),
-    clients: ApiServerClients.fromKubeConfig(toKubeConfig(options.kubeConfig), clock),
+    clients: ApiServerClients.fromKubeConfig(toKubeConfig(options.kubeConfig), clock, options.clientRandom ? { random: options.clientRandom } : {}),
     index: new ObservedIndex(),
   };
 }

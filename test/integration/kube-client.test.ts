@@ -10,6 +10,7 @@ import { KubeClient } from '../../lib/kube/client.js';
 import { isAlreadyExists } from '../../lib/kube/errors.js';
 import { OWNED_KINDS, type EventInput, type KubeObject, type OwnedKind } from '../../lib/kube/port.js';
 import { RealClock } from '../../lib/platform/clock.js';
+import { NO_RETRY } from '../../lib/platform/retry.js';
 import { ConflictError, NotFoundError, TerminalError, TransientError } from '../../lib/platform/errors.js';
 import { ApiError } from '../../lib/sim/api-error.js';
 import { writeSimKubeconfig } from '../../lib/sim/kubeconfig.js';
@@ -309,7 +310,8 @@ describe('every call has a deadline', () => {
     { name: 'the invocation deadline shortens the timeout', timeoutMs: 5000, deadlineInMs: 200, expectMs: 200 },
   ])('$name', async ({ timeoutMs, deadlineInMs, expectMs }) => {
     const clock = new RealClock();
-    const base = KubeClient.fromKubeConfig(hungConfig, { timeoutMs, clock });
+    // One attempt: this is about a single call's timeout (repeats are tested in kube-retry.test.ts).
+    const base = KubeClient.fromKubeConfig(hungConfig, { timeoutMs, clock, retry: NO_RETRY });
     const client = deadlineInMs === undefined ? base : base.withDeadline(clock.nowMs() + deadlineInMs);
     const started = performance.now();
     const err = await client.listOwned('demo', 'Pod', OWNED).catch((e: unknown) => e);

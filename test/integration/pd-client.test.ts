@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { ComponentCaller } from '../../lib/components/caller.js';
 import { RealClock } from '../../lib/platform/clock.js';
+import { NO_RETRY } from '../../lib/platform/retry.js';
 import { NotFoundError, TerminalError, TransientError } from '../../lib/platform/errors.js';
 import { PdClient } from '../../lib/pd/client.js';
 import type { ProxyRequest, ProxyResponse } from '../../lib/sim/proxy.js';
@@ -206,7 +207,8 @@ describe('every PD call has a deadline', () => {
   ])('$name', async ({ timeoutMs, deadlineInMs, expectMs }) => {
     pd.routes.set('GET /pd/api/v1/health', () => new Promise<ProxyResponse>(() => undefined));
     const clock = new RealClock();
-    const caller = ComponentCaller.viaApiProxy(s.kubeConfig, { clock, ...(timeoutMs ? { timeoutMs } : {}) });
+    // One attempt: this is about a single call's timeout (repeats are tested in retry.test.ts).
+    const caller = ComponentCaller.viaApiProxy(s.kubeConfig, { clock, retry: NO_RETRY, ...(timeoutMs ? { timeoutMs } : {}) });
     const base = new PdClient(caller, { namespace: 'demo', tcName: 'basic' });
     const bounded = deadlineInMs === undefined ? base : base.withDeadline(clock.nowMs() + deadlineInMs);
     const started = performance.now();

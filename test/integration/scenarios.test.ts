@@ -149,6 +149,17 @@ describe('what each story shows', () => {
     expect(byReconciler(report).filter((a) => a.verb.startsWith('pd.'))).toEqual([]);
   });
 
+  it('under API errors: the failover still completes within twice its fault-free time, deleting the member once', async () => {
+    const report = await run('pd-failover-under-api-errors.yaml');
+    const faultAtMs = report.timeline[2]?.startMs ?? 0;
+    const replacedAtMs = report.timeline[3]?.endMs ?? Infinity;
+    // Fault-free, the replacement is healthy about 313 s after the fault (pd-failover-timing).
+    expect(replacedAtMs - faultAtMs).toBeLessThanOrEqual(2 * 313_000);
+    expect(byReconciler(report).filter((a) => a.verb === 'pd.deleteMember' && !a.error)).toHaveLength(1);
+    expect(events(report, 'Unhealthy')).not.toHaveLength(0);
+    expect(report.passed).toBe(true);
+  });
+
   it('the same file and seed give the same report', async () => {
     const strip = (r: ScenarioReport): string => JSON.stringify({ ...r, wallMs: 0 });
     expect(strip(await run('pd-create-ready.yaml', 7))).toBe(strip(await run('pd-create-ready.yaml', 7)));

@@ -84,7 +84,13 @@ export class TidbFaults {
     for (const c of targets) c.pd.apiDownUntilMs = Math.max(c.pd.apiDownUntilMs, until);
   }
 
-  /** A `rate` share of Kubernetes API requests fail with 500, 429 or (writes) 409 for `forMs`. */
+  /**
+   * A `rate` share of Kubernetes API requests fail for `forMs`, as an overloaded API server fails
+   * them, before serving: 500 or 429 (with `Retry-After: 1`); an update, patch or delete may also
+   * get 409 (its precondition "failed"). A create never gets a bare Conflict (the real server answers
+   * a create's 409 only as AlreadyExists), and a request proxied to a pod or service never gets 409
+   * (the server fails it itself, before reaching the pod: it is not the pod's answer).
+   */
   kubeApiErrors(rate: number, forMs: number): void {
     this.kubeErrors = { rate, untilMs: this.t.clock.nowMs() + forMs };
   }
@@ -106,10 +112,11 @@ export class TidbFaults {
     if (!active || this.t.clock.nowMs() >= active.untilMs) return undefined;
     // Only resource requests: discovery documents and health endpoints are left alone.
     if (!/^\/apis?\/.+\/.+/.test(path) || this.t.rng.next() >= active.rate) return undefined;
-    const write = method !== 'GET';
-    const pick = this.t.rng.int(write ? 3 : 2);
-    if (pick === 0) return new ApiError(500, 'InternalError', 'Internal error occurred: etcdserver: request timed out');
+    const proxied = /\/proxy(\/|$)/.test(path);
+    const guarded = !proxied && (method === 'PUT' || method === 'PATCH' || method === 'DELETE');
+    const pick = this.t.rng.int(guarded ? 3 : 2);
     if (pick === 1) return new ApiError(429, 'TooManyRequests', 'the server has received too many requests and has asked us to try again later', { retryAfterSeconds: 1 });
+    if (pick === 0) return new ApiError(500, 'InternalError', 'Internal error occurred: etcdserver: request timed out');
     return new ApiError(409, 'Conflict', 'Operation cannot be fulfilled: the object has been modified; please apply your changes to the latest version and try again');
   }
 }
