@@ -188,7 +188,7 @@ describe('volumes: storage classes', () => {
     // Act
     await w.clock.advance(5000);
     const pending = w.claim('data');
-    const events = w.store.list('Event', NS).map((e) => ({ type: e.type, reason: e.reason, message: e.message, object: e.involvedObject?.name }));
+    const events = w.store.list('Event', NS).map((e) => ({ type: e.type, reason: e.reason, message: e.message, object: (e.involvedObject as { name?: string } | undefined)?.name }));
     w.store.create('StorageClass', { metadata: { name: 'io2' }, provisioner: 'ebs.csi.aws.com' });
     await w.clock.advance(1);
 
