@@ -29,6 +29,8 @@ async function run(file: string, seed?: number): Promise<ScenarioReport> {
 }
 
 const byReconciler = (r: ScenarioReport): ActionRecord[] => r.actions.filter((a) => a.actor === 'reconciler');
+type Volume = { metadata: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec: { persistentVolumeReclaimPolicy: string; claimRef: { name: string } }; status: { phase: string } };
+const volumesOf = (r: ScenarioReport): Volume[] => Object.entries(r.final.objects).filter(([k]) => k.startsWith('PersistentVolume/')).map(([, v]) => v as Volume);
 const events = (r: ScenarioReport, reason: string): ActionRecord[] =>
   r.actions.filter((a) => a.verb === 'event' && (a.args as { reason?: string } | undefined)?.reason === reason);
 
@@ -65,7 +67,8 @@ describe('what each story shows', () => {
     const transfer = acts.findIndex((a) => a.verb === 'pd.transferLeader');
     expect(transfer).toBeGreaterThanOrEqual(0);
     expect(transfer).toBeLessThan(firstDelete);
-    const deferred = acts.filter((a) => a.verb === 'patch' && a.kind === 'PersistentVolumeClaim');
+    // The defer-deleting patches (other PVC patches only label claims, see the volume stories).
+    const deferred = acts.filter((a) => a.verb === 'patch' && a.kind === 'PersistentVolumeClaim' && JSON.stringify(a.object ?? {}).includes('tidb.pingcap.com/pvc-defer-deleting'));
     expect(deferred.length).toBe(2);
   });
 
@@ -111,6 +114,26 @@ describe('what each story shows', () => {
     expect(new Set(firstThree).size).toBe(3);
     expect(creates.map((a) => a.name)).toEqual(expect.arrayContaining(['basic-discovery', 'basic-pd', 'basic-pd-peer']));
     expect(report.passed).toBe(true);
+  });
+
+  it('volumes: Retain is applied with TiDB Operator\'s labels, and the claim failover deletes leaves its volume Released', async () => {
+    const report = await run('pd-volumes-retain.yaml');
+    const pvs = volumesOf(report);
+    expect(pvs.map((pv) => pv.spec.persistentVolumeReclaimPolicy)).toEqual(pvs.map(() => 'Retain'));
+    for (const pv of pvs) expect(pv.metadata.labels).toMatchObject({ 'app.kubernetes.io/namespace': 'demo', 'app.kubernetes.io/instance': 'basic', 'app.kubernetes.io/component': 'pd', 'app.kubernetes.io/managed-by': 'tidb-operator' });
+    const released = pvs.filter((pv) => pv.status.phase === 'Released');
+    expect(released.map((pv) => [pv.spec.claimRef.name, pv.metadata.annotations?.['tidb.pingcap.com/pod-name']])).toEqual([['pd-basic-pd-1', 'basic-pd-1']]);
+    expect(released[0]?.metadata.labels?.['tidb.pingcap.com/member-id']).toMatch(/^\d+$/);
+    const bound = pvs.filter((pv) => pv.status.phase === 'Bound').map((pv) => pv.spec.claimRef.name).sort();
+    expect(bound).toEqual(['pd-basic-pd-0', 'pd-basic-pd-1', 'pd-basic-pd-2', 'pd-basic-pd-3']);
+    expect(byReconciler(report).filter((a) => a.kind === 'PersistentVolume' && a.verb !== 'patch')).toEqual([]);
+  });
+
+  it('volumes: with pvReclaimPolicy Delete the claim failover deletes takes its volume with it', async () => {
+    const report = await run('pd-volumes-delete.yaml');
+    const pvs = volumesOf(report);
+    expect(pvs.map((pv) => [pv.status.phase, pv.spec.persistentVolumeReclaimPolicy])).toEqual(pvs.map(() => ['Bound', 'Delete']));
+    expect(pvs.map((pv) => pv.spec.claimRef.name).sort()).toEqual(['pd-basic-pd-0', 'pd-basic-pd-1', 'pd-basic-pd-2', 'pd-basic-pd-3']);
   });
 
   it('the same file and seed give the same report', async () => {
