@@ -4,7 +4,7 @@
  * controllers. The garbage collector is separate (gc.ts) so a world can run without it.
  */
 import { Kubelet } from '../kubelet.js';
-import { createNodes } from '../nodes.js';
+import { type NodesSpec, createNodes } from '../nodes.js';
 import type { ContainerRuntime } from '../runtime.js';
 import type { ObjectStore } from '../store.js';
 import type { ErrorSink } from './base.js';
@@ -18,8 +18,8 @@ import { VolumeController } from './volumes.js';
 export type SimControllersOptions = {
   /** From volumes ready to containers started (default 5000 ms). */
   podStartupMs?: number;
-  /** Nodes node-0..node-N-1 to create on start (default 3). */
-  nodes?: number;
+  /** Nodes to create on start: a count (node-0..node-N-1) or node pools (default 3). */
+  nodes?: NodesSpec;
   /** Processes behind container images (default: none; every container is ready at once). */
   runtimes?: ContainerRuntime[];
   /** StorageClasses to create besides (or instead of) EKS's gp2 (default) and gp3, both Delete and WaitForFirstConsumer. */
@@ -35,7 +35,7 @@ export class SimControllers {
   readonly deployments: DeploymentController;
   readonly endpoints: EndpointsController;
   readonly volumes: VolumeController;
-  private readonly nodeCount: number;
+  private readonly nodeCount: NodesSpec;
   private readonly storageClasses: Record<string, StorageClassSim>;
 
   constructor(
