@@ -110,7 +110,8 @@ export function pickNode(pod: KubeObject, view: ClusterView): { node: string } |
     else if (!best || (view.podCount.get(node.metadata.name ?? '') ?? 0) < (view.podCount.get(best.metadata.name ?? '') ?? 0)) best = node;
   }
   if (best) return { node: best.metadata.name ?? '' };
-  const parts = [...reasons.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([why, n]) => `${n} ${why}`);
+  // As the scheduler's FitError: "<count> <reason>" strings in byte order.
+  const parts = [...reasons.entries()].map(([why, n]) => `${n} ${why}`).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return { message: `0/${total} nodes are available: ${parts.join(', ')}.` };
 }
 

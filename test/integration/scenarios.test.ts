@@ -136,6 +136,21 @@ describe('what each story shows', () => {
     expect(pvs.map((pv) => pv.spec.claimRef.name).sort()).toEqual(['pd-basic-pd-0', 'pd-basic-pd-1', 'pd-basic-pd-2', 'pd-basic-pd-3']);
   });
 
+  it('node pools: PD lands on its own tainted pool, one pod per host, and a pod with nowhere to go is Pending with the scheduler\'s message', async () => {
+    const report = await run('pd-node-pools.yaml');
+    type Pod = { spec: { nodeName?: string }; status: { conditions?: { type: string; status: string; message?: string }[] } };
+    const pods = Object.entries(report.final.objects).filter(([k]) => k.startsWith('Pod/demo/basic-')).map(([k, v]) => [k.slice('Pod/demo/'.length), v as Pod] as const);
+    const nodeOf = Object.fromEntries(pods.map(([name, pod]) => [name, pod.spec.nodeName]));
+    expect([nodeOf['basic-pd-0'], nodeOf['basic-pd-1'], nodeOf['basic-pd-2']].sort()).toEqual(['pd-0', 'pd-1', 'pd-2']);
+    expect(pods.filter(([name]) => name.startsWith('basic-discovery-')).map(([, pod]) => pod.spec.nodeName?.startsWith('general-'))).toEqual([true]);
+    const pending = pods.find(([name]) => name === 'basic-pd-3')?.[1];
+    expect(pending?.spec.nodeName).toBeUndefined();
+    expect(pending?.status.conditions?.find((c) => c.type === 'PodScheduled')).toMatchObject({
+      status: 'False',
+      message: "0/5 nodes are available: 2 node(s) didn't match Pod's node affinity/selector, 3 node(s) didn't match pod anti-affinity rules.",
+    });
+  });
+
   it('the same file and seed give the same report', async () => {
     const strip = (r: ScenarioReport): string => JSON.stringify({ ...r, wallMs: 0 });
     expect(strip(await run('pd-create-ready.yaml', 7))).toBe(strip(await run('pd-create-ready.yaml', 7)));

@@ -99,7 +99,7 @@ describe('required pod anti-affinity', () => {
 
     // Assess
     const nodes = Array.from({ length: pods }, (_, i) => w.nodeOf(`pd-${i}`));
-    const domains = nodes.map((n) => w.store.mustGet('Node', undefined, n).metadata.labels?.[topologyKey]);
+    const domains = nodes.map((n) => w.store.mustGet('Node', undefined, n ?? '').metadata.labels?.[topologyKey]);
     expect(new Set(domains).size).toBe(distinct);
   });
 
