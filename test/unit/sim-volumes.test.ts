@@ -4,6 +4,7 @@ import { SimControllers } from '../../lib/sim/controllers/index.js';
 import type { StorageClassSim } from '../../lib/sim/controllers/volumes.js';
 import type { KubeObject } from '../../lib/sim/object.js';
 import { ObjectStore } from '../../lib/sim/store.js';
+import { dataUidOfClaim } from '../../lib/sim/tidb/pod-info.js';
 
 const START_MS = Date.UTC(2026, 0, 1);
 const NS = 'demo';
@@ -265,5 +266,23 @@ describe('volumes: retained volumes', () => {
     expect(bound.status.phase).toBe('Bound');
     expect(bound.spec.claimRef).toMatchObject({ name: 'again', uid: w.claim('again')?.metadata.uid });
     expect(bound.spec.csi.volumeHandle).toBe(handle);
+  });
+
+  it('the simulated processes\' data lives on the volume: a new claim bound to a retained volume finds the old data', async () => {
+    // Prepare
+    const { w, pvName } = await releasedVolume();
+    const dataBefore = w.store.mustGet('PersistentVolume', undefined, pvName).metadata.uid;
+    const pv = w.store.mustGet('PersistentVolume', undefined, pvName);
+    w.store.update('PersistentVolume', { ...pv, spec: { ...pv.spec, claimRef: undefined } });
+    const claim = newClaim('again', 'keep');
+
+    // Act
+    w.store.create('PersistentVolumeClaim', { ...claim, spec: { ...claim.spec, volumeName: pvName } });
+    await w.clock.advance(1);
+    const unbound = w.store.create('PersistentVolumeClaim', newClaim('waiting', 'missing-class'));
+
+    // Assess
+    expect(dataUidOfClaim(w.store, w.store.mustGet('PersistentVolumeClaim', NS, 'again'))).toBe(dataBefore);
+    expect(dataUidOfClaim(w.store, unbound)).toBe(unbound.metadata.uid);
   });
 });
