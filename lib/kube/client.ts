@@ -104,6 +104,18 @@ export class KubeClient implements KubePort {
     return this.json<KubeObject>(`get TidbCluster ${namespace}/${name}`, { method: 'GET', path: objectPath(info, namespace, name) });
   }
 
+  async listPersistentVolumes(labelSelector: LabelSelector): Promise<ObjectList> {
+    const info = kindInfo('PersistentVolume');
+    const query = new URLSearchParams({ labelSelector: encodeSelector(labelSelector) });
+    const list = await this.json<RawList>('list PersistentVolumes', { method: 'GET', path: `${collectionPath(info, undefined)}?${query}` });
+    return { items: itemsOf(list, info), resourceVersion: list.metadata?.resourceVersion ?? '' };
+  }
+
+  async getPersistentVolume(name: string): Promise<KubeObject> {
+    const info = kindInfo('PersistentVolume');
+    return this.json<KubeObject>(`get PersistentVolume ${name}`, { method: 'GET', path: objectPath(info, '', name) });
+  }
+
   async listTidbClusters(page: PageRequest): Promise<TidbClusterPage> {
     const info = kindInfo('TidbCluster');
     const query = new URLSearchParams({ limit: String(page.limit) });

@@ -5,8 +5,8 @@
 import { TerminalError } from '../platform/errors.js';
 import type { KnownKind, LabelSelector } from './port.js';
 
-/** A kind's REST coordinates. `group` is '' for the core group. */
-export type KindInfo = { readonly kind: KnownKind; readonly group: string; readonly version: string; readonly plural: string };
+/** A kind's REST coordinates. `group` is '' for the core group; `clusterScoped` kinds have no namespace in their paths. */
+export type KindInfo = { readonly kind: KnownKind; readonly group: string; readonly version: string; readonly plural: string; readonly clusterScoped?: boolean };
 
 const KINDS: Record<KnownKind, KindInfo> = {
   Pod: { kind: 'Pod', group: '', version: 'v1', plural: 'pods' },
@@ -20,6 +20,7 @@ const KINDS: Record<KnownKind, KindInfo> = {
   Role: { kind: 'Role', group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'roles' },
   RoleBinding: { kind: 'RoleBinding', group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'rolebindings' },
   TidbCluster: { kind: 'TidbCluster', group: 'pingcap.com', version: 'v1alpha1', plural: 'tidbclusters' },
+  PersistentVolume: { kind: 'PersistentVolume', group: '', version: 'v1', plural: 'persistentvolumes', clusterScoped: true },
 };
 
 /** The coordinates of `kind`; a kind outside the table is a programming error (`TerminalError`). */
@@ -41,9 +42,9 @@ export function collectionPath(info: KindInfo, namespace: string | undefined): s
   return `${root}${ns}/${info.plural}`;
 }
 
-/** The path of one object, optionally a subresource of it. */
+/** The path of one object, optionally a subresource of it (a cluster-scoped kind's path has no namespace). */
 export function objectPath(info: KindInfo, namespace: string, name: string, subresource?: 'status'): string {
-  const base = `${collectionPath(info, namespace)}/${segment(name, 'name')}`;
+  const base = `${collectionPath(info, info.clusterScoped ? undefined : namespace)}/${segment(name, 'name')}`;
   return subresource ? `${base}/${subresource}` : base;
 }
 

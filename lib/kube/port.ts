@@ -54,8 +54,11 @@ export const OWNED_KINDS = [
 /** One of `OWNED_KINDS`. */
 export type OwnedKind = (typeof OWNED_KINDS)[number];
 
-/** Every kind the port writes: the owned kinds plus the TidbCluster itself. */
-export type KnownKind = OwnedKind | 'TidbCluster';
+/**
+ * Every kind the port writes: the owned kinds, the TidbCluster itself, and the cluster-scoped
+ * PersistentVolumes bound to the cluster's claims (for those the namespace argument is ignored).
+ */
+export type KnownKind = OwnedKind | 'TidbCluster' | 'PersistentVolume';
 
 /**
  * A label selector: the query string form (`a=b,c!=d,e in (f)`) or equality pairs, which are
@@ -113,6 +116,13 @@ export interface KubePort {
   listOwned(namespace: string, kind: OwnedKind, labelSelector: LabelSelector): Promise<ObjectList>;
   /** The TidbCluster, or `NotFoundError`. */
   getTidbCluster(namespace: string, name: string): Promise<KubeObject>;
+  /**
+   * The PersistentVolumes (cluster-scoped) carrying `labelSelector`: the volumes the reconciler
+   * already labelled for a cluster, in one LIST.
+   */
+  listPersistentVolumes(labelSelector: LabelSelector): Promise<ObjectList>;
+  /** One PersistentVolume by name (a claim's volume not labelled yet), or `NotFoundError`. */
+  getPersistentVolume(name: string): Promise<KubeObject>;
   /** One page of TidbClusters for the sweep (pass the previous page's `continue` to go on). */
   listTidbClusters(page: PageRequest): Promise<TidbClusterPage>;
   /** Creates `obj` (kind from `obj.kind`, namespace from metadata); AlreadyExists is a `ConflictError`. */

@@ -77,8 +77,10 @@ export class SimStack {
     const holder: { stack?: SimStack } = {};
     const clock = new VirtualClock();
     const logger: Logger = options.verbose ? new StreamLogger(() => clock.nowMs()) : silentLogger;
-    const sim = new TidbSimulation({ seed, knobs: { ...scenario.sim } });
-    const world = await SimWorld.start({ clock: clock, nodes: scenario.sim.nodes, podStartupMs: scenario.sim.podStartupMs, runtimes: [sim.runtime], random: sim.random });
+    // The pools shape the world's nodes; the TiDB simulation's knobs are the numbers.
+    const { nodePools, ...knobs } = scenario.sim;
+    const sim = new TidbSimulation({ seed, knobs });
+    const world = await SimWorld.start({ clock: clock, nodes: nodePools ?? scenario.sim.nodes, podStartupMs: scenario.sim.podStartupMs, runtimes: [sim.runtime], random: sim.random });
     sim.attach(world);
     const dynamo = await startEmbeddedDynamo();
     const queue = new MemoryReconcileQueue({ clock: clock, visibilityTimeoutSeconds: 370, maxReceiveCount: 5, random: seededRandom(seed) });

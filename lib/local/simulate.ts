@@ -6,7 +6,7 @@
  * inside handler invocations, the simulated controllers only while the clock advances.
  */
 import type { SimStack } from './sim-stack.js';
-import { ReportBuilder, type ActionRecord, type Actor, type FinalState, type ScenarioReport } from './scenario/report.js';
+import { ReportBuilder, isVolumeOfNamespace, objectKey, type ActionRecord, type Actor, type FinalState, type ScenarioReport } from './scenario/report.js';
 import { jsonPathEquals } from './scenario/jsonpath.js';
 import type { Progress } from './scenario/progress.js';
 import type { TimelineEntry, WaitCondition } from './scenario/types.js';
@@ -165,6 +165,8 @@ function finalState(stack: SimStack): FinalState {
   for (const kind of FINAL_KINDS) {
     for (const o of store.list(kind, m.namespace)) objects[`${kind}/${m.namespace}/${o.metadata.name ?? ''}`] = o;
   }
+  // Volumes are cluster-scoped: those of the cluster's claims, keyed PersistentVolume/<name>.
+  for (const pv of store.list('PersistentVolume', undefined, (v) => isVolumeOfNamespace(v, m.namespace))) objects[objectKey('PersistentVolume', undefined, pv.metadata.name ?? '')] = pv;
   const pd = stack.sim.snapshot(m.namespace, m.name);
   return {
     tidbcluster: (store.get('TidbCluster', m.namespace, m.name) as Record<string, unknown> | undefined) ?? null,

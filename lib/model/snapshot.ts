@@ -3,6 +3,8 @@
  * read nothing else — no clock (they get `nowMs`), no environment (they get `config`), no I/O.
  */
 
+import type { IPersistentVolume } from 'kubernetes-models/v1/PersistentVolume';
+
 import type { DeadlineSpec } from './action.js';
 import type { ReconcileConfig } from './config.js';
 import type { ClusterKey, ClusterRef } from './key.js';
@@ -33,6 +35,11 @@ export type Snapshot = {
   readonly nowMs: number;
   readonly cluster: TidbCluster | undefined;
   readonly owned: OwnedObjects;
+  /**
+   * The PersistentVolumes bound to the cluster's claims (cluster-scoped, so not in `owned`); absent
+   * when none was read (no claim bound yet, or an observer that does not read volumes).
+   */
+  readonly volumes?: readonly IPersistentVolume[];
   readonly pd: PdView | undefined;
   readonly pdError?: string;
   /** Secrets the reconciler itself needs that do not exist (cluster TLS: `<tc>-cluster-client-secret`). */

@@ -8,6 +8,7 @@
 import { planAdmission } from './admission.js';
 import { planClusterStatus } from './cluster-status.js';
 import { planDiscovery } from './discovery.js';
+import { planMetaInfo } from './meta-info.js';
 import { planPaused } from './paused.js';
 import { pdRules } from './pd.js';
 import { actRule, statusRule, type Rule } from './rule.js';
@@ -22,6 +23,8 @@ export const clusterRules: readonly Rule[] = [
   actRule('Admission', planAdmission),
   // a paused cluster keeps its status in sync and gets no other write (TiDB Operator §1.7)
   actRule('Paused', planPaused),
+  // volumes: PV reclaim policy from spec.pvReclaimPolicy, v1's identity labels on PVCs and PVs
+  actRule('MetaInfo', planMetaInfo),
   // discovery service, deployment and RBAC that PD members bootstrap through (skipped without PD)
   actRule('Discovery', planDiscovery),
   // PD: services, config map, status sync, force upgrade, scale, failover, upgrade, StatefulSet

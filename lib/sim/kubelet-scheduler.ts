@@ -1,14 +1,15 @@
 /**
  * The scheduler of the simulated cluster: binds each unscheduled pod to a Ready node that passes
  * the filters the reconciler's pods meet in practice (untolerated taints, nodeSelector, required
- * node affinity, the zone of an already provisioned volume, the node's pod capacity, the pod's
- * claims existing), preferring the node with the fewest pods (ties: lowest node number). A pod no
+ * node affinity, required pod anti-affinity, the zone of an already provisioned volume, the node's
+ * pod capacity, the pod's claims existing), preferring the node with the fewest pods (ties: lowest node number). A pod no
  * node fits stays Pending with PodScheduled=False, reason Unschedulable, and the "0/N nodes are
  * available: …" message; it is retried whenever nodes, pods or volumes change. Before binding, the
  * pod's unbound claims get `volume.kubernetes.io/selected-node` (WaitForFirstConsumer provisioning).
  */
 import { type KubeObject, rfc3339 } from './object.js';
 import { isNodeReady } from './nodes.js';
+import { type PlacedPod, antiAffinityRejection } from './pod-affinity.js';
 import { podCondition } from './pod-status.js';
 import type { ObjectStore } from './store.js';
 import { type ErrorSink, LevelController, createdAtMs } from './controllers/base.js';
@@ -58,8 +59,11 @@ function tolerates(tolerations: readonly Toleration[], taint: Taint): boolean {
   });
 }
 
-/** What the scheduler knows besides the pod: nodes (in order), pods per node, claims and volumes. */
-export type ClusterView = { nodes: KubeObject[]; podCount: Map<string, number>; claims: Map<string, KubeObject>; volumes: Map<string, KubeObject> };
+/**
+ * What the scheduler knows besides the pod: nodes (in order), pods per node, claims and volumes, and
+ * the scheduled pods with their nodes (for anti-affinity; none when left out).
+ */
+export type ClusterView = { nodes: KubeObject[]; podCount: Map<string, number>; claims: Map<string, KubeObject>; volumes: Map<string, KubeObject>; placed?: readonly PlacedPod[] };
 
 /** Why `node` cannot run `pod`, or undefined when it can. */
 function rejection(pod: KubeObject, node: KubeObject, view: ClusterView): string | undefined {
@@ -73,6 +77,8 @@ function rejection(pod: KubeObject, node: KubeObject, view: ClusterView): string
   const terms = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms as Term[] | undefined;
   if (Object.entries(selector).some(([k, v]) => labels[k] !== v) || (terms && !nodeMatchesTerms(node, terms))) return "node(s) didn't match Pod's node affinity/selector";
   if ((view.podCount.get(name) ?? 0) >= Number(node.status?.allocatable?.pods ?? 110)) return 'Too many pods';
+  const antiAffinity = antiAffinityRejection(pod, node, view.placed ?? []);
+  if (antiAffinity) return antiAffinity;
   for (const claimName of podClaimNames(pod)) {
     const pv = view.volumes.get(view.claims.get(claimName)?.spec?.volumeName ?? '');
     const pvTerms = pv?.spec?.nodeAffinity?.required?.nodeSelectorTerms as Term[] | undefined;
@@ -104,7 +110,8 @@ export function pickNode(pod: KubeObject, view: ClusterView): { node: string } |
     else if (!best || (view.podCount.get(node.metadata.name ?? '') ?? 0) < (view.podCount.get(best.metadata.name ?? '') ?? 0)) best = node;
   }
   if (best) return { node: best.metadata.name ?? '' };
-  const parts = [...reasons.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([why, n]) => `${n} ${why}`);
+  // As the scheduler's FitError: "<count> <reason>" strings in byte order.
+  const parts = [...reasons.entries()].map(([why, n]) => `${n} ${why}`).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return { message: `0/${total} nodes are available: ${parts.join(', ')}.` };
 }
 
@@ -146,13 +153,18 @@ export class Scheduler {
   private view(namespace: string | undefined): ClusterView {
     const nodes = this.store.list('Node').sort((a, b) => nodeIndex(a) - nodeIndex(b) || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
     const podCount = new Map<string, number>();
+    const byName = new Map(nodes.map((n) => [n.metadata.name ?? '', n]));
+    const placed: PlacedPod[] = [];
     for (const p of this.store.list('Pod')) {
       const phase = p.status?.phase;
-      if (p.spec?.nodeName && phase !== 'Succeeded' && phase !== 'Failed') podCount.set(p.spec.nodeName, (podCount.get(p.spec.nodeName) ?? 0) + 1);
+      if (!p.spec?.nodeName || phase === 'Succeeded' || phase === 'Failed') continue;
+      podCount.set(p.spec.nodeName, (podCount.get(p.spec.nodeName) ?? 0) + 1);
+      const node = byName.get(p.spec.nodeName);
+      if (node) placed.push({ pod: p, node });
     }
     const claims = new Map(this.store.list('PersistentVolumeClaim', namespace).map((c) => [c.metadata.name ?? '', c]));
     const volumes = new Map(this.store.list('PersistentVolume').map((v) => [v.metadata.name ?? '', v]));
-    return { nodes, podCount, claims, volumes };
+    return { nodes, podCount, claims, volumes, placed };
   }
 
   private schedulePending(): void {

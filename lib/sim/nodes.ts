@@ -1,7 +1,8 @@
 /**
- * The simulated cluster's nodes: `node-0..node-N-1`, spread over zones zone-a/b/c round robin,
- * labelled like EKS worker nodes, and the Ready/NotReady switch the node lifecycle controller flips
- * when a kubelet stops posting status.
+ * The simulated cluster's nodes: `node-0..node-N-1` (or node pools, `<pool>-0..<pool>-N-1`, each
+ * with its own labels, taints and zones), spread over zones round robin (zone-a/b/c unless a pool
+ * names its own), labelled like EKS worker nodes, and the Ready/NotReady switch the node lifecycle
+ * controller flips when a kubelet stops posting status.
  */
 import type { KubeObject } from './object.js';
 import { rfc3339 } from './object.js';
@@ -24,11 +25,55 @@ export function nodeName(index: number): string {
   return `node-${index}`;
 }
 
+/** A taint a node pool puts on its nodes. */
+export type NodeTaint = { readonly key: string; readonly value?: string; readonly effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute' };
+
+/**
+ * A group of like nodes (an EKS managed node group): `count` nodes `<name>-0..<name>-(count-1)`
+ * with `labels` added to the standard ones, `taints`, and zones round robin over `zones` (default
+ * zone-a/b/c).
+ */
+export type NodePool = {
+  readonly name: string;
+  readonly count: number;
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly taints?: readonly NodeTaint[];
+  readonly zones?: readonly string[];
+};
+
+/** The nodes of a world: a count (`node-0..node-N-1`) or node pools. */
+export type NodesSpec = number | readonly NodePool[];
+
+/** What makes one node: its name, zone, pool labels and taints, and its place among all nodes (for its IP). */
+type NodeShape = { name: string; zone: string; index: number; labels?: Readonly<Record<string, string>>; taints?: readonly NodeTaint[] };
+
+/** The nodes `spec` describes, in order: a count is one pool `node` over zone-a/b/c. */
+export function nodeShapes(spec: NodesSpec): NodeShape[] {
+  const pools: readonly NodePool[] = typeof spec === 'number' ? [{ name: 'node', count: spec }] : spec;
+  const shapes: NodeShape[] = [];
+  for (const pool of pools) {
+    const zones = pool.zones && pool.zones.length > 0 ? pool.zones : ZONES;
+    for (let i = 0; i < pool.count; i++) {
+      shapes.push({ name: `${pool.name}-${i}`, zone: zones[i % zones.length] ?? 'zone-a', index: shapes.length, labels: pool.labels, taints: pool.taints });
+    }
+  }
+  return shapes;
+}
+
+/** The names of the nodes `spec` describes, in order. */
+export function nodeNames(spec: NodesSpec): string[] {
+  return nodeShapes(spec).map((n) => n.name);
+}
+
 /** The Node object for `index` (zone round robin, capacity of a mid-size EKS worker), Ready at `nowMs`. */
 export function newNode(index: number, nowMs: number): KubeObject {
-  const name = nodeName(index);
-  const zone = ZONES[index % ZONES.length] ?? 'zone-a';
+  return nodeObject({ name: nodeName(index), zone: ZONES[index % ZONES.length] ?? 'zone-a', index }, nowMs);
+}
+
+function nodeObject(shape: NodeShape, nowMs: number): KubeObject {
+  const { name, zone, index } = shape;
   const resources = { cpu: '16', memory: '64Gi', pods: '110', 'ephemeral-storage': '200Gi' };
+  const taints = shape.taints && shape.taints.length > 0 ? { taints: shape.taints.map((t) => ({ ...t })) } : {};
   return {
     metadata: {
       name,
@@ -39,9 +84,10 @@ export function newNode(index: number, nowMs: number): KubeObject {
         'kubernetes.io/os': 'linux',
         'kubernetes.io/arch': 'amd64',
         'node.kubernetes.io/instance-type': 'm5.4xlarge',
+        ...(shape.labels ?? {}),
       },
     },
-    spec: { providerID: `sim:///${zone}/${name}` },
+    spec: { providerID: `sim:///${zone}/${name}`, ...taints },
     status: {
       capacity: resources,
       allocatable: resources,
@@ -55,15 +101,14 @@ export function newNode(index: number, nowMs: number): KubeObject {
   };
 }
 
-/** Creates the nodes `node-0..node-(count-1)` that do not exist yet; returns their names. */
-export function createNodes(store: ObjectStore, count: number): string[] {
-  const names: string[] = [];
-  for (let i = 0; i < count; i++) {
-    names.push(nodeName(i));
-    if (store.get('Node', undefined, nodeName(i))) continue;
-    store.create('Node', newNode(i, store.clock.nowMs()), { keepStatus: true });
+/** Creates the nodes `spec` describes (a count: `node-0..node-(count-1)`) that do not exist yet; returns their names. */
+export function createNodes(store: ObjectStore, spec: NodesSpec): string[] {
+  const shapes = nodeShapes(spec);
+  for (const shape of shapes) {
+    if (store.get('Node', undefined, shape.name)) continue;
+    store.create('Node', nodeObject(shape, store.clock.nowMs()), { keepStatus: true });
   }
-  return names;
+  return shapes.map((s) => s.name);
 }
 
 /** Whether the node's Ready condition is True (a NotReady node runs nothing and gets no new pods). */

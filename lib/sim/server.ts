@@ -10,6 +10,7 @@ import { discoveryDocument } from './discovery.js';
 import { openApiDocument, openApiIndex } from './openapi.js';
 import { buildFilter } from './filters.js';
 import { parseJsonBody, readBody, sendError, sendJson } from './http-util.js';
+import { asTable, wantsTable } from './tables.js';
 import type { ProxyRegistry } from './proxy.js';
 import { handleResource } from './resource-handlers.js';
 import { parseRoute } from './routes.js';
@@ -182,7 +183,8 @@ export class SimApiServer {
       throw err;
     }
     if (verb) this.onWrite?.({ verb, kind: route.resource.kind, namespace: route.namespace, name: route.name ?? nameOf(answer.body), object: answer.object ?? answer.body });
-    sendJson(res, answer.code, answer.body);
+    const table = method === 'GET' && answer.code === 200 && !route.subresource && wantsTable(req.headers.accept) ? asTable(route.resource.kind, answer.body, this.store.clock.nowMs(), q.get('includeObject')) : undefined;
+    sendJson(res, answer.code, table ?? answer.body);
   }
 }
 

@@ -11,6 +11,7 @@ import { type KubeObject, jsonEqual, objectKey, rfc3339 } from './object.js';
 import { type ResourceDef, apiVersionOf, mustResource } from './resources.js';
 import { validateObject } from './validation.js';
 import { ClusterIpAllocator, applyCreateDefaults, applySpecDefaults } from './defaults.js';
+import { defaultClassName, defaultStorageClass } from './storage-classes.js';
 
 /** A change as watchers see it. `object` is the stored object after the change (before, for DELETED). */
 export type StoreEvent = {
@@ -117,6 +118,12 @@ export class ObjectStore {
     if (this.bucket(kind).has(key)) throw alreadyExists(res.plural, name, res.group);
     if (res.subresources.includes('status') && !opts.keepStatus && kind !== 'Pod') delete obj.status;
     applyCreateDefaults(kind, obj, () => this.ips.allocate(new Set(this.list('Service').map((svc) => String(svc.spec?.clusterIP)))));
+    if (kind === 'StorageClass') defaultStorageClass(obj);
+    // As the DefaultStorageClass admission plugin: a claim that names no class gets the default one.
+    if (kind === 'PersistentVolumeClaim' && obj.spec && obj.spec.storageClassName === undefined) {
+      const fallback = defaultClassName(this.list('StorageClass'));
+      if (fallback !== undefined) obj.spec.storageClassName = fallback;
+    }
     const meta = obj.metadata;
     meta.uid = uuidFrom(this.random);
     meta.creationTimestamp = rfc3339(this.clock.nowMs());

@@ -120,6 +120,10 @@ export function validateObject(kind: string, obj: unknown): Cause[] {
       return [...causes, ...validateWorkloadSpec(kind, spec)];
     case 'PersistentVolumeClaim':
       return [...causes, ...validateClaimSpec(spec)];
+    case 'PersistentVolume':
+      return [...causes, ...validateVolumeSpec(spec)];
+    case 'StorageClass':
+      return [...causes, ...validateStorageClass(obj)];
     case 'ConfigMap':
     case 'Secret':
       return [...causes, ...validateDataKeys(obj)];
@@ -251,6 +255,26 @@ function validateClaimSpec(spec: JsonObject): Cause[] {
   else if (!isValidQuantity(storage)) {
     causes.push(invalid('spec.resources[storage]', storage, "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"));
   } else if (parseQuantity(storage as string | number) <= 0) causes.push(invalid('spec.resources[storage]', String(storage), 'must be greater than zero'));
+  return causes;
+}
+
+const RECLAIM_POLICIES = ['Delete', 'Recycle', 'Retain'];
+
+/** A volume's reclaim policy is one the PV controller knows. */
+function validateVolumeSpec(spec: JsonObject): Cause[] {
+  const policy = spec['persistentVolumeReclaimPolicy'];
+  if (policy === undefined || (typeof policy === 'string' && RECLAIM_POLICIES.includes(policy))) return [];
+  return [notSupported('spec.persistentVolumeReclaimPolicy', policy, RECLAIM_POLICIES)];
+}
+
+/** A class names its provisioner; its reclaim policy and binding mode are known values when given. */
+function validateStorageClass(obj: JsonObject): Cause[] {
+  const causes: Cause[] = [];
+  if (stringAt(obj, 'provisioner') === '') causes.push(required('provisioner'));
+  const policy = obj['reclaimPolicy'];
+  if (policy !== undefined && policy !== 'Delete' && policy !== 'Retain') causes.push(notSupported('reclaimPolicy', policy, ['Delete', 'Retain']));
+  const mode = obj['volumeBindingMode'];
+  if (mode !== undefined && mode !== 'Immediate' && mode !== 'WaitForFirstConsumer') causes.push(notSupported('volumeBindingMode', mode, ['Immediate', 'WaitForFirstConsumer']));
   return causes;
 }
 

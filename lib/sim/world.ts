@@ -6,6 +6,7 @@
 import type { Clock } from '../platform/clock.js';
 import type { ErrorSink } from './controllers/base.js';
 import { SimControllers } from './controllers/index.js';
+import type { NodesSpec } from './nodes.js';
 import { GarbageCollector } from './gc.js';
 import { simKubeconfig } from './kubeconfig.js';
 import { ProxyRegistry } from './proxy.js';
@@ -16,8 +17,8 @@ import { ObjectStore } from './store.js';
 /** Options of the world; each has a documented default. */
 export type SimWorldOptions = {
   clock: Clock;
-  /** Nodes node-0..node-N-1 over zones zone-a/b/c (default 3). */
-  nodes?: number;
+  /** Nodes node-0..node-N-1 over zones zone-a/b/c, or node pools (default 3). */
+  nodes?: NodesSpec;
   /** Pending → Running+Ready for a healthy pod (default 5000 ms). */
   podStartupMs?: number;
   /** Bearer token required on every request (default: none required). */

@@ -42,6 +42,7 @@ function toSnapshot(ctx: StepContext, observation: Observation, deadlines: reado
     nowMs: ctx.ports.clock.nowMs(),
     cluster: observation.cluster,
     owned: observation.owned,
+    ...(observation.volumes === undefined ? {} : { volumes: observation.volumes }),
     pd: observation.pd,
     ...(observation.pdError === undefined ? {} : { pdError: observation.pdError }),
     ...(observation.missingSecrets === undefined ? {} : { missingSecrets: observation.missingSecrets }),

@@ -9,6 +9,7 @@ import type { RemoteAction } from '../model/action.js';
 import type { ClusterKey, ClusterRef } from '../model/key.js';
 import type { OwnedObjects, TidbCluster } from '../model/kube.js';
 import type { PdView } from '../model/pd.js';
+import type { Snapshot } from '../model/snapshot.js';
 import type { Clock } from '../platform/clock.js';
 import type { Logger } from '../platform/logger.js';
 import type { Metrics } from '../platform/metrics.js';
@@ -42,6 +43,8 @@ export type ObserveRequest = {
 export type Observation = {
   readonly cluster: TidbCluster | undefined;
   readonly owned: OwnedObjects;
+  /** The PersistentVolumes bound to the cluster's claims, when read. */
+  readonly volumes?: Snapshot['volumes'];
   readonly pd: PdView | undefined;
   readonly pdError?: string;
   /** Secrets the reconciler needs that do not exist; PD is not contacted without them. */

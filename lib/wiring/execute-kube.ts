@@ -49,8 +49,9 @@ async function mergePatch(kube: KubePort, action: PatchAction): Promise<void> {
   if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
     throw new TerminalError(`${what}: a merge patch must be a JSON object`, { field: 'patch' });
   }
-  const { namespace, name } = namespaced(action.ref, what);
-  await kube.patch(knownKind(action.ref, what), namespace, name, plainJson<Record<string, unknown>>(patch), { resourceVersion: action.resourceVersion });
+  // A PersistentVolume is cluster-scoped: the only kind patched without a namespace.
+  const { namespace, name } = action.ref.kind === 'PersistentVolume' ? { namespace: '', name: action.ref.name } : namespaced(action.ref, what);
+  await kube.patch(action.ref.kind, namespace, name, plainJson<Record<string, unknown>>(patch), { resourceVersion: action.resourceVersion });
 }
 
 /** A delete applies only to the object observed; one already gone is the state the plan wanted. */
@@ -99,10 +100,10 @@ function namespaced(ref: ObjectRef, what: string): { namespace: string; name: st
   return { namespace: ref.namespace, name: ref.name };
 }
 
-/** The port's kinds are every kind but PersistentVolume (cluster-scoped; not written through it yet). */
+/** PersistentVolumes are only ever patched (reclaim policy, labels); any other write of one is a rule bug. */
 function knownKind(ref: ObjectRef, what: string): KnownKind {
   if (ref.kind === 'PersistentVolume') {
-    throw new TerminalError(`${what}: PersistentVolumes are not written through the Kubernetes port`, { field: 'kind' });
+    throw new TerminalError(`${what}: PersistentVolumes are only patched through the Kubernetes port`, { field: 'kind' });
   }
   return ref.kind;
 }

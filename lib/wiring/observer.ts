@@ -4,7 +4,8 @@
  * Deployment, Service, ServiceAccount, Role and RoleBinding carry the same labels, so they come with
  * them) and, when the spec has PD, PD's members, health, leader, stores, config and evict-leader
  * schedulers (under cluster TLS over https, and only once `<tc>-cluster-client-secret` is seen to
- * exist, docs/adr/0005); last, each listed PD pod's own readiness. The persisted part of the snapshot (fence, failures, wake-up, deadlines) is not read
+ * exist, docs/adr/0005); last, together, each listed PD pod's own readiness and the PersistentVolumes
+ * bound to the listed claims (see `observe-volumes.ts`). The persisted part of the snapshot (fence, failures, wake-up, deadlines) is not read
  * here: the engine has it from its claim and reads the deadlines itself, alongside this observer.
  */
 
@@ -19,6 +20,7 @@ import { NO_OWNED_OBJECTS, type Observation, type Observer, type ObserveRequest 
 import { abortError, withinBudget } from './abortable.js';
 import type { ClusterClients } from './clients.js';
 import { instanceOf, LABEL, ObservedIndex, ownedLabels } from './observed.js';
+import { readBoundVolumes } from './observe-volumes.js';
 import { readPd, toPdView, withMemberReadiness } from './pd-view.js';
 import { plainJson } from './plain-json.js';
 
@@ -47,8 +49,14 @@ export class LiveObserver implements Observer {
     const instance = instanceOf(cluster, ref.name);
     const [owned, pd] = await Promise.all([this.readOwned(ref.namespace, instance, signal), this.readPdView(cluster, ref, signal)]);
     this.index.remember(key, instance, cluster, owned);
-    if (!pd.pd) return { cluster, owned, ...pd };
-    return { cluster, owned, pd: await this.readReadiness(pd.pd, owned, ref, signal, isTlsCluster(cluster)) };
+    // The bound claims' volumes and the PD members' readiness both follow from the owned objects.
+    const [volumes, readiness] = await Promise.all([
+      readBoundVolumes(this.clients.kube, ref.namespace, instance, owned, signal),
+      pd.pd ? this.readReadiness(pd.pd, owned, ref, signal, isTlsCluster(cluster)) : undefined,
+    ]);
+    const withVolumes = { cluster, owned, ...(volumes === undefined ? {} : { volumes }) };
+    if (!readiness) return { ...withVolumes, ...pd };
+    return { ...withVolumes, pd: readiness };
   }
 
   /** Members' readiness, asked of the PD pods this observation listed (see `withMemberReadiness`). */

@@ -121,6 +121,30 @@ describe('reads: one label-selected LIST per kind', () => {
   });
 });
 
+describe('PersistentVolumes: cluster-scoped reads and patches', () => {
+  const pv = (name: string, labels: Record<string, string>) => ({
+    metadata: { name, labels },
+    spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], persistentVolumeReclaimPolicy: 'Delete', csi: { driver: 'ebs.csi.aws.com', volumeHandle: `vol-${name}` } },
+  });
+
+  it('volumes are listed by label and read by name without a namespace, and a missing one is NotFoundError', async () => {
+    s.store.create('PersistentVolume', pv('pv-a', { ...OWNED, 'app.kubernetes.io/namespace': 'demo' }));
+    s.store.create('PersistentVolume', pv('pv-b', {}));
+    const listed = await kube.listPersistentVolumes({ ...OWNED, 'app.kubernetes.io/namespace': 'demo' });
+    expect(listed.items.map((i) => [i.kind, i.metadata.name])).toEqual([['PersistentVolume', 'pv-a']]);
+    expect((await kube.getPersistentVolume('pv-b')).metadata.name).toBe('pv-b');
+    await expect(kube.getPersistentVolume('pv-c')).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('a volume\'s reclaim policy is merge-patched at the observed resourceVersion, and a stale one conflicts', async () => {
+    const created = s.store.create('PersistentVolume', pv('pv-a', {}));
+    const version = { resourceVersion: created.metadata.resourceVersion ?? '' };
+    const patched = await kube.patch('PersistentVolume', '', 'pv-a', { spec: { persistentVolumeReclaimPolicy: 'Retain' } }, version);
+    expect(patched.spec.persistentVolumeReclaimPolicy).toBe('Retain');
+    await expect(kube.patch('PersistentVolume', '', 'pv-a', { metadata: { labels: { a: 'b' } } }, version)).rejects.toBeInstanceOf(ConflictError);
+  });
+});
+
 describe('writes carry preconditions', () => {
   it('create returns the stored object; creating the name again is an AlreadyExists ConflictError', async () => {
     const created = await kube.create(fixture('ConfigMap', 'cfg', OWNED));

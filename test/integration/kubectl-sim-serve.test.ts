@@ -13,10 +13,12 @@ import { type Kubectl, kubectlFor } from '../support/kubectl.js';
 const ROOT = join(import.meta.dirname, '..', '..');
 let server: ChildProcess;
 let kubectl: Kubectl;
+let kubeconfigFile: string;
 
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'sim-serve-'));
   const kubeconfigPath = join(dir, 'kubeconfig');
+  kubeconfigFile = kubeconfigPath;
   server = spawn(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'sim', 'serve', '--kubeconfig', kubeconfigPath, '--pod-startup', '500ms'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -138,6 +140,36 @@ describe('kubectl against sim serve', () => {
     const lines = out.trim().split('\n').filter((l) => l.endsWith(' watched'));
     expect(lines).toEqual(['ADDED watched', 'MODIFIED watched', 'DELETED watched']);
   }, 30000);
+
+  it('get sc shows EKS\'s classes, gp2 the default', async () => {
+    const lines = (await ok(['get', 'sc'])).trim().split('\n').map((l) => l.split(/\s{2,}/));
+    expect(lines[0]).toEqual(['NAME', 'PROVISIONER', 'RECLAIMPOLICY', 'VOLUMEBINDINGMODE', 'ALLOWVOLUMEEXPANSION', 'AGE']);
+    expect(lines.slice(1).map((l) => l.slice(0, 5))).toEqual([
+      ['gp2 (default)', 'ebs.csi.aws.com', 'Delete', 'WaitForFirstConsumer', 'true'],
+      ['gp3', 'ebs.csi.aws.com', 'Delete', 'WaitForFirstConsumer', 'true'],
+    ]);
+  }, 30000);
+
+  it('with the reconciler running against it, get pv shows Retain for the TidbCluster that asks for it', async () => {
+    // The local stack applies examples/basic-tidbcluster.yaml (pvReclaimPolicy: Retain) and runs until Ready.
+    const start = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'start', '--once', '--timeout', '2m', '--kubeconfig', kubeconfigFile], { cwd: mkdtempSync(join(tmpdir(), 'start-')) });
+      let out = '';
+      child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+      child.on('exit', (code) => resolve({ code, out }));
+    });
+    expect(start.code).toBe(0);
+    const rows = await eventually(
+      async () => (await ok(['get', 'pv'])).trim().split('\n').map((l) => l.split(/\s{2,}/)),
+      (r) => r.filter((l) => (l[5] ?? '').startsWith('demo/pd-basic-pd-')).every((l) => l[3] === 'Retain') && r.filter((l) => (l[5] ?? '').startsWith('demo/pd-basic-pd-')).length === 3,
+    );
+    expect(rows[0]?.slice(0, 7)).toEqual(['NAME', 'CAPACITY', 'ACCESS MODES', 'RECLAIM POLICY', 'STATUS', 'CLAIM', 'STORAGECLASS']);
+    const pd = rows.filter((l) => (l[5] ?? '').startsWith('demo/pd-basic-pd-')).map((l) => [l[2], l[3], l[4], l[5], l[6]]);
+    expect(pd.sort((a, b) => String(a[3]).localeCompare(String(b[3])))).toEqual([0, 1, 2].map((i) => ['RWO', 'Retain', 'Bound', `demo/pd-basic-pd-${i}`, 'gp2']));
+    // The StatefulSet story's volumes did not ask for anything: they keep their class's Delete.
+    expect(rows.filter((l) => (l[5] ?? '').startsWith('default/data-web-')).map((l) => l[3])).toEqual(['Delete', 'Delete', 'Delete']);
+  }, 180000);
 
   it('deleting the StatefulSet garbage-collects its pods and keeps its PVCs', async () => {
     await ok(['delete', 'statefulset', 'web']);

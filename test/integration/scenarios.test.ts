@@ -29,6 +29,8 @@ async function run(file: string, seed?: number): Promise<ScenarioReport> {
 }
 
 const byReconciler = (r: ScenarioReport): ActionRecord[] => r.actions.filter((a) => a.actor === 'reconciler');
+type Volume = { metadata: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec: { persistentVolumeReclaimPolicy: string; claimRef: { name: string } }; status: { phase: string } };
+const volumesOf = (r: ScenarioReport): Volume[] => Object.entries(r.final.objects).filter(([k]) => k.startsWith('PersistentVolume/')).map(([, v]) => v as Volume);
 const events = (r: ScenarioReport, reason: string): ActionRecord[] =>
   r.actions.filter((a) => a.verb === 'event' && (a.args as { reason?: string } | undefined)?.reason === reason);
 
@@ -65,7 +67,8 @@ describe('what each story shows', () => {
     const transfer = acts.findIndex((a) => a.verb === 'pd.transferLeader');
     expect(transfer).toBeGreaterThanOrEqual(0);
     expect(transfer).toBeLessThan(firstDelete);
-    const deferred = acts.filter((a) => a.verb === 'patch' && a.kind === 'PersistentVolumeClaim');
+    // The defer-deleting patches (other PVC patches only label claims, see the volume stories).
+    const deferred = acts.filter((a) => a.verb === 'patch' && a.kind === 'PersistentVolumeClaim' && JSON.stringify(a.object ?? {}).includes('tidb.pingcap.com/pvc-defer-deleting'));
     expect(deferred.length).toBe(2);
   });
 
@@ -158,6 +161,41 @@ describe('what each story shows', () => {
     expect(byReconciler(report).filter((a) => a.verb === 'pd.deleteMember' && !a.error)).toHaveLength(1);
     expect(events(report, 'Unhealthy')).not.toHaveLength(0);
     expect(report.passed).toBe(true);
+  });
+
+  it('volumes: Retain is applied with TiDB Operator\'s labels, and the claim failover deletes leaves its volume Released', async () => {
+    const report = await run('pd-volumes-retain.yaml');
+    const pvs = volumesOf(report);
+    expect(pvs.map((pv) => pv.spec.persistentVolumeReclaimPolicy)).toEqual(pvs.map(() => 'Retain'));
+    for (const pv of pvs) expect(pv.metadata.labels).toMatchObject({ 'app.kubernetes.io/namespace': 'demo', 'app.kubernetes.io/instance': 'basic', 'app.kubernetes.io/component': 'pd', 'app.kubernetes.io/managed-by': 'tidb-operator' });
+    const released = pvs.filter((pv) => pv.status.phase === 'Released');
+    expect(released.map((pv) => [pv.spec.claimRef.name, pv.metadata.annotations?.['tidb.pingcap.com/pod-name']])).toEqual([['pd-basic-pd-1', 'basic-pd-1']]);
+    expect(released[0]?.metadata.labels?.['tidb.pingcap.com/member-id']).toMatch(/^\d+$/);
+    const bound = pvs.filter((pv) => pv.status.phase === 'Bound').map((pv) => pv.spec.claimRef.name).sort();
+    expect(bound).toEqual(['pd-basic-pd-0', 'pd-basic-pd-1', 'pd-basic-pd-2', 'pd-basic-pd-3']);
+    expect(byReconciler(report).filter((a) => a.kind === 'PersistentVolume' && a.verb !== 'patch')).toEqual([]);
+  });
+
+  it('volumes: with pvReclaimPolicy Delete the claim failover deletes takes its volume with it', async () => {
+    const report = await run('pd-volumes-delete.yaml');
+    const pvs = volumesOf(report);
+    expect(pvs.map((pv) => [pv.status.phase, pv.spec.persistentVolumeReclaimPolicy])).toEqual(pvs.map(() => ['Bound', 'Delete']));
+    expect(pvs.map((pv) => pv.spec.claimRef.name).sort()).toEqual(['pd-basic-pd-0', 'pd-basic-pd-1', 'pd-basic-pd-2', 'pd-basic-pd-3']);
+  });
+
+  it('node pools: PD lands on its own tainted pool, one pod per host, and a pod with nowhere to go is Pending with the scheduler\'s message', async () => {
+    const report = await run('pd-node-pools.yaml');
+    type Pod = { spec: { nodeName?: string }; status: { conditions?: { type: string; status: string; message?: string }[] } };
+    const pods = Object.entries(report.final.objects).filter(([k]) => k.startsWith('Pod/demo/basic-')).map(([k, v]) => [k.slice('Pod/demo/'.length), v as Pod] as const);
+    const nodeOf = Object.fromEntries(pods.map(([name, pod]) => [name, pod.spec.nodeName]));
+    expect([nodeOf['basic-pd-0'], nodeOf['basic-pd-1'], nodeOf['basic-pd-2']].sort()).toEqual(['pd-0', 'pd-1', 'pd-2']);
+    expect(pods.filter(([name]) => name.startsWith('basic-discovery-')).map(([, pod]) => pod.spec.nodeName?.startsWith('general-'))).toEqual([true]);
+    const pending = pods.find(([name]) => name === 'basic-pd-3')?.[1];
+    expect(pending?.spec.nodeName).toBeUndefined();
+    expect(pending?.status.conditions?.find((c) => c.type === 'PodScheduled')).toMatchObject({
+      status: 'False',
+      message: "0/5 nodes are available: 2 node(s) didn't match Pod's node affinity/selector, 3 node(s) didn't match pod anti-affinity rules.",
+    });
   });
 
   it('the same file and seed give the same report', async () => {

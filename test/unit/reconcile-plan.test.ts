@@ -96,6 +96,7 @@ describe('the registry', () => {
     expect(clusterRules.map((r) => `${r.kind}:${r.name}`)).toEqual([
       'act:Admission',
       'act:Paused',
+      'act:MetaInfo',
       'act:Discovery',
       'act:PdTlsSecret',
       'act:PdServices',

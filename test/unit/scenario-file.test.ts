@@ -227,3 +227,54 @@ describe('the project scenario files all parse', () => {
     expect(result.scenario.timeline.length).toBeGreaterThan(0);
   });
 });
+
+describe('sim.nodes as node pools', () => {
+  const POOLS = `sim:
+  nodes:
+    - {name: general, count: 2}
+    - {name: tikv, count: 3, labels: {dedicated: tikv}, taints: [{key: dedicated, value: tikv, effect: NoSchedule}], zones: [us-west-2a, us-west-2b]}
+`;
+
+  it('a list of pools is read with its labels, taints and zones, and nodes counts them all', () => {
+    // Act
+    const scenario = parsed(HEAD + POOLS);
+
+    // Assess
+    expect(scenario.sim.nodes).toBe(5);
+    expect(scenario.sim.nodePools).toEqual([
+      { name: 'general', count: 2 },
+      { name: 'tikv', count: 3, labels: { dedicated: 'tikv' }, taints: [{ key: 'dedicated', value: 'tikv', effect: 'NoSchedule' }], zones: ['us-west-2a', 'us-west-2b'] },
+    ]);
+  });
+
+  it.each([
+    { name: 'a node of a pool', node: 'tikv-2', ok: true },
+    { name: 'node-0, which a pool world does not have', node: 'node-0', ok: false },
+    { name: 'a node past a pool\'s count', node: 'general-2', ok: false },
+  ])('a timeline naming $name is checked against the pools', ({ node, ok }) => {
+    // Act
+    const result = parseScenario(POOLS + withTimeline(`fault: {kind: node-down, node: ${node}}`), 's.yaml');
+
+    // Assess
+    expect(result).toMatchObject(ok ? { ok: true } : { ok: false, error: `s.yaml:12: timeline[0].fault.node: unknown node "${node}" (the world's node pools have general-0..general-1, tikv-0..tikv-2; sim.nodes sets them)` });
+  });
+
+  it.each<{ name: string; sim: string; error: string }>([
+    { name: 'an empty list', sim: 'sim: {nodes: []}\n', error: 's.yaml:7: sim.nodes: a list of node pools must have at least one pool' },
+    { name: 'neither a count nor a list', sim: 'sim: {nodes: three}\n', error: 's.yaml:7: sim.nodes: expected a node count (1..100) or a list of node pools {name, count, labels, taints, zones}, got the string \"three\"' },
+    { name: 'a pool without a count', sim: 'sim: {nodes: [{name: a}]}\n', error: 's.yaml:7: sim.nodes[0].count: required field is missing' },
+    { name: 'a pool with a bad name', sim: 'sim: {nodes: [{name: Big_Pool, count: 1}]}\n', error: 's.yaml:7: sim.nodes[0].name: "Big_Pool" is not a valid pool name (lowercase letters, digits and "-", starting and ending with a letter or digit, at most 50 characters)' },
+    { name: 'two pools of one name', sim: 'sim: {nodes: [{name: a, count: 1}, {name: a, count: 2}]}\n', error: 's.yaml:7: sim.nodes[1].name: duplicate pool name "a"' },
+    { name: 'an unknown pool field', sim: 'sim: {nodes: [{name: a, count: 1, size: large}]}\n', error: 's.yaml:7: sim.nodes[0].size: unknown field (expected one of: name, count, labels, taints, zones)' },
+    { name: 'a taint with an unknown effect', sim: 'sim: {nodes: [{name: a, count: 1, taints: [{key: k, effect: NoRun}]}]}\n', error: 's.yaml:7: sim.nodes[0].taints[0].effect: unknown taint effect "NoRun" (expected one of: NoSchedule, PreferNoSchedule, NoExecute)' },
+    { name: 'a label value that is a number', sim: 'sim: {nodes: [{name: a, count: 1, labels: {tier: 1}}]}\n', error: 's.yaml:7: sim.nodes[0].labels.tier: expected a string (quote numbers and booleans), got number 1' },
+    { name: 'an empty zone list', sim: 'sim: {nodes: [{name: a, count: 1, zones: []}]}\n', error: 's.yaml:7: sim.nodes[0].zones: must name at least one zone (leave it out for zone-a/b/c)' },
+    { name: 'more nodes in all than the world may have', sim: 'sim: {nodes: [{name: a, count: 60}, {name: b, count: 41}]}\n', error: 's.yaml:7: sim.nodes: 101 nodes in all is out of range (at most 100)' },
+  ])('$name is rejected naming the field', ({ sim, error }) => {
+    // Act
+    const result = parseScenario(HEAD + sim, 's.yaml');
+
+    // Assess
+    expect(result).toMatchObject({ ok: false, error });
+  });
+});

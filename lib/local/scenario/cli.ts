@@ -57,6 +57,7 @@ File (YAML; full format in docs/SCENARIOS.md):
     sweepInterval: DURATION     default ${formatSpan(c.sweepIntervalMs)}
   sim:                          simulated world
     nodes: N                    default ${s.nodes} (1..${MAX_NODES}): node-0..node-N-1
+      | [{name, count, labels, taints: [{key, value, effect}], zones: [Z]}]   node pools: <name>-<i>
     podStartup: DURATION        default ${formatSpan(s.podStartupMs)}
     storeRemoval: DURATION      default ${formatSpan(s.storeRemovalMs)}
     leaderEviction: DURATION    default ${formatSpan(s.leaderEvictionMs)}

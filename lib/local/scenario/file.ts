@@ -10,6 +10,7 @@ import { isAlias, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument } f
 
 import { DEFAULT_SEED } from './defaults.js';
 import { buildNameRules } from './names.js';
+import { nodeNames } from '../../sim/nodes.js';
 import type { FieldPath } from './reader.js';
 import { expectMapping, FieldError, formatPath, readInteger, readString, rejectUnknownFields, required } from './reader.js';
 import { readObjects } from './objects.js';
@@ -69,7 +70,7 @@ function readScenario(raw: unknown, fileName: string, lineOf: (path: FieldPath) 
   const sim = readSim(root['sim']);
   const cluster = readCluster(required(root, 'cluster', []));
   const objects = readObjects(root['objects'], cluster.metadata.namespace);
-  const timeline = readTimeline(root['timeline'], buildNameRules(cluster, root['timeline'], sim.nodes), lineOf);
+  const timeline = readTimeline(root['timeline'], buildNameRules(cluster, root['timeline'], sim.nodes, sim.nodePools ? nodeNames(sim.nodePools) : undefined), lineOf);
   return { fileName, name, description, seed, config, sim, cluster, objects, timeline };
 }
 

@@ -4,7 +4,7 @@
  * the most pods that component can reach: the largest `replicas` the spec or any patch sets, plus
  * the largest `maxFailoverCount` they set (a section without one counts as 3, TiDB Operator's
  * default; TiCDC and Pump have no failover, so 0), because failover adds ordinals past `replicas`.
- * Nodes are `node-0` … `node-<sim.nodes − 1>`.
+ * Nodes are `node-0` … `node-<sim.nodes − 1>`, or `<pool>-<i>` when `sim.nodes` lists node pools.
  */
 import { DEFAULT_MAX_FAILOVER_COUNT } from './defaults.js';
 import type { FieldPath } from './reader.js';
@@ -20,13 +20,15 @@ export type NameRules = {
   readonly clusterName: string;
   readonly components: ReadonlyMap<Component, ComponentLimit>;
   readonly nodes: number;
+  /** The node names when the world has node pools (else `node-0..node-(nodes-1)`). */
+  readonly nodeNames?: readonly string[];
 };
 
 /**
  * The rules for `cluster` in a world of `nodes` nodes, taking into account every patch in
  * `rawTimeline` (the timeline as YAML gave it; entries that are not patches are ignored).
  */
-export function buildNameRules(cluster: TidbClusterManifest, rawTimeline: unknown, nodes: number): NameRules {
+export function buildNameRules(cluster: TidbClusterManifest, rawTimeline: unknown, nodes: number, nodeNames?: readonly string[]): NameRules {
   const specs = [cluster.spec, ...patchedSpecs(rawTimeline)];
   const components = new Map<Component, ComponentLimit>();
   for (const component of COMPONENTS) {
@@ -38,7 +40,7 @@ export function buildNameRules(cluster: TidbClusterManifest, rawTimeline: unknow
       maxFailoverCount: Math.max(...sections.map((s) => wholeNumber(s['maxFailoverCount']) ?? defaultFailover)),
     });
   }
-  return { clusterName: cluster.metadata.name, components, nodes };
+  return { clusterName: cluster.metadata.name, components, nodes, ...(nodeNames ? { nodeNames } : {}) };
 }
 
 /** Whether the cluster has `component` at some point of the timeline. */
@@ -70,6 +72,7 @@ export function readPod(value: unknown, path: FieldPath, rules: NameRules, compo
 
 /** `value` as the name of one of the world's nodes. */
 export function readNode(value: unknown, path: FieldPath, rules: NameRules): string {
+  if (rules.nodeNames) return readPoolNode(value, path, rules.nodeNames);
   const known = rules.nodes === 1 ? 'node-0' : `node-0..node-${rules.nodes - 1}`;
   if (typeof value !== 'string') throw new FieldError(path, `expected a node name such as node-0, got ${describeValue(value)}`);
   const m = /^node-(0|[1-9][0-9]*)$/.exec(value);
@@ -77,6 +80,22 @@ export function readNode(value: unknown, path: FieldPath, rules: NameRules): str
     throw new FieldError(path, `unknown node "${value}" (the world has ${known}; sim.nodes sets how many)`);
   }
   return value;
+}
+
+function readPoolNode(value: unknown, path: FieldPath, names: readonly string[]): string {
+  if (typeof value === 'string' && names.includes(value)) return value;
+  const shown = typeof value === 'string' ? `unknown node "${value}"` : `expected a node name such as ${names[0] ?? ''}, got ${describeValue(value)}`;
+  throw new FieldError(path, `${shown} (the world's node pools have ${poolRanges(names)}; sim.nodes sets them)`);
+}
+
+/** `a-0..a-2, b-0` for the names of pools a (3 nodes) and b (1). */
+function poolRanges(names: readonly string[]): string {
+  const pools = new Map<string, number>();
+  for (const n of names) {
+    const pool = n.slice(0, n.lastIndexOf('-'));
+    pools.set(pool, (pools.get(pool) ?? 0) + 1);
+  }
+  return [...pools].map(([pool, count]) => (count === 1 ? `${pool}-0` : `${pool}-0..${pool}-${count - 1}`)).join(', ');
 }
 
 function splitPodName(pod: string, tc: string): { component: Component; ordinal: number } | undefined {

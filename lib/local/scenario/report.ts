@@ -125,6 +125,14 @@ export function objectKey(kind: string, namespace: string | undefined, name: str
   return namespace === undefined || namespace === '' ? `${kind}/${name}` : `${kind}/${namespace}/${name}`;
 }
 
+/**
+ * Whether `pv` belongs in `final.objects` of a cluster in `namespace`: its claimRef names a claim
+ * of that namespace (Bound, or Released after its claim was deleted).
+ */
+export function isVolumeOfNamespace(pv: { spec?: { claimRef?: { namespace?: string } } }, namespace: string): boolean {
+  return pv.spec?.claimRef?.namespace === namespace;
+}
+
 /** The report as the file or stdout gets it: two-space indented JSON and a final newline. */
 export function reportToJson(report: ScenarioReport): string {
   return `${JSON.stringify(report, null, 2)}\n`;

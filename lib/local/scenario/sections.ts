@@ -4,7 +4,8 @@
  * default from `defaults.ts`; an unknown setting is an error, so a typo never silently runs with a
  * default.
  */
-import { DEFAULT_CONFIG, DEFAULT_NAMESPACE, DEFAULT_SIM, MAX_NODES, TIDB_CLUSTER_API_VERSION } from './defaults.js';
+import { DEFAULT_CONFIG, DEFAULT_NAMESPACE, DEFAULT_SIM, TIDB_CLUSTER_API_VERSION } from './defaults.js';
+import { readNodes } from './node-pools.js';
 import type { FieldPath, Mapping } from './reader.js';
 import {
   describeValue,
@@ -12,7 +13,6 @@ import {
   FieldError,
   readBoolean,
   readDuration,
-  readInteger,
   readJsonObject,
   rejectUnknownFields,
   required,
@@ -51,14 +51,14 @@ export function readConfig(raw: unknown): ScenarioConfig {
   };
 }
 
-/** Reads `sim:`; missing or empty means every default. `nodes` is 1 to `MAX_NODES`; durations may be 0. */
+/** Reads `sim:`; missing or empty means every default. `nodes` is 1 to `MAX_NODES`, or node pools (see `node-pools.ts`); durations may be 0. */
 export function readSim(raw: unknown): SimSettings {
   const map = section(raw, 'sim');
   rejectUnknownFields(map, ['sim'], SIM_FIELDS);
   const d = DEFAULT_SIM;
   const duration = (key: string, fallback: number): number => (key in map ? readDuration(map[key], ['sim', key]) : fallback);
   return {
-    nodes: 'nodes' in map ? readInteger(map['nodes'], ['sim', 'nodes'], 1, MAX_NODES) : d.nodes,
+    ...('nodes' in map ? readNodes(map['nodes'], ['sim', 'nodes']) : { nodes: d.nodes }),
     podStartupMs: duration('podStartup', d.podStartupMs),
     storeRemovalMs: duration('storeRemoval', d.storeRemovalMs),
     leaderEvictionMs: duration('leaderEviction', d.leaderEvictionMs),

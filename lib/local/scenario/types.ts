@@ -62,11 +62,23 @@ export type ScenarioConfig = {
  * them on as they are.
  */
 export type SimSettings = {
+  /** How many nodes in all (the count form, or the pools' counts added up). */
   readonly nodes: number;
+  /** The node pools, when `sim.nodes` is given as a list. */
+  readonly nodePools?: readonly NodePoolSetting[];
   readonly podStartupMs: number;
   readonly storeRemovalMs: number;
   readonly leaderEvictionMs: number;
   readonly maxStoreDownTimeMs: number;
+};
+
+/** One node pool of `sim.nodes` (list form): nodes `<name>-0..<name>-(count-1)`. */
+export type NodePoolSetting = {
+  readonly name: string;
+  readonly count: number;
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly taints?: readonly { readonly key: string; readonly value?: string; readonly effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute' }[];
+  readonly zones?: readonly string[];
 };
 
 /** The TidbCluster applied at t=0: `apiVersion`, `kind` and `metadata.namespace` always set. */

@@ -4,24 +4,25 @@
  * controllers. The garbage collector is separate (gc.ts) so a world can run without it.
  */
 import { Kubelet } from '../kubelet.js';
-import { createNodes } from '../nodes.js';
+import { type NodesSpec, createNodes } from '../nodes.js';
 import type { ContainerRuntime } from '../runtime.js';
 import type { ObjectStore } from '../store.js';
 import type { ErrorSink } from './base.js';
 import { DeploymentController } from './deployment.js';
 import { EndpointsController } from './endpoints.js';
 import { StatefulSetController } from './statefulset.js';
-import { type StorageClassSim, VolumeController } from './volumes.js';
+import { type StorageClassSim, createStorageClasses } from '../storage-classes.js';
+import { VolumeController } from './volumes.js';
 
 /** Options of the simulated controllers; each has a documented default. */
 export type SimControllersOptions = {
   /** From volumes ready to containers started (default 5000 ms). */
   podStartupMs?: number;
-  /** Nodes node-0..node-N-1 to create on start (default 3). */
-  nodes?: number;
+  /** Nodes to create on start: a count (node-0..node-N-1) or node pools (default 3). */
+  nodes?: NodesSpec;
   /** Processes behind container images (default: none; every container is ready at once). */
   runtimes?: ContainerRuntime[];
-  /** Storage classes by name (default: every class reclaims Delete and binds WaitForFirstConsumer). */
+  /** StorageClasses to create besides (or instead of) EKS's gp2 (default) and gp3, both Delete and WaitForFirstConsumer. */
   storageClasses?: Record<string, StorageClassSim>;
   /** Where unexpected controller failures go (default: rethrown from the clock's timer). */
   onError?: ErrorSink;
@@ -34,7 +35,8 @@ export class SimControllers {
   readonly deployments: DeploymentController;
   readonly endpoints: EndpointsController;
   readonly volumes: VolumeController;
-  private readonly nodeCount: number;
+  private readonly nodeCount: NodesSpec;
+  private readonly storageClasses: Record<string, StorageClassSim>;
 
   constructor(
     private readonly store: ObjectStore,
@@ -45,12 +47,14 @@ export class SimControllers {
     this.statefulSets = new StatefulSetController(store, opts.onError);
     this.deployments = new DeploymentController(store, opts.onError);
     this.endpoints = new EndpointsController(store, opts.onError);
-    this.volumes = new VolumeController(store, { storageClasses: opts.storageClasses, onError: opts.onError });
+    this.volumes = new VolumeController(store, { onError: opts.onError });
+    this.storageClasses = opts.storageClasses ?? {};
   }
 
-  /** Creates the missing nodes and starts every controller. */
+  /** Creates the missing nodes and storage classes and starts every controller. */
   start(): void {
     createNodes(this.store, this.nodeCount);
+    createStorageClasses(this.store, this.storageClasses);
     this.volumes.start();
     this.statefulSets.start();
     this.deployments.start();

@@ -1,63 +1,62 @@
 /**
  * Storage, as the PV controller, a CSI provisioner (EBS-like) and the PVC protection controller
- * together behave: a Pending claim gets a volume `pvc-<claim uid>` (capacity, access modes, class,
- * claimRef, reclaim policy from its storage class, Delete by default) and both become Bound; under
- * WaitForFirstConsumer (the EKS default classes' mode, and the default here) provisioning waits for
- * the scheduler's `volume.kubernetes.io/selected-node` and pins the volume to that node's zone. A
- * deleted claim's volume is deleted (Delete) or Released (Retain). Every claim carries the
- * `kubernetes.io/pvc-protection` finalizer, removed only once no scheduled, unfinished pod mounts
- * it, so a claim deleted under a running pod stays Terminating.
+ * together behave. A Pending claim binds an existing volume when one fits (named by its
+ * `spec.volumeName`, pre-bound to it by the volume's `claimRef`, or Available with its class, access
+ * modes and size); otherwise its StorageClass (a stored object: EKS's gp2/gp3 by default) provisions
+ * a volume `pvc-<claim uid>` with the class's reclaim policy. A class that does not exist leaves the
+ * claim Pending with a `ProvisioningFailed` Warning Event, as the real controller. Under
+ * WaitForFirstConsumer provisioning waits for the scheduler's `volume.kubernetes.io/selected-node`
+ * and pins the volume to that node's zone. A deleted claim's volume is deleted (Delete) or left
+ * Released with its data (Retain); an admin who removes a Released volume's `claimRef` makes it
+ * Available again, to be bound by a new claim. Every claim carries the `kubernetes.io/pvc-protection`
+ * finalizer, removed only once no scheduled, unfinished pod mounts it.
  *
- * Differences from a real cluster: the finalizer is added just after create (the real admission
- * plugin adds it in the create itself), and an unknown storage class is provisioned with the
- * defaults instead of leaving the claim Pending.
+ * Difference from a real cluster: the finalizer is added just after create (the real admission
+ * plugin adds it in the create itself).
  */
 import { type KubeObject, jsonEqual } from '../object.js';
 import { SELECTED_NODE_ANNOTATION, podClaimNames } from '../kubelet-scheduler.js';
 import { ZONE_LABEL } from '../nodes.js';
+import { EBS_PROVISIONER, type ResolvedClass, type StorageClassSim, resolveClass } from '../storage-classes.js';
 import type { ObjectStore, StoreEvent } from '../store.js';
 import { type ErrorSink, LevelController, type SyncResult, keyOf, splitKey } from './base.js';
+import { claimEvent, findVolumeFor, isReleasedFrom } from './volume-binding.js';
+
+export type { StorageClassSim } from '../storage-classes.js';
 
 /** The finalizer that keeps a claim while a pod uses it. */
 export const PVC_PROTECTION_FINALIZER = 'kubernetes.io/pvc-protection';
 
-/** How a storage class provisions. */
-export type StorageClassSim = { reclaimPolicy?: 'Delete' | 'Retain'; volumeBindingMode?: 'Immediate' | 'WaitForFirstConsumer' };
-
 /** Options of the volume controllers. */
 export type VolumeOptions = {
-  /** Classes by name; a claim without a class uses `defaultClass`. */
-  storageClasses?: Record<string, StorageClassSim>;
-  /** The default class's name (default `gp2`, as EKS). */
-  defaultClass?: string;
   /** How long provisioning a volume takes (default 0). */
   provisionMs?: number;
   onError?: ErrorSink;
 };
 
-const PROVISIONER = 'ebs.csi.aws.com';
+/** Prefix of the keys of volume syncs (claims are keyed `namespace/name`). */
+const VOLUME_KEY = 'pv:';
 
 /** Provisions, binds, reclaims and protects volumes on the store's clock. */
 export class VolumeController {
   private readonly loop: LevelController;
-  private readonly classes: Record<string, StorageClassSim>;
-  private readonly defaultClass: string;
   private readonly provisionMs: number;
   /** When provisioning of a claim (by uid) started, so `provisionMs` is waited once. */
   private readonly provisioningSince = new Map<string, number>();
+  /** Claim uid + reason of the Events already recorded (the real recorder aggregates repeats). */
+  private readonly recorded = new Set<string>();
 
   constructor(
     private readonly store: ObjectStore,
     opts: VolumeOptions = {},
   ) {
-    this.defaultClass = opts.defaultClass ?? 'gp2';
-    this.classes = opts.storageClasses ?? {};
     this.provisionMs = opts.provisionMs ?? 0;
-    const spec = { name: 'volumes', keysFor: (ev: StoreEvent) => this.keysFor(ev), sync: (key: string) => this.sync(key), initialKeys: () => store.list('PersistentVolumeClaim').map(keyOf) };
+    const initialKeys = (): string[] => [...store.list('PersistentVolumeClaim').map(keyOf), ...store.list('PersistentVolume').map((pv) => VOLUME_KEY + (pv.metadata.name ?? ''))];
+    const spec = { name: 'volumes', keysFor: (ev: StoreEvent) => this.keysFor(ev), sync: (key: string) => this.sync(key), initialKeys };
     this.loop = new LevelController(store, spec, opts.onError);
   }
 
-  /** Starts watching claims, volumes and pods. */
+  /** Starts watching claims, volumes, classes and pods. */
   start(): void {
     this.loop.start();
   }
@@ -71,18 +70,18 @@ export class VolumeController {
     const obj = ev.object;
     if (ev.kind === 'PersistentVolumeClaim') return [keyOf(obj)];
     if (ev.kind === 'Pod') return podClaimNames(obj).map((c) => `${obj.metadata.namespace ?? ''}/${c}`);
+    // A class created (or changed) later lets the claims waiting for it provision.
+    if (ev.kind === 'StorageClass') return this.store.list('PersistentVolumeClaim', undefined, (c) => c.status?.phase !== 'Bound').map(keyOf);
     if (ev.kind !== 'PersistentVolume') return [];
     const ref = obj.spec?.claimRef as { namespace?: string; name?: string } | undefined;
-    return ref?.name ? [`${ref.namespace ?? ''}/${ref.name}`] : [];
-  }
-
-  private classOf(claim: KubeObject): Required<StorageClassSim> & { name: string } {
-    const name = typeof claim.spec?.storageClassName === 'string' ? claim.spec.storageClassName : this.defaultClass;
-    const sc = this.classes[name] ?? {};
-    return { name, reclaimPolicy: sc.reclaimPolicy ?? 'Delete', volumeBindingMode: sc.volumeBindingMode ?? 'WaitForFirstConsumer' };
+    const volumeKey = VOLUME_KEY + (obj.metadata.name ?? '');
+    // A volume made Available may be what a Pending claim was waiting for.
+    const waiting = ref?.name ? [] : this.store.list('PersistentVolumeClaim', undefined, (c) => c.status?.phase !== 'Bound').map(keyOf);
+    return ref?.name ? [`${ref.namespace ?? ''}/${ref.name}`, volumeKey] : [volumeKey, ...waiting];
   }
 
   private sync(key: string): SyncResult {
+    if (key.startsWith(VOLUME_KEY)) return this.syncVolume(key.slice(VOLUME_KEY.length));
     const { namespace, name } = splitKey(key);
     const claim = this.store.get('PersistentVolumeClaim', namespace, name);
     this.reclaimReleased(namespace, name, claim?.metadata.uid);
@@ -96,10 +95,16 @@ export class VolumeController {
     return this.bind(claim);
   }
 
+  /** A volume without a claimRef (new, or an admin cleared a Released one's) is Available. */
+  private syncVolume(name: string): void {
+    const pv = this.store.get('PersistentVolume', undefined, name);
+    if (!pv || pv.metadata.deletionTimestamp || pv.spec?.claimRef || pv.status?.phase === 'Available') return;
+    this.store.update('PersistentVolume', { ...pv, status: { ...(pv.status ?? {}), phase: 'Available' } }, { subresource: 'status' });
+  }
+
   /** Volumes whose claim is gone (or replaced by a new claim of the same name) are reclaimed. */
   private reclaimReleased(namespace: string, name: string, liveUid: string | undefined): void {
-    const mine = (pv: KubeObject): boolean => pv.spec?.claimRef?.namespace === namespace && pv.spec?.claimRef?.name === name && pv.spec?.claimRef?.uid !== liveUid;
-    for (const pv of this.store.list('PersistentVolume', undefined, mine)) {
+    for (const pv of this.store.list('PersistentVolume', undefined, (v) => isReleasedFrom(v, namespace, name, liveUid))) {
       if (pv.metadata.deletionTimestamp) continue;
       if (pv.spec?.persistentVolumeReclaimPolicy === 'Delete') this.store.delete('PersistentVolume', undefined, pv.metadata.name ?? '');
       else if (pv.status?.phase !== 'Released') this.store.update('PersistentVolume', { ...pv, status: { ...(pv.status ?? {}), phase: 'Released' } }, { subresource: 'status' });
@@ -117,12 +122,22 @@ export class VolumeController {
 
   private bind(claim: KubeObject): SyncResult {
     if (claim.status?.phase === 'Bound') return;
-    const volumeName = claim.spec?.volumeName as string | undefined;
-    const existing = volumeName ? this.store.get('PersistentVolume', undefined, volumeName) : undefined;
-    if (existing) return this.markBound(claim, existing);
-    const sc = this.classOf(claim);
+    const className = typeof claim.spec?.storageClassName === 'string' ? claim.spec.storageClassName : '';
+    const sc = className === '' ? undefined : resolveClass(this.store.get('StorageClass', undefined, className));
     const selectedNode = claim.metadata.annotations?.[SELECTED_NODE_ANNOTATION];
-    if (sc.volumeBindingMode === 'WaitForFirstConsumer' && !selectedNode) return this.markPending(claim);
+    const node = selectedNode ? this.store.get('Node', undefined, selectedNode) : undefined;
+    const delayed = sc?.volumeBindingMode === 'WaitForFirstConsumer';
+    const found = findVolumeFor(claim, this.store.list('PersistentVolume'), delayed, node);
+    if (found.pv) return this.bindExisting(claim, found.pv);
+    if (found.conflict) return this.pending(claim, 'FailedBinding', found.conflict);
+    // A claim naming a volume, or no class, is bound statically or not at all.
+    if (claim.spec?.volumeName || className === '') return this.pending(claim);
+    if (!sc) return this.pending(claim, 'ProvisioningFailed', `storageclass.storage.k8s.io "${className}" not found`);
+    if (delayed && !selectedNode) return this.pending(claim);
+    return this.provisionFor(claim, sc, selectedNode);
+  }
+
+  private provisionFor(claim: KubeObject, sc: ResolvedClass, selectedNode: string | undefined): SyncResult {
     const uid = claim.metadata.uid ?? '';
     const now = this.store.clock.nowMs();
     const since = this.provisioningSince.get(uid) ?? now;
@@ -132,13 +147,34 @@ export class VolumeController {
     this.provisioningSince.delete(uid);
     const withVolume = this.store.update('PersistentVolumeClaim', {
       ...claim,
-      metadata: { ...claim.metadata, annotations: { ...(claim.metadata.annotations ?? {}), 'pv.kubernetes.io/bind-completed': 'yes', 'pv.kubernetes.io/bound-by-controller': 'yes', 'volume.kubernetes.io/storage-provisioner': PROVISIONER } },
-      spec: { ...claim.spec, volumeName: pv.metadata.name, storageClassName: sc.name },
+      metadata: { ...claim.metadata, annotations: { ...(claim.metadata.annotations ?? {}), 'pv.kubernetes.io/bind-completed': 'yes', 'pv.kubernetes.io/bound-by-controller': 'yes', 'volume.kubernetes.io/storage-provisioner': EBS_PROVISIONER } },
+      spec: { ...claim.spec, volumeName: pv.metadata.name },
     });
     return this.markBound(withVolume, pv);
   }
 
-  private markPending(claim: KubeObject): void {
+  /** Binds `claim` to an existing volume: the volume's claimRef gets the claim's uid, both go Bound. */
+  private bindExisting(claim: KubeObject, pv: KubeObject): void {
+    const claimRef = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: claim.metadata.namespace, name: claim.metadata.name, uid: claim.metadata.uid, resourceVersion: claim.metadata.resourceVersion };
+    let volume = pv;
+    if (pv.spec?.claimRef?.uid !== claim.metadata.uid) {
+      volume = this.store.update('PersistentVolume', { ...pv, spec: { ...pv.spec, claimRef } });
+    }
+    if (volume.status?.phase !== 'Bound') volume = this.store.update('PersistentVolume', { ...volume, status: { ...(volume.status ?? {}), phase: 'Bound' } }, { subresource: 'status' });
+    const byController: Record<string, string> = claim.spec?.volumeName ? {} : { 'pv.kubernetes.io/bound-by-controller': 'yes' };
+    const annotations = { ...(claim.metadata.annotations ?? {}), 'pv.kubernetes.io/bind-completed': 'yes', ...byController };
+    const withVolume = this.store.update('PersistentVolumeClaim', { ...claim, metadata: { ...claim.metadata, annotations }, spec: { ...claim.spec, volumeName: volume.metadata.name } });
+    this.markBound(withVolume, volume);
+  }
+
+  /** Leaves `claim` Pending, recording the Warning Event once per claim and reason. */
+  private pending(claim: KubeObject, reason?: string, message?: string): void {
+    const id = `${claim.metadata.uid ?? ''}/${reason ?? ''}`;
+    if (reason && message && !this.recorded.has(id)) {
+      this.recorded.add(id);
+      const suffix = `${(claim.metadata.uid ?? '').slice(0, 8)}${reason === 'FailedBinding' ? 'b' : 'p'}`;
+      if (!this.store.get('Event', claim.metadata.namespace, `${claim.metadata.name ?? ''}.${suffix}`)) this.store.create('Event', claimEvent(claim, reason, message, this.store.clock.nowMs(), suffix));
+    }
     if (claim.status?.phase === 'Pending') return;
     this.store.update('PersistentVolumeClaim', { ...claim, status: { ...(claim.status ?? {}), phase: 'Pending' } }, { subresource: 'status' });
   }
@@ -150,13 +186,13 @@ export class VolumeController {
   }
 
   /** The volume for `claim`, pinned to the selected node's zone when there is one. */
-  private provision(claim: KubeObject, sc: Required<StorageClassSim> & { name: string }, selectedNode: string | undefined): KubeObject {
+  private provision(claim: KubeObject, sc: ResolvedClass, selectedNode: string | undefined): KubeObject {
     const node = selectedNode ? this.store.get('Node', undefined, selectedNode) : undefined;
     const zone = node?.metadata.labels?.[ZONE_LABEL];
     const nodeAffinity = zone ? { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE_LABEL, operator: 'In', values: [zone] }] }] } } : undefined;
     const uid = claim.metadata.uid ?? '';
     const pv: KubeObject = {
-      metadata: { name: `pvc-${uid}`, annotations: { 'pv.kubernetes.io/provisioned-by': PROVISIONER } },
+      metadata: { name: `pvc-${uid}`, annotations: { 'pv.kubernetes.io/provisioned-by': EBS_PROVISIONER } },
       spec: {
         capacity: { storage: claim.spec?.resources?.requests?.storage ?? '1Gi' },
         accessModes: claim.spec?.accessModes ?? ['ReadWriteOnce'],
@@ -164,7 +200,7 @@ export class VolumeController {
         persistentVolumeReclaimPolicy: sc.reclaimPolicy,
         storageClassName: sc.name,
         volumeMode: claim.spec?.volumeMode ?? 'Filesystem',
-        csi: { driver: PROVISIONER, volumeHandle: `vol-${uid.replace(/-/g, '').slice(0, 17)}`, fsType: 'ext4' },
+        csi: { driver: EBS_PROVISIONER, volumeHandle: `vol-${uid.replace(/-/g, '').slice(0, 17)}`, fsType: 'ext4' },
         ...(nodeAffinity ? { nodeAffinity } : {}),
       },
       status: { phase: 'Bound' },

@@ -17,6 +17,7 @@ import type { ObjectStore, StoreEvent } from '../store.js';
 import type { TidbSimKnobs } from './knobs.js';
 import type { ClusterRegistry, ClusterState } from './registry.js';
 import { UpgradeWatch } from './invariant-upgrades.js';
+import { dataUidOfClaim } from './pod-info.js';
 
 /** One violation. */
 export type Violation = { atMs: number; message: string };
@@ -102,7 +103,7 @@ export class InvariantMonitor {
 
   private checkPvcDeletion(pvc: KubeObject): void {
     for (const c of this.deps.clusters.all()) {
-      const store = c.pd.stores.byData(pvc.metadata.uid ?? '');
+      const store = c.pd.stores.byData(dataUidOfClaim(this.deps.store, pvc));
       if (!store || store.meta === 'Tombstone') continue;
       const state = c.pd.stores.stateName(store);
       this.violate('pvc-deleted-only-after-tombstone', `PVC ${pvc.metadata.namespace ?? ''}/${pvc.metadata.name ?? ''} deleted while store ${store.id} (${store.address}) was ${state}`);

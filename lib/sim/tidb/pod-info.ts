@@ -121,7 +121,16 @@ function dataVolume(store: ObjectStore, pod: KubeObject, container: Container, c
   const claimName = volume?.persistentVolumeClaim?.claimName;
   const claim = claimName ? store.get('PersistentVolumeClaim', pod.metadata.namespace, claimName) : undefined;
   if (!claim) return { uid: `pod:${pod.metadata.uid ?? ''}`, bytes: 100 * 2 ** 30 };
-  return { uid: claim.metadata.uid ?? '', claimName, bytes: quantityBytes(claim.spec?.resources?.requests?.storage) };
+  return { uid: dataUidOfClaim(store, claim), claimName, bytes: quantityBytes(claim.spec?.resources?.requests?.storage) };
+}
+
+/**
+ * Where a claim's data lives: its bound volume's uid (a retained volume bound to a new claim brings
+ * its data along), or the claim's own uid while it has no volume.
+ */
+export function dataUidOfClaim(store: ObjectStore, claim: KubeObject): string {
+  const pv = typeof claim.spec?.volumeName === 'string' ? store.get('PersistentVolume', undefined, claim.spec.volumeName) : undefined;
+  return pv?.metadata.uid ?? claim.metadata.uid ?? '';
 }
 
 /** `10Gi` → bytes (binary and decimal suffixes); 100 GiB when absent or unreadable. */

@@ -67,9 +67,10 @@ export class TidbSimulation {
     const faults = new TidbFaults({ kubelet: world.controllers.kubelet, server: world.server, clusters, clock: world.clock, rng: this.rng.fork() });
     const invariants = new InvariantMonitor({ store: world.store, clusters, clock: world.clock, knobs: this.knobs, isFaulted: (pod) => faults.isFaulted(pod) });
     invariants.start();
-    // A deleted claim takes its volume with it: the member or store on it has lost its data.
+    // A deleted volume (or an unbound claim) takes its data with it: the member or store on it has
+    // lost its data. A Released volume that is retained keeps it.
     const unsubscribe = world.store.subscribe((ev) => {
-      if (ev.kind !== 'PersistentVolumeClaim' || ev.type !== 'DELETED') return;
+      if ((ev.kind !== 'PersistentVolumeClaim' && ev.kind !== 'PersistentVolume') || ev.type !== 'DELETED') return;
       for (const c of clusters.all()) {
         c.pd.members.dataDeleted(ev.object.metadata.uid ?? '');
         c.pd.stores.dataDeleted(ev.object.metadata.uid ?? '');

@@ -58,6 +58,14 @@ export class FakeKube implements KubePort {
     return found;
   }
 
+  async listPersistentVolumes() {
+    return { items: [], resourceVersion: '1' };
+  }
+
+  async getPersistentVolume(name: string): Promise<KubeObject> {
+    throw new NotFoundError(`persistentvolumes "${name}" not found`);
+  }
+
   async listTidbClusters(page: PageRequest): Promise<TidbClusterPage> {
     this.pages.push(page);
     const start = Number(page.continue ?? '0');

@@ -121,7 +121,7 @@ describe('PD actions are idempotent or verified', () => {
 describe('Kubernetes writes carry a precondition or are refused', () => {
   it.each([
     { name: 'a JSON patch is refused, naming patchType', action: { kind: 'patch', ref: { kind: 'Pod', namespace: 'demo', name: 'p' }, patchType: 'json', patch: [], resourceVersion: '5' }, field: 'patchType' },
-    { name: 'a PersistentVolume patch is refused, naming kind', action: { kind: 'patch', ref: { kind: 'PersistentVolume', namespace: 'demo', name: 'pv' }, patchType: 'merge', patch: {}, resourceVersion: '5' }, field: 'kind' },
+    { name: 'a PersistentVolume delete is refused, naming kind (volumes are only patched)', action: { kind: 'delete', ref: { kind: 'PersistentVolume', namespace: 'demo', name: 'pv' }, uid: 'u' }, field: 'kind' },
     { name: 'a create whose object is another kind than its ref is refused, naming kind', action: { kind: 'create', ref: { kind: 'Service', namespace: 'demo', name: 's' }, object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 's' } } }, field: 'kind' },
     { name: 'a create whose object is another name than its ref is refused, naming metadata.name', action: { kind: 'create', ref: { kind: 'Service', namespace: 'demo', name: 's' }, object: { apiVersion: 'v1', kind: 'Service', metadata: { name: 't' } } }, field: 'metadata.name' },
   ] as const)('$name', async ({ action, field }) => {
