@@ -59,6 +59,7 @@ function fault(stack: SimStack, f: Fault): VerbResult {
   const faults = stack.sim.faults;
   switch (f.kind) {
     case 'pod-down':
+      if (!stack.world.store.get('Pod', namespace, f.pod)) return { ok: false, error: `pod ${namespace}/${f.pod} does not exist` };
       faults.podDown(namespace, f.pod);
       return OK;
     case 'pod-deleted':

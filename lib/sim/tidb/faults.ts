@@ -15,6 +15,7 @@ import type { Rng } from './rng.js';
 /** The kubelet's fault hooks. */
 export type KubeletFaultHooks = {
   setProcessDown(namespace: string, pod: string, down: boolean): void;
+  isProcessDown(pod: KubeObject): boolean;
   setNodeDown(node: string, down: boolean): void;
   breakImage(image: string, broken: boolean): void;
 };
@@ -30,7 +31,6 @@ export type FaultTargets = {
 
 /** Injects and heals faults; answers whether a pod is down because of one. */
 export class TidbFaults {
-  private readonly downPods = new Set<string>();
   private readonly downNodes = new Set<string>();
   private readonly brokenImages = new Set<string>();
   private kubeErrors: { rate: number; untilMs: number } | undefined;
@@ -41,15 +41,18 @@ export class TidbFaults {
     t.server.requestHook = (method, path) => this.kubeApiError(method, path) ?? this.previousHook?.(method, path);
   }
 
-  /** The pod's process dies (pod NotReady, member unhealthy, store disconnected) until `podUp`. */
+  /**
+   * The process of the pod now stored under the name dies (pod NotReady, member unhealthy, store
+   * disconnected) until `podUp`. The fault belongs to that pod instance and its volumes: a pod
+   * recreated on the same claims stays down, a replacement on fresh volumes starts healthy.
+   * Throws if the pod does not exist.
+   */
   podDown(namespace: string, pod: string): void {
-    this.downPods.add(`${namespace}/${pod}`);
     this.t.kubelet.setProcessDown(namespace, pod, true);
   }
 
-  /** Heals `podDown`. */
+  /** Heals `podDown`, whichever instance of the pod runs now. */
   podUp(namespace: string, pod: string): void {
-    this.downPods.delete(`${namespace}/${pod}`);
     this.t.kubelet.setProcessDown(namespace, pod, false);
   }
 
@@ -91,7 +94,7 @@ export class TidbFaults {
 
   /** Whether `pod` is down or crash-looping because of an injected fault. */
   isFaulted(pod: KubeObject): boolean {
-    if (this.downPods.has(`${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`)) return true;
+    if (this.t.kubelet.isProcessDown(pod)) return true;
     if (pod.spec?.nodeName && this.downNodes.has(pod.spec.nodeName)) return true;
     return ((pod.spec?.containers ?? []) as { image?: string }[]).some((c) => this.brokenImages.has(c.image ?? ''));
   }
