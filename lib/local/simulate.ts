@@ -25,7 +25,6 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
   const rel = (ms: number): number => Math.max(0, ms - t0);
   const report = new ReportBuilder(stack.scenario.name);
   let phase: Phase = 'timeline';
-  let sweepDue = false;
   const record = (a: Omit<ActionRecord, 'atMs'>): void => report.recordAction({ ...a, atMs: rel(stack.clock.nowMs()) } as ActionRecord);
   const onWrite = stack.world.server.onWrite;
   stack.world.server.onWrite = (w) => {
@@ -40,16 +39,15 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
     const verb = ev.type === 'ADDED' ? 'create' : ev.type === 'DELETED' ? 'delete' : 'patch';
     record({ actor, verb, kind: ev.kind, namespace: ev.object.metadata.namespace, name: ev.object.metadata.name, object: ev.type === 'DELETED' ? ev.previous ?? ev.object : ev.object });
   });
+  // A failed invocation is logged and counted, and the run goes on (as Lambda: retries, redelivery).
+  stack.onInvocationError = (e) => progress.invocationFailed(rel(stack.clock.nowMs()), e);
   const sweepEvery = stack.scenario.config.sweepIntervalMs;
-  const armSweep = (): void => void stack.clock.setTimer(() => ((sweepDue = true), armSweep()), sweepEvery);
+  const armSweep = (): void => void stack.clock.setTimer(() => (stack.sweeps.enqueue(), armSweep()), sweepEvery);
   armSweep();
 
   const deliver = async (): Promise<boolean> => {
     phase = 'reconciler';
-    if (sweepDue) {
-      sweepDue = false;
-      await stack.invokeSweep();
-    }
+    await stack.sweeps.runDue();
     const batches = await stack.delivery.deliverDue();
     phase = 'sim';
     return batches >= 50;
@@ -87,6 +85,7 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
     virtualMs: rel(stack.clock.nowMs()),
     wallMs: Math.round(performance.now() - wallStart),
     steps: stack.steps,
+    invocationErrors: stack.invocationErrors,
     invariants: stack.sim.invariants().map((inv) => ({ name: inv.name, violations: inv.violations.map((v) => ({ atMs: rel(v.atMs), message: v.message })) })),
     final: finalState(stack),
   });
