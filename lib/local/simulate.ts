@@ -11,6 +11,7 @@ import { jsonPathEquals } from './scenario/jsonpath.js';
 import type { Progress } from './scenario/progress.js';
 import type { TimelineEntry, WaitCondition } from './scenario/types.js';
 import { runVerb } from './timeline-verbs.js';
+import { explainTimeout } from './wait-diagnosis.js';
 import type { KubeObject } from '../sim/object.js';
 import type { WriteRecord } from '../sim/server.js';
 
@@ -75,7 +76,7 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
     const start = stack.clock.nowMs();
     report.startEntry(entry, rel(start));
     progress.entryStarted(entry, rel(start));
-    const result = await runEntry(stack, entry, runUntil, (p) => (phase = p));
+    const result = await runEntry(stack, entry, runUntil, (p) => (phase = p), t0);
     const end = { ok: result.ok, endMs: rel(stack.clock.nowMs()), ...(result.ok ? {} : { error: result.error }) };
     report.endEntry(end.endMs, end.ok, result.ok ? undefined : result.error);
     progress.entryFinished(entry, end);
@@ -95,7 +96,7 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
 
 type RunUntil = (targetMs: number, until?: () => boolean) => Promise<boolean>;
 
-async function runEntry(stack: SimStack, entry: TimelineEntry, runUntil: RunUntil, setPhase: (p: Phase) => void): Promise<{ ok: true } | { ok: false; error: string }> {
+async function runEntry(stack: SimStack, entry: TimelineEntry, runUntil: RunUntil, setPhase: (p: Phase) => void, t0Ms: number): Promise<{ ok: true } | { ok: false; error: string }> {
   const now = stack.clock.nowMs();
   if (entry.verb === 'advance') {
     await runUntil(now + entry.durationMs);
@@ -103,7 +104,7 @@ async function runEntry(stack: SimStack, entry: TimelineEntry, runUntil: RunUnti
   }
   if (entry.verb === 'waitFor') {
     const reached = await runUntil(now + entry.timeoutMs, () => conditionHolds(stack, entry.until));
-    return reached ? { ok: true } : { ok: false, error: `not reached within ${entry.timeoutMs / 1000}s` };
+    return reached ? { ok: true } : { ok: false, error: await explainTimeout(stack, entry.timeoutMs, t0Ms) };
   }
   // The admin function is the reconciler's; everything else a timeline verb does is the user's.
   setPhase(entry.verb === 'admin' ? 'reconciler' : 'timeline');

@@ -154,7 +154,7 @@ function describeRun(report: ScenarioReport): string {
   const failed = report.timeline.find((e) => !e.ok);
   const broken = report.invariants.filter((inv) => inv.violations.length > 0).map((inv) => inv.name);
   const why = [
-    ...(failed === undefined ? [] : [`timeline[${failed.index}] ${failed.verb} failed`]),
+    ...(failed === undefined ? [] : [`timeline[${failed.index}] ${failed.verb} failed${failed.error === undefined ? '' : `: ${failed.error}`}`]),
     ...(broken.length === 0 ? [] : [`invariants broken: ${broken.join(', ')}`]),
   ];
   return `${report.scenario}: FAILED (${counts}; ${why.join('; ')})`;
