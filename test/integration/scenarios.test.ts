@@ -136,6 +136,13 @@ describe('what each story shows', () => {
     expect(report.final.tidbcluster).toBeNull();
   });
 
+  it('sweep under API errors: the sweep that throws is counted and retried, and the run goes on to a report', async () => {
+    const report = await run('pd-sweep-under-api-errors.yaml');
+    expect(report.invocationErrors).toBeGreaterThanOrEqual(1);
+    expect(report.timeline.map((t) => t.ok)).toEqual([true, true, true, true]);
+    expect(report.passed).toBe(true);
+  });
+
   it('the same file and seed give the same report', async () => {
     const strip = (r: ScenarioReport): string => JSON.stringify({ ...r, wallMs: 0 });
     expect(strip(await run('pd-create-ready.yaml', 7))).toBe(strip(await run('pd-create-ready.yaml', 7)));
