@@ -91,6 +91,18 @@ describe('pd-quorum-kept', () => {
     expect(violationsOf(w, 'pd-quorum-kept')).toHaveLength(expected);
   });
 
+  it('stays quiet when an injected fault deletes two of three PD pods at once', async () => {
+    // Prepare
+    const w = await running();
+    // Act
+    w.sim.faults.deletePod('demo', 'basic-pd-0');
+    w.sim.faults.deletePod('demo', 'basic-pd-1');
+    await w.clock.advance(2000);
+    // Assess
+    expect(w.sim.cluster('demo', 'basic')?.pd.members.hasQuorum()).toBe(false);
+    expect(violationsOf(w, 'pd-quorum-kept')).toEqual([]);
+  });
+
   it('stays quiet when injected faults take the majority down', async () => {
     // Prepare
     const w = await running();

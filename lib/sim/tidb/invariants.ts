@@ -4,8 +4,9 @@
  * - `pd-quorum-kept`: PD lost its raft majority, and the members down without an injected fault
  *   (pods deleted, restarted or misconfigured by the reconciler) are what tipped it. Deleting the
  *   TidbCluster is the user's act: pods whose deletion follows from it (the garbage collector
- *   taking its StatefulSets, then their pods) are not counted against the reconciler — any other
- *   deletion (of a pod, or of a StatefulSet whose TidbCluster stays) is;
+ *   taking its StatefulSets, then their pods) are not counted against the reconciler, nor are pods
+ *   deleted by an injected fault or deleted while down because of one — any other deletion (of a
+ *   pod, or of a StatefulSet whose TidbCluster stays) is;
  * - `no-data-loss`: a region lost every replica (all its stores' volumes deleted);
  * - `one-pod-down-for-upgrade`: two PD or two TiKV pods of one set were down for a rolling update
  *   at the same time;
@@ -43,8 +44,11 @@ export class InvariantMonitor {
   private readonly upgrades: UpgradeWatch;
   /** Uids of objects whose deletion follows from a TidbCluster's deletion (the cluster's included). */
   private readonly tornDown = new Set<string>();
-  /** `namespace/name` of pods so deleted, until a pod of that name is created again. */
-  private readonly tornDownPods = new Set<string>();
+  /**
+   * `namespace/name` of pods whose deletion is not the reconciler's — a teardown's, or one of a pod
+   * deleted or already down because of an injected fault — until a pod of that name is created again.
+   */
+  private readonly excusedPods = new Set<string>();
 
   constructor(private readonly deps: MonitorDeps) {
     this.upgrades = new UpgradeWatch(deps, (name, message) => this.violate(name, message));
@@ -92,7 +96,7 @@ export class InvariantMonitor {
     const down = members.filter((m) => !m.serving);
     const byOperator = down.filter((m) => {
       const pod = this.deps.store.get('Pod', c.namespace, m.name);
-      if (!pod) return !this.tornDownPods.has(`${c.namespace}/${m.name}`);
+      if (!pod) return !this.excusedPods.has(`${c.namespace}/${m.name}`);
       return !this.deps.isFaulted(pod) && !this.tornDown.has(pod.metadata.uid ?? '');
     });
     if (serving + byOperator.length <= members.length / 2) return;
@@ -100,23 +104,25 @@ export class InvariantMonitor {
   }
 
   private onStoreEvent(ev: StoreEvent): void {
-    this.trackTeardown(ev);
+    this.trackDeletions(ev);
     if (ev.kind === 'PersistentVolumeClaim' && isDeletionStart(ev)) this.checkPvcDeletion(ev.object);
     this.upgrades.onStoreEvent(ev);
   }
 
   /**
    * A TidbCluster's deletion starts a teardown; an object whose deletion starts while one of its
-   * owners is torn down (what the garbage collector does) is torn down with it.
+   * owners is torn down (what the garbage collector does) is torn down with it. A pod's deletion is
+   * excused when it is torn down or faulted at the time (its member was not serving because of
+   * the fault, or the fault deleted it).
    */
-  private trackTeardown(ev: StoreEvent): void {
+  private trackDeletions(ev: StoreEvent): void {
     const key = `${ev.object.metadata.namespace ?? ''}/${ev.object.metadata.name ?? ''}`;
-    if (ev.kind === 'Pod' && ev.type === 'ADDED') this.tornDownPods.delete(key);
+    if (ev.kind === 'Pod' && ev.type === 'ADDED') this.excusedPods.delete(key);
     if (!isDeletionStart(ev)) return;
     const owners = ev.object.metadata.ownerReferences ?? [];
-    if (ev.kind !== 'TidbCluster' && !owners.some((r) => this.tornDown.has(r.uid))) return;
-    this.tornDown.add(ev.object.metadata.uid ?? '');
-    if (ev.kind === 'Pod') this.tornDownPods.add(key);
+    const tornDown = ev.kind === 'TidbCluster' || owners.some((r) => this.tornDown.has(r.uid));
+    if (tornDown) this.tornDown.add(ev.object.metadata.uid ?? '');
+    if (ev.kind === 'Pod' && (tornDown || this.deps.isFaulted(ev.previous ?? ev.object))) this.excusedPods.add(key);
   }
 
   private checkPvcDeletion(pvc: KubeObject): void {
