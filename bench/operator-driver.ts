@@ -180,7 +180,7 @@ class OperatorLoop {
     this.queued = false;
     const stepsBefore = this.stack.steps;
     const result = await this.stack.invokeReconcile(this.event(reason));
-    const ran = result !== 'crashed' && result.batchItemFailures.length === 0 && this.stack.steps > stepsBefore;
+    const ran = typeof result === 'object' && result.batchItemFailures.length === 0 && this.stack.steps > stepsBefore;
     const last = ran ? (await this.stack.runtime.state.get(this.key))?.lastStep : undefined;
     const outcome = last?.outcome;
     const trace = (requeueAfterMs: number | undefined): void => this.onSync?.({ atMs: this.stack.clock.nowMs(), reason, outcome, message: last?.message, requeueAfterMs });

@@ -181,6 +181,11 @@ export class EntryRecorder implements Progress {
     this.start = { atMs, wallMs: performance.now(), steps: this.stack.steps };
   }
 
+  /** Failed invocations are counted in the report (`invocationErrors`); nothing to record per entry. */
+  invocationFailed(): void {
+    return undefined;
+  }
+
   entryFinished(entry: TimelineEntry, end: EntryEnd): void {
     const start = this.start ?? { atMs: end.endMs, wallMs: performance.now(), steps: this.stack.steps };
     const m = this.stack.scenario.cluster.metadata;

@@ -19,6 +19,7 @@ import { TidbSimulation } from '../sim/tidb/simulation.js';
 import { SimWorld } from '../sim/world.js';
 import type { Runtime } from '../wiring/ports.js';
 import { localRuntime } from '../wiring/ports.js';
+import { type AsyncFailure, AsyncInvoker } from './async-invocation.js';
 import { type EmbeddedDynamo, startEmbeddedDynamo } from './dynalite.js';
 import { HandlerClock } from './handler-clock.js';
 import { type MortalRuntime, mortalRuntime } from './mortal.js';
@@ -47,10 +48,22 @@ export function simulatedContext(id: string): Context {
 /** A crash plan: the next `times` invocations die after `afterActions` reconciler writes each. */
 export type CrashPlan = { afterActions: number; times: number };
 
+/** The functions whose invocations can fail. */
+export type SimFunction = 'reconcile' | 'sweep' | 'admin';
+
+/** One invocation that returned a function error; `retryInMs` when Lambda retries it (the sweep's async retries). */
+export type InvocationError = { readonly fn: SimFunction; readonly error: string; readonly retryInMs?: number };
+
 /** The running stack. */
 export class SimStack {
   /** Reconcile steps that claimed their lease (the report's `steps`). */
   steps = 0;
+  /** Invocations that threw (the report's `invocationErrors`); the run goes on, as in Lambda. */
+  invocationErrors = 0;
+  /** Told of every invocation that threw, after it is counted. */
+  onInvocationError: ((e: InvocationError) => void) | undefined;
+  /** The sweep's scheduled events, invoked asynchronously with Lambda's retries. */
+  readonly sweeps: AsyncInvoker;
   /** Reconciler writes seen during the current invocation (for `step-crash`). */
   writesThisInvocation = 0;
   crash: CrashPlan | undefined;
@@ -70,7 +83,9 @@ export class SimStack {
     readonly runtime: Runtime,
     readonly exporter: Exporter,
     readonly delivery: VirtualEventSource,
-  ) {}
+  ) {
+    this.sweeps = new AsyncInvoker(clock, () => this.invokeSweep(), (f: AsyncFailure) => this.invocationFailed({ fn: 'sweep', error: f.error, ...(f.retryInMs === undefined ? {} : { retryInMs: f.retryInMs }) }));
+  }
 
   /** Builds and starts the stack for `scenario` with `seed`. */
   static async start(scenario: Scenario, seed: number, options: { verbose?: boolean } = {}): Promise<SimStack> {
@@ -114,24 +129,41 @@ export class SimStack {
     return stack;
   }
 
-  /** Invokes the real reconcile handler on one batch; a planned crash kills it after N writes. */
+  /**
+   * Invokes the real reconcile handler on one batch; a planned crash kills it after N writes. A
+   * handler that throws is a function error: counted, and its whole batch comes back later.
+   */
   async invokeReconcile(event: SQSEvent): Promise<InvokeResult> {
     const mortal = mortalRuntime(this.runtime);
     this.current = mortal;
     this.writesThisInvocation = 0;
     const handler = createReconcileHandler({ runtime: () => mortal.runtime });
-    const run = handler(event, simulatedContext(`sim-${++this.invocationSeq}`)) as Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
-    const result = await Promise.race([run, mortal.died]);
-    this.current = undefined;
-    return result === 'crashed' ? 'crashed' : { batchItemFailures: result.batchItemFailures };
+    try {
+      const run = handler(event, simulatedContext(`sim-${++this.invocationSeq}`)) as Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
+      const result = await Promise.race([run, mortal.died]);
+      return result === 'crashed' ? 'crashed' : { batchItemFailures: result.batchItemFailures };
+    } catch (err) {
+      this.invocationFailed({ fn: 'reconcile', error: errorMessage(err) });
+      return 'failed';
+    } finally {
+      this.current = undefined;
+    }
   }
 
-  /** Invokes the real admin handler as `aws lambda invoke` would. */
+  /**
+   * Invokes the real admin handler as `aws lambda invoke` would (synchronously: nobody retries).
+   * A handler that throws is counted and answered as the CLI shows a function error.
+   */
   async invokeAdmin(payload: unknown): Promise<unknown> {
-    return createAdminHandler({ runtime: () => this.runtime })(payload as never, simulatedContext(`admin-${++this.invocationSeq}`));
+    try {
+      return await createAdminHandler({ runtime: () => this.runtime })(payload as never, simulatedContext(`admin-${++this.invocationSeq}`));
+    } catch (err) {
+      this.invocationFailed({ fn: 'admin', error: errorMessage(err) });
+      return { ok: false, error: `function error: ${errorMessage(err)}` };
+    }
   }
 
-  /** Invokes the real sweep handler (the EventBridge schedule's target). */
+  /** Invokes the real sweep handler (the EventBridge schedule's target); throws what it throws (see `sweeps`). */
   async invokeSweep(): Promise<void> {
     await createSweepHandler({ runtime: () => this.runtime })({} as never, simulatedContext(`sweep-${++this.invocationSeq}`));
   }
@@ -162,6 +194,11 @@ export class SimStack {
     await this.dynamo.close();
   }
 
+  private invocationFailed(e: InvocationError): void {
+    this.invocationErrors++;
+    this.onInvocationError?.(e);
+  }
+
   private countWrite(): void {
     const mortal = this.current;
     if (!mortal) return;
@@ -173,6 +210,10 @@ export class SimStack {
       mortal.kill();
     }
   }
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
 
 /** The reconciler settings a scenario's `config:` section gives (the rest as deployed). */

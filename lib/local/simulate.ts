@@ -11,6 +11,7 @@ import { jsonPathEquals } from './scenario/jsonpath.js';
 import type { Progress } from './scenario/progress.js';
 import type { TimelineEntry, WaitCondition } from './scenario/types.js';
 import { runVerb } from './timeline-verbs.js';
+import { explainTimeout } from './wait-diagnosis.js';
 import type { KubeObject } from '../sim/object.js';
 import type { WriteRecord } from '../sim/server.js';
 
@@ -25,7 +26,6 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
   const rel = (ms: number): number => Math.max(0, ms - t0);
   const report = new ReportBuilder(stack.scenario.name);
   let phase: Phase = 'timeline';
-  let sweepDue = false;
   const record = (a: Omit<ActionRecord, 'atMs'>): void => report.recordAction({ ...a, atMs: rel(stack.clock.nowMs()) } as ActionRecord);
   const onWrite = stack.world.server.onWrite;
   stack.world.server.onWrite = (w) => {
@@ -46,16 +46,15 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
     if (passing) [sleptIn, phase] = [phase, 'sim'];
     else phase = sleptIn;
   };
+  // A failed invocation is logged and counted, and the run goes on (as Lambda: retries, redelivery).
+  stack.onInvocationError = (e) => progress.invocationFailed(rel(stack.clock.nowMs()), e);
   const sweepEvery = stack.scenario.config.sweepIntervalMs;
-  const armSweep = (): void => void stack.clock.setTimer(() => ((sweepDue = true), armSweep()), sweepEvery);
+  const armSweep = (): void => void stack.clock.setTimer(() => (stack.sweeps.enqueue(), armSweep()), sweepEvery);
   armSweep();
 
   const deliver = async (): Promise<boolean> => {
     phase = 'reconciler';
-    if (sweepDue) {
-      sweepDue = false;
-      await stack.invokeSweep();
-    }
+    await stack.sweeps.runDue();
     const batches = await stack.delivery.deliverDue();
     phase = 'sim';
     return batches >= 50;
@@ -83,7 +82,7 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
     const start = stack.clock.nowMs();
     report.startEntry(entry, rel(start));
     progress.entryStarted(entry, rel(start));
-    const result = await runEntry(stack, entry, runUntil, (p) => (phase = p));
+    const result = await runEntry(stack, entry, runUntil, (p) => (phase = p), t0);
     const end = { ok: result.ok, endMs: rel(stack.clock.nowMs()), ...(result.ok ? {} : { error: result.error }) };
     report.endEntry(end.endMs, end.ok, result.ok ? undefined : result.error);
     progress.entryFinished(entry, end);
@@ -93,6 +92,7 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
     virtualMs: rel(stack.clock.nowMs()),
     wallMs: Math.round(performance.now() - wallStart),
     steps: stack.steps,
+    invocationErrors: stack.invocationErrors,
     invariants: stack.sim.invariants().map((inv) => ({ name: inv.name, violations: inv.violations.map((v) => ({ atMs: rel(v.atMs), message: v.message })) })),
     final: finalState(stack),
   });
@@ -102,7 +102,7 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
 
 type RunUntil = (targetMs: number, until?: () => boolean) => Promise<boolean>;
 
-async function runEntry(stack: SimStack, entry: TimelineEntry, runUntil: RunUntil, setPhase: (p: Phase) => void): Promise<{ ok: true } | { ok: false; error: string }> {
+async function runEntry(stack: SimStack, entry: TimelineEntry, runUntil: RunUntil, setPhase: (p: Phase) => void, t0Ms: number): Promise<{ ok: true } | { ok: false; error: string }> {
   const now = stack.clock.nowMs();
   if (entry.verb === 'advance') {
     await runUntil(now + entry.durationMs);
@@ -110,7 +110,7 @@ async function runEntry(stack: SimStack, entry: TimelineEntry, runUntil: RunUnti
   }
   if (entry.verb === 'waitFor') {
     const reached = await runUntil(now + entry.timeoutMs, () => conditionHolds(stack, entry.until));
-    return reached ? { ok: true } : { ok: false, error: `not reached within ${entry.timeoutMs / 1000}s` };
+    return reached ? { ok: true } : { ok: false, error: await explainTimeout(stack, entry.timeoutMs, t0Ms) };
   }
   // The admin function is the reconciler's; everything else a timeline verb does is the user's.
   setPhase(entry.verb === 'admin' ? 'reconciler' : 'timeline');

@@ -59,11 +59,12 @@ function fault(stack: SimStack, f: Fault): VerbResult {
   const faults = stack.sim.faults;
   switch (f.kind) {
     case 'pod-down':
+      if (!stack.world.store.get('Pod', namespace, f.pod)) return { ok: false, error: `pod ${namespace}/${f.pod} does not exist` };
       faults.podDown(namespace, f.pod);
       return OK;
     case 'pod-deleted':
       if (!stack.world.store.get('Pod', namespace, f.pod)) return { ok: false, error: `pod ${namespace}/${f.pod} does not exist` };
-      stack.world.store.delete('Pod', namespace, f.pod);
+      faults.deletePod(namespace, f.pod);
       return OK;
     case 'node-down':
       faults.nodeDown(f.node);

@@ -1,16 +1,19 @@
 /**
  * Lambda's SQS event source mapping, driven step by step on a virtual clock: take up to ten visible
  * messages, build the `SQSEvent` Lambda would, invoke the handler, delete what succeeded and leave
- * the batch item failures (and everything of a crashed invocation) to come back after the
- * visibility timeout. One batch at a time, so a run is repeatable for a seed.
+ * the batch item failures (and everything of a crashed invocation, or of one that threw) to come
+ * back after the visibility timeout. One batch at a time, so a run is repeatable for a seed.
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { Clock } from '../platform/clock.js';
 import { failedIds, toSqsRecord } from '../queue/poller.js';
 import type { MemoryReconcileQueue } from '../queue/memory.js';
 
-/** The handler's answer, or `crashed` for an invocation that died (nothing is deleted). */
-export type InvokeResult = SQSBatchResponse | 'crashed';
+/**
+ * The handler's answer; `crashed` for an invocation that died, `failed` for one that threw (a
+ * function error). Either way nothing of the batch is deleted, as with Lambda.
+ */
+export type InvokeResult = SQSBatchResponse | 'crashed' | 'failed';
 
 /** Delivers due messages to `invoke`. */
 export class VirtualEventSource {
@@ -37,7 +40,7 @@ export class VirtualEventSource {
       this.invocations++;
       const at = { nowMs: this.clock.nowMs(), eventSourceArn: this.queueArn, awsRegion: 'us-east-1' };
       const result = await this.invoke({ Records: records.map((r) => toSqsRecord(r, at)) });
-      if (result === 'crashed') continue;
+      if (result === 'crashed' || result === 'failed') continue;
       let failed: Set<string>;
       try {
         failed = failedIds(result, records);

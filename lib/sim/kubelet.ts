@@ -21,6 +21,7 @@ import { type ContainerRuntime, CrashingProcess, type SimProcess, startProcess }
 import type { ObjectStore, StoreEvent } from './store.js';
 import { type ErrorSink, LevelController, type SyncResult, keyOf, splitKey } from './controllers/base.js';
 import { Scheduler, podClaimNames } from './kubelet-scheduler.js';
+import { ProcessFaults } from './process-faults.js';
 import { type ContainerRun, type PodRun, type Termination, buildPodStatus } from './kubelet-status.js';
 
 /** Options of the kubelet; each has a default. */
@@ -45,7 +46,7 @@ const DEFAULT_TOLERATION_SECONDS = 300;
 /** Runs the pods bound to the simulated nodes; also hosts the scheduler and the fault hooks. */
 export class Kubelet {
   private readonly runs = new Map<string, PodRun>();
-  private readonly downPods = new Set<string>();
+  private readonly processFaults: ProcessFaults;
   private readonly brokenImages = new Set<string>();
   private readonly loop: LevelController;
   private readonly scheduler: Scheduler;
@@ -64,6 +65,7 @@ export class Kubelet {
     this.crashAfterMs = opts.crashAfterMs ?? 1000;
     this.runtimes = opts.runtimes ?? [];
     this.scheduler = new Scheduler(store, opts.onError);
+    this.processFaults = new ProcessFaults(store);
     const spec = { name: 'kubelet', keysFor: (ev: StoreEvent) => this.keysFor(ev), sync: (key: string) => this.sync(key), initialKeys: () => store.list('Pod').map(keyOf) };
     this.loop = new LevelController(store, spec, opts.onError);
   }
@@ -83,16 +85,22 @@ export class Kubelet {
   }
 
   /**
-   * Kills (true) or revives (false) a pod's processes, by pod name (a pod recreated under the name
-   * stays down until healed): its containers stay running but unready, like a hung process failing
-   * its readiness probe, so the phase stays Running and restartCount does not move; revived, fresh
-   * processes start in the same containers.
+   * Kills (true) or revives (false) the process of the pod now stored under the name: its
+   * containers stay running but unready, like a hung process failing its readiness probe, so the
+   * phase stays Running and restartCount does not move; revived, fresh processes start in the same
+   * containers. The fault belongs to that pod instance and its volumes (see ProcessFaults): a
+   * replacement on fresh volumes starts healthy, one on the same claims stays down until revived.
+   * Killing a pod that does not exist throws.
    */
   setProcessDown(namespace: string, pod: string, down: boolean): void {
-    const key = `${namespace}/${pod}`;
-    if (down) this.downPods.add(key);
-    else this.downPods.delete(key);
-    this.loop.enqueue(key);
+    if (down) this.processFaults.kill(namespace, pod);
+    else this.processFaults.heal(namespace, pod);
+    this.loop.enqueue(`${namespace}/${pod}`);
+  }
+
+  /** Whether `pod`'s process is dead because of `setProcessDown`. */
+  isProcessDown(pod: KubeObject): boolean {
+    return this.processFaults.isDown(pod);
   }
 
   /** Takes a node down (NotReady; its pods unready, their processes stopped) or brings it back. */
@@ -136,7 +144,7 @@ export class Kubelet {
     }
     if (pod.metadata.deletionTimestamp) return this.terminate(key, pod, run, node);
     const result = this.advance(key, pod, run);
-    this.writeStatus(pod, run, node, this.downPods.has(key));
+    this.writeStatus(pod, run, node, this.processFaults.isDown(pod));
     return result;
   }
 
@@ -195,7 +203,7 @@ export class Kubelet {
   }
 
   private stepContainer(key: string, pod: KubeObject, c: ContainerRun, now: number): number | undefined {
-    const down = this.downPods.has(key);
+    const down = this.processFaults.isDown(pod);
     if (c.state === 'creating') this.run(key, pod, c, now, down);
     if (c.state === 'backoff') {
       if (now < (c.restartAtMs ?? now)) return c.restartAtMs;

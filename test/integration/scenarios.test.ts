@@ -198,6 +198,36 @@ describe('what each story shows', () => {
     });
   });
 
+  it('restart on the same volume: the recreated pod is still down, so the failover goes on and its fresh-volume replacement is healthy', async () => {
+    const report = await run('pd-restart-same-volume.yaml');
+    // The second fault is the pod deletion (the first is pod-down).
+    const podDeleted = report.timeline.filter((t) => t.verb === 'fault')[1]?.startMs ?? Infinity;
+    const recreated = report.actions.find((a) => a.actor === 'sim' && a.verb === 'create' && a.kind === 'Pod' && a.name === 'basic-pd-1' && a.atMs >= podDeleted);
+    const marked = events(report, 'Unhealthy')[0];
+    const freshVolume = byReconciler(report).find((a) => a.verb === 'delete' && a.kind === 'PersistentVolumeClaim' && a.name === 'pd-basic-pd-1');
+    expect(recreated && marked && freshVolume).toBeTruthy();
+    expect(marked?.atMs ?? 0).toBeGreaterThan(recreated?.atMs ?? Infinity);
+    expect(freshVolume?.atMs ?? 0).toBeGreaterThanOrEqual(marked?.atMs ?? Infinity);
+  });
+
+  it('delete: the garbage collector takes the PD pods, nobody is blamed, and the reconciler writes nothing after', async () => {
+    const report = await run('pd-delete-cluster.yaml');
+    const deletedAt = report.actions.find((a) => a.actor === 'timeline' && a.verb === 'delete' && a.kind === 'TidbCluster')?.atMs ?? -1;
+    const collected = report.actions.filter((a) => a.actor === 'sim' && a.verb === 'delete' && a.kind === 'Pod' && (a.name ?? '').startsWith('basic-pd-'));
+    expect(deletedAt).toBeGreaterThan(0);
+    expect(collected.map((a) => a.name).sort()).toEqual(['basic-pd-0', 'basic-pd-1', 'basic-pd-2']);
+    expect(report.invariants.flatMap((i) => i.violations)).toEqual([]);
+    expect(byReconciler(report).filter((a) => a.atMs > deletedAt && a.error === undefined)).toEqual([]);
+    expect(report.final.tidbcluster).toBeNull();
+  });
+
+  it('sweep under API errors: the sweep that throws is counted and retried, and the run goes on to a report', async () => {
+    const report = await run('pd-sweep-under-api-errors.yaml');
+    expect(report.invocationErrors).toBeGreaterThanOrEqual(1);
+    expect(report.timeline.map((t) => t.ok)).toEqual([true, true, true, true]);
+    expect(report.passed).toBe(true);
+  });
+
   it('the same file and seed give the same report', async () => {
     const strip = (r: ScenarioReport): string => JSON.stringify({ ...r, wallMs: 0 });
     expect(strip(await run('pd-create-ready.yaml', 7))).toBe(strip(await run('pd-create-ready.yaml', 7)));
@@ -228,5 +258,18 @@ describe('tidb-reconciler simulate exit codes', () => {
     const report = JSON.parse(r.stdout) as ScenarioReport;
     expect(report.passed).toBe(false);
     expect(report.timeline[0]).toMatchObject({ index: 0, verb: 'waitFor', ok: false, endMs: 3000 });
+  });
+
+  it('a waitFor that times out explains itself on the summary line: the Ready condition and the last step', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'scenario-'));
+    const file = join(dir, 'late.yaml');
+    const text = readFileSync(join(DIR, 'pd-create-ready.yaml'), 'utf8').replace(/timeline:[\s\S]*$/, 'timeline:\n  - waitFor: ready\n    timeout: 8s\n');
+    writeFileSync(file, text);
+    const r = cli([file, '--out', join(dir, 'report.json')]);
+    expect(r.status).toBe(1);
+    const summary = r.stderr.trim().split('\n').at(-1) ?? '';
+    expect(summary).toMatch(/^\[ {5}8s\] pd-create-ready: FAILED \(.*timeline\[0\] waitFor failed: not reached within 8s; Ready=False \(\w+: ".+"\); last step at \d+s: \w+/);
+    const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as ScenarioReport;
+    expect(report.timeline[0]?.error).toBe(summary.slice(summary.indexOf('not reached'), -1));
   });
 });

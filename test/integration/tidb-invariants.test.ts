@@ -33,6 +33,14 @@ async function waitForRollout(w: World): Promise<void> {
   });
 }
 
+/** Makes the TidbCluster the controller owner of `set`, as the reconciler creates it. */
+async function ownByCluster(w: World, set: string): Promise<void> {
+  const tc = (await w.object('TidbCluster', 'basic')).json;
+  await w.edit('StatefulSet', set, (s) => {
+    s.metadata.ownerReferences = [{ apiVersion: 'pingcap.com/v1alpha1', kind: 'TidbCluster', name: 'basic', uid: tc.metadata.uid, controller: true, blockOwnerDeletion: true }];
+  });
+}
+
 function violationsOf(w: World, name: string): string[] {
   return (w.sim.invariants().find((i) => i.name === name)?.violations ?? []).map((v) => v.message);
 }
@@ -51,6 +59,48 @@ describe('pd-quorum-kept', () => {
     await w.clock.advance(2000);
     // Assess
     expect(violationsOf(w, 'pd-quorum-kept')).toEqual([expect.stringContaining('PD of demo/basic lost quorum: 1/3 members serving')]);
+  });
+
+  it('records each violation at the virtual time it happened', async () => {
+    // Prepare
+    const w = await running();
+    // Act
+    await w.remove('Pod', 'basic-pd-0');
+    await w.remove('Pod', 'basic-pd-1');
+    const deletedAtMs = w.clock.nowMs();
+    await w.clock.advance(2000);
+    // Assess
+    const [violation] = w.sim.invariants().find((i) => i.name === 'pd-quorum-kept')?.violations ?? [];
+    expect(violation?.atMs).toBeGreaterThanOrEqual(deletedAtMs);
+    expect(violation?.atMs).toBeLessThanOrEqual(w.clock.nowMs());
+  });
+
+  it.each([
+    { name: 'stays quiet when the TidbCluster is deleted and the garbage collector takes its StatefulSet and pods', deleteKind: 'TidbCluster', deleteName: 'basic', expected: 0 },
+    { name: 'fires when the PD StatefulSet is deleted while its TidbCluster stays', deleteKind: 'StatefulSet', deleteName: 'basic-pd', expected: 1 },
+  ])('$name', async ({ deleteKind, deleteName, expected }) => {
+    // Prepare
+    const w = await running();
+    await ownByCluster(w, 'basic-pd');
+    // Act
+    await w.remove(deleteKind, deleteName);
+    await w.clock.advance(60_000);
+    // Assess
+    expect((await w.object('Pod', 'basic-pd-0')).status).toBe(404);
+    expect(w.sim.cluster('demo', 'basic')?.pd.members.hasQuorum()).toBe(false);
+    expect(violationsOf(w, 'pd-quorum-kept')).toHaveLength(expected);
+  });
+
+  it('stays quiet when an injected fault deletes two of three PD pods at once', async () => {
+    // Prepare
+    const w = await running();
+    // Act
+    w.sim.faults.deletePod('demo', 'basic-pd-0');
+    w.sim.faults.deletePod('demo', 'basic-pd-1');
+    await w.clock.advance(2000);
+    // Assess
+    expect(w.sim.cluster('demo', 'basic')?.pd.members.hasQuorum()).toBe(false);
+    expect(violationsOf(w, 'pd-quorum-kept')).toEqual([]);
   });
 
   it('stays quiet when injected faults take the majority down', async () => {

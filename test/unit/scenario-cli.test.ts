@@ -82,7 +82,7 @@ timeline:
     progress.entryStarted(phase, 65_000);
     builder.startEntry(phase, 65_000);
     progress.entryFinished(phase, builder.endEntry(1_265_000, false));
-    progress.runFinished(builder.finish({ virtualMs: 1_265_000, wallMs: 10, steps: 40, invariants: [], final: { tidbcluster: null, objects: {}, pd: { members: [], leader: null, stores: [], schedulers: [] } } }));
+    progress.runFinished(builder.finish({ virtualMs: 1_265_000, wallMs: 10, steps: 40, invocationErrors: 0, invariants: [], final: { tidbcluster: null, objects: {}, pd: { members: [], leader: null, stores: [], schedulers: [] } } }));
     // Assess
     expect(lines).toEqual([
       '[     0s] #0 waitFor ready …',

@@ -8,7 +8,7 @@ const EMPTY_FINAL: FinalState = { tidbcluster: null, objects: {}, pd: { members:
 const HELD: InvariantResult[] = [{ name: 'pd-quorum-kept', violations: [] }];
 
 function finished(builder: ReportBuilder, invariants: InvariantResult[] = HELD, final: FinalState = EMPTY_FINAL) {
-  return builder.finish({ virtualMs: 1_834_000, wallMs: 5_120, steps: 212, invariants, final });
+  return builder.finish({ virtualMs: 1_834_000, wallMs: 5_120, steps: 212, invocationErrors: 0, invariants, final });
 }
 
 describe('the report has exactly the documented shape', () => {
@@ -41,6 +41,7 @@ describe('the report has exactly the documented shape', () => {
       virtualMs: 1_834_000,
       wallMs: 5_120,
       steps: 212,
+      invocationErrors: 0,
       timeline: [{ index: 0, verb: 'waitFor', ok: true, startMs: 0, endMs: 61_000 }],
       actions: [
         { atMs: 1_200, actor: 'reconciler', verb: 'create', kind: 'StatefulSet', namespace: 'demo', name: 'basic-pd', object: sts },
@@ -51,7 +52,7 @@ describe('the report has exactly the documented shape', () => {
       invariants: [{ name: 'pd-quorum-kept', violations: [] }],
       final,
     });
-    expect(Object.keys(report)).toEqual(['scenario', 'passed', 'virtualMs', 'wallMs', 'steps', 'timeline', 'actions', 'invariants', 'final']);
+    expect(Object.keys(report)).toEqual(['scenario', 'passed', 'virtualMs', 'wallMs', 'steps', 'invocationErrors', 'timeline', 'actions', 'invariants', 'final']);
     expect(Object.keys(report.actions[0] ?? {})).toEqual(['atMs', 'actor', 'verb', 'kind', 'namespace', 'name', 'object']);
     expect(Object.keys(report.final)).toEqual(['tidbcluster', 'objects', 'pd']);
   });

@@ -8,6 +8,7 @@
  * ```
  * With `--quiet` nothing is written. The JSON report never goes through here.
  */
+import type { InvocationError } from '../sim-stack.js';
 import type { ScenarioReport } from './report.js';
 import type { Fault, HealTarget, TimelineEntry } from './types.js';
 
@@ -21,6 +22,8 @@ export type EntryEnd = { readonly ok: boolean; readonly endMs: number; readonly 
 export type Progress = {
   entryStarted(entry: TimelineEntry, atMs: number): void;
   entryFinished(entry: TimelineEntry, end: EntryEnd): void;
+  /** A handler invocation threw at `atMs`; the run goes on. */
+  invocationFailed(atMs: number, failure: InvocationError): void;
   runFinished(report: ScenarioReport): void;
 };
 
@@ -29,10 +32,11 @@ const MAX_ARGUMENT_CHARS = 60;
 /** A reporter writing to `write` (default: stderr); silent when `quiet`. */
 export function createProgress(options: { readonly quiet: boolean; readonly write?: LineSink }): Progress {
   const write = options.write ?? ((line: string) => void process.stderr.write(`${line}\n`));
-  if (options.quiet) return { entryStarted: () => undefined, entryFinished: () => undefined, runFinished: () => undefined };
+  if (options.quiet) return { entryStarted: () => undefined, entryFinished: () => undefined, invocationFailed: () => undefined, runFinished: () => undefined };
   return {
     entryStarted: (entry, atMs) => write(`[${formatClock(atMs)}] #${entry.index} ${describeEntry(entry)} …`),
     entryFinished: (entry, end) => write(`[${formatClock(end.endMs)}] #${entry.index} ${describeEntry(entry)} … ${describeEnd(entry, end)}`),
+    invocationFailed: (atMs, f) => write(`[${formatClock(atMs)}] ${describeInvocationError(f)}`),
     runFinished: (report) => write(`[${formatClock(report.virtualMs)}] ${describeRun(report)}`),
   };
 }
@@ -131,6 +135,12 @@ function describeFault(fault: Fault): string {
   }
 }
 
+/** A failed invocation and what happens next: `sweep invocation failed: … (retried in 1m)`. */
+export function describeInvocationError(f: InvocationError): string {
+  const next = f.fn === 'sweep' ? (f.retryInMs === undefined ? 'no retry left; the next interval sweeps again' : `retried in ${formatSpan(f.retryInMs)}`) : f.fn === 'reconcile' ? 'its batch comes back after the visibility timeout' : 'the admin entry fails';
+  return `${f.fn} invocation failed: ${shorten(f.error)} (${next})`;
+}
+
 function describeEnd(entry: TimelineEntry, end: EntryEnd): string {
   if (end.ok) return entry.verb === 'waitFor' ? 'reached' : 'done';
   if (end.error !== undefined) return `FAILED: ${end.error}`;
@@ -144,7 +154,7 @@ function describeRun(report: ScenarioReport): string {
   const failed = report.timeline.find((e) => !e.ok);
   const broken = report.invariants.filter((inv) => inv.violations.length > 0).map((inv) => inv.name);
   const why = [
-    ...(failed === undefined ? [] : [`timeline[${failed.index}] ${failed.verb} failed`]),
+    ...(failed === undefined ? [] : [`timeline[${failed.index}] ${failed.verb} failed${failed.error === undefined ? '' : `: ${failed.error}`}`]),
     ...(broken.length === 0 ? [] : [`invariants broken: ${broken.join(', ')}`]),
   ];
   return `${report.scenario}: FAILED (${counts}; ${why.join('; ')})`;

@@ -105,6 +105,8 @@ export type ScenarioReport = {
   readonly virtualMs: number;
   readonly wallMs: number;
   readonly steps: number;
+  /** Handler invocations that threw; each was retried or redelivered as Lambda does, and the run went on. */
+  readonly invocationErrors: number;
   readonly timeline: readonly TimelineRecord[];
   readonly actions: readonly ActionRecord[];
   readonly invariants: readonly InvariantResult[];
@@ -116,6 +118,7 @@ export type FinishInput = {
   readonly virtualMs: number;
   readonly wallMs: number;
   readonly steps: number;
+  readonly invocationErrors: number;
   readonly invariants: readonly InvariantResult[];
   readonly final: FinalState;
 };
@@ -198,6 +201,7 @@ export class ReportBuilder {
       virtualMs: input.virtualMs,
       wallMs: input.wallMs,
       steps: input.steps,
+      invocationErrors: input.invocationErrors,
       timeline,
       actions: [...this.actions],
       invariants,

@@ -9,12 +9,14 @@ import type { Clock } from '../../platform/clock.js';
 import { ApiError } from '../api-error.js';
 import type { KubeObject } from '../object.js';
 import type { RequestHook } from '../server.js';
+import type { ObjectStore } from '../store.js';
 import type { ClusterRegistry } from './registry.js';
 import type { Rng } from './rng.js';
 
 /** The kubelet's fault hooks. */
 export type KubeletFaultHooks = {
   setProcessDown(namespace: string, pod: string, down: boolean): void;
+  isProcessDown(pod: KubeObject): boolean;
   setNodeDown(node: string, down: boolean): void;
   breakImage(image: string, broken: boolean): void;
 };
@@ -23,6 +25,7 @@ export type KubeletFaultHooks = {
 export type FaultTargets = {
   kubelet: KubeletFaultHooks;
   server: { requestHook: RequestHook | undefined };
+  store: ObjectStore;
   clusters: ClusterRegistry;
   clock: Clock;
   rng: Rng;
@@ -30,8 +33,9 @@ export type FaultTargets = {
 
 /** Injects and heals faults; answers whether a pod is down because of one. */
 export class TidbFaults {
-  private readonly downPods = new Set<string>();
   private readonly downNodes = new Set<string>();
+  /** Uids of pods deleted by `deletePod`. */
+  private readonly deletedPods = new Set<string>();
   private readonly brokenImages = new Set<string>();
   private kubeErrors: { rate: number; untilMs: number } | undefined;
   private readonly previousHook: RequestHook | undefined;
@@ -41,16 +45,30 @@ export class TidbFaults {
     t.server.requestHook = (method, path) => this.kubeApiError(method, path) ?? this.previousHook?.(method, path);
   }
 
-  /** The pod's process dies (pod NotReady, member unhealthy, store disconnected) until `podUp`. */
+  /**
+   * The process of the pod now stored under the name dies (pod NotReady, member unhealthy, store
+   * disconnected) until `podUp`. The fault belongs to that pod instance and its volumes: a pod
+   * recreated on the same claims stays down, a replacement on fresh volumes starts healthy.
+   * Throws if the pod does not exist.
+   */
   podDown(namespace: string, pod: string): void {
-    this.downPods.add(`${namespace}/${pod}`);
     this.t.kubelet.setProcessDown(namespace, pod, true);
   }
 
-  /** Heals `podDown`. */
+  /** Heals `podDown`, whichever instance of the pod runs now. */
   podUp(namespace: string, pod: string): void {
-    this.downPods.delete(`${namespace}/${pod}`);
     this.t.kubelet.setProcessDown(namespace, pod, false);
+  }
+
+  /**
+   * Deletes the pod now stored under the name (as `kubectl delete pod` would, with its grace
+   * period), remembering it as an injected fault; throws if there is none.
+   */
+  deletePod(namespace: string, pod: string): void {
+    const current = this.t.store.get('Pod', namespace, pod);
+    if (!current) throw new Error(`pod ${namespace}/${pod} does not exist`);
+    this.deletedPods.add(current.metadata.uid ?? '');
+    this.t.store.delete('Pod', namespace, pod, { preconditions: { uid: current.metadata.uid } });
   }
 
   /** The node goes NotReady and every process on it stops until `nodeUp`. */
@@ -95,9 +113,9 @@ export class TidbFaults {
     this.kubeErrors = { rate, untilMs: this.t.clock.nowMs() + forMs };
   }
 
-  /** Whether `pod` is down or crash-looping because of an injected fault. */
+  /** Whether `pod` is down, crash-looping or being deleted because of an injected fault. */
   isFaulted(pod: KubeObject): boolean {
-    if (this.downPods.has(`${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`)) return true;
+    if (this.t.kubelet.isProcessDown(pod) || this.deletedPods.has(pod.metadata.uid ?? '')) return true;
     if (pod.spec?.nodeName && this.downNodes.has(pod.spec.nodeName)) return true;
     return ((pod.spec?.containers ?? []) as { image?: string }[]).some((c) => this.brokenImages.has(c.image ?? ''));
   }

@@ -1,9 +1,12 @@
 /**
  * Invariant monitors the simulator evaluates continuously, whatever drives it. Each reports
- * `{name, violations: [{atMs, message}]}` with `atMs` in virtual milliseconds since the monitors
- * started:
+ * `{name, violations: [{atMs, message}]}` with `atMs` the virtual clock's time when it happened:
  * - `pd-quorum-kept`: PD lost its raft majority, and the members down without an injected fault
- *   (pods deleted, restarted or misconfigured by the reconciler) are what tipped it;
+ *   (pods deleted, restarted or misconfigured by the reconciler) are what tipped it. Deleting the
+ *   TidbCluster is the user's act: pods whose deletion follows from it (the garbage collector
+ *   taking its StatefulSets, then their pods) are not counted against the reconciler, nor are pods
+ *   deleted by an injected fault or deleted while down because of one — any other deletion (of a
+ *   pod, or of a StatefulSet whose TidbCluster stays) is;
  * - `no-data-loss`: a region lost every replica (all its stores' volumes deleted);
  * - `one-pod-down-for-upgrade`: two PD or two TiKV pods of one set were down for a rolling update
  *   at the same time;
@@ -40,10 +43,15 @@ export class InvariantMonitor {
   private readonly hadQuorum = new Map<ClusterState, boolean>();
   private readonly unsubscribes: (() => void)[] = [];
   private readonly upgrades: UpgradeWatch;
-  private readonly startMs: number;
+  /** Uids of objects whose deletion follows from a TidbCluster's deletion (the cluster's included). */
+  private readonly tornDown = new Set<string>();
+  /**
+   * `namespace/name` of pods whose deletion is not the reconciler's — a teardown's, or one of a pod
+   * deleted or already down because of an injected fault — until a pod of that name is created again.
+   */
+  private readonly excusedPods = new Set<string>();
 
   constructor(private readonly deps: MonitorDeps) {
-    this.startMs = deps.clock.nowMs();
     this.upgrades = new UpgradeWatch(deps, (name, message) => this.violate(name, message));
   }
 
@@ -65,9 +73,9 @@ export class InvariantMonitor {
     return INVARIANT_NAMES.map((name) => ({ name, violations: [...(this.violations.get(name) ?? [])] }));
   }
 
-  /** Records a violation now. */
+  /** Records a violation at the virtual clock's current time. */
   violate(name: InvariantName, message: string): void {
-    this.violations.get(name)?.push({ atMs: this.deps.clock.nowMs() - this.startMs, message });
+    this.violations.get(name)?.push({ atMs: this.deps.clock.nowMs(), message });
   }
 
   private watchCluster(c: ClusterState): void {
@@ -89,16 +97,35 @@ export class InvariantMonitor {
     const down = members.filter((m) => !m.serving);
     const byOperator = down.filter((m) => {
       // Members may be named by FQDN (spec.clusterDomain): the pod is the first label.
-      const pod = this.deps.store.get('Pod', c.namespace, m.name.split('.')[0] ?? m.name);
-      return !pod || !this.deps.isFaulted(pod);
+      const podName = m.name.split('.')[0] ?? m.name;
+      const pod = this.deps.store.get('Pod', c.namespace, podName);
+      if (!pod) return !this.excusedPods.has(`${c.namespace}/${podName}`);
+      return !this.deps.isFaulted(pod) && !this.tornDown.has(pod.metadata.uid ?? '');
     });
     if (serving + byOperator.length <= members.length / 2) return;
     this.violate('pd-quorum-kept', `PD of ${c.namespace}/${c.name} lost quorum: ${serving}/${members.length} members serving; down without an injected fault: ${byOperator.map((m) => m.name).join(', ')}`);
   }
 
   private onStoreEvent(ev: StoreEvent): void {
+    this.trackDeletions(ev);
     if (ev.kind === 'PersistentVolumeClaim' && isDeletionStart(ev)) this.checkPvcDeletion(ev.object);
     this.upgrades.onStoreEvent(ev);
+  }
+
+  /**
+   * A TidbCluster's deletion starts a teardown; an object whose deletion starts while one of its
+   * owners is torn down (what the garbage collector does) is torn down with it. A pod's deletion is
+   * excused when it is torn down or faulted at the time (its member was not serving because of
+   * the fault, or the fault deleted it).
+   */
+  private trackDeletions(ev: StoreEvent): void {
+    const key = `${ev.object.metadata.namespace ?? ''}/${ev.object.metadata.name ?? ''}`;
+    if (ev.kind === 'Pod' && ev.type === 'ADDED') this.excusedPods.delete(key);
+    if (!isDeletionStart(ev)) return;
+    const owners = ev.object.metadata.ownerReferences ?? [];
+    const tornDown = ev.kind === 'TidbCluster' || owners.some((r) => this.tornDown.has(r.uid));
+    if (tornDown) this.tornDown.add(ev.object.metadata.uid ?? '');
+    if (ev.kind === 'Pod' && (tornDown || this.deps.isFaulted(ev.previous ?? ev.object))) this.excusedPods.add(key);
   }
 
   private checkPvcDeletion(pvc: KubeObject): void {

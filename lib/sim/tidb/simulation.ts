@@ -64,7 +64,7 @@ export class TidbSimulation {
     if (this.attached) throw new Error('the TiDB simulation is already attached to a world');
     const clusters = new ClusterRegistry({ clock: world.clock, rng: this.rng.fork(), knobs: this.knobs });
     const sim: SimContext = { store: world.store, proxy: world.proxy, clock: world.clock, rng: this.rng.fork(), knobs: this.knobs, clusters, record: (a) => this.sink(a) };
-    const faults = new TidbFaults({ kubelet: world.controllers.kubelet, server: world.server, clusters, clock: world.clock, rng: this.rng.fork() });
+    const faults = new TidbFaults({ kubelet: world.controllers.kubelet, server: world.server, store: world.store, clusters, clock: world.clock, rng: this.rng.fork() });
     const invariants = new InvariantMonitor({ store: world.store, clusters, clock: world.clock, knobs: this.knobs, isFaulted: (pod) => faults.isFaulted(pod) });
     invariants.start();
     // A deleted volume (or an unbound claim) takes its data with it: the member or store on it has
