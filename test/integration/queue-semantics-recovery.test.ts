@@ -67,7 +67,7 @@ describe('a crashed step', () => {
     expect(w.queue.stats()).toMatchObject({ visible: 0, delayed: 0, inFlight: 0 });
   });
 
-  it('a trigger that arrives while the dead step holds its lease is covered by the retried step', async () => {
+  it('a trigger that finds a dead step\'s lease is stepped when the lease expires', async () => {
     const w = stepWorld(dynamo, { visibilityTimeoutSeconds: 120, rules: announcing });
     const dying = w.executor.hangNext('event');
     await w.trigger();
@@ -75,15 +75,42 @@ describe('a crashed step', () => {
     await dying;
     await w.clock.advance(60_000);
     await invocation;
-    // A watch event at 70 s finds the lease held: it only marks the key dirty and is acknowledged.
+    // A watch event at 70 s finds the lease held: it marks the key dirty and arms the lease's expiry.
     await w.clock.advance(10_000);
     await w.trigger('pod-changed');
-    expect((await w.drain()).map((s) => s.disposition)).toEqual(['skipped']);
-    // At 120 s the redelivered message runs a step that observes the world after that event.
-    const retried = await w.runFor(50_000);
-    expect(retried.map((s) => [s.disposition, s.startedAtMs - T0])).toEqual([['stepped', 120_000]]);
+    const skipped = await w.drain();
+    expect(skipped.map((s) => [s.disposition, s.armedWakeAtMs === undefined ? undefined : s.armedWakeAtMs - T0])).toEqual([['skipped', 90_000]]);
+    // At 90 s, when the lease ends (not at the 120 s redelivery), a step observes the world after that event.
+    const woken = await w.runFor(20_000);
+    expect(woken.map((s) => [s.disposition, s.trigger.reason, s.fence, s.startedAtMs - T0])).toEqual([['stepped', 'lease:1', 2, 90_000]]);
     expect(w.observer.calls).toBe(2);
     expect(w.executor.executed.map((a) => a.kind)).toEqual(['event', 'event']);
+    // The dead invocation's own message still comes back at 120 s; the lease is free, so it steps once.
+    const redelivered = await w.runFor(40_000);
+    expect(redelivered.map((s) => [s.disposition, s.trigger.reason, s.startedAtMs - T0])).toEqual([['stepped', 'watch', 120_000]]);
+    expect(w.queue.stats()).toMatchObject({ visible: 0, delayed: 0, inFlight: 0 });
+  });
+
+  it('a trigger that finds a live step\'s lease costs one extra step, not two', async () => {
+    // Prepare: a step holds the lease for 30 s (slow observe), three triggers arrive meanwhile
+    const w = stepWorld(dynamo, { visibilityTimeoutSeconds: 120 });
+    const gate = w.observer.blockNext();
+    await w.trigger();
+    const first = w.poller.pollOnce();
+    await gate.entered;
+    for (let i = 0; i < 3; i++) {
+      await w.clock.advance(10_000);
+      await w.trigger('pod-changed');
+      await w.drain();
+    }
+    gate.open();
+    await first;
+    // Act: run past the lease's end
+    const later = await w.runFor(120_000);
+    // Assess: the dirty re-enqueue steps once; the armed expiry wake-up finds the lease released
+    expect(later.map((s) => [s.disposition, s.trigger.reason])).toEqual([['stepped', 'dirty'], ['superseded', 'lease:1']]);
+    expect(w.observer.calls).toBe(2);
+    expect(w.queue.stats()).toMatchObject({ visible: 0, delayed: 0, inFlight: 0 });
   });
 });
 

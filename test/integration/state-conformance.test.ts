@@ -75,7 +75,7 @@ describe.each(backends)('State port on $name', ({ start }) => {
       nextWakeAtMs: undefined,
       lastStep: undefined,
     };
-    expect(res).toEqual({ claimed: true, fence: 1, state: expected });
+    expect(res).toEqual({ claimed: true, fence: 1, state: expected, deadlines: [] });
     expect(await store.get(key)).toEqual(expected);
   });
 
@@ -85,7 +85,7 @@ describe.each(backends)('State port on $name', ({ start }) => {
 
     const res = await store.claim(key, 'step-b', T0 + 1000, LEASE_MS);
 
-    expect(res).toEqual({ claimed: false, heldBy: 'step-a', leaseUntilMs: T0 + LEASE_MS });
+    expect(res).toEqual({ claimed: false, heldBy: 'step-a', leaseUntilMs: T0 + LEASE_MS, fence: 1, armExpiryWake: true });
     expect(await store.get(key)).toMatchObject({ fence: 1, dirty: true, lease: { owner: 'step-a' } });
   });
 
@@ -212,6 +212,71 @@ describe.each(backends)('State port on $name', ({ start }) => {
     expect(await store.listDeadlines(key)).toEqual([{ ...deadline('tc-tikv-1'), fence: 1 }]);
   });
 
+  it('the first trigger per held lease is elected to arm its expiry wake-up, again for each new lease', async () => {
+    const key = freshKey();
+    await store.claim(key, 'step-a', T0, LEASE_MS);
+
+    const first = await store.claim(key, 'trigger-1', T0 + 1000, LEASE_MS);
+    const second = await store.claim(key, 'trigger-2', T0 + 2000, LEASE_MS);
+    await store.claim(key, 'step-b', T0 + LEASE_MS, LEASE_MS);
+    const third = await store.claim(key, 'trigger-3', T0 + LEASE_MS + 1000, LEASE_MS);
+
+    expect(first).toMatchObject({ claimed: false, fence: 1, armExpiryWake: true });
+    expect(second).toMatchObject({ claimed: false, fence: 1, armExpiryWake: false });
+    expect(third).toMatchObject({ claimed: false, fence: 2, armExpiryWake: true, leaseUntilMs: T0 + 2 * LEASE_MS });
+  });
+
+  it('a claim returns the deadlines written under the previous fence, kept in the state item', async () => {
+    const key = freshKey();
+    await store.claim(key, 'step-a', T0, LEASE_MS);
+    await store.putDeadline(key, deadline('tc-tikv-1'), 1);
+    await store.release(key, 'step-a', 1, cleanRelease);
+
+    const res = await store.claim(key, 'step-b', T0 + 1000, LEASE_MS);
+
+    expect(res).toMatchObject({ claimed: true, fence: 2, deadlines: [{ ...deadline('tc-tikv-1'), fence: 1 }] });
+    const raw = await local.client.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: clusterPk(key) }, sk: { S: 'state' } } }));
+    expect(Object.keys(raw.Item?.['deadlines']?.M ?? {})).toEqual(['tikv#tc-tikv-1#failover']);
+  });
+
+  it('a deadline write by a step whose expired lease was just taken over is refused in the same request', async () => {
+    // Prepare: the old step's lease expired and a new step claimed and wrote its own deadline
+    const key = freshKey();
+    await store.claim(key, 'old', T0, LEASE_MS);
+    await store.claim(key, 'new', T0 + LEASE_MS, LEASE_MS);
+    await store.putDeadline(key, deadline('tc-tikv-1', { deadlineAtMs: T0 + 5 }), 2);
+
+    // Act: the old step, still running, writes and deletes under fence 1
+    const put = store.putDeadline(key, deadline('tc-tikv-2'), 1);
+    const del = store.deleteDeadline(key, { component: 'tikv', member: 'tc-tikv-1', kind: 'failover' }, 1);
+
+    // Assess: both refused; only the new step's deadline exists
+    await expect(put).rejects.toBeInstanceOf(ConflictError);
+    await expect(del).rejects.toBeInstanceOf(ConflictError);
+    expect(await store.listDeadlines(key)).toEqual([{ ...deadline('tc-tikv-1', { deadlineAtMs: T0 + 5 }), fence: 2 }]);
+  });
+
+  it.each([
+    { name: 'the live holder passes', owner: 'step-a', fence: 1, atMs: T0 + LEASE_MS - 1, then: undefined, ok: true },
+    { name: 'an expired lease is refused', owner: 'step-a', fence: 1, atMs: T0 + LEASE_MS, then: undefined, ok: false },
+    { name: 'another owner is refused', owner: 'step-x', fence: 1, atMs: T0 + 1, then: undefined, ok: false },
+    { name: 'a stale fence is refused', owner: 'step-a', fence: 0, atMs: T0 + 1, then: undefined, ok: false },
+    { name: 'a released lease is refused', owner: 'step-a', fence: 1, atMs: T0 + 1, then: 'release', ok: false },
+    { name: 'a taken-over lease is refused', owner: 'step-a', fence: 1, atMs: T0 + 1, then: 'takeover', ok: false },
+  ] as const)('a lease check before an unprotected call: $name', async (row) => {
+    const key = freshKey();
+    await store.claim(key, 'step-a', T0, LEASE_MS);
+    if (row.then === 'release') await store.release(key, 'step-a', 1, cleanRelease);
+    if (row.then === 'takeover') await store.claim(key, 'step-b', T0 + LEASE_MS, LEASE_MS);
+    const before = await store.get(key);
+
+    const check = store.assertLease(key, row.owner, row.fence, row.atMs);
+
+    if (row.ok) await expect(check).resolves.toBeUndefined();
+    else await expect(check).rejects.toBeInstanceOf(ConflictError);
+    expect(await store.get(key)).toEqual(before);
+  });
+
   it('history is listed newest first, each record carrying its TTL attribute in epoch seconds', async () => {
     const key = freshKey();
     const ttlSeconds = 7 * 24 * 3600;
@@ -261,7 +326,10 @@ describe.each(backends)('State port on $name', ({ start }) => {
     const winners = results.flatMap((r, i) => (r.claimed ? [owners[i]] : []));
     expect(winners).toHaveLength(1);
     const losers = results.filter((r) => !r.claimed);
-    expect(losers).toEqual(Array(9).fill({ claimed: false, heldBy: winners[0], leaseUntilMs: T0 + LEASE_MS }));
+    const lost = { claimed: false, heldBy: winners[0], leaseUntilMs: T0 + LEASE_MS, fence: 1 };
+    expect(losers.map(({ armExpiryWake, ...rest }) => rest)).toEqual(Array(9).fill(lost));
+    // Exactly one loser arms the lease's expiry wake-up, however the claims interleave.
+    expect(losers.filter((l) => !l.claimed && l.armExpiryWake)).toHaveLength(1);
     expect(await store.get(key)).toMatchObject({ fence: 1, dirty: true, lease: { owner: winners[0] } });
   });
 

@@ -1,6 +1,7 @@
 /**
  * An in-memory `StateStore` with the DynamoDB adapter's semantics (leases with fences, dirty flag,
- * earlier-only wake-ups, fenced deadlines, history), for engine unit tests and for measuring the
+ * one expiry wake-up per held lease, earlier-only wake-ups, deadlines fenced in the same write,
+ * history), for engine unit tests and for measuring the
  * engine's own overhead without I/O. The conformance of the real adapter is tested against dynalite.
  */
 
@@ -28,16 +29,21 @@ export class MemoryStateStore implements StateStore {
   private readonly deadlines = new Map<ClusterKey, Map<string, StoredDeadline>>();
   private readonly history = new Map<ClusterKey, StoredHistoryRecord[]>();
   private readonly checkpoints = new Map<string, string>();
+  /** Per key, the fence whose lease-expiry wake-up has been armed. */
+  private readonly wakeFences = new Map<ClusterKey, number>();
 
   async claim(key: ClusterKey, owner: string, nowMs: number, leaseForMs: number): Promise<ClaimResult> {
     const state = this.stateOf(key);
     if (state.lease && state.lease.untilMs > nowMs) {
       this.states.set(key, { ...state, dirty: true });
-      return { claimed: false, heldBy: state.lease.owner, leaseUntilMs: state.lease.untilMs };
+      const armExpiryWake = this.wakeFences.get(key) !== state.fence;
+      this.wakeFences.set(key, state.fence);
+      const { owner: heldBy, untilMs: leaseUntilMs } = state.lease;
+      return { claimed: false, heldBy, leaseUntilMs, fence: state.fence, armExpiryWake };
     }
     const next = { ...state, fence: state.fence + 1, lease: { owner, untilMs: nowMs + leaseForMs }, dirty: false };
     this.states.set(key, next);
-    return { claimed: true, fence: next.fence, state: { ...next } };
+    return { claimed: true, fence: next.fence, state: { ...next }, deadlines: await this.listDeadlines(key) };
   }
 
   async release(key: ClusterKey, owner: string, fence: number, update: ReleaseUpdate): Promise<ReleaseResult> {
@@ -63,6 +69,13 @@ export class MemoryStateStore implements StateStore {
     if (state.nextWakeAtMs !== undefined && state.nextWakeAtMs <= atMs) return false;
     this.states.set(key, { ...state, nextWakeAtMs: atMs });
     return true;
+  }
+
+  async assertLease(key: ClusterKey, owner: string, fence: number, nowMs: number): Promise<void> {
+    const { lease, fence: current } = this.stateOf(key);
+    if (lease?.owner !== owner || current !== fence || lease.untilMs <= nowMs) {
+      throw new ConflictError(`lease check ${key}: ${owner}/${fence} no longer holds a live lease`);
+    }
   }
 
   async putDeadline(key: ClusterKey, deadline: Deadline, fence: number): Promise<void> {
@@ -107,16 +120,14 @@ export class MemoryStateStore implements StateStore {
     return { key, fence: 0, lease: undefined, dirty: false, failures: 0, nextWakeAtMs: undefined, lastStep: undefined };
   }
 
-  /** The key's deadlines, if `fence` still holds the lease and no newer fence wrote this deadline. */
+  /** The key's deadlines, if `fence` still holds the lease (checked in the same write, as DynamoDB). */
   private fencedDeadlines(key: ClusterKey, fence: number, ref: DeadlineRef): Map<string, StoredDeadline> {
     const state = this.stateOf(key);
     if (state.fence !== fence || !state.lease) {
-      throw new ConflictError(`deadline ${key}: fence ${fence} does not hold the lease`);
+      throw new ConflictError(`deadline ${key} ${deadlineId(ref)}: fence ${fence} does not hold the lease`);
     }
     const map = this.deadlines.get(key) ?? new Map<string, StoredDeadline>();
     this.deadlines.set(key, map);
-    const existing = map.get(deadlineId(ref));
-    if (existing && existing.fence > fence) throw new ConflictError(`deadline ${key}: written by a newer fence`);
     return map;
   }
 }
