@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { benchBundle } from './bundle.js';
+import { benchCrashStall } from './crash-stall.js';
 import { benchEngine } from './engine.js';
 import { benchOperations, benchSteadyState } from './reconciler.js';
 import { benchSimApi } from './sim-api.js';
@@ -22,6 +23,7 @@ const SECTIONS: Section[] = [
   { name: 'reconcile bundle and init', run: benchBundle },
   { name: 'reconciler steady state and simulate hour', run: benchSteadyState },
   { name: 'reconciler operations', run: benchOperations },
+  { name: 'crashed step during a scale-out', run: () => benchCrashStall() },
 ];
 
 async function main(): Promise<void> {

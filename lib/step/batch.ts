@@ -9,6 +9,7 @@ import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 
 import type { StepConfig } from '../platform/config.js';
 import { parseReconcileMessage } from '../queue/message.js';
+import { isLeaseWake } from './lease-wake.js';
 import { isTimerTrigger, type StepPorts, type Trigger } from './ports.js';
 import { runStep, type RunStepInput } from './run-step.js';
 import type { StepResult } from './result.js';
@@ -57,7 +58,8 @@ export async function runBatch(records: readonly BatchRecord[], deps: BatchDeps)
 
 /**
  * Groups well-formed records by key. The group's trigger is a timer's if any record is one (its
- * wake-up is consumed by this step), else the first record's; `enqueuedAtMs` is the oldest.
+ * wake-up is consumed by this step), else the first record's that is not a lease-expiry wake-up (a
+ * real trigger must step even when the lease it would watch was released); `enqueuedAtMs` is the oldest.
  */
 function groupByKey(records: readonly BatchRecord[], deps: BatchDeps): { groups: Group[]; malformed: string[] } {
   const groups = new Map<string, Group>();
@@ -87,7 +89,8 @@ function toTrigger(record: BatchRecord, reason: string): Trigger {
 }
 
 function mergeTriggers(a: Trigger, b: Trigger): Trigger {
-  const chosen = !isTimerTrigger(a) && isTimerTrigger(b) ? b : a;
+  const rank = (t: Trigger): number => (isTimerTrigger(t) ? 2 : isLeaseWake(t) ? 0 : 1);
+  const chosen = rank(b) > rank(a) ? b : a;
   const times = [a.enqueuedAtMs, b.enqueuedAtMs].filter((t): t is number => t !== undefined);
   return times.length === 0 ? chosen : { ...chosen, enqueuedAtMs: Math.min(...times) };
 }

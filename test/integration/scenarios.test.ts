@@ -13,6 +13,7 @@ import { createProgress } from '../../lib/local/scenario/progress.js';
 import type { ActionRecord, ScenarioReport } from '../../lib/local/scenario/report.js';
 import { SimStack } from '../../lib/local/sim-stack.js';
 import { runScenario } from '../../lib/local/simulate.js';
+import { DEFAULT_STEP_CONFIG } from '../../lib/platform/config.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const DIR = join(ROOT, 'test', 'scenarios');
@@ -111,6 +112,29 @@ describe('what each story shows', () => {
     expect(new Set(firstThree).size).toBe(3);
     expect(creates.map((a) => a.name)).toEqual(expect.arrayContaining(['basic-discovery', 'basic-pd', 'basic-pd-peer']));
     expect(report.passed).toBe(true);
+  });
+
+  it('a step crash during a scale-out costs at most its lease: triggers meanwhile arm its expiry wake-up', async () => {
+    const file = 'pd-scale-out-step-crash.yaml';
+    const parsed = parseScenario(readFileSync(join(DIR, file), 'utf8'), file);
+    if (!parsed.ok) throw new Error(parsed.error);
+    const timeline = parsed.scenario.timeline.filter((e) => !(e.verb === 'fault' && e.fault.kind === 'step-crash'));
+    const converge = async (scenario: typeof parsed.scenario): Promise<number> => {
+      const stack = await SimStack.start(scenario, scenario.seed);
+      try {
+        const report = await runScenario(stack, createProgress({ quiet: true }));
+        expect(report.passed).toBe(true);
+        const patch = report.timeline.find((t) => t.verb === 'patch');
+        return (report.timeline[report.timeline.length - 1]?.endMs ?? 0) - (patch?.startMs ?? 0);
+      } finally {
+        await stack.stop();
+      }
+    };
+    const stallMs = (await converge(parsed.scenario)) - (await converge({ ...parsed.scenario, timeline }));
+    // The crash really stalled the scale-out, by no more than the lease plus one step (10 s: the
+    // step itself and the queue's whole-second delay), far from the 370 s visibility timeout.
+    expect(stallMs).toBeGreaterThan(60_000);
+    expect(stallMs).toBeLessThanOrEqual(DEFAULT_STEP_CONFIG.leaseForMs + 10_000);
   });
 
   it('the same file and seed give the same report', async () => {

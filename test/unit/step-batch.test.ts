@@ -51,6 +51,16 @@ describe('one SQS batch → one step per distinct key', () => {
   });
 
   it.each([
+    { name: 'a wake-up first, then a watch', reasons: ['lease:3', 'watch'], chosen: 'watch' },
+    { name: 'a watch first, then a wake-up', reasons: ['watch', 'lease:3'], chosen: 'watch' },
+    { name: 'a wake-up and a timer', reasons: ['lease:3', 'timer:wake'], chosen: 'timer:wake' },
+    { name: 'two wake-ups', reasons: ['lease:3', 'lease:4'], chosen: 'lease:3' },
+  ])('a lease-expiry wake-up never stands in for a real trigger of the same key: $name', async ({ reasons, chosen }) => {
+    const { inputs } = await batch(reasons.map((reason, i) => record(`m${i}`, { key: 'c/ns/a', reason, enqueuedAtMs: T0 })));
+    expect(inputs.map((i) => i.trigger.reason)).toEqual([chosen]);
+  });
+
+  it.each([
     { name: 'not JSON', body: '{oops' },
     { name: 'no key', body: { reason: 'watch' } },
     { name: 'a malformed key', body: { key: 'only/two', reason: 'watch' } },
