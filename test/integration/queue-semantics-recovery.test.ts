@@ -114,6 +114,34 @@ describe('a crashed step', () => {
   });
 });
 
+describe('a step that lost its lease does nothing more', () => {
+  it("a stale step's PD call is refused and never sent; the newer step's deadline survives it", async () => {
+    // Prepare: a step that would delete a PD member and write a deadline is stuck in observe …
+    const deadline = { component: 'pd', member: 'basic-pd-3', kind: 'failover', sinceMs: T0, deadlineAtMs: T0 + 1 };
+    const w = stepWorld(dynamo, {
+      rules: [actRule('Remove', () => ({ actions: [{ kind: 'pd.deleteMember', name: 'basic-pd-3' }, { kind: 'state.putDeadline', deadline }], outcome: complete() }))],
+    });
+    const gate = w.observer.blockNext();
+    await w.trigger();
+    const stale = w.poller.pollOnce();
+    await gate.entered;
+    // … while a step whose clock runs a lease ahead takes the lease over and writes the deadline.
+    const newer = await w.state.claim(w.key, 'newer', T0 + TEST_STEP_CONFIG.leaseForMs, TEST_STEP_CONFIG.leaseForMs);
+    if (!newer.claimed) throw new Error('the takeover must claim');
+    const newerDeadline = { ...deadline, deadlineAtMs: T0 + 2 };
+    await w.state.putDeadline(w.key, newerDeadline, newer.fence);
+    // Act
+    gate.open();
+    await stale;
+    // Assess
+    const [step] = w.steps;
+    expect(step?.actions.map((a) => [a.description.split(' ')[0], a.result])).toEqual([['pd.deleteMember', 'error'], ['state.putDeadline', 'not-run']]);
+    expect(step?.release).toBe('lost-lease');
+    expect(w.executor.executed.filter((a) => a.kind === 'pd.deleteMember')).toEqual([]);
+    expect(await w.state.listDeadlines(w.key)).toEqual([{ ...newerDeadline, fence: newer.fence }]);
+  });
+});
+
 describe('poison messages and the sweep', () => {
   it('a poison message lands in the DLQ and the sweep still reconciles its cluster', async () => {
     // Prepare: a handler that crashes on one particular message (a bug tied to its content)
