@@ -3,12 +3,16 @@
  * only code that sequences ports. Rules decide (pure, `lib/reconcile`); adapters do I/O behind ports;
  * this file decides only the order and what each failure means.
  *
- * A step that dies holding its lease (Lambda timeout, OOM, crash) costs at most its lease: the first
- * trigger that finds the lease held arms a lease-expiry wake-up (`lease-wake.ts`) besides marking the
- * key dirty, and that wake-up steps the key once the dead step's lease has expired. A live holder
- * re-enqueues the dirty key itself when it releases, and the wake-up then finds the lease released
- * and does nothing. The dead step's own message is still redelivered after the queue's visibility
- * timeout and finds the lease free; the sweep is the backstop for triggers that never reached the queue.
+ * A step that dies holding its lease (Lambda timeout, OOM, crash) costs at most its lease, whether or
+ * not another trigger arrives meanwhile:
+ * - its own records: a step that claims sets their visibility to the lease's end plus a margin
+ *   (`lease-hold.ts`, alongside observe), so a dead step's record comes back just after its lease
+ *   has expired, not after the queue's visibility timeout; a live step's records are deleted as before;
+ * - triggers that arrive meanwhile: the first that finds the lease held arms a lease-expiry wake-up
+ *   (`lease-wake.ts`) besides marking the key dirty, and that wake-up steps the key once the dead
+ *   step's lease has expired. A live holder re-enqueues the dirty key itself when it releases, and the
+ *   wake-up then finds the lease released and does nothing.
+ * The sweep is the backstop for triggers that never reached the queue.
  *
  * Safety does not rest on the function timeout: the budget is cut to the lease (less the safety
  * margin), each side effect that no Kubernetes precondition protects is preceded by a lease check
@@ -32,6 +36,7 @@ import { executeActions } from './act.js';
 import { commitStep } from './commit.js';
 import { startBudget, type StepContext } from './context.js';
 import { errorText } from './error-outcome.js';
+import { holdRecordsForLease } from './lease-hold.js';
 import { armLeaseWake, leaseBoundBudget, leaseWakeFence, leaseWakeIsSuperseded } from './lease-wake.js';
 import { observeStep } from './observe.js';
 import type { StepPorts, Trigger } from './ports.js';
@@ -163,10 +168,14 @@ async function claimLease(input: RunStepInput, nowMs: number, signal: AbortSigna
   }
 }
 
-/** Observe → decide → act → commit, for a step that holds the lease. */
+/**
+ * Observe → decide → act → commit, for a step that holds the lease. The trigger's records are held
+ * for the lease (`lease-hold.ts`) alongside observe and act; the commit waits for that to finish.
+ */
 async function runClaimed(ctx: ClaimedStep): Promise<StepResult> {
   const clock = ctx.ports.clock;
   const marks = [clock.nowMs()];
+  const held = holdRecordsForLease(ctx.ports, ctx.key, ctx.trigger, ctx.startedAtMs + ctx.config.leaseForMs);
   const observed = await observeStep(ctx);
   marks.push(clock.nowMs());
   const plan = observed.ok ? decideStep(observed.snapshot, ctx.rules) : undefined;
@@ -177,6 +186,7 @@ async function runClaimed(ctx: ClaimedStep): Promise<StepResult> {
   const planned = observed.ok ? (plan?.outcome ?? fail('no plan')) : observed.outcome;
   const outcome = acted.outcome ? combineOutcomes([planned, acted.outcome]) : planned;
   const cluster = observed.ok ? observed.snapshot.cluster : undefined;
+  await held;
   const commit = await commitStep(ctx, { cluster, plan, outcome, records: acted.records });
   marks.push(clock.nowMs());
   return steppedResult(ctx, plan?.ruleResults ?? [], commit, marks);

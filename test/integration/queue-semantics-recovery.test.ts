@@ -6,6 +6,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 
+import { TransientError } from '../../lib/platform/errors.js';
 import { MemoryLogger } from '../../lib/platform/logger.js';
 import { MemoryMetrics } from '../../lib/platform/metrics.js';
 import type { SqsBatchHandler } from '../../lib/queue/poller.js';
@@ -45,26 +46,47 @@ function sweepPorts(w: StepWorld, keys: string[], queue: Pick<ReconcileQueue, 's
 }
 
 describe('a crashed step', () => {
-  it('a step that dies holding the lease is retried after the lease expires, with no new event', async () => {
-    // Prepare: lease 90 s < visibility timeout 120 s; function timeout 60 s
-    const w = stepWorld(dynamo, { visibilityTimeoutSeconds: 120, rules: announcing });
+  it('a step that crashes with no other trigger is stepped again when its lease expires, not after the visibility timeout', async () => {
+    // Prepare: lease 90 s, the deployed visibility timeout 370 s, function timeout 60 s
+    const w = stepWorld(dynamo, { visibilityTimeoutSeconds: 370, rules: announcing });
     expect(TEST_STEP_CONFIG.leaseForMs).toBe(90_000);
     const dying = w.executor.hangNext('event');
     await w.trigger();
-    // Act: the invocation claims, then hangs until Lambda's timeout kills it
+    // Act: the invocation claims, then hangs until Lambda's timeout kills it; nothing else arrives
     const invocation = w.poller.pollOnce();
     await dying;
     await w.clock.advance(60_000);
     const killed = await invocation;
-    // Assess: nothing is retried while the dead step's lease and the message's visibility last …
+    // Assess: nothing is retried while the dead step's lease lasts …
     expect(killed).toMatchObject({ received: 1, deleted: 0, failedWholeBatch: true });
     expect((await w.state.get(w.key))?.lease).toMatchObject({ untilMs: T0 + 90_000 });
-    expect(await w.runFor(59_000)).toEqual([]);
-    // … then the same message comes back, finds the lease expired, and the step runs.
+    expect(await w.runFor(31_000)).toEqual([]);
+    // … then the same message comes back (held for the lease plus a 2 s margin), finds the lease expired, and the step runs.
     const retried = await w.runFor(1_000);
-    expect(retried.map((s) => [s.disposition, s.trigger.reason, s.fence, s.startedAtMs - T0])).toEqual([['stepped', 'watch', 2, 120_000]]);
+    expect(retried.map((s) => [s.disposition, s.trigger.reason, s.fence, s.startedAtMs - T0])).toEqual([['stepped', 'watch', 2, 92_000]]);
     expect((await w.state.get(w.key))?.lease).toBeUndefined();
     expect(w.queue.stats()).toMatchObject({ visible: 0, delayed: 0, inFlight: 0 });
+    expect(await w.runFor(370_000, 10_000)).toEqual([]);
+  });
+
+  it('a step whose records cannot be held falls back to the visibility timeout', async () => {
+    // Prepare: ChangeMessageVisibility fails (e.g. throttled)
+    const w = stepWorld(dynamo, { visibilityTimeoutSeconds: 120, rules: announcing });
+    w.queue.changeVisibility = async () => Promise.reject(new TransientError('ChangeMessageVisibility: throttled'));
+    const dying = w.executor.hangNext('event');
+    await w.trigger();
+    // Act
+    const invocation = w.poller.pollOnce();
+    await dying;
+    await w.clock.advance(60_000);
+    await invocation;
+    // Assess: the step went on (it reached its action); the warning is logged; redelivery at 120 s
+    expect(w.logger.lines.filter((l) => l.level === 'warn' && l.message !== 'reconcile step').map((l) => l.message)).toEqual([
+      'record not held for the lease: it comes back after the visibility timeout',
+    ]);
+    expect(await w.runFor(59_000)).toEqual([]);
+    const retried = await w.runFor(1_000);
+    expect(retried.map((s) => [s.disposition, s.trigger.reason, s.fence, s.startedAtMs - T0])).toEqual([['stepped', 'watch', 2, 120_000]]);
   });
 
   it('a trigger that finds a dead step\'s lease is stepped when the lease expires', async () => {
@@ -85,9 +107,9 @@ describe('a crashed step', () => {
     expect(woken.map((s) => [s.disposition, s.trigger.reason, s.fence, s.startedAtMs - T0])).toEqual([['stepped', 'lease:1', 2, 90_000]]);
     expect(w.observer.calls).toBe(2);
     expect(w.executor.executed.map((a) => a.kind)).toEqual(['event', 'event']);
-    // The dead invocation's own message still comes back at 120 s; the lease is free, so it steps once.
+    // The dead invocation's own message comes back when its hold ends (lease + 2 s); the lease is free, so it steps once.
     const redelivered = await w.runFor(40_000);
-    expect(redelivered.map((s) => [s.disposition, s.trigger.reason, s.startedAtMs - T0])).toEqual([['stepped', 'watch', 120_000]]);
+    expect(redelivered.map((s) => [s.disposition, s.trigger.reason, s.startedAtMs - T0])).toEqual([['stepped', 'watch', 92_000]]);
     expect(w.queue.stats()).toMatchObject({ visible: 0, delayed: 0, inFlight: 0 });
   });
 

@@ -60,6 +60,23 @@ describe('one SQS batch → one step per distinct key', () => {
     expect(inputs.map((i) => i.trigger.reason)).toEqual([chosen]);
   });
 
+  it("every record's receipt handle rides on its key's trigger, so the step can hold them all for its lease", async () => {
+    // Prepare
+    const withHandle = (r: BatchRecord, receiptHandle: string): BatchRecord => ({ ...r, receiptHandle });
+    // Act
+    const { inputs } = await batch([
+      withHandle(record('m1', { key: 'c/ns/a', reason: 'lease:3', enqueuedAtMs: T0 }), 'h1'),
+      withHandle(record('m2', { key: 'c/ns/b', reason: 'watch', enqueuedAtMs: T0 }), 'h2'),
+      withHandle(record('m3', { key: 'c/ns/a', reason: 'watch', enqueuedAtMs: T0 }), 'h3'),
+      record('m4', { key: 'c/ns/a', reason: 'watch', enqueuedAtMs: T0 }),
+    ]);
+    // Assess
+    expect(inputs.map((i) => [i.key, i.trigger.reason, i.trigger.receiptHandles])).toEqual([
+      ['c/ns/a', 'watch', ['h1', 'h3']],
+      ['c/ns/b', 'watch', ['h2']],
+    ]);
+  });
+
   it.each([
     { name: 'not JSON', body: '{oops' },
     { name: 'no key', body: { reason: 'watch' } },

@@ -61,7 +61,8 @@ describe('a trigger that finds the lease held', () => {
   it('a wake-up that cannot be sent leaves the trigger for redelivery', async () => {
     const h = stepHarness(new MemoryStateStore());
     await h.ports.state.claim(KEY, 'dead', T0, LEASE);
-    const ports = { ...h.ports, queue: { send: async () => Promise.reject(new TransientError('SQS down')) } };
+    const queue = { send: async () => Promise.reject(new TransientError('SQS down')), changeVisibility: h.queue.changeVisibility.bind(h.queue) };
+    const ports = { ...h.ports, queue };
     const result = await step(h, { ports });
     expect(result).toMatchObject({ disposition: 'skipped', redeliver: true, armedWakeAtMs: undefined });
     expect(result.errors).toEqual(['arm lease-expiry wake-up: TransientError: SQS down']);
