@@ -115,24 +115,19 @@ describe('what each story shows', () => {
   });
 
   it('a step crash during a scale-out costs at most its lease: triggers meanwhile arm its expiry wake-up', async () => {
-    const file = 'pd-scale-out-step-crash.yaml';
-    const parsed = parseScenario(readFileSync(join(DIR, file), 'utf8'), file);
-    if (!parsed.ok) throw new Error(parsed.error);
-    const timeline = parsed.scenario.timeline.filter((e) => !(e.verb === 'fault' && e.fault.kind === 'step-crash'));
-    const converge = async (scenario: typeof parsed.scenario): Promise<number> => {
-      const stack = await SimStack.start(scenario, scenario.seed);
-      try {
-        const report = await runScenario(stack, createProgress({ quiet: true }));
-        expect(report.passed).toBe(true);
-        const patch = report.timeline.find((t) => t.verb === 'patch');
-        return (report.timeline[report.timeline.length - 1]?.endMs ?? 0) - (patch?.startMs ?? 0);
-      } finally {
-        await stack.stop();
-      }
-    };
-    const stallMs = (await converge(parsed.scenario)) - (await converge({ ...parsed.scenario, timeline }));
+    const { stallMs } = await crashStall('pd-scale-out-step-crash.yaml');
     // The crash really stalled the scale-out, by no more than the lease plus one step (10 s: the
     // step itself and the queue's whole-second delay), far from the 370 s visibility timeout.
+    expect(stallMs).toBeGreaterThan(60_000);
+    expect(stallMs).toBeLessThanOrEqual(DEFAULT_STEP_CONFIG.leaseForMs + 10_000);
+  });
+
+  it('a step crash during a scale-out with no other trigger costs at most its lease: its own record comes back when the lease ends', async () => {
+    const { stallMs, crashed } = await crashStall('pd-scale-out-step-crash-alone.yaml');
+    // The dead step's write never reached the API server, and nothing wrote during its lease.
+    const patchAt = crashed.timeline.find((t) => t.verb === 'patch')?.startMs ?? 0;
+    const firstWrite = byReconciler(crashed).find((a) => a.atMs >= patchAt);
+    expect((firstWrite?.atMs ?? 0) - patchAt).toBeGreaterThanOrEqual(DEFAULT_STEP_CONFIG.leaseForMs);
     expect(stallMs).toBeGreaterThan(60_000);
     expect(stallMs).toBeLessThanOrEqual(DEFAULT_STEP_CONFIG.leaseForMs + 10_000);
   });
@@ -169,3 +164,27 @@ describe('tidb-reconciler simulate exit codes', () => {
     expect(report.timeline[0]).toMatchObject({ index: 0, verb: 'waitFor', ok: false, endMs: 3000 });
   });
 });
+
+/**
+ * Runs a crash story and its twin without the `step-crash` fault on the file's seed: the stall is the
+ * difference of their convergence times (from the patch to the end of the timeline).
+ */
+async function crashStall(file: string): Promise<{ stallMs: number; crashed: ScenarioReport }> {
+  const parsed = parseScenario(readFileSync(join(DIR, file), 'utf8'), file);
+  if (!parsed.ok) throw new Error(parsed.error);
+  const timeline = parsed.scenario.timeline.filter((e) => !(e.verb === 'fault' && e.fault.kind === 'step-crash'));
+  const converge = async (scenario: typeof parsed.scenario): Promise<{ ms: number; report: ScenarioReport }> => {
+    const stack = await SimStack.start(scenario, scenario.seed);
+    try {
+      const report = await runScenario(stack, createProgress({ quiet: true }));
+      expect(report.passed).toBe(true);
+      const patch = report.timeline.find((t) => t.verb === 'patch');
+      return { ms: (report.timeline[report.timeline.length - 1]?.endMs ?? 0) - (patch?.startMs ?? 0), report };
+    } finally {
+      await stack.stop();
+    }
+  };
+  const crashed = await converge(parsed.scenario);
+  const faultFree = await converge({ ...parsed.scenario, timeline });
+  return { stallMs: crashed.ms - faultFree.ms, crashed: crashed.report };
+}
