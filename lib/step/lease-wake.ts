@@ -31,11 +31,15 @@ export function isLeaseWake(trigger: Trigger): boolean {
 }
 
 /**
- * Whether a wake-up for `fence` has nothing left to do: the key was never claimed, a newer step
- * claimed it, or the step with `fence` released its lease (and re-enqueued the key if it was dirty).
+ * Whether a wake-up for `fence` has nothing left to do at `nowMs`: the key was never claimed, the
+ * last step released its lease (and re-enqueued the key if it was dirty), or a newer step holds a
+ * lease that has not expired (if that step dies, its own records come back when its lease ends).
+ * A newer step's lease that expired unreleased means that step died too — e.g. the step this
+ * wake-up started, whose record came back — so the key is stepped.
  */
-export function leaseWakeIsSuperseded(state: StateRecord | undefined, fence: number): boolean {
-  return state === undefined || state.fence !== fence || state.lease === undefined;
+export function leaseWakeIsSuperseded(state: StateRecord | undefined, fence: number, nowMs: number): boolean {
+  if (state === undefined || state.lease === undefined) return true;
+  return state.fence !== fence && state.lease.untilMs > nowMs;
 }
 
 /** The held lease a trigger found, as the claim reported it. */

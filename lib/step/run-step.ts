@@ -125,7 +125,8 @@ function noBudget(input: RunStepInput, identity: StepIdentity): StepResult {
 /** Whether a lease-expiry wake-up for `fence` has nothing to do; the error text when the store failed. */
 async function isSuperseded(input: RunStepInput, fence: number, signal: AbortSignal): Promise<boolean | string> {
   try {
-    return leaseWakeIsSuperseded(await input.ports.state.get(input.key, { signal }), fence);
+    const state = await input.ports.state.get(input.key, { signal });
+    return leaseWakeIsSuperseded(state, fence, input.ports.clock.nowMs());
   } catch (err) {
     return `read state: ${errorText(err)}`;
   }

@@ -71,16 +71,18 @@ describe('a trigger that finds the lease held', () => {
 
 describe('a lease-expiry wake-up', () => {
   it.each([
-    { name: 'the holder died: its lease is still recorded, so the key is stepped', release: false, takeover: false, disposition: 'stepped', claims: 2 },
-    { name: 'the holder released: nothing to do, no claim', release: true, takeover: false, disposition: 'superseded', claims: 1 },
-    { name: 'a newer step claimed: nothing to do, no claim', release: false, takeover: true, disposition: 'superseded', claims: 2 },
-  ])('$name', async ({ release, takeover, disposition, claims }) => {
+    { name: 'the holder died: its lease is still recorded, so the key is stepped', release: false, takeover: false, newerDied: false, disposition: 'stepped', claims: 2 },
+    { name: 'the holder released: nothing to do, no claim', release: true, takeover: false, newerDied: false, disposition: 'superseded', claims: 1 },
+    { name: 'a newer step claimed: nothing to do, no claim', release: false, takeover: true, newerDied: false, disposition: 'superseded', claims: 2 },
+    { name: 'a newer step claimed and died too (its lease expired unreleased), so the key is stepped', release: false, takeover: true, newerDied: true, disposition: 'stepped', claims: 3 },
+  ])('$name', async ({ release, takeover, newerDied, disposition, claims }) => {
     // Prepare
     const h = stepHarness(new MemoryStateStore());
     await h.ports.state.claim(KEY, 'holder', T0, LEASE);
     if (release) await h.ports.state.release(KEY, 'holder', 1, { failures: 0, nextWakeAtMs: undefined, lastStep: { atMs: T0, outcome: 'complete' } });
     await h.clock.advance(LEASE);
     if (takeover) await h.ports.state.claim(KEY, 'newer', h.clock.nowMs(), LEASE);
+    if (newerDied) await h.clock.advance(LEASE);
     // Act
     const result = await step(h, { trigger: { reason: 'lease:1' } });
     // Assess
