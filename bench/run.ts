@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { benchApiErrors } from './api-errors.js';
 import { benchBundle } from './bundle.js';
+import { benchCrashStall } from './crash-stall.js';
 import { benchEngine } from './engine.js';
 import { benchOperations, benchSteadyState } from './reconciler.js';
 import { benchSimApi } from './sim-api.js';
@@ -24,6 +25,7 @@ const SECTIONS: Section[] = [
   { name: 'reconciler steady state and simulate hour', run: benchSteadyState },
   { name: 'reconciler operations', run: benchOperations },
   { name: 'failover under API errors', run: benchApiErrors },
+  { name: 'crashed step during a scale-out', run: () => benchCrashStall() },
 ];
 
 async function main(): Promise<void> {

@@ -15,6 +15,7 @@ import { DEFAULT_STEP_CONFIG, parseConfig, type ReconcilerConfig } from '../plat
 import { type Logger, StreamLogger, silentLogger } from '../platform/logger.js';
 import { MemoryReconcileQueue, seededRandom } from '../queue/memory.js';
 import type { OutgoingMessage, ReconcileQueue } from '../queue/port.js';
+import { ApiError } from '../sim/api-error.js';
 import { TidbSimulation } from '../sim/tidb/simulation.js';
 import { SimWorld } from '../sim/world.js';
 import type { Runtime } from '../wiring/ports.js';
@@ -45,7 +46,10 @@ export function simulatedContext(id: string): Context {
   };
 }
 
-/** A crash plan: the next `times` invocations die after `afterActions` reconciler writes each. */
+/**
+ * A crash plan: the next `times` invocations die after `afterActions` reconciler writes each; with
+ * `afterActions` 0, at their first write request, before it reaches the API server (nothing applied).
+ */
 export type CrashPlan = { afterActions: number; times: number };
 
 /** The functions whose invocations can fail. */
@@ -125,6 +129,8 @@ export class SimStack {
     const stack = new SimStack(clock, handlerClock, scenario, sim, world, dynamo, queue, counted, exporter, delivery);
     holder.stack = stack;
     world.server.onWrite = () => stack.countWrite();
+    const previousHook = world.server.requestHook;
+    world.server.requestHook = (method, path) => stack.dieBeforeWrite(method) ?? previousHook?.(method, path);
     exporter.start();
     return stack;
   }
@@ -199,12 +205,26 @@ export class SimStack {
     this.onInvocationError?.(e);
   }
 
+  /**
+   * A write request of an invocation planned to die before its first write: the invocation dies and
+   * the request is refused unapplied (its dead sender never sees the answer).
+   */
+  private dieBeforeWrite(method: string): ApiError | undefined {
+    const mortal = this.current;
+    const plan = this.crash;
+    if (!mortal || method === 'GET' || !plan || plan.afterActions !== 0 || plan.times <= 0) return undefined;
+    plan.times--;
+    if (plan.times === 0) this.crash = undefined;
+    mortal.kill();
+    return new ApiError(503, 'ServiceUnavailable', 'the sending invocation died before this request was sent');
+  }
+
   private countWrite(): void {
     const mortal = this.current;
     if (!mortal) return;
     this.writesThisInvocation++;
     const plan = this.crash;
-    if (plan && plan.times > 0 && this.writesThisInvocation >= plan.afterActions) {
+    if (plan && plan.afterActions > 0 && plan.times > 0 && this.writesThisInvocation >= plan.afterActions) {
       plan.times--;
       if (plan.times === 0) this.crash = undefined;
       mortal.kill();

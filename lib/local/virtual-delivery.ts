@@ -2,7 +2,9 @@
  * Lambda's SQS event source mapping, driven step by step on a virtual clock: take up to ten visible
  * messages, build the `SQSEvent` Lambda would, invoke the handler, delete what succeeded and leave
  * the batch item failures (and everything of a crashed invocation, or of one that threw) to come
- * back after the visibility timeout. One batch at a time, so a run is repeatable for a seed.
+ * back after the visibility timeout — or when the handler set it to, as a step does to hold its
+ * records for its lease (the records carry their receipt handles). One batch at a time, so a run is
+ * repeatable for a seed.
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { Clock } from '../platform/clock.js';

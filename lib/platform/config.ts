@@ -9,10 +9,12 @@ import type { ReconcileConfig } from '../model/config.js';
 import { TerminalError } from './errors.js';
 
 /**
- * What the step engine needs besides its ports. `leaseForMs` must exceed the function timeout (a
- * live step never loses its lease) and stay below the queue's visibility timeout (a crashed step's
- * message, redelivered, finds the lease expired and runs). The engine stops acting when less than
- * `safetyMarginMs` of its time budget is left and comes back after `budgetRetryAfterMs`.
+ * What the step engine needs besides its ports. `leaseForMs` bounds what a crashed step costs (the
+ * first trigger that finds its lease held arms a wake-up at the lease's end); it should exceed the
+ * function timeout, or steps are cut short, because `runStep` never lets a step's budget run past its
+ * lease, and stay below the queue's visibility timeout, so a crashed step's own redelivered message
+ * finds the lease expired. The engine stops acting when less than `safetyMarginMs` of its time budget
+ * is left and comes back after `budgetRetryAfterMs`.
  */
 export type StepConfig = {
   readonly leaseForMs: number;
@@ -94,7 +96,7 @@ export function parseConfig(env: Env): ReconcilerConfig {
       backoff,
     },
   };
-  checkLease(read, step.leaseForMs);
+  checkLease(read, step.leaseForMs, step.safetyMarginMs);
   const sweep = { dueWithinMs: read.milliseconds('SWEEP_DUE_WITHIN_MS', DEFAULT_SWEEP_CONFIG.dueWithinMs, 0) };
   const deployment = readDeployment(read);
   if (read.problems.length > 0) throw new ConfigError(read.problems);
@@ -119,8 +121,19 @@ function readFailover(read: EnvReader): ReconcileConfig['failoverPeriodMs'] {
   };
 }
 
-/** The lease must outlive a live step and expire before a crashed step's message is redelivered. */
-function checkLease(read: EnvReader, leaseForMs: number): void {
+/**
+ * The lease must leave a step a budget beyond its two safety margins (work stops one margin before
+ * the budget, the commit ends one margin before the lease), outlive a live step and expire before a
+ * crashed step's message is redelivered.
+ */
+function checkLease(read: EnvReader, leaseForMs: number, safetyMarginMs: number): void {
+  // A lease below the minimum is already reported by its reader.
+  if (leaseForMs >= 1 && leaseForMs <= 2 * safetyMarginMs) {
+    read.problem(
+      `LEASE_MS: ${leaseForMs} must be longer than twice STEP_SAFETY_MARGIN_MS (${safetyMarginMs}), ` +
+        'or no step has time left to act within its lease',
+    );
+  }
   const visibilitySeconds = read.optionalSeconds('QUEUE_VISIBILITY_TIMEOUT_SECONDS');
   const functionSeconds = read.optionalSeconds('FUNCTION_TIMEOUT_SECONDS');
   if (visibilitySeconds !== undefined && leaseForMs >= visibilitySeconds * 1000) {

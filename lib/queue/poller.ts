@@ -3,7 +3,8 @@
  * the simulator: receive a batch (up to `batchSize`, gathering for up to the batching window), wrap it in
  * an `SQSEvent`, invoke the handler with a `Context`, then delete what succeeded. As the mapping with
  * `ReportBatchItemFailures` (anchors B.5): items named in `batchItemFailures` are left to reappear after
- * the visibility timeout; a thrown error, a timeout or an invalid response fails the whole batch.
+ * the visibility timeout (or the one the handler set with their receipt handles); a thrown error, a
+ * timeout or an invalid response fails the whole batch.
  */
 
 import { createHash, randomUUID } from 'node:crypto';

@@ -130,14 +130,16 @@ function isDeletionDone(input: RuleInput, failure: PdFailureMember): boolean {
   return !listed && deletes(input, failure).length === 0;
 }
 
-/** The pod and PVC deletes a failure member still needs (uid-guarded; nothing already terminating). */
+/** The pod and PVC deletes a failure member still needs (precondition-guarded; nothing already terminating). */
 function deletes(input: RuleInput, failure: PdFailureMember): Action[] {
   const podName = failure.podName ?? '';
   const pod = pdPod(input, podName);
   const replaced = pod !== undefined && stamp(pod.metadata?.creationTimestamp) >= stamp(failure.createdAt);
   const uids = new Set(Object.keys(failure.pvcUIDSet ?? {}));
   const ref = (kind: 'Pod' | 'PersistentVolumeClaim', name: string | undefined) => ({ kind, namespace: input.cluster.metadata.namespace ?? '', name: name ?? '' });
-  const podDelete: Action[] = pod && !isTerminating(pod) && !replaced ? [{ kind: 'delete', ref: ref('Pod', podName), uid: pod.metadata?.uid ?? '' }] : [];
+  // The pod delete carries uid and resourceVersion: it applies only to the pod as observed.
+  const podDelete: Action[] =
+    pod && !isTerminating(pod) && !replaced ? [{ kind: 'delete', ref: ref('Pod', podName), uid: pod.metadata?.uid ?? '', resourceVersion: pod.metadata?.resourceVersion ?? '' }] : [];
   const pvcDeletes: Action[] = input.snapshot.owned.PersistentVolumeClaim.filter((pvc) => uids.has(pvc.metadata?.uid ?? '') && !isTerminating(pvc)).map(
     (pvc) => ({ kind: 'delete', ref: ref('PersistentVolumeClaim', pvc.metadata?.name), uid: pvc.metadata?.uid ?? '' }),
   );

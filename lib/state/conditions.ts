@@ -67,6 +67,13 @@ export const leaseIsOwned = (): Expr => ({
   values: {},
 });
 
+/** The lease's end time is still ahead of `nowMs` (whoever holds it). */
+export const leaseNotExpired = (nowMs: number): Expr => ({
+  text: '#leaseUntilMs > :nowMs',
+  names: n('leaseUntilMs'),
+  values: { ':nowMs': nowMs },
+});
+
 /** No wake-up is set, or the set one is later than `atMs` (wake-ups only move earlier). */
 export const wakeIsUnsetOrLater = (atMs: number): Expr => ({
   text: 'attribute_not_exists(#nextWakeAtMs) OR #nextWakeAtMs > :atMs',
@@ -91,8 +98,16 @@ export function or(...parts: Expr[]): Expr {
   return join('OR', parts);
 }
 
-/** Command fields for an UpdateItem/PutItem/DeleteItem: update text, its values, a condition. */
-export type WriteParts = { update?: string; values?: Record<string, unknown>; condition?: Expr };
+/**
+ * Command fields for an UpdateItem/PutItem/DeleteItem: update text, its values, a condition, and
+ * `names` for placeholders that are not table attributes (e.g. a key inside a map attribute).
+ */
+export type WriteParts = {
+  update?: string;
+  values?: Record<string, unknown>;
+  condition?: Expr;
+  names?: Record<string, string>;
+};
 
 /**
  * Builds `UpdateExpression`, `ConditionExpression` and the placeholder maps. Attribute names in the
@@ -105,7 +120,8 @@ export function writeInput(parts: WriteParts): {
   ExpressionAttributeNames?: Record<string, string>;
   ExpressionAttributeValues?: Record<string, unknown>;
 } {
-  const names = merge(parts.update ? namesIn(parts.update) : {}, parts.condition?.names ?? {}, 'name');
+  const own = parts.update ? namesIn(parts.update, parts.names ?? {}) : {};
+  const names = merge(own, parts.condition?.names ?? {}, 'name');
   const values = merge(parts.values ?? {}, parts.condition?.values ?? {}, 'value');
   return {
     ...(parts.update ? { UpdateExpression: parts.update } : {}),
@@ -115,10 +131,18 @@ export function writeInput(parts: WriteParts): {
   };
 }
 
-/** The `#name` placeholders in `text`, each mapped through `ATTR`; an unknown one is a bug here. */
-function namesIn(text: string): Record<string, string> {
+/**
+ * The `#name` placeholders in `text`, each mapped through `ATTR` or the caller's `extra` names; an
+ * unknown one is a bug here.
+ */
+function namesIn(text: string, extra: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [, attr] of text.matchAll(/#(\w+)/g)) {
+    const given = extra[`#${String(attr)}`];
+    if (given !== undefined) {
+      out[`#${String(attr)}`] = given;
+      continue;
+    }
     if (attr === undefined || !(attr in ATTR)) throw new Error(`unknown attribute placeholder #${String(attr)}`);
     out[`#${attr}`] = ATTR[attr as keyof typeof ATTR];
   }

@@ -1,8 +1,8 @@
 /**
  * The DynamoDB adapter of the State port. It uses only GetItem, PutItem, UpdateItem, DeleteItem and
  * Query (what both dynalite and DynamoDB Local support): no transactions and no
- * ReturnValuesOnConditionCheckFailure, so every multi-item rule is built from single-item
- * conditional writes, and each such place says what it guarantees.
+ * ReturnValuesOnConditionCheckFailure. Everything a fence guards lives in the `state` item (lease,
+ * fence, dirty flag, wake-ups and the deadlines map), so each fenced write is one conditional request.
  */
 
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -17,28 +17,18 @@ import {
   leaseIsFree,
   leaseIsHeld,
   leaseIsOwned,
+  leaseNotExpired,
   wakeIsUnsetOrLater,
-  writtenByFenceAtMost,
 } from './conditions.js';
 import { fitHistoryRecord } from './history-fit.js';
-import { toDeadline, toHistory, toStateRecord, withoutUndefined } from './items.js';
-import {
-  CHECKPOINT_SK,
-  DEADLINE_PREFIX,
-  HISTORY_PREFIX,
-  STATE_SK,
-  checkpointPk,
-  clusterPk,
-  deadlineSk,
-  historySk,
-} from './keys.js';
+import { toDeadlines, toHistory, toStateRecord, withoutUndefined } from './items.js';
+import { CHECKPOINT_SK, HISTORY_PREFIX, STATE_SK, checkpointPk, clusterPk, deadlineId, historySk } from './keys.js';
 import type {
   CallOptions,
   ClaimResult,
   ClusterKey,
   Deadline,
   HistoryRecord,
-  Lease,
   ReleaseResult,
   ReleaseUpdate,
   StateRecord,
@@ -102,10 +92,10 @@ export class DynamoStateStore implements StateStore {
     // marks the key dirty *conditional on the lease being held*: that write returns the holder,
     // and if it fails the lease was freed in between and the claim is simply tried again.
     for (let attempt = 0; attempt < this.maxClaimAttempts; attempt++) {
-      const state = await this.takeLease(key, owner, nowMs, leaseForMs, signal);
-      if (state) return { claimed: true, fence: state.fence, state };
-      const holder = await this.markDirtyWhileHeld(key, nowMs, signal);
-      if (holder) return { claimed: false, heldBy: holder.owner, leaseUntilMs: holder.untilMs };
+      const taken = await this.takeLease(key, owner, nowMs, leaseForMs, signal);
+      if (taken) return { claimed: true, fence: taken.state.fence, state: taken.state, deadlines: taken.deadlines };
+      const held = await this.markDirtyWhileHeld(key, nowMs, signal);
+      if (held) return { claimed: false, ...held };
     }
     throw new ConflictError(`claim ${key}: the lease changed hands ${this.maxClaimAttempts} times during the claim`);
   }
@@ -159,28 +149,34 @@ export class DynamoStateStore implements StateStore {
     if (!Number.isSafeInteger(expiresAtSeconds) || expiresAtSeconds <= 0) {
       throw new TerminalError(`forget ${key}: expiresAtSeconds must be a positive integer`, { field: 'expiresAtSeconds' });
     }
-    const signal = this.signal(opts);
-    // The state item first: its condition proves the lease, so a stale step deletes nothing.
-    await this.table.update(`forget ${key}`, signal, stateRef(key), {
-      update: 'SET #expiresAt = :expiresAt, #failures = :zero REMOVE #nextWakeAtMs',
-      values: { ':expiresAt': expiresAtSeconds, ':zero': 0 },
+    // One conditional write: the condition proves the lease, so a stale step changes nothing; the
+    // deadlines live in the state item and go with the wake-up and the failure count.
+    await this.table.update(`forget ${key}`, this.signal(opts), stateRef(key), {
+      update: 'SET #expiresAt = :expiresAt, #failures = :zero, #deadlines = :noDeadlines REMOVE #nextWakeAtMs',
+      values: { ':expiresAt': expiresAtSeconds, ':zero': 0, ':noDeadlines': {} },
       condition: and(heldByMe(owner), fenceIs(fence)),
     });
-    const q = { newestFirst: false, limit: Number.POSITIVE_INFINITY };
-    const items = await this.table.queryPrefix(`forget ${key}`, signal, clusterPk(key), DEADLINE_PREFIX, q);
-    for (const item of items) {
-      const ref = { pk: clusterPk(key), sk: String(item[ATTR.sk]) };
-      // A deadline a newer fence wrote is that step's to keep (only possible once our lease lapsed).
-      await ifConditionHolds(this.table.delete(`forget ${key} ${ref.sk}`, signal, ref, writtenByFenceAtMost(fence)));
-    }
+  }
+
+  async assertLease(key: ClusterKey, owner: string, fence: number, nowMs: number, opts?: CallOptions): Promise<void> {
+    // Rewrites the same value: UpdateItem is the one single-item request that takes a condition
+    // without changing anything.
+    await this.table.update(`lease check ${key}`, this.signal(opts), stateRef(key), {
+      update: 'SET #fence = :fence',
+      condition: and(heldByMe(owner), fenceIs(fence), leaseNotExpired(nowMs)),
+    });
   }
 
   async putDeadline(key: ClusterKey, deadline: Deadline, fence: number, opts?: CallOptions): Promise<void> {
-    const ref = { pk: clusterPk(key), sk: deadlineSk(deadline.component, deadline.member, deadline.kind) };
-    const signal = this.signal(opts);
-    await this.assertFence(key, fence, signal);
-    const item = { ...withoutUndefined(deadline), ...ref, [ATTR.fence]: fence };
-    await this.table.put(`putDeadline ${key} ${ref.sk}`, signal, item, writtenByFenceAtMost(fence));
+    const id = deadlineId(deadline.component, deadline.member, deadline.kind);
+    const value = { ...withoutUndefined(deadline), [ATTR.fence]: fence };
+    // The fence condition and the write are one request: no claim can land between them.
+    await this.table.update(`putDeadline ${key} ${id}`, this.signal(opts), stateRef(key), {
+      update: 'SET #deadlines.#deadline = :deadline',
+      values: { ':deadline': value },
+      names: { '#deadline': id },
+      condition: and(fenceIs(fence), leaseIsOwned()),
+    });
   }
 
   async deleteDeadline(
@@ -189,17 +185,18 @@ export class DynamoStateStore implements StateStore {
     fence: number,
     opts?: CallOptions,
   ): Promise<void> {
-    const ref = { pk: clusterPk(key), sk: deadlineSk(which.component, which.member, which.kind) };
-    const signal = this.signal(opts);
-    await this.assertFence(key, fence, signal);
-    await this.table.delete(`deleteDeadline ${key} ${ref.sk}`, signal, ref, writtenByFenceAtMost(fence));
+    const id = deadlineId(which.component, which.member, which.kind);
+    // REMOVE of a missing map entry is not an error, so deleting a missing deadline succeeds.
+    await this.table.update(`deleteDeadline ${key} ${id}`, this.signal(opts), stateRef(key), {
+      update: 'REMOVE #deadlines.#deadline',
+      names: { '#deadline': id },
+      condition: and(fenceIs(fence), leaseIsOwned()),
+    });
   }
 
   async listDeadlines(key: ClusterKey, opts?: CallOptions): Promise<StoredDeadline[]> {
-    const what = `listDeadlines ${key}`;
-    const q = { newestFirst: false, limit: Number.POSITIVE_INFINITY };
-    const items = await this.table.queryPrefix(what, this.signal(opts), clusterPk(key), DEADLINE_PREFIX, q);
-    return items.map(toDeadline);
+    const item = await this.table.get(`listDeadlines ${key}`, this.signal(opts), stateRef(key));
+    return item ? toDeadlines(item) : [];
   }
 
   async appendHistory(key: ClusterKey, record: HistoryRecord, ttlSeconds: number, opts?: CallOptions): Promise<void> {
@@ -262,48 +259,62 @@ export class DynamoStateStore implements StateStore {
     await this.table.update(what, signal, stateRef(key), { update: parts.update, values, ...(condition ? { condition } : {}) });
   }
 
-  /** Takes a free lease: fence +1, dirty cleared. Undefined when the lease is not free. */
+  /**
+   * Takes a free lease: fence +1, dirty cleared, the deadlines map created if missing (so fenced
+   * deadline writes can address its entries), and any TTL removed (a claimed key is live again).
+   * Undefined when the lease is not free.
+   */
   private async takeLease(
     key: ClusterKey,
     owner: string,
     nowMs: number,
     leaseForMs: number,
     signal: AbortSignal,
-  ): Promise<StateRecord | undefined> {
+  ): Promise<{ state: StateRecord; deadlines: StoredDeadline[] } | undefined> {
     const update =
       'SET #key = :key, #leaseOwner = :owner, #leaseUntilMs = :untilMs, #dirty = :false, ' +
-      '#fence = if_not_exists(#fence, :zero) + :one, #failures = if_not_exists(#failures, :zero) ' +
+      '#fence = if_not_exists(#fence, :zero) + :one, #failures = if_not_exists(#failures, :zero), ' +
+      '#deadlines = if_not_exists(#deadlines, :noDeadlines) ' +
       // A claimed key is live again: a forgotten or unclaimed item's TTL goes.
       'REMOVE #expiresAt';
     const untilMs = nowMs + leaseForMs;
-    const values = { ':key': key, ':owner': owner, ':untilMs': untilMs, ':false': false, ':zero': 0, ':one': 1 };
+    const values = {
+      ':key': key,
+      ':owner': owner,
+      ':untilMs': untilMs,
+      ':false': false,
+      ':zero': 0,
+      ':one': 1,
+      ':noDeadlines': {},
+    };
     const parts = { update, values, condition: leaseIsFree(nowMs) };
     const item = await ifConditionHolds(this.table.update(`claim ${key}`, signal, stateRef(key), parts, 'ALL_NEW'));
-    return item ? toStateRecord(key, item) : undefined;
-  }
-
-  /** Sets dirty only while a live lease exists and returns that lease; undefined if none is held. */
-  private async markDirtyWhileHeld(key: ClusterKey, nowMs: number, signal: AbortSignal): Promise<Lease | undefined> {
-    const parts = { update: 'SET #dirty = :true', values: { ':true': true }, condition: leaseIsHeld(nowMs) };
-    const item = await ifConditionHolds(
-      this.table.update(`claim ${key} (mark dirty)`, signal, stateRef(key), parts, 'ALL_NEW'),
-    );
-    return item ? toStateRecord(key, item).lease : undefined;
+    return item ? { state: toStateRecord(key, item), deadlines: toDeadlines(item) } : undefined;
   }
 
   /**
-   * Refuses a deadline write unless `fence` still holds the lease. Without transactions this check
-   * and the write that follows are two requests: a claim landing between them (only possible once
-   * the writer's lease has expired) can let one stale write through. The per-item fence condition
-   * on the write still stops it from overwriting anything a newer step wrote.
+   * Sets dirty only while a live lease exists and returns that lease; undefined if none is held. The
+   * same write records the lease's fence as the one whose expiry wake-up is armed: the old value it
+   * returns tells whether this caller is the first to find this lease held.
    */
-  private async assertFence(key: ClusterKey, fence: number, signal: AbortSignal): Promise<void> {
-    // Rewrites the same value: UpdateItem is the one single-item request that takes a condition
-    // without changing anything.
-    await this.table.update(`fence check ${key}`, signal, stateRef(key), {
-      update: 'SET #fence = :fence',
-      condition: and(fenceIs(fence), leaseIsOwned()),
-    });
+  private async markDirtyWhileHeld(
+    key: ClusterKey,
+    nowMs: number,
+    signal: AbortSignal,
+  ): Promise<{ heldBy: string; leaseUntilMs: number; fence: number; armExpiryWake: boolean } | undefined> {
+    const parts = {
+      update: 'SET #dirty = :true, #wakeFence = #fence',
+      values: { ':true': true },
+      condition: leaseIsHeld(nowMs),
+    };
+    const old = await ifConditionHolds(
+      this.table.update(`claim ${key} (mark dirty)`, signal, stateRef(key), parts, 'ALL_OLD'),
+    );
+    if (!old) return undefined;
+    const state = toStateRecord(key, old);
+    if (!state.lease) return undefined;
+    const armExpiryWake = old[ATTR.wakeFence] !== state.fence;
+    return { heldBy: state.lease.owner, leaseUntilMs: state.lease.untilMs, fence: state.fence, armExpiryWake };
   }
 
   private signal(opts: CallOptions | undefined): AbortSignal {

@@ -31,7 +31,21 @@ export function toStateRecord(key: string, item: Item): StateRecord {
   };
 }
 
-/** A deadline item read back from a Query. */
+/** The deadlines map of a `state` item, ordered by component, member, kind. */
+export function toDeadlines(item: Item): StoredDeadline[] {
+  const map = item[ATTR.deadlines];
+  if (map === undefined) return [];
+  if (!isObject(map)) throw new TerminalError(`state item attribute ${ATTR.deadlines} is not a map`);
+  return Object.keys(map)
+    .sort()
+    .map((id) => {
+      const entry = map[id];
+      if (!isObject(entry)) throw new TerminalError(`deadline ${id} is not a map`, { field: ATTR.deadlines });
+      return toDeadline(entry);
+    });
+}
+
+/** One deadline as stored (an entry of the deadlines map). */
 export function toDeadline(item: Item): StoredDeadline {
   return {
     component: reqString(item, 'component'),

@@ -8,14 +8,12 @@ import { TerminalError } from '../platform/errors.js';
 /** The three parts of a cluster key `<k8sCluster>/<namespace>/<name>`. */
 export type ClusterKeyParts = { k8sCluster: string; namespace: string; name: string };
 
-/** The sort key of the per-cluster state item (lease, fence, dirty, failures, next wake-up). */
+/** The sort key of the per-cluster state item (lease, fence, dirty, failures, next wake-up,
+ * deadlines). */
 export const STATE_SK = 'state';
 
 /** The sort key of an exporter checkpoint item. */
 export const CHECKPOINT_SK = 'checkpoint';
-
-/** Sort-key prefix shared by every deadline item of a cluster; used to Query them all. */
-export const DEADLINE_PREFIX = 'deadline#';
 
 /** Sort-key prefix shared by every history item of a cluster; used to Query them newest first. */
 export const HISTORY_PREFIX = 'history#';
@@ -48,10 +46,10 @@ export function clusterPk(key: string): string {
   return `tc#${k8sCluster}#${namespace}#${name}`;
 }
 
-/** The sort key of one deadline: `deadline#<component>#<member>#<kind>`. */
-export function deadlineSk(component: string, member: string, kind: string): string {
+/** The entry of one deadline in the state item's deadlines map: `<component>#<member>#<kind>`. */
+export function deadlineId(component: string, member: string, kind: string): string {
   for (const part of [component, member, kind]) assertSegment(part, 'deadline');
-  return `${DEADLINE_PREFIX}${component}#${member}#${kind}`;
+  return `${component}#${member}#${kind}`;
 }
 
 /**

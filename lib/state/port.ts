@@ -49,13 +49,15 @@ export type StateRecord = {
 };
 
 /**
- * The result of `claim`. On success the caller holds the lease with `fence` and gets the state as
- * of the claim. Otherwise another step holds it; the key has been marked dirty, so the holder will
- * re-enqueue it on release and the caller can drop its trigger.
+ * The result of `claim`. On success the caller holds the lease with `fence` and gets the state and
+ * the key's deadlines as of the claim. Otherwise another step holds the lease (with `fence`, until
+ * `leaseUntilMs`); the key has been marked dirty, so a live holder re-enqueues it on release. A dead
+ * holder never will: `armExpiryWake` is true for exactly one caller per held lease, and that caller
+ * must make sure the key is stepped again once `leaseUntilMs` has passed.
  */
 export type ClaimResult =
-  | { claimed: true; fence: number; state: StateRecord }
-  | { claimed: false; heldBy: string; leaseUntilMs: number };
+  | { claimed: true; fence: number; state: StateRecord; deadlines: StoredDeadline[] }
+  | { claimed: false; heldBy: string; leaseUntilMs: number; fence: number; armExpiryWake: boolean };
 
 /**
  * What a step commits when it releases the lease. `nextWakeAtMs` undefined clears the wake-up;
@@ -108,7 +110,8 @@ export type StoredHistoryRecord = HistoryRecord & { expiresAtSeconds: number };
 export interface StateStore {
   /**
    * Takes the lease when it is free (no owner, or `leaseUntilMs <= nowMs`), adds 1 to the fence and
-   * clears `dirty`. When another step holds it, marks the key dirty and reports the holder.
+   * clears `dirty`. When another step holds it, marks the key dirty, reports the holder and, in the
+   * same write, elects the first such caller per held lease to arm its expiry wake-up.
    */
   claim(
     key: ClusterKey,
@@ -148,8 +151,15 @@ export interface StateStore {
   setNextWake(key: ClusterKey, atMs: number, opts?: CallOptions): Promise<boolean>;
 
   /**
+   * Succeeds only while `owner` holds the lease with `fence` and it has not expired at `nowMs`;
+   * otherwise `ConflictError` and nothing changes. A step calls it right before a side effect that
+   * no other precondition protects (a PD, TiCDC or Pump call), so a stale step does nothing more.
+   */
+  assertLease(key: ClusterKey, owner: string, fence: number, nowMs: number, opts?: CallOptions): Promise<void>;
+
+  /**
    * Writes a deadline, only while the lease is held with `fence`; a stale step gets `ConflictError`.
-   * A newer step's write to the same deadline is never overwritten by an older fence.
+   * The fence check and the write are one request, so no stale write can land after a newer claim.
    */
   putDeadline(key: ClusterKey, deadline: Deadline, fence: number, opts?: CallOptions): Promise<void>;
 

@@ -28,6 +28,10 @@ export const ATTR = {
   nextWakeAtMs: 'nextWakeAtMs',
   lastStep: 'lastStep',
   expiresAt: 'expiresAt',
+  /** The fence whose lease-expiry wake-up has been armed (one per held lease). */
+  wakeFence: 'wakeFence',
+  /** The key's deadlines: a map inside the state item, so each write is fenced in one request. */
+  deadlines: 'deadlines',
 } as const;
 
 /** The TTL attribute name, for infrastructure code that enables TTL on the table. */

@@ -69,7 +69,10 @@ export async function executeOne(
   }
 }
 
-/** Routes an action: the engine's own state under its fence, everything else to the Executor. */
+/**
+ * Routes an action: the engine's own state under its fence (checked in the same write), everything
+ * else to the Executor — after a lease check when nothing on the far side can refuse a stale step.
+ */
 async function executeAction(ctx: StepContext, action: Action, signal: AbortSignal): Promise<void> {
   const { ports, key, fence } = ctx;
   switch (action.kind) {
@@ -78,8 +81,19 @@ async function executeAction(ctx: StepContext, action: Action, signal: AbortSign
     case 'state.deleteDeadline':
       return ports.state.deleteDeadline(key, action.deadline, fence, { signal });
     default:
+      if (needsLeaseCheck(action)) await ports.state.assertLease(key, ctx.owner, fence, ports.clock.nowMs(), { signal });
       return ports.executor.execute({ key, ref: ctx.ref, action, fence, signal });
   }
+}
+
+/**
+ * Whether an action must be preceded by a lease check. PD, TiCDC and Pump calls take no precondition
+ * at all, and a delete's uid guard does not stop a stale step from deleting an object a newer step
+ * decided to keep; creates (AlreadyExists), updates and patches (resourceVersion) and Events (one
+ * name per occurrence) are refused or harmless on the far side.
+ */
+export function needsLeaseCheck(action: Action): boolean {
+  return action.kind === 'delete' || /^(pd|ticdc|pump)\./.test(action.kind);
 }
 
 function notRun(action: Action): ActionRecord {

@@ -9,12 +9,20 @@ import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 
 import type { StepConfig } from '../platform/config.js';
 import { parseReconcileMessage } from '../queue/message.js';
+import { isLeaseWake } from './lease-wake.js';
 import { isTimerTrigger, type StepPorts, type Trigger } from './ports.js';
 import { runStep, type RunStepInput } from './run-step.js';
 import type { StepResult } from './result.js';
 
-/** The record fields a batch needs (an `SQSRecord` fits). */
-export type BatchRecord = Pick<SQSRecord, 'messageId' | 'body'> & { attributes?: Partial<SQSRecord['attributes']> };
+/**
+ * The record fields a batch needs (an `SQSRecord` fits). `receiptHandle` lets a step that claims the
+ * lease bring the record back when the lease ends, should the invocation die; without it the record
+ * comes back after the queue's visibility timeout.
+ */
+export type BatchRecord = Pick<SQSRecord, 'messageId' | 'body'> & {
+  receiptHandle?: string;
+  attributes?: Partial<SQSRecord['attributes']>;
+};
 
 /**
  * What a batch runs with. `invocationId` (the Lambda request id) makes lease owners unique;
@@ -59,7 +67,9 @@ export async function runBatch(records: readonly BatchRecord[], deps: BatchDeps)
 
 /**
  * Groups well-formed records by key. The group's trigger is a timer's if any record is one (its
- * wake-up is consumed by this step), else the first record's; `enqueuedAtMs` is the oldest.
+ * wake-up is consumed by this step), else the first record's that is not a lease-expiry wake-up (a
+ * real trigger must step even when the lease it would watch was released); `enqueuedAtMs` is the
+ * oldest, and `receiptHandles` are every record's of the key (the step stands for all of them).
  */
 function groupByKey(records: readonly BatchRecord[], deps: BatchDeps): { groups: Group[]; malformed: string[] } {
   const groups = new Map<string, Group>();
@@ -85,13 +95,20 @@ function groupByKey(records: readonly BatchRecord[], deps: BatchDeps): { groups:
 
 function toTrigger(record: BatchRecord, reason: string): Trigger {
   const enqueuedAtMs = enqueuedAt(record);
-  return { reason, messageId: record.messageId, ...(enqueuedAtMs === undefined ? {} : { enqueuedAtMs }) };
+  const handles = record.receiptHandle ? { receiptHandles: [record.receiptHandle] } : {};
+  return { reason, messageId: record.messageId, ...(enqueuedAtMs === undefined ? {} : { enqueuedAtMs }), ...handles };
 }
 
 function mergeTriggers(a: Trigger, b: Trigger): Trigger {
-  const chosen = !isTimerTrigger(a) && isTimerTrigger(b) ? b : a;
+  const rank = (t: Trigger): number => (isTimerTrigger(t) ? 2 : isLeaseWake(t) ? 0 : 1);
+  const chosen = rank(b) > rank(a) ? b : a;
   const times = [a.enqueuedAtMs, b.enqueuedAtMs].filter((t): t is number => t !== undefined);
-  return times.length === 0 ? chosen : { ...chosen, enqueuedAtMs: Math.min(...times) };
+  const handles = [...(a.receiptHandles ?? []), ...(b.receiptHandles ?? [])];
+  return {
+    ...chosen,
+    ...(times.length === 0 ? {} : { enqueuedAtMs: Math.min(...times) }),
+    ...(handles.length === 0 ? {} : { receiptHandles: handles }),
+  };
 }
 
 /** The producer's `enqueuedAtMs` from the body, else SQS's `SentTimestamp`. */

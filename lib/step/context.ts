@@ -1,13 +1,13 @@
 /**
  * What every stage of one claimed step shares: who and what the step is, its ports and settings, its
- * fence and the state it claimed, and its time budget as two abort signals.
+ * fence, the state and deadlines it claimed, and its time budget as two abort signals.
  */
 
 import type { ClusterKey, ClusterRef } from '../model/key.js';
 import type { Clock } from '../platform/clock.js';
 import type { StepConfig } from '../platform/config.js';
 import { TransientError } from '../platform/errors.js';
-import type { StateRecord } from '../state/port.js';
+import type { StateRecord, StoredDeadline } from '../state/port.js';
 import type { StepPorts, Trigger } from './ports.js';
 
 /**
@@ -26,6 +26,8 @@ export type StepContext = {
   readonly deadlineAtMs: number;
   readonly fence: number;
   readonly claimed: StateRecord;
+  /** The key's deadlines as of the claim (they live in the state item, so the claim returns them). */
+  readonly deadlines: readonly StoredDeadline[];
   readonly workSignal: AbortSignal;
   readonly commitSignal: AbortSignal;
 };

@@ -1,6 +1,6 @@
 /**
- * Observing: the Observer's view of the world plus the key's persisted deadlines, assembled into the
- * snapshot the rules read.
+ * Observing: the Observer's view of the world plus the key's persisted deadlines (returned by the
+ * claim), assembled into the snapshot the rules read.
  */
 
 import type { Snapshot } from '../model/snapshot.js';
@@ -16,7 +16,7 @@ export type ObserveResult =
   | { readonly ok: false; readonly outcome: FailOutcome };
 
 /**
- * Reads the world and the deadlines concurrently. Guarantees: never throws; any error becomes a
+ * Reads the world. Guarantees: never throws; any error becomes a
  * `fail` outcome (terminal for `TerminalError`); the snapshot's `nowMs` is taken after the reads, so
  * rules compare deadlines with a time no earlier than what they observed.
  */
@@ -24,11 +24,8 @@ export async function observeStep(ctx: StepContext): Promise<ObserveResult> {
   const { ports, key, ref } = ctx;
   const signal = ctx.workSignal;
   try {
-    const [observation, deadlines] = await Promise.all([
-      ports.observer.observe({ key, ref, nowMs: ports.clock.nowMs(), signal }),
-      ports.state.listDeadlines(key, { signal }),
-    ]);
-    return { ok: true, snapshot: toSnapshot(ctx, observation, deadlines) };
+    const observation = await ports.observer.observe({ key, ref, nowMs: ports.clock.nowMs(), signal });
+    return { ok: true, snapshot: toSnapshot(ctx, observation, ctx.deadlines) };
   } catch (err) {
     return { ok: false, outcome: outcomeForError(err, 'observe') };
   }

@@ -19,12 +19,15 @@ import type { Timers } from '../timer/port.js';
 
 /**
  * Why a step runs: the message's `reason` (`watch`, `sweep`, `dirty`, `timer:<kind>`, `admin`, …),
- * when it was enqueued (for queue lag) and the SQS message id when there is one.
+ * when it was enqueued (for queue lag) and the SQS message id when there is one. `receiptHandles`
+ * are the handles of the queue records the step stands for (one per record of its key in the
+ * batch): a step that claims the lease makes them reappear when the lease ends should it die.
  */
 export type Trigger = {
   readonly reason: string;
   readonly enqueuedAtMs?: number;
   readonly messageId?: string;
+  readonly receiptHandles?: readonly string[];
 };
 
 /** What the Observer is asked: one cluster, read now, to be abandoned when `signal` aborts. */
@@ -85,7 +88,7 @@ export type StepPorts = {
   readonly observer: Observer;
   readonly executor: Executor;
   readonly timers: Pick<Timers, 'wakeAt' | 'cancel'>;
-  readonly queue: Pick<ReconcileQueue, 'send'>;
+  readonly queue: Pick<ReconcileQueue, 'send' | 'changeVisibility'>;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly metrics: Metrics;

@@ -13,12 +13,13 @@ import type { StepPorts, Trigger } from './ports.js';
 
 /**
  * How a step ended up: `stepped` (it held the lease and committed or tried to), `skipped` (another
- * step held the lease; the key was marked dirty, so the holder runs it again), `claim-failed` (the
- * state store could not be reached, or no time budget was left; nothing ran), `rejected` (the key is
- * malformed; nothing ran), `ignored` (a timer's wake-up for a key that was forgotten when its
- * TidbCluster went away; nothing ran).
+ * step held the lease; the key was marked dirty, so the holder runs it again, or the lease-expiry
+ * wake-up does if the holder died), `superseded` (a lease-expiry wake-up whose lease was released or
+ * taken over: nothing to do), `claim-failed` (the state store could not be reached, or no time budget
+ * was left; nothing ran), `rejected` (the key is malformed; nothing ran), `ignored` (a timer's wake-up
+ * for a key that was forgotten when its TidbCluster went away; nothing ran).
  */
-export type StepDisposition = 'stepped' | 'skipped' | 'claim-failed' | 'rejected' | 'ignored';
+export type StepDisposition = 'stepped' | 'skipped' | 'superseded' | 'claim-failed' | 'rejected' | 'ignored';
 
 /** Milliseconds spent per stage, on the step's clock. */
 export type StepDurations = {
@@ -150,7 +151,10 @@ export function steppedResult(
   };
 }
 
-/** The result of a step that never held the lease; only `claim-failed` asks for redelivery. */
+/**
+ * The result of a step that never held the lease; only `claim-failed` asks for redelivery (a skipped
+ * step whose expiry wake-up could not be sent overrides `redeliver`).
+ */
 export function unclaimedResult(
   identity: StepIdentity,
   nowMs: number,

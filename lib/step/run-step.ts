@@ -3,14 +3,20 @@
  * only code that sequences ports. Rules decide (pure, `lib/reconcile`); adapters do I/O behind ports;
  * this file decides only the order and what each failure means.
  *
- * A step that dies holding its lease (Lambda timeout, OOM, crash) is retried by the queue: its
- * invocation fails, so SQS does not delete the trigger and delivers it again after the visibility
- * timeout. The lease is shorter than that timeout and longer than the function timeout
- * (`lib/platform/config.ts` checks both), so the redelivered trigger finds the lease expired and
- * claims it — no new event and no extra timer per step are needed. Triggers that arrived while the
- * dead step held the lease only marked it dirty; the redelivered step runs after them and sees their
- * effects, because it observes fresh state. The sweep is the backstop for triggers that never reached
- * the queue (e.g. a direct invoke).
+ * A step that dies holding its lease (Lambda timeout, OOM, crash) costs at most its lease, whether or
+ * not another trigger arrives meanwhile:
+ * - its own records: a step that claims sets their visibility to the lease's end plus a margin
+ *   (`lease-hold.ts`, alongside observe), so a dead step's record comes back just after its lease
+ *   has expired, not after the queue's visibility timeout; a live step's records are deleted as before;
+ * - triggers that arrive meanwhile: the first that finds the lease held arms a lease-expiry wake-up
+ *   (`lease-wake.ts`) besides marking the key dirty, and that wake-up steps the key once the dead
+ *   step's lease has expired. A live holder re-enqueues the dirty key itself when it releases, and the
+ *   wake-up then finds the lease released and does nothing.
+ * The sweep is the backstop for triggers that never reached the queue.
+ *
+ * Safety does not rest on the function timeout: the budget is cut to the lease (less the safety
+ * margin), each side effect that no Kubernetes precondition protects is preceded by a lease check
+ * (`act.ts`), and deadlines are written in the same request as their fence check.
  */
 
 import { randomUUID } from 'node:crypto';
@@ -30,6 +36,8 @@ import { executeActions } from './act.js';
 import { commitStep } from './commit.js';
 import { startBudget, type StepContext } from './context.js';
 import { errorText } from './error-outcome.js';
+import { holdRecordsForLease } from './lease-hold.js';
+import { armLeaseWake, leaseBoundBudget, leaseWakeFence, leaseWakeIsSuperseded } from './lease-wake.js';
 import { observeStep } from './observe.js';
 import { isTimerTrigger, type StepPorts, type Trigger } from './ports.js';
 import { reportStep, steppedResult, unclaimedResult, type StepIdentity, type StepResult } from './result.js';
@@ -55,9 +63,12 @@ type ClaimedStep = StepContext & { readonly rules: readonly Rule[] };
 
 /**
  * Runs one step. Guarantees: never throws; at most one step per key holds the lease at a time (a step
- * that cannot claim marks the key dirty and returns `skipped`); a claimed step always tries to release
- * its lease, even when observing or acting failed (failures counted per `lib/step/schedule.ts`); one
- * log line and the step's metrics are emitted for every call.
+ * that cannot claim marks the key dirty and returns `skipped`, having armed the lease's expiry
+ * wake-up if it was the first to find that lease held); a lease-expiry wake-up whose lease was
+ * released or taken over returns `superseded` without claiming; a claimed step always tries to
+ * release its lease, even when observing or acting failed (failures counted per
+ * `lib/step/schedule.ts`), and never runs past its lease; one log line and the step's metrics are
+ * emitted for every call.
  */
 export async function runStep(input: RunStepInput): Promise<StepResult> {
   const { ports, key, trigger } = input;
@@ -68,17 +79,26 @@ export async function runStep(input: RunStepInput): Promise<StepResult> {
   }
   const parsed = parseClusterKey(key);
   if (!parsed.ok) return reportStep(ports, unclaimedResult(base, ports.clock.nowMs(), 'rejected', parsed.message));
-  if (input.budgetMs <= input.config.safetyMarginMs) return reportStep(ports, noBudget(input, base));
-  if (isTimerTrigger(trigger) && (await isForgotten(input))) {
+  const budgetMs = leaseBoundBudget(input.budgetMs, input.config);
+  if (budgetMs <= input.config.safetyMarginMs) return reportStep(ports, noBudget(input, base));
+  if (isTimerTrigger(trigger) && (await isForgotten(input, budgetMs))) {
     return reportStep(ports, unclaimedResult(base, ports.clock.nowMs(), 'ignored', undefined));
   }
-  const budget = startBudget(ports.clock, input.budgetMs, input.config.safetyMarginMs);
+  const budget = startBudget(ports.clock, budgetMs, input.config.safetyMarginMs);
   try {
+    const wakeFence = leaseWakeFence(trigger);
+    if (wakeFence !== undefined) {
+      const superseded = await isSuperseded(input, wakeFence, budget.workSignal);
+      if (superseded !== false) {
+        const error = typeof superseded === 'string' ? superseded : undefined;
+        return reportStep(ports, unclaimedResult(base, ports.clock.nowMs(), error ? 'claim-failed' : 'superseded', error));
+      }
+    }
     const claim = await claimLease(input, startedAtMs, budget.workSignal);
     if (typeof claim === 'string') {
       return reportStep(ports, unclaimedResult(base, ports.clock.nowMs(), 'claim-failed', claim));
     }
-    if (!claim.claimed) return reportStep(ports, unclaimedResult(base, ports.clock.nowMs(), 'skipped', undefined));
+    if (!claim.claimed) return reportStep(ports, await leaseHeld(input, base, claim, wakeFence));
     const ctx: ClaimedStep = {
       ...base,
       ref: parsed.ref,
@@ -86,9 +106,10 @@ export async function runStep(input: RunStepInput): Promise<StepResult> {
       ports,
       config: input.config,
       rules: input.rules ?? clusterRules,
-      deadlineAtMs: startedAtMs + input.budgetMs,
+      deadlineAtMs: startedAtMs + budgetMs,
       fence: claim.fence,
       claimed: claim.state,
+      deadlines: claim.deadlines,
       workSignal: budget.workSignal,
       commitSignal: budget.commitSignal,
     };
@@ -104,9 +125,9 @@ export async function runStep(input: RunStepInput): Promise<StepResult> {
  * would make the forgotten item permanent again. Any other trigger still steps: the cluster may have
  * been created again. A failed read is not a reason to drop a wake-up: the step then runs as usual.
  */
-async function isForgotten(input: RunStepInput): Promise<boolean> {
+async function isForgotten(input: RunStepInput, budgetMs: number): Promise<boolean> {
   try {
-    const state = await input.ports.state.get(input.key, { timeoutMs: input.budgetMs - input.config.safetyMarginMs });
+    const state = await input.ports.state.get(input.key, { timeoutMs: budgetMs - input.config.safetyMarginMs });
     return state !== undefined && state.expiresAtSeconds !== undefined && state.lease === undefined;
   } catch {
     return false;
@@ -119,6 +140,37 @@ function noBudget(input: RunStepInput, identity: StepIdentity): StepResult {
   return unclaimedResult(identity, input.ports.clock.nowMs(), 'claim-failed', error);
 }
 
+/** Whether a lease-expiry wake-up for `fence` has nothing to do; the error text when the store failed. */
+async function isSuperseded(input: RunStepInput, fence: number, signal: AbortSignal): Promise<boolean | string> {
+  try {
+    const state = await input.ports.state.get(input.key, { signal });
+    return leaseWakeIsSuperseded(state, fence, input.ports.clock.nowMs());
+  } catch (err) {
+    return `read state: ${errorText(err)}`;
+  }
+}
+
+/**
+ * The lease is held: the claim marked the key dirty. The first trigger per held lease arms its
+ * expiry wake-up, and so does a wake-up that came back to the same lease still held (a lease longer
+ * than SQS's longest delay). A wake-up that could not be armed leaves the trigger for redelivery.
+ */
+async function leaseHeld(
+  input: RunStepInput,
+  base: StepIdentity,
+  held: Extract<ClaimResult, { claimed: false }>,
+  wakeFence: number | undefined,
+): Promise<StepResult> {
+  const { ports, key } = input;
+  if (!held.armExpiryWake && wakeFence !== held.fence) {
+    return unclaimedResult(base, ports.clock.nowMs(), 'skipped', undefined);
+  }
+  const armed = await armLeaseWake(ports, key, held);
+  const done = unclaimedResult(base, ports.clock.nowMs(), 'skipped', undefined);
+  if ('error' in armed) return { ...done, redeliver: true, errors: [armed.error] };
+  return { ...done, armedWakeAtMs: armed.atMs };
+}
+
 /**
  * Claims the lease; the error text when the store failed. A claim that keeps losing the lease to other
  * steps (`ConflictError`: it changed hands between attempts) is contention, not failure: those steps
@@ -128,15 +180,21 @@ async function claimLease(input: RunStepInput, nowMs: number, signal: AbortSigna
   try {
     return await input.ports.state.claim(input.key, input.owner, nowMs, input.config.leaseForMs, { signal });
   } catch (err) {
-    if (err instanceof ConflictError) return { claimed: false, heldBy: 'another step', leaseUntilMs: nowMs };
+    if (err instanceof ConflictError) {
+      return { claimed: false, heldBy: 'another step', leaseUntilMs: nowMs, fence: 0, armExpiryWake: false };
+    }
     return `claim: ${errorText(err)}`;
   }
 }
 
-/** Observe → decide → act → commit, for a step that holds the lease. */
+/**
+ * Observe → decide → act → commit, for a step that holds the lease. The trigger's records are held
+ * for the lease (`lease-hold.ts`) alongside observe and act; the commit waits for that to finish.
+ */
 async function runClaimed(ctx: ClaimedStep): Promise<StepResult> {
   const clock = ctx.ports.clock;
   const marks = [clock.nowMs()];
+  const held = holdRecordsForLease(ctx.ports, ctx.key, ctx.trigger, ctx.startedAtMs + ctx.config.leaseForMs);
   const observed = await observeStep(ctx);
   marks.push(clock.nowMs());
   const plan = observed.ok ? decideStep(observed.snapshot, ctx.rules) : undefined;
@@ -149,6 +207,7 @@ async function runClaimed(ctx: ClaimedStep): Promise<StepResult> {
   const cluster = observed.ok ? observed.snapshot.cluster : undefined;
   // Only an observation that succeeded can say the TidbCluster is gone.
   const gone = observed.ok && cluster === undefined;
+  await held;
   const commit = await commitStep(ctx, { cluster, gone, plan, outcome, records: acted.records });
   marks.push(clock.nowMs());
   return steppedResult(ctx, plan?.ruleResults ?? [], commit, marks);

@@ -145,6 +145,7 @@ async function stepNow(runtime: Runtime, base: Base, invocation: Invocation, wri
     case 'stepped':
       return { ...base, step };
     case 'skipped':
+    case 'superseded':
       return { ...base, step, message: joined(base.message, 'another step holds the lease: the key is marked dirty, so that step runs once more when it finishes') };
     case 'claim-failed':
     case 'rejected':

@@ -54,11 +54,19 @@ async function mergePatch(kube: KubePort, action: PatchAction): Promise<void> {
   await kube.patch(action.ref.kind, namespace, name, plainJson<Record<string, unknown>>(patch), { resourceVersion: action.resourceVersion });
 }
 
-/** A delete applies only to the object observed; one already gone is the state the plan wanted. */
+/**
+ * A delete applies only to the object observed; one already gone is the state the plan wanted. A Pod
+ * delete must carry both the observed uid and resourceVersion: a pod that changed since (or a new pod
+ * of the same name) is never deleted on a stale decision.
+ */
 async function deleteObject(kube: KubePort, action: DeleteAction): Promise<void> {
   const what = describeAction(action);
   if (!action.uid && !action.resourceVersion) {
     throw new TerminalError(`${what} refused: a delete must carry the observed uid or resourceVersion`, { field: 'uid' });
+  }
+  if (action.ref.kind === 'Pod' && (!action.uid || !action.resourceVersion)) {
+    const field = action.uid ? 'resourceVersion' : 'uid';
+    throw new TerminalError(`${what} refused: a Pod delete must carry the observed uid and resourceVersion`, { field });
   }
   const { namespace, name } = namespaced(action.ref, what);
   const options = {

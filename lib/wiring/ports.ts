@@ -42,7 +42,7 @@ export type Runtime = {
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly state: StateStore;
-  readonly queue: Pick<ReconcileQueue, 'send'>;
+  readonly queue: Pick<ReconcileQueue, 'send' | 'changeVisibility'>;
   readonly timers: Timers;
   readonly clients: DeadlineClients;
   /** Shared by each step's observer and executor (identities of what was observed, per key). */

@@ -165,6 +165,7 @@ describe('LiveExecutor', () => {
   it.each([
     { name: 'a merge patch without the observed resourceVersion is refused before it is sent', action: { kind: 'patch', ref: { kind: 'TidbCluster', namespace: 'demo', name: 'basic' }, patchType: 'merge', patch: { spec: { paused: true } } } as const, field: 'resourceVersion' },
     { name: 'a delete without a uid or resourceVersion precondition is refused before it is sent', action: { kind: 'delete', ref: { kind: 'Pod', namespace: 'demo', name: 'basic-tidb-0' } } as const, field: 'uid' },
+    { name: 'a Pod delete with its uid but no resourceVersion is refused before it is sent', action: { kind: 'delete', ref: { kind: 'Pod', namespace: 'demo', name: 'basic-tidb-0' }, uid: 'uid-basic-tidb-0' } as const, field: 'resourceVersion' },
   ])('$name', async ({ action, field }) => {
     // Prepare
     const before = w.world.server.requestCounts.get(action.kind === 'patch' ? 'PATCH' : 'DELETE') ?? 0;

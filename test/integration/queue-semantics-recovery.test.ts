@@ -6,6 +6,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 
+import { TransientError } from '../../lib/platform/errors.js';
 import { MemoryLogger } from '../../lib/platform/logger.js';
 import { MemoryMetrics } from '../../lib/platform/metrics.js';
 import type { SqsBatchHandler } from '../../lib/queue/poller.js';
@@ -45,29 +46,50 @@ function sweepPorts(w: StepWorld, keys: string[], queue: Pick<ReconcileQueue, 's
 }
 
 describe('a crashed step', () => {
-  it('a step that dies holding the lease is retried after the lease expires, with no new event', async () => {
-    // Prepare: lease 90 s < visibility timeout 120 s; function timeout 60 s
-    const w = stepWorld(dynamo, { visibilityTimeoutSeconds: 120, rules: announcing });
+  it('a step that crashes with no other trigger is stepped again when its lease expires, not after the visibility timeout', async () => {
+    // Prepare: lease 90 s, the deployed visibility timeout 370 s, function timeout 60 s
+    const w = stepWorld(dynamo, { visibilityTimeoutSeconds: 370, rules: announcing });
     expect(TEST_STEP_CONFIG.leaseForMs).toBe(90_000);
     const dying = w.executor.hangNext('event');
     await w.trigger();
-    // Act: the invocation claims, then hangs until Lambda's timeout kills it
+    // Act: the invocation claims, then hangs until Lambda's timeout kills it; nothing else arrives
     const invocation = w.poller.pollOnce();
     await dying;
     await w.clock.advance(60_000);
     const killed = await invocation;
-    // Assess: nothing is retried while the dead step's lease and the message's visibility last …
+    // Assess: nothing is retried while the dead step's lease lasts …
     expect(killed).toMatchObject({ received: 1, deleted: 0, failedWholeBatch: true });
     expect((await w.state.get(w.key))?.lease).toMatchObject({ untilMs: T0 + 90_000 });
-    expect(await w.runFor(59_000)).toEqual([]);
-    // … then the same message comes back, finds the lease expired, and the step runs.
+    expect(await w.runFor(31_000)).toEqual([]);
+    // … then the same message comes back (held for the lease plus a 2 s margin), finds the lease expired, and the step runs.
     const retried = await w.runFor(1_000);
-    expect(retried.map((s) => [s.disposition, s.trigger.reason, s.fence, s.startedAtMs - T0])).toEqual([['stepped', 'watch', 2, 120_000]]);
+    expect(retried.map((s) => [s.disposition, s.trigger.reason, s.fence, s.startedAtMs - T0])).toEqual([['stepped', 'watch', 2, 92_000]]);
     expect((await w.state.get(w.key))?.lease).toBeUndefined();
     expect(w.queue.stats()).toMatchObject({ visible: 0, delayed: 0, inFlight: 0 });
+    expect(await w.runFor(370_000, 10_000)).toEqual([]);
   });
 
-  it('a trigger that arrives while the dead step holds its lease is covered by the retried step', async () => {
+  it('a step whose records cannot be held falls back to the visibility timeout', async () => {
+    // Prepare: ChangeMessageVisibility fails (e.g. throttled)
+    const w = stepWorld(dynamo, { visibilityTimeoutSeconds: 120, rules: announcing });
+    w.queue.changeVisibility = async () => Promise.reject(new TransientError('ChangeMessageVisibility: throttled'));
+    const dying = w.executor.hangNext('event');
+    await w.trigger();
+    // Act
+    const invocation = w.poller.pollOnce();
+    await dying;
+    await w.clock.advance(60_000);
+    await invocation;
+    // Assess: the step went on (it reached its action); the warning is logged; redelivery at 120 s
+    expect(w.logger.lines.filter((l) => l.level === 'warn' && l.message !== 'reconcile step').map((l) => l.message)).toEqual([
+      'record not held for the lease: it comes back after the visibility timeout',
+    ]);
+    expect(await w.runFor(59_000)).toEqual([]);
+    const retried = await w.runFor(1_000);
+    expect(retried.map((s) => [s.disposition, s.trigger.reason, s.fence, s.startedAtMs - T0])).toEqual([['stepped', 'watch', 2, 120_000]]);
+  });
+
+  it('a trigger that finds a dead step\'s lease is stepped when the lease expires', async () => {
     const w = stepWorld(dynamo, { visibilityTimeoutSeconds: 120, rules: announcing });
     const dying = w.executor.hangNext('event');
     await w.trigger();
@@ -75,15 +97,70 @@ describe('a crashed step', () => {
     await dying;
     await w.clock.advance(60_000);
     await invocation;
-    // A watch event at 70 s finds the lease held: it only marks the key dirty and is acknowledged.
+    // A watch event at 70 s finds the lease held: it marks the key dirty and arms the lease's expiry.
     await w.clock.advance(10_000);
     await w.trigger('pod-changed');
-    expect((await w.drain()).map((s) => s.disposition)).toEqual(['skipped']);
-    // At 120 s the redelivered message runs a step that observes the world after that event.
-    const retried = await w.runFor(50_000);
-    expect(retried.map((s) => [s.disposition, s.startedAtMs - T0])).toEqual([['stepped', 120_000]]);
+    const skipped = await w.drain();
+    expect(skipped.map((s) => [s.disposition, s.armedWakeAtMs === undefined ? undefined : s.armedWakeAtMs - T0])).toEqual([['skipped', 90_000]]);
+    // At 90 s, when the lease ends (not at the 120 s redelivery), a step observes the world after that event.
+    const woken = await w.runFor(20_000);
+    expect(woken.map((s) => [s.disposition, s.trigger.reason, s.fence, s.startedAtMs - T0])).toEqual([['stepped', 'lease:1', 2, 90_000]]);
     expect(w.observer.calls).toBe(2);
     expect(w.executor.executed.map((a) => a.kind)).toEqual(['event', 'event']);
+    // The dead invocation's own message comes back when its hold ends (lease + 2 s); the lease is free, so it steps once.
+    const redelivered = await w.runFor(40_000);
+    expect(redelivered.map((s) => [s.disposition, s.trigger.reason, s.startedAtMs - T0])).toEqual([['stepped', 'watch', 92_000]]);
+    expect(w.queue.stats()).toMatchObject({ visible: 0, delayed: 0, inFlight: 0 });
+  });
+
+  it('a trigger that finds a live step\'s lease costs one extra step, not two', async () => {
+    // Prepare: a step holds the lease for 30 s (slow observe), three triggers arrive meanwhile
+    const w = stepWorld(dynamo, { visibilityTimeoutSeconds: 120 });
+    const gate = w.observer.blockNext();
+    await w.trigger();
+    const first = w.poller.pollOnce();
+    await gate.entered;
+    for (let i = 0; i < 3; i++) {
+      await w.clock.advance(10_000);
+      await w.trigger('pod-changed');
+      await w.drain();
+    }
+    gate.open();
+    await first;
+    // Act: run past the lease's end
+    const later = await w.runFor(120_000);
+    // Assess: the dirty re-enqueue steps once; the armed expiry wake-up finds the lease released
+    expect(later.map((s) => [s.disposition, s.trigger.reason])).toEqual([['stepped', 'dirty'], ['superseded', 'lease:1']]);
+    expect(w.observer.calls).toBe(2);
+    expect(w.queue.stats()).toMatchObject({ visible: 0, delayed: 0, inFlight: 0 });
+  });
+});
+
+describe('a step that lost its lease does nothing more', () => {
+  it("a stale step's PD call is refused and never sent; the newer step's deadline survives it", async () => {
+    // Prepare: a step that would delete a PD member and write a deadline is stuck in observe …
+    const deadline = { component: 'pd', member: 'basic-pd-3', kind: 'failover', sinceMs: T0, deadlineAtMs: T0 + 1 };
+    const w = stepWorld(dynamo, {
+      rules: [actRule('Remove', () => ({ actions: [{ kind: 'pd.deleteMember', name: 'basic-pd-3' }, { kind: 'state.putDeadline', deadline }], outcome: complete() }))],
+    });
+    const gate = w.observer.blockNext();
+    await w.trigger();
+    const stale = w.poller.pollOnce();
+    await gate.entered;
+    // … while a step whose clock runs a lease ahead takes the lease over and writes the deadline.
+    const newer = await w.state.claim(w.key, 'newer', T0 + TEST_STEP_CONFIG.leaseForMs, TEST_STEP_CONFIG.leaseForMs);
+    if (!newer.claimed) throw new Error('the takeover must claim');
+    const newerDeadline = { ...deadline, deadlineAtMs: T0 + 2 };
+    await w.state.putDeadline(w.key, newerDeadline, newer.fence);
+    // Act
+    gate.open();
+    await stale;
+    // Assess
+    const [step] = w.steps;
+    expect(step?.actions.map((a) => [a.description.split(' ')[0], a.result])).toEqual([['pd.deleteMember', 'error'], ['state.putDeadline', 'not-run']]);
+    expect(step?.release).toBe('lost-lease');
+    expect(w.executor.executed.filter((a) => a.kind === 'pd.deleteMember')).toEqual([]);
+    expect(await w.state.listDeadlines(w.key)).toEqual([{ ...newerDeadline, fence: newer.fence }]);
   });
 });
 

@@ -53,6 +53,10 @@ describe('collapsing triggers', () => {
     expect(w.steps[5]?.reEnqueued).toBe(true);
     expect(after.map((s) => s.trigger.reason)).toEqual(['dirty']);
     expect(w.observer.calls).toBe(2);
+    // The first skipped trigger armed one lease-expiry wake-up; the holder released, so it is a no-op.
+    const woken = await w.runFor(TEST_STEP_CONFIG.leaseForMs);
+    expect(woken.map((s) => [s.disposition, s.trigger.reason])).toEqual([['superseded', 'lease:1']]);
+    expect(w.observer.calls).toBe(2);
     expect(w.queue.stats()).toMatchObject({ visible: 0, delayed: 0, inFlight: 0 });
   });
 
@@ -101,6 +105,10 @@ describe('one step per key at a time', () => {
       expect(new Set(stepped.map((r) => r.fence)).size).toBe(stepped.length);
     }
     expect(w.state.overlaps).toBe(0);
+    // Every lease was released: the expiry wake-ups its skipped triggers armed all find nothing to do.
+    const woken = await w.runFor(TEST_STEP_CONFIG.leaseForMs);
+    expect(woken.length).toBeGreaterThan(0);
+    expect(woken.filter((s) => s.disposition !== 'superseded')).toEqual([]);
     expect(w.queue.stats()).toMatchObject({ visible: 0, delayed: 0, inFlight: 0 });
   });
 
@@ -108,7 +116,7 @@ describe('one step per key at a time', () => {
     const w = stepWorld(dynamo);
     let fence = 0;
     const granting = new MemoryStateStore();
-    granting.claim = async (key) => ({ claimed: true, fence: ++fence, state: { key, fence, lease: undefined, dirty: false, failures: 0, nextWakeAtMs: undefined, lastStep: undefined } });
+    granting.claim = async (key) => ({ claimed: true, fence: ++fence, state: { key, fence, lease: undefined, dirty: false, failures: 0, nextWakeAtMs: undefined, lastStep: undefined }, deadlines: [] });
     granting.release = async () => ({ wasDirty: false });
     const state = new CountingStateStore(granting);
     const ports = { ...w.ports, state, observer: slowObserver() };

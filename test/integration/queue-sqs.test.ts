@@ -150,6 +150,22 @@ describe('SQS adapter against local-aws-sqs', () => {
     client.destroy();
   });
 
+  it('ChangeMessageVisibility brings a received message back after the new timeout, not the queue\'s', async () => {
+    // Prepare: the queue hides a received message for 30 s
+    const { client, calls } = recordingClient();
+    const { url } = await createQueue(client, { VisibilityTimeout: '30' });
+    const queue = new SqsReconcileQueue({ client, queueUrl: url });
+    await queue.send([{ message: message('c/ns/held') }]);
+    const [first] = await receiveAll(queue, 1, 5_000);
+    // Act: held for 1 s (as a step holds its record for its lease)
+    await queue.changeVisibility(first?.receiptHandle ?? '', 1);
+    // Assess: hidden for now, back within a few seconds (the queue's 30 s no longer applies)
+    expect(await queue.receive(10, 0)).toEqual([]);
+    const [again] = await receiveAll(queue, 1, 5_000);
+    expect(again?.messageId).toBe(first?.messageId);
+    expect(calls.filter((c) => c.command === 'ChangeMessageVisibilityCommand')).toHaveLength(1);
+  });
+
   it('a receive ends at once, empty, when its signal aborts', async () => {
     const { client } = recordingClient();
     const { url } = await createQueue(client, { VisibilityTimeout: '30' });

@@ -13,6 +13,7 @@ import { createProgress } from '../../lib/local/scenario/progress.js';
 import type { ActionRecord, ScenarioReport } from '../../lib/local/scenario/report.js';
 import { SimStack } from '../../lib/local/sim-stack.js';
 import { runScenario } from '../../lib/local/simulate.js';
+import { DEFAULT_STEP_CONFIG } from '../../lib/platform/config.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const DIR = join(ROOT, 'test', 'scenarios');
@@ -228,6 +229,24 @@ describe('what each story shows', () => {
     expect(report.passed).toBe(true);
   });
 
+  it('a step crash during a scale-out costs at most its lease: triggers meanwhile arm its expiry wake-up', async () => {
+    const { stallMs } = await crashStall('pd-scale-out-step-crash.yaml');
+    // The crash really stalled the scale-out, by no more than the lease plus one step (10 s: the
+    // step itself and the queue's whole-second delay), far from the 370 s visibility timeout.
+    expect(stallMs).toBeGreaterThan(60_000);
+    expect(stallMs).toBeLessThanOrEqual(DEFAULT_STEP_CONFIG.leaseForMs + 10_000);
+  });
+
+  it('a step crash during a scale-out with no other trigger costs at most its lease: its own record comes back when the lease ends', async () => {
+    const { stallMs, crashed } = await crashStall('pd-scale-out-step-crash-alone.yaml');
+    // The dead step's write never reached the API server, and nothing wrote during its lease.
+    const patchAt = crashed.timeline.find((t) => t.verb === 'patch')?.startMs ?? 0;
+    const firstWrite = byReconciler(crashed).find((a) => a.atMs >= patchAt);
+    expect((firstWrite?.atMs ?? 0) - patchAt).toBeGreaterThanOrEqual(DEFAULT_STEP_CONFIG.leaseForMs);
+    expect(stallMs).toBeGreaterThan(60_000);
+    expect(stallMs).toBeLessThanOrEqual(DEFAULT_STEP_CONFIG.leaseForMs + 10_000);
+  });
+
   it('the same file and seed give the same report', async () => {
     const strip = (r: ScenarioReport): string => JSON.stringify({ ...r, wallMs: 0 });
     expect(strip(await run('pd-create-ready.yaml', 7))).toBe(strip(await run('pd-create-ready.yaml', 7)));
@@ -273,3 +292,27 @@ describe('tidb-reconciler simulate exit codes', () => {
     expect(report.timeline[0]?.error).toBe(summary.slice(summary.indexOf('not reached'), -1));
   });
 });
+
+/**
+ * Runs a crash story and its twin without the `step-crash` fault on the file's seed: the stall is the
+ * difference of their convergence times (from the patch to the end of the timeline).
+ */
+async function crashStall(file: string): Promise<{ stallMs: number; crashed: ScenarioReport }> {
+  const parsed = parseScenario(readFileSync(join(DIR, file), 'utf8'), file);
+  if (!parsed.ok) throw new Error(parsed.error);
+  const timeline = parsed.scenario.timeline.filter((e) => !(e.verb === 'fault' && e.fault.kind === 'step-crash'));
+  const converge = async (scenario: typeof parsed.scenario): Promise<{ ms: number; report: ScenarioReport }> => {
+    const stack = await SimStack.start(scenario, scenario.seed);
+    try {
+      const report = await runScenario(stack, createProgress({ quiet: true }));
+      expect(report.passed).toBe(true);
+      const patch = report.timeline.find((t) => t.verb === 'patch');
+      return { ms: (report.timeline[report.timeline.length - 1]?.endMs ?? 0) - (patch?.startMs ?? 0), report };
+    } finally {
+      await stack.stop();
+    }
+  };
+  const crashed = await converge(parsed.scenario);
+  const faultFree = await converge({ ...parsed.scenario, timeline });
+  return { stallMs: crashed.ms - faultFree.ms, crashed: crashed.report };
+}

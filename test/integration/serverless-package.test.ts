@@ -198,6 +198,13 @@ describe('serverless package', () => {
     ]);
   });
 
+  it('functions may send to the reconcile queue and change its messages\' visibility (a step holds its records for its lease)', () => {
+    const queueStatements = allStatements(resource('IamRoleLambdaExecution').Properties['Policies']).filter(
+      (s) => JSON.stringify(s.Resource) === JSON.stringify(getAtt('ReconcileQueue')),
+    );
+    expect(queueStatements.flatMap(actionsOf)).toEqual(expect.arrayContaining(['sqs:SendMessage', 'sqs:ChangeMessageVisibility']));
+  });
+
   it('no IAM statement anywhere allows a wildcard action', () => {
     const statements = allStatements(resources);
     expect(statements.length).toBeGreaterThan(5);

@@ -75,7 +75,7 @@ describe.each(backends)('State port on $name', ({ start }) => {
       nextWakeAtMs: undefined,
       lastStep: undefined,
     };
-    expect(res).toEqual({ claimed: true, fence: 1, state: expected });
+    expect(res).toEqual({ claimed: true, fence: 1, state: expected, deadlines: [] });
     expect(await store.get(key)).toEqual(expected);
   });
 
@@ -85,7 +85,7 @@ describe.each(backends)('State port on $name', ({ start }) => {
 
     const res = await store.claim(key, 'step-b', T0 + 1000, LEASE_MS);
 
-    expect(res).toEqual({ claimed: false, heldBy: 'step-a', leaseUntilMs: T0 + LEASE_MS });
+    expect(res).toEqual({ claimed: false, heldBy: 'step-a', leaseUntilMs: T0 + LEASE_MS, fence: 1, armExpiryWake: true });
     expect(await store.get(key)).toMatchObject({ fence: 1, dirty: true, lease: { owner: 'step-a' } });
   });
 
@@ -261,7 +261,10 @@ describe.each(backends)('State port on $name', ({ start }) => {
     const winners = results.flatMap((r, i) => (r.claimed ? [owners[i]] : []));
     expect(winners).toHaveLength(1);
     const losers = results.filter((r) => !r.claimed);
-    expect(losers).toEqual(Array(9).fill({ claimed: false, heldBy: winners[0], leaseUntilMs: T0 + LEASE_MS }));
+    const lost = { claimed: false, heldBy: winners[0], leaseUntilMs: T0 + LEASE_MS, fence: 1 };
+    expect(losers.map(({ armExpiryWake, ...rest }) => rest)).toEqual(Array(9).fill(lost));
+    // Exactly one loser arms the lease's expiry wake-up, however the claims interleave.
+    expect(losers.filter((l) => !l.claimed && l.armExpiryWake)).toHaveLength(1);
     expect(await store.get(key)).toMatchObject({ fence: 1, dirty: true, lease: { owner: winners[0] } });
   });
 

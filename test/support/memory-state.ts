@@ -1,6 +1,7 @@
 /**
  * An in-memory `StateStore` with the DynamoDB adapter's semantics (leases with fences, dirty flag,
- * earlier-only wake-ups, fenced deadlines, history), for engine unit tests and for measuring the
+ * one expiry wake-up per held lease, earlier-only wake-ups, deadlines fenced in the same write,
+ * history), for engine unit tests and for measuring the
  * engine's own overhead without I/O. The conformance of the real adapter is tested against dynalite.
  * TTLs are recorded (`expiresAtSeconds`), not enforced, as on dynalite and DynamoDB Local.
  */
@@ -34,17 +35,22 @@ export class MemoryStateStore implements StateStore {
   private readonly deadlines = new Map<ClusterKey, Map<string, StoredDeadline>>();
   private readonly history = new Map<ClusterKey, StoredHistoryRecord[]>();
   private readonly checkpoints = new Map<string, string>();
+  /** Per key, the fence whose lease-expiry wake-up has been armed. */
+  private readonly wakeFences = new Map<ClusterKey, number>();
 
   async claim(key: ClusterKey, owner: string, nowMs: number, leaseForMs: number): Promise<ClaimResult> {
     const state = this.stateOf(key);
     if (state.lease && state.lease.untilMs > nowMs) {
       this.states.set(key, { ...state, dirty: true });
-      return { claimed: false, heldBy: state.lease.owner, leaseUntilMs: state.lease.untilMs };
+      const armExpiryWake = this.wakeFences.get(key) !== state.fence;
+      this.wakeFences.set(key, state.fence);
+      const { owner: heldBy, untilMs: leaseUntilMs } = state.lease;
+      return { claimed: false, heldBy, leaseUntilMs, fence: state.fence, armExpiryWake };
     }
     const { expiresAtSeconds: _live, ...kept } = state;
     const next = { ...kept, fence: state.fence + 1, lease: { owner, untilMs: nowMs + leaseForMs }, dirty: false };
     this.states.set(key, next);
-    return { claimed: true, fence: next.fence, state: { ...next } };
+    return { claimed: true, fence: next.fence, state: { ...next }, deadlines: await this.listDeadlines(key) };
   }
 
   async release(key: ClusterKey, owner: string, fence: number, update: ReleaseUpdate): Promise<ReleaseResult> {
@@ -72,6 +78,13 @@ export class MemoryStateStore implements StateStore {
     return true;
   }
 
+  async assertLease(key: ClusterKey, owner: string, fence: number, nowMs: number): Promise<void> {
+    const { lease, fence: current } = this.stateOf(key);
+    if (lease?.owner !== owner || current !== fence || lease.untilMs <= nowMs) {
+      throw new ConflictError(`lease check ${key}: ${owner}/${fence} no longer holds a live lease`);
+    }
+  }
+
   async putDeadline(key: ClusterKey, deadline: Deadline, fence: number): Promise<void> {
     const map = this.fencedDeadlines(key, fence, deadline);
     map.set(deadlineId(deadline), { ...deadline, fence });
@@ -86,8 +99,8 @@ export class MemoryStateStore implements StateStore {
     const state = this.stateOf(key);
     if (state.lease?.owner !== owner || state.fence !== fence) throw new ConflictError(`forget ${key}: not held by ${owner}/${fence}`);
     this.states.set(key, { ...state, failures: 0, nextWakeAtMs: undefined, expiresAtSeconds });
-    const map = this.deadlines.get(key);
-    for (const [id, d] of map ?? []) if (d.fence <= fence) map?.delete(id);
+    // The deadlines live in the state item: they go in the same write.
+    this.deadlines.delete(key);
   }
 
   async listDeadlines(key: ClusterKey): Promise<StoredDeadline[]> {
@@ -129,16 +142,14 @@ export class MemoryStateStore implements StateStore {
     return existing ?? { ...this.stateOf(key), expiresAtSeconds: Math.floor(this.nowMs() / 1000) + UNCLAIMED_TTL_SECONDS };
   }
 
-  /** The key's deadlines, if `fence` still holds the lease and no newer fence wrote this deadline. */
+  /** The key's deadlines, if `fence` still holds the lease (checked in the same write, as DynamoDB). */
   private fencedDeadlines(key: ClusterKey, fence: number, ref: DeadlineRef): Map<string, StoredDeadline> {
     const state = this.stateOf(key);
     if (state.fence !== fence || !state.lease) {
-      throw new ConflictError(`deadline ${key}: fence ${fence} does not hold the lease`);
+      throw new ConflictError(`deadline ${key} ${deadlineId(ref)}: fence ${fence} does not hold the lease`);
     }
     const map = this.deadlines.get(key) ?? new Map<string, StoredDeadline>();
     this.deadlines.set(key, map);
-    const existing = map.get(deadlineId(ref));
-    if (existing && existing.fence > fence) throw new ConflictError(`deadline ${key}: written by a newer fence`);
     return map;
   }
 }

@@ -80,6 +80,7 @@ describe('configuration from the environment', () => {
   it.each([
     { name: 'not shorter than the visibility timeout', env: { LEASE_MS: '370000', QUEUE_VISIBILITY_TIMEOUT_SECONDS: '370' }, starts: 'LEASE_MS: 370000 must be shorter than QUEUE_VISIBILITY_TIMEOUT_SECONDS' },
     { name: 'not longer than the function timeout', env: { LEASE_MS: '60000', FUNCTION_TIMEOUT_SECONDS: '60' }, starts: 'LEASE_MS: 60000 must be longer than FUNCTION_TIMEOUT_SECONDS' },
+    { name: 'no longer than two safety margins', env: { LEASE_MS: '10000', STEP_SAFETY_MARGIN_MS: '5000' }, starts: 'LEASE_MS: 10000 must be longer than twice STEP_SAFETY_MARGIN_MS' },
   ])('the lease must fit between the function and visibility timeouts: $name', ({ env, starts }) => {
     const problems = problemsOf(env);
     expect(problems).toHaveLength(1);

@@ -215,7 +215,7 @@ describe('Fixture A — PD failover: deleting the marked member (verified across
   const marked = (o: Parameters<typeof recorded>[0] = {}) => tidbCluster(fixtureA([member(0), member(1, T0 - 10 * MIN), member(2)], recorded(o)));
   const deleteMember: Action = { kind: 'pd.deleteMember', id: IDS[1] ?? '' };
   const deletedEvent = warning('PDMemberDeleted', `failure member demo/basic-pd-1(${IDS[1] ?? ''}) deleted from PD cluster`);
-  const podDelete: Action = { kind: 'delete', ref: { kind: 'Pod', namespace: 'demo', name: 'basic-pd-1' }, uid: 'uid-basic-pd-1' };
+  const podDelete: Action = { kind: 'delete', ref: { kind: 'Pod', namespace: 'demo', name: 'basic-pd-1' }, uid: 'uid-basic-pd-1', resourceVersion: '7' };
   const pvcDelete = (n: number): Action => ({ kind: 'delete', ref: { kind: 'PersistentVolumeClaim', namespace: 'demo', name: `pd-test-pd-1-${n}` }, uid: `pvc-1-uid-${n}` });
   const deleting = retry(5_000, 'deleting failure member basic-pd-1');
   const seen = withOwned('Event', { reason: 'PDMemberUnhealthy', message: `demo/basic-pd-1(${IDS[1] ?? ''}) is unhealthy` } as IEvent);

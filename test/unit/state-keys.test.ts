@@ -6,7 +6,7 @@
 import { describe, it, expect } from '@jest/globals';
 import { TerminalError } from '../../lib/platform/errors.js';
 import { and, fenceIs, heldByMe, leaseIsFree, writeInput } from '../../lib/state/conditions.js';
-import { checkpointPk, clusterPk, deadlineSk, historySk, parseClusterKey } from '../../lib/state/keys.js';
+import { checkpointPk, clusterPk, deadlineId, historySk, parseClusterKey } from '../../lib/state/keys.js';
 
 describe('state table keys', () => {
   it.each([
@@ -16,9 +16,9 @@ describe('state table keys', () => {
       expected: 'tc#eks-prod#tidb#basic',
     },
     {
-      name: 'a deadline sort key is deadline#<component>#<member>#<kind>',
-      actual: () => deadlineSk('tikv', 'basic-tikv-2', 'failover'),
-      expected: 'deadline#tikv#basic-tikv-2#failover',
+      name: 'a deadline is the state item map entry <component>#<member>#<kind>',
+      actual: () => deadlineId('tikv', 'basic-tikv-2', 'failover'),
+      expected: 'tikv#basic-tikv-2#failover',
     },
     {
       name: 'a history sort key zero-pads time and sequence',
@@ -53,7 +53,7 @@ describe('state table keys', () => {
     { name: 'four parts', act: () => clusterPk('eks/tidb/basic/extra') },
     { name: 'an empty part', act: () => clusterPk('eks//basic') },
     { name: 'a # inside a part', act: () => clusterPk('eks/ti#db/basic') },
-    { name: 'a # inside a deadline part', act: () => deadlineSk('tikv', 'a#b', 'failover') },
+    { name: 'a # inside a deadline part', act: () => deadlineId('tikv', 'a#b', 'failover') },
     { name: 'a negative time', act: () => historySk(-1, 0) },
     { name: 'a fractional sequence', act: () => historySk(1, 0.5) },
     { name: 'an empty checkpoint resource', act: () => checkpointPk('eks', '') },

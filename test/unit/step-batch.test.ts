@@ -51,6 +51,33 @@ describe('one SQS batch → one step per distinct key', () => {
   });
 
   it.each([
+    { name: 'a wake-up first, then a watch', reasons: ['lease:3', 'watch'], chosen: 'watch' },
+    { name: 'a watch first, then a wake-up', reasons: ['watch', 'lease:3'], chosen: 'watch' },
+    { name: 'a wake-up and a timer', reasons: ['lease:3', 'timer:wake'], chosen: 'timer:wake' },
+    { name: 'two wake-ups', reasons: ['lease:3', 'lease:4'], chosen: 'lease:3' },
+  ])('a lease-expiry wake-up never stands in for a real trigger of the same key: $name', async ({ reasons, chosen }) => {
+    const { inputs } = await batch(reasons.map((reason, i) => record(`m${i}`, { key: 'c/ns/a', reason, enqueuedAtMs: T0 })));
+    expect(inputs.map((i) => i.trigger.reason)).toEqual([chosen]);
+  });
+
+  it("every record's receipt handle rides on its key's trigger, so the step can hold them all for its lease", async () => {
+    // Prepare
+    const withHandle = (r: BatchRecord, receiptHandle: string): BatchRecord => ({ ...r, receiptHandle });
+    // Act
+    const { inputs } = await batch([
+      withHandle(record('m1', { key: 'c/ns/a', reason: 'lease:3', enqueuedAtMs: T0 }), 'h1'),
+      withHandle(record('m2', { key: 'c/ns/b', reason: 'watch', enqueuedAtMs: T0 }), 'h2'),
+      withHandle(record('m3', { key: 'c/ns/a', reason: 'watch', enqueuedAtMs: T0 }), 'h3'),
+      record('m4', { key: 'c/ns/a', reason: 'watch', enqueuedAtMs: T0 }),
+    ]);
+    // Assess
+    expect(inputs.map((i) => [i.key, i.trigger.reason, i.trigger.receiptHandles])).toEqual([
+      ['c/ns/a', 'watch', ['h1', 'h3']],
+      ['c/ns/b', 'watch', ['h2']],
+    ]);
+  });
+
+  it.each([
     { name: 'not JSON', body: '{oops' },
     { name: 'no key', body: { reason: 'watch' } },
     { name: 'a malformed key', body: { key: 'only/two', reason: 'watch' } },

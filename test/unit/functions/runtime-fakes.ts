@@ -122,7 +122,10 @@ export function fakeRuntime(clusters: KubeObject[] = []): FakeRuntime {
   const state = new MemoryStateStore();
   const queue = new MemoryReconcileQueue({ clock });
   const sent: OutgoingMessage[][] = [];
-  const recordingQueue = { send: async (messages: readonly OutgoingMessage[]) => (sent.push([...messages]), queue.send(messages)) };
+  const recordingQueue = {
+    send: async (messages: readonly OutgoingMessage[]) => (sent.push([...messages]), queue.send(messages)),
+    changeVisibility: (handle: string, seconds: number) => queue.changeVisibility(handle, seconds),
+  };
   const logger = new MemoryLogger();
   const metrics = new MemoryMetrics();
   const timers = new QueueSchedulerTimers({ queue, scheduler: new MemoryScheduler({ clock, queue }), queueArn: 'arn:q', schedulerRoleArn: 'arn:r' });

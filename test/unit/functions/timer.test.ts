@@ -43,7 +43,7 @@ describe('timer handler', () => {
   it('a wake-up that cannot be enqueued fails the invocation, so the invoker retries it', async () => {
     // Prepare
     const fake = fakeRuntime();
-    const runtime = { ...fake.runtime, queue: { send: async () => Promise.reject(new TransientError('SendMessageBatch: throttled')) } };
+    const runtime = { ...fake.runtime, queue: { ...fake.runtime.queue, send: async () => Promise.reject(new TransientError('SendMessageBatch: throttled')) } };
 
     // Act
     const run = createTimerHandler({ runtime: () => runtime })({ key: 'eks-test/demo/basic', kind: 'wake' }, lambdaContext());
