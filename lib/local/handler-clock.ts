@@ -6,6 +6,7 @@
  * fire), as the real one does while a Lambda waits.
  */
 import type { Clock, TimerHandle, VirtualClock } from '../platform/clock.js';
+import { invocationDeathCheck } from './mortal.js';
 
 /** A `Clock` over a `VirtualClock` whose `sleep` drives that clock to the wake-up. */
 export class HandlerClock implements Clock {
@@ -35,14 +36,16 @@ export class HandlerClock implements Clock {
   /**
    * Resolves after `afterMs` of virtual time, moving the clock there (timer by timer, so everything
    * due on the way fires in order). Concurrent sleepers share one driver and wake in time order;
-   * time stops passing (`onTimePassing(false)`) as the last one wakes, before it runs on.
+   * time stops passing (`onTimePassing(false)`) as the last one wakes, before it runs on. A sleeper
+   * whose invocation was killed meanwhile never wakes (its process is gone).
    */
   async sleep(afterMs: number): Promise<void> {
     if (this.sleepers++ === 0) this.onTimePassing?.(true);
+    const isDead = invocationDeathCheck();
     const woke = new Promise<void>((resolve) => {
       this.clock.setTimer(() => {
         if (--this.sleepers === 0) this.onTimePassing?.(false);
-        resolve();
+        if (!isDead()) resolve();
       }, afterMs);
     });
     void this.drive();

@@ -2,12 +2,36 @@
  * A Lambda invocation that dies mid-step, for the `step-crash` fault: the runtime's remote ends are
  * wrapped so that, once `kill()` is called, every pending and future call on them never settles —
  * exactly what a timed-out or OOM-killed invocation looks like from outside: the writes it made stay
- * made, its lease is never released, its message is never deleted.
+ * made, its lease is never released, its message is never deleted. Code run through `run` belongs
+ * to the invocation (an async context), so a sleep it started (an in-call retry's backoff) never
+ * wakes once the invocation is dead: a killed Lambda's process does not go on retrying.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 import type { Runtime } from '../wiring/ports.js';
 
-/** A runtime that can be killed, whether it was, and a promise that settles when it is. */
-export type MortalRuntime = { readonly runtime: Runtime; kill(): void; readonly dead: boolean; readonly died: Promise<'crashed'> };
+/**
+ * A runtime that can be killed, whether it was, a promise that settles when it is, and `run`, which
+ * runs the invocation's code in its async context (see `invocationDeathCheck`).
+ */
+export type MortalRuntime = {
+  readonly runtime: Runtime;
+  kill(): void;
+  readonly dead: boolean;
+  readonly died: Promise<'crashed'>;
+  run<T>(fn: () => T): T;
+};
+
+const invocation = new AsyncLocalStorage<{ readonly isDead: () => boolean }>();
+
+/**
+ * For the code calling this, a check of whether its invocation has been killed (by then); code run
+ * outside any invocation is never dead. Capture it where the work starts: a timer's callback runs in
+ * whoever fired it.
+ */
+export function invocationDeathCheck(): () => boolean {
+  return invocation.getStore()?.isDead ?? (() => false);
+}
 
 const NEVER = new Promise<never>(() => undefined);
 
@@ -27,6 +51,7 @@ export function mortalRuntime(runtime: Runtime): MortalRuntime {
     get dead() {
       return dead;
     },
+    run: (fn) => invocation.run({ isDead: () => dead }, fn),
   };
 }
 

@@ -145,7 +145,8 @@ export class SimStack {
     this.writesThisInvocation = 0;
     const handler = createReconcileHandler({ runtime: () => mortal.runtime });
     try {
-      const run = handler(event, simulatedContext(`sim-${++this.invocationSeq}`)) as Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
+      const context = simulatedContext(`sim-${++this.invocationSeq}`);
+      const run = mortal.run(() => handler(event, context)) as Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
       const result = await Promise.race([run, mortal.died]);
       return result === 'crashed' ? 'crashed' : { batchItemFailures: result.batchItemFailures };
     } catch (err) {

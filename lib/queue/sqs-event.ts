@@ -4,10 +4,14 @@
  * record must be an object with a `messageId` and a string `body`. Pure: no I/O, never throws.
  */
 
-/** One record as the batch needs it (an `SQSRecord` fits). */
+/**
+ * One record as the batch needs it (an `SQSRecord` fits). `receiptHandle` is kept when the record
+ * has one: a step that claims its lease holds its records with it (`lib/step/lease-hold.ts`).
+ */
 export type SqsEventRecord = {
   readonly messageId: string;
   readonly body: string;
+  readonly receiptHandle?: string;
   readonly attributes?: Readonly<Record<string, string | undefined>>;
 };
 
@@ -59,12 +63,13 @@ export function readSqsRecords(event: unknown): SqsEventRecords | SqsEventError 
 function readRecord(raw: unknown, index: number): { record: SqsEventRecord } | { problem: SqsRecordProblem } {
   const at = `Records[${index}]`;
   if (!isObject(raw)) return problem(index, undefined, at, `${at} must be an SQS record object, got ${describe(raw)}`);
-  const { messageId, body, attributes } = raw;
+  const { messageId, body, receiptHandle, attributes } = raw;
   if (typeof messageId !== 'string' || messageId === '') {
     return problem(index, undefined, `${at}.messageId`, `${at}.messageId must be a non-empty string, got ${describe(messageId)}`);
   }
   if (typeof body !== 'string') return problem(index, messageId, `${at}.body`, `${at}.body must be a string, got ${describe(body)}`);
-  return { record: { messageId, body, ...(isObject(attributes) ? { attributes: stringsOf(attributes) } : {}) } };
+  const handle = typeof receiptHandle === 'string' && receiptHandle !== '' ? { receiptHandle } : {};
+  return { record: { messageId, body, ...handle, ...(isObject(attributes) ? { attributes: stringsOf(attributes) } : {}) } };
 }
 
 function problem(index: number, messageId: string | undefined, field: string, message: string): { problem: SqsRecordProblem } {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { HandlerClock } from '../../lib/local/handler-clock.js';
+import { mortalRuntime } from '../../lib/local/mortal.js';
 import { VirtualClock } from '../../lib/platform/clock.js';
 import type { ClusterClients, DeadlineClients } from '../../lib/wiring/clients.js';
 import { stepPorts } from '../../lib/wiring/ports.js';
@@ -62,5 +63,24 @@ describe('the simulated handlers’ clock: a sleep lets virtual time pass', () =
     // Assess
     expect(before).toBe(false);
     expect(fired).toBe(true);
+  });
+
+  it('a sleep started by an invocation that is killed meanwhile never wakes: a dead Lambda does not go on retrying', async () => {
+    // Prepare
+    const virtual = new VirtualClock();
+    const clock = new HandlerClock(virtual, () => Promise.resolve());
+    const dying = mortalRuntime(fakeRuntime().runtime);
+    const living = mortalRuntime(fakeRuntime().runtime);
+    const woke: string[] = [];
+
+    // Act
+    void dying.run(() => clock.sleep(100).then(() => woke.push('dying')));
+    const alive = living.run(() => clock.sleep(200).then(() => woke.push('living')));
+    dying.kill();
+    await alive;
+    await virtual.advance(1000);
+
+    // Assess
+    expect(woke).toEqual(['living']);
   });
 });

@@ -45,4 +45,12 @@ describe('readSqsRecords', () => {
     // Assess
     expect(result).toMatchObject({ ok: true, records: [{ messageId: 'm1', body: '{}', attributes: { ApproximateReceiveCount: '1' } }], problems: [] });
   });
+
+  it('a record keeps its receipt handle, so a step can hold it for its lease', () => {
+    // Act
+    const result = readSqsRecords({ Records: [{ ...good, receiptHandle: 'rh-1' }] });
+
+    // Assess
+    expect(result.ok && result.records.map((r) => r.receiptHandle)).toEqual(['rh-1']);
+  });
 });
