@@ -44,6 +44,7 @@ function toSnapshot(ctx: StepContext, observation: Observation, deadlines: reado
     owned: observation.owned,
     pd: observation.pd,
     ...(observation.pdError === undefined ? {} : { pdError: observation.pdError }),
+    ...(observation.pdErrorKind === undefined ? {} : { pdErrorKind: observation.pdErrorKind }),
     state: {
       fence: ctx.fence,
       failures: claimed.failures,

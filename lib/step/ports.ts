@@ -9,6 +9,7 @@ import type { RemoteAction } from '../model/action.js';
 import type { ClusterKey, ClusterRef } from '../model/key.js';
 import type { OwnedObjects, TidbCluster } from '../model/kube.js';
 import type { PdView } from '../model/pd.js';
+import type { PdReadFailure } from '../model/snapshot.js';
 import type { Clock } from '../platform/clock.js';
 import type { Logger } from '../platform/logger.js';
 import type { Metrics } from '../platform/metrics.js';
@@ -44,6 +45,7 @@ export type Observation = {
   readonly owned: OwnedObjects;
   readonly pd: PdView | undefined;
   readonly pdError?: string;
+  readonly pdErrorKind?: PdReadFailure;
 };
 
 /**
