@@ -18,7 +18,7 @@ import type { IPod } from 'kubernetes-models/v1/Pod';
 import type { PdMember, PdView } from '../model/pd.js';
 import type { PdReadFailure } from '../model/snapshot.js';
 import { toKubeTime } from './condition.js';
-import { complete, retry } from './outcome.js';
+import { complete } from './outcome.js';
 import {
   defaulted,
   memberOfPod,
@@ -180,8 +180,8 @@ export function convergingRetryMs(sinceMs: number, nowMs: number): number {
  * The `PdStatus` rule (a status rule: it runs on paused clusters too, as TiDB Operator §1.7).
  * Guarantees: nothing changes without PD in the spec or before the StatefulSet exists; the status
  * object is rebuilt from observations only, so an unchanged world gives an equal status (the
- * engine then writes nothing); it completes at rest and retries while PD is converging
- * (`pdConverging`, `convergingRetryMs`) — the only wake-up status needs, whatever failover is set to.
+ * engine then writes nothing); it always completes, and while PD is converging (`pdConverging`)
+ * it asks to be woken after `convergingRetryMs`; at rest it asks for nothing — the only wake-up status needs, whatever failover is set to.
  */
 export function planPdStatus(input: RuleInput): StatusDecision {
   const cluster = defaulted(input.cluster);
@@ -201,6 +201,9 @@ export function planPdStatus(input: RuleInput): StatusDecision {
   const note = view ? undefined : `PD not synced: ${input.snapshot.pdError ?? 'PD not read'}`;
   const converging = pdConverging(gated, pd);
   if (converging === undefined) return { status, outcome: complete(note) };
+  // A wake-up time rather than a retry outcome: it holds even when an act rule fails this step and
+  // the failure's backoff (up to 100 s after a long outage) would come later.
   const message = note === undefined ? converging.reason : `${note}; ${converging.reason}`;
-  return { status, outcome: retry(convergingRetryMs(converging.sinceMs, input.snapshot.nowMs), message) };
+  const wakeAtMs = input.snapshot.nowMs + convergingRetryMs(converging.sinceMs, input.snapshot.nowMs);
+  return { status, outcome: complete(`${message}: looking again at ${toKubeTime(wakeAtMs)}`), wakeAtMs };
 }

@@ -156,6 +156,9 @@ describe('what each story shows', () => {
       // The truth is reported promptly, not at the next sweep.
       const first = during.find((w) => w.ready?.reason === reason);
       expect((first?.atMs ?? Number.POSITIVE_INFINITY) - from).toBeLessThan(10_000);
+      // And Ready comes back within seconds of the heal, not after a failure backoff or a sweep.
+      const back = readyWrites(report).find((w) => w.atMs > to && w.ready?.status === 'True');
+      expect((back?.atMs ?? Number.POSITIVE_INFINITY) - to).toBeLessThan(15_000);
     }
   });
 
