@@ -169,8 +169,8 @@ const CONVERGING_MIN_MS = 1_000;
 const CONVERGING_MAX_MS = 30_000;
 
 /**
- * When to look again at a converging PD: a quarter of the time since its pods got Ready, from 1 s to 30 s —
- * promptly right after a change, less often the longer PD lags behind its pods (an outage).
+ * When to look again at a converging PD: a quarter of the time since its pods got Ready, from 1 s
+ * to 30 s — promptly right after a change, less often the longer PD lags behind its pods (an outage).
  */
 export function convergingRetryMs(sinceMs: number, nowMs: number): number {
   return Math.min(CONVERGING_MAX_MS, Math.max(CONVERGING_MIN_MS, Math.floor((nowMs - sinceMs) / 4)));
@@ -181,7 +181,8 @@ export function convergingRetryMs(sinceMs: number, nowMs: number): number {
  * Guarantees: nothing changes without PD in the spec or before the StatefulSet exists; the status
  * object is rebuilt from observations only, so an unchanged world gives an equal status (the
  * engine then writes nothing); it always completes, and while PD is converging (`pdConverging`)
- * it asks to be woken after `convergingRetryMs`; at rest it asks for nothing — the only wake-up status needs, whatever failover is set to.
+ * it asks to be woken after `convergingRetryMs` — whatever failover is set to; at rest it asks for
+ * nothing (the sweep covers drift).
  */
 export function planPdStatus(input: RuleInput): StatusDecision {
   const cluster = defaulted(input.cluster);
