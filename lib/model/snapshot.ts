@@ -25,9 +25,17 @@ export type PersistedState = {
 };
 
 /**
+ * Why PD could not be read: `noLeader` when a PD member answered that the cluster has no leader (PD's
+ * redirector says so with HTTP 503 "no leader" — what losing raft quorum looks like to a client);
+ * `unreachable` for everything else (no endpoints, connection refused, timeouts, other errors).
+ */
+export type PdReadFailure = 'noLeader' | 'unreachable';
+
+/**
  * One step's view of the world. `cluster` is undefined when the TidbCluster no longer exists. `pd`
  * is undefined when PD was not read (no PD in the spec, cluster gone) or could not be reached; in the
- * latter case `pdError` says why, so a rule can tell "no PD" from "PD down".
+ * latter case `pdError` says why, so a rule can tell "no PD" from "PD down", and `pdErrorKind` says
+ * what kind of failure it was (see `PdReadFailure`).
  */
 export type Snapshot = {
   readonly key: ClusterKey;
@@ -44,6 +52,7 @@ export type Snapshot = {
   readonly pdError?: string;
   /** Secrets the reconciler itself needs that do not exist (cluster TLS: `<tc>-cluster-client-secret`). */
   readonly missingSecrets?: readonly string[];
+  readonly pdErrorKind?: PdReadFailure;
   readonly state: PersistedState;
   readonly config: ReconcileConfig;
 };

@@ -10,7 +10,7 @@ import type { ObjectRef, TidbCluster } from '../model/kube.js';
 /** Normal or Warning, as core/v1 Events. */
 export type EventType = EventAction['type'];
 
-/** TiDB Operator v1's event reasons (exact strings), by what they report. */
+/** TiDB Operator v1's event reasons (exact strings, and one of ours, marked), by what they report. */
 export const EVENT_REASON = {
   /** The TidbCluster spec failed validation; nothing is reconciled until it is fixed. */
   failedValidation: 'FailedValidation',
@@ -26,6 +26,8 @@ export const EVENT_REASON = {
   failedSetStoreLabels: 'FailedSetStoreLabels',
   /** A TiKV store or TiDB member was marked as a failure. */
   unhealthy: 'Unhealthy',
+  /** Ours: restarting or removing a PD member waits, because it would leave PD without a majority serving. */
+  pdQuorumAtRisk: 'PDQuorumAtRisk',
 } as const;
 
 /**

@@ -133,7 +133,8 @@ function scaleIn(input: RuleInput, sts: IStatefulSet, step: ScaleStep): Decision
   const podName = pdPodName(tc, step.ordinal);
   const memberName = memberOfPod(pdStatusOf(input).members, podName)?.name ?? podName;
   if (!keepsPdQuorum(input, memberName)) {
-    return { actions: [], outcome: retry(PD_RETRY_MS, `removing PD member ${memberName} now would leave PD without quorum`) };
+    const message = `removing PD member ${memberName} now would leave PD without quorum`;
+    return { actions: unlessRecorded(input, clusterWarning(tc, EVENT_REASON.pdQuorumAtRisk, `scaling PD in waits: ${message}`)), outcome: retry(PD_RETRY_MS, message) };
   }
   const leader = leaderName(input);
   const target = scaleInLeaderTarget(input, replicasOf(sts));

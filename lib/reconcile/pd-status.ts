@@ -4,13 +4,19 @@
  * precedence over Upgrade, else Normal), and from PD — members of this cluster by name (id as a
  * string, first client URL, health, `lastTransitionTime` moving only when health flips), members of
  * other clusters sharing this PD (`peerMembers`), the leader, `synced`, the image, the cluster id and
- * the pods that have not joined (`unjoinedMembers`). PD unreachable ⇒ `synced: false`, members kept.
+ * the pods that have not joined (`unjoinedMembers`). Beyond TiDB Operator, which keeps every member's
+ * last health while PD cannot be read: then `synced: false`, and what can still be observed is
+ * reported — a member whose pod is not Ready is unhealthy; when PD answered that it has no leader, no
+ * member is healthy and there is no leader. And while PD is converging (pods Ready but PD not
+ * answering, members not yet joined or healthy) the rule asks to look again within seconds, so status
+ * is prompt without depending on failover; at rest it asks for nothing.
  */
 
 import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import type { IPod } from 'kubernetes-models/v1/Pod';
 
 import type { PdMember, PdView } from '../model/pd.js';
+import type { PdReadFailure } from '../model/snapshot.js';
 import { toKubeTime } from './condition.js';
 import { complete } from './outcome.js';
 import {
@@ -20,13 +26,14 @@ import {
   pdPods,
   pdSetName,
   pdStatefulSet,
+  podNameOfMember,
   pvcsOfPod,
   type PdStatus,
   type PdStatusMember,
 } from './pd-common.js';
 import { pdDesiredReplicas } from './readiness.js';
 import type { RuleInput, StatusDecision } from './rule.js';
-import { isStatefulSetUpgrading, replicasOf } from './statefulset.js';
+import { isPodReady, isStatefulSetUpgrading, podReadySinceMs, replicasOf } from './statefulset.js';
 
 type Members = Record<string, PdStatusMember>;
 type Unjoined = NonNullable<PdStatus['unjoinedMembers']>;
@@ -106,10 +113,76 @@ function syncedFromPd(input: RuleInput, sts: IStatefulSet, view: PdView, base: P
 }
 
 /**
+ * The members as far as they can be observed while PD cannot be read (`failure` says how it failed).
+ * Beyond TiDB Operator (which keeps their last health): a member whose pod is missing or not Ready is
+ * unhealthy; after PD answered "no leader" every member is, peers included (none can serve). A health
+ * that does not change keeps its `lastTransitionTime`; nothing unobservable is reported as healthy.
+ */
+export function planUnreadMembers(input: RuleInput, failure: PdReadFailure): { members?: Members; peerMembers?: Members } {
+  const previous = input.status.pd ?? {};
+  const now = toKubeTime(input.snapshot.nowMs);
+  const noLeader = failure === 'noLeader';
+  const demote = (m: PdStatusMember): PdStatusMember => (m.health ? { ...m, health: false, lastTransitionTime: now } : m);
+  const isPodServing = (m: PdStatusMember): boolean => {
+    const pod = pdPods(input).find((p) => p.metadata?.name === podNameOfMember(m.name));
+    return pod !== undefined && isPodReady(pod);
+  };
+  const map = (record: Members | undefined, keep: (m: PdStatusMember) => boolean): Members | undefined =>
+    record === undefined ? undefined : Object.fromEntries(Object.entries(record).map(([k, m]) => [k, keep(m) ? m : demote(m)]));
+  // Peers' pods belong to another cluster: their health stays as last seen unless PD has no leader.
+  return { members: map(previous.members, (m) => !noLeader && isPodServing(m)), peerMembers: map(previous.peerMembers, () => !noLeader) };
+}
+
+function unsynced(input: RuleInput, base: PdStatus): PdStatus {
+  const failure = input.snapshot.pdErrorKind ?? 'unreachable';
+  const { members, peerMembers } = planUnreadMembers(input, failure);
+  const leaderName = failure === 'noLeader' ? undefined : base.leader?.name;
+  const leader = leaderName === undefined ? undefined : (members?.[leaderName] ?? peerMembers?.[leaderName] ?? base.leader);
+  return { ...base, synced: false, members, peerMembers, leader };
+}
+
+/** Why the status must be looked at again soon, and since when the pods it concerns have been Ready. */
+export type PdConverging = { readonly reason: string; readonly sinceMs: number };
+
+/**
+ * Whether PD is on its way somewhere the status must follow promptly: PD not read although some of
+ * its pods are Ready (it should answer soon, or it lost its leader), or a Ready pod whose member has
+ * not joined or is not healthy yet. Pods starting or stopping are announced by their own events, so
+ * a PD with no Ready pod is woken by the first that gets Ready. Undefined at rest.
+ */
+export function pdConverging(input: RuleInput, pd: PdStatus): PdConverging | undefined {
+  const ready = pdPods(input).flatMap((pod) => {
+    const sinceMs = podReadySinceMs(pod);
+    return sinceMs === undefined ? [] : [{ name: pod.metadata?.name ?? '', sinceMs }];
+  });
+  if (pd.synced !== true) {
+    if (ready.length === 0) return undefined;
+    return { reason: 'PD pods are Ready but PD was not read', sinceMs: Math.max(...ready.map((p) => p.sinceMs)) };
+  }
+  const lagging = ready.filter((p) => memberOfPod(pd.members, p.name)?.health !== true);
+  if (lagging.length === 0) return undefined;
+  const names = lagging.map((p) => p.name).join(', ');
+  return { reason: `PD members of Ready pods not joined or not healthy yet: ${names}`, sinceMs: Math.max(...lagging.map((p) => p.sinceMs)) };
+}
+
+const CONVERGING_MIN_MS = 1_000;
+const CONVERGING_MAX_MS = 30_000;
+
+/**
+ * When to look again at a converging PD: a quarter of the time since its pods got Ready, from 1 s
+ * to 30 s — promptly right after a change, less often the longer PD lags behind its pods (an outage).
+ */
+export function convergingRetryMs(sinceMs: number, nowMs: number): number {
+  return Math.min(CONVERGING_MAX_MS, Math.max(CONVERGING_MIN_MS, Math.floor((nowMs - sinceMs) / 4)));
+}
+
+/**
  * The `PdStatus` rule (a status rule: it runs on paused clusters too, as TiDB Operator §1.7).
  * Guarantees: nothing changes without PD in the spec or before the StatefulSet exists; the status
  * object is rebuilt from observations only, so an unchanged world gives an equal status (the
- * engine then writes nothing); always completes — waiting is the act rules' business.
+ * engine then writes nothing); it always completes, and while PD is converging (`pdConverging`)
+ * it asks to be woken after `convergingRetryMs` — whatever failover is set to; at rest it asks for
+ * nothing (the sweep covers drift).
  */
 export function planPdStatus(input: RuleInput): StatusDecision {
   const cluster = defaulted(input.cluster);
@@ -123,11 +196,15 @@ export function planPdStatus(input: RuleInput): StatusDecision {
     phase: pdPhaseOf(gated, sts, pdPods(gated)),
   };
   const view = input.snapshot.pd;
-  if (!view) {
-    const status = { ...input.status, pd: { ...base, synced: false } };
-    return { status, outcome: complete(`PD not synced: ${input.snapshot.pdError ?? 'PD not read'}`) };
-  }
-  const pd = syncedFromPd(gated, sts, view, base);
-  const clusterID = view.clusterId ?? input.status.clusterID;
-  return { status: { ...input.status, ...(clusterID === undefined ? {} : { clusterID }), pd }, outcome: complete() };
+  const pd = view ? syncedFromPd(gated, sts, view, base) : unsynced(gated, base);
+  const clusterID = (view ? view.clusterId : undefined) ?? input.status.clusterID;
+  const status = { ...input.status, ...(clusterID === undefined ? {} : { clusterID }), pd };
+  const note = view ? undefined : `PD not synced: ${input.snapshot.pdError ?? 'PD not read'}`;
+  const converging = pdConverging(gated, pd);
+  if (converging === undefined) return { status, outcome: complete(note) };
+  // A wake-up time rather than a retry outcome: it holds even when an act rule fails this step and
+  // the failure's backoff (up to 100 s after a long outage) would come later.
+  const message = note === undefined ? converging.reason : `${note}; ${converging.reason}`;
+  const wakeAtMs = input.snapshot.nowMs + convergingRetryMs(converging.sinceMs, input.snapshot.nowMs);
+  return { status, outcome: complete(`${message}: looking again at ${toKubeTime(wakeAtMs)}`), wakeAtMs };
 }

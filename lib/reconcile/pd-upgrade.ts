@@ -8,6 +8,7 @@
 
 import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 
+import type { Action } from '../model/action.js';
 import type { Outcome } from '../model/outcome.js';
 import { isStable } from './failover.js';
 import { complete, fail, retry } from './outcome.js';
@@ -22,8 +23,10 @@ import {
   pdStatefulSet,
   pdStatusOf,
   podNameOfMember,
+  unlessRecorded,
   withPdStatus,
 } from './pd-common.js';
+import { pdQuorumHoldEvent, pdRestartQuorum } from './pd-quorum.js';
 import { desiredPdStatefulSet } from './pd-statefulset.js';
 import { isPdTemplateChanged, pdSetFor, planPdSetUpdate, restPartition } from './pd-statefulset-write.js';
 import { descendingOrdinals, podAvailability, secondsFromAnnotation } from './rolling-update.js';
@@ -56,7 +59,7 @@ export function choosePdToTransferFromMembers(input: RuleInput, ordinal: number,
 /** Where the walk over the ordinals stopped: a pod to let roll, a reason to wait, or a leader to move. */
 type Walk =
   | { readonly kind: 'roll'; readonly ordinal: number }
-  | { readonly kind: 'hold'; readonly outcome: Outcome }
+  | { readonly kind: 'hold'; readonly outcome: Outcome; readonly actions?: readonly Action[] }
   | { readonly kind: 'transfer'; readonly to: string; readonly from: string }
   | { readonly kind: 'done' };
 
@@ -76,7 +79,11 @@ function updatedPodHold(input: RuleInput, podName: string, minReadySeconds: numb
   return undefined;
 }
 
-/** The checks before the first pod not yet updated may restart: quorum (when asked for) and leadership. */
+/**
+ * The checks before the first pod not yet updated may restart: the stricter stability check (when
+ * the annotation asks for it, as TiDB Operator), then — always, beyond TiDB Operator — that the
+ * members left serving stay a majority (else wait, with a Warning saying why), then leadership.
+ */
 function beforeRestart(input: RuleInput, sts: IStatefulSet, ordinal: number): Walk {
   const annotations = input.cluster.metadata.annotations;
   const view = input.snapshot.pd?.members ?? [];
@@ -87,6 +94,11 @@ function beforeRestart(input: RuleInput, sts: IStatefulSet, ordinal: number): Wa
     }
   }
   const podName = pdPodName(input.cluster, ordinal);
+  const quorum = pdRestartQuorum(input, podName);
+  if (!quorum.keepsQuorum) {
+    const event = pdQuorumHoldEvent(input, `restarting ${podName} for the PD upgrade`, quorum);
+    return { kind: 'hold', outcome: retry(PD_RETRY_MS, event.message), actions: unlessRecorded(input, event) };
+  }
   const leader = input.snapshot.pd?.leader?.name ?? pdStatusOf(input).leader?.name;
   if (leader === undefined || podNameOfMember(leader) !== podName) return { kind: 'roll', ordinal };
   const local = replicasOf(sts) > 1 ? choosePdToTransferFromMembers(input, ordinal, replicasOf(sts)) : '';
@@ -119,7 +131,7 @@ function partitionDecision(input: RuleInput, sts: IStatefulSet, walk: Walk): Dec
     case 'done':
       return { status, actions: [], outcome: complete('every PD pod runs the update revision') };
     case 'hold':
-      return { status, actions: [], outcome: walk.outcome };
+      return { status, actions: walk.actions ?? [], outcome: walk.outcome };
     case 'transfer': {
       const message = `moving PD leadership from ${walk.from} to ${walk.to} before it restarts`;
       return { status, actions: [{ kind: 'pd.transferLeader', to: walk.to }], outcome: retry(PD_RETRY_MS, message), stop: true };

@@ -43,6 +43,7 @@ function toSnapshot(ctx: StepContext, observation: Observation, deadlines: reado
     pd: observation.pd,
     ...(observation.pdError === undefined ? {} : { pdError: observation.pdError }),
     ...(observation.missingSecrets === undefined ? {} : { missingSecrets: observation.missingSecrets }),
+    ...(observation.pdErrorKind === undefined ? {} : { pdErrorKind: observation.pdErrorKind }),
     state: {
       fence: ctx.fence,
       failures: claimed.failures,

@@ -9,7 +9,7 @@ import type { RemoteAction } from '../model/action.js';
 import type { ClusterKey, ClusterRef } from '../model/key.js';
 import type { OwnedObjects, TidbCluster } from '../model/kube.js';
 import type { PdView } from '../model/pd.js';
-import type { Snapshot } from '../model/snapshot.js';
+import type { PdReadFailure, Snapshot } from '../model/snapshot.js';
 import type { Clock } from '../platform/clock.js';
 import type { Logger } from '../platform/logger.js';
 import type { Metrics } from '../platform/metrics.js';
@@ -52,6 +52,7 @@ export type Observation = {
   readonly pdError?: string;
   /** Secrets the reconciler needs that do not exist; PD is not contacted without them. */
   readonly missingSecrets?: readonly string[];
+  readonly pdErrorKind?: PdReadFailure;
 };
 
 /**

@@ -13,6 +13,7 @@ import { OWNED_KINDS as KUBE_OWNED_KINDS, type KubeObject, type OwnedKind as Kub
 import type { ClusterRef } from '../model/key.js';
 import type { OwnedObjects, TidbCluster } from '../model/kube.js';
 import type { PdView } from '../model/pd.js';
+import type { PdReadFailure } from '../model/snapshot.js';
 import { NotFoundError, TerminalError } from '../platform/errors.js';
 import { clusterClientSecretName, isTlsCluster } from '../reconcile/tls.js';
 import { errorText } from '../step/error-outcome.js';
@@ -21,7 +22,7 @@ import { abortError, withinBudget } from './abortable.js';
 import type { ClusterClients } from './clients.js';
 import { instanceOf, LABEL, ObservedIndex, ownedLabels } from './observed.js';
 import { readBoundVolumes } from './observe-volumes.js';
-import { readPd, toPdView, withMemberReadiness } from './pd-view.js';
+import { pdReadFailureOf, readPd, toPdView, withMemberReadiness } from './pd-view.js';
 import { plainJson } from './plain-json.js';
 
 /** The owned kinds the observer lists: every kind the Kubernetes port reads per TidbCluster. */
@@ -30,8 +31,8 @@ const OWNED_KINDS: readonly (keyof OwnedObjects & KubeOwnedKind)[] = KUBE_OWNED_
 /**
  * Reads one cluster's world. Guarantees: a missing TidbCluster is `cluster: undefined` with nothing
  * owned and no PD (not an error); any Kubernetes read failure is thrown as the client's typed error;
- * a PD failure is not — it becomes `pdError` and `pd: undefined`, because "PD is down" is a fact
- * rules act on. Every call ends when the step's budget signal aborts (then the abort is thrown).
+ * a PD failure is not — it becomes `pdError` (with its `pdErrorKind`) and `pd: undefined`, because
+ * "PD is down" or "PD has no leader" is a fact rules act on. Every call ends when the step's budget signal aborts (then the abort is thrown).
  */
 export class LiveObserver implements Observer {
   constructor(
@@ -105,7 +106,7 @@ export class LiveObserver implements Observer {
     } catch (err) {
       // Running out of budget is the step's problem, not a fact about PD.
       if (signal.aborted) throw abortError(signal, 'read PD');
-      return { pd: undefined, pdError: errorText(err) };
+      return { pd: undefined, pdError: errorText(err), pdErrorKind: pdReadFailureOf(err) };
     }
   }
 
@@ -124,7 +125,7 @@ async function missingClientSecretOf(kube: ClusterClients['kube'], ref: ClusterR
   return { name, why: `cluster TLS is on but Secret ${ref.namespace}/${name} does not exist; PD is not contacted without the cluster client certificate` };
 }
 
-type PdRead = { pd: PdView | undefined; pdError?: string; missingSecrets?: readonly string[] };
+type PdRead = { pd: PdView | undefined; pdError?: string; pdErrorKind?: PdReadFailure; missingSecrets?: readonly string[] };
 
 /** Whether the spec has a PD of its own to read (a cluster joining another one's PD has none). */
 export function hasPd(cluster: TidbCluster): boolean {

@@ -7,7 +7,9 @@
  * `PdStoreState` union (a state PD never defined is refused rather than guessed).
  */
 
+import { ComponentStatusError } from '../components/caller.js';
 import type { PdMember, PdStore, PdStoreState, PdView } from '../model/pd.js';
+import type { PdReadFailure } from '../model/snapshot.js';
 import { TransientError } from '../platform/errors.js';
 import type { PdMemberHealth, PdMembers, PdPort, PdStore as PdApiStore, PdConfig as PdApiConfig } from '../pd/port.js';
 
@@ -97,6 +99,18 @@ export async function withMemberReadiness(view: PdView, pd: PdPort, podNames: Re
     }),
   );
   return { ...view, members };
+}
+
+/**
+ * What kind of failure a PD read threw: `noLeader` when PD itself answered 503 saying it has no
+ * leader (PD's redirector: "no leader", or "redirect finds no leader" in newer versions) — the API
+ * server's own 503s carry a `Status` object and are `unreachable`, like every other failure.
+ */
+export function pdReadFailureOf(err: unknown): PdReadFailure {
+  const cause = err instanceof Error ? err.cause : undefined;
+  if (!(cause instanceof ComponentStatusError) || cause.status !== 503) return 'unreachable';
+  const fromApiServer = /^\s*\{[\s\S]*"kind"\s*:\s*"Status"/.test(cause.body);
+  return !fromApiServer && /no leader/i.test(cause.body) ? 'noLeader' : 'unreachable';
 }
 
 /** One store: labels as a record (a repeated key keeps its last value, as PD applies them). */

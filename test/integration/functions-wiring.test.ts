@@ -96,6 +96,7 @@ describe('LiveObserver', () => {
     expect(observation.cluster?.metadata?.name).toBe('pd-down');
     expect(observation.pd).toBeUndefined();
     expect(observation.pdError).toEqual(expect.stringContaining('PD'));
+    expect(observation.pdErrorKind).toBe('unreachable');
   });
 
   it('a step whose budget has run out observes nothing and says why', async () => {

@@ -29,6 +29,36 @@ async function run(file: string, seed?: number): Promise<ScenarioReport> {
   }
 }
 
+/** Runs `file` with its cluster's PD spec changed (e.g. another maxFailoverCount or replicas). */
+async function runWithPd(file: string, seed: number, pd: Record<string, unknown>): Promise<ScenarioReport> {
+  const parsed = parseScenario(readFileSync(join(DIR, file), 'utf8'), file);
+  if (!parsed.ok) throw new Error(parsed.error);
+  const { cluster } = parsed.scenario;
+  const spec = { ...cluster.spec, pd: { ...(cluster.spec.pd as Record<string, unknown>), ...pd } } as typeof cluster.spec;
+  const stack = await SimStack.start({ ...parsed.scenario, cluster: { ...cluster, spec } }, seed);
+  try {
+    return await runScenario(stack, createProgress({ quiet: true }));
+  } finally {
+    await stack.stop();
+  }
+}
+
+/** When the `n`-th (0-based) timeline entry of `verb` ended. */
+const entryAtMs = (r: ScenarioReport, verb: string, n: number): number => r.timeline.filter((t) => t.verb === verb)[n]?.endMs ?? Number.NaN;
+/** The Ready condition of every status the reconciler wrote, with when. */
+const readyWrites = (r: ScenarioReport) =>
+  byReconciler(r)
+    .filter((a) => a.verb === 'updateStatus')
+    .map((a) => ({ atMs: a.atMs, ready: (a.object as { status?: { conditions?: { type: string; status: string; reason: string }[] } }).status?.conditions?.find((c) => c.type === 'Ready') }));
+const partitionWrites = (r: ScenarioReport) =>
+  byReconciler(r)
+    .filter((a) => a.verb === 'update' && a.kind === 'StatefulSet')
+    .map((a) => {
+      const { spec } = a.object as { spec: { replicas: number; updateStrategy: { rollingUpdate?: { partition?: number } } } };
+      const partition = spec.updateStrategy.rollingUpdate?.partition ?? 0;
+      return { atMs: a.atMs, partition, rolls: partition < spec.replicas };
+    });
+
 const byReconciler = (r: ScenarioReport): ActionRecord[] => r.actions.filter((a) => a.actor === 'reconciler');
 type Volume = { metadata: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec: { persistentVolumeReclaimPolicy: string; claimRef: { name: string } }; status: { phase: string } };
 const volumesOf = (r: ScenarioReport): Volume[] => Object.entries(r.final.objects).filter(([k]) => k.startsWith('PersistentVolume/')).map(([, v]) => v as Volume);
@@ -246,6 +276,56 @@ describe('what each story shows', () => {
     expect(stallMs).toBeGreaterThan(60_000);
     expect(stallMs).toBeLessThanOrEqual(DEFAULT_STEP_CONFIG.leaseForMs + 10_000);
   });
+
+  it('outage: Ready is never True while PD cannot be read, with PDUnreachable then PDQuorumLost, and True after each heal', async () => {
+    const report = await run('pd-outage-ready.yaml');
+    const outages = [
+      { from: entryAtMs(report, 'fault', 2), to: entryAtMs(report, 'heal', 2), reason: 'PDUnreachable' },
+      { from: entryAtMs(report, 'fault', 4), to: entryAtMs(report, 'heal', 4), reason: 'PDQuorumLost' },
+    ];
+    for (const { from, to, reason } of outages) {
+      const during = readyWrites(report).filter((w) => w.atMs > from && w.atMs <= to);
+      expect(during.map((w) => w.ready?.status)).not.toContain('True');
+      expect(during.map((w) => w.ready?.reason)).toContain(reason);
+      // The truth is reported promptly, not at the next sweep.
+      const first = during.find((w) => w.ready?.reason === reason);
+      expect((first?.atMs ?? Number.POSITIVE_INFINITY) - from).toBeLessThan(10_000);
+      // And Ready comes back within seconds of the heal, not after a failure backoff or a sweep.
+      const back = readyWrites(report).find((w) => w.atMs > to && w.ready?.status === 'True');
+      expect((back?.atMs ?? Number.POSITIVE_INFINITY) - to).toBeLessThan(15_000);
+    }
+  });
+
+  it('upgrade with a member down: waits with a PDQuorumAtRisk Warning, restarts nothing until it is back, then rolls', async () => {
+    const report = await run('pd-upgrade-member-down.yaml');
+    const downAt = entryAtMs(report, 'fault', 0);
+    const healAt = entryAtMs(report, 'heal', 0);
+    expect(events(report, 'PDQuorumAtRisk')).toHaveLength(1);
+    const rolls = partitionWrites(report).filter((w) => w.atMs > downAt && w.rolls);
+    expect(rolls.length).toBeGreaterThanOrEqual(3);
+    expect(rolls.every((w) => w.atMs > healAt)).toBe(true);
+    // Resumed by itself, within seconds of the member being back.
+    expect((rolls[0]?.atMs ?? Number.POSITIVE_INFINITY) - healAt).toBeLessThan(15_000);
+  });
+
+  it('upgrade with a member down and failover on: rolls on only once failover has replaced the member', async () => {
+    const report = await run('pd-upgrade-member-failover.yaml');
+    expect(events(report, 'PDQuorumAtRisk')).toHaveLength(1);
+    const deletedAt = byReconciler(report).find((a) => a.verb === 'pd.deleteMember' && 'id' in ((a.args ?? {}) as object))?.atMs ?? Number.NaN;
+    const firstRoll = partitionWrites(report).find((w) => w.atMs > entryAtMs(report, 'fault', 0) && w.rolls);
+    expect(firstRoll?.atMs).toBeGreaterThan(deletedAt);
+    expect(firstRoll?.atMs).toBeLessThan(entryAtMs(report, 'heal', 0));
+  });
+
+  it.each([{ name: '1 replica', replicas: 1 }, { name: '3 replicas', replicas: 3 }])(
+    'maxFailoverCount 0, $name: create→Ready within 1.2× the time with failover (status does not wait for the sweep)',
+    async ({ replicas }) => {
+      const without = await runWithPd('pd-create-ready-no-failover.yaml', 1, { replicas, maxFailoverCount: 0 });
+      const withFailover = await runWithPd('pd-create-ready-no-failover.yaml', 1, { replicas, maxFailoverCount: 3 });
+      expect(without.passed && withFailover.passed).toBe(true);
+      expect(without.timeline[0]?.endMs ?? Number.POSITIVE_INFINITY).toBeLessThanOrEqual(1.2 * (withFailover.timeline[0]?.endMs ?? 0));
+    },
+  );
 
   it('the same file and seed give the same report', async () => {
     const strip = (r: ScenarioReport): string => JSON.stringify({ ...r, wallMs: 0 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 
 import type { TidbCluster, TidbClusterStatus } from '../../lib/model/kube.js';
-import { planClusterStatus, planReadyCondition } from '../../lib/reconcile/cluster-status.js';
+import type { Snapshot } from '../../lib/model/snapshot.js';
+import { pdReadFailure, planClusterStatus, planReadyCondition } from '../../lib/reconcile/cluster-status.js';
 import { setCondition, toKubeTime } from '../../lib/reconcile/condition.js';
 import { complete } from '../../lib/reconcile/outcome.js';
 import { T0, changeStatus, healthy, healthyStatus, snapshot, tidbCluster, withCluster, withSpec, type Change } from '../support/fixtures.js';
@@ -85,6 +86,39 @@ describe('the Ready condition, as TiDB Operator computes it (checked in order, f
     const condition = ready(cluster);
     // Assess
     expect(condition).toEqual({ type: 'Ready', status, reason, message });
+  });
+});
+
+describe('Ready tells the truth when PD cannot be read (beyond TiDB Operator, which keeps the last health)', () => {
+  const unreadable = (pdError: string, pdErrorKind?: 'noLeader' | 'unreachable') => (x: Snapshot) => ({ ...x, pd: undefined, pdError, ...(pdErrorKind ? { pdErrorKind } : {}) });
+  it.each<{ name: string; cluster: TidbCluster; changes: ((x: Snapshot) => Snapshot)[]; status: string; reason: string }>([
+    { name: 'a healthy status but PD unreachable: False, PDUnreachable', cluster: tidbCluster(healthy()), changes: [unreadable('HTTP 503: no endpoints', 'unreachable')], status: 'False', reason: 'PDUnreachable' },
+    { name: 'a healthy status but PD answered "no leader": False, PDQuorumLost', cluster: tidbCluster(healthy()), changes: [unreadable('HTTP 503: no leader', 'noLeader')], status: 'False', reason: 'PDQuorumLost' },
+    { name: 'an error of unknown kind counts as unreachable', cluster: tidbCluster(healthy()), changes: [unreadable('timeout')], status: 'False', reason: 'PDUnreachable' },
+    { name: "v1's StatefulSetNotUpToDate still comes first where it applies", cluster: tidbCluster(healthy(), pdRolling), changes: [unreadable('x', 'noLeader')], status: 'False', reason: 'StatefulSetNotUpToDate' },
+    { name: 'PD read: the status decides, as TiDB Operator', cluster: tidbCluster(healthy()), changes: [], status: 'True', reason: 'Ready' },
+    {
+      name: 'no PD in the spec: nothing was to be read',
+      cluster: tidbCluster(withSpec({ pd: undefined, tikv: undefined, tidb: undefined })),
+      changes: [(x) => ({ ...x, pd: undefined })],
+      status: 'True',
+      reason: 'Ready',
+    },
+  ])('$name', ({ cluster, changes, status, reason }) => {
+    // Prepare
+    const s = snapshot(withCluster(cluster), ...changes);
+    // Act
+    const decision = planClusterStatus({ snapshot: s, cluster, status: cluster.status ?? {} });
+    // Assess
+    const condition = (decision.status?.conditions ?? cluster.status?.conditions ?? []).find((c) => c.type === 'Ready');
+    expect({ status: condition?.status, reason: condition?.reason }).toEqual({ status, reason });
+  });
+
+  it('pdReadFailure: undefined when PD was read or not asked, else the observed kind (unreachable by default)', () => {
+    expect(pdReadFailure(snapshot())).toBeUndefined();
+    expect(pdReadFailure(snapshot((x) => ({ ...x, pd: undefined })))).toBeUndefined();
+    expect(pdReadFailure(snapshot((x) => ({ ...x, pd: undefined, pdError: 'e' })))).toBe('unreachable');
+    expect(pdReadFailure(snapshot((x) => ({ ...x, pd: undefined, pdError: 'e', pdErrorKind: 'noLeader' })))).toBe('noLeader');
   });
 });
 

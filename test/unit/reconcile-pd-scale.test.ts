@@ -46,6 +46,13 @@ function pdStatus(n: number, o: { unhealthy?: number[]; synced?: boolean; phase?
   const members = Object.fromEntries(range(n).map((i) => [`basic-pd-${i}`, statusMember(i, !(o.unhealthy ?? []).includes(i))]));
   return changeStatus((s) => ({ ...s, pd: { synced: o.synced ?? true, phase: o.phase ?? 'Scale', members, ...o.extra } }));
 }
+const quorumWarning = (member: string) => ({
+  kind: 'event' as const,
+  type: 'Warning' as const,
+  reason: 'PDQuorumAtRisk',
+  message: `scaling PD in waits: removing PD member ${member} now would leave PD without quorum`,
+  object: { kind: 'TidbCluster', namespace: 'demo', name: 'basic' },
+});
 const specReplicas = (replicas: number): Change<TidbCluster> => changeSpec((spec) => ({ ...spec, pd: { ...spec.pd, replicas } }));
 const view = (n: number, leader: string, unhealthy: number[] = []) =>
   withPd(pdViewOf(range(n).map((i) => pdMemberView(`basic-pd-${i}`, { health: !unhealthy.includes(i) })), leader));
@@ -211,7 +218,8 @@ describe('Fixture D — PD scale-in (5 → 3, ordinal 4 removed), one member per
       name: 'DESIGN §8: no scale-in without quorum now (2 of 5 healthy)',
       tc: tidbCluster(specReplicas(3), pdStatus(5, { unhealthy: [0, 1, 2] })),
       changes: [view(5, 'basic-pd-4', [0, 1, 2]), pod4, pvcs4],
-      actions: [],
+      // The Warning is new (issue 9: a held operation says why); the outcome is as before.
+      actions: [quorumWarning('basic-pd-4')],
       outcome: retry(5_000, 'removing PD member basic-pd-4 now would leave PD without quorum'),
     },
   ])('$name', ({ tc, changes, actions, outcome, stop }) => {
@@ -227,7 +235,19 @@ describe('Fixture D — PD scale-in (5 → 3, ordinal 4 removed), one member per
     const tc = tidbCluster(specReplicas(2), pdStatus(3, { unhealthy: [0] }));
     const pod2 = withOwned('Pod', testPod('basic-pd-2', { claims: ['pd-basic-pd-2'] }));
     const decision = scaleWith(tc, 3, view(3, 'basic-pd-1', [0]), pod2, withOwned('PersistentVolumeClaim', testPvc('pd-basic-pd-2', 'basic-pd-2')));
-    expect(decision).toEqual({ actions: [], outcome: retry(5_000, 'removing PD member basic-pd-2 now would leave PD without quorum') });
+    expect(decision).toEqual({ actions: [quorumWarning('basic-pd-2')], outcome: retry(5_000, 'removing PD member basic-pd-2 now would leave PD without quorum') });
+  });
+
+  it('the quorum Warning is recorded once while the scale-in waits', () => {
+    // Prepare
+    const tc = tidbCluster(specReplicas(2), pdStatus(3, { unhealthy: [0] }));
+    const pod2 = withOwned('Pod', testPod('basic-pd-2', { claims: ['pd-basic-pd-2'] }));
+    const recorded = (s: Snapshot): Snapshot => ({ ...s, owned: { ...s.owned, Event: [{ metadata: {}, involvedObject: {}, reason: 'PDQuorumAtRisk', message: quorumWarning('basic-pd-2').message } as IEvent] } });
+    // Act
+    const decision = scaleWith(tc, 3, view(3, 'basic-pd-1', [0]), pod2, withOwned('PersistentVolumeClaim', testPvc('pd-basic-pd-2', 'basic-pd-2')), recorded);
+    // Assess
+    expect(decision.actions).toEqual([]);
+    expect(decision.outcome.kind).toBe('retry');
   });
 
   it('scaling the last local PD away moves leadership to a healthy peer member first', () => {

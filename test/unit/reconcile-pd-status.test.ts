@@ -90,9 +90,10 @@ describe('PD status sync from PD (Fixture E and §2.1)', () => {
       },
     },
     {
-      name: 'PD unreachable: synced false, members kept',
+      // Changed by design (TiDB Operator keeps every member's last health while PD cannot be read).
+      name: 'PD unreachable: synced false, a member whose pod is Ready keeps its health',
       tc: tidbCluster(withStatusPd({ synced: true, members: { 'basic-pd-0': member(0, true, EARLIER) } })),
-      changes: [withPd(undefined, 'connect ECONNREFUSED')],
+      changes: [withPd(undefined, 'connect ECONNREFUSED'), withOwned('Pod', ...pods(0))],
       expected: { synced: false, phase: 'Normal', members: { 'basic-pd-0': member(0, true, EARLIER) } },
     },
   ])('$name', ({ tc, changes, expected }) => {
@@ -102,7 +103,74 @@ describe('PD status sync from PD (Fixture E and §2.1)', () => {
     expect(pd).toMatchObject(expected);
     if ('unjoinedMembers' in expected && expected.unjoinedMembers === undefined) expect(pd?.unjoinedMembers).toBeUndefined();
   });
+});
 
+describe('PD that cannot be read: only what is observed is reported (never stale health)', () => {
+  const three = { 'basic-pd-0': member(0, true, EARLIER), 'basic-pd-1': member(1, true, EARLIER), 'basic-pd-2': member(2, false, EARLIER) };
+  const peer = { name: 'other-pd-0', id: '9', clientURL: 'http://other-pd-0.other-pd-peer.demo.svc:2379', health: true, lastTransitionTime: EARLIER };
+  const before = withStatusPd({ synced: true, members: three, peerMembers: { 'other-pd-0': peer }, leader: member(1, true, EARLIER) });
+  const noLeader: Change<Snapshot> = (s) => ({ ...s, pdErrorKind: 'noLeader' });
+  const notReady = (i: number) => testPod(`basic-pd-${i}`, { revision: 'rev-1', ready: false });
+  it.each<{ name: string; changes: Change<Snapshot>[]; expected: Partial<NonNullable<TidbClusterStatus['pd']>>; noLeaderRecorded?: boolean }>([
+    {
+      name: 'unreachable: pod Ready keeps its health, pod not Ready or gone is unhealthy from now, the leader record follows its member',
+      changes: [withPd(undefined, 'HTTP 503: no endpoints available'), withOwned('Pod', ...pods(0), notReady(1))],
+      expected: {
+        synced: false,
+        members: { 'basic-pd-0': member(0, true, EARLIER), 'basic-pd-1': member(1, false, NOW), 'basic-pd-2': member(2, false, EARLIER) },
+        peerMembers: { 'other-pd-0': peer },
+        leader: member(1, false, NOW),
+      },
+    },
+    {
+      name: 'no leader: no member is healthy, peers included, and there is no leader',
+      changes: [withPd(undefined, 'HTTP 503: no leader'), noLeader, withOwned('Pod', ...pods(0, 1, 2))],
+      expected: {
+        synced: false,
+        members: { 'basic-pd-0': member(0, false, NOW), 'basic-pd-1': member(1, false, NOW), 'basic-pd-2': member(2, false, EARLIER) },
+        peerMembers: { 'other-pd-0': { ...peer, health: false, lastTransitionTime: NOW } },
+      },
+      noLeaderRecorded: true,
+    },
+  ])('$name', ({ changes, expected, noLeaderRecorded }) => {
+    // Act
+    const pd = statusOf(tidbCluster(before), ...changes);
+    // Assess
+    expect(pd).toMatchObject(expected);
+    if (noLeaderRecorded === true) expect(pd?.leader).toBeUndefined();
+  });
+});
+
+describe('PD status asks to be looked at again while PD converges, never at rest', () => {
+  const healthy = withStatusPd({});
+  const view = withPd(pdViewOf([0, 1, 2].map((i) => pdMemberView(`basic-pd-${i}`)), 'basic-pd-0'));
+  const readyFor = (ms: number, ...ordinals: number[]) =>
+    withOwned('Pod', ...ordinals.map((i) => testPod(`basic-pd-${i}`, { revision: 'rev-1', readySinceMs: T0 - ms })));
+  const starting = (i: number) => testPod(`basic-pd-${i}`, { revision: 'rev-1', ready: false });
+  it.each<{ name: string; changes: Change<Snapshot>[]; afterMs?: number }>([
+    { name: 'at rest (every Ready pod has a healthy member): no wake-up', changes: [view, readyFor(3_600_000, 0, 1, 2)] },
+    { name: 'PD not read and no pod Ready yet: the first Ready pod is an event, no timer', changes: [withPd(undefined, 'refused'), withOwned('Pod', starting(0))] },
+    { name: 'PD not read, pods Ready for 8 s: look again in 2 s', changes: [withPd(undefined, 'refused'), readyFor(8_000, 0, 1, 2)], afterMs: 2_000 },
+    { name: 'a pod Ready for 2 s whose member has not joined: look again in 1 s', changes: [withPd(pdViewOf([pdMemberView('basic-pd-0')], 'basic-pd-0')), readyFor(2_000, 0, 1)], afterMs: 1_000 },
+    {
+      name: 'a pod Ready whose member is not healthy yet: look again',
+      changes: [withPd(pdViewOf([pdMemberView('basic-pd-0'), pdMemberView('basic-pd-1', { health: false })], 'basic-pd-0')), readyFor(20_000, 0, 1)],
+      afterMs: 5_000,
+    },
+    { name: 'a long outage with Ready pods: at most every 30 s', changes: [withPd(undefined, 'no leader'), readyFor(3_600_000, 0, 1, 2)], afterMs: 30_000 },
+  ])('$name', ({ changes, afterMs }) => {
+    // Prepare
+    const tc = tidbCluster(healthy);
+    const s = snapshot(withCluster(tc), withOwned('StatefulSet', pdSetOf(tc)), ...changes);
+    // Act
+    const decision = planPdStatus(ruleInputOf(s));
+    // Assess: a wake-up time (not a retry outcome), so an act rule's failure backoff cannot delay it.
+    expect(decision.outcome.kind).toBe('complete');
+    expect(decision.wakeAtMs === undefined ? undefined : decision.wakeAtMs - T0).toBe(afterMs);
+  });
+});
+
+describe('PD status sync: steady state', () => {
   it('records the StatefulSet status, the image and the cluster id', () => {
     const tc = tidbCluster();
     const s = snapshot(withCluster(tc), withOwned('StatefulSet', pdSetOf(tc)), withPd(pdViewOf([pdMemberView('basic-pd-0')], 'basic-pd-0', '42')));

@@ -5,6 +5,7 @@ import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import type { TidbCluster, TidbClusterStatus } from '../../lib/model/kube.js';
 import type { Snapshot } from '../../lib/model/snapshot.js';
 import { complete, fail, retry } from '../../lib/reconcile/outcome.js';
+import { pdRestartQuorum } from '../../lib/reconcile/pd-quorum.js';
 import { choosePdToTransferFromMembers, planPdUpgrade } from '../../lib/reconcile/pd-upgrade.js';
 import {
   T0,
@@ -194,6 +195,90 @@ describe('Fixture C — PD upgrader (partition arithmetic, descending ordinals)'
     expect(decision.actions).toEqual([]);
     expect(decision.outcome).toEqual(complete('PD pods are rolled by the StatefulSet update strategy'));
     expect(phaseOf(decision)).toBe('Upgrade');
+  });
+});
+
+describe('quorum is never broken on purpose: a member restarts only if a majority keeps serving (beyond TiDB Operator)', () => {
+  const held = 'restarting basic-pd-1 for the PD upgrade waits: it would leave 1 of 3 PD members serving, not a majority (not serving: basic-pd-0)';
+  const warning = { kind: 'event', type: 'Warning', reason: 'PDQuorumAtRisk', message: held, object: { kind: 'TidbCluster', namespace: 'demo', name: 'basic' } };
+  const recorded: Change<Snapshot> = (s) => ({ ...s, owned: { ...s.owned, Event: [{ apiVersion: 'v1', kind: 'Event', metadata: {}, involvedObject: {}, reason: 'PDQuorumAtRisk', message: held }] } });
+  const peers = (n: number): Change<TidbCluster> =>
+    changeStatus((st) => ({
+      ...st,
+      pd: { ...st.pd, peerMembers: Object.fromEntries(Array.from({ length: n }, (_, i) => [`other-pd-${i}`, { name: `other-pd-${i}`, id: `9${i}`, clientURL: 'x', health: true }])) },
+    }));
+  it.each<Row>([
+    {
+      name: 'pd-0 already down, pd-1 next: 1 of 3 would serve, so wait with a Warning; partition stays 2',
+      tc: tidbCluster(fixtureC({ unhealthy: [0] })),
+      changes: [pods(['1', '1', '2']), view('basic-pd-2', { unhealthy: [0] })],
+      actions: [warning],
+      outcome: retry(5_000, held),
+      phase: 'Upgrade',
+    },
+    {
+      name: 'still waiting: the Warning is not repeated',
+      tc: tidbCluster(fixtureC({ unhealthy: [0] })),
+      changes: [pods(['1', '1', '2']), view('basic-pd-2', { unhealthy: [0] }), recorded],
+      actions: [],
+      outcome: retry(5_000, held),
+      phase: 'Upgrade',
+    },
+    {
+      name: 'the leader is not moved while the restart waits for quorum',
+      tc: tidbCluster(fixtureC({ unhealthy: [0] })),
+      changes: [pods(['1', '1', '2']), view('basic-pd-1', { unhealthy: [0] })],
+      actions: [warning],
+      outcome: retry(5_000, held),
+      phase: 'Upgrade',
+    },
+    {
+      name: 'the member to restart is the one down: the other two keep serving, partition 1',
+      tc: tidbCluster(fixtureC({ unhealthy: [1] })),
+      changes: [pods(['1', '1', '2']), view('basic-pd-2', { unhealthy: [1] })],
+      actions: [partitionWrite(1)],
+      outcome: retry(5_000, 'upgrading PD: partition 1'),
+      phase: 'Upgrade',
+    },
+    {
+      name: 'peer members count: pd-0 down but two healthy peers, 3 of 5 keep serving, partition 1',
+      tc: tidbCluster(fixtureC({ unhealthy: [0] }), peers(2)),
+      changes: [pods(['1', '1', '2']), view('basic-pd-2', { unhealthy: [0] })],
+      actions: [partitionWrite(1)],
+      outcome: retry(5_000, 'upgrading PD: partition 1'),
+      phase: 'Upgrade',
+    },
+    {
+      name: 'healed: every member healthy again, the upgrade resumes at partition 1',
+      tc: tidbCluster(fixtureC()),
+      changes: [pods(['1', '1', '2']), view('basic-pd-2'), recorded],
+      actions: [partitionWrite(1)],
+      outcome: retry(5_000, 'upgrading PD: partition 1'),
+      phase: 'Upgrade',
+    },
+  ])('$name', ({ tc, changes, actions, outcome, phase }) => {
+    // Act
+    const decision = upgrade(tc, liveC(tidbCluster()), ...changes);
+    // Assess
+    expect(decision.actions).toEqual(actions);
+    expect(decision.outcome).toEqual(outcome);
+    expect(phaseOf(decision)).toBe(phase);
+  });
+
+  it.each<{ name: string; members: boolean[]; restart: number; keepsQuorum: boolean }>([
+    { name: 'a lone PD restarts anyway (no restart could keep its quorum)', members: [true], restart: 0, keepsQuorum: true },
+    { name: 'two members, the other healthy: unavoidable, allowed', members: [true, true], restart: 1, keepsQuorum: true },
+    { name: 'two members, the other down: not allowed', members: [false, true], restart: 1, keepsQuorum: false },
+    { name: 'three healthy: 2 of 3 keep serving', members: [true, true, true], restart: 2, keepsQuorum: true },
+    { name: 'three, another one down: 1 of 3', members: [false, true, true], restart: 2, keepsQuorum: false },
+    { name: 'five, two others down: 2 of 5', members: [false, false, true, true, true], restart: 4, keepsQuorum: false },
+    { name: 'five, one other down: 3 of 5', members: [false, true, true, true, true], restart: 4, keepsQuorum: true },
+  ])('pdRestartQuorum: $name', ({ members, restart, keepsQuorum }) => {
+    // Prepare
+    const status = Object.fromEntries(members.map((health, i) => [`basic-pd-${i}`, statusMember(i, health)]));
+    const tc = tidbCluster(changeStatus((st) => ({ ...st, pd: { synced: true, members: status } })));
+    // Act / Assess
+    expect(pdRestartQuorum(ruleInputOf(snapshot(withCluster(tc))), `basic-pd-${restart}`).keepsQuorum).toBe(keepsQuorum);
   });
 });
 

@@ -7,7 +7,8 @@ import { withinBudget } from '../../../lib/wiring/abortable.js';
 import { executeKube } from '../../../lib/wiring/execute-kube.js';
 import { executePd } from '../../../lib/wiring/execute-pd.js';
 import { lambdaSettings } from '../../../lib/wiring/lambda-env.js';
-import { toPdView, type PdAnswers } from '../../../lib/wiring/pd-view.js';
+import { componentError } from '../../../lib/components/caller.js';
+import { pdReadFailureOf, toPdView, type PdAnswers } from '../../../lib/wiring/pd-view.js';
 import { FakeKube } from './runtime-fakes.js';
 
 const member = (name: string, memberId: string): PdMember => ({ name, memberId, peerUrls: [], clientUrls: [] });
@@ -161,6 +162,21 @@ describe('PD answers become the snapshot view', () => {
 
     // Assess
     expect(build).toThrow(TransientError);
+  });
+
+  it.each([
+    { name: 'PD answers 503 "no leader" (its redirector without a leader)', err: componentError('PD get members', 503, 'no leader'), kind: 'noLeader' },
+    { name: 'newer PD: "redirect finds no leader"', err: componentError('PD get health', 503, '[PD:apiutil:ErrRedirectNoLeader]redirect finds no leader'), kind: 'noLeader' },
+    {
+      name: "the API server's own 503 (no endpoints) is unreachable",
+      err: componentError('PD get members', 503, '{"kind":"Status","apiVersion":"v1","status":"Failure","message":"no endpoints available for service \\"basic-pd\\"","code":503}'),
+      kind: 'unreachable',
+    },
+    { name: 'another status is unreachable', err: componentError('PD get members', 500, 'no leader'), kind: 'unreachable' },
+    { name: 'no answer at all is unreachable', err: new TransientError('connect ECONNREFUSED'), kind: 'unreachable' },
+  ])('a PD read failure is classified: $name', ({ err, kind }) => {
+    // Act / Assess
+    expect(pdReadFailureOf(err)).toBe(kind);
   });
 });
 
