@@ -151,9 +151,11 @@ describe('kubectl against sim serve', () => {
   }, 30000);
 
   it('with the reconciler running against it, get pv shows Retain for the TidbCluster that asks for it', async () => {
-    // The local stack applies examples/basic-tidbcluster.yaml (pvReclaimPolicy: Retain) and runs until Ready.
+    // The local stack applies examples/basic-tidbcluster.yaml (pvReclaimPolicy: Retain), as asked, and runs until Ready.
+    const example = join(ROOT, 'examples', 'basic-tidbcluster.yaml');
     const start = await new Promise<{ code: number | null; out: string }>((resolve) => {
-      const child = spawn(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'start', '--once', '--timeout', '2m', '--kubeconfig', kubeconfigFile], { cwd: mkdtempSync(join(tmpdir(), 'start-')) });
+      const args = [join(ROOT, 'bin', 'tidb-reconciler.js'), 'start', '--once', '--timeout', '2m', '--kubeconfig', kubeconfigFile, '--apply', example];
+      const child = spawn(process.execPath, args, { cwd: mkdtempSync(join(tmpdir(), 'start-')) });
       let out = '';
       child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr?.on('data', (d: Buffer) => (out += d.toString()));

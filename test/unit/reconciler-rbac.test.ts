@@ -38,4 +38,18 @@ describe('the reconciler ClusterRole', () => {
     expect(binding.roleRef?.name).toBe('tidb-reconciler');
     expect(binding.subjects).toEqual([{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'tidb-reconciler' }]);
   });
+
+  it.each([
+    { name: 'GET (PD reads, TiDB /status)', verb: 'get' },
+    { name: 'POST (PD leader transfer, schedulers)', verb: 'create' },
+    { name: 'PUT (TiCDC drain, Pump offline)', verb: 'update' },
+    { name: 'DELETE (PD member, store, scheduler)', verb: 'delete' },
+  ])('allows $name through the service and pod proxy', ({ verb }) => {
+    expect(allows('', 'services/proxy', verb) && allows('', 'pods/proxy', verb)).toBe(true);
+  });
+
+  it('allows reading the cluster client Secret a TLS cluster needs', () => {
+    expect(allows('', 'secrets', 'get')).toBe(true);
+  });
 });
+
