@@ -12,7 +12,7 @@
  * outcome), because a 5xx or a timeout does not say whether the first one was applied.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { type CallBudget, type HttpAnswer, KubeHttp, callTimeoutMs } from '../kube/http.js';
+import { type CallBudget, type HttpAnswer, KubeHttp, type RemoteClientOptions, callTimeoutMs } from '../kube/http.js';
 import { type Clock, RealClock } from '../platform/clock.js';
 import { NotFoundError, TerminalError, TransientError } from '../platform/errors.js';
 import { DEFAULT_RETRY_POLICY, type RetryCall, type RetryContext, type RetryPolicy, withRetries } from '../platform/retry.js';
@@ -23,18 +23,8 @@ import { ApiProxyHttp, type ComponentHttp, type ComponentRequest, DirectHttp, ty
 /** TiDB Operator's PD and TiDB client timeout. */
 export const DEFAULT_COMPONENT_TIMEOUT_MS = 5_000;
 
-/**
- * Options of `ComponentCaller`; the clock measures the time left before `deadlineAtMs` and times
- * the retry waits, which end by `retryUntilMs` (default `deadlineAtMs`); `random` jitters them.
- */
-export type ComponentCallerOptions = {
-  timeoutMs?: number;
-  deadlineAtMs?: number;
-  retryUntilMs?: number;
-  clock?: Clock;
-  retry?: RetryPolicy;
-  random?: () => number;
-};
+/** Options of `ComponentCaller` (see `RemoteClientOptions`). */
+export type ComponentCallerOptions = RemoteClientOptions;
 
 /** How a call may be repeated: `idempotent` lets a write be repeated as a read is (see the module comment). */
 export type CallOptions = { idempotent?: boolean };

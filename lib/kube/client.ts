@@ -20,7 +20,7 @@ import { NotFoundError, TerminalError } from '../platform/errors.js';
 import { DEFAULT_RETRY_POLICY, type RetryCall, type RetryContext, type RetryPolicy, withRetries } from '../platform/retry.js';
 import { isAlreadyExists, isRetryableKubeFailure, kubeError, retryAfterMsOf } from './errors.js';
 import { buildEvent, eventName } from './events.js';
-import { type CallBudget, type HttpRequest, KubeHttp, callTimeoutMs } from './http.js';
+import { type CallBudget, type HttpRequest, KubeHttp, type RemoteClientOptions, callTimeoutMs } from './http.js';
 import { type KindInfo, apiVersionOf, collectionPath, encodeSelector, kindInfo, objectPath } from './kinds.js';
 import type {
   DeleteOptions,
@@ -39,18 +39,8 @@ import type {
 /** The default per-call timeout: well under a Lambda's time, long enough for a large LIST. */
 export const DEFAULT_KUBE_TIMEOUT_MS = 10_000;
 
-/**
- * Options of `KubeClient`. The clock measures the remaining time against `deadlineAtMs` and times
- * the retry waits; `retryUntilMs` (default `deadlineAtMs`) is when retrying stops; `random` jitters.
- */
-export type KubeClientOptions = {
-  timeoutMs?: number;
-  deadlineAtMs?: number;
-  retryUntilMs?: number;
-  clock?: Clock;
-  retry?: RetryPolicy;
-  random?: () => number;
-};
+/** Options of `KubeClient` (see `RemoteClientOptions`). */
+export type KubeClientOptions = RemoteClientOptions;
 
 /** Repeats of an idempotent or precondition-guarded request on a transient failure. */
 const SAFE: RetryCall = { isRetryable: isRetryableKubeFailure, retryAfterMs: retryAfterMsOf };

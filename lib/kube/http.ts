@@ -8,7 +8,8 @@
  */
 import { IsomorphicFetchHttpLibrary, type KubeConfig, RequestContext } from '@kubernetes/client-node';
 import { ReconcilerError, TerminalError, TransientError } from '../platform/errors.js';
-import { parseRetryAfterSeconds } from '../platform/retry.js';
+import type { Clock } from '../platform/clock.js';
+import { parseRetryAfterSeconds, type RetryPolicy } from '../platform/retry.js';
 import { DeadlinePassedError } from './errors.js';
 
 /**
@@ -31,6 +32,21 @@ export type HttpRequest = {
  * caller's remaining invocation time, on the caller's clock) when set.
  */
 export type CallBudget = { timeoutMs: number; deadlineAtMs?: number };
+
+/**
+ * What a remote client (Kubernetes, or a component through the proxy) is built with: the per-call
+ * `timeoutMs`, the invocation's `deadlineAtMs`, `retryUntilMs` by when retrying stops (default
+ * `deadlineAtMs`), the `clock` that measures both and times the retry waits, the `retry` policy and
+ * the `random` that jitters it.
+ */
+export type RemoteClientOptions = {
+  timeoutMs?: number;
+  deadlineAtMs?: number;
+  retryUntilMs?: number;
+  clock?: Clock;
+  retry?: RetryPolicy;
+  random?: () => number;
+};
 
 /**
  * The timeout for a call starting at `nowMs` under `budget`. With no time left the call is not
