@@ -130,12 +130,18 @@ function isDeletionDone(input: RuleInput, failure: PdFailureMember): boolean {
   return !listed && deletes(input, failure).length === 0;
 }
 
-/** The pod and PVC deletes a failure member still needs (precondition-guarded; nothing already terminating). */
+/**
+ * The pod and PVC deletes a failure member still needs (precondition-guarded; nothing already
+ * terminating). As TiDB Operator: Kubernetes does not order the old claim's deletion and the new
+ * pod's creation, so a pod recreated while a recorded claim still exists (terminating, held by
+ * pvc-protection because that very pod uses it) runs on the failed member's volume — it is not a
+ * replacement, and is deleted again until the StatefulSet recreates it on a fresh claim.
+ */
 function deletes(input: RuleInput, failure: PdFailureMember): Action[] {
   const podName = failure.podName ?? '';
   const pod = pdPod(input, podName);
-  const replaced = pod !== undefined && stamp(pod.metadata?.creationTimestamp) >= stamp(failure.createdAt);
   const uids = new Set(Object.keys(failure.pvcUIDSet ?? {}));
+  const replaced = pod !== undefined && stamp(pod.metadata?.creationTimestamp) >= stamp(failure.createdAt) && !usesRecordedClaim(input, pod, uids);
   const ref = (kind: 'Pod' | 'PersistentVolumeClaim', name: string | undefined) => ({ kind, namespace: input.cluster.metadata.namespace ?? '', name: name ?? '' });
   // The pod delete carries uid and resourceVersion: it applies only to the pod as observed.
   const podDelete: Action[] =
@@ -144,6 +150,12 @@ function deletes(input: RuleInput, failure: PdFailureMember): Action[] {
     (pvc) => ({ kind: 'delete', ref: ref('PersistentVolumeClaim', pvc.metadata?.name), uid: pvc.metadata?.uid ?? '' }),
   );
   return [...podDelete, ...pvcDeletes];
+}
+
+/** Whether `pod` mounts a claim that still exists with one of the failure member's recorded uids. */
+function usesRecordedClaim(input: RuleInput, pod: NonNullable<ReturnType<typeof pdPod>>, uids: ReadonlySet<string>): boolean {
+  const claims = new Set((pod.spec?.volumes ?? []).flatMap((v) => (v.persistentVolumeClaim ? [v.persistentVolumeClaim.claimName] : [])));
+  return input.snapshot.owned.PersistentVolumeClaim.some((pvc) => claims.has(pvc.metadata?.name ?? '') && uids.has(pvc.metadata?.uid ?? ''));
 }
 
 /**

@@ -186,10 +186,11 @@ describe('what each story shows', () => {
   it('under API errors: the failover still completes within twice its fault-free time, deleting the member once', async () => {
     const report = await run('pd-failover-under-api-errors.yaml');
     const faultAtMs = report.timeline[2]?.startMs ?? 0;
-    const replacedAtMs = report.timeline[3]?.endMs ?? Infinity;
-    // Fault-free, the replacement is healthy about 313 s after the fault (pd-failover-timing).
+    const replacedAtMs = report.timeline[4]?.endMs ?? Infinity;
+    // Fault-free, the failover ends about 315 s after the fault (BENCHMARKS.md, the 0 % row).
     expect(replacedAtMs - faultAtMs).toBeLessThanOrEqual(2 * 313_000);
-    expect(byReconciler(report).filter((a) => a.verb === 'pd.deleteMember' && !a.error)).toHaveLength(1);
+    // The failed member is deleted from PD once, by id (the recovery's scale-in deletes basic-pd-3 by name).
+    expect(byReconciler(report).filter((a) => a.verb === 'pd.deleteMember' && !a.error && (a.args as { id?: string }).id !== undefined)).toHaveLength(1);
     expect(events(report, 'Unhealthy')).not.toHaveLength(0);
     expect(report.passed).toBe(true);
   });

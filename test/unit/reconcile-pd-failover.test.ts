@@ -237,6 +237,22 @@ describe('Fixture A — PD failover: deleting the marked member (verified across
       failureMembers: recorded({ deleted: true }).failureMembers,
     },
     {
+      name: 'a pod recreated while its old claims are still terminating runs on them: deleted again, memberDeleted waits',
+      tc: marked(),
+      changes: [view(0, 2), pod1({ createdAtMs: T0 }), pvcs1(true), seen],
+      actions: [podDelete],
+      outcome: deleting,
+      failureMembers: 'unchanged',
+    },
+    {
+      name: 'a pod recreated on fresh claims (the old ones gone) is the replacement: memberDeleted true',
+      tc: marked(),
+      changes: [view(0, 2), pod1({ createdAtMs: T0 }), withOwned('PersistentVolumeClaim', testPvc('pd-test-pd-1-1', 'basic-pd-1', { uid: 'fresh-1' }), testPvc('pd-test-pd-1-2', 'basic-pd-1', { uid: 'fresh-2' })), seen],
+      actions: [],
+      outcome: retry(5_000, 'failure member basic-pd-1 deleted: a replacement follows'),
+      failureMembers: recorded({ deleted: true }).failureMembers,
+    },
+    {
       name: 'A S11: a member id that is not a uint64: fail, no PD delete',
       tc: marked({ memberID: 'wrong-id' }),
       changes: [view(0, 1, 2), pod1(), seen],
