@@ -12,10 +12,10 @@
  * outcome), because a 5xx or a timeout does not say whether the first one was applied.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { type CallBudget, type HttpAnswer, KubeHttp, type RemoteClientOptions, callTimeoutMs } from '../kube/http.js';
+import { type CallBudget, type HttpAnswer, KubeHttp, type RemoteClientOptions, callTimeoutMs, retryContextOf } from '../kube/http.js';
 import { type Clock, RealClock } from '../platform/clock.js';
 import { NotFoundError, TerminalError, TransientError } from '../platform/errors.js';
-import { DEFAULT_RETRY_POLICY, type RetryCall, type RetryContext, type RetryPolicy, withRetries } from '../platform/retry.js';
+import { type RetryCall, type RetryContext, withRetries } from '../platform/retry.js';
 import { isRetryableKubeFailure, retryAfterMsOf } from '../kube/errors.js';
 import { parseLossless } from './json.js';
 import { ApiProxyHttp, type ComponentHttp, type ComponentRequest, DirectHttp, type DirectHttpOptions, type Endpoint } from './transport.js';
@@ -44,13 +44,7 @@ export class ComponentCaller {
   ) {
     this.budget = { timeoutMs: options.timeoutMs ?? DEFAULT_COMPONENT_TIMEOUT_MS, deadlineAtMs: options.deadlineAtMs };
     this.clock = options.clock ?? new RealClock();
-    const retryUntilMs = options.retryUntilMs ?? options.deadlineAtMs;
-    this.retry = {
-      policy: options.retry ?? DEFAULT_RETRY_POLICY,
-      clock: this.clock,
-      random: options.random ?? Math.random,
-      ...(retryUntilMs !== undefined ? { deadlineAtMs: retryUntilMs } : {}),
-    };
+    this.retry = retryContextOf(options, this.clock);
   }
 
   /** Through the API server proxy of the KubeConfig's current cluster (the default transport). */

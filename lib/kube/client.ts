@@ -17,10 +17,10 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { type Clock, RealClock } from '../platform/clock.js';
 import { NotFoundError, TerminalError } from '../platform/errors.js';
-import { DEFAULT_RETRY_POLICY, type RetryCall, type RetryContext, type RetryPolicy, withRetries } from '../platform/retry.js';
+import { type RetryCall, type RetryContext, withRetries } from '../platform/retry.js';
 import { isAlreadyExists, isRetryableKubeFailure, kubeError, retryAfterMsOf } from './errors.js';
 import { buildEvent, eventName } from './events.js';
-import { type CallBudget, type HttpRequest, KubeHttp, type RemoteClientOptions, callTimeoutMs } from './http.js';
+import { type CallBudget, type HttpRequest, KubeHttp, type RemoteClientOptions, callTimeoutMs, retryContextOf } from './http.js';
 import { type KindInfo, apiVersionOf, collectionPath, encodeSelector, kindInfo, objectPath } from './kinds.js';
 import type {
   DeleteOptions,
@@ -59,13 +59,7 @@ export class KubeClient implements KubePort {
   ) {
     this.budget = { timeoutMs: options.timeoutMs ?? DEFAULT_KUBE_TIMEOUT_MS, deadlineAtMs: options.deadlineAtMs };
     this.clock = options.clock ?? new RealClock();
-    const retryUntilMs = options.retryUntilMs ?? options.deadlineAtMs;
-    this.retry = {
-      policy: options.retry ?? DEFAULT_RETRY_POLICY,
-      clock: this.clock,
-      random: options.random ?? Math.random,
-      ...(retryUntilMs !== undefined ? { deadlineAtMs: retryUntilMs } : {}),
-    };
+    this.retry = retryContextOf(options, this.clock);
   }
 
   /** A client for the KubeConfig's current context. */

@@ -9,7 +9,7 @@
 import { IsomorphicFetchHttpLibrary, type KubeConfig, RequestContext } from '@kubernetes/client-node';
 import { ReconcilerError, TerminalError, TransientError } from '../platform/errors.js';
 import type { Clock } from '../platform/clock.js';
-import { parseRetryAfterSeconds, type RetryPolicy } from '../platform/retry.js';
+import { DEFAULT_RETRY_POLICY, parseRetryAfterSeconds, type RetryContext, type RetryPolicy } from '../platform/retry.js';
 import { DeadlinePassedError } from './errors.js';
 
 /**
@@ -47,6 +47,17 @@ export type RemoteClientOptions = {
   retry?: RetryPolicy;
   random?: () => number;
 };
+
+/** The retry context a remote client built with `options` runs its retries in, timed on `clock`. */
+export function retryContextOf(options: RemoteClientOptions, clock: Clock): RetryContext {
+  const retryUntilMs = options.retryUntilMs ?? options.deadlineAtMs;
+  return {
+    policy: options.retry ?? DEFAULT_RETRY_POLICY,
+    clock,
+    random: options.random ?? Math.random,
+    ...(retryUntilMs !== undefined ? { deadlineAtMs: retryUntilMs } : {}),
+  };
+}
 
 /**
  * The timeout for a call starting at `nowMs` under `budget`. With no time left the call is not
