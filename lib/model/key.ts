@@ -41,6 +41,16 @@ export function parseClusterKey(key: string): ClusterKeyResult {
 }
 
 /**
+ * Why a key of `ref` is not for a deployment that manages the Kubernetes cluster `managed` (the
+ * message for field `key.k8sCluster`), or undefined when it is. Such a key must never be stepped: it
+ * would read this cluster's objects under a lease and state item of a name that is not theirs.
+ */
+export function foreignClusterProblem(ref: Pick<ClusterRef, 'k8sCluster'>, managed: string | undefined): string | undefined {
+  if (managed === undefined || ref.k8sCluster === managed) return undefined;
+  return `key.k8sCluster ${JSON.stringify(ref.k8sCluster)} is not the Kubernetes cluster this deployment manages (${JSON.stringify(managed)})`;
+}
+
+/**
  * Builds the canonical key of `ref`. Throws a `TypeError` naming the bad part when the result would
  * not parse: a key that cannot be parsed back must never reach a queue or a table.
  */

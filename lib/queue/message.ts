@@ -4,6 +4,7 @@
  * function parses it here before doing anything else. Parsing is pure: no I/O, no clock, no logger.
  */
 
+import { foreignClusterProblem } from '../model/key.js';
 import { cutText } from '../platform/text.js';
 
 /** Which TidbCluster a message is about: the Kubernetes cluster, then the object's namespace/name. */
@@ -81,10 +82,8 @@ export function parseReconcileMessage(body: unknown, options: ParseMessageOption
   if (typeof key !== 'string') return fail('key', `key must be a string, got ${describe(key)}`);
   const ref = parseKey(key);
   if (!ref.ok) return ref;
-  const managed = options.k8sCluster;
-  if (managed !== undefined && ref.ref.k8sCluster !== managed) {
-    return fail('key.k8sCluster', `key.k8sCluster ${JSON.stringify(ref.ref.k8sCluster)} is not the Kubernetes cluster this deployment manages (${JSON.stringify(managed)})`);
-  }
+  const foreign = foreignClusterProblem(ref.ref, options.k8sCluster);
+  if (foreign !== undefined) return fail('key.k8sCluster', foreign);
 
   const reason = fields['reason'];
   if (reason === undefined) return { ok: true, message: { key, ref: ref.ref } };

@@ -81,19 +81,11 @@ export async function runStep(input: RunStepInput): Promise<StepResult> {
   if (!parsed.ok) return reportStep(ports, unclaimedResult(base, ports.clock.nowMs(), 'rejected', parsed.message));
   const budgetMs = leaseBoundBudget(input.budgetMs, input.config);
   if (budgetMs <= input.config.safetyMarginMs) return reportStep(ports, noBudget(input, base));
-  if (isTimerTrigger(trigger) && (await isForgotten(input, budgetMs))) {
-    return reportStep(ports, unclaimedResult(base, ports.clock.nowMs(), 'ignored', undefined));
-  }
   const budget = startBudget(ports.clock, budgetMs, input.config.safetyMarginMs);
   try {
     const wakeFence = leaseWakeFence(trigger);
-    if (wakeFence !== undefined) {
-      const superseded = await isSuperseded(input, wakeFence, budget.workSignal);
-      if (superseded !== false) {
-        const error = typeof superseded === 'string' ? superseded : undefined;
-        return reportStep(ports, unclaimedResult(base, ports.clock.nowMs(), error ? 'claim-failed' : 'superseded', error));
-      }
-    }
+    const skip = await wakeUpToSkip(input, wakeFence, budget.workSignal);
+    if (skip) return reportStep(ports, unclaimedResult(base, ports.clock.nowMs(), skip.disposition, skip.error));
     const claim = await claimLease(input, startedAtMs, budget.workSignal);
     if (typeof claim === 'string') {
       return reportStep(ports, unclaimedResult(base, ports.clock.nowMs(), 'claim-failed', claim));
@@ -119,35 +111,36 @@ export async function runStep(input: RunStepInput): Promise<StepResult> {
   }
 }
 
-/**
- * Whether `key` was forgotten (its TidbCluster gone) and not claimed since. A timer armed before that
- * — a delayed queue message cannot be withdrawn — then finds nothing to wake, and skips the claim that
- * would make the forgotten item permanent again. Any other trigger still steps: the cluster may have
- * been created again. A failed read is not a reason to drop a wake-up: the step then runs as usual.
- */
-async function isForgotten(input: RunStepInput, budgetMs: number): Promise<boolean> {
-  try {
-    const state = await input.ports.state.get(input.key, { timeoutMs: budgetMs - input.config.safetyMarginMs });
-    return state !== undefined && state.expiresAtSeconds !== undefined && state.lease === undefined;
-  } catch {
-    return false;
-  }
-}
-
 /** Too late in the invocation to do anything safely: the trigger is left for redelivery. */
 function noBudget(input: RunStepInput, identity: StepIdentity): StepResult {
   const error = `no time budget left (${input.budgetMs} ms, margin ${input.config.safetyMarginMs} ms)`;
   return unclaimedResult(identity, input.ports.clock.nowMs(), 'claim-failed', error);
 }
 
-/** Whether a lease-expiry wake-up for `fence` has nothing to do; the error text when the store failed. */
-async function isSuperseded(input: RunStepInput, fence: number, signal: AbortSignal): Promise<boolean | string> {
+/**
+ * A wake-up reads the key's state once before claiming, and is dropped when it has nothing to do:
+ * a lease-expiry wake-up whose lease was released or taken over (`superseded`), or a timer armed
+ * before the key was forgotten — its TidbCluster gone, not claimed since — which a delayed message
+ * cannot withdraw and whose claim would make the forgotten item permanent again (`ignored`). Other
+ * triggers step without the read: the cluster may have been created again. A failed read leaves a
+ * lease-expiry wake-up for redelivery; a timer's steps anyway (a failed read is no reason to drop it).
+ */
+async function wakeUpToSkip(
+  input: RunStepInput,
+  wakeFence: number | undefined,
+  signal: AbortSignal,
+): Promise<{ disposition: 'superseded' | 'ignored' | 'claim-failed'; error?: string } | undefined> {
+  const isTimer = isTimerTrigger(input.trigger);
+  if (wakeFence === undefined && !isTimer) return undefined;
+  let state: Awaited<ReturnType<StepPorts['state']['get']>>;
   try {
-    const state = await input.ports.state.get(input.key, { signal });
-    return leaseWakeIsSuperseded(state, fence, input.ports.clock.nowMs());
+    state = await input.ports.state.get(input.key, { signal });
   } catch (err) {
-    return `read state: ${errorText(err)}`;
+    return wakeFence === undefined ? undefined : { disposition: 'claim-failed', error: `read state: ${errorText(err)}` };
   }
+  if (wakeFence !== undefined && leaseWakeIsSuperseded(state, wakeFence, input.ports.clock.nowMs())) return { disposition: 'superseded' };
+  const forgotten = state !== undefined && state.expiresAtSeconds !== undefined && state.lease === undefined;
+  return isTimer && forgotten ? { disposition: 'ignored' } : undefined;
 }
 
 /**

@@ -6,7 +6,7 @@
  * Kubernetes access at all.
  */
 
-import { parseClusterKey } from '../model/key.js';
+import { foreignClusterProblem, parseClusterKey } from '../model/key.js';
 import { METRIC } from '../platform/metrics.js';
 import { timerReason } from '../timer/timers.js';
 import type { Runtime } from './ports.js';
@@ -55,9 +55,8 @@ export function parseTimerPayload(payload: unknown, k8sCluster?: string): Parsed
   if (typeof key !== 'string') return { ok: false, field: 'key', error: 'key must be a string "<k8sCluster>/<namespace>/<name>"' };
   const ref = parseClusterKey(key);
   if (!ref.ok) return { ok: false, field: ref.field === 'key' ? 'key' : `key.${ref.field}`, error: ref.message };
-  if (k8sCluster !== undefined && ref.ref.k8sCluster !== k8sCluster) {
-    return { ok: false, field: 'key.k8sCluster', error: `key.k8sCluster ${JSON.stringify(ref.ref.k8sCluster)} is not the Kubernetes cluster this deployment manages (${JSON.stringify(k8sCluster)})` };
-  }
+  const foreign = foreignClusterProblem(ref.ref, k8sCluster);
+  if (foreign !== undefined) return { ok: false, field: 'key.k8sCluster', error: foreign };
   if (typeof kind !== 'string' || !KIND.test(kind)) {
     return { ok: false, field: 'kind', error: `kind must be 1-64 letters, digits, '.', '_' or '-', got ${JSON.stringify(kind)}` };
   }

@@ -11,28 +11,18 @@ import { DynamoStateStore } from '../../lib/state/dynamo.js';
 import { clusterPk } from '../../lib/state/keys.js';
 import type { Deadline, StateStore } from '../../lib/state/port.js';
 import { ensureTable } from '../../lib/state/table.js';
-import { startDynalite, startDynamoDbLocal, type LocalDynamo } from '../support/dynamo.js';
+import { DYNAMO_BACKENDS, failoverDeadline, type LocalDynamo } from '../support/dynamo.js';
 
 const TABLE = 'tidb-reconciler-state-lease';
 const T0 = Date.UTC(2026, 0, 1);
 const LEASE_MS = 30_000;
 
-const backends = [
-  { name: 'dynalite', start: startDynalite },
-  { name: 'dynamodb-local', start: () => startDynamoDbLocal() },
-];
+const backends = DYNAMO_BACKENDS;
 
 let keySeq = 0;
 const freshKey = (): string => `eks-test/tidb/lease-${++keySeq}`;
 
-const deadline = (member: string, over: Partial<Deadline> = {}): Deadline => ({
-  component: 'tikv',
-  member,
-  kind: 'failover',
-  sinceMs: T0,
-  deadlineAtMs: T0 + 300_000,
-  ...over,
-});
+const deadline = (member: string, over: Partial<Deadline> = {}): Deadline => failoverDeadline(member, T0, over);
 
 const cleanRelease = { failures: 0, nextWakeAtMs: undefined, lastStep: { atMs: T0, outcome: 'complete' as const } };
 

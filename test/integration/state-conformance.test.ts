@@ -11,29 +11,19 @@ import { DynamoStateStore } from '../../lib/state/dynamo.js';
 import { clusterPk, historySk } from '../../lib/state/keys.js';
 import type { Deadline, HistoryRecord, StateStore } from '../../lib/state/port.js';
 import { ensureTable } from '../../lib/state/table.js';
-import { startDynalite, startDynamoDbLocal, type LocalDynamo } from '../support/dynamo.js';
+import { DYNAMO_BACKENDS, failoverDeadline, type LocalDynamo } from '../support/dynamo.js';
 
 const TABLE = 'tidb-reconciler-state';
 const T0 = Date.UTC(2026, 0, 1);
 const LEASE_MS = 30_000;
 
-const backends = [
-  { name: 'dynalite', start: startDynalite },
-  { name: 'dynamodb-local', start: () => startDynamoDbLocal() },
-];
+const backends = DYNAMO_BACKENDS;
 
 let keySeq = 0;
 /** A key no other test touches, so tests stay independent on one shared table. */
 const freshKey = (): string => `eks-test/tidb/tc-${++keySeq}`;
 
-const deadline = (member: string, over: Partial<Deadline> = {}): Deadline => ({
-  component: 'tikv',
-  member,
-  kind: 'failover',
-  sinceMs: T0,
-  deadlineAtMs: T0 + 300_000,
-  ...over,
-});
+const deadline = (member: string, over: Partial<Deadline> = {}): Deadline => failoverDeadline(member, T0, over);
 
 const history = (atMs: number, fence: number): HistoryRecord => ({
   atMs,

@@ -11,7 +11,7 @@ import { DynamoStateStore } from '../../lib/state/dynamo.js';
 import { DYNAMO_ITEM_LIMIT_BYTES } from '../../lib/state/history-fit.js';
 import type { Deadline, HistoryRecord, StateStore } from '../../lib/state/port.js';
 import { ensureTable } from '../../lib/state/table.js';
-import { startDynalite, startDynamoDbLocal, type LocalDynamo } from '../support/dynamo.js';
+import { startDynalite, startDynamoDbLocal, type LocalDynamo, failoverDeadline } from '../support/dynamo.js';
 import { MemoryStateStore } from '../support/memory-state.js';
 
 const TABLE = 'tidb-reconciler-state';
@@ -37,7 +37,7 @@ async function dynamoBackend(local: LocalDynamo): Promise<Backend> {
 let keySeq = 0;
 const freshKey = (): string => `eks-test/tidb/gone-${++keySeq}`;
 
-const deadline = (member: string): Deadline => ({ component: 'tikv', member, kind: 'failover', sinceMs: T0, deadlineAtMs: T0 + 300_000 });
+const deadline = (member: string): Deadline => failoverDeadline(member, T0);
 const lastStep = { atMs: T0, outcome: 'complete' as const, message: 'TidbCluster not found' };
 
 describe.each(backends)('forgetting a key on $name', ({ start }) => {

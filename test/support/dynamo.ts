@@ -5,6 +5,7 @@
  */
 
 import { startDynaliteServer } from '../../lib/local/dynalite.js';
+import type { Deadline } from '../../lib/state/port.js';
 import { spawnSync } from 'node:child_process';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -143,3 +144,15 @@ function accepts(port: number): Promise<boolean> {
     socket.once('error', () => resolve(false));
   });
 }
+
+/** The two local DynamoDB servers every state conformance suite runs against, by name. */
+export const DYNAMO_BACKENDS = [
+  { name: 'dynalite', start: startDynalite },
+  { name: 'dynamodb-local', start: () => startDynamoDbLocal() },
+];
+
+/** A TiKV failover deadline for `member` starting at `sinceMs`, due 5 min later (overridable). */
+export function failoverDeadline(member: string, sinceMs: number, over: Partial<Deadline> = {}): Deadline {
+  return { component: 'tikv', member, kind: 'failover', sinceMs, deadlineAtMs: sinceMs + 300_000, ...over };
+}
+

@@ -272,3 +272,14 @@ export async function takeQueued(queue: MemoryReconcileQueue): Promise<Reconcile
   }
   return out;
 }
+
+/** The messages that become visible on the harness's queue within `ms` (1 s resolution), with when (since T0). */
+export async function queuedWithin(h: StepHarness, ms: number): Promise<{ reason: string; atMs: number }[]> {
+  const out: { reason: string; atMs: number }[] = [];
+  for (let t = 0; t <= ms; t += 1_000) {
+    out.push(...(await takeQueued(h.queue)).map((m) => ({ reason: m.reason, atMs: h.clock.nowMs() - T0 })));
+    await h.clock.advance(1_000);
+  }
+  return out;
+}
+

@@ -11,7 +11,7 @@ import { STEP_LOG_MESSAGE } from '../../lib/step/result.js';
 import { runStep, type RunStepInput } from '../../lib/step/run-step.js';
 import { KEY, T0, healthy, tidbCluster } from '../support/fixtures.js';
 import { MemoryStateStore } from '../support/memory-state.js';
-import { TEST_STEP_CONFIG, stepHarness, takeQueued, type StepHarness, ENGINE_RULES } from '../support/step-fakes.js';
+import { TEST_STEP_CONFIG, queuedWithin, stepHarness, takeQueued, type StepHarness, ENGINE_RULES } from '../support/step-fakes.js';
 
 let owners = 0;
 
@@ -25,16 +25,6 @@ function step(h: StepHarness, over: Partial<RunStepInput> = {}) {
 
 const event = (reason: string): Action => ({ kind: 'event', type: 'Normal', reason, message: reason, object: { kind: 'TidbCluster', namespace: 'demo', name: 'basic' } });
 const emitting = (...actions: Action[]): Rule => actRule('Emit', () => ({ actions, outcome: complete() }));
-
-/** Messages that become visible within `ms`, with the virtual time they were received at. */
-async function queuedWithin(h: StepHarness, ms: number): Promise<{ reason: string; atMs: number }[]> {
-  const out: { reason: string; atMs: number }[] = [];
-  for (let t = 0; t <= ms; t += 1_000) {
-    out.push(...(await takeQueued(h.queue)).map((m) => ({ reason: m.reason, atMs: h.clock.nowMs() - T0 })));
-    await h.clock.advance(1_000);
-  }
-  return out;
-}
 
 describe('runStep: claim → observe → decide → act → commit', () => {
   it('a new cluster gets its Ready condition written as updateStatus under the observed resourceVersion', async () => {

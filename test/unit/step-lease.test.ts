@@ -15,7 +15,7 @@ import { leaseWakeFence } from '../../lib/step/lease-wake.js';
 import { runStep, type RunStepInput } from '../../lib/step/run-step.js';
 import { KEY, T0 } from '../support/fixtures.js';
 import { MemoryStateStore } from '../support/memory-state.js';
-import { ENGINE_RULES, TEST_STEP_CONFIG, stepHarness, takeQueued, type StepHarness } from '../support/step-fakes.js';
+import { ENGINE_RULES, TEST_STEP_CONFIG, queuedWithin, stepHarness, type StepHarness } from '../support/step-fakes.js';
 
 const LEASE = TEST_STEP_CONFIG.leaseForMs;
 let owners = 0;
@@ -26,16 +26,6 @@ function step(h: StepHarness, over: Partial<RunStepInput> = {}) {
 
 const emitting = (...actions: Action[]): Rule => actRule('Emit', () => ({ actions, outcome: complete() }));
 const event: Action = { kind: 'event', type: 'Normal', reason: 'R', message: 'm', object: { kind: 'TidbCluster', namespace: 'demo', name: 'basic' } };
-
-/** The messages that become visible within `ms` (1 s resolution), with when. */
-async function queuedWithin(h: StepHarness, ms: number): Promise<{ reason: string; atMs: number }[]> {
-  const out: { reason: string; atMs: number }[] = [];
-  for (let t = 0; t <= ms; t += 1_000) {
-    out.push(...(await takeQueued(h.queue)).map((m) => ({ reason: m.reason, atMs: h.clock.nowMs() - T0 })));
-    await h.clock.advance(1_000);
-  }
-  return out;
-}
 
 describe('a trigger that finds the lease held', () => {
   it('the first arms one wake-up at the lease end; later ones only mark the key dirty', async () => {
