@@ -11,7 +11,7 @@ import { STEP_LOG_MESSAGE } from '../../lib/step/result.js';
 import { runStep, type RunStepInput } from '../../lib/step/run-step.js';
 import { KEY, T0, healthy, tidbCluster } from '../support/fixtures.js';
 import { MemoryStateStore } from '../support/memory-state.js';
-import { TEST_STEP_CONFIG, queuedWithin, stepHarness, takeQueued, type StepHarness, ENGINE_RULES } from '../support/step-fakes.js';
+import { TEST_STEP_CONFIG, queuedWithin, stepHarness, type StepHarness, ENGINE_RULES } from '../support/step-fakes.js';
 
 let owners = 0;
 
