@@ -36,7 +36,11 @@ function mergeStringData(obj: KubeObject): void {
 
 /** Applies the spec defaults of the API to `obj` in place (on create and on update). */
 export function applySpecDefaults(kind: string, obj: KubeObject): void {
-  if (kind === 'Secret') mergeStringData(obj);
+  if (kind === 'Secret') {
+    mergeStringData(obj);
+    // As SetDefaults_Secret: a Secret without a type is Opaque.
+    if (obj['type'] === undefined || obj['type'] === '') obj['type'] = 'Opaque';
+  }
   const spec = obj.spec as Json | undefined;
   if (!spec || typeof spec !== 'object') return;
   if (kind === 'Pod') defaultPodSpec(spec);
@@ -99,6 +103,8 @@ export function applyCreateDefaults(kind: string, obj: KubeObject, allocateIp: (
   applySpecDefaults(kind, obj);
   if (kind === 'Pod' && !obj.status?.phase) obj.status = { ...(obj.status ?? {}), phase: 'Pending', qosClass: obj.status?.qosClass ?? 'BestEffort' };
   if (kind === 'PersistentVolumeClaim') obj.status = { phase: 'Pending' };
+  // As the namespace strategy's PrepareForCreate: a new namespace is Active, whatever status it was sent with.
+  if (kind === 'Namespace') obj.status = { phase: 'Active' };
   if (kind === 'Service') {
     const spec = (obj.spec ?? {}) as Record<string, unknown>;
     spec.type = spec.type ?? 'ClusterIP';

@@ -10,7 +10,8 @@ import { discoveryDocument } from './discovery.js';
 import { openApiDocument, openApiIndex } from './openapi.js';
 import { buildFilter } from './filters.js';
 import { parseJsonBody, readBody, sendError, sendJson } from './http-util.js';
-import { asTable, wantsTable } from './tables.js';
+import { printerForKind } from './printers/index.js';
+import { shapeGetAnswer, watchShaper } from './tables.js';
 import type { ProxyRegistry } from './proxy.js';
 import { handleResource } from './resource-handlers.js';
 import { parseRoute } from './routes.js';
@@ -145,6 +146,7 @@ export class SimApiServer {
     const q = url.searchParams;
     const isWatch = route.watchPrefix || q.get('watch') === 'true' || q.get('watch') === '1';
     if (isWatch && method === 'GET') {
+      const shape = watchShaper(printerForKind(route.resource.kind), req.headers.accept, q, () => this.store.clock.nowMs());
       const fieldSelector = route.name ? joinSelectors(q.get('fieldSelector'), `metadata.name=${route.name}`) : q.get('fieldSelector');
       serveWatch(
         this.store,
@@ -157,6 +159,7 @@ export class SimApiServer {
           allowBookmarks: q.get('allowWatchBookmarks') === 'true',
           timeoutSeconds: q.has('timeoutSeconds') ? Number(q.get('timeoutSeconds')) : undefined,
           bookmarkIntervalMs: this.opts.bookmarkIntervalMs ?? 60_000,
+          shape,
         },
         (stop) => {
           this.watchStops.add(stop);
@@ -183,8 +186,9 @@ export class SimApiServer {
       throw err;
     }
     if (verb) this.onWrite?.({ verb, kind: route.resource.kind, namespace: route.namespace, name: route.name ?? nameOf(answer.body), object: answer.object ?? answer.body });
-    const table = method === 'GET' && answer.code === 200 && !route.subresource && wantsTable(req.headers.accept) ? asTable(route.resource.kind, answer.body, this.store.clock.nowMs(), q.get('includeObject')) : undefined;
-    sendJson(res, answer.code, table ?? answer.body);
+    // Server-side printing: a GET of objects (not of a Scale) answers in the form its Accept header asks for.
+    const shaped = method === 'GET' && answer.code === 200 && route.subresource !== 'scale' ? shapeGetAnswer(printerForKind(route.resource.kind), answer.body, req.headers.accept, q, this.store.clock.nowMs()) : answer.body;
+    sendJson(res, answer.code, shaped);
   }
 }
 

@@ -1,88 +1,138 @@
 /**
- * Server-side printing (`Accept: application/json;as=Table;v=v1;g=meta.k8s.io`), which `kubectl get`
- * asks for, for the storage kinds whose columns say what a user checks: PersistentVolumes (reclaim
- * policy, status, claim), PersistentVolumeClaims and StorageClasses, with the real server's columns.
- * Other kinds answer in their plain form, which kubectl prints as NAME and AGE.
+ * Server-side printing and metadata-only answers: the `Accept` negotiation of the real API server
+ * for `GET` of one object or a list. `kubectl get` asks for
+ * `application/json;as=Table;v=v1;g=meta.k8s.io, …;v=v1beta1…, application/json`; the first form
+ * the server can produce wins: a meta.k8s.io Table (v1 or v1beta1) built by the kind's printer
+ * (lib/sim/printers), PartialObjectMetadata(List), or the plain object. A header naming only forms
+ * the server cannot produce is answered 406, as the real server does.
  */
+import { ApiError, badRequest } from './api-error.js';
 import type { KubeObject } from './object.js';
+import type { TablePrinter } from './printers/format.js';
 
-type Column = { name: string; type: string; format?: string; priority?: number };
-type Printer = { columns: Column[]; cells: (obj: KubeObject, nowMs: number) => unknown[] };
+/** What the response to a GET is: the object (list) itself, a Table, or metadata only. */
+export type Answer = { readonly as: 'object' } | { readonly as: 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList'; readonly version: 'v1' | 'v1beta1' };
 
-const MODES: Readonly<Record<string, string>> = { ReadWriteOnce: 'RWO', ReadOnlyMany: 'ROX', ReadWriteMany: 'RWX', ReadWriteOncePod: 'RWOP' };
-const modes = (list: unknown): string => ((Array.isArray(list) ? list : []) as string[]).map((m) => MODES[m] ?? m).join(',');
-const text = (v: unknown): string => (typeof v === 'string' ? v : '');
-const name = (c: string): Column => ({ name: c, type: 'string', format: c === 'Name' ? 'name' : '' });
-const age: Column = { name: 'Age', type: 'string' };
+type MediaRange = { type: string; params: Record<string, string> };
 
-/** A duration as kubectl prints an age (`duration.HumanDuration`): 45s, 3m20s, 2h15m, 3d4h, 20d. */
-export function humanDuration(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  const m = Math.floor(s / 60);
-  const h = Math.floor(m / 60);
-  const d = Math.floor(h / 24);
-  if (s < 120) return `${s}s`;
-  if (m < 10) return s % 60 === 0 ? `${m}m` : `${m}m${s % 60}s`;
-  if (h < 3) return `${m}m`;
-  if (h < 8) return m % 60 === 0 ? `${h}h` : `${h}h${m % 60}m`;
-  if (h < 48) return `${h}h`;
-  if (h < 24 * 8) return h % 24 === 0 ? `${d}d` : `${d}d${h % 24}h`;
-  if (d < 365 * 2) return `${d}d`;
-  return `${Math.floor(d / 365)}y`;
+function parseAccept(accept: string): MediaRange[] {
+  return accept
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')
+    .map((part) => {
+      const [type = '', ...rest] = part.split(';').map((s) => s.trim());
+      const params: Record<string, string> = {};
+      for (const p of rest) {
+        const eq = p.indexOf('=');
+        if (eq > 0) params[p.slice(0, eq).trim().toLowerCase()] = p.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1');
+      }
+      return { type: type.toLowerCase(), params };
+    });
 }
 
-const ageOf = (obj: KubeObject, nowMs: number): string => {
-  const created = Date.parse(text(obj.metadata.creationTimestamp));
-  return Number.isNaN(created) ? '<unknown>' : humanDuration(nowMs - created);
-};
+const JSON_TYPES = new Set(['application/json', 'application/*', '*/*']);
+const META_VERSIONS = new Set(['v1', 'v1beta1']);
 
-const PRINTERS: Readonly<Record<string, Printer>> = {
-  PersistentVolume: {
-    columns: ['Name', 'Capacity', 'Access Modes', 'Reclaim Policy', 'Status', 'Claim', 'StorageClass', 'VolumeAttributesClass', 'Reason'].map(name).concat(age),
-    cells: (pv, nowMs) => {
-      const ref = pv.spec?.claimRef as { namespace?: string; name?: string } | undefined;
-      const claim = ref?.name ? `${ref.namespace ?? ''}/${ref.name}` : '';
-      return [pv.metadata.name, text(pv.spec?.capacity?.storage), modes(pv.spec?.accessModes), text(pv.spec?.persistentVolumeReclaimPolicy), text(pv.status?.phase), claim, text(pv.spec?.storageClassName), '<unset>', text(pv.status?.reason), ageOf(pv, nowMs)];
-    },
-  },
-  PersistentVolumeClaim: {
-    columns: ['Name', 'Status', 'Volume', 'Capacity', 'Access Modes', 'StorageClass', 'VolumeAttributesClass'].map(name).concat(age),
-    cells: (pvc, nowMs) => {
-      const bound = pvc.status?.phase === 'Bound';
-      return [pvc.metadata.name, text(pvc.status?.phase), text(pvc.spec?.volumeName), bound ? text(pvc.status?.capacity?.storage) : '', bound ? modes(pvc.status?.accessModes) : '', text(pvc.spec?.storageClassName), '<unset>', ageOf(pvc, nowMs)];
-    },
-  },
-  StorageClass: {
-    columns: ['Name', 'Provisioner', 'ReclaimPolicy', 'VolumeBindingMode', 'AllowVolumeExpansion'].map(name).concat(age),
-    cells: (sc, nowMs) => {
-      const isDefault = sc.metadata.annotations?.['storageclass.kubernetes.io/is-default-class'] === 'true';
-      return [`${sc.metadata.name ?? ''}${isDefault ? ' (default)' : ''}`, text(sc.provisioner), text(sc.reclaimPolicy), text(sc.volumeBindingMode), sc.allowVolumeExpansion === true, ageOf(sc, nowMs)];
-    },
-  },
-};
+/**
+ * The answer form for a GET, from its `Accept` header, in the client's order. `list` says whether
+ * the request names a collection (PartialObjectMetadataList) or one object (PartialObjectMetadata).
+ * Media types the server does not produce (protobuf, YAML, CBOR) are passed over; with no JSON
+ * form left, an `as=` form that cannot be served is 406 and anything else the plain JSON object.
+ */
+export function negotiate(accept: string | undefined, list: boolean): Answer {
+  const ranges = parseAccept(accept ?? '');
+  let unservable = false;
+  for (const r of ranges) {
+    if (!JSON_TYPES.has(r.type)) continue;
+    const as = r.params.as;
+    if (as === undefined) return { as: 'object' };
+    const version = r.params.v;
+    const servable = r.params.g === 'meta.k8s.io' && version !== undefined && META_VERSIONS.has(version) && (as === 'Table' || as === (list ? 'PartialObjectMetadataList' : 'PartialObjectMetadata'));
+    if (servable) return { as, version } as Answer;
+    unservable = true;
+  }
+  if (unservable) throw new ApiError(406, 'NotAcceptable', 'the server was unable to respond with a content type that the client supports');
+  return { as: 'object' };
+}
 
-/** Whether the request's Accept header asks for a Table first (what `kubectl get` sends). */
-export function wantsTable(accept: string | undefined): boolean {
-  const first = (accept ?? '').split(',')[0] ?? '';
-  return /as=Table/.test(first) && /g=meta\.k8s\.io/.test(first);
+type ListBody = { items?: KubeObject[]; metadata?: Record<string, unknown> };
+
+function itemsOf(body: unknown): { items: KubeObject[]; metadata: Record<string, unknown> } {
+  const list = body as ListBody;
+  if (Array.isArray(list.items)) return { items: list.items, metadata: list.metadata ?? {} };
+  const obj = body as KubeObject;
+  return { items: [obj], metadata: obj.metadata.resourceVersion !== undefined ? { resourceVersion: obj.metadata.resourceVersion } : {} };
 }
 
 /**
- * `body` (one object or a list of `kind`) as a meta.k8s.io/v1 Table, or undefined when `kind` has
- * no printer here. `includeObject` is the query parameter: `None`, `Object`, or (default) `Metadata`.
+ * `body` (one object or a list) as a meta.k8s.io Table of `version`, printed by `printer` at
+ * `nowMs`. `includeObject` is the query parameter: `None`, `Object`, or (default) `Metadata`,
+ * which puts a PartialObjectMetadata in each row; any other value is 400, as the real server.
+ * Every column is computed, the wide ones (priority > 0) too: kubectl hides them unless `-o wide`.
  */
-export function asTable(kind: string, body: unknown, nowMs: number, includeObject: string | null): Record<string, unknown> | undefined {
-  const printer = PRINTERS[kind];
-  if (!printer || typeof body !== 'object' || body === null) return undefined;
-  const list = body as { items?: KubeObject[]; metadata?: Record<string, unknown> };
-  const items = Array.isArray(list.items) ? list.items : [body as KubeObject];
-  const rows = items.map((obj) => ({ cells: printer.cells(obj, nowMs), ...rowObject(obj, includeObject) }));
-  const metadata = Array.isArray(list.items) ? (list.metadata ?? {}) : { resourceVersion: (body as KubeObject).metadata.resourceVersion };
-  return { kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata, columnDefinitions: printer.columns.map((c) => ({ description: '', priority: 0, format: '', ...c })), rows };
+export function asTable(printer: TablePrinter, body: unknown, nowMs: number, includeObject: string | null, version: 'v1' | 'v1beta1' = 'v1'): Record<string, unknown> {
+  if (includeObject !== null && includeObject !== '' && includeObject !== 'None' && includeObject !== 'Object' && includeObject !== 'Metadata') {
+    throw badRequest(`unrecognized includeObject value: ${JSON.stringify(includeObject)}`);
+  }
+  const apiVersion = `meta.k8s.io/${version}`;
+  const { items, metadata } = itemsOf(body);
+  const rows = items.map((obj) => {
+    const conditions = printer.conditions?.(obj);
+    return { cells: printer.cells(obj, nowMs), ...(conditions ? { conditions } : {}), object: rowObject(obj, includeObject, apiVersion) };
+  });
+  const columnDefinitions = printer.columns.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description ?? '', priority: c.priority ?? 0 }));
+  return { kind: 'Table', apiVersion, metadata, columnDefinitions, rows };
 }
 
-function rowObject(obj: KubeObject, includeObject: string | null): Record<string, unknown> {
-  if (includeObject === 'None') return {};
-  if (includeObject === 'Object') return { object: obj };
-  return { object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata } };
+function rowObject(obj: KubeObject, includeObject: string | null, apiVersion: string): unknown {
+  if (includeObject === 'None') return null;
+  if (includeObject === 'Object') return obj;
+  return partial(obj, apiVersion);
+}
+
+function partial(obj: KubeObject, apiVersion: string): Record<string, unknown> {
+  return { kind: 'PartialObjectMetadata', apiVersion, metadata: obj.metadata };
+}
+
+/** `body` (one object or a list) as PartialObjectMetadata or PartialObjectMetadataList of meta.k8s.io/`version`. */
+export function asPartialMetadata(body: unknown, version: 'v1' | 'v1beta1'): Record<string, unknown> {
+  const apiVersion = `meta.k8s.io/${version}`;
+  if (!Array.isArray((body as ListBody).items)) return partial(body as KubeObject, apiVersion);
+  const { items, metadata } = itemsOf(body);
+  return { kind: 'PartialObjectMetadataList', apiVersion, metadata, items: items.map((obj) => partial(obj, apiVersion)) };
+}
+
+/**
+ * The body a GET answers with, shaped as its `Accept` header asks (see `negotiate`): the object or
+ * list itself, a Table printed by `printer` (`query` carries includeObject), or metadata only.
+ */
+export function shapeGetAnswer(printer: TablePrinter, body: unknown, accept: string | undefined, query: URLSearchParams, nowMs: number): unknown {
+  const list = Array.isArray((body as ListBody).items);
+  const answer = negotiate(accept, list);
+  if (answer.as === 'object') return body;
+  if (answer.as === 'Table') return asTable(printer, body, nowMs, query.get('includeObject'), answer.version);
+  return asPartialMetadata(body, answer.version);
+}
+
+/**
+ * How a watch's event objects are shaped for its `Accept` header: undefined for plain objects,
+ * else a function giving each event's Table (one row; the column definitions only in the first,
+ * as the real server saves bandwidth and kubectl reuses the last columns) or PartialObjectMetadata.
+ */
+export function watchShaper(printer: TablePrinter, accept: string | undefined, query: URLSearchParams, nowMs: () => number): ((obj: KubeObject) => unknown) | undefined {
+  const answer = negotiate(accept, false);
+  if (answer.as === 'object') return undefined;
+  const version = answer.version;
+  if (answer.as !== 'Table') return (obj) => asPartialMetadata(obj, version);
+  const includeObject = query.get('includeObject');
+  // Checked now, so a bad value is refused before the stream starts.
+  asTable(printer, { items: [] }, nowMs(), includeObject, version);
+  let first = true;
+  return (obj) => {
+    const table = asTable(printer, obj, nowMs(), includeObject, version);
+    if (!first) table.columnDefinitions = [];
+    first = false;
+    return table;
+  };
 }

@@ -20,6 +20,8 @@ export type WatchParams = {
   allowBookmarks: boolean;
   timeoutSeconds: number | undefined;
   bookmarkIntervalMs: number;
+  /** The form of each event's object when the client asked for one (a Table row, metadata only). */
+  shape?: (obj: KubeObject) => unknown;
 };
 
 type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
@@ -30,7 +32,9 @@ export function serveWatch(store: ObjectStore, res: ServerResponse, p: WatchPara
   // Send the headers now: clients wait for them before they consider the watch established.
   res.flushHeaders();
   const write = (type: WatchEventType, object: unknown): void => {
-    if (!res.writableEnded) res.write(JSON.stringify({ type, object }) + '\n');
+    if (res.writableEnded) return;
+    const shaped = p.shape && type !== 'BOOKMARK' && type !== 'ERROR' ? p.shape(object as KubeObject) : object;
+    res.write(JSON.stringify({ type, object: shaped }) + '\n');
   };
   const inScope = (o: KubeObject): boolean => (!p.namespace || o.metadata.namespace === p.namespace) && p.filter(o);
   // Subscribe first so nothing written during the replay is lost; buffer until the replay is sent.
