@@ -1,7 +1,7 @@
 /**
  * The printer of a custom resource, built from its CRD version's `additionalPrinterColumns` as the
  * apiextensions server's table convertor does: NAME first, then each column in order, its cell the
- * first value its JSONPath selects (missing → null, which kubectl prints as `<none>`), converted by
+ * first value its JSONPath selects (missing → null, which kubectl prints as an empty cell), converted by
  * the column's type: `integer` and `number` from JSON numbers, `boolean`, `string` (any value as
  * text), `date` as an age. A version without printer columns gets the server's default AGE column;
  * a column the JSONPath reader cannot compile falls back to the default table, as the server

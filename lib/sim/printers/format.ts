@@ -9,7 +9,7 @@ import type { KubeObject } from '../object.js';
 /** A column as a meta.k8s.io Table declares it; `priority` > 0 is shown only by `kubectl get -o wide`. */
 export type TableColumn = { readonly name: string; readonly type: string; readonly format?: string; readonly description?: string; readonly priority?: number };
 
-/** A table cell: what the real server puts in `rows[].cells` (null prints as `<none>`). */
+/** A table cell: what the real server puts in `rows[].cells` (kubectl prints null as an empty cell). */
 export type Cell = string | number | boolean | null;
 
 /** A row condition (pods only: Completed for Succeeded and Failed pods). */
