@@ -58,7 +58,7 @@ describe('kubectl get pods over the simulated kubelet', () => {
     // Assess
     const [ready, status, restarts, age] = w.printed('p');
     expect([ready, status, age]).toEqual(['0/1', 'CrashLoopBackOff', '43s']);
-    // Restarted for the third time at 38 s, it exited again at 39 s: its last termination.
+    // RESTARTS reads the time since the container's last exit (lastState.terminated.finishedAt).
     expect(restarts).toBe('3 (4s ago)');
   });
 });
