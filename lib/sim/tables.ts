@@ -11,7 +11,7 @@ import type { KubeObject } from './object.js';
 import type { TablePrinter } from './printers/format.js';
 
 /** What the response to a GET is: the object (list) itself, a Table, or metadata only. */
-export type Answer = { readonly as: 'object' } | { readonly as: 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList'; readonly version: 'v1' | 'v1beta1' };
+export type AnswerForm = { readonly as: 'object' } | { readonly as: 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList'; readonly version: 'v1' | 'v1beta1' };
 
 type MediaRange = { type: string; params: Record<string, string> };
 
@@ -40,7 +40,7 @@ const META_VERSIONS = new Set(['v1', 'v1beta1']);
  * Media types the server does not produce (protobuf, YAML, CBOR) are passed over; with no JSON
  * form left, an `as=` form that cannot be served is 406 and anything else the plain JSON object.
  */
-export function negotiate(accept: string | undefined, list: boolean): Answer {
+export function negotiate(accept: string | undefined, list: boolean): AnswerForm {
   const ranges = parseAccept(accept ?? '');
   let unservable = false;
   for (const r of ranges) {
@@ -49,7 +49,7 @@ export function negotiate(accept: string | undefined, list: boolean): Answer {
     if (as === undefined) return { as: 'object' };
     const version = r.params.v;
     const servable = r.params.g === 'meta.k8s.io' && version !== undefined && META_VERSIONS.has(version) && (as === 'Table' || as === (list ? 'PartialObjectMetadataList' : 'PartialObjectMetadata'));
-    if (servable) return { as, version } as Answer;
+    if (servable) return { as, version } as AnswerForm;
     unservable = true;
   }
   if (unservable) throw new ApiError(406, 'NotAcceptable', 'the server was unable to respond with a content type that the client supports');
@@ -131,7 +131,8 @@ export function watchShaper(printer: TablePrinter, accept: string | undefined, q
   let first = true;
   return (obj) => {
     const table = asTable(printer, obj, nowMs(), includeObject, version);
-    if (!first) table.columnDefinitions = [];
+    // As the server's watch encoder: NoHeaders after the first event, so the definitions are null.
+    if (!first) table.columnDefinitions = null;
     first = false;
     return table;
   };

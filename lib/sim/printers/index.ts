@@ -36,6 +36,10 @@ export function printerForKind(kind: string): TablePrinter {
   return PRINTERS[kind] ?? DEFAULT_PRINTER;
 }
 
+/**
+ * What a CustomResourceDefinition's served versions need to be printed: a printer built from a
+ * version's `additionalPrinterColumns`, and TiDB Operator's columns for the TidbCluster CRD.
+ */
 export { customResourcePrinter, type PrinterColumnDefinition, type PrinterColumnSource } from './custom.js';
 export { TIDB_CLUSTER_PRINTER_COLUMNS } from './tidbcluster.js';
 export type { TablePrinter } from './format.js';
