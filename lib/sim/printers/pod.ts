@@ -5,7 +5,7 @@
  * of the last restart ("3 (45s ago)"), and the wide columns IP, NODE, NOMINATED NODE, READINESS GATES.
  */
 import type { KubeObject } from '../object.js';
-import { AGE_COLUMN, type Cell, NAME_COLUMN, type RowCondition, type TablePrinter, ageOf, count, list, record, since, text } from './format.js';
+import { AGE_COLUMN, type Cell, NAME_COLUMN, type RowCondition, type TablePrinter, ageOf, count, humanDuration, list, record, text } from './format.js';
 
 type Json = Record<string, unknown>;
 
@@ -115,7 +115,7 @@ function readinessGates(pod: KubeObject): string {
 
 function cells(pod: KubeObject, nowMs: number): Cell[] {
   const st = podState(pod);
-  const restarts = st.restarts !== 0 && !Number.isNaN(st.lastRestartMs) ? `${st.restarts} (${since(new Date(st.lastRestartMs).toISOString(), nowMs)} ago)` : String(st.restarts);
+  const restarts = st.restarts !== 0 && !Number.isNaN(st.lastRestartMs) ? `${st.restarts} (${humanDuration(nowMs - st.lastRestartMs)} ago)` : String(st.restarts);
   const ip = text(list(pod.status?.podIPs)[0]?.ip) || '<none>';
   return [pod.metadata.name ?? '', `${st.ready}/${st.total}`, st.reason, restarts, ageOf(pod, nowMs), ip, text(pod.spec?.nodeName) || '<none>', text(pod.status?.nominatedNodeName) || '<none>', readinessGates(pod)];
 }
