@@ -68,7 +68,7 @@ export const SERVICE_PRINTER: TablePrinter = {
 const hostPort = (ip: string, port: number): string => (ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`);
 
 /** As formatEndpoints: the first three `ip:port` pairs, then `+ N more...`; `<none>` when empty. */
-export function formatEndpoints(ep: KubeObject): string {
+function formatEndpoints(ep: KubeObject): string {
   const subsets = list((ep as { subsets?: unknown }).subsets);
   if (subsets.length === 0) return '<none>';
   const shown: string[] = [];

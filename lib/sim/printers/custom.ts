@@ -29,7 +29,7 @@ export type PrinterColumnSource = { readonly additionalPrinterColumns?: readonly
 const SERVER_DEFAULT_COLUMNS: readonly PrinterColumnDefinition[] = [{ name: 'Age', type: 'date', description: CREATION_TIMESTAMP_DOC, jsonPath: '.metadata.creationTimestamp' }];
 
 /** A JSON value as a cell of `type` (cellForJSONValue); a value of the wrong type is null. */
-export function cellForJsonValue(type: string, value: unknown, nowMs: number): Cell {
+function cellForJsonValue(type: string, value: unknown, nowMs: number): Cell {
   if (value === null || value === undefined) return null;
   switch (type) {
     case 'integer':

@@ -76,7 +76,7 @@ function initState(pod: KubeObject, st: PodState): { initializing: boolean; side
 }
 
 /** READY, STATUS and RESTARTS of a pod, as printPod computes them. */
-export function podState(pod: KubeObject): PodState {
+function podState(pod: KubeObject): PodState {
   const sidecars = list(pod.spec?.initContainers).filter((c) => c.restartPolicy === 'Always');
   const st: PodState = { reason: text(pod.status?.reason) || text(pod.status?.phase), ready: 0, total: list(pod.spec?.containers).length + sidecars.length, restarts: 0, lastRestartMs: Number.NaN };
   if (list(pod.status?.conditions).some((c) => c.type === 'PodScheduled' && c.reason === 'SchedulingGated')) st.reason = 'SchedulingGated';
