@@ -10,11 +10,16 @@ import { invokeAdmin } from './admin-invoke.js';
 
 export { ADMIN_HELP };
 
+/** Where the command prints (stdout and stderr by default) and the environment it reads (AWS_REGION). */
+export type AdminCommandIo = { readonly env: NodeJS.ProcessEnv; readonly out: (text: string) => void; readonly err: (text: string) => void };
+
+const PROCESS_IO: AdminCommandIo = { env: process.env, out: (t) => console.log(t), err: (t) => console.error(t) };
+
 /** Runs `admin` with the arguments after the command name; resolves to the exit code. */
-export async function runAdminCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const parsed = parseAdminArgs(args, env);
+export async function runAdminCommand(args: string[], io: AdminCommandIo = PROCESS_IO): Promise<number> {
+  const parsed = parseAdminArgs(args, io.env);
   if (!parsed.ok) {
-    console.error(`tidb-reconciler admin: ${parsed.error} [${parsed.field}]\n(usage: tidb-reconciler admin <action> <namespace>/<name> [options]; see --help)`);
+    io.err(`tidb-reconciler admin: ${parsed.error} [${parsed.field}]\n(usage: tidb-reconciler admin <action> <namespace>/<name> [options]; see --help)`);
     return 2;
   }
   const { request, target, json, timeoutMs } = parsed.command;
@@ -23,15 +28,15 @@ export async function runAdminCommand(args: string[], env: NodeJS.ProcessEnv = p
     case 'answer': {
       const ok = (outcome.answer as { ok?: unknown } | null)?.ok === true;
       const text = json ? JSON.stringify(outcome.answer, null, 2) : formatAdminAnswer(outcome.answer, utcTimeFormat(Date.now()));
-      if (ok || json) console.log(text);
-      else console.error(text);
+      if (ok || json) io.out(text);
+      else io.err(text);
       return ok ? 0 : 1;
     }
     case 'function-error':
-      console.error(`tidb-reconciler admin: the admin function failed (${outcome.errorKind}): ${outcome.errorType}: ${outcome.errorMessage}`);
+      io.err(`tidb-reconciler admin: the admin function failed (${outcome.errorKind}): ${outcome.errorType}: ${outcome.errorMessage}`);
       return 1;
     case 'call-failed':
-      console.error(`tidb-reconciler admin: ${outcome.error}`);
+      io.err(`tidb-reconciler admin: ${outcome.error}`);
       return 1;
     default: {
       const never: never = outcome;

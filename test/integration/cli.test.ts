@@ -21,6 +21,7 @@ describe('the tidb-reconciler command', () => {
     { name: 'start', args: ['start', '--help'], want: 'Usage: tidb-reconciler start' },
     { name: 'sim serve', args: ['sim', 'serve', '--help'], want: 'Usage: tidb-reconciler sim serve' },
     { name: 'simulate', args: ['simulate', '--help'], want: 'Usage: tidb-reconciler simulate' },
+    { name: 'admin', args: ['admin', '--help'], want: 'Usage: tidb-reconciler admin' },
   ])('every subcommand has --help: $name', ({ args, want }) => {
     const r = cli(args);
     expect(r.code).toBe(0);
@@ -32,6 +33,7 @@ describe('the tidb-reconciler command', () => {
     { name: 'bad port', args: ['sim', 'serve', '--port', 'http'], want: '--port: "http" is not a port number' },
     { name: 'bad duration', args: ['sim', 'serve', '--pod-startup', '5 minutes'], want: '--pod-startup: invalid duration "5 minutes"' },
     { name: 'unknown option', args: ['start', '--onse'], want: "Unknown option '--onse'" },
+    { name: 'admin without --region', args: ['admin', 'status', 'demo/basic', '--function', 'f'], want: '--region is missing' },
   ])('bad input exits 2 naming the problem: $name', ({ args, want }) => {
     const r = cli(args);
     expect(r.code).toBe(2);
