@@ -33,7 +33,7 @@ describe('the tidb-reconciler command', () => {
     { name: 'bad port', args: ['sim', 'serve', '--port', 'http'], want: '--port: "http" is not a port number' },
     { name: 'bad duration', args: ['sim', 'serve', '--pod-startup', '5 minutes'], want: '--pod-startup: invalid duration "5 minutes"' },
     { name: 'unknown option', args: ['start', '--onse'], want: "Unknown option '--onse'" },
-    { name: 'admin without --region', args: ['admin', 'status', 'demo/basic', '--function', 'f'], want: '--region is missing' },
+    { name: 'admin with a bad ref', args: ['admin', 'status', 'basic'], want: '"basic" is not <namespace>/<name> [cluster]' },
   ])('bad input exits 2 naming the problem: $name', ({ args, want }) => {
     const r = cli(args);
     expect(r.code).toBe(2);
