@@ -5,7 +5,7 @@
  * failed), 2 for a usage error naming the argument or field.
  */
 import { ADMIN_HELP, parseAdminArgs } from './admin-args.js';
-import { formatAdminAnswer, utcTimeFormat } from './admin-format.js';
+import { formatAdminAnswer, utcTimeFormat } from '../local/admin-format.js';
 import { invokeAdmin } from './admin-invoke.js';
 
 export { ADMIN_HELP };

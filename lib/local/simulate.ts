@@ -6,11 +6,13 @@
  * inside handler invocations, the simulated controllers only while the clock advances.
  */
 import type { SimStack } from './sim-stack.js';
+import { formatClock } from './scenario/progress.js';
 import { ReportBuilder, isVolumeOfNamespace, objectKey, type ActionRecord, type Actor, type FinalState, type ScenarioReport } from './scenario/report.js';
 import { jsonPathEquals } from './scenario/jsonpath.js';
 import type { Progress } from './scenario/progress.js';
 import type { TimelineEntry, WaitCondition } from './scenario/types.js';
-import { runVerb } from './timeline-verbs.js';
+import { runVerb, type VerbResult } from './timeline-verbs.js';
+import { formatAdminAnswer, type TimeFormat } from './admin-format.js';
 import { explainTimeout } from './wait-diagnosis.js';
 import type { KubeObject } from '../sim/object.js';
 import type { WriteRecord } from '../sim/server.js';
@@ -84,8 +86,9 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
     progress.entryStarted(entry, rel(start));
     const result = await runEntry(stack, entry, runUntil, (p) => (phase = p), t0);
     const end = { ok: result.ok, endMs: rel(stack.clock.nowMs()), ...(result.ok ? {} : { error: result.error }) };
-    report.endEntry(end.endMs, end.ok, result.ok ? undefined : result.error);
+    report.endEntry(end.endMs, end.ok, result.ok ? undefined : result.error, result.answer);
     progress.entryFinished(entry, end);
+    if (entry.verb === 'admin' && result.answer !== undefined) progress.adminAnswered?.(end.endMs, entry.admin.action, formatAdminAnswer(result.answer, virtualTime(stack.clock.nowMs(), t0)));
     if (!result.ok) break;
   }
   const out = report.finish({
@@ -100,9 +103,14 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
   return out;
 }
 
+/** Times in an admin answer as the run's virtual clock shows them (`t=1m05s`). */
+function virtualTime(nowMs: number, t0Ms: number): TimeFormat {
+  return { nowMs, formatTime: (ms) => `t=${formatClock(Math.max(0, ms - t0Ms)).trim()}` };
+}
+
 type RunUntil = (targetMs: number, until?: () => boolean) => Promise<boolean>;
 
-async function runEntry(stack: SimStack, entry: TimelineEntry, runUntil: RunUntil, setPhase: (p: Phase) => void, t0Ms: number): Promise<{ ok: true } | { ok: false; error: string }> {
+async function runEntry(stack: SimStack, entry: TimelineEntry, runUntil: RunUntil, setPhase: (p: Phase) => void, t0Ms: number): Promise<VerbResult> {
   const now = stack.clock.nowMs();
   if (entry.verb === 'advance') {
     await runUntil(now + entry.durationMs);

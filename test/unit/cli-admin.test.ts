@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { DEFAULT_ADMIN_TIMEOUT_MS, parseAdminArgs } from '../../lib/cli/admin-args.js';
-import { formatAdminAnswer, type TimeFormat } from '../../lib/cli/admin-format.js';
+import { formatAdminAnswer, type TimeFormat } from '../../lib/local/admin-format.js';
 import { LOCAL_STACK_FILE } from '../../lib/local/admin-endpoint.js';
 
 const NO_ENV = {};

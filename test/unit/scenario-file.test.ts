@@ -95,6 +95,8 @@ describe('a bad file is rejected with one line naming the line, the field and wh
     { name: 'an unknown admin action', text: withTimeline('admin: {action: upgrade}'), error: 's.yaml:8: timeline[0].admin.action: unknown admin action "upgrade" (expected one of: reconcile, force-upgrade, pause, resume, status, history)' },
     { name: 'a force-upgrade without component', text: withTimeline('admin: {action: force-upgrade}'), error: 's.yaml:8: timeline[0].admin.component: required field is missing' },
     { name: 'a component on another admin action', text: withTimeline('admin: {action: pause, component: pd}'), error: 's.yaml:8: timeline[0].admin.component: component is only allowed with force-upgrade, not with pause' },
+    { name: 'a limit on another admin action', text: withTimeline('admin: {action: status, limit: 3}'), error: 's.yaml:8: timeline[0].admin.limit: limit is only allowed with history, not with status' },
+    { name: 'a history limit out of range', text: withTimeline('admin: {action: history, limit: 101}'), error: 's.yaml:8: timeline[0].admin.limit: 101 is out of range (1 to 100)' },
     { name: 'an advance without a unit', text: withTimeline('advance: 10'), error: `s.yaml:8: timeline[0].advance: invalid duration 10: ${DURATION_HINT}` },
     { name: 'a delete that is not true', text: withTimeline('delete: false'), error: 's.yaml:8: timeline[0].delete: expected true, got boolean false' },
   ])('$name', ({ text, error }) => {

@@ -75,7 +75,7 @@ File (YAML; full format in docs/SCENARIOS.md):
              | {kind: step-crash, afterActions: N, times: N} | {kind: duplicate-delivery, factor: 2..10, for: DURATION}
     - heal: {pod: POD} | {node: NODE} | {image: IMAGE}
     - world: {pdLeader: POD} | {pdConfig: {...}}
-    - admin: {action: reconcile|force-upgrade|pause|resume|status|history, component: C}  (component: force-upgrade only)
+    - admin: {action: reconcile|force-upgrade|pause|resume|status|history, component: C, limit: N}  (component: force-upgrade only; limit: history only, 1..100)
     - advance: DURATION
     - delete: true
   DURATION: ms, s, m, h and combinations (250ms, 90s, 5m, 1h30m).

@@ -117,10 +117,11 @@ export type WorldChange =
   | { readonly kind: 'pdLeader'; readonly pod: string }
   | { readonly kind: 'pdConfig'; readonly config: JsonObject };
 
-/** An admin-function invocation; `force-upgrade` names its component. */
+/** An admin-function invocation; `force-upgrade` names its component, `history` may limit its records. */
 export type AdminStep =
   | { readonly action: 'force-upgrade'; readonly component: AdminComponent }
-  | { readonly action: Exclude<AdminAction, 'force-upgrade'> };
+  | { readonly action: 'history'; readonly limit?: number }
+  | { readonly action: Exclude<AdminAction, 'force-upgrade' | 'history'> };
 
 /** One timeline entry: its verb with its argument, its position, and its line in the file. */
 export type TimelineEntry = { readonly index: number; readonly line?: number } & (

@@ -5,7 +5,7 @@
  * formatted by the caller's `formatTime` (wall-clock UTC for a deployed stack, virtual time in
  * `simulate`).
  */
-import { formatSpan } from '../local/scenario/progress.js';
+import { formatSpan } from './scenario/progress.js';
 
 /** How the formatter shows an epoch-millisecond time; `nowMs` gives "in 4m30s" hints. */
 export type TimeFormat = { readonly formatTime: (ms: number) => string; readonly nowMs: number };
