@@ -27,7 +27,7 @@ const COMMANDS: Record<string, Command> = {
   start: { help: START_HELP, run: runStart },
   simulate: { help: SIMULATE_HELP, run: runSimulate },
   'sim serve': { help: SIM_SERVE_HELP, run: runSimServe },
-  plan: { help: PLAN_HELP, run: runPlan },
+  plan: { help: PLAN_HELP, run: (args) => runPlan(args) },
   admin: { help: ADMIN_HELP, run: (args) => runAdminCommand(args) },
 };
 

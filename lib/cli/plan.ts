@@ -75,28 +75,33 @@ export function parsePlanArgs(args: readonly string[]): PlanOptions {
   return { kubeconfig: values.kubeconfig, ...(values.context ? { context: values.context } : {}), ...(ref ? { ref } : {}), ...(values.namespace ? { namespace: values.namespace } : {}), all, json: values.json === true, timeoutMs };
 }
 
+/** Where `plan` prints (stdout and stderr by default) and the environment its settings come from. */
+export type PlanIo = { readonly env: NodeJS.ProcessEnv; readonly out: (text: string) => void; readonly err: (text: string) => void };
+
+const PROCESS_IO: PlanIo = { env: process.env, out: (t) => console.log(t), err: (t) => console.error(t) };
+
 /** Runs `plan`; resolves to the exit code. */
-export async function runPlan(args: string[]): Promise<number> {
+export async function runPlan(args: string[], io: PlanIo = PROCESS_IO): Promise<number> {
   let opts: PlanOptions;
   let kubeConfig: KubeConfig;
   try {
     opts = parsePlanArgs(args);
     kubeConfig = kubeConfigFromFile(opts.kubeconfig, opts.context);
   } catch (err) {
-    console.error(`tidb-reconciler plan: ${(err as Error).message}\n(usage: tidb-reconciler plan --kubeconfig FILE [<namespace>/<name>]; see --help)`);
+    io.err(`tidb-reconciler plan: ${(err as Error).message}\n(usage: tidb-reconciler plan --kubeconfig FILE [<namespace>/<name>]; see --help)`);
     return 2;
   }
   const clock = new RealClock();
   const clients = ApiServerClients.fromKubeConfig(kubeConfig, clock);
-  const config = parseConfig(process.env).step;
+  const config = parseConfig(io.env).step;
   let refs: { namespace: string; name: string }[];
   try {
     refs = opts.ref ? [opts.ref] : await listClusters(clients, clock, opts.all ? undefined : (opts.namespace ?? kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace ?? 'default'), opts.timeoutMs);
   } catch (err) {
-    console.error(`tidb-reconciler plan: cannot list TidbClusters: ${(err as Error).message}`);
+    io.err(`tidb-reconciler plan: cannot list TidbClusters: ${(err as Error).message}`);
     return 1;
   }
-  if (refs.length === 0) console.log('no TidbCluster found; nothing to do');
+  if (refs.length === 0) io.out('no TidbCluster found; nothing to do');
   let failed = false;
   const json: unknown[] = [];
   for (const ref of refs) {
@@ -104,9 +109,9 @@ export async function runPlan(args: string[]): Promise<number> {
     failed ||= !step.ok;
     const name = `${ref.namespace}/${ref.name}`;
     if (opts.json) json.push(toJson(name, step));
-    else console.log(formatNextStep(name, step, clock.nowMs()));
+    else io.out(formatNextStep(name, step, clock.nowMs()));
   }
-  if (opts.json) console.log(JSON.stringify(json, null, 2));
+  if (opts.json) io.out(JSON.stringify(json, null, 2));
   return failed ? 1 : 0;
 }
 

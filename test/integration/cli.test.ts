@@ -22,6 +22,7 @@ describe('the tidb-reconciler command', () => {
     { name: 'sim serve', args: ['sim', 'serve', '--help'], want: 'Usage: tidb-reconciler sim serve' },
     { name: 'simulate', args: ['simulate', '--help'], want: 'Usage: tidb-reconciler simulate' },
     { name: 'admin', args: ['admin', '--help'], want: 'Usage: tidb-reconciler admin' },
+    { name: 'plan', args: ['plan', '--help'], want: 'Usage: tidb-reconciler plan' },
   ])('every subcommand has --help: $name', ({ args, want }) => {
     const r = cli(args);
     expect(r.code).toBe(0);
