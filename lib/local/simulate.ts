@@ -12,6 +12,7 @@ import { jsonPathEquals } from './scenario/jsonpath.js';
 import type { Progress } from './scenario/progress.js';
 import type { TimelineEntry, WaitCondition } from './scenario/types.js';
 import { runVerb, type VerbResult } from './timeline-verbs.js';
+import { seedTwin } from './twin.js';
 import { formatAdminAnswer, type TimeFormat } from './admin-format.js';
 import { explainTimeout } from './wait-diagnosis.js';
 import type { KubeObject } from '../sim/object.js';
@@ -147,14 +148,19 @@ export function conditionHolds(stack: SimStack, until: WaitCondition): boolean {
   }
 }
 
-/** Creates the scenario's namespaces (if missing), its `objects:` and then its TidbCluster at t = 0. */
+/**
+ * Creates the scenario's namespaces (if missing), its `objects:` and then its TidbCluster at t = 0 —
+ * with `--from-kubeconfig`, the live cluster's twin (the TidbCluster and its objects).
+ */
 function applyCluster(stack: SimStack): void {
   const tc = stack.scenario.cluster;
   const store = stack.world.store;
   const namespaces = new Set([tc.metadata.namespace, ...stack.scenario.objects.map((o) => o.metadata.namespace)]);
   for (const ns of namespaces) if (!store.get('Namespace', undefined, ns)) store.create('Namespace', { metadata: { name: ns } });
   for (const object of stack.scenario.objects) store.create(object.kind, structuredClone(object) as unknown as KubeObject);
-  store.create('TidbCluster', structuredClone(tc) as unknown as KubeObject);
+  const twin = stack.scenario.twinObjects;
+  if (twin) seedTwin(store, structuredClone(tc) as unknown as Record<string, unknown>, twin as unknown as KubeObject[]);
+  else store.create('TidbCluster', structuredClone(tc) as unknown as KubeObject);
 }
 
 function recordWrite(record: (a: Omit<ActionRecord, 'atMs'>) => void, actor: Actor, w: WriteRecord): void {

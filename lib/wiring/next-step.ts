@@ -53,6 +53,29 @@ export type NextStepInput = {
  * commit would arm for this outcome (the backoff of a failure with its jitter at the middle).
  */
 export async function planNextStep(input: NextStepInput): Promise<NextStep> {
+  const observed = await observeCluster(input);
+  if (!observed.ok) return observed;
+  const { snapshot, claimed, trigger } = observed;
+  const plan = planStep(snapshot, clusterRules);
+  const schedule = planSchedule({
+    outcome: plan.outcome,
+    planWakeAtMs: plan.nextWakeAtMs,
+    nowMs: snapshot.nowMs,
+    claimed,
+    trigger,
+    backoff: input.config.reconcile.backoff,
+    random: () => 0.5,
+  });
+  return { ok: true, snapshot, plan, wakeAtMs: schedule.wantWakeAtMs };
+}
+
+type Observed = { readonly ok: true; readonly snapshot: Snapshot; readonly claimed: StateRecord; readonly trigger: StepContext['trigger'] } | { readonly ok: false; readonly error: string };
+
+/**
+ * The snapshot a step would see (the TidbCluster, what it owns, its volumes, PD), read with the
+ * step's own observe function and nothing else; a read that fails is the answer's `error`.
+ */
+export async function observeCluster(input: NextStepInput): Promise<Observed> {
   const { clock, config, key, ref } = input;
   const nowMs = clock.nowMs();
   const claimed: StateRecord = { key, fence: 0, lease: undefined, dirty: false, failures: 0, nextWakeAtMs: undefined, lastStep: undefined };
@@ -74,17 +97,7 @@ export async function planNextStep(input: NextStepInput): Promise<NextStep> {
   };
   const observed = await observeStep(ctx);
   if (!observed.ok) return { ok: false, error: observed.outcome.error };
-  const plan = planStep(observed.snapshot, clusterRules);
-  const schedule = planSchedule({
-    outcome: plan.outcome,
-    planWakeAtMs: plan.nextWakeAtMs,
-    nowMs: observed.snapshot.nowMs,
-    claimed,
-    trigger: ctx.trigger,
-    backoff: config.reconcile.backoff,
-    random: () => 0.5,
-  });
-  return { ok: true, snapshot: observed.snapshot, plan, wakeAtMs: schedule.wantWakeAtMs };
+  return { ok: true, snapshot: observed.snapshot, claimed, trigger: ctx.trigger };
 }
 
 /** Step ports whose every part but the observer and the clock refuses: a plan changes nothing. */

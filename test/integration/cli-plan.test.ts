@@ -1,14 +1,17 @@
 /**
  * `tidb-reconciler plan` against a served simulated world (what `sim serve` runs) with the local
  * stack reconciling it: "nothing to do" at rest, the scale-out after a replicas patch, and not one
- * write request from the plan itself.
+ * write request from the plan itself. Then `simulate --from-kubeconfig` rehearses that pending
+ * scale-out on a twin of the same cluster.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { runPlan } from '../../lib/cli/plan.js';
+import { runSimulate } from '../../lib/cli/simulate.js';
+import type { ScenarioReport } from '../../lib/local/scenario/report.js';
 import { startLocalStack, type LocalStack } from '../../lib/local/local-stack.js';
 import { RealClock } from '../../lib/platform/clock.js';
 import { silentLogger } from '../../lib/platform/logger.js';
@@ -119,4 +122,49 @@ describe('plan against a live cluster', () => {
     const r = await plan(['--kubeconfig', kubeconfig, 'demo/other']);
     expect(r).toEqual({ code: 0, out: 'demo/other: no such TidbCluster; nothing to do', err: '' });
   });
+});
+
+describe('simulate --from-kubeconfig: a twin of the live cluster', () => {
+  const scenario = (lines: string[]): { file: string; out: string } => {
+    const dir = mkdtempSync(join(tmpdir(), 'twin-'));
+    const file = join(dir, 'rehearse.yaml');
+    writeFileSync(file, [...lines, ''].join('\n'));
+    return { file, out: join(dir, 'report.json') };
+  };
+  const REHEARSAL = ['name: rehearse-scale-out', 'timeline:', '  - waitFor: ready', '    timeout: 10m', '  - patch: {spec: {pd: {replicas: 5}}}', '  - waitFor:', '      jsonpath: $.status.pd.statefulSet.readyReplicas', '      equals: 5', '    timeout: 10m', '  - waitFor: ready'];
+
+  it('a cluster with a change the reconciler has not made yet (spec 5, StatefulSet 3) is refused, saying why', async () => {
+    // Prepare: the live cluster as the previous test left it.
+    const { file, out } = scenario(REHEARSAL);
+    // Act
+    const code = await runSimulate([file, '--from-kubeconfig', kubeconfig, 'demo/basic', '--quiet', '--out', out]);
+    // Assess: an invalid start, like an invalid file: nothing runs.
+    expect(code).toBe(2);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('carries the TidbCluster and what it owns, rehearses a scale-out on the twin, and writes nothing to the live cluster', async () => {
+    // Prepare: the live cluster back at rest (spec and StatefulSet at 3).
+    const tc = cluster();
+    if (!tc) throw new Error('no TidbCluster');
+    world.store.update('TidbCluster', { ...tc, spec: { ...tc.spec, pd: { ...tc.spec.pd, replicas: 3 } } });
+    const { file, out } = scenario(REHEARSAL);
+    const livePvs = world.store.list('PersistentVolume').map((pv) => pv.metadata.name).sort();
+    const before = writes();
+    // Act
+    const code = await runSimulate([file, '--from-kubeconfig', kubeconfig, 'demo/basic', '--quiet', '--out', out]);
+    // Assess
+    const report = JSON.parse(readFileSync(out, 'utf8')) as ScenarioReport;
+    expect(report.timeline.filter((t) => !t.ok)).toEqual([]);
+    expect(code).toBe(0);
+    const reconciler = report.actions.filter((a) => a.actor === 'reconciler');
+    // Everything the live cluster had was carried: the reconciler created none of it again.
+    expect(reconciler.filter((a) => a.verb === 'create').map((a) => a.kind)).toEqual([]);
+    expect(reconciler.some((a) => a.verb === 'update' && a.kind === 'StatefulSet')).toBe(true);
+    const twinPvs = Object.keys(report.final.objects).filter((k) => k.startsWith('PersistentVolume/')).map((k) => k.slice('PersistentVolume/'.length));
+    expect(twinPvs).toEqual(expect.arrayContaining(livePvs));
+    expect(twinPvs).toHaveLength(livePvs.length + 2);
+    expect(writes()).toBe(before);
+    expect(world.store.get('StatefulSet', 'demo', 'basic-pd')?.spec?.replicas).toBe(3);
+  }, 120_000);
 });

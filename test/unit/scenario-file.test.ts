@@ -280,3 +280,17 @@ describe('sim.nodes as node pools', () => {
     expect(result).toMatchObject({ ok: false, error });
   });
 });
+
+describe('scenario file: the cluster from a live cluster (simulate --from-kubeconfig)', () => {
+  const live = { apiVersion: 'pingcap.com/v1alpha1', kind: 'TidbCluster', metadata: { name: 'basic', namespace: 'demo' }, spec: { pd: { replicas: 3 } } };
+
+  it('a file without cluster takes the live one', () => {
+    const result = parseScenario('name: s\ntimeline:\n  - waitFor: ready\n', 's.yaml', { cluster: live });
+    expect(result.ok && result.scenario.cluster.metadata).toEqual({ name: 'basic', namespace: 'demo' });
+  });
+
+  it('a file with its own cluster is refused, naming cluster', () => {
+    const result = parseScenario('name: s\ncluster: {metadata: {name: x}, spec: {}}\ntimeline: []\n', 's.yaml', { cluster: live });
+    expect(result.ok ? 'accepted' : result.error).toBe('s.yaml:2: cluster: the cluster comes from --from-kubeconfig: leave cluster out of the file');
+  });
+});

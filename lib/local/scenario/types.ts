@@ -148,6 +148,11 @@ export type Scenario = {
   /** Secrets and ConfigMaps created at t = 0 before the cluster (`objects:`; see objects.ts). */
   readonly objects: readonly ScenarioObject[];
   readonly timeline: readonly TimelineEntry[];
+  /**
+   * `simulate --from-kubeconfig`: the live cluster's objects (see lib/local/twin.ts), created at t = 0
+   * with `cluster` (then taken from the live cluster, status included) instead of it alone.
+   */
+  readonly twinObjects?: readonly JsonObject[];
 };
 
 /** Whether `value` is a seed a file or `--seed` may give: a whole number from 0 to `MAX_SEED`. */
