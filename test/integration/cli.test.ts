@@ -122,6 +122,39 @@ describe('the tidb-reconciler command', () => {
     }
   }, 120_000);
 
+  it('admin history demo/basic, run beside a running start, prints the step history from its local admin endpoint; stopping start removes the endpoint file', async () => {
+    // Prepare: the local stack in a directory of its own, until its first steps are recorded.
+    const dir = mkdtempSync(join(tmpdir(), 'cli-admin-'));
+    const start = spawn(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'start'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    start.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+    const exited = new Promise<number | null>((resolve) => start.once('exit', resolve));
+    const admin = (args: string[]) => spawnSync(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'admin', ...args], { encoding: 'utf8', timeout: 60_000, cwd: dir });
+    const endpointFile = join(dir, '.tidb-reconciler', 'local-stack.json');
+    try {
+      for (let i = 0; i < 600 && !(existsSync(endpointFile) && stdout.includes('applied TidbCluster')); i++) await sleep(100);
+      let history = admin(['history', 'demo/basic']);
+      for (let i = 0; i < 60 && !/\n\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ /.test(history.stdout); i++) {
+        await sleep(500);
+        history = admin(['history', 'demo/basic']);
+      }
+
+      // Act
+      const status = admin(['status', 'demo/basic']);
+
+      // Assess
+      expect(history.status).toBe(0);
+      expect(history.stdout).toMatch(/^Step history of demo\/basic \(newest first, \d+ records?\)\nTIME\s+TRIGGER\s+RULES\s+ACTIONS\s+OUTCOME\n/);
+      expect(history.stdout).toContain('create StatefulSet demo/basic-pd: ok');
+      expect(status.status).toBe(0);
+      expect(status.stdout).toContain('TidbCluster demo/basic   (key local/demo/basic)');
+    } finally {
+      start.kill('SIGTERM');
+      await exited;
+    }
+    expect(existsSync(endpointFile)).toBe(false);
+  }, 120_000);
+
   it('npm run build bundles every function of serverless.yml with its handler export', async () => {
     // Prepare
     const out = mkdtempSync(join(tmpdir(), 'build-'));
