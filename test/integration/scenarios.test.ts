@@ -348,6 +348,11 @@ describe('what each story shows', () => {
     const strip = (r: ScenarioReport): string => JSON.stringify({ ...r, wallMs: 0 });
     expect(strip(await run('pd-create-ready.yaml', 7))).toBe(strip(await run('pd-create-ready.yaml', 7)));
   });
+
+  it('the same file and seed give the same report, admin answers (step ids, history) included', async () => {
+    const strip = (r: ScenarioReport): string => JSON.stringify({ ...r, wallMs: 0 });
+    expect(strip(await run('pd-admin-answers.yaml', 3))).toBe(strip(await run('pd-admin-answers.yaml', 3)));
+  });
 });
 
 describe('tidb-reconciler simulate exit codes', () => {
