@@ -1,6 +1,8 @@
 /**
  * The `tidb-reconciler` command. Each subcommand lives in its own module and has `--help`.
  */
+import { ADMIN_HELP, runAdminCommand } from './admin.js';
+import { PLAN_HELP, runPlan } from './plan.js';
 import { runSimServe, SIM_SERVE_HELP } from './sim-serve.js';
 import { runSimulate, SIMULATE_HELP } from './simulate.js';
 import { runStart, START_HELP } from './start.js';
@@ -13,6 +15,9 @@ Commands:
   start        run the local stack on the embedded example (what \`npm start\` runs)
   simulate     run a scenario file against the simulated world on a virtual clock
   sim serve    serve a simulated Kubernetes API server and write a kubeconfig for it
+  plan         what the next reconcile step would do to a live cluster, changing nothing
+  admin        status, history, reconcile-now, pause, resume, force-upgrade of one TidbCluster
+               (a deployed stack's admin function, or the local stack)
 
 Run \`tidb-reconciler <command> --help\` for a command's options.`;
 
@@ -22,6 +27,8 @@ const COMMANDS: Record<string, Command> = {
   start: { help: START_HELP, run: runStart },
   simulate: { help: SIMULATE_HELP, run: runSimulate },
   'sim serve': { help: SIM_SERVE_HELP, run: runSimServe },
+  plan: { help: PLAN_HELP, run: (args) => runPlan(args) },
+  admin: { help: ADMIN_HELP, run: (args) => runAdminCommand(args) },
 };
 
 /** Dispatches argv to a subcommand; returns the process exit code. */

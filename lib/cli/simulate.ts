@@ -8,7 +8,9 @@ import { EXIT_INVALID, SIMULATE_HELP, exitCodeFor, parseSimulateArgs } from '../
 import { parseScenario } from '../local/scenario/file.js';
 import { createProgress } from '../local/scenario/progress.js';
 import { reportToJson } from '../local/scenario/report.js';
+import type { JsonObject } from '../local/scenario/types.js';
 import { SimStack } from '../local/sim-stack.js';
+import { readTwin, type Twin } from '../local/twin.js';
 import { runScenario } from '../local/simulate.js';
 
 export { SIMULATE_HELP };
@@ -32,12 +34,23 @@ export async function runSimulate(args: string[]): Promise<number> {
     console.error(`tidb-reconciler simulate: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     return EXIT_INVALID;
   }
-  const scenario = parseScenario(text, file);
+  let twin: Twin | undefined;
+  if (parsed.options.from) {
+    const { kubeconfig, namespace, name } = parsed.options.from;
+    try {
+      twin = await readTwin(kubeconfig, { namespace, name });
+    } catch (err) {
+      console.error(`tidb-reconciler simulate: --from-kubeconfig: ${(err as Error).message}`);
+      return EXIT_INVALID;
+    }
+  }
+  const scenario = parseScenario(text, file, twin ? { cluster: twin.cluster } : {});
   if (!scenario.ok) {
     console.error(scenario.error);
     return EXIT_INVALID;
   }
-  const stack = await SimStack.start(scenario.scenario, seed ?? scenario.scenario.seed, { verbose: process.env.TIDB_RECONCILER_LOG === '1' });
+  const run = twin ? { ...scenario.scenario, twinObjects: twin.objects as unknown as JsonObject[] } : scenario.scenario;
+  const stack = await SimStack.start(run, seed ?? scenario.scenario.seed, { verbose: process.env.TIDB_RECONCILER_LOG === '1' });
   try {
     const report = await runScenario(stack, createProgress({ quiet }));
     if (out) writeFileSync(out, reportToJson(report));

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ApiException, CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
+import { LOCAL_STACK_FILE, writeEndpointFile } from '../local/admin-endpoint.js';
 import { startLocalStack } from '../local/local-stack.js';
 import { Activity, type ClusterView, ViewPrinter, clusterViewOf, isEveryViewReady, isReadyView, renderViews } from '../local/progress-view.js';
 import { parseDuration } from '../platform/duration.js';
@@ -26,7 +27,8 @@ real reconcile and sweep handlers. In the simulated world it applies the example
 (examples/basic-tidbcluster.yaml) and shows, for every TidbCluster it reconciles, per component the
 desired and ready replicas and the phase, and the last action, until they are Ready; then it keeps
 running (Ctrl-C or SIGTERM stops it). A kubeconfig for the simulated API server is written to
-./sim.kubeconfig, so kubectl can watch along.
+./sim.kubeconfig, so kubectl can watch along, and the admin function's local endpoint (127.0.0.1)
+to ./${LOCAL_STACK_FILE}, so \`tidb-reconciler admin status demo/basic\` in this directory reaches it.
 
 Options:
   --once             exit 0 as soon as every TidbCluster is Ready (at least one); exit 1 with the
@@ -82,6 +84,7 @@ export async function runStart(args: string[]): Promise<number> {
   const stop = stopSignal();
   const activity = new Activity(opts.verbose ? new StreamLogger(() => Date.now()) : silentLogger);
   const stack = await startLocalStack({ kubeconfigPath: opts.kubeconfig, logger: activity });
+  const removeEndpointFile = writeEndpointFile(LOCAL_STACK_FILE, { pid: process.pid, adminUrl: stack.adminUrl, apiServerUrl: stack.apiServerUrl });
   try {
     if (stop.requested) return 0;
     if (stack.world) writeSimKubeconfig('sim.kubeconfig', stack.world.url);
@@ -91,6 +94,7 @@ export async function runStart(args: string[]): Promise<number> {
     return await watchUntil(stack.kubeConfig, activity, opts, stop);
   } finally {
     stop.dispose();
+    removeEndpointFile();
     await stack.stop();
   }
 }

@@ -10,6 +10,7 @@ import type { Server } from 'node:http';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { KubeConfig } from '@kubernetes/client-node';
 import { createSqsServer } from 'local-aws-sqs';
+import { createAdminHandler } from '../../functions/admin.js';
 import { createReconcileHandler } from '../../functions/reconcile.js';
 import { createSweepHandler } from '../../functions/sweep.js';
 import { Exporter } from '../exporter/exporter.js';
@@ -24,6 +25,7 @@ import { TidbSimulation } from '../sim/tidb/simulation.js';
 import { SimWorld } from '../sim/world.js';
 import { type Runtime, localRuntime } from '../wiring/ports.js';
 import { reportControllerError } from '../cli/report.js';
+import { startAdminEndpoint } from './admin-endpoint.js';
 import { type EmbeddedDynamo, startEmbeddedDynamo } from './dynalite.js';
 import { simulatedContext } from './sim-stack.js';
 
@@ -43,6 +45,8 @@ export type LocalStack = {
   /** The simulated world, when no kubeconfig was given. */
   readonly world: SimWorld | undefined;
   readonly apiServerUrl: string;
+  /** The admin function's handler over HTTP on 127.0.0.1 (`POST` the admin payload; see admin-endpoint.ts). */
+  readonly adminUrl: string;
   stop(): Promise<void>;
 };
 
@@ -77,12 +81,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     void sweep({} as never, simulatedContext(`sweep-${++sweeps}`)).catch((err: unknown) => options.logger.warn('sweep failed', { error: String(err) }));
   }, options.sweepIntervalMs ?? 300_000);
   sweepTimer.unref();
+  const admin = await startAdminEndpoint(createAdminHandler({ runtime: () => runtime }));
   return {
     runtime,
     kubeConfig,
     world,
     apiServerUrl: world?.url ?? kubeConfig.getCurrentCluster()?.server ?? '',
+    adminUrl: admin.url,
     stop: async () => {
+      await admin.stop();
       clearInterval(sweepTimer);
       await poller.stop();
       await Promise.race([exporter.stop(), new Promise((resolve) => setTimeout(resolve, 3000).unref())]);

@@ -120,7 +120,7 @@ export class SimStack {
       delete: (handles) => queue.delete(handles),
       changeVisibility: (handle, seconds) => queue.changeVisibility(handle, seconds),
     };
-    const counted: Runtime = { ...base, random: seededRandom(seed + 2), state: countingClaims(base, () => holder.stack && holder.stack.steps++), queue: sending };
+    const counted: Runtime = { ...base, random: seededRandom(seed + 2), newReconcileId: seededIds(seededRandom(seed + 4)), state: countingClaims(base, () => holder.stack && holder.stack.steps++), queue: sending };
     const exporter = new Exporter(
       { source: new StoreWatchSource(world.store), queue: sending, state: base.state, clock: clock, logger, random: seededRandom(seed + 1) },
       { k8sCluster: base.k8sCluster, resources: watchedResources(), flushWindowMs: 1000 },
@@ -248,6 +248,12 @@ function reconcilerConfig(scenario: Scenario): ReconcilerConfig {
       reconcile: { ...d, ...base.step.reconcile, autoFailover: scenario.config.autoFailover, failoverPeriodMs: scenario.config.failoverPeriodMs },
     },
   };
+}
+
+/** Step ids shaped as random (v4) UUIDs, drawn from `random`: the same seed names the steps alike. */
+function seededIds(random: () => number): () => string {
+  const hex = (n: number): string => Array.from({ length: n }, () => Math.floor(random() * 16).toString(16)).join('');
+  return () => `${hex(8)}-${hex(4)}-4${hex(3)}-${'89ab'[Math.floor(random() * 4)] ?? '8'}${hex(3)}-${hex(12)}`;
 }
 
 /** The state store with successful claims counted (one claim is one step). */

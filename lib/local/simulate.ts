@@ -6,11 +6,14 @@
  * inside handler invocations, the simulated controllers only while the clock advances.
  */
 import type { SimStack } from './sim-stack.js';
+import { formatClock } from './scenario/progress.js';
 import { ReportBuilder, isVolumeOfNamespace, objectKey, type ActionRecord, type Actor, type FinalState, type ScenarioReport } from './scenario/report.js';
 import { jsonPathEquals } from './scenario/jsonpath.js';
 import type { Progress } from './scenario/progress.js';
 import type { TimelineEntry, WaitCondition } from './scenario/types.js';
-import { runVerb } from './timeline-verbs.js';
+import { runVerb, type VerbResult } from './timeline-verbs.js';
+import { seedTwin } from './twin.js';
+import { formatAdminAnswer, type TimeFormat } from './admin-format.js';
 import { explainTimeout } from './wait-diagnosis.js';
 import type { KubeObject } from '../sim/object.js';
 import type { WriteRecord } from '../sim/server.js';
@@ -84,8 +87,9 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
     progress.entryStarted(entry, rel(start));
     const result = await runEntry(stack, entry, runUntil, (p) => (phase = p), t0);
     const end = { ok: result.ok, endMs: rel(stack.clock.nowMs()), ...(result.ok ? {} : { error: result.error }) };
-    report.endEntry(end.endMs, end.ok, result.ok ? undefined : result.error);
+    report.endEntry(end.endMs, end.ok, result.ok ? undefined : result.error, result.answer);
     progress.entryFinished(entry, end);
+    if (entry.verb === 'admin' && result.answer !== undefined) progress.adminAnswered?.(end.endMs, entry.admin.action, formatAdminAnswer(result.answer, virtualTime(stack.clock.nowMs(), t0)));
     if (!result.ok) break;
   }
   const out = report.finish({
@@ -100,9 +104,14 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
   return out;
 }
 
+/** Times in an admin answer as the run's virtual clock shows them (`t=1m05s`). */
+function virtualTime(nowMs: number, t0Ms: number): TimeFormat {
+  return { nowMs, formatTime: (ms) => `t=${formatClock(Math.max(0, ms - t0Ms)).trim()}` };
+}
+
 type RunUntil = (targetMs: number, until?: () => boolean) => Promise<boolean>;
 
-async function runEntry(stack: SimStack, entry: TimelineEntry, runUntil: RunUntil, setPhase: (p: Phase) => void, t0Ms: number): Promise<{ ok: true } | { ok: false; error: string }> {
+async function runEntry(stack: SimStack, entry: TimelineEntry, runUntil: RunUntil, setPhase: (p: Phase) => void, t0Ms: number): Promise<VerbResult> {
   const now = stack.clock.nowMs();
   if (entry.verb === 'advance') {
     await runUntil(now + entry.durationMs);
@@ -139,14 +148,19 @@ export function conditionHolds(stack: SimStack, until: WaitCondition): boolean {
   }
 }
 
-/** Creates the scenario's namespaces (if missing), its `objects:` and then its TidbCluster at t = 0. */
+/**
+ * Creates the scenario's namespaces (if missing), its `objects:` and then its TidbCluster at t = 0 —
+ * with `--from-kubeconfig`, the live cluster's twin (the TidbCluster and its objects).
+ */
 function applyCluster(stack: SimStack): void {
   const tc = stack.scenario.cluster;
   const store = stack.world.store;
   const namespaces = new Set([tc.metadata.namespace, ...stack.scenario.objects.map((o) => o.metadata.namespace)]);
   for (const ns of namespaces) if (!store.get('Namespace', undefined, ns)) store.create('Namespace', { metadata: { name: ns } });
   for (const object of stack.scenario.objects) store.create(object.kind, structuredClone(object) as unknown as KubeObject);
-  store.create('TidbCluster', structuredClone(tc) as unknown as KubeObject);
+  const twin = stack.scenario.twinObjects;
+  if (twin) seedTwin(store, structuredClone(tc) as unknown as Record<string, unknown>, twin as unknown as KubeObject[]);
+  else store.create('TidbCluster', structuredClone(tc) as unknown as KubeObject);
 }
 
 function recordWrite(record: (a: Omit<ActionRecord, 'atMs'>) => void, actor: Actor, w: WriteRecord): void {

@@ -8,8 +8,8 @@ import type { KubeObject } from '../sim/object.js';
 import type { SimStack } from './sim-stack.js';
 import type { AdminStep, Fault, HealTarget, TimelineEntry, WorldChange } from './scenario/types.js';
 
-/** How a verb ended: ok, or the error that failed the entry. */
-export type VerbResult = { ok: true } | { ok: false; error: string };
+/** How a verb ended: ok, or the error that failed the entry; an `admin` verb carries the function's answer. */
+export type VerbResult = ({ ok: true } | { ok: false; error: string }) & { answer?: unknown };
 
 const OK: VerbResult = { ok: true };
 
@@ -113,8 +113,8 @@ function world(stack: SimStack, change: WorldChange): VerbResult {
 async function admin(stack: SimStack, step: AdminStep): Promise<VerbResult> {
   const payload = { ...step, cluster: clusterRef(stack) };
   const result = (await stack.invokeAdmin(payload)) as { ok?: boolean; error?: string } | undefined;
-  if (result?.ok === true) return OK;
-  return { ok: false, error: `admin ${step.action}: ${result?.error ?? JSON.stringify(result)}` };
+  if (result?.ok === true) return { ok: true, answer: result };
+  return { ok: false, error: `admin ${step.action}: ${result?.error ?? JSON.stringify(result)}`, answer: result ?? null };
 }
 
 function deleteCluster(stack: SimStack): VerbResult {

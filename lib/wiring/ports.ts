@@ -49,6 +49,8 @@ export type Runtime = {
   readonly index: ObservedIndex;
   /** Jitters the backoff (default Math.random); a simulation passes a seeded one. */
   readonly random?: () => number;
+  /** Names each step (default a random UUID); a simulation passes a seeded one, so its reports repeat. */
+  readonly newReconcileId?: () => string;
 };
 
 /** One invocation: its id (lease owners, logs) and the time it has left (the Lambda context's). */
@@ -66,8 +68,9 @@ export function invocationOf(context: Pick<Context, 'awsRequestId' | 'getRemaini
  */
 export function stepPorts(runtime: Runtime, deadlineAtMs: number): StepPorts {
   const clients = runtime.clients.withDeadline(deadlineAtMs, deadlineAtMs - runtime.config.step.safetyMarginMs);
-  const { state, timers, queue, clock, logger, metrics, index, random } = runtime;
-  return { state, observer: new LiveObserver(clients, index), executor: new LiveExecutor(clients, index), timers, queue, clock, logger, metrics, ...(random ? { random } : {}) };
+  const { state, timers, queue, clock, logger, metrics, index, random, newReconcileId } = runtime;
+  const seeded = { ...(random ? { random } : {}), ...(newReconcileId ? { newReconcileId } : {}) };
+  return { state, observer: new LiveObserver(clients, index), executor: new LiveExecutor(clients, index), timers, queue, clock, logger, metrics, ...seeded };
 }
 
 /** The invocation's deadline on the runtime's clock. */

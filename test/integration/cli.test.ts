@@ -21,6 +21,8 @@ describe('the tidb-reconciler command', () => {
     { name: 'start', args: ['start', '--help'], want: 'Usage: tidb-reconciler start' },
     { name: 'sim serve', args: ['sim', 'serve', '--help'], want: 'Usage: tidb-reconciler sim serve' },
     { name: 'simulate', args: ['simulate', '--help'], want: 'Usage: tidb-reconciler simulate' },
+    { name: 'admin', args: ['admin', '--help'], want: 'Usage: tidb-reconciler admin' },
+    { name: 'plan', args: ['plan', '--help'], want: 'Usage: tidb-reconciler plan' },
   ])('every subcommand has --help: $name', ({ args, want }) => {
     const r = cli(args);
     expect(r.code).toBe(0);
@@ -32,6 +34,7 @@ describe('the tidb-reconciler command', () => {
     { name: 'bad port', args: ['sim', 'serve', '--port', 'http'], want: '--port: "http" is not a port number' },
     { name: 'bad duration', args: ['sim', 'serve', '--pod-startup', '5 minutes'], want: '--pod-startup: invalid duration "5 minutes"' },
     { name: 'unknown option', args: ['start', '--onse'], want: "Unknown option '--onse'" },
+    { name: 'admin with a bad ref', args: ['admin', 'status', 'basic'], want: '"basic" is not <namespace>/<name> [cluster]' },
   ])('bad input exits 2 naming the problem: $name', ({ args, want }) => {
     const r = cli(args);
     expect(r.code).toBe(2);
@@ -117,6 +120,39 @@ describe('the tidb-reconciler command', () => {
       // Whatever the run left behind (orphans are no longer below npm), so a failure leaks nothing.
       for (const pid of [...tree, ...descendantsOf(npm.pid ?? -1)].filter(isAlive).reverse()) killQuietly(pid);
     }
+  }, 120_000);
+
+  it('admin history demo/basic, run beside a running start, prints the step history from its local admin endpoint; stopping start removes the endpoint file', async () => {
+    // Prepare: the local stack in a directory of its own, until its first steps are recorded.
+    const dir = mkdtempSync(join(tmpdir(), 'cli-admin-'));
+    const start = spawn(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'start'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    start.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+    const exited = new Promise<number | null>((resolve) => start.once('exit', resolve));
+    const admin = (args: string[]) => spawnSync(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'admin', ...args], { encoding: 'utf8', timeout: 60_000, cwd: dir });
+    const endpointFile = join(dir, '.tidb-reconciler', 'local-stack.json');
+    try {
+      for (let i = 0; i < 600 && !(existsSync(endpointFile) && stdout.includes('applied TidbCluster')); i++) await sleep(100);
+      let history = admin(['history', 'demo/basic']);
+      for (let i = 0; i < 60 && !/\n\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ /.test(history.stdout); i++) {
+        await sleep(500);
+        history = admin(['history', 'demo/basic']);
+      }
+
+      // Act
+      const status = admin(['status', 'demo/basic']);
+
+      // Assess
+      expect(history.status).toBe(0);
+      expect(history.stdout).toMatch(/^Step history of demo\/basic \(newest first, \d+ records?\)\nTIME\s+TRIGGER\s+RULES\s+ACTIONS\s+OUTCOME\n/);
+      expect(history.stdout).toContain('create StatefulSet demo/basic-pd: ok');
+      expect(status.status).toBe(0);
+      expect(status.stdout).toContain('TidbCluster demo/basic   (key local/demo/basic)');
+    } finally {
+      start.kill('SIGTERM');
+      await exited;
+    }
+    expect(existsSync(endpointFile)).toBe(false);
   }, 120_000);
 
   it('npm run build bundles every function of serverless.yml with its handler export', async () => {

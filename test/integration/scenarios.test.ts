@@ -130,6 +130,22 @@ describe('what each story shows', () => {
     expect(during.filter((a) => a.verb !== 'updateStatus')).toEqual([]);
   });
 
+  it('admin answers: status, pause, history and resume answers are in the report, each as the admin function gave it', async () => {
+    const report = await run('pd-admin-answers.yaml');
+    const answers = report.timeline.filter((t) => t.verb === 'admin').map((t) => t.answer as Record<string, any>);
+    expect(answers.map((a) => [a['ok'], a['action']])).toEqual([[true, 'status'], [true, 'pause'], [true, 'history'], [true, 'resume'], [true, 'status']]);
+    const [before, pause, history, resume, after] = answers as [Record<string, any>, Record<string, any>, Record<string, any>, Record<string, any>, Record<string, any>];
+    expect(before['status'].conditions).toEqual([expect.objectContaining({ type: 'Ready', status: 'True' })]);
+    expect(before['state']).toEqual(expect.objectContaining({ lease: null, failures: 0 }));
+    expect(pause).toEqual(expect.objectContaining({ changed: true, step: expect.objectContaining({ disposition: 'stepped', outcome: 'wait' }) }));
+    // Newest first, at most the limit; the paused steps are there with the rule that held them.
+    expect(history['history'].length).toBeLessThanOrEqual(5);
+    expect(history['history'].map((h: { trigger: string }) => h.trigger)).toContain('admin:pause');
+    expect(history['history'][0].detail.rules).toContain('Paused=wait');
+    expect(resume).toEqual(expect.objectContaining({ changed: true }));
+    expect(after['status'].pd.statefulSet.readyReplicas).toBe(5);
+  });
+
   it('invalid spec: one FailedValidation event, nothing created, no retries', async () => {
     const report = await run('pd-invalid-spec.yaml');
     expect(events(report, 'FailedValidation')).toHaveLength(1);
@@ -331,6 +347,11 @@ describe('what each story shows', () => {
   it('the same file and seed give the same report', async () => {
     const strip = (r: ScenarioReport): string => JSON.stringify({ ...r, wallMs: 0 });
     expect(strip(await run('pd-create-ready.yaml', 7))).toBe(strip(await run('pd-create-ready.yaml', 7)));
+  });
+
+  it('the same file and seed give the same report, admin answers (step ids, history) included', async () => {
+    const strip = (r: ScenarioReport): string => JSON.stringify({ ...r, wallMs: 0 });
+    expect(strip(await run('pd-admin-answers.yaml', 3))).toBe(strip(await run('pd-admin-answers.yaml', 3)));
   });
 });
 

@@ -15,6 +15,7 @@ describe('simulate arguments: FILE, --out, --seed, --quiet', () => {
     { name: 'options written with =', argv: ['s.yaml', '--out=r.json', '--seed=0'], expected: { kind: 'run', options: { file: 's.yaml', out: 'r.json', seed: 0, quiet: false } } },
     { name: '--help anywhere asks for help, whatever else is there', argv: ['--bogus', '--help'], expected: { kind: 'help' } },
     { name: '-h asks for help', argv: ['s.yaml', '-h'], expected: { kind: 'help' } },
+    { name: 'a twin of a live cluster', argv: ['s.yaml', '--from-kubeconfig', 'k.yaml', 'demo/basic'], expected: { kind: 'run', options: { file: 's.yaml', quiet: false, from: { kubeconfig: 'k.yaml', namespace: 'demo', name: 'basic' } } } },
   ])('$name', ({ argv, expected }) => {
     expect(parseSimulateArgs(argv)).toEqual(expected);
   });
@@ -30,6 +31,9 @@ describe('simulate arguments: FILE, --out, --seed, --quiet', () => {
     { name: 'a negative seed', argv: ['s.yaml', '--seed=-1'], problem: '--seed must be a whole number from 0 to 4294967295, got "-1"' },
     { name: 'a seed past 32 bits', argv: ['s.yaml', '--seed', '4294967296'], problem: '--seed must be a whole number from 0 to 4294967295, got "4294967296"' },
     { name: '--quiet with a value', argv: ['s.yaml', '--quiet=yes'], problem: 'unknown option "--quiet=yes"' },
+    { name: '--from-kubeconfig without its cluster', argv: ['s.yaml', '--from-kubeconfig', 'k'], problem: '--from-kubeconfig needs the TidbCluster as NS/NAME after FILE' },
+    { name: '--from-kubeconfig with a bad cluster', argv: ['s.yaml', '--from-kubeconfig', 'k', 'basic'], problem: '"basic" is not NS/NAME' },
+    { name: '--from-kubeconfig without a file', argv: ['s.yaml', '--from-kubeconfig'], problem: '--from-kubeconfig needs a kubeconfig file' },
   ])('$name is an exit-2 error', ({ argv, problem }) => {
     expect(parseSimulateArgs(argv)).toEqual({ kind: 'error', exitCode: 2, error: `simulate: ${problem} (usage: ${USAGE}; see --help)` });
   });

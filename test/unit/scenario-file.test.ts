@@ -95,6 +95,8 @@ describe('a bad file is rejected with one line naming the line, the field and wh
     { name: 'an unknown admin action', text: withTimeline('admin: {action: upgrade}'), error: 's.yaml:8: timeline[0].admin.action: unknown admin action "upgrade" (expected one of: reconcile, force-upgrade, pause, resume, status, history)' },
     { name: 'a force-upgrade without component', text: withTimeline('admin: {action: force-upgrade}'), error: 's.yaml:8: timeline[0].admin.component: required field is missing' },
     { name: 'a component on another admin action', text: withTimeline('admin: {action: pause, component: pd}'), error: 's.yaml:8: timeline[0].admin.component: component is only allowed with force-upgrade, not with pause' },
+    { name: 'a limit on another admin action', text: withTimeline('admin: {action: status, limit: 3}'), error: 's.yaml:8: timeline[0].admin.limit: limit is only allowed with history, not with status' },
+    { name: 'a history limit out of range', text: withTimeline('admin: {action: history, limit: 101}'), error: 's.yaml:8: timeline[0].admin.limit: 101 is out of range (1 to 100)' },
     { name: 'an advance without a unit', text: withTimeline('advance: 10'), error: `s.yaml:8: timeline[0].advance: invalid duration 10: ${DURATION_HINT}` },
     { name: 'a delete that is not true', text: withTimeline('delete: false'), error: 's.yaml:8: timeline[0].delete: expected true, got boolean false' },
   ])('$name', ({ text, error }) => {
@@ -276,5 +278,19 @@ describe('sim.nodes as node pools', () => {
 
     // Assess
     expect(result).toMatchObject({ ok: false, error });
+  });
+});
+
+describe('scenario file: the cluster from a live cluster (simulate --from-kubeconfig)', () => {
+  const live = { apiVersion: 'pingcap.com/v1alpha1', kind: 'TidbCluster', metadata: { name: 'basic', namespace: 'demo' }, spec: { pd: { replicas: 3 } } };
+
+  it('a file without cluster takes the live one', () => {
+    const result = parseScenario('name: s\ntimeline:\n  - waitFor: ready\n', 's.yaml', { cluster: live });
+    expect(result.ok && result.scenario.cluster.metadata).toEqual({ name: 'basic', namespace: 'demo' });
+  });
+
+  it('a file with its own cluster is refused, naming cluster', () => {
+    const result = parseScenario('name: s\ncluster: {metadata: {name: x}, spec: {}}\ntimeline: []\n', 's.yaml', { cluster: live });
+    expect(result.ok ? 'accepted' : result.error).toBe('s.yaml:2: cluster: the cluster comes from --from-kubeconfig: leave cluster out of the file');
   });
 });

@@ -20,6 +20,8 @@ export type SimulateOptions = {
   readonly out?: string;
   readonly seed?: number;
   readonly quiet: boolean;
+  /** `--from-kubeconfig FILE NS/NAME`: the world starts as a twin of that live cluster. */
+  readonly from?: { readonly kubeconfig: string; readonly namespace: string; readonly name: string };
 };
 
 /** Parsed arguments: run with options, print help (exit 0), or one error line (exit 2). */
@@ -42,6 +44,9 @@ Options:
   --out FILE   write the JSON report to FILE (default: stdout)
   --seed N     simulator randomness, 0..${MAX_SEED}; overrides the file's seed
   --quiet      no progress lines on stderr
+  --from-kubeconfig KUBECONFIG NS/NAME
+               start from a twin of that live TidbCluster (read only): its spec and status, the
+               objects it owns and its volumes; the file then has no cluster: (see docs/SCENARIOS.md)
   --help       this text
 
 Exit codes: 0 every waitFor reached and no invariant violated; 1 a waitFor timed out or an
@@ -75,7 +80,7 @@ File (YAML; full format in docs/SCENARIOS.md):
              | {kind: step-crash, afterActions: N, times: N} | {kind: duplicate-delivery, factor: 2..10, for: DURATION}
     - heal: {pod: POD} | {node: NODE} | {image: IMAGE}
     - world: {pdLeader: POD} | {pdConfig: {...}}
-    - admin: {action: reconcile|force-upgrade|pause|resume|status|history, component: C}  (component: force-upgrade only)
+    - admin: {action: reconcile|force-upgrade|pause|resume|status|history, component: C, limit: N}  (component: force-upgrade only; limit: history only, 1..100)
     - advance: DURATION
     - delete: true
   DURATION: ms, s, m, h and combinations (250ms, 90s, 5m, 1h30m).
@@ -91,12 +96,19 @@ export function parseSimulateArgs(argv: readonly string[]): ParseSimulateArgsRes
   let out: string | undefined;
   let seed: number | undefined;
   let quiet = false;
+  let fromKubeconfig: string | undefined;
+  let fromRef: string | undefined;
   if (argv.some((arg) => arg === '--help' || arg === '-h')) return { kind: 'help' };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
     const [flag, inline] = splitFlag(arg);
     if (flag === '--quiet' && inline === undefined) quiet = true;
-    else if (flag === '--out' || flag === '--seed') {
+    else if (flag === '--from-kubeconfig') {
+      const value = inline ?? argv[++i];
+      if (value === undefined || value === '' || value.startsWith('--')) return error('--from-kubeconfig needs a kubeconfig file');
+      if (fromKubeconfig !== undefined) return error('--from-kubeconfig is given twice');
+      fromKubeconfig = value;
+    } else if (flag === '--out' || flag === '--seed') {
       const value = inline ?? argv[++i];
       if (value === undefined || value === '' || (inline === undefined && value.startsWith('--'))) return error(`${flag} needs a value`);
       if (flag === '--out') {
@@ -109,11 +121,19 @@ export function parseSimulateArgs(argv: readonly string[]): ParseSimulateArgsRes
         seed = parsed;
       }
     } else if (arg.startsWith('-')) return error(`unknown option "${arg}"`);
-    else if (file !== undefined) return error(`only one FILE may be given, got "${file}" and "${arg}"`);
-    else file = arg;
+    else if (file === undefined) file = arg;
+    else if (fromRef === undefined && fromKubeconfig !== undefined) fromRef = arg;
+    else return error(`only one FILE may be given, got "${file}" and "${arg}"`);
   }
   if (file === undefined) return error('missing FILE');
-  return { kind: 'run', options: { file, quiet, ...(out === undefined ? {} : { out }), ...(seed === undefined ? {} : { seed }) } };
+  let from: SimulateOptions['from'];
+  if (fromKubeconfig !== undefined) {
+    const parts = (fromRef ?? '').split('/');
+    if (fromRef === undefined) return error('--from-kubeconfig needs the TidbCluster as NS/NAME after FILE');
+    if (parts.length !== 2 || !parts[0] || !parts[1]) return error(`"${fromRef}" is not NS/NAME`);
+    from = { kubeconfig: fromKubeconfig, namespace: parts[0], name: parts[1] };
+  }
+  return { kind: 'run', options: { file, quiet, ...(out === undefined ? {} : { out }), ...(seed === undefined ? {} : { seed }), ...(from === undefined ? {} : { from }) } };
 }
 
 /** The exit code for a finished run: 0 when it passed, 1 when it did not. */

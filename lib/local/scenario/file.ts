@@ -30,11 +30,14 @@ export type ParseScenarioResult =
   | { readonly ok: true; readonly scenario: Scenario }
   | { readonly ok: false; readonly error: string; readonly path: string; readonly line?: number };
 
+/** `cluster`: the TidbCluster comes from elsewhere (a live cluster); the file must then have no `cluster:`. */
+export type ParseScenarioOptions = { readonly cluster?: Record<string, unknown> };
+
 /**
  * Parses `text` (the contents of `fileName`). Never throws for a bad file: the result says what is
  * wrong. An accepted scenario has every default applied and nothing unchecked.
  */
-export function parseScenario(text: string, fileName: string): ParseScenarioResult {
+export function parseScenario(text: string, fileName: string, options: ParseScenarioOptions = {}): ParseScenarioResult {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
   const syntax = doc.errors[0];
@@ -52,14 +55,14 @@ export function parseScenario(text: string, fileName: string): ParseScenarioResu
     return offset === undefined ? undefined : lineCounter.linePos(offset).line;
   };
   try {
-    return { ok: true, scenario: readScenario(raw, fileName, lineOf) };
+    return { ok: true, scenario: readScenario(raw, fileName, lineOf, options) };
   } catch (err) {
     if (!(err instanceof FieldError)) throw err;
     return failure(fileName, formatPath(err.path), lineOf(err.at), err.message);
   }
 }
 
-function readScenario(raw: unknown, fileName: string, lineOf: (path: FieldPath) => number | undefined): Scenario {
+function readScenario(raw: unknown, fileName: string, lineOf: (path: FieldPath) => number | undefined, options: ParseScenarioOptions): Scenario {
   if (raw === null || raw === undefined) throw new FieldError([], 'the file is empty (expected a mapping with name, cluster and timeline)');
   const root = expectMapping(raw, [], 'a mapping with name, cluster and timeline');
   rejectUnknownFields(root, [], SCENARIO_FIELDS);
@@ -68,7 +71,8 @@ function readScenario(raw: unknown, fileName: string, lineOf: (path: FieldPath) 
   const seed = 'seed' in root ? readInteger(root['seed'], ['seed'], 0, MAX_SEED) : DEFAULT_SEED;
   const config = readConfig(root['config']);
   const sim = readSim(root['sim']);
-  const cluster = readCluster(required(root, 'cluster', []));
+  if (options.cluster !== undefined && 'cluster' in root) throw new FieldError(['cluster'], 'the cluster comes from --from-kubeconfig: leave cluster out of the file');
+  const cluster = readCluster(options.cluster ?? required(root, 'cluster', []));
   const objects = readObjects(root['objects'], cluster.metadata.namespace);
   const timeline = readTimeline(root['timeline'], buildNameRules(cluster, root['timeline'], sim.nodes, sim.nodePools ? nodeNames(sim.nodePools) : undefined), lineOf);
   return { fileName, name, description, seed, config, sim, cluster, objects, timeline };

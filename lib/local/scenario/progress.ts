@@ -24,6 +24,8 @@ export type Progress = {
   entryFinished(entry: TimelineEntry, end: EntryEnd): void;
   /** A handler invocation threw at `atMs`; the run goes on. */
   invocationFailed(atMs: number, failure: InvocationError): void;
+  /** An `admin` entry's answer, as text (status and history are shown; the report has every answer). */
+  adminAnswered?(atMs: number, action: string, text: string): void;
   runFinished(report: ScenarioReport): void;
 };
 
@@ -37,6 +39,11 @@ export function createProgress(options: { readonly quiet: boolean; readonly writ
     entryStarted: (entry, atMs) => write(`[${formatClock(atMs)}] #${entry.index} ${describeEntry(entry)} …`),
     entryFinished: (entry, end) => write(`[${formatClock(end.endMs)}] #${entry.index} ${describeEntry(entry)} … ${describeEnd(entry, end)}`),
     invocationFailed: (atMs, f) => write(`[${formatClock(atMs)}] ${describeInvocationError(f)}`),
+    adminAnswered: (atMs, action, text) => {
+      if (action !== 'status' && action !== 'history') return;
+      write(`[${formatClock(atMs)}] admin ${action} answered:`);
+      for (const line of text.split('\n')) write(line === '' ? '' : `          ${line}`);
+    },
     runFinished: (report) => write(`[${formatClock(report.virtualMs)}] ${describeRun(report)}`),
   };
 }

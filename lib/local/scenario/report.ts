@@ -14,6 +14,8 @@ export type TimelineRecord = {
   readonly startMs: number;
   readonly endMs: number;
   readonly error?: string;
+  /** An `admin` entry's answer, exactly as the admin function gave it (ok or not). */
+  readonly answer?: unknown;
 };
 
 /** Who caused a side effect: the reconciler, the simulated controllers/kubelet, or the timeline. */
@@ -164,12 +166,15 @@ export class ReportBuilder {
     this.open = { index: entry.index, verb: entry.verb, startMs: atMs };
   }
 
-  /** The open entry ends at `atMs` (for a `waitFor`: when reached, or when it timed out). */
-  endEntry(atMs: number, ok: boolean, error?: string): TimelineRecord {
+  /**
+   * The open entry ends at `atMs` (for a `waitFor`: when reached, or when it timed out); an `admin`
+   * entry's `answer` is kept with it (a copy).
+   */
+  endEntry(atMs: number, ok: boolean, error?: string, answer?: unknown): TimelineRecord {
     const open = this.open;
     if (open === undefined) throw new Error('no timeline entry has started');
     this.open = undefined;
-    const entry: TimelineRecord = { ...open, ok, endMs: atMs, ...(error === undefined ? {} : { error }) };
+    const entry: TimelineRecord = { ...open, ok, endMs: atMs, ...(error === undefined ? {} : { error }), ...(answer === undefined ? {} : { answer }) };
     const ordered = timelineRecord(entry);
     this.entries.push(ordered);
     return ordered;
@@ -212,7 +217,7 @@ export class ReportBuilder {
 
 function timelineRecord(e: TimelineRecord): TimelineRecord {
   const base = { index: e.index, verb: e.verb, ok: e.ok, startMs: e.startMs, endMs: e.endMs };
-  return e.error === undefined ? base : { ...base, error: e.error };
+  return { ...base, ...(e.error === undefined ? {} : { error: e.error }), ...(e.answer === undefined ? {} : { answer: structuredClone(e.answer) }) };
 }
 
 function actionRecord(a: ActionRecord): ActionRecord {

@@ -3,7 +3,7 @@
  * `timeout`). Everything an entry names — components, pods, nodes, JSONPaths, durations — is
  * checked here, so the runner never meets a malformed entry.
  */
-import { ADMIN_ACTIONS, ADMIN_COMPONENTS } from '../../platform/admin-request.js';
+import { ADMIN_ACTIONS, ADMIN_COMPONENTS, MAX_HISTORY_LIMIT } from '../../platform/admin-request.js';
 import { DEFAULT_WAIT_TIMEOUT_MS } from './defaults.js';
 import { readFault, readHeal, readWorld } from './faults.js';
 import { compileJsonPath } from './jsonpath.js';
@@ -16,6 +16,7 @@ import {
   FieldError,
   isMapping,
   readDuration,
+  readInteger,
   readJson,
   readJsonObject,
   readOneOf,
@@ -159,9 +160,11 @@ function isAnnotationKey(key: string): boolean {
 }
 
 function readAdmin(value: unknown, path: FieldPath): AdminStep {
-  const map = expectMapping(value, path, 'a mapping {action, component?}');
-  rejectUnknownFields(map, path, ['action', 'component']);
+  const map = expectMapping(value, path, 'a mapping {action, component?, limit?}');
+  rejectUnknownFields(map, path, ['action', 'component', 'limit']);
   const action = readOneOf(required(map, 'action', path), [...path, 'action'], ADMIN_ACTIONS, 'admin action');
+  if ('limit' in map && action !== 'history') throw new FieldError([...path, 'limit'], `limit is only allowed with history, not with ${action}`);
+  if (action === 'history') return 'limit' in map ? { action, limit: readInteger(map['limit'], [...path, 'limit'], 1, MAX_HISTORY_LIMIT) } : { action };
   if (action !== 'force-upgrade') {
     if ('component' in map) throw new FieldError([...path, 'component'], `component is only allowed with force-upgrade, not with ${action}`);
     return { action };

@@ -117,10 +117,11 @@ export type WorldChange =
   | { readonly kind: 'pdLeader'; readonly pod: string }
   | { readonly kind: 'pdConfig'; readonly config: JsonObject };
 
-/** An admin-function invocation; `force-upgrade` names its component. */
+/** An admin-function invocation; `force-upgrade` names its component, `history` may limit its records. */
 export type AdminStep =
   | { readonly action: 'force-upgrade'; readonly component: AdminComponent }
-  | { readonly action: Exclude<AdminAction, 'force-upgrade'> };
+  | { readonly action: 'history'; readonly limit?: number }
+  | { readonly action: Exclude<AdminAction, 'force-upgrade' | 'history'> };
 
 /** One timeline entry: its verb with its argument, its position, and its line in the file. */
 export type TimelineEntry = { readonly index: number; readonly line?: number } & (
@@ -147,6 +148,11 @@ export type Scenario = {
   /** Secrets and ConfigMaps created at t = 0 before the cluster (`objects:`; see objects.ts). */
   readonly objects: readonly ScenarioObject[];
   readonly timeline: readonly TimelineEntry[];
+  /**
+   * `simulate --from-kubeconfig`: the live cluster's objects (see lib/local/twin.ts), created at t = 0
+   * with `cluster` (then taken from the live cluster, status included) instead of it alone.
+   */
+  readonly twinObjects?: readonly JsonObject[];
 };
 
 /** Whether `value` is a seed a file or `--seed` may give: a whole number from 0 to `MAX_SEED`. */

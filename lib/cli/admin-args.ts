@@ -1,0 +1,164 @@
+/**
+ * The arguments of `tidb-reconciler admin <action> <namespace>/<name>`: which admin request to send
+ * (the payload of `lib/platform/admin-request.ts`, unchanged) and where to send it — the admin Lambda
+ * of a deployed stack (`--function NAME --region R`) or the local stack of `npm start` (its endpoint
+ * file). Parsing is pure; every error names the argument or field at fault.
+ */
+import { parseArgs } from 'node:util';
+import { ADMIN_COMPONENTS, MAX_HISTORY_LIMIT, parseAdminRequest, type AdminRequest } from '../platform/admin-request.js';
+import { parseDuration } from '../platform/duration.js';
+import { LOCAL_STACK_FILE } from '../local/admin-endpoint.js';
+
+/** The command's actions, in the words an operator types, and the admin function action each sends. */
+export const CLI_ADMIN_ACTIONS = {
+  'force-upgrade': 'force-upgrade',
+  'reconcile-now': 'reconcile',
+  pause: 'pause',
+  resume: 'resume',
+  status: 'status',
+  history: 'history',
+} as const;
+
+/** One of the command's action words. */
+export type CliAdminAction = keyof typeof CLI_ADMIN_ACTIONS;
+
+/** How long the command waits for an answer unless `--timeout` says otherwise. */
+export const DEFAULT_ADMIN_TIMEOUT_MS = 90_000;
+
+/** Where the request goes: a deployed admin Lambda, or the local stack through its endpoint file. */
+export type AdminTarget =
+  | { readonly kind: 'lambda'; readonly functionName: string; readonly region: string; readonly endpoint?: string }
+  | { readonly kind: 'local'; readonly stackFile: string };
+
+/** A parsed command line: the validated request, its target, the answer's format and the time limit. */
+export type AdminCommand = {
+  readonly request: AdminRequest;
+  readonly target: AdminTarget;
+  readonly json: boolean;
+  readonly timeoutMs: number;
+};
+
+/** Parsed arguments, or the usage error (exit 2) naming the argument or field. */
+export type ParseAdminArgsResult = { readonly ok: true; readonly command: AdminCommand } | { readonly ok: false; readonly field: string; readonly error: string };
+
+/** Help text of `admin`. */
+export const ADMIN_HELP = `Usage: tidb-reconciler admin <action> <namespace>/<name> [options]
+
+Invokes the admin function for one TidbCluster and prints its answer.
+
+Actions:
+  status          the cluster's components, conditions, lease, deadlines and next wake-up
+  history         the step history, newest first (--limit N, 1..${MAX_HISTORY_LIMIT}, default 20)
+  reconcile-now   run one reconcile step now (through the same lease as queued steps)
+  pause | resume  set spec.paused true | false, then step
+  force-upgrade   set tidb.pingcap.com/force-upgrade on the TidbCluster, then step (--component pd;
+                  TiDB Operator v1 has a force upgrade for PD only)
+
+Where:
+  --function NAME    the deployed admin function (e.g. tidb-reconciler-dev-admin); needs --region
+                     (or AWS_REGION). Uses your AWS credentials (the default provider chain).
+  --region R         the function's region
+  --endpoint URL     a Lambda API endpoint other than AWS's (e.g. LocalStack)
+  --local FILE       the local stack's endpoint file (default: ./${LOCAL_STACK_FILE}, written by
+                     \`npm start\` in its working directory); used when --function is not given
+
+Options:
+  --json             print the admin function's answer as JSON, unformatted
+  --timeout D        how long to wait for the answer (default ${DEFAULT_ADMIN_TIMEOUT_MS / 1000}s)
+
+Exit codes: 0 the answer is ok; 1 the answer is ok:false, or the function failed or could not be
+reached; 2 usage error (naming the argument).
+
+Examples:
+  tidb-reconciler admin history demo/basic
+  tidb-reconciler admin status demo/basic --function tidb-reconciler-prod-admin --region us-west-2`;
+
+/** Parses the arguments after `admin`. `env` supplies AWS_REGION / AWS_DEFAULT_REGION for --region. */
+export function parseAdminArgs(args: readonly string[], env: NodeJS.ProcessEnv = {}): ParseAdminArgsResult {
+  let parsed: ReturnType<typeof parseRaw>;
+  try {
+    parsed = parseRaw(args);
+  } catch (err) {
+    return fail('arguments', (err as Error).message);
+  }
+  const { values, positionals } = parsed;
+  const [action, ref, ...extra] = positionals;
+  if (action === undefined) return fail('action', `the action is missing (one of ${Object.keys(CLI_ADMIN_ACTIONS).join(', ')})`);
+  if (!isCliAction(action)) return fail('action', `unknown action "${action}" (one of ${Object.keys(CLI_ADMIN_ACTIONS).join(', ')})`);
+  if (ref === undefined) return fail('cluster', 'the TidbCluster is missing: give it as <namespace>/<name>');
+  if (extra.length > 0) return fail('arguments', `unexpected argument "${extra[0]}"`);
+  const parts = ref.split('/');
+  if (parts.length !== 2) return fail('cluster', `"${ref}" is not <namespace>/<name>`);
+  const payload = payloadOf(action, { namespace: parts[0], name: parts[1] }, values);
+  if ('error' in payload) return fail(payload.field, payload.error);
+  const request = parseAdminRequest(payload.payload);
+  if (!request.ok) return fail(request.error.field, request.error.message);
+  const target = targetOf(values, env);
+  if ('error' in target) return fail(target.field, target.error);
+  let timeoutMs = DEFAULT_ADMIN_TIMEOUT_MS;
+  if (values.timeout !== undefined) {
+    try {
+      timeoutMs = parseDuration(values.timeout);
+    } catch (err) {
+      return fail('--timeout', `--timeout: ${(err as Error).message}`);
+    }
+  }
+  return { ok: true, command: { request: request.request, target: target.target, json: values.json === true, timeoutMs } };
+}
+
+function parseRaw(args: readonly string[]) {
+  return parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      component: { type: 'string' },
+      limit: { type: 'string' },
+      json: { type: 'boolean' },
+      function: { type: 'string' },
+      region: { type: 'string' },
+      endpoint: { type: 'string' },
+      local: { type: 'string' },
+      timeout: { type: 'string' },
+    },
+  });
+}
+
+type Values = ReturnType<typeof parseRaw>['values'];
+type Failure = { readonly field: string; readonly error: string };
+
+function payloadOf(action: CliAdminAction, cluster: { namespace?: string; name?: string }, values: Values): { payload: Record<string, unknown> } | Failure {
+  if (values.component !== undefined && action !== 'force-upgrade') return { field: '--component', error: '--component is for force-upgrade only' };
+  if (values.limit !== undefined && action !== 'history') return { field: '--limit', error: '--limit is for history only' };
+  const payload: Record<string, unknown> = { action: CLI_ADMIN_ACTIONS[action], cluster };
+  if (action === 'force-upgrade') payload['component'] = values.component ?? ADMIN_COMPONENTS[0];
+  if (values.limit !== undefined) {
+    if (!/^[0-9]+$/.test(values.limit)) return { field: 'limit', error: `--limit must be a whole number from 1 to ${MAX_HISTORY_LIMIT}, got "${values.limit}"` };
+    payload['limit'] = Number(values.limit);
+  }
+  return { payload };
+}
+
+function targetOf(values: Values, env: NodeJS.ProcessEnv): { target: AdminTarget } | Failure {
+  const fn = values.function;
+  if (fn === undefined) {
+    for (const flag of ['region', 'endpoint'] as const) {
+      if (values[flag] !== undefined) return { field: `--${flag}`, error: `--${flag} needs --function (the deployed admin function)` };
+    }
+    return { target: { kind: 'local', stackFile: values.local ?? LOCAL_STACK_FILE } };
+  }
+  if (values.local !== undefined) return { field: '--local', error: '--local and --function name two different stacks: give one' };
+  if (fn === '') return { field: '--function', error: '--function needs the admin function name or ARN' };
+  const region = values.region ?? env['AWS_REGION'] ?? env['AWS_DEFAULT_REGION'];
+  if (region === undefined || region === '') return { field: '--region', error: '--region is missing: the admin function\'s region is needed with --function (or set AWS_REGION)' };
+  if (values.endpoint !== undefined && !/^https?:\/\/[^/]/.test(values.endpoint)) return { field: '--endpoint', error: `--endpoint must be an http(s) URL, got "${values.endpoint}"` };
+  return { target: { kind: 'lambda', functionName: fn, region, ...(values.endpoint === undefined ? {} : { endpoint: values.endpoint }) } };
+}
+
+function isCliAction(value: string): value is CliAdminAction {
+  return Object.prototype.hasOwnProperty.call(CLI_ADMIN_ACTIONS, value);
+}
+
+function fail(field: string, error: string): ParseAdminArgsResult {
+  return { ok: false, field, error };
+}

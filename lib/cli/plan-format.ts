@@ -1,0 +1,68 @@
+/**
+ * The next step of a cluster as text: the actions in order, the status fields it would change
+ * (`path: old → new`), the outcome and when it would wake — or "nothing to do" when it would
+ * write nothing. Pure: time is the caller's.
+ */
+import { formatSpan } from '../local/scenario/progress.js';
+import { cutText } from '../platform/text.js';
+import { describeOutcome } from '../reconcile/outcome.js';
+import { describeAction } from '../step/describe.js';
+import type { NextStep } from '../wiring/next-step.js';
+
+// PD's error can carry a whole Kubernetes Status document; the heading shows its start.
+const MAX_PD_ERROR_BYTES = 160;
+
+/** One status field the step would change; `before`/`after` undefined when absent. */
+export type StatusChange = { readonly path: string; readonly before: unknown; readonly after: unknown };
+
+/** The leaf fields that differ between two JSON values, in a stable order (arrays compared whole per index). */
+export function statusChanges(before: unknown, after: unknown, path = 'status'): StatusChange[] {
+  if (isObject(before) && isObject(after)) {
+    const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+    return keys.flatMap((k) => statusChanges(before[k], after[k], `${path}.${k}`));
+  }
+  if (Array.isArray(before) && Array.isArray(after) && before.length === after.length) {
+    return before.flatMap((b, i) => statusChanges(b, after[i], `${path}[${i}]`));
+  }
+  return JSON.stringify(before) === JSON.stringify(after) ? [] : [{ path, before, after }];
+}
+
+/** Whether the step would write nothing: no action and no status change. */
+export function isNothingToDo(step: Extract<NextStep, { ok: true }>): boolean {
+  return step.plan.actions.length === 0 && step.plan.status === undefined;
+}
+
+/** The next step of `ref` as lines of text; times as UTC with "in 5s" hints from `nowMs`. */
+export function formatNextStep(ref: string, step: NextStep, nowMs: number): string {
+  if (!step.ok) return `${ref}: cannot plan: ${step.error}`;
+  const { plan, snapshot } = step;
+  if (!snapshot.cluster) return `${ref}: no such TidbCluster; nothing to do`;
+  const outcome = describeOutcome(plan.outcome);
+  const wake = step.wakeAtMs === undefined ? 'not before the next event or sweep' : `${utc(step.wakeAtMs)} (in ${formatSpan(Math.max(0, Math.round((step.wakeAtMs - nowMs) / 1000) * 1000))})`;
+  const held = plan.ruleResults.filter((r) => r.outcome.kind !== 'complete').map((r) => `${r.rule}=${r.outcome.kind}`);
+  const pd = snapshot.pd ? `PD: ${snapshot.pd.members.length} member(s), leader ${snapshot.pd.leader?.name ?? 'none'}` : `PD: ${cutText(snapshot.pdError ?? 'not read', MAX_PD_ERROR_BYTES)}`;
+  const lines = [`${ref}   (${pd})`];
+  if (isNothingToDo(step)) {
+    lines.push('  nothing to do', `  outcome: ${outcome}`, `  would wake: ${wake}`);
+    return lines.join('\n');
+  }
+  lines.push(plan.actions.length === 0 ? '  actions: none' : '  actions, in order:');
+  plan.actions.forEach((a, i) => lines.push(`    ${i + 1}. ${describeAction(a)}`));
+  const changes = plan.status === undefined ? [] : statusChanges(snapshot.cluster.status ?? {}, plan.status);
+  lines.push(changes.length === 0 ? '  status: unchanged' : '  status it would write (changed fields):');
+  for (const c of changes) lines.push(`    ${c.path}: ${show(c.before)} → ${show(c.after)}`);
+  lines.push(`  outcome: ${outcome}${held.length > 0 ? `   (${held.join(' ')})` : ''}`, `  would wake: ${wake}`);
+  return lines.join('\n');
+}
+
+function utc(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')}Z`;
+}
+
+function show(value: unknown): string {
+  return value === undefined ? '(absent)' : JSON.stringify(value);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,175 @@
+/**
+ * `tidb-reconciler admin` end to end: against a deployed stack through the AWS SDK Lambda client (a
+ * local HTTP server speaking Lambda's Invoke API stands in for AWS), and against a local stack (the
+ * real admin handler behind the local admin endpoint, state in dynalite, a simulated API server).
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtempSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createAdminHandler } from '../../functions/admin.js';
+import { runAdminCommand } from '../../lib/cli/admin.js';
+import { startAdminEndpoint, writeEndpointFile, type AdminEndpoint } from '../../lib/local/admin-endpoint.js';
+import { RealClock } from '../../lib/platform/clock.js';
+import { MemoryReconcileQueue } from '../../lib/queue/memory.js';
+import { tidbClusterObject } from '../../lib/sim/tidb/manifests.js';
+import { ensureTable } from '../../lib/state/table.js';
+import { localRuntime } from '../../lib/wiring/ports.js';
+import { startBareServer, type BareServer } from '../support/api-server.js';
+import { startDynalite, type LocalDynamo } from '../support/dynamo.js';
+import { handCluster } from './tidb-harness.js';
+
+/** Runs the command, collecting what it prints. */
+async function admin(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runAdminCommand(args, { env, out: (t) => out.push(t), err: (t) => err.push(t) });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+type Invocation = { fn: string; payload: unknown; authorization: string; invocationType: string };
+
+/** Lambda's Invoke API (POST /2015-03-31/functions/{name}/invocations); each function name answers its own way. */
+async function startFakeLambda(): Promise<{ endpoint: string; invocations: Invocation[]; close(): Promise<void> }> {
+  const invocations: Invocation[] = [];
+  const server: Server = createServer(async (req, res) => {
+    const match = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(req.url ?? '');
+    const body = await text(req);
+    if (req.method !== 'POST' || !match) return void res.writeHead(404).end();
+    const fn = decodeURIComponent(match[1] ?? '');
+    const payload = JSON.parse(body) as { action: string; cluster: unknown };
+    invocations.push({ fn, payload, authorization: String(req.headers.authorization), invocationType: String(req.headers['x-amz-invocation-type']) });
+    const json = (status: number, doc: unknown, headers: Record<string, string> = {}) => res.writeHead(status, { 'Content-Type': 'application/json', 'X-Amz-Executed-Version': '$LATEST', ...headers }).end(JSON.stringify(doc));
+    switch (fn) {
+      case 'answers':
+        return json(200, { ok: true, action: payload.action, cluster: payload.cluster, key: 'eks/demo/basic', history: [] });
+      case 'refuses':
+        return json(200, { ok: false, error: 'TidbCluster demo/basic not found', field: 'cluster' });
+      case 'crashes':
+        return json(200, { errorType: 'Runtime.ImportModuleError', errorMessage: "Cannot find module 'x'" }, { 'X-Amz-Function-Error': 'Unhandled' });
+      case 'hangs':
+        return; // never answers
+      default:
+        return json(404, { Type: 'User', message: `Function not found: ${fn}` }, { 'x-amzn-ErrorType': 'ResourceNotFoundException' });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    invocations,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+function text(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    let s = '';
+    req.on('data', (c: Buffer) => (s += c.toString('utf8')));
+    req.on('end', () => resolve(s));
+  });
+}
+
+const AWS_ENV = { AWS_ACCESS_KEY_ID: 'AKIDADMINTEST', AWS_SECRET_ACCESS_KEY: 'secret', AWS_REGION: 'eu-west-1' };
+
+describe('admin against a deployed stack (the AWS SDK Lambda client)', () => {
+  let lambda: Awaited<ReturnType<typeof startFakeLambda>>;
+  const saved: Record<string, string | undefined> = {};
+  beforeAll(async () => {
+    lambda = await startFakeLambda();
+    // The SDK's default credential chain reads the environment first.
+    for (const [k, v] of Object.entries(AWS_ENV)) [saved[k], process.env[k]] = [process.env[k], v];
+  });
+  afterAll(async () => {
+    for (const k of Object.keys(AWS_ENV)) if (saved[k] === undefined) delete process.env[k];
+    else process.env[k] = saved[k];
+    await lambda.close();
+  });
+
+  it('invokes the function synchronously with the admin payload, signed with the caller\'s credentials, and prints the answer', async () => {
+    // Act
+    const r = await admin(['history', 'demo/basic', '--limit', '2', '--function', 'answers', '--endpoint', lambda.endpoint], AWS_ENV);
+    // Assess
+    expect(r).toEqual({ code: 0, out: expect.stringContaining('Step history of demo/basic (newest first, 0 records)'), err: '' });
+    const sent = lambda.invocations.at(-1);
+    expect(sent).toEqual({ fn: 'answers', payload: { action: 'history', cluster: { namespace: 'demo', name: 'basic' }, limit: 2 }, invocationType: 'RequestResponse', authorization: expect.stringMatching(/^AWS4-HMAC-SHA256 Credential=AKIDADMINTEST\/\d{8}\/eu-west-1\/lambda\/aws4_request/) });
+  });
+
+  it.each([
+    { name: 'an ok:false answer exits 1 with the error and field', fn: 'refuses', want: 'admin: TidbCluster demo/basic not found (field: cluster)' },
+    { name: 'an unhandled function error is shown as such', fn: 'crashes', want: "the admin function failed (Unhandled): Runtime.ImportModuleError: Cannot find module 'x'" },
+    { name: 'a function that does not exist', fn: 'missing', want: 'invoking missing in eu-west-1: ResourceNotFoundException' },
+    { name: 'no answer within --timeout', fn: 'hangs', want: 'invoking hangs in eu-west-1: ', timeout: '1s' },
+  ])('$name', async ({ fn, want, timeout }) => {
+    // Act
+    const r = await admin(['status', 'demo/basic', '--function', fn, '--region', 'eu-west-1', '--endpoint', lambda.endpoint, ...(timeout ? ['--timeout', timeout] : [])], AWS_ENV);
+    // Assess
+    expect(r.code).toBe(1);
+    expect(r.out).toBe('');
+    expect(r.err).toContain(want);
+  });
+
+  it('--json prints the answer exactly as the function gave it', async () => {
+    const r = await admin(['status', 'demo/basic', '--function', 'refuses', '--json', '--endpoint', lambda.endpoint], AWS_ENV);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.out)).toEqual({ ok: false, error: 'TidbCluster demo/basic not found', field: 'cluster' });
+  });
+});
+
+describe('admin against the local stack (its admin endpoint, the real handler, dynalite)', () => {
+  const TABLE = 'cli-admin';
+  let api: BareServer;
+  let dynamo: LocalDynamo;
+  let endpoint: AdminEndpoint;
+  let stackFile: string;
+  beforeAll(async () => {
+    api = await startBareServer();
+    dynamo = await startDynalite();
+    await ensureTable(dynamo.client, TABLE);
+    const clock = new RealClock();
+    const runtime = localRuntime({ kubeConfig: api.kubeConfig, dynamo: dynamo.client, tableName: TABLE, queue: new MemoryReconcileQueue({ clock }), clock, k8sCluster: 'local' });
+    endpoint = await startAdminEndpoint(createAdminHandler({ runtime: () => runtime }));
+    stackFile = join(mkdtempSync(join(tmpdir(), 'admin-')), '.tidb-reconciler', 'local-stack.json');
+    writeEndpointFile(stackFile, { pid: process.pid, adminUrl: endpoint.url, apiServerUrl: api.url });
+    // A TidbCluster whose PD has no pods: steps run, PD is unreachable.
+    api.store.create('TidbCluster', tidbClusterObject(handCluster({ pd: 1, tikv: undefined, tidb: undefined })));
+  }, 60_000);
+  afterAll(async () => {
+    await endpoint.stop();
+    await api.close();
+    await dynamo.stop();
+  });
+
+  it('pause writes spec.paused and steps; history then lists that step; status shows the state', async () => {
+    // Act
+    const paused = await admin(['pause', 'demo/basic', '--local', stackFile]);
+    const history = await admin(['history', 'demo/basic', '--local', stackFile]);
+    const status = await admin(['status', 'demo/basic', '--local', stackFile]);
+    // Assess
+    expect(paused).toEqual({ code: 0, out: expect.stringMatching(/^pause demo\/basic: ok \(changed\)\n {2}step \S+: stepped/), err: '' });
+    expect(api.store.get('TidbCluster', 'demo', 'basic')?.spec?.paused).toBe(true);
+    expect(history.code).toBe(0);
+    expect(history.out.split('\n')[0]).toBe('Step history of demo/basic (newest first, 1 record)');
+    expect(history.out).toMatch(/\n\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ\s+admin:pause\s/);
+    expect(status.code).toBe(0);
+    expect(status.out).toContain('TidbCluster demo/basic   (key local/demo/basic)');
+    expect(status.out).toContain('Lease:        free');
+    expect(status.out).toMatch(/Fence:\s+1/);
+  });
+
+  it('a cluster that does not exist is answered ok:false naming cluster (exit 1)', async () => {
+    const r = await admin(['status', 'demo/nothing', '--local', stackFile]);
+    expect(r).toEqual({ code: 1, out: '', err: 'admin: TidbCluster demo/nothing not found (field: cluster)' });
+  });
+
+  it('without a running local stack the error says how to get one', async () => {
+    const r = await admin(['status', 'demo/basic', '--local', join(tmpdir(), 'no-such-dir', 'local-stack.json')]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('no local stack:');
+    expect(r.err).toContain('npm start');
+  });
+});

@@ -1,0 +1,128 @@
+import { describe, expect, it } from '@jest/globals';
+import { DEFAULT_ADMIN_TIMEOUT_MS, parseAdminArgs } from '../../lib/cli/admin-args.js';
+import { formatAdminAnswer, type TimeFormat } from '../../lib/local/admin-format.js';
+import { LOCAL_STACK_FILE } from '../../lib/local/admin-endpoint.js';
+
+const NO_ENV = {};
+
+describe('admin: what each command line sends, and where', () => {
+  it.each([
+    { name: 'status to the local stack', args: ['status', 'demo/basic'], request: { action: 'status', cluster: { namespace: 'demo', name: 'basic' } }, target: { kind: 'local', stackFile: LOCAL_STACK_FILE } },
+    { name: 'reconcile-now is the reconcile action', args: ['reconcile-now', 'demo/basic'], request: { action: 'reconcile', cluster: { namespace: 'demo', name: 'basic' } } },
+    { name: 'force-upgrade defaults to PD', args: ['force-upgrade', 'demo/basic'], request: { action: 'force-upgrade', cluster: { namespace: 'demo', name: 'basic' }, component: 'pd' } },
+    { name: 'history with a limit', args: ['history', 'tidb/prod', '--limit', '5'], request: { action: 'history', cluster: { namespace: 'tidb', name: 'prod' }, limit: 5 } },
+    { name: 'pause to a deployed function', args: ['pause', 'demo/basic', '--function', 'tr-admin', '--region', 'eu-west-1'], request: { action: 'pause', cluster: { namespace: 'demo', name: 'basic' } }, target: { kind: 'lambda', functionName: 'tr-admin', region: 'eu-west-1' } },
+    { name: 'another local stack file', args: ['resume', 'demo/basic', '--local', '/srv/x.json'], request: { action: 'resume', cluster: { namespace: 'demo', name: 'basic' } }, target: { kind: 'local', stackFile: '/srv/x.json' } },
+    { name: 'a Lambda endpoint of choice', args: ['status', 'demo/basic', '--function', 'f', '--region', 'r', '--endpoint', 'http://127.0.0.1:4566'], target: { kind: 'lambda', functionName: 'f', region: 'r', endpoint: 'http://127.0.0.1:4566' } },
+  ])('$name', ({ args, request, target }) => {
+    // Act
+    const parsed = parseAdminArgs(args, NO_ENV);
+    // Assess
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    if (request) expect(parsed.command.request).toEqual(request);
+    if (target) expect(parsed.command.target).toEqual(target);
+    expect(parsed.command.timeoutMs).toBe(DEFAULT_ADMIN_TIMEOUT_MS);
+  });
+
+  it('--region falls back to AWS_REGION, --timeout and --json are read', () => {
+    // Act
+    const parsed = parseAdminArgs(['status', 'demo/basic', '--function', 'f', '--json', '--timeout', '5s'], { AWS_REGION: 'ap-south-1' });
+    // Assess
+    expect(parsed).toEqual({ ok: true, command: expect.objectContaining({ target: { kind: 'lambda', functionName: 'f', region: 'ap-south-1' }, json: true, timeoutMs: 5000 }) });
+  });
+
+  it.each([
+    { name: 'no action', args: [], field: 'action', error: 'the action is missing' },
+    { name: 'unknown action', args: ['restart', 'demo/basic'], field: 'action', error: 'unknown action "restart"' },
+    { name: 'the payload word is not a command word', args: ['reconcile', 'demo/basic'], field: 'action', error: 'unknown action "reconcile"' },
+    { name: 'no cluster', args: ['status'], field: 'cluster', error: 'the TidbCluster is missing' },
+    { name: 'a ref without namespace', args: ['status', 'basic'], field: 'cluster', error: '"basic" is not <namespace>/<name>' },
+    { name: 'a ref with two slashes', args: ['status', 'a/b/c'], field: 'cluster', error: '"a/b/c" is not <namespace>/<name>' },
+    { name: 'a namespace Kubernetes refuses', args: ['status', 'Demo/basic'], field: 'cluster.namespace', error: 'DNS-1123 label' },
+    { name: 'an empty name', args: ['status', 'demo/'], field: 'cluster.name', error: 'cluster.name must be a DNS-1123 subdomain' },
+    { name: 'an unknown component', args: ['force-upgrade', 'demo/basic', '--component', 'tikvv'], field: 'component', error: 'component must be one of' },
+    { name: '--component on another action', args: ['pause', 'demo/basic', '--component', 'pd'], field: '--component', error: 'for force-upgrade only' },
+    { name: '--limit on another action', args: ['status', 'demo/basic', '--limit', '3'], field: '--limit', error: 'for history only' },
+    { name: 'a limit out of range', args: ['history', 'demo/basic', '--limit', '500'], field: 'limit', error: 'limit must be a whole number from 1 to 100' },
+    { name: 'a limit that is not a number', args: ['history', 'demo/basic', '--limit', 'ten'], field: 'limit', error: 'got "ten"' },
+    { name: 'missing --region', args: ['status', 'demo/basic', '--function', 'f'], field: '--region', error: '--region is missing' },
+    { name: '--region without --function', args: ['status', 'demo/basic', '--region', 'us-east-1'], field: '--region', error: '--region needs --function' },
+    { name: '--local and --function', args: ['status', 'demo/basic', '--function', 'f', '--region', 'r', '--local', 'x'], field: '--local', error: 'give one' },
+    { name: 'a bad endpoint', args: ['status', 'demo/basic', '--function', 'f', '--region', 'r', '--endpoint', 'localhost:1'], field: '--endpoint', error: 'must be an http(s) URL' },
+    { name: 'a bad timeout', args: ['status', 'demo/basic', '--timeout', 'soon'], field: '--timeout', error: '--timeout: invalid duration' },
+    { name: 'an unknown option', args: ['status', 'demo/basic', '--regoin', 'r'], field: 'arguments', error: "Unknown option '--regoin'" },
+    { name: 'an extra argument', args: ['status', 'demo/basic', 'demo/other'], field: 'arguments', error: 'unexpected argument "demo/other"' },
+  ])('a usage error names its field: $name', ({ args, field, error }) => {
+    // Act
+    const parsed = parseAdminArgs(args, NO_ENV);
+    // Assess
+    expect(parsed).toEqual({ ok: false, field, error: expect.stringContaining(error) });
+  });
+});
+
+// Times on a small scale so they read easily: t=100 s is "now".
+const time: TimeFormat = { nowMs: 100_000, formatTime: (ms) => `t=${ms / 1000}s` };
+const cluster = { namespace: 'demo', name: 'basic' };
+
+describe('admin: answers as text', () => {
+  it('status shows components, conditions, lease, next wake-up and deadlines', () => {
+    // Prepare
+    const answer = {
+      ok: true,
+      action: 'status',
+      cluster,
+      key: 'eks/demo/basic',
+      status: {
+        pd: { phase: 'Upgrade', synced: true, leader: { name: 'basic-pd-1' }, statefulSet: { replicas: 3, readyReplicas: 2 }, members: { 'basic-pd-0': { name: 'basic-pd-0', health: true }, 'basic-pd-1': { name: 'basic-pd-1', health: false } } },
+        conditions: [{ type: 'Ready', status: 'False', reason: 'PDUnhealthy', lastTransitionTime: '2026-01-01T00:00:00Z', message: 'PD(s) are not healthy' }],
+      },
+      state: { fence: 7, lease: { owner: 'req-1/m-1', untilMs: 130_000 }, dirty: true, failures: 2, nextWakeAtMs: 400_000, lastStep: { atMs: 90_000, outcome: 'retry', message: 'retry in 5000 ms: x' } },
+      deadlines: [{ component: 'pd', member: 'basic-pd-1', kind: 'failover', sinceMs: 60_000, deadlineAtMs: 360_000, fence: 6 }],
+    };
+    // Act
+    const text = formatAdminAnswer(answer, time);
+    // Assess
+    expect(text).toContain('TidbCluster demo/basic   (key eks/demo/basic)');
+    expect(text).toMatch(/pd\s+Upgrade\s+2\/3\s+true\s+basic-pd-1\s+basic-pd-0, basic-pd-1 \(unhealthy\)/);
+    expect(text).toMatch(/Ready\s+False\s+PDUnhealthy\s+2026-01-01T00:00:00Z\s+PD\(s\) are not healthy/);
+    expect(text).toContain('Lease:        held by req-1/m-1 until t=130s (in 30s)');
+    expect(text).toContain('Next wake-up: t=400s (in 5m)');
+    expect(text).toContain('Failures:     2   (dirty: a trigger is waiting for the lease holder)');
+    expect(text).toContain('Last step:    t=90s retry: retry in 5000 ms: x');
+    expect(text).toMatch(/pd\s+basic-pd-1\s+failover\s+t=60s\s+t=360s \(in 4m20s\)/);
+  });
+
+  it('status of a cluster no step has claimed says so, and an expired lease is free', () => {
+    expect(formatAdminAnswer({ ok: true, action: 'status', cluster, key: 'k', status: {}, state: null, deadlines: [] }, time)).toContain('Reconciler state: none yet');
+    const expired = { fence: 1, lease: { owner: 'x', untilMs: 99_000 }, dirty: false, failures: 0, nextWakeAtMs: null, lastStep: null };
+    const text = formatAdminAnswer({ ok: true, action: 'status', cluster, key: 'k', status: {}, state: expired, deadlines: [] }, time);
+    expect(text).toContain('Lease:        free');
+    expect(text).toContain('Next wake-up: none armed');
+  });
+
+  it('history is a table: time, trigger, the rules that did not complete, one action per line, outcome', () => {
+    // Prepare
+    const history = [
+      { atMs: 95_000, fence: 3, trigger: 'admin:pause', outcome: 'complete', actions: ['updateStatus TidbCluster demo/basic: ok'], durationMs: 4, detail: { outcome: 'complete', rules: ['Admission=complete', 'Paused=complete'] } },
+      { atMs: 80_000, fence: 2, trigger: 'watch', outcome: 'retry', actions: ['create Service demo/basic-pd: ok', 'create StatefulSet demo/basic-pd: ok'], durationMs: 9, detail: { outcome: 'retry in 5000 ms: waiting for PD cluster running', rules: ['Admission=complete', 'PdStatefulSet=retry'] } },
+    ];
+    // Act
+    const lines = formatAdminAnswer({ ok: true, action: 'history', cluster, key: 'k', history }, time).split('\n');
+    // Assess
+    expect(lines[0]).toBe('Step history of demo/basic (newest first, 2 records)');
+    expect(lines[1]).toMatch(/^TIME\s+TRIGGER\s+RULES\s+ACTIONS\s+OUTCOME$/);
+    expect(lines[2]).toMatch(/^t=95s\s+admin:pause\s+-\s+updateStatus TidbCluster demo\/basic: ok\s+complete$/);
+    expect(lines[3]).toMatch(/^t=80s\s+watch\s+PdStatefulSet=retry\s+create Service demo\/basic-pd: ok\s+retry in 5000 ms: waiting for PD cluster running$/);
+    expect(lines[4]).toMatch(/^\s+create StatefulSet demo\/basic-pd: ok$/);
+    expect(lines[4]?.indexOf('create')).toBe(lines[3]?.indexOf('create'));
+  });
+
+  it.each([
+    { name: 'a refusal names its field', answer: { ok: false, error: 'TidbCluster demo/x not found', field: 'cluster' }, want: 'admin: TidbCluster demo/x not found (field: cluster)' },
+    { name: 'a change that was already so', answer: { ok: true, action: 'pause', cluster, key: 'k', changed: false, step: { reconcileId: 'r1', disposition: 'stepped', outcome: 'complete', actions: [], statusWritten: false } }, want: 'pause demo/basic: ok (already so; nothing written)\n  step r1: stepped, complete' },
+    { name: 'a step with actions and a wake-up', answer: { ok: true, action: 'reconcile', cluster, key: 'k', step: { reconcileId: 'r2', disposition: 'stepped', outcome: 'retry', detail: 'retry in 5000 ms: w', actions: ['create Service demo/basic-pd: ok'], statusWritten: true, nextWakeAtMs: 105_000 } }, want: 'reconcile demo/basic: ok\n  step r2: stepped, retry — retry in 5000 ms: w\n    create Service demo/basic-pd: ok\n  next wake-up: t=105s (in 5s)' },
+  ])('$name', ({ answer, want }) => {
+    expect(formatAdminAnswer(answer, time)).toBe(want);
+  });
+});
