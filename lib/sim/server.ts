@@ -9,7 +9,8 @@ import { ApiError } from './api-error.js';
 import { discoveryDocument } from './discovery.js';
 import { openApiDocument, openApiIndex } from './openapi.js';
 import { buildFilter } from './filters.js';
-import { parseJsonBody, readBody, sendError, sendJson } from './http-util.js';
+import { parseJsonBody, readBody, readBodyBytes, sendError, sendJson } from './http-util.js';
+import { PROTOBUF_MEDIA_TYPE, decodeProtobufBody } from './protobuf/decode.js';
 import { asTable, wantsTable } from './tables.js';
 import type { ProxyRegistry } from './proxy.js';
 import { handleResource } from './resource-handlers.js';
@@ -166,13 +167,8 @@ export class SimApiServer {
       return;
     }
     const contentType = (req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim() ?? '';
-    if ((method === 'POST' || method === 'PUT') && contentType !== 'application/json' && contentType !== 'application/yaml') {
-      // Protobuf and CBOR are not served; clients fall back to JSON on 415, as with a real server that lacks them.
-      throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
-    }
-    const text = method === 'GET' ? '' : await readBody(req);
     const needsBody = method === 'POST' || method === 'PUT' || method === 'PATCH';
-    const body = needsBody ? parseJsonBody(text) : text.trim() ? parseJsonBody(text) : undefined;
+    const body = await readRequestBody(req, method, contentType, needsBody);
     const request = { method, resource: route.resource, namespace: route.namespace, name: route.name, subresource: route.subresource, query: q, contentType, body };
     const verb = writeVerb(method, route.subresource);
     let answer: ReturnType<typeof handleResource>;
@@ -186,6 +182,21 @@ export class SimApiServer {
     const table = method === 'GET' && answer.code === 200 && !route.subresource && wantsTable(req.headers.accept) ? asTable(route.resource.kind, answer.body, this.store.clock.nowMs(), q.get('includeObject')) : undefined;
     sendJson(res, answer.code, table ?? answer.body);
   }
+}
+
+/**
+ * The request body as an object: JSON or YAML text, or — for creates and updates — a Kubernetes
+ * protobuf body, which kubectl's generator commands send (decoded to the same object). Any other
+ * media type on a create or update is 415, as the real server answers.
+ */
+async function readRequestBody(req: IncomingMessage, method: string, contentType: string, needsBody: boolean): Promise<unknown> {
+  const isWrite = method === 'POST' || method === 'PUT';
+  if (isWrite && contentType === PROTOBUF_MEDIA_TYPE) return decodeProtobufBody(await readBodyBytes(req));
+  if (isWrite && contentType !== 'application/json' && contentType !== 'application/yaml') {
+    throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, ${PROTOBUF_MEDIA_TYPE}`);
+  }
+  const text = method === 'GET' ? '' : await readBody(req);
+  return needsBody ? parseJsonBody(text) : text.trim() ? parseJsonBody(text) : undefined;
 }
 
 /** The report's verb for a write request, or undefined for reads. */
