@@ -4,7 +4,7 @@
  * definitions of Kubernetes 1.34 — `generated.proto` and `types.go` of k8s.io/api and
  * k8s.io/apimachinery at tag v0.34.1 — and keeps the messages reachable from the served built-in
  * kinds, with their field numbers, plus what only the Go types say: each field's JSON name, whether
- * it is `omitempty`, a pointer, or inlined into its parent (`json:",inline"`).
+ * it is `omitempty` or `omitzero`, a pointer, or inlined into its parent (`json:",inline"`).
  *
  *   npx tsx scripts/gen-k8s-protobuf.ts DIR
  *
@@ -24,7 +24,7 @@ const ROOTS: Record<string, string[]> = {
   'k8s.io.apimachinery.pkg.runtime': ['Unknown'],
 };
 
-/** JSON facts of one proto field, from its Go struct tag: [jsonName, flags]; flags: o omitempty, p pointer, i inline. */
+/** JSON facts of one proto field, from its Go struct tag: [jsonName, flags]; flags: o omitempty, p pointer, i inline, z omitzero. */
 type FieldFacts = [string, string];
 
 function walk(dir: string): string[] {
@@ -59,7 +59,7 @@ function goFacts(text: string): Map<string, Map<string, FieldFacts>> {
     const protoName = /name=(\w+)/.exec(protoTag)?.[1] ?? lowerFirst(goType.replace(/^\*/, ''));
     const [jsonName = '', ...opts] = jsonTag.split(',');
     if (!protoName || jsonName === '-') continue;
-    const flags = (opts.includes('omitempty') ? 'o' : '') + (goType.startsWith('*') ? 'p' : '') + (opts.includes('inline') ? 'i' : '');
+    const flags = (opts.includes('omitempty') ? 'o' : '') + (goType.startsWith('*') ? 'p' : '') + (opts.includes('inline') ? 'i' : '') + (opts.includes('omitzero') ? 'z' : '');
     current.set(protoName, [jsonName, flags]);
   }
   return out;
@@ -91,7 +91,8 @@ function main(dir: string): void {
   const out = new protobuf.Root();
   for (const [name, t] of [...keep].sort(([a], [b]) => a.localeCompare(b))) {
     const pkg = name.slice(0, name.lastIndexOf('.'));
-    const copy = protobuf.Type.fromJSON(t.name, { fields: t.toJSON().fields ?? {} });
+    // toJSON keeps the edition (proto2: explicit presence, so a pointer at zero stays on the wire).
+    const copy = protobuf.Type.fromJSON(t.name, t.toJSON());
     (out.lookup(pkg) as protobuf.Namespace | null ?? out.define(pkg)).add(copy);
   }
   const json = Object.fromEntries([...keep.keys()].sort().filter((n) => facts[n]).map((n) => [n, facts[n]]));
