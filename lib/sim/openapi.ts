@@ -2,9 +2,11 @@
  * Minimal OpenAPI v3 documents: one PATCH operation per served kind, tagged with its
  * group/version/kind and declaring the `fieldValidation` query parameter. That is what kubectl reads
  * to learn that the server validates fields itself, so `kubectl apply` works without
- * `--validate=false`. Schemas are not published; the server accepts `fieldValidation` and does not
+ * `--validate=false`. The built-in kinds' component schemas (builtin-openapi.ts) are published for
+ * `kubectl explain`; the server accepts `fieldValidation` and does not
  * reject unknown fields (a documented difference from a real API server in Strict mode).
  */
+import { builtinComponentSchemas } from './builtin-openapi.js';
 import { RESOURCES, type ResourceDef } from './resources.js';
 
 /** `/openapi/v3`: the index of group/version documents. */
@@ -30,7 +32,8 @@ export function openApiDocument(gvPath: string): Record<string, unknown> | undef
       },
     };
   }
-  return { openapi: '3.0.0', info: { title: 'Kubernetes (simulated)', version: 'v1.34.0' }, paths };
+  const kinds = RESOURCES.filter((x) => pathOf(x) === gvPath);
+  return { openapi: '3.0.0', info: { title: 'Kubernetes (simulated)', version: 'v1.34.0' }, paths, components: { schemas: builtinComponentSchemas(kinds) } };
 }
 
 function pathOf(r: ResourceDef): string {
