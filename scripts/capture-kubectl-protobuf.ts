@@ -22,6 +22,9 @@ const COMMANDS: Record<string, string[]> = {
   Deployment: ['create', 'deployment', 'web', '-n', 'default', '--image=nginx:1', '--replicas=0', '--port=80'],
   Role: ['create', 'role', 'reader', '-n', 'default', '--verb=get,list,watch', '--resource=pods,deployments.apps', '--resource-name=a'],
   RoleBinding: ['create', 'rolebinding', 'reader', '-n', 'default', '--role=reader', '--user=alice', '--serviceaccount=default:builder'],
+  ClusterRole: ['create', 'clusterrole', 'viewer', '--verb=get', '--resource=nodes', '--non-resource-url=/healthz'],
+  'ClusterRole (aggregated)': ['create', 'clusterrole', 'aggregate', '--aggregation-rule=rbac.example.com/aggregate=true'],
+  ClusterRoleBinding: ['create', 'clusterrolebinding', 'viewer', '--clusterrole=viewer', '--group=devs'],
 };
 
 /** The bytes of the first `"Request Body" body=<` hex dump in kubectl's -v=9 output. */

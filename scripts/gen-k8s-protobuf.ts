@@ -14,15 +14,17 @@
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import protobuf from 'protobufjs';
+import { protoPackageOf } from '../lib/sim/protobuf/decode.js';
+import { RESOURCES, apiVersionOf } from '../lib/sim/resources.js';
 
-/** The kinds whose messages are kept (with everything they reach), by proto package. */
-const ROOTS: Record<string, string[]> = {
-  'k8s.io.api.core.v1': ['Namespace', 'Node', 'Pod', 'Service', 'Endpoints', 'ConfigMap', 'Secret', 'PersistentVolumeClaim', 'PersistentVolume', 'ServiceAccount', 'Event'],
-  'k8s.io.api.apps.v1': ['StatefulSet', 'ControllerRevision', 'Deployment'],
-  'k8s.io.api.storage.v1': ['StorageClass'],
-  'k8s.io.api.rbac.v1': ['Role', 'RoleBinding'],
-  'k8s.io.apimachinery.pkg.runtime': ['Unknown'],
-};
+/** The messages kept (with everything they reach): every served built-in kind, and the envelope. */
+function roots(): string[] {
+  const kinds = RESOURCES.flatMap((r) => {
+    const pkg = protoPackageOf(apiVersionOf(r));
+    return pkg ? [`${pkg}.${r.kind}`] : [];
+  });
+  return [...kinds, 'k8s.io.apimachinery.pkg.runtime.Unknown'];
+}
 
 /** JSON facts of one proto field, from its Go struct tag: [jsonName, flags]; flags: o omitempty, p pointer, i inline, z omitzero. */
 type FieldFacts = [string, string];
@@ -34,7 +36,7 @@ function walk(dir: string): string[] {
   });
 }
 
-function protoPackageOf(dir: string, file: string): string {
+function goPackageOf(dir: string, file: string): string {
   return relative(dir, file).split('/').slice(0, -1).join('.');
 }
 
@@ -75,7 +77,7 @@ function main(dir: string): void {
   for (const file of walk(dir)) {
     if (file.endsWith('generated.proto')) protobuf.parse(readFileSync(file, 'utf8'), root, { keepCase: true });
     if (file.endsWith('types.go')) {
-      const pkg = protoPackageOf(dir, file);
+      const pkg = goPackageOf(dir, file);
       for (const [msg, fields] of goFacts(readFileSync(file, 'utf8'))) facts[`${pkg}.${msg}`] = Object.fromEntries(fields);
     }
   }
@@ -87,7 +89,7 @@ function main(dir: string): void {
     keep.set(name, t);
     for (const f of t.fieldsArray) if (f.resolvedType instanceof protobuf.Type) visit(f.resolvedType);
   };
-  for (const [pkg, kinds] of Object.entries(ROOTS)) for (const kind of kinds) visit(root.lookupType(`${pkg}.${kind}`));
+  for (const name of roots()) visit(root.lookupType(name));
   const out = new protobuf.Root();
   for (const [name, t] of [...keep].sort(([a], [b]) => a.localeCompare(b))) {
     const pkg = name.slice(0, name.lastIndexOf('.'));

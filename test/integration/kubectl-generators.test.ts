@@ -151,12 +151,42 @@ describe('kubectl create generators (protobuf bodies)', () => {
         ],
       },
     },
+    {
+      name: 'clusterrole with a non-resource URL',
+      args: ['create', 'clusterrole', 'viewer', '--verb=get', '--resource=nodes', '--non-resource-url=/healthz'],
+      get: ['clusterrole', 'viewer'],
+      want: {
+        kind: 'ClusterRole',
+        rules: [
+          { apiGroups: [''], resources: ['nodes'], verbs: ['get'] },
+          { nonResourceURLs: ['/healthz'], verbs: ['get'] },
+        ],
+      },
+    },
+    {
+      name: 'clusterrolebinding to a group',
+      args: ['create', 'clusterrolebinding', 'viewer', '--clusterrole=viewer', '--group=devs'],
+      get: ['clusterrolebinding', 'viewer'],
+      want: {
+        kind: 'ClusterRoleBinding',
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'viewer' },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'devs' }],
+      },
+    },
   ])('create $name', async ({ args, get, want }) => {
     // Act
     const out = await ok([...args, '-n', 'gen']);
     // Assess
     expect(out).toContain('created');
     expect(await readBack([...get, '-n', 'gen'])).toMatchObject(want);
+  });
+
+  it("applies the reconciler's own RBAC (infra/k8s/reconciler-rbac.yaml: a ClusterRole and its binding)", async () => {
+    // Act
+    const out = await ok(['apply', '-f', join(ROOT, 'infra', 'k8s', 'reconciler-rbac.yaml')]);
+    // Assess
+    expect(out).toContain('clusterrole.rbac.authorization.k8s.io/tidb-reconciler created');
+    expect(out).toContain('clusterrolebinding.rbac.authorization.k8s.io/tidb-reconciler created');
   });
 
   it('the created deployment rolls out its pods', async () => {

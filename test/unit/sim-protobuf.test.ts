@@ -65,6 +65,7 @@ describe('Go JSON rules of the decoded object', () => {
       type: 'k8s.io.api.apps.v1.Deployment',
       object: { metadata: { name: 'd', generateName: '', generation: 0 }, spec: { replicas: 0, minReadySeconds: 0, paused: false } },
       want: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' }, spec: { replicas: 0 } },
+      absent: [['metadata', 'generateName'], ['metadata', 'generation'], ['spec', 'minReadySeconds'], ['spec', 'paused'], ['spec', 'revisionHistoryLimit']],
     },
     {
       name: 'an inline struct is flattened into its parent (Volume.volumeSource)',
@@ -130,13 +131,29 @@ describe('Go JSON rules of the decoded object', () => {
       object: { metadata: { name: 'bin' }, binaryData: { blob: Buffer.from([0, 1, 2, 255]) } },
       want: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'bin' }, binaryData: { blob: 'AAEC/w==' } },
     },
-  ])('$name', ({ apiVersion, kind, type, object, want }) => {
+  ])('$name', ({ apiVersion, kind, type, object, want, absent }) => {
     // Prepare
     const body = frame(apiVersion, kind, type, object);
     // Act
     const decoded = decodeProtobufBody(body);
     // Assess
-    expect(decoded).toEqual(want);
+    expect(decoded).toMatchObject(want);
+    for (const path of absent ?? []) expect(decoded).not.toHaveProperty(path);
+  });
+
+  it('a field not on the wire is written as Go writes its zero value (nil slice or pointer null, struct zero, omitempty left out)', () => {
+    // Prepare: a body that leaves out what a Go client would always send (the non-nullable structs).
+    const body = frame('apps/v1', 'Deployment', 'k8s.io.api.apps.v1.Deployment', { metadata: { name: 'd' } });
+    // Act
+    const decoded = decodeProtobufBody(body);
+    // Assess
+    expect(decoded).toEqual({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'd' },
+      spec: { selector: null, template: { metadata: {}, spec: { containers: null } }, strategy: {} },
+      status: {},
+    });
   });
 });
 

@@ -114,21 +114,38 @@ function toJsonObject(type: protobuf.Type, obj: Record<string, unknown>): unknow
   const facts = definitions().facts[type.fullName.slice(1)] ?? {};
   const out: Record<string, unknown> = {};
   for (const field of type.fieldsArray) {
-    const value = obj[field.name];
-    if (value === undefined || value === null) continue;
     const [jsonName, flags] = facts[field.name] ?? [field.name, 'o'];
-    const json = fieldJson(field, value);
+    const value = obj[field.name];
+    // A field not on the wire is at its Go zero value, which encoding/json may still write.
+    const json = value === undefined || value === null ? zeroJson(field, flags) : fieldJson(field, value);
     if (flags.includes('i')) {
-      Object.assign(out, json);
+      if (json && typeof json === 'object') Object.assign(out, json);
       continue;
     }
-    // As Go's encoding/json: an omitempty scalar at its zero value is left out, unless it is a pointer.
-    if (flags.includes('o') && !flags.includes('p') && isZeroScalar(json)) continue;
-    // `omitzero` also leaves out a struct at its zero value (the zero Time is null).
-    if (flags.includes('z') && (isZeroScalar(json) || json === null || isEmptyObject(json))) continue;
+    if (!isWritten(json, flags)) continue;
     out[jsonName] = json;
   }
   return out;
+}
+
+/** The JSON of a field at its Go zero value: a nil slice, map or pointer is null; a struct is its zero value. */
+function zeroJson(field: protobuf.Field, flags: string): unknown {
+  if (field.map || field.repeated || flags.includes('p')) return null;
+  if (field.resolvedType instanceof protobuf.Type) return toJsonObject(field.resolvedType, {});
+  if (field.type === 'string' || field.type === 'bytes') return '';
+  return field.type === 'bool' ? false : 0;
+}
+
+/**
+ * Whether Go's encoding/json writes a field: `omitzero` leaves out any zero value (a zero struct, the
+ * zero Time's null); `omitempty` leaves out zero scalars (not behind a pointer) and nil slices, maps
+ * and pointers, but never a struct.
+ */
+function isWritten(json: unknown, flags: string): boolean {
+  if (flags.includes('z') && (isZeroScalar(json) || json === null || isEmptyObject(json))) return false;
+  if (!flags.includes('o')) return true;
+  if (json === null) return false;
+  return flags.includes('p') || !isZeroScalar(json);
 }
 
 function isZeroScalar(v: unknown): boolean {
