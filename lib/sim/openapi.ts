@@ -6,14 +6,23 @@
  * `kubectl explain`; the server accepts `fieldValidation` and does not
  * reject unknown fields (a documented difference from a real API server in Strict mode).
  */
+import { createHash } from 'node:crypto';
 import { builtinComponentSchemas } from './builtin-openapi.js';
 import { RESOURCES, type ResourceDef } from './resources.js';
 
-/** `/openapi/v3`: the index of group/version documents. */
+/**
+ * `/openapi/v3`: the index of group/version documents. Each URL carries the digest of its document,
+ * as the real server's does: kubectl caches a document by that URL, so a changed document must get a
+ * new one.
+ */
 export function openApiIndex(): Record<string, unknown> {
   const paths: Record<string, { serverRelativeURL: string }> = {};
-  for (const gv of groupVersionPaths()) paths[gv] = { serverRelativeURL: `/openapi/v3/${gv}?hash=sim` };
+  for (const gv of groupVersionPaths()) paths[gv] = { serverRelativeURL: `/openapi/v3/${gv}?hash=${documentHash(gv)}` };
   return { paths };
+}
+
+function documentHash(gvPath: string): string {
+  return createHash('sha512').update(JSON.stringify(openApiDocument(gvPath) ?? {})).digest('hex').toUpperCase();
 }
 
 /** `/openapi/v3/api/v1`, `/openapi/v3/apis/{group}/{version}`; undefined for anything else. */

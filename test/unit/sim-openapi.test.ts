@@ -4,6 +4,7 @@
  * reference resolves inside it), as `kubectl explain` needs; custom resources get no built-in schema.
  */
 import { describe, expect, it } from '@jest/globals';
+import { createHash } from 'node:crypto';
 import { builtinComponentSchemas, builtinSchemaNameOf } from '../../lib/sim/builtin-openapi.js';
 import { openApiDocument, openApiIndex } from '../../lib/sim/openapi.js';
 
@@ -40,11 +41,15 @@ describe('group/version documents', () => {
     expect(dangling).toEqual([]);
   });
 
-  it('the index lists every group/version document', () => {
+  it('the index lists every group/version document, each URL with the digest of its content (kubectl caches by URL)', () => {
     // Act
     const index = openApiIndex() as { paths: Record<string, { serverRelativeURL: string }> };
     // Assess
     expect(Object.keys(index.paths)).toEqual(expect.arrayContaining(['api/v1', 'apis/apps/v1', 'apis/rbac.authorization.k8s.io/v1', 'apis/storage.k8s.io/v1']));
+    for (const [gv, { serverRelativeURL }] of Object.entries(index.paths)) {
+      const digest = createHash('sha512').update(JSON.stringify(openApiDocument(gv))).digest('hex').toUpperCase();
+      expect(serverRelativeURL).toBe(`/openapi/v3/${gv}?hash=${digest}`);
+    }
   });
 
   it('a reference with a description is wrapped in allOf, as kube-openapi publishes v3', () => {
