@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -62,6 +62,11 @@ async function readBack(args: string[]): Promise<Record<string, unknown>> {
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 
+/** Bytes that are not UTF-8, so kubectl sends them as binaryData / raw secret bytes. */
+const BINARY = Buffer.from([0x00, 0xff, 0xfe, 0x80, 0x81, 0x0a, 0x00, 0xc3, 0x28]);
+const binaryFile = join(mkdtempSync(join(tmpdir(), 'kubectl-gen-bin-')), 'blob.bin');
+writeFileSync(binaryFile, BINARY);
+
 describe('kubectl create generators (protobuf bodies)', () => {
   it('create namespace makes the namespace', async () => {
     // Act
@@ -83,6 +88,24 @@ describe('kubectl create generators (protobuf bodies)', () => {
       args: ['create', 'secret', 'generic', 's', '--from-literal=password=hunter2', '--type=Opaque'],
       get: ['secret', 's'],
       want: { kind: 'Secret', type: 'Opaque', data: { password: b64('hunter2') } },
+    },
+    {
+      name: 'configmap --from-file of bytes that are not UTF-8: binaryData',
+      args: ['create', 'configmap', 'bin', `--from-file=${binaryFile}`],
+      get: ['configmap', 'bin'],
+      want: { kind: 'ConfigMap', binaryData: { 'blob.bin': BINARY.toString('base64') } },
+    },
+    {
+      name: 'secret generic --from-file keeps the bytes',
+      args: ['create', 'secret', 'generic', 'blob', `--from-file=${binaryFile}`],
+      get: ['secret', 'blob'],
+      want: { kind: 'Secret', type: 'Opaque', data: { 'blob.bin': BINARY.toString('base64') } },
+    },
+    {
+      name: 'service externalname',
+      args: ['create', 'service', 'externalname', 'ext', '--external-name=db.example.com'],
+      get: ['service', 'ext'],
+      want: { kind: 'Service', spec: { type: 'ExternalName', externalName: 'db.example.com' } },
     },
     {
       name: 'serviceaccount',
