@@ -23,7 +23,7 @@ export const PROTOBUF_MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 /** JSON facts of a proto field from its Go struct tag: [jsonName, flags]; o omitempty, p pointer, i inline, z omitzero. */
 type FieldFacts = [string, string];
 
-type Definitions = { root: protobuf.Root; facts: Record<string, Record<string, FieldFacts>> };
+type Definitions = { root: protobuf.Root; envelope: protobuf.Type; facts: Record<string, Record<string, FieldFacts>> };
 
 let loaded: Definitions | undefined;
 
@@ -34,7 +34,8 @@ function definitions(): Definitions {
       protobuf: protobuf.INamespace;
       json: Record<string, Record<string, FieldFacts>>;
     };
-    loaded = { root: protobuf.Root.fromJSON(doc.protobuf), facts: doc.json };
+    const root = protobuf.Root.fromJSON(doc.protobuf);
+    loaded = { root, envelope: root.lookupType('k8s.io.apimachinery.pkg.runtime.Unknown'), facts: doc.json };
   }
   return loaded;
 }
@@ -63,9 +64,8 @@ export function decodeProtobufBody(body: Buffer): Record<string, unknown> {
   if (body.length < PROTOBUF_MAGIC.length || !body.subarray(0, PROTOBUF_MAGIC.length).equals(PROTOBUF_MAGIC)) {
     throw badRequest(`provided data does not appear to be a protobuf message, expected prefix [${[...PROTOBUF_MAGIC].join(' ')}]`);
   }
-  const { root } = definitions();
-  const unknownType = root.lookupType('k8s.io.apimachinery.pkg.runtime.Unknown');
-  const envelope = decodeMessage(unknownType, body.subarray(PROTOBUF_MAGIC.length)) as {
+  const { root, envelope: envelopeType } = definitions();
+  const envelope = decodeMessage(envelopeType, body.subarray(PROTOBUF_MAGIC.length)) as {
     typeMeta?: { apiVersion?: string; kind?: string };
     raw?: string;
     contentEncoding?: string;
@@ -74,13 +74,25 @@ export function decodeProtobufBody(body: Buffer): Record<string, unknown> {
   const kind = envelope.typeMeta?.kind ?? '';
   if (!apiVersion || !kind) throw badRequest('the protobuf body names no apiVersion and kind (Object \'Kind\' is missing)');
   if (envelope.contentEncoding) throw unsupported(`content encoding "${envelope.contentEncoding}" of kind ${kind} (${apiVersion}) is not supported`);
-  const pkg = protoPackageOf(apiVersion);
-  const type = pkg ? root.lookup(`${pkg}.${kind}`) : null;
-  if (!(type instanceof protobuf.Type)) {
+  const type = messageTypeOf(root, apiVersion, kind);
+  if (!type) {
     throw unsupported(`kind ${kind} (${apiVersion}) has no protobuf encoding on this server`);
   }
   const message = decodeMessage(type, Buffer.from(envelope.raw ?? '', 'base64'));
   return { apiVersion, kind, ...(toJsonObject(type, message) as Record<string, unknown>) };
+}
+
+const typeCache = new Map<string, protobuf.Type | undefined>();
+
+/** The message of a kind (looked up once per apiVersion and kind); undefined when there is none. */
+function messageTypeOf(root: protobuf.Root, apiVersion: string, kind: string): protobuf.Type | undefined {
+  const key = `${apiVersion}/${kind}`;
+  if (!typeCache.has(key)) {
+    const pkg = protoPackageOf(apiVersion);
+    const found = pkg ? root.lookup(`${pkg}.${kind}`) : null;
+    typeCache.set(key, found instanceof protobuf.Type ? found : undefined);
+  }
+  return typeCache.get(key);
 }
 
 function decodeMessage(type: protobuf.Type, bytes: Uint8Array): Record<string, unknown> {
