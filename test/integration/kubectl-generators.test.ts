@@ -244,6 +244,7 @@ function field(id: number, value: string | Buffer): Buffer {
 describe('kubectl explain of built-in kinds', () => {
   it.each([
     { name: 'pods.spec.containers', args: ['pods.spec.containers'], has: ['KIND:       Pod', 'FIELD: containers <[]Container>', 'image\t<string>', 'List of containers belonging to the pod.'] },
+    { name: 'pods.spec.containers.resources (a map of Quantity)', args: ['pods.spec.containers.resources'], has: ['FIELD: resources <ResourceRequirements>', 'limits\t<map[string]Quantity>'] },
     { name: 'sts.spec.updateStrategy', args: ['sts.spec.updateStrategy'], has: ['GROUP:      apps', 'KIND:       StatefulSet', 'rollingUpdate\t<RollingUpdateStatefulSetStrategy>', 'type\t<string>'] },
     { name: 'svc', args: ['svc'], has: ['KIND:       Service', 'Service is a named abstraction of software service', 'spec\t<ServiceSpec>'] },
     { name: 'pvc.spec', args: ['pvc.spec'], has: ['FIELD: spec <PersistentVolumeClaimSpec>', 'storageClassName\t<string>', 'accessModes\t<[]string>'] },
