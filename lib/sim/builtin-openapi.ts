@@ -20,6 +20,11 @@ function schemas(): Record<string, OpenApiSchema> {
   return all;
 }
 
+/** A built-in schema by its name (`io.k8s.api.apps.v1.DeploymentSpec`). */
+export function builtinSchema(name: string): OpenApiSchema | undefined {
+  return schemas()[name];
+}
+
 /** The name of the schema tagged with this group/version/kind, if the server has one. */
 export function builtinSchemaNameOf(gvk: GroupVersionKind): string | undefined {
   for (const [name, schema] of Object.entries(schemas())) {

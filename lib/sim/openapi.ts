@@ -3,8 +3,8 @@
  * group/version/kind and declaring the `fieldValidation` query parameter. That is what kubectl reads
  * to learn that the server validates fields itself, so `kubectl apply` works without
  * `--validate=false`. The built-in kinds' component schemas (builtin-openapi.ts) are published for
- * `kubectl explain`; the server accepts `fieldValidation` and does not
- * reject unknown fields (a documented difference from a real API server in Strict mode).
+ * `kubectl explain`; creates and updates of built-in kinds honour `fieldValidation` against them
+ * (builtin-fields.ts).
  */
 import { createHash } from 'node:crypto';
 import { builtinComponentSchemas } from './builtin-openapi.js';

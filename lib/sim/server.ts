@@ -6,6 +6,7 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiError } from './api-error.js';
+import { decodeBuiltinFields } from './builtin-fields.js';
 import { discoveryDocument } from './discovery.js';
 import { openApiDocument, openApiIndex } from './openapi.js';
 import { buildFilter } from './filters.js';
@@ -168,7 +169,9 @@ export class SimApiServer {
     }
     const contentType = (req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim() ?? '';
     const needsBody = method === 'POST' || method === 'PUT' || method === 'PATCH';
-    const body = await readRequestBody(req, method, contentType, needsBody);
+    const raw = await readRequestBody(req, method, contentType, needsBody);
+    // Creates and updates go through the kind's Go type, as on a real server (patches are merged as JSON).
+    const body = method === 'POST' || method === 'PUT' ? decodeBuiltinFields(route.resource, raw, q.get('fieldValidation')) : raw;
     const request = { method, resource: route.resource, namespace: route.namespace, name: route.name, subresource: route.subresource, query: q, contentType, body };
     const verb = writeVerb(method, route.subresource);
     let answer: ReturnType<typeof handleResource>;

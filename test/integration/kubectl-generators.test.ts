@@ -241,6 +241,41 @@ function field(id: number, value: string | Buffer): Buffer {
   return Buffer.concat([Buffer.from([(id << 3) | 2, bytes.length]), bytes]);
 }
 
+const TYPO_DEPLOYMENT = (spec: string): string => `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: typo, namespace: gen}
+spec:
+  ${spec}
+  selector: {matchLabels: {app: typo}}
+  template:
+    metadata: {labels: {app: typo}}
+    spec: {containers: [{name: web, image: "nginx:1"}]}
+`;
+
+describe('kubectl apply of a built-in kind is read through its Go type', () => {
+  it.each([
+    { name: 'an unknown field is refused (kubectl asks for Strict)', spec: 'replica: 3', error: 'strict decoding error: unknown field "spec.replica"' },
+    { name: 'a string for an integer is refused', spec: 'replicas: three', error: 'json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32' },
+  ])('$name', async ({ spec, error }) => {
+    // Act
+    const r = await kubectl(['apply', '-f', '-'], { input: TYPO_DEPLOYMENT(spec) });
+    // Assess
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(`Deployment in version "v1" cannot be handled as a Deployment: ${error}`);
+  });
+
+  it('with --validate=false the unknown field is dropped, never stored', async () => {
+    // Act
+    const r = await kubectl(['apply', '--validate=false', '-f', '-'], { input: TYPO_DEPLOYMENT('replica: 3') });
+    // Assess
+    expect(r.code).toBe(0);
+    const spec = (await readBack(['deployment', 'typo', '-n', 'gen'])).spec as Record<string, unknown>;
+    expect(spec.replica).toBeUndefined();
+    expect(spec.replicas).toBe(1);
+  });
+});
+
 describe('kubectl explain of built-in kinds', () => {
   it.each([
     { name: 'pods.spec.containers', args: ['pods.spec.containers'], has: ['KIND:       Pod', 'FIELD: containers <[]Container>', 'image\t<string>', 'List of containers belonging to the pod.'] },
