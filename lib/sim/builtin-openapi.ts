@@ -27,11 +27,19 @@ export function builtinSchema(name: string): OpenApiSchema | undefined {
 
 /** The name of the schema tagged with this group/version/kind, if the server has one. */
 export function builtinSchemaNameOf(gvk: GroupVersionKind): string | undefined {
-  for (const [name, schema] of Object.entries(schemas())) {
-    const tags = schema['x-kubernetes-group-version-kind'] as GroupVersionKind[] | undefined;
-    if (tags?.some((t) => t.group === gvk.group && t.version === gvk.version && t.kind === gvk.kind)) return name;
+  if (!byKind) {
+    byKind = new Map();
+    for (const [name, schema] of Object.entries(schemas())) {
+      for (const t of (schema['x-kubernetes-group-version-kind'] as GroupVersionKind[] | undefined) ?? []) byKind.set(gvkKey(t), name);
+    }
   }
-  return undefined;
+  return byKind.get(gvkKey(gvk));
+}
+
+let byKind: Map<string, string> | undefined;
+
+function gvkKey(gvk: GroupVersionKind): string {
+  return `${gvk.group}/${gvk.version}/${gvk.kind}`;
 }
 
 /**
