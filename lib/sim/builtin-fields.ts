@@ -45,7 +45,7 @@ function resolve(schema: OpenApiSchema): OpenApiSchema {
  * indices), or undefined.
  */
 function check(schema: OpenApiSchema, value: unknown, path: string, goPath: string, struct: string, walk: Walk): string | undefined {
-  if (value === null) return undefined;
+  if (value === null || value === undefined) return undefined;
   const s = resolve(schema);
   const wrong = () => `json: cannot unmarshal ${jsonTypeOf(value)} into Go struct field ${struct}.${goPath} of type ${goTypeOf(schema)}`;
   if (s.oneOf) return (s.oneOf as OpenApiSchema[]).some((o) => matches(o.type, value)) ? undefined : wrong();

@@ -274,6 +274,23 @@ describe('kubectl apply of a built-in kind is read through its Go type', () => {
     expect(spec.replica).toBeUndefined();
     expect(spec.replicas).toBe(1);
   });
+
+  it('a patch adding an unknown field (kubectl patch asks for no validation) keeps the rest and drops the field', async () => {
+    // Act
+    await ok(['patch', 'deployment', 'typo', '-n', 'gen', '-p', '{"spec":{"replica":2,"minReadySeconds":5}}']);
+    // Assess
+    const spec = (await readBack(['deployment', 'typo', '-n', 'gen'])).spec as Record<string, unknown>;
+    expect(spec.replica).toBeUndefined();
+    expect(spec.minReadySeconds).toBe(5);
+  });
+
+  it('a patch with a wrong type is refused', async () => {
+    // Act
+    const r = await kubectl(['patch', 'deployment', 'typo', '-n', 'gen', '-p', '{"spec":{"replicas":"two"}}']);
+    // Assess
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32');
+  });
 });
 
 describe('kubectl explain of built-in kinds', () => {

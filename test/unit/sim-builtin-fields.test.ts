@@ -79,6 +79,7 @@ describe('accepted bodies', () => {
   it.each([
     { name: 'without Strict an unknown field is dropped', kind: 'Deployment', body: deployment({ replica: 3, replicas: 2 }), validation: null, want: deployment({ replicas: 2 }) },
     { name: 'Ignore drops it too', kind: 'Deployment', body: deployment({ replica: 3 }), validation: 'Ignore', want: deployment({}) },
+    { name: 'an undefined value is absent (it never reaches JSON)', kind: 'Deployment', body: deployment({ replicas: undefined }), validation: 'Strict', want: deployment({ replicas: undefined }) },
     { name: 'a null is the zero value', kind: 'Deployment', body: deployment({ replicas: null, strategy: null }), validation: 'Strict', want: deployment({ replicas: null, strategy: null }) },
     { name: 'an IntOrString takes an int or a string', kind: 'Deployment', body: deployment({ strategy: { rollingUpdate: { maxSurge: 1, maxUnavailable: '10%' } } }), validation: 'Strict', want: deployment({ strategy: { rollingUpdate: { maxSurge: 1, maxUnavailable: '10%' } } }) },
     {
