@@ -1,60 +1,26 @@
 /**
- * kubectl 1.34's generator commands and `kubectl explain` against a running `tidb-reconciler sim
- * serve`: each `kubectl create <generator>` (which sends protobuf) creates its object and the object
- * reads back as asked; `explain` prints the field docs of the built-in kinds from /openapi/v3.
+ * kubectl 1.34's generator commands against a running `tidb-reconciler sim serve`: each `kubectl
+ * create <generator>` (which sends protobuf) creates its object and the object reads back as asked;
+ * a protobuf body for a custom resource is 415 naming the kind.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parse } from 'yaml';
-import { type Kubectl, kubectlFor } from '../support/kubectl.js';
+import { type SimServe, startSimServe } from '../support/sim-serve.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-let server: ChildProcess;
-let kubectl: Kubectl;
-let baseUrl: string;
-let token: string;
+let sim: SimServe;
 
 beforeAll(async () => {
-  const kubeconfigPath = join(mkdtempSync(join(tmpdir(), 'sim-serve-gen-')), 'kubeconfig');
-  server = spawn(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'sim', 'serve', '--kubeconfig', kubeconfigPath, '--pod-startup', '200ms'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`sim serve did not start: ${out}`)), 30000);
-    server.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('kubeconfig written')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    server.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-    server.on('exit', (code) => reject(new Error(`sim serve exited with ${code}: ${out}`)));
-  });
-  const kubeconfig = parse(readFileSync(kubeconfigPath, 'utf8')) as {
-    clusters: { cluster: { server: string } }[];
-    users: { user: { token?: string } }[];
-  };
-  baseUrl = kubeconfig.clusters[0]?.cluster.server ?? '';
-  token = kubeconfig.users[0]?.user.token ?? '';
-  kubectl = kubectlFor(kubeconfig as unknown as Record<string, unknown>);
-}, 60000);
+  sim = await startSimServe();
+}, 90000);
 
 afterAll(async () => {
-  const exited = new Promise((resolve) => server.once('exit', resolve));
-  server.kill('SIGINT');
-  await exited;
+  await sim.stop();
 }, 30000);
 
-async function ok(args: string[]): Promise<string> {
-  const r = await kubectl(args, { timeoutMs: 60000 });
-  if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${r.code}): ${r.stderr}`);
-  return r.stdout;
-}
+const ok = (args: string[]): Promise<string> => sim.ok(args);
 
 async function readBack(args: string[]): Promise<Record<string, unknown>> {
   return JSON.parse(await ok(['get', ...args, '-o', 'json'])) as Record<string, unknown>;
@@ -224,9 +190,9 @@ describe('kubectl create generators (protobuf bodies)', () => {
     const typeMeta = Buffer.concat([field(1, 'pingcap.com/v1alpha1'), field(2, 'TidbCluster')]);
     const body = Buffer.concat([Buffer.from('k8s\0'), field(1, typeMeta)]);
     // Act
-    const res = await fetch(`${baseUrl}/apis/pingcap.com/v1alpha1/namespaces/gen/tidbclusters`, {
+    const res = await fetch(`${sim.baseUrl}/apis/pingcap.com/v1alpha1/namespaces/gen/tidbclusters`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/vnd.kubernetes.protobuf', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+      headers: { 'Content-Type': 'application/vnd.kubernetes.protobuf', ...(sim.token ? { Authorization: `Bearer ${sim.token}` } : {}) },
       body,
     });
     // Assess
@@ -240,80 +206,3 @@ function field(id: number, value: string | Buffer): Buffer {
   const bytes = typeof value === 'string' ? Buffer.from(value) : value;
   return Buffer.concat([Buffer.from([(id << 3) | 2, bytes.length]), bytes]);
 }
-
-const TYPO_DEPLOYMENT = (spec: string): string => `
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: typo, namespace: gen}
-spec:
-  ${spec}
-  selector: {matchLabels: {app: typo}}
-  template:
-    metadata: {labels: {app: typo}}
-    spec: {containers: [{name: web, image: "nginx:1"}]}
-`;
-
-describe('kubectl apply of a built-in kind is read through its Go type', () => {
-  it.each([
-    { name: 'an unknown field is refused (kubectl asks for Strict)', spec: 'replica: 3', error: 'strict decoding error: unknown field "spec.replica"' },
-    { name: 'a string for an integer is refused', spec: 'replicas: three', error: 'json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32' },
-  ])('$name', async ({ spec, error }) => {
-    // Act
-    const r = await kubectl(['apply', '-f', '-'], { input: TYPO_DEPLOYMENT(spec) });
-    // Assess
-    expect(r.code).not.toBe(0);
-    expect(r.stderr).toContain(`Deployment in version "v1" cannot be handled as a Deployment: ${error}`);
-  });
-
-  it('with --validate=false the unknown field is dropped, never stored', async () => {
-    // Act
-    const r = await kubectl(['apply', '--validate=false', '-f', '-'], { input: TYPO_DEPLOYMENT('replica: 3') });
-    // Assess
-    expect(r.code).toBe(0);
-    const spec = (await readBack(['deployment', 'typo', '-n', 'gen'])).spec as Record<string, unknown>;
-    expect(spec.replica).toBeUndefined();
-    expect(spec.replicas).toBe(1);
-  });
-
-  it('a patch adding an unknown field (kubectl patch asks for no validation) keeps the rest and drops the field', async () => {
-    // Act
-    await ok(['patch', 'deployment', 'typo', '-n', 'gen', '-p', '{"spec":{"replica":2,"minReadySeconds":5}}']);
-    // Assess
-    const spec = (await readBack(['deployment', 'typo', '-n', 'gen'])).spec as Record<string, unknown>;
-    expect(spec.replica).toBeUndefined();
-    expect(spec.minReadySeconds).toBe(5);
-  });
-
-  it('a patch with a wrong type is refused', async () => {
-    // Act
-    const r = await kubectl(['patch', 'deployment', 'typo', '-n', 'gen', '-p', '{"spec":{"replicas":"two"}}']);
-    // Assess
-    expect(r.code).not.toBe(0);
-    expect(r.stderr).toContain('json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32');
-  });
-});
-
-describe('kubectl explain of built-in kinds', () => {
-  it.each([
-    { name: 'pods.spec.containers', args: ['pods.spec.containers'], has: ['KIND:       Pod', 'FIELD: containers <[]Container>', 'image\t<string>', 'List of containers belonging to the pod.'] },
-    { name: 'pods.spec.containers.resources (a map of Quantity)', args: ['pods.spec.containers.resources'], has: ['FIELD: resources <ResourceRequirements>', 'limits\t<map[string]Quantity>'] },
-    { name: 'sts.spec.updateStrategy', args: ['sts.spec.updateStrategy'], has: ['GROUP:      apps', 'KIND:       StatefulSet', 'rollingUpdate\t<RollingUpdateStatefulSetStrategy>', 'type\t<string>'] },
-    { name: 'svc', args: ['svc'], has: ['KIND:       Service', 'Service is a named abstraction of software service', 'spec\t<ServiceSpec>'] },
-    { name: 'pvc.spec', args: ['pvc.spec'], has: ['FIELD: spec <PersistentVolumeClaimSpec>', 'storageClassName\t<string>', 'accessModes\t<[]string>'] },
-    { name: 'rolebinding.roleRef', args: ['rolebinding.roleRef'], has: ['GROUP:      rbac.authorization.k8s.io', 'FIELD: roleRef <RoleRef>', 'apiGroup\t<string> -required-'] },
-    { name: 'deployments --recursive', args: ['deployments', '--recursive'], has: ['progressDeadlineSeconds\t<integer>', 'maxSurge\t<IntOrString>', 'resources\t<ResourceRequirements>'] },
-  ])('explain $name prints its field docs', async ({ args, has }) => {
-    // Act
-    const out = await ok(['explain', ...args]);
-    // Assess
-    for (const text of has) expect(out).toContain(text);
-  });
-
-  it('explain of a field that does not exist says so', async () => {
-    // Act
-    const r = await kubectl(['explain', 'deploy.spec.nosuch']);
-    // Assess
-    expect(r.code).not.toBe(0);
-    expect(r.stderr).toContain('field "nosuch" does not exist');
-  });
-});
