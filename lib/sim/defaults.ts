@@ -48,8 +48,10 @@ export function applySpecDefaults(kind: string, obj: KubeObject): void {
     spec.replicas ??= 1;
     spec.podManagementPolicy ??= 'OrderedReady';
     spec.revisionHistoryLimit ??= 10;
-    spec.updateStrategy ??= { type: 'RollingUpdate', rollingUpdate: { partition: 0 } };
+    spec.updateStrategy ??= {};
     const us = spec.updateStrategy as Json;
+    // A strategy without a type (`updateStrategy: {}`, as Go clients send it) is a rolling update.
+    if (!us.type) us.type = 'RollingUpdate';
     if (us.type === 'RollingUpdate') us.rollingUpdate = { partition: 0, ...((us.rollingUpdate as Json | undefined) ?? {}) };
     spec.persistentVolumeClaimRetentionPolicy ??= { whenDeleted: 'Retain', whenScaled: 'Retain' };
     defaultTemplate(spec.template);
@@ -65,13 +67,18 @@ export function applySpecDefaults(kind: string, obj: KubeObject): void {
     spec.replicas ??= 1;
     spec.revisionHistoryLimit ??= 10;
     spec.progressDeadlineSeconds ??= 600;
-    spec.strategy ??= { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } };
+    spec.strategy ??= {};
+    const strategy = spec.strategy as Json;
+    // As SetDefaults_Deployment: no type (`strategy: {}`) is a rolling update, its bounds 25 % each.
+    if (!strategy.type) strategy.type = 'RollingUpdate';
+    if (strategy.type === 'RollingUpdate') strategy.rollingUpdate = { maxSurge: '25%', maxUnavailable: '25%', ...((strategy.rollingUpdate as Json | undefined) ?? {}) };
     defaultTemplate(spec.template);
   }
   if (kind === 'Service') {
     for (const p of (spec.ports as Json[] | undefined) ?? []) {
       p.protocol ??= 'TCP';
-      p.targetPort ??= p.port;
+      // A zero targetPort (0 or "", as Go clients send an unset one) means the port itself.
+      if (p.targetPort === undefined || p.targetPort === null || p.targetPort === 0 || p.targetPort === '') p.targetPort = p.port;
     }
   }
 }
@@ -103,8 +110,14 @@ export function applyCreateDefaults(kind: string, obj: KubeObject, allocateIp: (
   applySpecDefaults(kind, obj);
   if (kind === 'Pod' && !obj.status?.phase) obj.status = { ...(obj.status ?? {}), phase: 'Pending', qosClass: obj.status?.qosClass ?? 'BestEffort' };
   if (kind === 'PersistentVolumeClaim') obj.status = { phase: 'Pending' };
-  // As the namespace strategy's PrepareForCreate: a new namespace is Active, whatever status it was sent with.
-  if (kind === 'Namespace') obj.status = { phase: 'Active' };
+  if (kind === 'Namespace') {
+    // As the namespace strategy on create: Active, with the namespace controller's finalizer.
+    const spec = (obj.spec ?? {}) as Json;
+    const finalizers = Array.isArray(spec.finalizers) ? (spec.finalizers as unknown[]) : [];
+    spec.finalizers = finalizers.includes('kubernetes') ? finalizers : [...finalizers, 'kubernetes'];
+    obj.spec = spec;
+    obj.status = { phase: 'Active' };
+  }
   if (kind === 'Service') {
     const spec = (obj.spec ?? {}) as Record<string, unknown>;
     spec.type = spec.type ?? 'ClusterIP';

@@ -10,6 +10,11 @@ export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
 /** Reads the whole request body as text; 413 past the limit. */
 export async function readBody(req: IncomingMessage): Promise<string> {
+  return (await readBodyBytes(req)).toString('utf8');
+}
+
+/** Reads the whole request body as bytes (protobuf bodies are binary); 413 past the limit. */
+export async function readBodyBytes(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -18,7 +23,7 @@ export async function readBody(req: IncomingMessage): Promise<string> {
     if (size > MAX_BODY_BYTES) throw new ApiError(413, 'RequestEntityTooLarge', 'the request body is too large');
     chunks.push(buf);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 /** Parses a JSON body, or 400 with the parser's message. */

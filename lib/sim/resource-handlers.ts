@@ -3,6 +3,7 @@
  * deletecollection, and the status and scale subresources — each answering as the real API server.
  */
 import { ApiError, badRequest } from './api-error.js';
+import { decodeBuiltinFields } from './builtin-fields.js';
 import { buildFilter } from './filters.js';
 import type { KubeObject } from './object.js';
 import { applyPatch } from './patch.js';
@@ -48,7 +49,8 @@ export function handleResource(store: ObjectStore, r: ResourceRequest): Answer {
     }
     case 'PATCH': {
       const current = store.mustGet(kind, r.namespace, r.name);
-      const patched = applyPatch(r.contentType, current, r.body) as KubeObject;
+      // The patched object is read through the kind's type, as a create or update is.
+      const patched = decodeBuiltinFields(r.resource, applyPatch(r.contentType, current, r.body), r.query.get('fieldValidation')) as KubeObject;
       return { code: 200, body: store.update(kind, patched, { subresource: r.subresource, dryRun }) };
     }
     case 'DELETE': {

@@ -60,6 +60,8 @@ export const RESOURCES: readonly ResourceDef[] = [
   def('storage.k8s.io', 'v1', 'StorageClass', 'storageclasses', false, { shortNames: ['sc'] }),
   def('rbac.authorization.k8s.io', 'v1', 'Role', 'roles', true),
   def('rbac.authorization.k8s.io', 'v1', 'RoleBinding', 'rolebindings', true),
+  def('rbac.authorization.k8s.io', 'v1', 'ClusterRole', 'clusterroles', false),
+  def('rbac.authorization.k8s.io', 'v1', 'ClusterRoleBinding', 'clusterrolebindings', false),
   def('pingcap.com', 'v1alpha1', 'TidbCluster', 'tidbclusters', true, { shortNames: ['tc'], subresources: ['status'], hasGeneration: true }),
 ];
 

@@ -6,11 +6,13 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiError } from './api-error.js';
+import { decodeBuiltinFields } from './builtin-fields.js';
 import { discoveryDocument } from './discovery.js';
 import { openApiDocument, openApiIndex } from './openapi.js';
 import { buildFilter } from './filters.js';
-import { parseJsonBody, readBody, sendError, sendJson } from './http-util.js';
+import { parseJsonBody, readBody, readBodyBytes, sendError, sendJson } from './http-util.js';
 import { printerForKind } from './printers/index.js';
+import { PROTOBUF_MEDIA_TYPE, decodeProtobufBody } from './protobuf/decode.js';
 import { shapeGetAnswer, watchShaper } from './tables.js';
 import type { ProxyRegistry } from './proxy.js';
 import { handleResource } from './resource-handlers.js';
@@ -169,13 +171,10 @@ export class SimApiServer {
       return;
     }
     const contentType = (req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim() ?? '';
-    if ((method === 'POST' || method === 'PUT') && contentType !== 'application/json' && contentType !== 'application/yaml') {
-      // Protobuf and CBOR are not served; clients fall back to JSON on 415, as with a real server that lacks them.
-      throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
-    }
-    const text = method === 'GET' ? '' : await readBody(req);
     const needsBody = method === 'POST' || method === 'PUT' || method === 'PATCH';
-    const body = needsBody ? parseJsonBody(text) : text.trim() ? parseJsonBody(text) : undefined;
+    const raw = await readRequestBody(req, method, contentType, needsBody);
+    // Creates and updates go through the kind's Go type, as on a real server (patches are merged as JSON).
+    const body = method === 'POST' || method === 'PUT' ? decodeBuiltinFields(route.resource, raw, q.get('fieldValidation')) : raw;
     const request = { method, resource: route.resource, namespace: route.namespace, name: route.name, subresource: route.subresource, query: q, contentType, body };
     const verb = writeVerb(method, route.subresource);
     let answer: ReturnType<typeof handleResource>;
@@ -190,6 +189,21 @@ export class SimApiServer {
     const shaped = method === 'GET' && answer.code === 200 && route.subresource !== 'scale' ? shapeGetAnswer(printerForKind(route.resource.kind), answer.body, req.headers.accept, q, this.store.clock.nowMs()) : answer.body;
     sendJson(res, answer.code, shaped);
   }
+}
+
+/**
+ * The request body as an object: JSON or YAML text, or — for creates and updates — a Kubernetes
+ * protobuf body, which kubectl's generator commands send (decoded to the same object). Any other
+ * media type on a create or update is 415, as the real server answers.
+ */
+async function readRequestBody(req: IncomingMessage, method: string, contentType: string, needsBody: boolean): Promise<unknown> {
+  const isWrite = method === 'POST' || method === 'PUT';
+  if (isWrite && contentType === PROTOBUF_MEDIA_TYPE) return decodeProtobufBody(await readBodyBytes(req));
+  if (isWrite && contentType !== 'application/json' && contentType !== 'application/yaml') {
+    throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, ${PROTOBUF_MEDIA_TYPE}`);
+  }
+  const text = method === 'GET' ? '' : await readBody(req);
+  return needsBody ? parseJsonBody(text) : text.trim() ? parseJsonBody(text) : undefined;
 }
 
 /** The report's verb for a write request, or undefined for reads. */

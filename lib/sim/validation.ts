@@ -69,6 +69,8 @@ const NAME_RULES: Readonly<Record<string, NameRule>> = {
   PersistentVolume: pathSegmentErrors,
   Role: pathSegmentErrors,
   RoleBinding: pathSegmentErrors,
+  ClusterRole: pathSegmentErrors,
+  ClusterRoleBinding: pathSegmentErrors,
 };
 
 /** A value as Go's field.Error prints it: strings quoted, numbers bare, null as null, the rest as JSON. */

@@ -1,0 +1,61 @@
+/**
+ * A running `tidb-reconciler sim serve` for kubectl tests: started as a user starts it (its own
+ * process, a kubeconfig written to a temp dir), with a kubectl bound to that kubeconfig; stopped
+ * with SIGINT, waiting for the process to exit so nothing outlives the tests.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { type Kubectl, kubectlFor } from './kubectl.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+/** A started server: its URL and bearer token (empty when none), kubectl against it, and stop. */
+export type SimServe = {
+  readonly baseUrl: string;
+  readonly token: string;
+  readonly kubectl: Kubectl;
+  /** Runs kubectl and resolves with stdout; rejects with stderr when kubectl fails. */
+  ok(args: string[], input?: string): Promise<string>;
+  stop(): Promise<void>;
+};
+
+/** Starts `sim serve` with the given pod startup time and waits until its kubeconfig is written. */
+export async function startSimServe(podStartup = '200ms'): Promise<SimServe> {
+  const kubeconfigPath = join(mkdtempSync(join(tmpdir(), 'sim-serve-')), 'kubeconfig');
+  const server: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'sim', 'serve', '--kubeconfig', kubeconfigPath, '--pod-startup', podStartup], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`sim serve did not start: ${out}`)), 60000);
+    server.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('kubeconfig written')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    server.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+    server.on('exit', (code) => reject(new Error(`sim serve exited with ${code}: ${out}`)));
+  });
+  const kubeconfig = parse(readFileSync(kubeconfigPath, 'utf8')) as { clusters: { cluster: { server: string } }[]; users: { user: { token?: string } }[] };
+  const kubectl = kubectlFor(kubeconfig as unknown as Record<string, unknown>);
+  return {
+    baseUrl: kubeconfig.clusters[0]?.cluster.server ?? '',
+    token: kubeconfig.users[0]?.user.token ?? '',
+    kubectl,
+    async ok(args, input) {
+      const r = await kubectl(args, { input, timeoutMs: 60000 });
+      if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${r.code}): ${r.stderr}`);
+      return r.stdout;
+    },
+    async stop() {
+      const exited = new Promise((resolve) => server.once('exit', resolve));
+      server.kill('SIGINT');
+      await exited;
+    },
+  };
+}
