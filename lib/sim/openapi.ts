@@ -5,20 +5,24 @@
  * `--validate=false`. Schemas are not published; the server accepts `fieldValidation` and does not
  * reject unknown fields (a documented difference from a real API server in Strict mode).
  */
-import { RESOURCES, type ResourceDef } from './resources.js';
+import { customResourceSchemas } from './crd/openapi.js';
+import type { ResourceRegistry } from './crd/registry.js';
+import type { ResourceDef } from './resources.js';
 
-/** `/openapi/v3`: the index of group/version documents. */
-export function openApiIndex(): Record<string, unknown> {
+/** `/openapi/v3`: the index of group/version documents of the served resources. */
+export function openApiIndex(registry: ResourceRegistry): Record<string, unknown> {
   const paths: Record<string, { serverRelativeURL: string }> = {};
-  for (const gv of groupVersionPaths()) paths[gv] = { serverRelativeURL: `/openapi/v3/${gv}?hash=sim` };
+  for (const gv of groupVersionPaths(registry.all())) paths[gv] = { serverRelativeURL: `/openapi/v3/${gv}?hash=sim` };
   return { paths };
 }
 
 /** `/openapi/v3/api/v1`, `/openapi/v3/apis/{group}/{version}`; undefined for anything else. */
-export function openApiDocument(gvPath: string): Record<string, unknown> | undefined {
-  if (!groupVersionPaths().includes(gvPath)) return undefined;
+export function openApiDocument(gvPath: string, registry: ResourceRegistry): Record<string, unknown> | undefined {
+  const resources = registry.all();
+  if (!groupVersionPaths(resources).includes(gvPath)) return undefined;
   const paths: Record<string, unknown> = {};
-  for (const r of RESOURCES.filter((x) => pathOf(x) === gvPath)) {
+  const served = resources.filter((x) => pathOf(x) === gvPath);
+  for (const r of served) {
     const base = `/${gvPath}${r.namespaced ? '/namespaces/{namespace}' : ''}/${r.plural}/{name}`;
     paths[base] = {
       patch: {
@@ -30,13 +34,15 @@ export function openApiDocument(gvPath: string): Record<string, unknown> | undef
       },
     };
   }
-  return { openapi: '3.0.0', info: { title: 'Kubernetes (simulated)', version: 'v1.34.0' }, paths };
+  const schemas = customResourceSchemas(served, registry);
+  const components = Object.keys(schemas).length ? { components: { schemas } } : {};
+  return { openapi: '3.0.0', info: { title: 'Kubernetes (simulated)', version: 'v1.34.0' }, paths, ...components };
 }
 
 function pathOf(r: ResourceDef): string {
   return r.group ? `apis/${r.group}/${r.version}` : `api/${r.version}`;
 }
 
-function groupVersionPaths(): string[] {
-  return [...new Set(RESOURCES.map(pathOf))];
+function groupVersionPaths(resources: readonly ResourceDef[]): string[] {
+  return [...new Set(resources.map(pathOf))];
 }

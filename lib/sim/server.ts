@@ -117,14 +117,14 @@ export class SimApiServer {
       return;
     }
     if (path === '/openapi/v3' || path.startsWith('/openapi/v3/')) {
-      const doc = path === '/openapi/v3' ? openApiIndex() : openApiDocument(path.slice('/openapi/v3/'.length));
+      const doc = path === '/openapi/v3' ? openApiIndex(this.store.resources) : openApiDocument(path.slice('/openapi/v3/'.length), this.store.resources);
       if (!doc) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
       sendJson(res, 200, doc);
       return;
     }
-    const route = parseRoute(path);
+    const route = parseRoute(path, (g, v, p) => this.store.resources.byPlural(g, v, p));
     if (route.type === 'discovery') {
-      const doc = discoveryDocument(route.path);
+      const doc = discoveryDocument(route.path, this.store.resources.all());
       if (!doc) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
       sendJson(res, 200, doc);
       return;
@@ -184,6 +184,7 @@ export class SimApiServer {
     }
     if (verb) this.onWrite?.({ verb, kind: route.resource.kind, namespace: route.namespace, name: route.name ?? nameOf(answer.body), object: answer.object ?? answer.body });
     const table = method === 'GET' && answer.code === 200 && !route.subresource && wantsTable(req.headers.accept) ? asTable(route.resource.kind, answer.body, this.store.clock.nowMs(), q.get('includeObject')) : undefined;
+    for (const w of answer.warnings ?? []) res.appendHeader('Warning', `299 - ${JSON.stringify(w)}`);
     sendJson(res, answer.code, table ?? answer.body);
   }
 }
