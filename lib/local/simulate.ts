@@ -146,7 +146,8 @@ function applyCluster(stack: SimStack): void {
   const namespaces = new Set([tc.metadata.namespace, ...stack.scenario.objects.map((o) => o.metadata.namespace)]);
   for (const ns of namespaces) if (!store.get('Namespace', undefined, ns)) store.create('Namespace', { metadata: { name: ns } });
   for (const object of stack.scenario.objects) store.create(object.kind, structuredClone(object) as unknown as KubeObject);
-  store.create('TidbCluster', structuredClone(tc) as unknown as KubeObject);
+  // Strict, as kubectl applies it: a misspelt field in the scenario fails the run instead of being pruned.
+  store.create('TidbCluster', structuredClone(tc) as unknown as KubeObject, { fieldValidation: 'Strict' });
 }
 
 function recordWrite(record: (a: Omit<ActionRecord, 'atMs'>) => void, actor: Actor, w: WriteRecord): void {

@@ -2,8 +2,9 @@
  * Minimal OpenAPI v3 documents: one PATCH operation per served kind, tagged with its
  * group/version/kind and declaring the `fieldValidation` query parameter. That is what kubectl reads
  * to learn that the server validates fields itself, so `kubectl apply` works without
- * `--validate=false`. Schemas are not published; the server accepts `fieldValidation` and does not
- * reject unknown fields (a documented difference from a real API server in Strict mode).
+ * `--validate=false`. Custom resources' schemas come from their CRDs (crd/openapi.ts), and the
+ * server honours `fieldValidation` for them; built-in kinds publish no schema and their unknown
+ * fields are not refused (a difference from a real API server in Strict mode).
  */
 import { customResourceSchemas } from './crd/openapi.js';
 import type { ResourceRegistry } from './crd/registry.js';

@@ -72,6 +72,12 @@ describe('pruning', () => {
     expect(r.value).toMatchObject({ apiVersion: 'x.io/v1', kind: 'X', metadata: { name: 'a', labels: { b: 'c' } }, spec: { config: { anything: true }, labels: { k: 'v' } } });
   });
 
+  it('treats an undefined field as absent', () => {
+    const r = applyStructuralSchema(SCHEMA, { metadata: { name: 'a' }, spec: { replicas: 1, mode: undefined }, status: undefined });
+    expect({ unknown: r.unknownFields, causes: r.causes, value: r.value }).toEqual({ unknown: [], causes: [], value: { metadata: { name: 'a' }, spec: { replicas: 1, image: 'pingcap/pd:v8.5.0' } } });
+    expect(Object.keys(r.value as object)).toEqual(['metadata', 'spec']);
+  });
+
   it('drops an unknown top-level field', () => {
     expect(applyStructuralSchema(SCHEMA, { metadata: { name: 'a' }, spec: { replicas: 1 }, extra: 1 }).unknownFields).toEqual(['extra']);
   });

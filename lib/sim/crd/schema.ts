@@ -46,10 +46,15 @@ const OBJECT_META_FIELDS = ['apiVersion', 'kind', 'metadata'];
  */
 export function applyStructuralSchema(schema: StructuralSchema, obj: Record<string, unknown>): SchemaResult {
   const unknownFields: string[] = [];
-  const value = structuredClone(obj);
+  const value = JSON.parse(JSON.stringify(obj)) as Record<string, unknown>;
   const rootProps = schema.properties ?? {};
   for (const key of Object.keys(value)) {
     if (OBJECT_META_FIELDS.includes(key)) continue;
+    // An undefined field is an absent one (it would not survive JSON encoding).
+    if (value[key] === undefined) {
+      delete value[key];
+      continue;
+    }
     const sub = rootProps[key];
     if (sub) value[key] = prune(sub, value[key], key, unknownFields);
     else if (!schema['x-kubernetes-preserve-unknown-fields']) {
@@ -94,6 +99,7 @@ function prune(schema: StructuralSchema, value: unknown, path: string, unknown: 
   }
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
+    if (v === undefined) continue;
     const sub = props?.[k] ?? extra;
     if (sub) out[k] = prune(sub, v, join(path, k), unknown);
     else if (preserve || (schema['x-kubernetes-embedded-resource'] && OBJECT_META_FIELDS.includes(k))) out[k] = v;

@@ -7,7 +7,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { KubeObject } from '../object.js';
+import { servedVersions } from './definitions.js';
 import { ResourceRegistry } from './registry.js';
+import type { StructuralSchema } from './schema.js';
 
 const FILE = join(import.meta.dirname, 'tidbcluster-crd.json.gz');
 let cached: KubeObject | undefined;
@@ -29,4 +31,11 @@ export function defaultResources(): ResourceRegistry {
   const registry = new ResourceRegistry();
   registry.put(tidbClusterCrd() as KubeObject);
   return registry;
+}
+
+/** The structural schema of the TidbCluster CRD's served version (v1alpha1). */
+export function tidbClusterSchema(): StructuralSchema {
+  const schema = servedVersions(tidbClusterCrd() as KubeObject)[0]?.schema;
+  if (!schema) throw new Error('the TidbCluster CRD has no schema');
+  return schema;
 }
