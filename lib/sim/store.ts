@@ -11,8 +11,8 @@ import { type KubeObject, jsonEqual, objectKey, rfc3339 } from './object.js';
 import { type ResourceDef, apiVersionOf } from './resources.js';
 import { validateObject } from './validation.js';
 import { CRD_KIND, ResourceRegistry } from './crd/registry.js';
-import { admitCustomResource, prepareCrd } from './crd/admission.js';
-import { CRD_CLEANUP_FINALIZER, validateCrd } from './crd/definitions.js';
+import { admitCustomResource, prepareCrd, validateCrdAgainst } from './crd/admission.js';
+import { CRD_CLEANUP_FINALIZER } from './crd/definitions.js';
 import { ClusterIpAllocator, applyCreateDefaults, applySpecDefaults } from './defaults.js';
 import { defaultClassName, defaultStorageClass } from './storage-classes.js';
 
@@ -333,18 +333,9 @@ export class ObjectStore {
     const schema = res.custom ? this.resources.schemaFor(res.kind) : undefined;
     const admitted = schema ? admitCustomResource(schema, obj, opts) : { object: obj, causes: [] };
     const causes = [...validateObject(res.kind, admitted.object), ...admitted.causes];
-    if (res.kind === CRD_KIND) causes.push(...validateCrd(obj), ...this.crdConflicts(obj));
+    if (res.kind === CRD_KIND) causes.push(...validateCrdAgainst(obj, this.resources));
     if (causes.length > 0) throw invalid(res.kind, obj.metadata?.name ?? '', causes, res.group);
     return admitted.object;
-  }
-
-  /** A CRD may not serve a kind another CRD (or a built-in) already serves: kinds are unique here. */
-  private crdConflicts(crd: KubeObject): { field: string; message: string; reason: 'FieldValueDuplicate' }[] {
-    const kind = (crd.spec?.names as { kind?: unknown } | undefined)?.kind;
-    if (typeof kind !== 'string') return [];
-    const owner = this.resources.ownerOfKind(kind);
-    if (owner === undefined || owner === crd.metadata.name) return [];
-    return [{ field: 'spec.names.kind', reason: 'FieldValueDuplicate', message: `Duplicate value: ${JSON.stringify(kind)}: already served by ${owner}` }];
   }
 
   /** The served resource of a kind; a programming error when the kind is not served. */

@@ -7,7 +7,8 @@
 import { ApiError } from '../api-error.js';
 import type { KubeObject } from '../object.js';
 import type { Cause } from '../validation.js';
-import { CRD_CLEANUP_FINALIZER, crdStatus } from './definitions.js';
+import { CRD_CLEANUP_FINALIZER, crdStatus, validateCrd } from './definitions.js';
+import type { ResourceRegistry } from './registry.js';
 import { type StructuralSchema, applyStructuralSchema } from './schema.js';
 
 /** How the write treats unknown fields, and where warnings go. */
@@ -23,6 +24,20 @@ export function admitCustomResource(schema: StructuralSchema, obj: KubeObject, o
   if (unknown.length > 0 && opts.fieldValidation === 'Strict') throw new ApiError(400, 'BadRequest', `strict decoding error: ${unknown.join(', ')}`);
   if (opts.fieldValidation !== 'Ignore') opts.warnings?.push(...unknown);
   return { object: result.value as KubeObject, causes: result.causes };
+}
+
+/**
+ * A CRD's causes: its own checks, and that its kind is not already served by a built-in or
+ * another CRD (objects are kept by kind here, so kinds are unique across groups).
+ */
+export function validateCrdAgainst(crd: KubeObject, served: ResourceRegistry): Cause[] {
+  const causes = validateCrd(crd);
+  const kind = (crd.spec?.names as { kind?: unknown } | undefined)?.kind;
+  const owner = typeof kind === 'string' ? served.ownerOfKind(kind) : undefined;
+  if (owner !== undefined && owner !== crd.metadata.name) {
+    causes.push({ field: 'spec.names.kind', reason: 'FieldValueDuplicate', message: `Duplicate value: ${JSON.stringify(kind)}: already served by ${owner}` });
+  }
+  return causes;
 }
 
 /** What the API server and its CRD controllers add to a CRD being stored: finalizer and status. */
