@@ -152,6 +152,42 @@ describe('the TidbCluster CRD installed at start', () => {
   });
 });
 
+/** The first `count` events of a watch opened on `path` while `during` runs. */
+async function watched(path: string, count: number, during: () => Promise<unknown>): Promise<string[]> {
+  const ctrl = new AbortController();
+  const res = await fetch(`${s.url}${path}?watch=true`, { signal: ctrl.signal, headers: { Authorization: 'Bearer any' } });
+  const reader = res.body?.getReader();
+  if (!reader) throw new Error('no body');
+  const events: string[] = [];
+  let buf = '';
+  const pending = during();
+  const deadline = Date.now() + 5000;
+  while (events.length < count && Date.now() < deadline) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buf += Buffer.from(value).toString('utf8');
+    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+      const ev = JSON.parse(buf.slice(0, nl)) as { type: string; object: { kind: string; metadata: { name: string } } };
+      events.push(`${ev.type} ${ev.object.kind} ${ev.object.metadata.name}`);
+      buf = buf.slice(nl + 1);
+    }
+  }
+  ctrl.abort();
+  await pending;
+  return events;
+}
+
+describe('watch', () => {
+  it('CRDs and their custom resources are watched like any kind', async () => {
+    // A watch without a resourceVersion starts with the CRDs that exist (the TidbCluster's).
+    expect(await watched(CRDS, 2, () => s.call('POST', CRDS, WIDGET_CRD))).toEqual(['ADDED CustomResourceDefinition tidbclusters.pingcap.com', 'ADDED CustomResourceDefinition widgets.example.com']);
+    expect(await watched(WIDGETS, 2, async () => {
+      await s.call('POST', WIDGETS, widget({}));
+      await s.call('PATCH', `${WIDGETS}/w`, { spec: { size: 4 } }, 'application/merge-patch+json');
+    })).toEqual(['ADDED Widget w', 'MODIFIED Widget w']);
+  });
+});
+
 describe('deleting a CRD', () => {
   it('removes its custom resources, then the CRD, and the kind is no longer served', async () => {
     await s.call('POST', CRDS, WIDGET_CRD);

@@ -4,6 +4,10 @@
  * adds; and the project's generated TidbCluster CRD against the fields the project writes.
  */
 import { describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { parse } from 'yaml';
 import { validateCrd, servedVersions } from '../../lib/sim/crd/definitions.js';
 import { type StructuralSchema, applyStructuralSchema } from '../../lib/sim/crd/schema.js';
 import { tidbClusterCrd } from '../../lib/sim/crd/tidbcluster.js';
@@ -126,6 +130,16 @@ describe('CustomResourceDefinition checks', () => {
       want: 'spec.versions: Invalid value: ["v1","v2"]: must have exactly one version marked as storage version',
     },
     { name: 'a version without a schema', obj: crd({ versions: [{ name: 'v1', served: true, storage: true }] }), want: 'spec.versions[0].schema.openAPIV3Schema: Required value' },
+    {
+      name: 'a property without a type (not structural)',
+      obj: crd({ versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { properties: { a: { type: 'string' } } } } } } }] }),
+      want: 'spec.versions[0].schema.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields',
+    },
+    {
+      name: 'properties beside additionalProperties',
+      obj: crd({ versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { m: { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: { type: 'string' } } } } } }] }),
+      want: 'spec.versions[0].schema.openAPIV3Schema.properties[m].additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive',
+    },
   ])('$name is refused', ({ obj, want }) => {
     expect(validateCrd(obj).map((c) => `${c.field}: ${c.message}`)).toEqual([want]);
   });
@@ -165,5 +179,24 @@ describe('the project TidbCluster CRD', () => {
       'spec.pd.replicas: Invalid value: "string": spec.pd.replicas in body must be of type integer: "string"',
     ]);
     expect(applyStructuralSchema(schema, tc({ pd: { replicas: 3, replica: 3 } })).unknownFields).toEqual(['spec.pd.replica']);
+  });
+});
+
+describe("TiDB Operator's published TidbCluster CRD", () => {
+  const file = join(import.meta.dirname, '..', 'fixtures', 'tidb-operator-tidbclusters-crd.yaml.gz');
+  const upstream = parse(gunzipSync(readFileSync(file)).toString('utf8')) as KubeObject;
+
+  it('is a valid, structural CRD for the same kind', () => {
+    expect(validateCrd(upstream)).toEqual([]);
+    expect(servedVersions(upstream)[0]?.resource).toMatchObject({ group: 'pingcap.com', version: 'v1alpha1', kind: 'TidbCluster', plural: 'tidbclusters' });
+  });
+
+  it('accepts the example cluster unchanged and refuses replicas: three as the project CRD does', () => {
+    const schema = servedVersions(upstream)[0]?.schema as StructuralSchema;
+    const example = parse(readFileSync(join(import.meta.dirname, '..', '..', 'examples', 'basic-tidbcluster.yaml'), 'utf8')) as Record<string, unknown>;
+    const r = applyStructuralSchema(schema, example);
+    expect({ unknown: r.unknownFields, causes: r.causes }).toEqual({ unknown: [], causes: [] });
+    const three = applyStructuralSchema(schema, { metadata: { name: 'basic' }, spec: { pd: { replicas: 'three' } } });
+    expect(three.causes.map((c) => c.field)).toContain('spec.pd.replicas');
   });
 });

@@ -62,7 +62,27 @@ export function validateCrd(crd: KubeObject): Cause[] {
     const root = v.schema?.openAPIV3Schema as StructuralSchema | undefined;
     if (!root) need(`${path}.schema.openAPIV3Schema`);
     else if (root.type !== 'object') bad(`${path}.schema.openAPIV3Schema.type`, root.type ?? '', 'must be object at the root');
+    else causes.push(...structuralCauses(root, `${path}.schema.openAPIV3Schema`));
   });
+  return causes;
+}
+
+/**
+ * Where a schema is not structural, as the API server words it: every node names its type (but
+ * those preserving unknown fields or int-or-string), and an object has properties or
+ * additionalProperties, not both.
+ */
+function structuralCauses(node: StructuralSchema, path: string): Cause[] {
+  const causes: Cause[] = [];
+  if (!node.type && !node['x-kubernetes-preserve-unknown-fields'] && !node['x-kubernetes-int-or-string']) {
+    causes.push({ field: `${path}.type`, reason: 'FieldValueRequired', message: 'Required value: must not be empty for specified object fields' });
+  }
+  if (node.properties && node.additionalProperties !== undefined && node.additionalProperties !== false) {
+    causes.push({ field: `${path}.additionalProperties`, reason: 'FieldValueInvalid', message: 'Forbidden: additionalProperties and properties are mutual exclusive' });
+  }
+  for (const [name, sub] of Object.entries(node.properties ?? {})) causes.push(...structuralCauses(sub, `${path}.properties[${name}]`));
+  if (node.items) causes.push(...structuralCauses(node.items, `${path}.items`));
+  if (typeof node.additionalProperties === 'object') causes.push(...structuralCauses(node.additionalProperties, `${path}.additionalProperties`));
   return causes;
 }
 
