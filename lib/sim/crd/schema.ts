@@ -190,6 +190,28 @@ function scalarRules(schema: StructuralSchema, v: unknown, path: string, causes:
     if (schema.maxLength !== undefined && [...v].length > schema.maxLength) {
       causes.push({ field: path, reason: 'FieldValueTooLong', message: `Too long: may not be more than ${schema.maxLength} bytes` });
     }
-    if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(v)) bad(`should match '${schema.pattern}'`);
+    if (schema.pattern !== undefined && compiled(schema.pattern)?.test(v) === false) bad(`should match '${schema.pattern}'`);
   }
+}
+
+const PATTERNS = new Map<string, RegExp | undefined>();
+
+/**
+ * A schema pattern as a RegExp, compiled once. Patterns are Go (RE2) syntax, which JavaScript reads
+ * alike for what CRDs use; one it cannot read is not applied.
+ */
+function compiled(pattern: string): RegExp | undefined {
+  if (!PATTERNS.has(pattern)) {
+    let re: RegExp | undefined;
+    for (const flags of ['u', '']) {
+      try {
+        re = new RegExp(pattern, flags);
+        break;
+      } catch {
+        // try the next reading
+      }
+    }
+    PATTERNS.set(pattern, re);
+  }
+  return PATTERNS.get(pattern);
 }
