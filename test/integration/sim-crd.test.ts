@@ -144,11 +144,13 @@ describe('the TidbCluster CRD installed at start', () => {
     expect(r.body.message).toBe('TidbCluster.pingcap.com "basic" is invalid: spec.pd.replicas: Invalid value: "string": spec.pd.replicas in body must be of type integer: "string"');
   });
 
-  it('cannot be joined by a second CRD serving the same kind', async () => {
+  it('cannot be joined by a second CRD serving the same kind, nor can a built-in kind (objects are kept by kind)', async () => {
     const other = { ...WIDGET_CRD, metadata: { name: 'tidbclusters.example.com' }, spec: { ...WIDGET_CRD.spec, names: { kind: 'TidbCluster', plural: 'tidbclusters' } } };
     const r = await s.call('POST', CRDS, other);
     expect(r.status).toBe(422);
-    expect(r.body.message).toContain('spec.names.kind: Duplicate value: "TidbCluster"');
+    expect(r.body.message).toContain('spec.names.kind: Duplicate value: "TidbCluster": already served by tidbclusters.pingcap.com');
+    const pods = { ...WIDGET_CRD, metadata: { name: 'pods.example.com' }, spec: { ...WIDGET_CRD.spec, names: { kind: 'Pod', plural: 'pods' } } };
+    expect((await s.call('POST', CRDS, pods)).body.message).toContain('spec.names.kind: Duplicate value: "Pod": already served by pods');
   });
 });
 

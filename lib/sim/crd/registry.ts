@@ -57,9 +57,10 @@ export class ResourceRegistry {
     return this.byKindMap.get(kind)?.terminating ?? false;
   }
 
-  /** The name of the CRD that already serves `kind` from another CRD, for a conflict check. */
+  /** What already serves `kind`: a built-in resource (`pods`) or a CRD's name; undefined when free. */
   ownerOfKind(kind: string): string | undefined {
-    if (RESOURCES.some((r) => r.kind === kind)) return kind;
+    const builtIn = RESOURCES.find((r) => r.kind === kind);
+    if (builtIn) return builtIn.group ? `${builtIn.plural}.${builtIn.group}` : builtIn.plural;
     return this.byKindMap.get(kind)?.crdName;
   }
 
