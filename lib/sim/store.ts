@@ -131,13 +131,14 @@ export class ObjectStore {
     if (res.custom && this.resources.isTerminating(kind)) {
       throw new ApiError(405, 'MethodNotAllowed', `create not allowed while custom resource definition is terminating`);
     }
+    // As PrepareForCreate: a kind with a status subresource drops the status before validation.
+    if (res.subresources.includes('status') && !opts.keepStatus && kind !== 'Pod') delete obj.status;
     obj = this.validate(res, obj, opts);
     const name = obj.metadata.name ?? '';
     const ns = obj.metadata.namespace;
     if (res.namespaced && ns && kind !== 'Namespace') this.requireNamespace(ns);
     const key = objectKey(ns, name);
     if (this.bucket(kind).has(key)) throw alreadyExists(res.plural, name, res.group);
-    if (res.subresources.includes('status') && !opts.keepStatus && kind !== 'Pod') delete obj.status;
     applyCreateDefaults(kind, obj, () => this.ips.allocate(new Set(this.list('Service').map((svc) => String(svc.spec?.clusterIP)))));
     if (kind === 'StorageClass') defaultStorageClass(obj);
     if (kind === CRD_KIND) prepareCrd(obj, rfc3339(this.clock.nowMs()), true);
