@@ -11,8 +11,8 @@ import { CRD_CLEANUP_FINALIZER, crdStatus, validateCrd } from './definitions.js'
 import type { ResourceRegistry } from './registry.js';
 import { type StructuralSchema, applyStructuralSchema } from './schema.js';
 
-/** How the write treats unknown fields, and where warnings go. */
-export type FieldValidationOptions = { fieldValidation?: 'Strict' | 'Warn' | 'Ignore'; warnings?: string[] };
+/** How the write treats unknown fields (the store's `fieldValidation`), and where warnings go. */
+type FieldValidationOptions = { fieldValidation?: 'Strict' | 'Warn' | 'Ignore'; warnings?: string[] };
 
 /**
  * A custom resource as it will be stored (pruned and defaulted) and the schema's causes against it.

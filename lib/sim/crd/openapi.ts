@@ -11,7 +11,7 @@ import type { StructuralSchema } from './schema.js';
 const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 
 /** The schema name of a custom kind in OpenAPI: reversed group, version, kind. */
-export function customSchemaName(r: ResourceDef): string {
+function customSchemaName(r: ResourceDef): string {
   return [...r.group.split('.').reverse(), r.version, r.kind].join('.');
 }
 
