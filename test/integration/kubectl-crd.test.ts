@@ -26,7 +26,7 @@ beforeAll(async () => {
   server = spawn(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'sim', 'serve', '--kubeconfig', kubeconfigPath, '--pod-startup', '500ms'], { stdio: ['ignore', 'pipe', 'pipe'] });
   await new Promise<void>((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`sim serve did not start: ${out}`)), 30000);
+    const timer = setTimeout(() => reject(new Error(`sim serve did not start: ${out}`)), 55000);
     server.stdout?.on('data', (d: Buffer) => {
       out += d.toString();
       if (out.includes('kubeconfig written')) {
@@ -39,7 +39,7 @@ beforeAll(async () => {
   });
   kubectl = kubectlFor(parse(readFileSync(kubeconfigPath, 'utf8')) as Record<string, unknown>);
   writeFileSync(join(dir, 'operator-crd.yaml'), gunzipSync(readFileSync(OPERATOR_CRD)));
-}, 60000);
+}, 90000);
 
 afterAll(async () => {
   const exited = new Promise((resolve) => server.once('exit', resolve));
