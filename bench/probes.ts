@@ -10,6 +10,7 @@ import { parseScenario } from '../lib/local/scenario/file.js';
 import type { EntryEnd, Progress } from '../lib/local/scenario/progress.js';
 import type { Scenario, TimelineEntry } from '../lib/local/scenario/types.js';
 import type { SimStack } from '../lib/local/sim-stack.js';
+import { defaultResources } from '../lib/sim/crd/tidbcluster.js';
 import { parseRoute } from '../lib/sim/routes.js';
 import type { StateStore } from '../lib/state/port.js';
 
@@ -36,9 +37,12 @@ export type RequestClass = 'list' | 'get' | 'write' | 'pd-read' | 'pd-write' | '
  */
 export type RequestCounts = Record<RequestClass, number> & { readonly byWriteMethod: Record<string, number>; readonly detail: Record<string, number> };
 
+/** What a simulated world serves, to tell what a path addresses. */
+const SERVED = defaultResources();
+
 /** The class of a request (see `RequestClass`) and what it addressed, e.g. `LIST Pod`. */
 export function classifyRequest(method: string, path: string): { cls: RequestClass; what: string } {
-  const route = parseRoute(path);
+  const route = parseRoute(path, (g, v, p) => SERVED.byPlural(g, v, p));
   if (route.type === 'proxy') return { cls: method === 'GET' ? 'pd-read' : 'pd-write', what: `PD ${method} ${route.rest}${route.target === 'pods' ? ' (one pod)' : ''}` };
   if (route.type !== 'resource') return { cls: 'other', what: `${method} ${path}` };
   const sub = route.subresource === undefined ? '' : `/${route.subresource}`;

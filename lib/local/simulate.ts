@@ -160,7 +160,8 @@ function applyCluster(stack: SimStack): void {
   for (const object of stack.scenario.objects) store.create(object.kind, structuredClone(object) as unknown as KubeObject);
   const twin = stack.scenario.twinObjects;
   if (twin) seedTwin(store, structuredClone(tc) as unknown as Record<string, unknown>, twin as unknown as KubeObject[]);
-  else store.create('TidbCluster', structuredClone(tc) as unknown as KubeObject);
+  // Strict, as kubectl applies it: a misspelt field in the scenario fails the run instead of being pruned.
+  else store.create('TidbCluster', structuredClone(tc) as unknown as KubeObject, { fieldValidation: 'Strict' });
 }
 
 function recordWrite(record: (a: Omit<ActionRecord, 'atMs'>) => void, actor: Actor, w: WriteRecord): void {

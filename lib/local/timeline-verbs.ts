@@ -3,6 +3,7 @@
  * merge-patch or annotate the TidbCluster, inject or heal a fault, change the world (PD leader, PD
  * config), invoke the admin function, delete the cluster. Waiting and time are the runner's.
  */
+import { ApiError } from '../sim/api-error.js';
 import { applyMergePatch } from '../sim/patch.js';
 import type { KubeObject } from '../sim/object.js';
 import type { SimStack } from './sim-stack.js';
@@ -50,7 +51,13 @@ function patchCluster(stack: SimStack, patch: unknown): VerbResult {
   const current = stack.world.store.get('TidbCluster', namespace, name);
   if (!current) return { ok: false, error: `TidbCluster ${namespace}/${name} does not exist` };
   const next = applyMergePatch(current, patch) as KubeObject;
-  stack.world.store.update('TidbCluster', next);
+  try {
+    // Strict, as `kubectl patch` sends it: a misspelt field fails the step instead of being pruned.
+    stack.world.store.update('TidbCluster', next, { fieldValidation: 'Strict' });
+  } catch (err) {
+    if (err instanceof ApiError) return { ok: false, error: `patch TidbCluster ${namespace}/${name}: ${err.message}` };
+    throw err;
+  }
   return OK;
 }
 

@@ -2,40 +2,43 @@
  * Discovery documents (`/version`, `/api`, `/apis`, `/api/v1`, `/apis/{group}[/{version}]`) in the
  * legacy formats, which kubectl and client libraries fall back to when aggregated discovery is absent.
  */
-import { RESOURCES, RESOURCE_VERBS, apiVersionOf, groupVersions } from './resources.js';
+import { RESOURCE_VERBS, type ResourceDef, apiVersionOf, groupVersions } from './resources.js';
 
 /** The Kubernetes version the simulator reports. */
 export const SIM_VERSION = { major: '1', minor: '34', gitVersion: 'v1.34.0-sim', platform: 'linux/amd64' };
 
-/** The discovery document for `path`, or undefined when there is none. */
-export function discoveryDocument(path: string): Record<string, unknown> | undefined {
+/** The discovery document for `path` over the served `resources`, or undefined when there is none. */
+export function discoveryDocument(path: string, resources: readonly ResourceDef[]): Record<string, unknown> | undefined {
   if (path === '/version' || path === '/version/') {
     return { ...SIM_VERSION, gitCommit: 'sim', gitTreeState: 'clean', buildDate: '2026-01-01T00:00:00Z', goVersion: 'go1.24', compiler: 'gc' };
   }
   if (path === '/api') return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '127.0.0.1' }] };
-  if (path === '/apis') return { kind: 'APIGroupList', apiVersion: 'v1', groups: groups() };
-  if (path === '/api/v1') return resourceList('', 'v1');
+  if (path === '/apis') return { kind: 'APIGroupList', apiVersion: 'v1', groups: groups(resources) };
+  if (path === '/api/v1') return resourceList(resources, '', 'v1');
   const m = /^\/apis\/([^/]+)(?:\/([^/]+))?\/?$/.exec(path);
   if (!m) return undefined;
   const [, group, version] = m;
-  const g = groups().find((x) => x.name === group);
+  const g = groups(resources).find((x) => x.name === group);
   if (!g) return undefined;
   if (!version) return { kind: 'APIGroup', apiVersion: 'v1', ...g };
   if (!g.versions.some((v) => v.version === version)) return undefined;
-  return resourceList(group ?? '', version);
+  return resourceList(resources, group ?? '', version);
 }
 
-function groups(): { name: string; versions: { groupVersion: string; version: string }[]; preferredVersion: { groupVersion: string; version: string } }[] {
-  return groupVersions()
-    .filter((gv) => gv.group !== '')
-    .map((gv) => {
-      const v = { groupVersion: `${gv.group}/${gv.version}`, version: gv.version };
-      return { name: gv.group, versions: [v], preferredVersion: v };
-    });
+type GroupVersion = { groupVersion: string; version: string };
+
+/** One entry per group, its versions in the order served (a CRD's storage version first, preferred). */
+function groups(resources: readonly ResourceDef[]): { name: string; versions: GroupVersion[]; preferredVersion: GroupVersion }[] {
+  const byGroup = new Map<string, GroupVersion[]>();
+  for (const gv of groupVersions(resources)) {
+    if (gv.group === '') continue;
+    byGroup.set(gv.group, [...(byGroup.get(gv.group) ?? []), { groupVersion: `${gv.group}/${gv.version}`, version: gv.version }]);
+  }
+  return [...byGroup].map(([name, versions]) => ({ name, versions, preferredVersion: versions[0] as GroupVersion }));
 }
 
-function resourceList(group: string, version: string): Record<string, unknown> {
-  const rs = RESOURCES.filter((r) => r.group === group && r.version === version);
+function resourceList(served: readonly ResourceDef[], group: string, version: string): Record<string, unknown> {
+  const rs = served.filter((r) => r.group === group && r.version === version);
   const resources: Record<string, unknown>[] = [];
   for (const r of rs) {
     resources.push({
@@ -45,7 +48,7 @@ function resourceList(group: string, version: string): Record<string, unknown> {
       kind: r.kind,
       verbs: RESOURCE_VERBS,
       ...(r.shortNames.length ? { shortNames: r.shortNames } : {}),
-      ...(r.group === 'pingcap.com' ? { categories: ['all'] } : {}),
+      ...(r.categories?.length ? { categories: r.categories } : {}),
     });
     for (const sub of r.subresources) {
       resources.push({

@@ -6,7 +6,8 @@
  */
 import type { TimerHandle } from '../platform/clock.js';
 import type { KubeObject } from './object.js';
-import { RESOURCES, resourceByKind } from './resources.js';
+import { CRD_CLEANUP_FINALIZER } from './crd/definitions.js';
+import { CRD_KIND } from './crd/registry.js';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type ObjectStore } from './store.js';
 
 /** Runs garbage collection passes on the store's clock after relevant changes. */
@@ -32,11 +33,14 @@ export class GarbageCollector {
   /** One full pass; returns how many writes it made (tests and the scheduler use it). */
   runOnce(): number {
     let writes = 0;
-    const all = RESOURCES.flatMap((r) => this.store.list(r.kind));
+    // CRDs are large (their schemas): only those being deleted or owned take part in a pass.
+    const kinds = [...new Set(this.store.resources.all().map((r) => r.kind))];
+    const all = kinds.flatMap((k) => this.store.list(k, undefined, k === CRD_KIND ? (o) => !!o.metadata.deletionTimestamp || !!o.metadata.ownerReferences?.length : undefined));
     const byUid = new Map(all.map((o) => [o.metadata.uid ?? '', o]));
     for (const obj of all) writes += this.collectDependent(obj, byUid);
     for (const owner of all) writes += this.finishOwner(owner, all);
     writes += this.finishNamespaces(all);
+    writes += this.finishCrds(all);
     return writes;
   }
 
@@ -94,9 +98,21 @@ export class GarbageCollector {
     let writes = 0;
     for (const ns of all.filter((o) => o.kind === 'Namespace' && o.metadata.deletionTimestamp)) {
       const name = ns.metadata.name ?? '';
-      const content = all.filter((o) => o.metadata.namespace === name && resourceByKind(o.kind ?? '')?.namespaced);
+      const content = all.filter((o) => o.metadata.namespace === name && this.store.resources.byKind(o.kind ?? '')?.namespaced);
       for (const o of content) writes += this.deleteQuietly(o, 'Background');
       if (content.length === 0 && this.store.finishNamespace(name)) writes++;
+    }
+    return writes;
+  }
+
+  /** As the CRD finalizer controller: a deleted CRD's custom resources go, then the CRD itself. */
+  private finishCrds(all: KubeObject[]): number {
+    let writes = 0;
+    for (const crd of all.filter((o) => o.kind === CRD_KIND && o.metadata.deletionTimestamp && o.metadata.finalizers?.includes(CRD_CLEANUP_FINALIZER))) {
+      const kind = (crd.spec?.names as { kind?: string } | undefined)?.kind ?? '';
+      const content = all.filter((o) => o.kind === kind);
+      for (const o of content) writes += this.deleteQuietly(o, 'Background');
+      if (content.length === 0) writes += this.dropFinalizer(crd, CRD_CLEANUP_FINALIZER);
     }
     return writes;
   }

@@ -2,13 +2,15 @@
  * The verbs on resources: get, list (selectors, limit/continue), create, update, patch, delete,
  * deletecollection, and the status and scale subresources — each answering as the real API server.
  */
-import { ApiError, badRequest } from './api-error.js';
+import { ApiError, badRequest, invalid } from './api-error.js';
 import { decodeBuiltinFields } from './builtin-fields.js';
 import { buildFilter } from './filters.js';
 import type { KubeObject } from './object.js';
 import { applyPatch } from './patch.js';
 import { type ResourceDef, apiVersionOf } from './resources.js';
-import type { DeleteOptions, ObjectStore } from './store.js';
+import type { DeleteOptions, ObjectStore, WriteOptions } from './store.js';
+import { fieldValidationOf } from './crd/admission.js';
+import { CRD_KIND } from './crd/registry.js';
 
 /** A parsed request on a resource route. */
 export type ResourceRequest = {
@@ -22,16 +24,24 @@ export type ResourceRequest = {
   body: unknown;
 };
 
-/** The status code and body of an answer; `object` is the object a delete removed (as it was). */
-export type Answer = { code: number; body: unknown; object?: unknown };
+/**
+ * The status code and body of an answer; `object` is the object a delete removed (as it was);
+ * `warnings` what the server tells the client in `Warning` headers (unknown fields pruned).
+ */
+export type Answer = { code: number; body: unknown; object?: unknown; warnings?: string[] };
 
 /** Runs one non-watch resource request against the store. */
 export function handleResource(store: ObjectStore, r: ResourceRequest): Answer {
-  const dryRun = r.query.get('dryRun') === 'All';
+  const warnings: string[] = [];
+  const answer = answerResource(store, r, { dryRun: r.query.get('dryRun') === 'All', fieldValidation: fieldValidationOf(r.query), warnings });
+  return warnings.length ? { ...answer, warnings } : answer;
+}
+
+function answerResource(store: ObjectStore, r: ResourceRequest, write: WriteOptions): Answer {
   const kind = r.resource.kind;
   if (r.name === undefined) {
     if (r.method === 'GET') return { code: 200, body: listObjects(store, r) };
-    if (r.method === 'POST') return { code: 201, body: store.create(kind, bodyForCreate(r), { dryRun }) };
+    if (r.method === 'POST') return { code: 201, body: decoding(r, () => store.create(kind, bodyForCreate(r), write)) };
     if (r.method === 'DELETE') return { code: 200, body: deleteCollection(store, r) };
     throw methodNotAllowed(r.method);
   }
@@ -44,25 +54,46 @@ export function handleResource(store: ObjectStore, r: ResourceRequest): Answer {
       if (obj.metadata.name !== undefined && obj.metadata.name !== r.name) {
         throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${r.name})`);
       }
+      if ((r.resource.custom || kind === CRD_KIND) && !obj.metadata.resourceVersion) {
+        // As their registries (AllowUnconditionalUpdate false): a replace must say which version it replaces.
+        throw invalid(kind, r.name, [{ field: 'metadata.resourceVersion', message: 'Invalid value: 0x0: must be specified for an update' }], r.resource.group);
+      }
       const target = { ...obj, metadata: { ...obj.metadata, name: r.name, namespace: r.namespace } };
-      return { code: 200, body: store.update(kind, target, { subresource: r.subresource, dryRun }) };
+      const subresource = r.subresource;
+      return { code: 200, body: decoding(r, () => store.update(kind, target, { ...write, subresource })) };
     }
     case 'PATCH': {
       const current = store.mustGet(kind, r.namespace, r.name);
       // The patched object is read through the kind's type, as a create or update is.
       const patched = decodeBuiltinFields(r.resource, applyPatch(r.contentType, current, r.body), r.query.get('fieldValidation')) as KubeObject;
-      return { code: 200, body: store.update(kind, patched, { subresource: r.subresource, dryRun }) };
+      return { code: 200, body: store.update(kind, patched, { ...write, subresource: r.subresource }) };
     }
     case 'DELETE': {
       const { object, gone } = store.delete(kind, r.namespace, r.name, deleteOptions(r));
       // As the API server: an immediate delete of a built-in kind answers with a Status.
-      if (gone && kind !== 'Pod' && r.resource.group !== 'pingcap.com') {
+      if (gone && kind !== 'Pod' && !r.resource.custom) {
         return { code: 200, body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: r.name, group: r.resource.group, kind: r.resource.plural, uid: object.metadata.uid } }, object };
       }
       return { code: gone ? 200 : 202, body: object, object };
     }
     default:
       throw methodNotAllowed(r.method);
+  }
+}
+
+/**
+ * As the API server's decoder: a strict decoding error of a created or replaced object names the
+ * kind it could not handle (a patch's does not, its body being a patch).
+ */
+function decoding(r: ResourceRequest, write: () => KubeObject): KubeObject {
+  try {
+    return write();
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 400 && err.message.startsWith('strict decoding error')) {
+      const { kind, version } = r.resource;
+      throw new ApiError(400, 'BadRequest', `${kind} in version "${version}" cannot be handled as a ${kind}: ${err.message}`);
+    }
+    throw err;
   }
 }
 

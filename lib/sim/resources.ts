@@ -1,6 +1,7 @@
 /**
- * The kinds the simulated API server serves, with the names discovery publishes. One table, so
- * routing, discovery, validation and garbage collection agree on what exists.
+ * The built-in kinds the simulated API server serves, with the names discovery publishes. One
+ * table, so routing, discovery, validation and garbage collection agree on what exists; custom
+ * resources (TidbCluster among them) are served from the CustomResourceDefinitions in the store.
  */
 
 /** A served resource: `group` is '' for the core group. */
@@ -16,6 +17,10 @@ export type ResourceDef = {
   readonly subresources: readonly ('status' | 'scale')[];
   /** Whether a change to `spec` (anything but metadata/status) bumps metadata.generation. */
   readonly hasGeneration: boolean;
+  /** Categories discovery lists (`all` lets `kubectl get all` include the kind). */
+  readonly categories?: readonly string[];
+  /** Served from a CustomResourceDefinition rather than built in. */
+  readonly custom?: boolean;
 };
 
 const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] as const;
@@ -41,7 +46,7 @@ function def(
   };
 }
 
-/** Every served resource. */
+/** Every built-in resource. */
 export const RESOURCES: readonly ResourceDef[] = [
   def('', 'v1', 'Namespace', 'namespaces', false, { shortNames: ['ns'], subresources: ['status'] }),
   def('', 'v1', 'Node', 'nodes', false, { shortNames: ['no'], subresources: ['status'] }),
@@ -62,7 +67,7 @@ export const RESOURCES: readonly ResourceDef[] = [
   def('rbac.authorization.k8s.io', 'v1', 'RoleBinding', 'rolebindings', true),
   def('rbac.authorization.k8s.io', 'v1', 'ClusterRole', 'clusterroles', false),
   def('rbac.authorization.k8s.io', 'v1', 'ClusterRoleBinding', 'clusterrolebindings', false),
-  def('pingcap.com', 'v1alpha1', 'TidbCluster', 'tidbclusters', true, { shortNames: ['tc'], subresources: ['status'], hasGeneration: true }),
+  def('apiextensions.k8s.io', 'v1', 'CustomResourceDefinition', 'customresourcedefinitions', false, { shortNames: ['crd', 'crds'], subresources: ['status'], hasGeneration: true }),
 ];
 
 /** The verbs every resource supports (the simulator serves all of them for every kind). */
@@ -73,26 +78,9 @@ export function apiVersionOf(r: ResourceDef): string {
   return r.group ? `${r.group}/${r.version}` : r.version;
 }
 
-/** Finds a resource by group, version and plural (the URL form). */
-export function resourceByPlural(group: string, version: string, plural: string): ResourceDef | undefined {
-  return RESOURCES.find((r) => r.group === group && r.version === version && r.plural === plural);
-}
-
-/** Finds a resource by kind (kinds are unique across the served groups). */
-export function resourceByKind(kind: string): ResourceDef | undefined {
-  return RESOURCES.find((r) => r.kind === kind);
-}
-
-/** Like `resourceByKind`, but the kind must exist (programming error otherwise). */
-export function mustResource(kind: string): ResourceDef {
-  const r = resourceByKind(kind);
-  if (!r) throw new Error(`unknown kind ${kind}`);
-  return r;
-}
-
-/** The served group/versions, for discovery. */
-export function groupVersions(): { group: string; version: string }[] {
+/** The group/versions of `resources` in order of first appearance, for discovery. */
+export function groupVersions(resources: readonly ResourceDef[]): { group: string; version: string }[] {
   const seen = new Map<string, { group: string; version: string }>();
-  for (const r of RESOURCES) seen.set(`${r.group}/${r.version}`, { group: r.group, version: r.version });
+  for (const r of resources) seen.set(`${r.group}/${r.version}`, { group: r.group, version: r.version });
   return [...seen.values()];
 }

@@ -3,7 +3,10 @@
  * a proxy target or a discovery document. Paths follow the real API server exactly, including the
  * legacy `/watch/` prefix and `name:port` proxy targets.
  */
-import { type ResourceDef, resourceByPlural } from './resources.js';
+import type { ResourceDef } from './resources.js';
+
+/** Finds the served resource a URL names by group, version and plural. */
+export type ResourceLookup = (group: string, version: string, plural: string) => ResourceDef | undefined;
 
 /** What a request path addresses. */
 export type Route =
@@ -23,8 +26,8 @@ export type Route =
 /** The scheme the API server uses towards the pod: `http` unless the proxy target says `https:`. */
 export type ProxyScheme = 'http' | 'https';
 
-/** Parses `/api/v1/...` and `/apis/{group}/{version}/...`. */
-export function parseRoute(pathname: string): Route {
+/** Parses `/api/v1/...` and `/apis/{group}/{version}/...` against the served resources. */
+export function parseRoute(pathname: string, resourceByPlural: ResourceLookup): Route {
   const parts = pathname.split('/').filter((p) => p.length > 0).map(decodeURIComponent);
   let group: string;
   let version: string;

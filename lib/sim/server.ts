@@ -11,11 +11,12 @@ import { discoveryDocument } from './discovery.js';
 import { openApiDocument, openApiIndex } from './openapi.js';
 import { buildFilter } from './filters.js';
 import { parseJsonBody, readBody, readBodyBytes, sendError, sendJson } from './http-util.js';
-import { printerForKind } from './printers/index.js';
+import { type PrinterColumnDefinition, type TablePrinter, customResourcePrinter, printerForKind } from './printers/index.js';
 import { PROTOBUF_MEDIA_TYPE, decodeProtobufBody } from './protobuf/decode.js';
 import { shapeGetAnswer, watchShaper } from './tables.js';
 import type { ProxyRegistry } from './proxy.js';
 import { handleResource } from './resource-handlers.js';
+import type { ResourceDef } from './resources.js';
 import { parseRoute } from './routes.js';
 import type { ObjectStore } from './store.js';
 import { serveWatch } from './watch.js';
@@ -107,6 +108,15 @@ export class SimApiServer {
     }
   }
 
+  /**
+   * How a resource's objects are printed as a table: a custom resource by its CRD's served version's
+   * `additionalPrinterColumns`, a built-in kind by its own printer.
+   */
+  private printerFor(resource: ResourceDef): TablePrinter {
+    const served = resource.custom ? this.store.resources.servedVersion(resource.kind, resource.version) : undefined;
+    return served ? customResourcePrinter({ additionalPrinterColumns: served.printerColumns as PrinterColumnDefinition[] }) : printerForKind(resource.kind);
+  }
+
   private authorize(req: IncomingMessage): void {
     if (!this.opts.token) return;
     if (req.headers.authorization !== `Bearer ${this.opts.token}`) throw new ApiError(401, 'Unauthorized', 'Unauthorized');
@@ -120,14 +130,14 @@ export class SimApiServer {
       return;
     }
     if (path === '/openapi/v3' || path.startsWith('/openapi/v3/')) {
-      const doc = path === '/openapi/v3' ? openApiIndex() : openApiDocument(path.slice('/openapi/v3/'.length));
+      const doc = path === '/openapi/v3' ? openApiIndex(this.store.resources) : openApiDocument(path.slice('/openapi/v3/'.length), this.store.resources);
       if (!doc) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
       sendJson(res, 200, doc);
       return;
     }
-    const route = parseRoute(path);
+    const route = parseRoute(path, (g, v, p) => this.store.resources.byPlural(g, v, p));
     if (route.type === 'discovery') {
-      const doc = discoveryDocument(route.path);
+      const doc = discoveryDocument(route.path, this.store.resources.all());
       if (!doc) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
       sendJson(res, 200, doc);
       return;
@@ -148,7 +158,7 @@ export class SimApiServer {
     const q = url.searchParams;
     const isWatch = route.watchPrefix || q.get('watch') === 'true' || q.get('watch') === '1';
     if (isWatch && method === 'GET') {
-      const shape = watchShaper(printerForKind(route.resource.kind), req.headers.accept, q, () => this.store.clock.nowMs());
+      const shape = watchShaper(this.printerFor(route.resource), req.headers.accept, q, () => this.store.clock.nowMs());
       const fieldSelector = route.name ? joinSelectors(q.get('fieldSelector'), `metadata.name=${route.name}`) : q.get('fieldSelector');
       serveWatch(
         this.store,
@@ -186,7 +196,8 @@ export class SimApiServer {
     }
     if (verb) this.onWrite?.({ verb, kind: route.resource.kind, namespace: route.namespace, name: route.name ?? nameOf(answer.body), object: answer.object ?? answer.body });
     // Server-side printing: a GET of objects (not of a Scale) answers in the form its Accept header asks for.
-    const shaped = method === 'GET' && answer.code === 200 && route.subresource !== 'scale' ? shapeGetAnswer(printerForKind(route.resource.kind), answer.body, req.headers.accept, q, this.store.clock.nowMs()) : answer.body;
+    const shaped = method === 'GET' && answer.code === 200 && route.subresource !== 'scale' ? shapeGetAnswer(this.printerFor(route.resource), answer.body, req.headers.accept, q, this.store.clock.nowMs()) : answer.body;
+    for (const w of answer.warnings ?? []) res.appendHeader('Warning', `299 - ${JSON.stringify(w)}`);
     sendJson(res, answer.code, shaped);
   }
 }

@@ -8,8 +8,11 @@
 import type { Clock } from '../platform/clock.js';
 import { ApiError, alreadyExists, conflict, invalid, notFound } from './api-error.js';
 import { type KubeObject, jsonEqual, objectKey, rfc3339 } from './object.js';
-import { type ResourceDef, apiVersionOf, mustResource } from './resources.js';
+import { type ResourceDef, apiVersionOf } from './resources.js';
 import { validateObject } from './validation.js';
+import { CRD_KIND, ResourceRegistry } from './crd/registry.js';
+import { admitCustomResource, prepareCrd, validateCrdAgainst } from './crd/admission.js';
+import { CRD_CLEANUP_FINALIZER } from './crd/definitions.js';
 import { ClusterIpAllocator, applyCreateDefaults, applySpecDefaults } from './defaults.js';
 import { defaultClassName, defaultStorageClass } from './storage-classes.js';
 
@@ -34,8 +37,15 @@ export type DeleteOptions = {
   dryRun?: boolean;
 };
 
-/** Options of writes. `internal` writes come from the simulated controllers, not from clients. */
-export type WriteOptions = { subresource?: 'status'; dryRun?: boolean };
+/**
+ * How unknown fields of a custom resource are treated, as the `fieldValidation` query parameter:
+ * `Strict` refuses the write (400), `Warn` (the default) and `Ignore` prune them, `Warn` telling
+ * the client through `warnings`.
+ */
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+
+/** Options of writes; `warnings` collects what the server tells the client in `Warning` headers. */
+export type WriteOptions = { subresource?: 'status'; dryRun?: boolean; fieldValidation?: FieldValidation; warnings?: string[] };
 
 type Listener = (ev: StoreEvent) => void;
 
@@ -53,6 +63,8 @@ export class ObjectStore {
   private readonly listeners = new Set<Listener>();
   private rv = 1;
   private readonly ips = new ClusterIpAllocator();
+  /** The kinds served: built-ins and those the stored CustomResourceDefinitions add. */
+  readonly resources = new ResourceRegistry();
 
   private readonly historyLimit: number;
   private readonly random: () => number;
@@ -64,6 +76,12 @@ export class ObjectStore {
   ) {
     this.historyLimit = opts.historyLimit ?? 20000;
     this.random = opts.random ?? Math.random;
+    // The CRD controllers: a stored CRD is served at once; a deleted one no longer is.
+    this.subscribe((ev) => {
+      if (ev.kind !== CRD_KIND) return;
+      if (ev.type === 'DELETED') this.resources.drop(ev.object.metadata.name ?? '');
+      else this.resources.put(ev.object);
+    });
   }
 
   /** The current resourceVersion (the last one issued). */
@@ -80,13 +98,13 @@ export class ObjectStore {
   /** A copy of one object, or undefined. */
   get(kind: string, namespace: string | undefined, name: string): KubeObject | undefined {
     const obj = this.bucket(kind).get(objectKey(this.nsFor(kind, namespace), name));
-    return obj ? structuredClone(obj) : undefined;
+    return obj ? copy(obj) : undefined;
   }
 
   /** Like `get`, but 404 when missing. */
   mustGet(kind: string, namespace: string | undefined, name: string): KubeObject {
     const obj = this.get(kind, namespace, name);
-    if (!obj) throw notFound(mustResource(kind).plural, name, mustResource(kind).group);
+    if (!obj) throw notFound(this.mustResource(kind).plural, name, this.mustResource(kind).group);
     return obj;
   }
 
@@ -96,29 +114,34 @@ export class ObjectStore {
     for (const obj of this.bucket(kind).values()) {
       if (namespace && obj.metadata.namespace !== namespace) continue;
       if (filter && !filter(obj)) continue;
-      out.push(structuredClone(obj));
+      out.push(copy(obj));
     }
     return out.sort((a, b) => keyOf(a).localeCompare(keyOf(b)));
   }
 
   /** Creates an object: name/generateName, uid, resourceVersion, creationTimestamp, generation. */
-  create(kind: string, input: KubeObject, opts: { dryRun?: boolean; keepStatus?: boolean } = {}): KubeObject {
-    const res = mustResource(kind);
-    const obj = structuredClone(input);
+  create(kind: string, input: KubeObject, opts: Omit<WriteOptions, 'subresource'> & { keepStatus?: boolean } = {}): KubeObject {
+    const res = this.mustResource(kind);
+    let obj = copy(input);
     obj.apiVersion = apiVersionOf(res);
     obj.kind = res.kind;
     obj.metadata = obj.metadata ?? {};
     if (!res.namespaced) delete obj.metadata.namespace;
     if (!obj.metadata.name && obj.metadata.generateName) obj.metadata.name = obj.metadata.generateName + randomSuffix(this.random);
-    this.validate(res, obj);
+    if (res.custom && this.resources.isTerminating(kind)) {
+      throw new ApiError(405, 'MethodNotAllowed', `create not allowed while custom resource definition is terminating`);
+    }
+    // As PrepareForCreate: a kind with a status subresource drops the status before validation.
+    if (res.subresources.includes('status') && !opts.keepStatus && kind !== 'Pod') delete obj.status;
+    obj = this.validate(res, obj, opts);
     const name = obj.metadata.name ?? '';
     const ns = obj.metadata.namespace;
     if (res.namespaced && ns && kind !== 'Namespace') this.requireNamespace(ns);
     const key = objectKey(ns, name);
     if (this.bucket(kind).has(key)) throw alreadyExists(res.plural, name, res.group);
-    if (res.subresources.includes('status') && !opts.keepStatus && kind !== 'Pod') delete obj.status;
     applyCreateDefaults(kind, obj, () => this.ips.allocate(new Set(this.list('Service').map((svc) => String(svc.spec?.clusterIP)))));
     if (kind === 'StorageClass') defaultStorageClass(obj);
+    if (kind === CRD_KIND) prepareCrd(obj, rfc3339(this.clock.nowMs()), true);
     // As the DefaultStorageClass admission plugin: a claim that names no class gets the default one.
     if (kind === 'PersistentVolumeClaim' && obj.spec && obj.spec.storageClassName === undefined) {
       const fallback = defaultClassName(this.list('StorageClass'));
@@ -134,7 +157,7 @@ export class ObjectStore {
     meta.resourceVersion = String(++this.rv);
     this.bucket(kind).set(key, obj);
     this.emit({ type: 'ADDED', kind, object: obj, resourceVersion: this.rv });
-    return structuredClone(obj);
+    return copy(obj);
   }
 
   /**
@@ -142,22 +165,23 @@ export class ObjectStore {
    * one (409 otherwise). A write that changes nothing keeps the resourceVersion and emits no event.
    */
   update(kind: string, input: KubeObject, opts: WriteOptions = {}): KubeObject {
-    const res = mustResource(kind);
+    const res = this.mustResource(kind);
     const name = input.metadata?.name ?? '';
     const ns = this.nsFor(kind, input.metadata?.namespace);
     const old = this.bucket(kind).get(objectKey(ns, name));
     if (!old) throw notFound(res.plural, name, res.group);
     const wantRv = input.metadata.resourceVersion;
     if (wantRv && wantRv !== old.metadata.resourceVersion) throw conflict(res.plural, name, res.group);
-    const next = this.merged(res, old, structuredClone(input), opts.subresource === 'status');
+    let next = this.merged(res, old, copy(input), opts.subresource === 'status');
     applySpecDefaults(res.kind, next);
-    this.validate(res, next);
+    next = this.validate(res, next, opts);
+    if (kind === CRD_KIND) prepareCrd(next, rfc3339(this.clock.nowMs()), false);
     return this.commit(res, old, next, opts.dryRun === true);
   }
 
   /** Deletes an object, honouring grace periods (pods), finalizers and propagation policy. */
   delete(kind: string, namespace: string | undefined, name: string, opts: DeleteOptions = {}): { object: KubeObject; gone: boolean } {
-    const res = mustResource(kind);
+    const res = this.mustResource(kind);
     const ns = this.nsFor(kind, namespace);
     const old = this.bucket(kind).get(objectKey(ns, name));
     if (!old) throw notFound(res.plural, name, res.group);
@@ -166,16 +190,18 @@ export class ObjectStore {
       throw new ApiError(409, 'Conflict', `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${old.metadata.uid}`);
     }
     if (pre?.resourceVersion && pre.resourceVersion !== old.metadata.resourceVersion) throw conflict(res.plural, name, res.group);
-    const next = structuredClone(old);
+    const next = copy(old);
     const finalizers = new Set(next.metadata.finalizers ?? []);
     if (opts.propagationPolicy === 'Foreground') finalizers.add(FOREGROUND_FINALIZER);
     if (opts.propagationPolicy === 'Orphan') finalizers.add(ORPHAN_FINALIZER);
+    // As the CRD registry's delete: a CRD waits for its custom resources to go, whatever it was stored with.
+    if (kind === CRD_KIND && !old.metadata.deletionTimestamp) finalizers.add(CRD_CLEANUP_FINALIZER);
     const graceSeconds = this.gracePeriodFor(kind, old, opts);
     if (kind === 'Namespace') return { object: this.terminateNamespace(res, old, next), gone: false };
     if (finalizers.size === 0 && graceSeconds === 0) {
-      if (opts.dryRun) return { object: structuredClone(old), gone: true };
+      if (opts.dryRun) return { object: copy(old), gone: true };
       this.remove(kind, old);
-      return { object: structuredClone(old), gone: true };
+      return { object: copy(old), gone: true };
     }
     next.metadata.finalizers = finalizers.size ? [...finalizers] : undefined;
     if (!next.metadata.deletionTimestamp) {
@@ -200,7 +226,7 @@ export class ObjectStore {
     if ((old.metadata.finalizers?.length ?? 0) > 0) {
       // The grace period is over: the object goes as soon as its last finalizer is removed.
       if ((old.metadata.deletionGracePeriodSeconds ?? 0) > 0) {
-        this.commit(mustResource(kind), old, { ...structuredClone(old), metadata: { ...structuredClone(old.metadata), deletionGracePeriodSeconds: 0 } }, false);
+        this.commit(this.mustResource(kind), old, { ...copy(old), metadata: { ...copy(old.metadata), deletionGracePeriodSeconds: 0 } }, false);
       }
       return false;
     }
@@ -234,7 +260,7 @@ export class ObjectStore {
   }
 
   private merged(res: ResourceDef, old: KubeObject, input: KubeObject, statusOnly: boolean): KubeObject {
-    if (statusOnly) return { ...structuredClone(old), status: input.status };
+    if (statusOnly) return { ...copy(old), status: input.status };
     const next: KubeObject = { ...input, apiVersion: apiVersionOf(res), kind: res.kind };
     // Server-owned metadata cannot be changed by an update.
     const m = old.metadata;
@@ -249,7 +275,7 @@ export class ObjectStore {
       generation: m.generation,
       resourceVersion: m.resourceVersion,
     };
-    if (res.subresources.includes('status')) next.status = structuredClone(old.status);
+    if (res.subresources.includes('status')) next.status = copy(old.status);
     return next;
   }
 
@@ -257,18 +283,18 @@ export class ObjectStore {
     if (res.hasGeneration && !jsonEqual(specOf(old), specOf(next))) next.metadata.generation = (old.metadata.generation ?? 0) + 1;
     dropUndefined(next.metadata);
     if (jsonEqual({ ...next, metadata: { ...next.metadata, resourceVersion: '' } }, { ...old, metadata: { ...old.metadata, resourceVersion: '' } })) {
-      return structuredClone(old);
+      return copy(old);
     }
     if (dryRun) return next;
     const gone = res.kind !== 'Namespace' && next.metadata.deletionTimestamp && (next.metadata.finalizers?.length ?? 0) === 0 && (next.metadata.deletionGracePeriodSeconds ?? 0) === 0;
     if (gone) {
       this.remove(res.kind, next);
-      return structuredClone(next);
+      return copy(next);
     }
     next.metadata.resourceVersion = String(++this.rv);
     this.bucket(res.kind).set(keyOf(next), next);
     this.emit({ type: 'MODIFIED', kind: res.kind, object: next, previous: old, resourceVersion: this.rv });
-    return structuredClone(next);
+    return copy(next);
   }
 
   private terminateNamespace(res: ResourceDef, old: KubeObject, next: KubeObject): KubeObject {
@@ -280,12 +306,12 @@ export class ObjectStore {
     next.metadata.resourceVersion = String(++this.rv);
     this.bucket(res.kind).set(keyOf(next), next);
     this.emit({ type: 'MODIFIED', kind: res.kind, object: next, previous: old, resourceVersion: this.rv });
-    return structuredClone(next);
+    return copy(next);
   }
 
   private remove(kind: string, obj: KubeObject): void {
     this.bucket(kind).delete(keyOf(obj));
-    const gone = structuredClone(obj);
+    const gone = copy(obj);
     gone.metadata.resourceVersion = String(++this.rv);
     this.emit({ type: 'DELETED', kind, object: gone, previous: obj, resourceVersion: this.rv });
   }
@@ -303,9 +329,19 @@ export class ObjectStore {
     return typeof obj.spec.terminationGracePeriodSeconds === 'number' ? obj.spec.terminationGracePeriodSeconds : 30;
   }
 
-  private validate(res: ResourceDef, obj: KubeObject): void {
-    const causes = validateObject(res.kind, obj);
+  /** Validates an object about to be stored; a custom resource comes back pruned and defaulted. */
+  private validate(res: ResourceDef, obj: KubeObject, opts: WriteOptions): KubeObject {
+    const schema = res.custom ? this.resources.schemaFor(res.kind) : undefined;
+    const admitted = schema ? admitCustomResource(schema, obj, opts) : { object: obj, causes: [] };
+    const causes = [...validateObject(res.kind, admitted.object), ...admitted.causes];
+    if (res.kind === CRD_KIND) causes.push(...validateCrdAgainst(obj, this.resources));
     if (causes.length > 0) throw invalid(res.kind, obj.metadata?.name ?? '', causes, res.group);
+    return admitted.object;
+  }
+
+  /** The served resource of a kind; a programming error when the kind is not served. */
+  mustResource(kind: string): ResourceDef {
+    return this.resources.mustByKind(kind);
   }
 
   private requireNamespace(ns: string): void {
@@ -317,13 +353,13 @@ export class ObjectStore {
   }
 
   private nsFor(kind: string, namespace: string | undefined): string | undefined {
-    return mustResource(kind).namespaced ? namespace : undefined;
+    // A kind no longer (or not yet) served has no objects; reads of it find nothing.
+    return this.resources.byKind(kind)?.namespaced === false ? undefined : namespace;
   }
 
   private bucket(kind: string): Map<string, KubeObject> {
     let b = this.objects.get(kind);
     if (!b) {
-      mustResource(kind);
       b = new Map();
       this.objects.set(kind, b);
     }
@@ -356,4 +392,13 @@ function randomSuffix(random: () => number): string {
 function uuidFrom(random: () => number): string {
   const hex = Array.from({ length: 32 }, () => Math.floor(random() * 16).toString(16)).join('');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
+ * A deep copy of a stored value. Objects here are JSON values (they arrive as JSON and leave as
+ * JSON), and a JSON round trip copies them several times faster than structuredClone — which
+ * matters for large objects such as a CRD with its schema.
+ */
+function copy<T>(value: T): T {
+  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
 }

@@ -13,6 +13,8 @@ import { ProxyRegistry } from './proxy.js';
 import type { ContainerRuntime } from './runtime.js';
 import { SimApiServer, type RequestHook } from './server.js';
 import { ObjectStore } from './store.js';
+import { CRD_KIND } from './crd/registry.js';
+import { tidbClusterCrd } from './crd/tidbcluster.js';
 
 /** Options of the world; each has a documented default. */
 export type SimWorldOptions = {
@@ -47,10 +49,11 @@ export class SimWorld {
     readonly token: string | undefined,
   ) {}
 
-  /** Builds the world, creates the default namespaces and nodes, and starts serving. */
+  /** Builds the world, creates the default namespaces, the TidbCluster CRD and nodes, and starts serving. */
   static async start(opts: SimWorldOptions): Promise<SimWorld> {
     const store = new ObjectStore(opts.clock, { random: opts.random });
     for (const ns of ['default', 'kube-system', 'kube-public']) store.create('Namespace', { metadata: { name: ns } }, { keepStatus: false });
+    store.create(CRD_KIND, tidbClusterCrd());
     const gc = new GarbageCollector(store);
     const controllers = new SimControllers(store, {
       podStartupMs: opts.podStartupMs ?? 5000,

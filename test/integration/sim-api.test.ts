@@ -77,12 +77,12 @@ describe('create, get and optimistic concurrency', () => {
     const created = (await s.call('POST', path, tc)).body;
     expect(created.metadata.generation).toBe(1);
     expect(created.status).toBeUndefined();
-    const withStatus = (await s.call('PUT', `${path}/basic/status`, { ...created, spec: { pd: { replicas: 9 } }, status: { phase: 'Normal' } })).body;
+    const withStatus = (await s.call('PUT', `${path}/basic/status`, { ...created, spec: { pd: { replicas: 9 } }, status: { pd: { phase: 'Normal' } } })).body;
     expect(withStatus.metadata.generation).toBe(1);
     expect(withStatus.spec.pd.replicas).toBe(3);
     const scaled = (await s.call('PUT', `${path}/basic`, { ...withStatus, spec: { pd: { replicas: 5 } }, status: {} })).body;
     expect(scaled.metadata.generation).toBe(2);
-    expect(scaled.status).toEqual({ phase: 'Normal' });
+    expect(scaled.status).toEqual({ pd: { phase: 'Normal' } });
   });
 });
 

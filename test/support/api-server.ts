@@ -8,6 +8,8 @@ import { GarbageCollector } from '../../lib/sim/gc.js';
 import { ProxyRegistry } from '../../lib/sim/proxy.js';
 import { SimApiServer } from '../../lib/sim/server.js';
 import { ObjectStore } from '../../lib/sim/store.js';
+import { CRD_KIND } from '../../lib/sim/crd/registry.js';
+import { tidbClusterCrd } from '../../lib/sim/crd/tidbcluster.js';
 
 /** A running bare server and what tests need to drive it. */
 export type BareServer = {
@@ -22,11 +24,12 @@ export type BareServer = {
   close: () => Promise<void>;
 };
 
-/** Starts a bare server with namespaces `default` and `demo`. */
+/** Starts a bare server with namespaces `default` and `demo` and the TidbCluster CRD. */
 export async function startBareServer(opts: { historyLimit?: number; token?: string } = {}): Promise<BareServer> {
   const clock = new VirtualClock();
   const store = new ObjectStore(clock, { historyLimit: opts.historyLimit });
   for (const name of ['default', 'demo']) store.create('Namespace', { metadata: { name } });
+  store.create(CRD_KIND, tidbClusterCrd());
   const gc = new GarbageCollector(store);
   const proxy = new ProxyRegistry(store);
   const server = new SimApiServer(store, proxy, { token: opts.token, bookmarkIntervalMs: 1000 });

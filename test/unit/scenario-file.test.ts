@@ -56,6 +56,13 @@ describe('a bad file is rejected with one line naming the line, the field and wh
     { name: 'a missing metadata.name', text: HEAD.replace('name: basic, ', ''), error: 's.yaml:3: cluster.metadata.name: required field is missing' },
     { name: 'an invalid metadata.name', text: HEAD.replace('name: basic', 'name: Basic_1'), error: 's.yaml:3: cluster.metadata.name: "Basic_1" is not a valid name (lowercase letters, digits and "-", starting and ending with a letter or digit, at most 63 characters)' },
     { name: 'a missing spec', text: 'name: t\ncluster: {metadata: {name: basic}}\n', error: 's.yaml:2: cluster.spec: required field is missing' },
+    { name: 'a spec field the TidbCluster CRD does not have', text: HEAD.replace('pd: {replicas: 3}', 'pd: {replicas: 3, replica: 3}'), error: 's.yaml:5: cluster.spec.pd.replica: unknown field (the TidbCluster CRD has no such field)' },
+    {
+      name: 'a spec value of the wrong type, as the CRD schema words it',
+      text: HEAD.replace('pd: {replicas: 3}', 'pd: {replicas: three}'),
+      error: 's.yaml:5: cluster.spec.pd.replicas: Invalid value: "string": spec.pd.replicas in body must be of type integer: "string"',
+    },
+    { name: 'a spec value outside its enum', text: HEAD.replace('tikv: {replicas: 3}', 'tikv: {replicas: 3}\n    pvReclaimPolicy: Keep'), error: 's.yaml:7: cluster.spec.pvReclaimPolicy: Unsupported value: "Keep": supported values: "Delete", "Recycle", "Retain"' },
     { name: 'a timeline that is not a list', text: `${HEAD}timeline: {waitFor: ready}\n`, error: 's.yaml:7: timeline: expected a list of entries, got a mapping' },
     { name: 'an entry that is not a mapping', text: withTimeline('ready'), error: `s.yaml:8: timeline[0]: expected a mapping with one verb (${VERBS}), got the string "ready"` },
     { name: 'an unknown verb', text: withTimeline('waitFor: ready', 'waitfor: ready'), error: `s.yaml:9: timeline[1]: unknown verb "waitfor" (expected one of: ${VERBS})` },

@@ -6,7 +6,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { ApiError } from '../../lib/sim/api-error.js';
 import { decodeBuiltinFields } from '../../lib/sim/builtin-fields.js';
-import { mustResource } from '../../lib/sim/resources.js';
+import { defaultResources } from '../../lib/sim/crd/tidbcluster.js';
+
+const mustResource = (kind: string) => defaultResources().mustByKind(kind);
 
 function apiErrorOf(fn: () => unknown): ApiError {
   try {

@@ -6,7 +6,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { builtinComponentSchemas, builtinSchemaNameOf } from '../../lib/sim/builtin-openapi.js';
+import { defaultResources } from '../../lib/sim/crd/tidbcluster.js';
 import { openApiDocument, openApiIndex } from '../../lib/sim/openapi.js';
+
+// What a fresh simulated API server serves: the built-in kinds and the TidbCluster CRD.
+const registry = defaultResources();
 
 type Doc = { paths: Record<string, unknown>; components: { schemas: Record<string, Record<string, unknown>> } };
 
@@ -29,7 +33,7 @@ describe('group/version documents', () => {
     { name: 'storage/v1', path: 'apis/storage.k8s.io/v1', kinds: ['StorageClass'], group: 'storage.k8s.io', version: 'v1' },
   ])('$name: every served kind has its tagged schema, and every reference resolves in the document', ({ path, kinds, group, version }) => {
     // Act
-    const doc = openApiDocument(path) as Doc;
+    const doc = openApiDocument(path, registry) as Doc;
     // Assess
     const schemas = doc.components.schemas;
     for (const kind of kinds) {
@@ -43,11 +47,11 @@ describe('group/version documents', () => {
 
   it('the index lists every group/version document, each URL with the digest of its content (kubectl caches by URL)', () => {
     // Act
-    const index = openApiIndex() as { paths: Record<string, { serverRelativeURL: string }> };
+    const index = openApiIndex(registry) as { paths: Record<string, { serverRelativeURL: string }> };
     // Assess
     expect(Object.keys(index.paths)).toEqual(expect.arrayContaining(['api/v1', 'apis/apps/v1', 'apis/rbac.authorization.k8s.io/v1', 'apis/storage.k8s.io/v1']));
     for (const [gv, { serverRelativeURL }] of Object.entries(index.paths)) {
-      const digest = createHash('sha512').update(JSON.stringify(openApiDocument(gv))).digest('hex').toUpperCase();
+      const digest = createHash('sha512').update(JSON.stringify(openApiDocument(gv, registry))).digest('hex').toUpperCase();
       expect(serverRelativeURL).toBe(`/openapi/v3/${gv}?hash=${digest}`);
     }
   });

@@ -4,6 +4,8 @@
  * default from `defaults.ts`; an unknown setting is an error, so a typo never silently runs with a
  * default.
  */
+import { applyStructuralSchema } from '../../sim/crd/schema.js';
+import { tidbClusterSchema } from '../../sim/crd/tidbcluster.js';
 import { DEFAULT_CONFIG, DEFAULT_NAMESPACE, DEFAULT_SIM, TIDB_CLUSTER_API_VERSION } from './defaults.js';
 import { readNodes } from './node-pools.js';
 import type { FieldPath, Mapping } from './reader.js';
@@ -70,7 +72,9 @@ export function readSim(raw: unknown): SimSettings {
  * Reads `cluster:`: a TidbCluster manifest whose `kind` and `apiVersion`, when given, are
  * `TidbCluster` and `pingcap.com/v1alpha1` (when left out they are filled in), with
  * `metadata.name` (a DNS-1123 label), `metadata.namespace` (default `default`) and a `spec`
- * mapping. The spec itself is not judged here: an invalid spec is the reconciler's to report.
+ * mapping. The spec is judged only as the API server judges it, by the TidbCluster CRD's schema
+ * (types, enums, no unknown fields, as kubectl's Strict apply); what the schema allows but the
+ * reconciler refuses (`replicas: -1`) is the reconciler's to report.
  */
 export function readCluster(raw: unknown): TidbClusterManifest {
   const path: FieldPath = ['cluster'];
@@ -82,6 +86,7 @@ export function readCluster(raw: unknown): TidbClusterManifest {
   const name = readDnsLabel(required(metadata, 'name', metadataPath), [...metadataPath, 'name']);
   const namespace = 'namespace' in metadata ? readDnsLabel(metadata['namespace'], [...metadataPath, 'namespace']) : DEFAULT_NAMESPACE;
   const spec = readJsonObject(required(manifest, 'spec', path), [...path, 'spec']);
+  checkAgainstCrd({ ...manifest, spec });
   return {
     apiVersion: TIDB_CLUSTER_API_VERSION,
     kind: 'TidbCluster',
@@ -89,6 +94,24 @@ export function readCluster(raw: unknown): TidbClusterManifest {
     metadata: { ...metadata, name, namespace },
     spec,
   } as TidbClusterManifest;
+}
+
+/** The first field the TidbCluster CRD's schema does not know or refuses, as a FieldError. */
+function checkAgainstCrd(manifest: Record<string, unknown>): void {
+  const { unknownFields, causes } = applyStructuralSchema(tidbClusterSchema(), manifest);
+  const [unknown] = unknownFields;
+  if (unknown !== undefined) throw new FieldError(['cluster', ...schemaPath(unknown)], 'unknown field (the TidbCluster CRD has no such field)');
+  const [cause] = causes;
+  if (cause) throw new FieldError(['cluster', ...schemaPath(cause.field)], cause.message);
+}
+
+/** `spec.pd.env[0].name` as a field path: ['spec', 'pd', 'env', 0, 'name']. */
+function schemaPath(field: string): FieldPath {
+  return field.split('.').flatMap((part) => {
+    const m = /^([^[]*)((?:\[\d+\])*)$/.exec(part);
+    const indexes = [...(m?.[2] ?? '').matchAll(/\[(\d+)\]/g)].map((x) => Number(x[1]));
+    return [m?.[1] ?? part, ...indexes];
+  });
 }
 
 function section(raw: unknown, key: string): Mapping {

@@ -7,7 +7,6 @@ import { DEFAULT_PRINTER } from './default.js';
 import type { TablePrinter } from './format.js';
 import { POD_PRINTER } from './pod.js';
 import { PV_PRINTER, PVC_PRINTER, STORAGE_CLASS_PRINTER } from './storage.js';
-import { TIDB_CLUSTER_PRINTER } from './tidbcluster.js';
 import { CONTROLLER_REVISION_PRINTER, DEPLOYMENT_PRINTER, STATEFULSET_PRINTER } from './workloads.js';
 
 const PRINTERS: Readonly<Record<string, TablePrinter>> = {
@@ -28,7 +27,6 @@ const PRINTERS: Readonly<Record<string, TablePrinter>> = {
   StatefulSet: STATEFULSET_PRINTER,
   Deployment: DEPLOYMENT_PRINTER,
   ControllerRevision: CONTROLLER_REVISION_PRINTER,
-  TidbCluster: TIDB_CLUSTER_PRINTER,
 };
 
 /** The printer of `kind`; a kind without one of its own gets the default table (NAME, CREATED AT). */

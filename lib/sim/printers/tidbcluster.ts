@@ -4,15 +4,14 @@
  * PD, STORAGE, READY, DESIRE, TIKV, STORAGE, READY, DESIRE, TIDB, READY, DESIRE, AGE (and STATUS
  * with `-o wide`) as on a cluster with TiDB Operator installed.
  */
-import { type PrinterColumnDefinition, customResourcePrinter } from './custom.js';
-import type { TablePrinter } from './format.js';
+import type { PrinterColumnDefinition } from './custom.js';
 
 /** The `additionalPrinterColumns` of TiDB Operator's TidbCluster CRD, in its order. */
 export const TIDB_CLUSTER_PRINTER_COLUMNS: readonly PrinterColumnDefinition[] = [
   { jsonPath: '.status.conditions[?(@.type=="Ready")].status', name: 'Ready', type: 'string' },
   { description: 'The image for PD cluster', jsonPath: '.status.pd.image', name: 'PD', type: 'string' },
   { description: 'The storage size specified for PD node', jsonPath: '.spec.pd.requests.storage', name: 'Storage', type: 'string' },
-  { description: 'The desired replicas number of PD cluster', jsonPath: '.status.pd.statefulSet.readyReplicas', name: 'Ready', type: 'integer' },
+  { description: 'The ready replicas number of PD cluster', jsonPath: '.status.pd.statefulSet.readyReplicas', name: 'Ready', type: 'integer' },
   { description: 'The desired replicas number of PD cluster', jsonPath: '.spec.pd.replicas', name: 'Desire', type: 'integer' },
   { description: 'The image for TiKV cluster', jsonPath: '.status.tikv.image', name: 'TiKV', type: 'string' },
   { description: 'The storage size specified for TiKV node', jsonPath: '.spec.tikv.requests.storage', name: 'Storage', type: 'string' },
@@ -24,6 +23,3 @@ export const TIDB_CLUSTER_PRINTER_COLUMNS: readonly PrinterColumnDefinition[] = 
   { jsonPath: '.status.conditions[?(@.type=="Ready")].message', name: 'Status', priority: 1, type: 'string' },
   { jsonPath: '.metadata.creationTimestamp', name: 'Age', type: 'date' },
 ];
-
-/** The TidbCluster kind's printer, from TiDB Operator's printer columns. */
-export const TIDB_CLUSTER_PRINTER: TablePrinter = customResourcePrinter({ additionalPrinterColumns: TIDB_CLUSTER_PRINTER_COLUMNS });

@@ -41,7 +41,12 @@ export function componentLabels(c: HandCluster, component: string): Record<strin
 /** The TidbCluster object (discovery reads `spec.pd.replicas` and the resourceVersion). */
 export function tidbClusterObject(c: HandCluster): KubeObject {
   const spec: Record<string, unknown> = { version: c.version, discovery: {} };
-  for (const [component, replicas] of Object.entries(c.replicas)) if (replicas !== undefined) spec[component] = { replicas, baseImage: IMAGES[component as SetComponent] };
+  for (const [component, replicas] of Object.entries(c.replicas)) {
+    if (replicas === undefined) continue;
+    // TiFlash's spec requires its storage claims (the CRD schema says so, as TiDB Operator's does).
+    const claims = component === 'tiflash' ? { storageClaims: [{ resources: { requests: { storage: '10Gi' } } }] } : {};
+    spec[component] = { replicas, baseImage: IMAGES[component as SetComponent], ...claims };
+  }
   return { apiVersion: 'pingcap.com/v1alpha1', kind: 'TidbCluster', metadata: { name: c.name, namespace: c.namespace }, spec };
 }
 
