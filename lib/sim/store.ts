@@ -10,6 +10,7 @@ import { ApiError, alreadyExists, conflict, invalid, notFound } from './api-erro
 import { type KubeObject, jsonEqual, objectKey, rfc3339 } from './object.js';
 import { type ResourceDef, apiVersionOf, mustResource } from './resources.js';
 import { validateObject } from './validation.js';
+import { KindBucket, compareKeys, deepFreeze, keyOf } from './store-bucket.js';
 import { ClusterIpAllocator, applyCreateDefaults, applySpecDefaults } from './defaults.js';
 import { defaultClassName, defaultStorageClass } from './storage-classes.js';
 
@@ -48,7 +49,7 @@ export const ORPHAN_FINALIZER = 'orphan';
  * must not write back (schedule work on the clock instead).
  */
 export class ObjectStore {
-  private readonly objects = new Map<string, Map<string, KubeObject>>();
+  private readonly objects = new Map<string, KindBucket>();
   private readonly history: StoreEvent[] = [];
   private readonly listeners = new Set<Listener>();
   private rv = 1;
@@ -77,10 +78,9 @@ export class ObjectStore {
     return first ? first.resourceVersion - 1 : this.rv;
   }
 
-  /** A copy of one object, or undefined. */
+  /** One stored object (frozen: copy it to change it), or undefined. */
   get(kind: string, namespace: string | undefined, name: string): KubeObject | undefined {
-    const obj = this.bucket(kind).get(objectKey(this.nsFor(kind, namespace), name));
-    return obj ? structuredClone(obj) : undefined;
+    return this.bucket(kind).get(objectKey(this.nsFor(kind, namespace), name));
   }
 
   /** Like `get`, but 404 when missing. */
@@ -90,15 +90,17 @@ export class ObjectStore {
     return obj;
   }
 
-  /** Copies of the objects of a kind (in a namespace, or all), sorted by namespace/name. */
+  /**
+   * The stored objects of a kind (in a namespace, or all), sorted by namespace/name. They are the
+   * stored objects themselves, deeply frozen, so listing costs no copy; the array is the caller's.
+   */
   list(kind: string, namespace?: string, filter?: ObjectFilter): KubeObject[] {
     const out: KubeObject[] = [];
-    for (const obj of this.bucket(kind).values()) {
-      if (namespace && obj.metadata.namespace !== namespace) continue;
+    for (const obj of this.bucket(kind).values(namespace)) {
       if (filter && !filter(obj)) continue;
-      out.push(structuredClone(obj));
+      out.push(obj);
     }
-    return out.sort((a, b) => keyOf(a).localeCompare(keyOf(b)));
+    return out.sort((a, b) => compareKeys(keyOf(a), keyOf(b)));
   }
 
   /** Creates an object: name/generateName, uid, resourceVersion, creationTimestamp, generation. */
@@ -130,11 +132,11 @@ export class ObjectStore {
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
     if (res.hasGeneration) meta.generation = 1;
-    if (opts.dryRun) return obj;
+    if (opts.dryRun) return deepFreeze(obj);
     meta.resourceVersion = String(++this.rv);
-    this.bucket(kind).set(key, obj);
+    this.bucket(kind).set(obj);
     this.emit({ type: 'ADDED', kind, object: obj, resourceVersion: this.rv });
-    return structuredClone(obj);
+    return obj;
   }
 
   /**
@@ -149,8 +151,10 @@ export class ObjectStore {
     if (!old) throw notFound(res.plural, name, res.group);
     const wantRv = input.metadata.resourceVersion;
     if (wantRv && wantRv !== old.metadata.resourceVersion) throw conflict(res.plural, name, res.group);
-    const next = this.merged(res, old, structuredClone(input), opts.subresource === 'status');
-    applySpecDefaults(res.kind, next);
+    const statusOnly = opts.subresource === 'status';
+    const next = this.merged(res, old, structuredClone(input), statusOnly);
+    // A status write keeps the stored (already defaulted, frozen) spec.
+    if (!statusOnly) applySpecDefaults(res.kind, next);
     this.validate(res, next);
     return this.commit(res, old, next, opts.dryRun === true);
   }
@@ -166,16 +170,17 @@ export class ObjectStore {
       throw new ApiError(409, 'Conflict', `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${old.metadata.uid}`);
     }
     if (pre?.resourceVersion && pre.resourceVersion !== old.metadata.resourceVersion) throw conflict(res.plural, name, res.group);
-    const next = structuredClone(old);
+    // Only top-level metadata (and a namespace's status) change below; the rest stays shared and frozen.
+    const next: KubeObject = { ...old, metadata: { ...old.metadata } };
     const finalizers = new Set(next.metadata.finalizers ?? []);
     if (opts.propagationPolicy === 'Foreground') finalizers.add(FOREGROUND_FINALIZER);
     if (opts.propagationPolicy === 'Orphan') finalizers.add(ORPHAN_FINALIZER);
     const graceSeconds = this.gracePeriodFor(kind, old, opts);
     if (kind === 'Namespace') return { object: this.terminateNamespace(res, old, next), gone: false };
     if (finalizers.size === 0 && graceSeconds === 0) {
-      if (opts.dryRun) return { object: structuredClone(old), gone: true };
+      if (opts.dryRun) return { object: old, gone: true };
       this.remove(kind, old);
-      return { object: structuredClone(old), gone: true };
+      return { object: old, gone: true };
     }
     next.metadata.finalizers = finalizers.size ? [...finalizers] : undefined;
     if (!next.metadata.deletionTimestamp) {
@@ -200,7 +205,7 @@ export class ObjectStore {
     if ((old.metadata.finalizers?.length ?? 0) > 0) {
       // The grace period is over: the object goes as soon as its last finalizer is removed.
       if ((old.metadata.deletionGracePeriodSeconds ?? 0) > 0) {
-        this.commit(mustResource(kind), old, { ...structuredClone(old), metadata: { ...structuredClone(old.metadata), deletionGracePeriodSeconds: 0 } }, false);
+        this.commit(mustResource(kind), old, { ...old, metadata: { ...old.metadata, deletionGracePeriodSeconds: 0 } }, false);
       }
       return false;
     }
@@ -234,7 +239,7 @@ export class ObjectStore {
   }
 
   private merged(res: ResourceDef, old: KubeObject, input: KubeObject, statusOnly: boolean): KubeObject {
-    if (statusOnly) return { ...structuredClone(old), status: input.status };
+    if (statusOnly) return { ...old, metadata: { ...old.metadata }, status: input.status };
     const next: KubeObject = { ...input, apiVersion: apiVersionOf(res), kind: res.kind };
     // Server-owned metadata cannot be changed by an update.
     const m = old.metadata;
@@ -249,7 +254,7 @@ export class ObjectStore {
       generation: m.generation,
       resourceVersion: m.resourceVersion,
     };
-    if (res.subresources.includes('status')) next.status = structuredClone(old.status);
+    if (res.subresources.includes('status')) next.status = old.status;
     return next;
   }
 
@@ -257,18 +262,18 @@ export class ObjectStore {
     if (res.hasGeneration && !jsonEqual(specOf(old), specOf(next))) next.metadata.generation = (old.metadata.generation ?? 0) + 1;
     dropUndefined(next.metadata);
     if (jsonEqual({ ...next, metadata: { ...next.metadata, resourceVersion: '' } }, { ...old, metadata: { ...old.metadata, resourceVersion: '' } })) {
-      return structuredClone(old);
+      return old;
     }
-    if (dryRun) return next;
+    if (dryRun) return deepFreeze(next);
     const gone = res.kind !== 'Namespace' && next.metadata.deletionTimestamp && (next.metadata.finalizers?.length ?? 0) === 0 && (next.metadata.deletionGracePeriodSeconds ?? 0) === 0;
     if (gone) {
       this.remove(res.kind, next);
-      return structuredClone(next);
+      return deepFreeze(next);
     }
     next.metadata.resourceVersion = String(++this.rv);
-    this.bucket(res.kind).set(keyOf(next), next);
+    this.bucket(res.kind).set(next);
     this.emit({ type: 'MODIFIED', kind: res.kind, object: next, previous: old, resourceVersion: this.rv });
-    return structuredClone(next);
+    return next;
   }
 
   private terminateNamespace(res: ResourceDef, old: KubeObject, next: KubeObject): KubeObject {
@@ -278,15 +283,15 @@ export class ObjectStore {
     next.metadata.finalizers = next.metadata.finalizers?.length ? next.metadata.finalizers : undefined;
     next.status = { ...(next.status ?? {}), phase: 'Terminating' };
     next.metadata.resourceVersion = String(++this.rv);
-    this.bucket(res.kind).set(keyOf(next), next);
+    this.bucket(res.kind).set(next);
     this.emit({ type: 'MODIFIED', kind: res.kind, object: next, previous: old, resourceVersion: this.rv });
-    return structuredClone(next);
+    return next;
   }
 
   private remove(kind: string, obj: KubeObject): void {
-    this.bucket(kind).delete(keyOf(obj));
-    const gone = structuredClone(obj);
-    gone.metadata.resourceVersion = String(++this.rv);
+    this.bucket(kind).delete(obj);
+    const gone = { ...obj, metadata: { ...obj.metadata, resourceVersion: String(++this.rv) } };
+    deepFreeze(gone);
     this.emit({ type: 'DELETED', kind, object: gone, previous: obj, resourceVersion: this.rv });
   }
 
@@ -320,19 +325,15 @@ export class ObjectStore {
     return mustResource(kind).namespaced ? namespace : undefined;
   }
 
-  private bucket(kind: string): Map<string, KubeObject> {
+  private bucket(kind: string): KindBucket {
     let b = this.objects.get(kind);
     if (!b) {
       mustResource(kind);
-      b = new Map();
+      b = new KindBucket();
       this.objects.set(kind, b);
     }
     return b;
   }
-}
-
-function keyOf(obj: KubeObject): string {
-  return objectKey(obj.metadata.namespace, obj.metadata.name ?? '');
 }
 
 /** Everything but metadata and status: what a generation bump is about. */
