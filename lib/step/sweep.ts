@@ -23,7 +23,7 @@ export interface ClusterLister {
 /** The sweep's ports. */
 export type SweepPorts = {
   readonly lister: ClusterLister;
-  readonly state: Pick<StateStore, 'get'>;
+  readonly state: Pick<StateStore, 'getMany'>;
   readonly queue: Pick<ReconcileQueue, 'send'>;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -90,15 +90,15 @@ export async function runSweep(ports: SweepPorts, config: SweepConfig, signal?: 
   return { listed: keys.length, enqueued, dueSoon };
 }
 
-/** One batch: read the keys' states, leave the due-soon ones, send the rest (in its turn), retrying. */
+/** One batch: read the keys' states (one request), leave the due-soon ones, send the rest (in its turn), retrying. */
 async function sweepBatch(ports: SweepPorts, config: SweepConfig, batch: readonly ClusterKey[], turns: SendTurns, index: number, signal?: AbortSignal): Promise<BatchResult> {
   const dueSoon: DueSoon[] = [];
   let pending: ClusterKey[] = [];
   try {
     const nowMs = ports.clock.nowMs();
-    const states = await Promise.all(batch.map((key) => ports.state.get(key, { signal })));
-    batch.forEach((key, i) => {
-      const state = states[i];
+    const states = await ports.state.getMany(batch, { signal });
+    batch.forEach((key) => {
+      const state = states.get(key);
       if (state?.nextWakeAtMs !== undefined && isDueSoon(state, nowMs, config.dueWithinMs)) dueSoon.push({ key, nextWakeAtMs: state.nextWakeAtMs });
       else pending.push(key);
     });

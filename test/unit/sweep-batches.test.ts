@@ -49,7 +49,7 @@ function slowQueue(plan: (call: number) => SendOutcome = () => 'ok') {
 function ports(listed: readonly string[], queue: SweepPorts['queue'], slept: number[] = [], metrics = new MemoryMetrics()): SweepPorts {
   return {
     lister: { listClusterKeys: async () => [...listed] },
-    state: { get: async () => undefined },
+    state: { getMany: async () => new Map() },
     queue,
     clock: instantClock(slept),
     logger: silentLogger,
