@@ -10,7 +10,7 @@ import { ApiError, alreadyExists, conflict, invalid, notFound } from './api-erro
 import { type KubeObject, jsonEqual, objectKey, rfc3339 } from './object.js';
 import { type ResourceDef, apiVersionOf, mustResource } from './resources.js';
 import { validateObject } from './validation.js';
-import { KindBucket, compareKeys, deepFreeze, keyOf } from './store-bucket.js';
+import { EventHistory, KindBucket, ServiceIps, compareKeys, deepFreeze, keyOf } from './store-bucket.js';
 import { ClusterIpAllocator, applyCreateDefaults, applySpecDefaults } from './defaults.js';
 import { defaultClassName, defaultStorageClass } from './storage-classes.js';
 
@@ -50,12 +50,13 @@ export const ORPHAN_FINALIZER = 'orphan';
  */
 export class ObjectStore {
   private readonly objects = new Map<string, KindBucket>();
-  private readonly history: StoreEvent[] = [];
+  private readonly history: EventHistory;
   private readonly listeners = new Set<Listener>();
   private rv = 1;
   private readonly ips = new ClusterIpAllocator();
+  /** The cluster IPs of the stored Services, kept by `emit`, so allocating one lists nothing. */
+  private readonly ipsInUse = new ServiceIps();
 
-  private readonly historyLimit: number;
   private readonly random: () => number;
 
   /** `random` makes uids and generated names reproducible for a seeded run (default Math.random). */
@@ -63,7 +64,7 @@ export class ObjectStore {
     readonly clock: Clock,
     opts: { historyLimit?: number; random?: () => number } = {},
   ) {
-    this.historyLimit = opts.historyLimit ?? 20000;
+    this.history = new EventHistory(opts.historyLimit ?? 20000);
     this.random = opts.random ?? Math.random;
   }
 
@@ -74,7 +75,7 @@ export class ObjectStore {
 
   /** The oldest resourceVersion a watch can still resume from. */
   oldestResumableVersion(): number {
-    const first = this.history[0];
+    const first = this.history.first();
     return first ? first.resourceVersion - 1 : this.rv;
   }
 
@@ -119,7 +120,7 @@ export class ObjectStore {
     const key = objectKey(ns, name);
     if (this.bucket(kind).has(key)) throw alreadyExists(res.plural, name, res.group);
     if (res.subresources.includes('status') && !opts.keepStatus && kind !== 'Pod') delete obj.status;
-    applyCreateDefaults(kind, obj, () => this.ips.allocate(new Set(this.list('Service').map((svc) => String(svc.spec?.clusterIP)))));
+    applyCreateDefaults(kind, obj, () => this.ips.allocate(this.ipsInUse));
     if (kind === 'StorageClass') defaultStorageClass(obj);
     // As the DefaultStorageClass admission plugin: a claim that names no class gets the default one.
     if (kind === 'PersistentVolumeClaim' && obj.spec && obj.spec.storageClassName === undefined) {
@@ -235,7 +236,7 @@ export class ObjectStore {
     if (fromRv < this.oldestResumableVersion()) {
       throw new ApiError(410, 'Expired', `too old resource version: ${fromRv} (${this.oldestResumableVersion()})`);
     }
-    return this.history.filter((e) => e.kind === kind && e.resourceVersion > fromRv);
+    return this.history.since(kind, fromRv);
   }
 
   private merged(res: ResourceDef, old: KubeObject, input: KubeObject, statusOnly: boolean): KubeObject {
@@ -296,8 +297,8 @@ export class ObjectStore {
   }
 
   private emit(ev: StoreEvent): void {
+    if (ev.kind === 'Service') this.ipsInUse.follow(ev.type === 'DELETED', ev.object);
     this.history.push(ev);
-    if (this.history.length > this.historyLimit) this.history.splice(0, this.history.length - this.historyLimit);
     for (const l of [...this.listeners]) l(ev);
   }
 
