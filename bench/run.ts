@@ -9,6 +9,7 @@ import { benchApiErrors } from './api-errors.js';
 import { benchBundle } from './bundle.js';
 import { benchCrashStall } from './crash-stall.js';
 import { benchEngine } from './engine.js';
+import { benchFleet } from './fleet.js';
 import { benchOperations, benchSteadyState } from './reconciler.js';
 import { benchSimApi } from './sim-api.js';
 import { benchTidbSim } from './tidb-sim.js';
@@ -26,6 +27,7 @@ const SECTIONS: Section[] = [
   { name: 'reconciler operations', run: benchOperations },
   { name: 'failover under API errors', run: benchApiErrors },
   { name: 'crashed step during a scale-out', run: () => benchCrashStall() },
+  { name: 'simulated fleet and the 10 000-cluster sweep', run: () => benchFleet() },
 ];
 
 async function main(): Promise<void> {

@@ -119,10 +119,11 @@ function kubeConfigFromObject(doc: Record<string, unknown>): KubeConfig {
   return kc;
 }
 
-type LocalSqs = { client: SQSClient; queueUrl: string; close(): Promise<void> };
+/** A running local SQS server and a client for it. */
+export type LocalSqs = { client: SQSClient; queueUrl: string; close(): Promise<void> };
 
 /** A local SQS server with the reconcile queue and its dead-letter queue, as serverless.yml makes them. */
-async function startLocalSqs(): Promise<LocalSqs> {
+export async function startLocalSqs(): Promise<LocalSqs> {
   const server: Server = await createSqsServer({ port: 0, hostname: '127.0.0.1' });
   const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const client = new SQSClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });

@@ -57,7 +57,9 @@ type VirtualTimer = { id: number; atMs: number; seq: number; fn: () => void };
  */
 export class VirtualClock implements Clock {
   private now: number;
-  private timers: VirtualTimer[] = [];
+  /** Pending timers as a binary min-heap on (atMs, seq); a cleared timer is dropped when it surfaces. */
+  private readonly heap: VirtualTimer[] = [];
+  private readonly pending = new Set<number>();
   private nextId = 1;
   private seq = 0;
 
@@ -71,12 +73,19 @@ export class VirtualClock implements Clock {
 
   setTimer(fn: () => void, afterMs: number): TimerHandle {
     const id = this.nextId++;
-    this.timers.push({ id, atMs: this.now + Math.max(0, afterMs), seq: this.seq++, fn });
+    this.pending.add(id);
+    heapPush(this.heap, { id, atMs: this.now + Math.max(0, afterMs), seq: this.seq++, fn });
     return { id };
   }
 
   clearTimer(handle: TimerHandle): void {
-    this.timers = this.timers.filter((t) => t.id !== handle.id);
+    this.pending.delete(handle.id);
+    // Cleared timers wait in the heap until they surface; rebuild it before they outnumber the rest.
+    if (this.heap.length > 2 * this.pending.size + 1024) {
+      const live = this.heap.filter((t) => this.pending.has(t.id)).sort((x, y) => (before(x, y) ? -1 : 1));
+      this.heap.length = 0;
+      for (const t of live) this.heap.push(t);
+    }
   }
 
   sleep(afterMs: number): Promise<void> {
@@ -85,9 +94,7 @@ export class VirtualClock implements Clock {
 
   /** The time of the earliest pending timer, if any. */
   nextTimerAtMs(): number | undefined {
-    let best: number | undefined;
-    for (const t of this.timers) if (best === undefined || t.atMs < best) best = t.atMs;
-    return best;
+    return this.peek()?.atMs;
   }
 
   /** Moves time forward by `ms`, firing every timer that falls due on the way. */
@@ -109,18 +116,55 @@ export class VirtualClock implements Clock {
     await settle();
   }
 
-  private popDue(targetMs: number): VirtualTimer | undefined {
-    let idx = -1;
-    for (let i = 0; i < this.timers.length; i++) {
-      const t = this.timers[i];
-      if (!t || t.atMs > targetMs) continue;
-      const best = idx >= 0 ? this.timers[idx] : undefined;
-      if (!best || t.atMs < best.atMs || (t.atMs === best.atMs && t.seq < best.seq)) idx = i;
+  /** The earliest pending timer, dropping cleared ones on the way. */
+  private peek(): VirtualTimer | undefined {
+    for (;;) {
+      const top = this.heap[0];
+      if (!top || this.pending.has(top.id)) return top;
+      heapPop(this.heap);
     }
-    if (idx < 0) return undefined;
-    const [due] = this.timers.splice(idx, 1);
-    return due;
   }
+
+  private popDue(targetMs: number): VirtualTimer | undefined {
+    const top = this.peek();
+    if (!top || top.atMs > targetMs) return undefined;
+    heapPop(this.heap);
+    this.pending.delete(top.id);
+    return top;
+  }
+}
+
+function before(a: VirtualTimer, b: VirtualTimer): boolean {
+  return a.atMs < b.atMs || (a.atMs === b.atMs && a.seq < b.seq);
+}
+
+function heapPush(heap: VirtualTimer[], t: VirtualTimer): void {
+  heap.push(t);
+  let i = heap.length - 1;
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    const p = heap[parent] as VirtualTimer;
+    if (!before(t, p)) break;
+    heap[i] = p;
+    i = parent;
+  }
+  heap[i] = t;
+}
+
+function heapPop(heap: VirtualTimer[]): void {
+  const last = heap.pop();
+  if (!last || heap.length === 0) return;
+  let i = 0;
+  for (;;) {
+    const l = 2 * i + 1;
+    if (l >= heap.length) break;
+    const r = l + 1;
+    const child = r < heap.length && before(heap[r] as VirtualTimer, heap[l] as VirtualTimer) ? r : l;
+    if (!before(heap[child] as VirtualTimer, last)) break;
+    heap[i] = heap[child] as VirtualTimer;
+    i = child;
+  }
+  heap[i] = last;
 }
 
 /** Lets pending promise continuations and I/O callbacks run (a macrotask turn). */

@@ -24,8 +24,12 @@ export type StepConfig = {
   readonly reconcile: ReconcileConfig;
 };
 
-/** The sweep skips keys whose armed wake-up is due within `dueWithinMs` (they are about to run anyway). */
-export type SweepConfig = { readonly dueWithinMs: number };
+/**
+ * The sweep skips keys whose armed wake-up is due within `dueWithinMs` (they are about to run anyway),
+ * and keeps at most `sendConcurrency` batches (state reads, then one SendMessageBatch) in flight
+ * (default `DEFAULT_SWEEP_SEND_CONCURRENCY`).
+ */
+export type SweepConfig = { readonly dueWithinMs: number; readonly sendConcurrency?: number };
 
 /** Names of the deployed resources (serverless.yml sets them); undefined outside Lambda. */
 export type DeploymentConfig = {
@@ -59,6 +63,15 @@ export const DEFAULT_STEP_CONFIG: StepConfig = {
 
 /** The sweep's defaults. */
 export const DEFAULT_SWEEP_CONFIG: SweepConfig = { dueWithinMs: 60_000 };
+
+/**
+ * Batches the sweep keeps in flight unless `SWEEP_SEND_CONCURRENCY` says otherwise: enough that
+ * 10 000 clusters (1 000 batches) fit well inside the sweep's minute, few enough that the state
+ * table and the queue see a bounded burst.
+ */
+export const DEFAULT_SWEEP_SEND_CONCURRENCY = 8;
+/** The most batches a sweep may keep in flight. */
+export const MAX_SWEEP_SEND_CONCURRENCY = 64;
 
 /** Invalid configuration: `problems` has one line per bad variable; `field` is the first variable. */
 export class ConfigError extends TerminalError {
@@ -97,7 +110,11 @@ export function parseConfig(env: Env): ReconcilerConfig {
     },
   };
   checkLease(read, step.leaseForMs, step.safetyMarginMs);
-  const sweep = { dueWithinMs: read.milliseconds('SWEEP_DUE_WITHIN_MS', DEFAULT_SWEEP_CONFIG.dueWithinMs, 0) };
+  const sendConcurrency = read.optionalCount('SWEEP_SEND_CONCURRENCY', 1, MAX_SWEEP_SEND_CONCURRENCY);
+  const sweep: SweepConfig = {
+    dueWithinMs: read.milliseconds('SWEEP_DUE_WITHIN_MS', DEFAULT_SWEEP_CONFIG.dueWithinMs, 0),
+    ...(sendConcurrency === undefined ? {} : { sendConcurrency }),
+  };
   const deployment = readDeployment(read);
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return { step, sweep, deployment };
@@ -207,6 +224,13 @@ class EnvReader {
     return this.raw(name);
   }
 
+  optionalCount(name: string, min: number, max: number): number | undefined {
+    if (this.raw(name) === undefined) return undefined;
+    const value = this.whole(name, min, min, 'a whole number', '');
+    if (value > max) this.problem(`${name}: ${value} is above the maximum of ${max}`);
+    return value;
+  }
+
   private whole(name: string, fallback: number, min: number, what: string, unit: string): number {
     const raw = this.raw(name);
     if (raw === undefined) return fallback;
@@ -215,7 +239,7 @@ class EnvReader {
       this.problem(`${name}: ${JSON.stringify(raw)} is not ${what}`);
       return fallback;
     }
-    if (value < min) this.problem(`${name}: ${value} is below the minimum of ${min} ${unit}`);
+    if (value < min) this.problem(`${name}: ${value} is below the minimum of ${min}${unit ? ` ${unit}` : ''}`);
     return value;
   }
 

@@ -4,8 +4,7 @@
  * more (most partial failures are internal and pass); what still fails is reported together.
  */
 
-import { TransientError } from '../platform/errors.js';
-import { chunk, SQS_MAX_BATCH } from './port.js';
+import { chunk, PartialBatchError, SQS_MAX_BATCH } from './port.js';
 
 /** One entry of a batch request: `id` is unique within its request; `label` names it in errors. */
 export type BatchEntry<T> = { id: string; label: string; item: T };
@@ -26,7 +25,7 @@ export function toBatchEntries<T>(items: readonly T[], label: (item: T) => strin
 
 /**
  * Runs `request` over `entries` in batches of ten, retries the failed entries of each batch once, and
- * throws one `TransientError` naming every entry (id, label and code) that failed twice. All batches are
+ * throws one `PartialBatchError` naming every entry (id, label and code) that failed twice. All batches are
  * attempted before throwing, so one bad batch does not hold back the others; a request that throws
  * (network, timeout) stops at once with that error.
  */
@@ -36,6 +35,7 @@ export async function runBatches<T>(
   request: BatchRequest<T>,
 ): Promise<void> {
   const lost: string[] = [];
+  const labels: string[] = [];
   for (const batch of chunk(entries, SQS_MAX_BATCH)) {
     const first = await request(batch);
     if (first.length === 0) continue;
@@ -44,9 +44,10 @@ export async function runBatches<T>(
     for (const f of second) {
       const entry = retry.find((e) => e.id === f.id);
       lost.push(`${f.id} (${entry?.label ?? '?'}: ${f.code}${f.senderFault ? ', sender fault' : ''})`);
+      if (entry) labels.push(entry.label);
     }
   }
   if (lost.length > 0) {
-    throw new TransientError(`${operation}: ${lost.length} entries failed after one retry: ${lost.join(', ')}`);
+    throw new PartialBatchError(`${operation}: ${lost.length} entries failed after one retry: ${lost.join(', ')}`, labels);
   }
 }

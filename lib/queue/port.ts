@@ -6,7 +6,7 @@
  * the memory queue does not break on the real one.
  */
 
-import { TerminalError } from '../platform/errors.js';
+import { TerminalError, TransientError } from '../platform/errors.js';
 
 /**
  * The body of every reconcile message: which cluster key to step and why. `enqueuedAtMs` is when the
@@ -38,7 +38,7 @@ export type ReceivedRecord = {
 export interface ReconcileQueue {
   /**
    * Sends in batches of at most `SQS_MAX_BATCH`. Throws `TerminalError` for a delay above 900 s (longer
-   * waits belong to the scheduler) and `TransientError` naming the keys that still failed after one retry.
+   * waits belong to the scheduler) and `PartialBatchError` naming the keys that still failed after one retry.
    */
   send(messages: readonly OutgoingMessage[]): Promise<void>;
   /**
@@ -50,6 +50,18 @@ export interface ReconcileQueue {
   delete(receiptHandles: readonly string[]): Promise<void>;
   /** Sets how long from now a delivered message stays invisible (0 makes it visible at once). */
   changeVisibility(receiptHandle: string, seconds: number): Promise<void>;
+}
+
+/**
+ * Some entries of a batched call still failed after the adapter's own retry; `failed` names them by
+ * label (for `send`, the message keys), so a caller can retry exactly those.
+ */
+export class PartialBatchError extends TransientError {
+  readonly failed: readonly string[];
+  constructor(message: string, failed: readonly string[]) {
+    super(message);
+    this.failed = failed;
+  }
 }
 
 /** SQS's per-message delay limit (15 min). Anything longer is a scheduler timer. */

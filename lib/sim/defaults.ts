@@ -12,7 +12,7 @@ export class ClusterIpAllocator {
   private next = 0;
 
   /** The next free address of the range. */
-  allocate(inUse: ReadonlySet<string>): string {
+  allocate(inUse: { has(ip: string): boolean }): string {
     for (let tries = 0; tries < 65024; tries++) {
       const n = this.next++ % 65024;
       const ip = `10.100.${Math.floor(n / 254)}.${(n % 254) + 1}`;

@@ -12,6 +12,8 @@ import { isNodeReady } from './nodes.js';
 import { type PlacedPod, antiAffinityRejection } from './pod-affinity.js';
 import { podCondition } from './pod-status.js';
 import type { ObjectStore } from './store.js';
+import { compareKeys, keyOf } from './store-bucket.js';
+import { SchedulerPodIndex } from './scheduler-index.js';
 import { type ErrorSink, LevelController, createdAtMs } from './controllers/base.js';
 
 /** The annotation the scheduler puts on a WaitForFirstConsumer claim to say where to provision. */
@@ -59,11 +61,15 @@ function tolerates(tolerations: readonly Toleration[], taint: Taint): boolean {
   });
 }
 
+/** Looks objects up by name. */
+type ByName = { get(name: string): KubeObject | undefined };
+
 /**
- * What the scheduler knows besides the pod: nodes (in order), pods per node, claims and volumes, and
- * the scheduled pods with their nodes (for anti-affinity; none when left out).
+ * What the scheduler knows besides the pod: nodes (in order), pods per node, the claims of the pod's
+ * namespace and the volumes by name, and the scheduled pods with their nodes that can matter to the
+ * pod's anti-affinity (none when left out).
  */
-export type ClusterView = { nodes: KubeObject[]; podCount: Map<string, number>; claims: Map<string, KubeObject>; volumes: Map<string, KubeObject>; placed?: readonly PlacedPod[] };
+export type ClusterView = { nodes: readonly KubeObject[]; podCount: ReadonlyMap<string, number>; claims: ByName; volumes: ByName; placed?: readonly PlacedPod[] };
 
 /** Why `node` cannot run `pod`, or undefined when it can. */
 function rejection(pod: KubeObject, node: KubeObject, view: ClusterView): string | undefined {
@@ -123,6 +129,7 @@ function nodeIndex(node: KubeObject): number {
 /** Binds pending pods to nodes on the store's clock, one pass over all of them per batch of changes. */
 export class Scheduler {
   private readonly loop: LevelController;
+  private index: SchedulerPodIndex | undefined;
 
   constructor(
     private readonly store: ObjectStore,
@@ -142,38 +149,45 @@ export class Scheduler {
 
   /** Starts scheduling. */
   start(): void {
+    this.index ??= new SchedulerPodIndex(this.store);
     this.loop.start();
   }
 
   /** Stops scheduling. */
   stop(): void {
     this.loop.stop();
+    this.index?.stop();
+    this.index = undefined;
   }
 
-  private view(namespace: string | undefined): ClusterView {
-    const nodes = this.store.list('Node').sort((a, b) => nodeIndex(a) - nodeIndex(b) || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
-    const podCount = new Map<string, number>();
-    const byName = new Map(nodes.map((n) => [n.metadata.name ?? '', n]));
+  /** The nodes in scheduling order, once per pass (the scheduler never changes nodes). */
+  private sortedNodes(): KubeObject[] {
+    return this.store.list('Node').sort((a, b) => nodeIndex(a) - nodeIndex(b) || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+  }
+
+  private view(pod: KubeObject, index: SchedulerPodIndex, nodes: readonly KubeObject[], byName: ReadonlyMap<string, KubeObject>): ClusterView {
+    const namespace = pod.metadata.namespace;
     const placed: PlacedPod[] = [];
-    for (const p of this.store.list('Pod')) {
-      const phase = p.status?.phase;
-      if (!p.spec?.nodeName || phase === 'Succeeded' || phase === 'Failed') continue;
-      podCount.set(p.spec.nodeName, (podCount.get(p.spec.nodeName) ?? 0) + 1);
-      const node = byName.get(p.spec.nodeName);
+    for (const p of index.placedNear(pod)) {
+      const node = byName.get(String(p.spec.nodeName));
       if (node) placed.push({ pod: p, node });
     }
-    const claims = new Map(this.store.list('PersistentVolumeClaim', namespace).map((c) => [c.metadata.name ?? '', c]));
-    const volumes = new Map(this.store.list('PersistentVolume').map((v) => [v.metadata.name ?? '', v]));
-    return { nodes, podCount, claims, volumes, placed };
+    const claims: ByName = { get: (name) => this.store.get('PersistentVolumeClaim', namespace, name) };
+    const volumes: ByName = { get: (name) => (name ? this.store.get('PersistentVolume', undefined, name) : undefined) };
+    return { nodes, podCount: index.podCount(), claims, volumes, placed };
   }
 
   private schedulePending(): void {
-    const pending = this.store
-      .list('Pod', undefined, (p) => !p.spec?.nodeName && !p.metadata.deletionTimestamp && (p.status?.phase ?? 'Pending') === 'Pending')
-      .sort((a, b) => createdAtMs(a) - createdAtMs(b));
+    const index = this.index;
+    if (!index) return;
+    // Oldest first; among pods created in the same second, in namespace/name order.
+    const pending = index.pendingPods().sort((a, b) => createdAtMs(a) - createdAtMs(b) || compareKeys(keyOf(a), keyOf(b)));
+    if (pending.length === 0) return;
+    const nodes = this.sortedNodes();
+    const byName = new Map(nodes.map((n) => [n.metadata.name ?? '', n]));
     for (const pod of pending) {
-      // Each bind changes the pod counts, so the next pod sees the spread so far.
-      const choice = pickNode(pod, this.view(pod.metadata.namespace));
+      // The index follows every bind as it is written, so the next pod sees the spread so far.
+      const choice = pickNode(pod, this.view(pod, index, nodes, byName));
       if ('node' in choice) this.bind(pod, choice.node);
       else this.markUnschedulable(pod, choice.message);
     }

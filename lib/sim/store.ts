@@ -13,6 +13,7 @@ import { validateObject } from './validation.js';
 import { CRD_KIND, ResourceRegistry } from './crd/registry.js';
 import { admitCustomResource, prepareCrd, validateCrdAgainst } from './crd/admission.js';
 import { CRD_CLEANUP_FINALIZER } from './crd/definitions.js';
+import { EventHistory, KindBucket, ServiceIps, compareKeys, deepFreeze, keyOf } from './store-bucket.js';
 import { ClusterIpAllocator, applyCreateDefaults, applySpecDefaults } from './defaults.js';
 import { defaultClassName, defaultStorageClass } from './storage-classes.js';
 
@@ -58,15 +59,16 @@ export const ORPHAN_FINALIZER = 'orphan';
  * must not write back (schedule work on the clock instead).
  */
 export class ObjectStore {
-  private readonly objects = new Map<string, Map<string, KubeObject>>();
-  private readonly history: StoreEvent[] = [];
+  private readonly objects = new Map<string, KindBucket>();
+  private readonly history: EventHistory;
   private readonly listeners = new Set<Listener>();
   private rv = 1;
   private readonly ips = new ClusterIpAllocator();
   /** The kinds served: built-ins and those the stored CustomResourceDefinitions add. */
   readonly resources = new ResourceRegistry();
+  /** The cluster IPs of the stored Services, kept by `emit`, so allocating one lists nothing. */
+  private readonly ipsInUse = new ServiceIps();
 
-  private readonly historyLimit: number;
   private readonly random: () => number;
 
   /** `random` makes uids and generated names reproducible for a seeded run (default Math.random). */
@@ -74,7 +76,7 @@ export class ObjectStore {
     readonly clock: Clock,
     opts: { historyLimit?: number; random?: () => number } = {},
   ) {
-    this.historyLimit = opts.historyLimit ?? 20000;
+    this.history = new EventHistory(opts.historyLimit ?? 20000);
     this.random = opts.random ?? Math.random;
     // The CRD controllers: a stored CRD is served at once; a deleted one no longer is.
     this.subscribe((ev) => {
@@ -91,14 +93,13 @@ export class ObjectStore {
 
   /** The oldest resourceVersion a watch can still resume from. */
   oldestResumableVersion(): number {
-    const first = this.history[0];
+    const first = this.history.first();
     return first ? first.resourceVersion - 1 : this.rv;
   }
 
-  /** A copy of one object, or undefined. */
+  /** One stored object (frozen: copy it to change it), or undefined. */
   get(kind: string, namespace: string | undefined, name: string): KubeObject | undefined {
-    const obj = this.bucket(kind).get(objectKey(this.nsFor(kind, namespace), name));
-    return obj ? copy(obj) : undefined;
+    return this.bucket(kind).get(objectKey(this.nsFor(kind, namespace), name));
   }
 
   /** Like `get`, but 404 when missing. */
@@ -108,15 +109,17 @@ export class ObjectStore {
     return obj;
   }
 
-  /** Copies of the objects of a kind (in a namespace, or all), sorted by namespace/name. */
+  /**
+   * The stored objects of a kind (in a namespace, or all), sorted by namespace/name. They are the
+   * stored objects themselves, deeply frozen, so listing costs no copy; the array is the caller's.
+   */
   list(kind: string, namespace?: string, filter?: ObjectFilter): KubeObject[] {
     const out: KubeObject[] = [];
-    for (const obj of this.bucket(kind).values()) {
-      if (namespace && obj.metadata.namespace !== namespace) continue;
+    for (const obj of this.bucket(kind).values(namespace)) {
       if (filter && !filter(obj)) continue;
-      out.push(copy(obj));
+      out.push(obj);
     }
-    return out.sort((a, b) => keyOf(a).localeCompare(keyOf(b)));
+    return out.sort((a, b) => compareKeys(keyOf(a), keyOf(b)));
   }
 
   /** Creates an object: name/generateName, uid, resourceVersion, creationTimestamp, generation. */
@@ -139,7 +142,7 @@ export class ObjectStore {
     if (res.namespaced && ns && kind !== 'Namespace') this.requireNamespace(ns);
     const key = objectKey(ns, name);
     if (this.bucket(kind).has(key)) throw alreadyExists(res.plural, name, res.group);
-    applyCreateDefaults(kind, obj, () => this.ips.allocate(new Set(this.list('Service').map((svc) => String(svc.spec?.clusterIP)))));
+    applyCreateDefaults(kind, obj, () => this.ips.allocate(this.ipsInUse));
     if (kind === 'StorageClass') defaultStorageClass(obj);
     if (kind === CRD_KIND) prepareCrd(obj, rfc3339(this.clock.nowMs()), true);
     // As the DefaultStorageClass admission plugin: a claim that names no class gets the default one.
@@ -153,11 +156,11 @@ export class ObjectStore {
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
     if (res.hasGeneration) meta.generation = 1;
-    if (opts.dryRun) return obj;
+    if (opts.dryRun) return deepFreeze(obj);
     meta.resourceVersion = String(++this.rv);
-    this.bucket(kind).set(key, obj);
+    this.bucket(kind).set(obj);
     this.emit({ type: 'ADDED', kind, object: obj, resourceVersion: this.rv });
-    return copy(obj);
+    return obj;
   }
 
   /**
@@ -172,8 +175,10 @@ export class ObjectStore {
     if (!old) throw notFound(res.plural, name, res.group);
     const wantRv = input.metadata.resourceVersion;
     if (wantRv && wantRv !== old.metadata.resourceVersion) throw conflict(res.plural, name, res.group);
-    let next = this.merged(res, old, copy(input), opts.subresource === 'status');
-    applySpecDefaults(res.kind, next);
+    const statusOnly = opts.subresource === 'status';
+    let next = this.merged(res, old, copy(input), statusOnly);
+    // A status write keeps the stored (already defaulted, frozen) spec.
+    if (!statusOnly) applySpecDefaults(res.kind, next);
     next = this.validate(res, next, opts);
     if (kind === CRD_KIND) prepareCrd(next, rfc3339(this.clock.nowMs()), false);
     return this.commit(res, old, next, opts.dryRun === true);
@@ -190,7 +195,8 @@ export class ObjectStore {
       throw new ApiError(409, 'Conflict', `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${old.metadata.uid}`);
     }
     if (pre?.resourceVersion && pre.resourceVersion !== old.metadata.resourceVersion) throw conflict(res.plural, name, res.group);
-    const next = copy(old);
+    // Only top-level metadata (and a namespace's status) change below; the rest stays shared and frozen.
+    const next: KubeObject = { ...old, metadata: { ...old.metadata } };
     const finalizers = new Set(next.metadata.finalizers ?? []);
     if (opts.propagationPolicy === 'Foreground') finalizers.add(FOREGROUND_FINALIZER);
     if (opts.propagationPolicy === 'Orphan') finalizers.add(ORPHAN_FINALIZER);
@@ -199,9 +205,9 @@ export class ObjectStore {
     const graceSeconds = this.gracePeriodFor(kind, old, opts);
     if (kind === 'Namespace') return { object: this.terminateNamespace(res, old, next), gone: false };
     if (finalizers.size === 0 && graceSeconds === 0) {
-      if (opts.dryRun) return { object: copy(old), gone: true };
+      if (opts.dryRun) return { object: old, gone: true };
       this.remove(kind, old);
-      return { object: copy(old), gone: true };
+      return { object: old, gone: true };
     }
     next.metadata.finalizers = finalizers.size ? [...finalizers] : undefined;
     if (!next.metadata.deletionTimestamp) {
@@ -226,7 +232,7 @@ export class ObjectStore {
     if ((old.metadata.finalizers?.length ?? 0) > 0) {
       // The grace period is over: the object goes as soon as its last finalizer is removed.
       if ((old.metadata.deletionGracePeriodSeconds ?? 0) > 0) {
-        this.commit(this.mustResource(kind), old, { ...copy(old), metadata: { ...copy(old.metadata), deletionGracePeriodSeconds: 0 } }, false);
+        this.commit(this.mustResource(kind), old, { ...old, metadata: { ...old.metadata, deletionGracePeriodSeconds: 0 } }, false);
       }
       return false;
     }
@@ -256,11 +262,11 @@ export class ObjectStore {
     if (fromRv < this.oldestResumableVersion()) {
       throw new ApiError(410, 'Expired', `too old resource version: ${fromRv} (${this.oldestResumableVersion()})`);
     }
-    return this.history.filter((e) => e.kind === kind && e.resourceVersion > fromRv);
+    return this.history.since(kind, fromRv);
   }
 
   private merged(res: ResourceDef, old: KubeObject, input: KubeObject, statusOnly: boolean): KubeObject {
-    if (statusOnly) return { ...copy(old), status: input.status };
+    if (statusOnly) return { ...old, metadata: { ...old.metadata }, status: input.status };
     const next: KubeObject = { ...input, apiVersion: apiVersionOf(res), kind: res.kind };
     // Server-owned metadata cannot be changed by an update.
     const m = old.metadata;
@@ -275,7 +281,7 @@ export class ObjectStore {
       generation: m.generation,
       resourceVersion: m.resourceVersion,
     };
-    if (res.subresources.includes('status')) next.status = copy(old.status);
+    if (res.subresources.includes('status')) next.status = old.status;
     return next;
   }
 
@@ -283,18 +289,18 @@ export class ObjectStore {
     if (res.hasGeneration && !jsonEqual(specOf(old), specOf(next))) next.metadata.generation = (old.metadata.generation ?? 0) + 1;
     dropUndefined(next.metadata);
     if (jsonEqual({ ...next, metadata: { ...next.metadata, resourceVersion: '' } }, { ...old, metadata: { ...old.metadata, resourceVersion: '' } })) {
-      return copy(old);
+      return old;
     }
-    if (dryRun) return next;
+    if (dryRun) return deepFreeze(next);
     const gone = res.kind !== 'Namespace' && next.metadata.deletionTimestamp && (next.metadata.finalizers?.length ?? 0) === 0 && (next.metadata.deletionGracePeriodSeconds ?? 0) === 0;
     if (gone) {
       this.remove(res.kind, next);
-      return copy(next);
+      return deepFreeze(next);
     }
     next.metadata.resourceVersion = String(++this.rv);
-    this.bucket(res.kind).set(keyOf(next), next);
+    this.bucket(res.kind).set(next);
     this.emit({ type: 'MODIFIED', kind: res.kind, object: next, previous: old, resourceVersion: this.rv });
-    return copy(next);
+    return next;
   }
 
   private terminateNamespace(res: ResourceDef, old: KubeObject, next: KubeObject): KubeObject {
@@ -304,21 +310,21 @@ export class ObjectStore {
     next.metadata.finalizers = next.metadata.finalizers?.length ? next.metadata.finalizers : undefined;
     next.status = { ...(next.status ?? {}), phase: 'Terminating' };
     next.metadata.resourceVersion = String(++this.rv);
-    this.bucket(res.kind).set(keyOf(next), next);
+    this.bucket(res.kind).set(next);
     this.emit({ type: 'MODIFIED', kind: res.kind, object: next, previous: old, resourceVersion: this.rv });
-    return copy(next);
+    return next;
   }
 
   private remove(kind: string, obj: KubeObject): void {
-    this.bucket(kind).delete(keyOf(obj));
-    const gone = copy(obj);
-    gone.metadata.resourceVersion = String(++this.rv);
+    this.bucket(kind).delete(obj);
+    const gone = { ...obj, metadata: { ...obj.metadata, resourceVersion: String(++this.rv) } };
+    deepFreeze(gone);
     this.emit({ type: 'DELETED', kind, object: gone, previous: obj, resourceVersion: this.rv });
   }
 
   private emit(ev: StoreEvent): void {
+    if (ev.kind === 'Service') this.ipsInUse.follow(ev.type === 'DELETED', ev.object);
     this.history.push(ev);
-    if (this.history.length > this.historyLimit) this.history.splice(0, this.history.length - this.historyLimit);
     for (const l of [...this.listeners]) l(ev);
   }
 
@@ -357,18 +363,14 @@ export class ObjectStore {
     return this.resources.byKind(kind)?.namespaced === false ? undefined : namespace;
   }
 
-  private bucket(kind: string): Map<string, KubeObject> {
+  private bucket(kind: string): KindBucket {
     let b = this.objects.get(kind);
     if (!b) {
-      b = new Map();
+      b = new KindBucket();
       this.objects.set(kind, b);
     }
     return b;
   }
-}
-
-function keyOf(obj: KubeObject): string {
-  return objectKey(obj.metadata.namespace, obj.metadata.name ?? '');
 }
 
 /** Everything but metadata and status: what a generation bump is about. */

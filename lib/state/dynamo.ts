@@ -138,6 +138,20 @@ export class DynamoStateStore implements StateStore {
     return item ? toStateRecord(key, item) : undefined;
   }
 
+  async getMany(keys: readonly ClusterKey[], opts?: CallOptions): Promise<Map<ClusterKey, StateRecord>> {
+    const byRef = new Map(keys.map((key) => {
+      const ref = stateRef(key);
+      return [`${ref.pk}\u0000${ref.sk}`, key] as const;
+    }));
+    const items = keys.length === 0 ? [] : await this.table.batchGet(`getMany ${keys[0]} (+${keys.length - 1})`, this.signal(opts), keys.map(stateRef));
+    const out = new Map<ClusterKey, StateRecord>();
+    for (const item of items) {
+      const key = byRef.get(`${String(item[ATTR.pk])}\u0000${String(item[ATTR.sk])}`);
+      if (key !== undefined) out.set(key, toStateRecord(key, item));
+    }
+    return out;
+  }
+
   async setNextWake(key: ClusterKey, atMs: number, opts?: CallOptions): Promise<boolean> {
     // An earlier (or equal) wake-up already set is kept: that is the rule, not a failure.
     const update = 'SET #key = :key, #nextWakeAtMs = :atMs';

@@ -144,6 +144,12 @@ export interface StateStore {
   get(key: ClusterKey, opts?: CallOptions): Promise<StateRecord | undefined>;
 
   /**
+   * The states of up to 100 keys as `get` reads them, in one round trip where the store allows
+   * (BatchGetItem); a key never claimed or marked is absent from the map.
+   */
+  getMany(keys: readonly ClusterKey[], opts?: CallOptions): Promise<Map<ClusterKey, StateRecord>>;
+
+  /**
    * Moves the wake-up of `key` to `atMs` if none is set or the set one is later. Returns whether it
    * moved; a later `atMs` leaves the earlier wake-up in place (never later, as client-go AddAfter).
    * Like `markDirty`, an item it creates expires unless a claim follows.

@@ -1,11 +1,12 @@
 /**
- * The five single-item/Query requests the state adapter sends (GetItem, PutItem, UpdateItem,
- * DeleteItem, Query), each under an abort signal and with SDK errors mapped to typed errors. The
+ * The requests the state adapter sends (GetItem, BatchGetItem, PutItem, UpdateItem, DeleteItem,
+ * Query), each under an abort signal and with SDK errors mapped to typed errors. The
  * adapter (`dynamo.ts`) says *what* to write; this module owns *how* a request is sent.
  */
 
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetCommand,
   DeleteCommand,
   DynamoDBDocumentClient,
   GetCommand,
@@ -13,12 +14,17 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { ConflictError } from '../platform/errors.js';
+import { ConflictError, TransientError } from '../platform/errors.js';
 import { writeInput, type Expr, type WriteParts } from './conditions.js';
 import { mapDynamoError } from './errors.js';
 import type { Item } from './items.js';
 import type { CallOptions } from './port.js';
 import { ATTR } from './table.js';
+
+/** BatchGetItem's limit on keys per request. */
+export const BATCH_GET_MAX_KEYS = 100;
+/** Requests one `batchGet` makes at most while DynamoDB leaves keys unprocessed. */
+export const BATCH_GET_ATTEMPTS = 4;
 
 /** The primary key of one item. */
 export type Ref = { pk: string; sk: string };
@@ -95,6 +101,25 @@ export class StateTable {
     const input = { TableName: this.tableName, Key: ref, ConsistentRead: true };
     const out = await send(what, signal, (abortSignal) => this.doc.send(new GetCommand(input), { abortSignal }));
     return out.Item;
+  }
+
+  /**
+   * BatchGetItem, strongly consistent, for at most `BATCH_GET_MAX_KEYS` refs: the items that exist, in
+   * no particular order. Keys DynamoDB leaves unprocessed (throttling, size) are asked for again, up to
+   * `BATCH_GET_ATTEMPTS` requests in all; any still unprocessed then make it throw a `TransientError`.
+   */
+  async batchGet(what: string, signal: AbortSignal, refs: readonly Ref[]): Promise<Item[]> {
+    if (refs.length > BATCH_GET_MAX_KEYS) throw new RangeError(`${what}: ${refs.length} keys exceed BatchGetItem's ${BATCH_GET_MAX_KEYS}`);
+    const items: Item[] = [];
+    let keys: Record<string, unknown>[] = refs.map((r) => ({ ...r }));
+    for (let attempt = 1; keys.length > 0; attempt++) {
+      if (attempt > BATCH_GET_ATTEMPTS) throw new TransientError(`${what}: ${keys.length} keys still unprocessed after ${BATCH_GET_ATTEMPTS} requests`);
+      const input = { RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } };
+      const out = await send(what, signal, (abortSignal) => this.doc.send(new BatchGetCommand(input), { abortSignal }));
+      items.push(...((out.Responses?.[this.tableName] ?? []) as Item[]));
+      keys = (out.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Record<string, unknown>[];
+    }
+    return items;
   }
 
   /** Query `pk` for sort keys starting with `prefix`, following pages until `limit` items. */

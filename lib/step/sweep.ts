@@ -10,7 +10,9 @@ import type { Clock } from '../platform/clock.js';
 import type { SweepConfig } from '../platform/config.js';
 import type { Logger } from '../platform/logger.js';
 import { METRIC, type Metrics } from '../platform/metrics.js';
-import { chunk, SQS_MAX_BATCH, type ReconcileQueue } from '../queue/port.js';
+import { DEFAULT_SWEEP_SEND_CONCURRENCY } from '../platform/config.js';
+import { TerminalError, TransientError } from '../platform/errors.js';
+import { chunk, PartialBatchError, SQS_MAX_BATCH, type ReconcileQueue } from '../queue/port.js';
 import type { StateRecord, StateStore } from '../state/port.js';
 
 /** Lists the keys of every TidbCluster the reconciler is responsible for (a LIST across namespaces). */
@@ -21,7 +23,7 @@ export interface ClusterLister {
 /** The sweep's ports. */
 export type SweepPorts = {
   readonly lister: ClusterLister;
-  readonly state: Pick<StateStore, 'get'>;
+  readonly state: Pick<StateStore, 'getMany'>;
   readonly queue: Pick<ReconcileQueue, 'send'>;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -51,30 +53,131 @@ export function isDueSoon(
   return at !== undefined && at > nowMs && at <= nowMs + dueWithinMs;
 }
 
+/** Tries per batch send (the first and two retries) before the sweep reports its keys as not enqueued. */
+export const SWEEP_SEND_ATTEMPTS = 3;
+/** The wait before the first retry of a batch; it doubles for the next. */
+export const SWEEP_RETRY_BASE_MS = 200;
+
+type DueSoon = { key: ClusterKey; nextWakeAtMs: number };
+type BatchResult = { enqueued: ClusterKey[]; dueSoon: DueSoon[]; unsent: ClusterKey[]; error?: unknown };
+
 /**
  * Sweeps. Guarantees: every listed key is either enqueued (reason `sweep`) or reported as due soon;
- * keys go out in batches of 10 (one SendMessageBatch each). Listing or sending errors propagate:
- * a failed sweep is retried by its scheduler and repeated at the next interval anyway.
+ * keys go out in batches of 10 (one SendMessageBatch each), at most `sendConcurrency` batches in
+ * flight, started in list order. A batch whose send fails is retried (only the keys the queue names
+ * as failed, when it names them) up to `SWEEP_SEND_ATTEMPTS` tries with a doubling wait; one failing
+ * batch does not hold back the others. Keys still not enqueued at the end (or not reached before
+ * `signal` aborts) make the sweep throw a `TransientError` counting them: its scheduler retries it,
+ * and the next interval sweeps again. A listing error propagates at once.
  */
 export async function runSweep(ports: SweepPorts, config: SweepConfig, signal?: AbortSignal): Promise<SweepResult> {
   const keys = await ports.lister.listClusterKeys(signal);
-  const enqueued: ClusterKey[] = [];
-  const dueSoon: { key: ClusterKey; nextWakeAtMs: number }[] = [];
-  for (const batch of chunk(keys, SQS_MAX_BATCH)) {
-    const nowMs = ports.clock.nowMs();
-    const states = await Promise.all(batch.map((key) => ports.state.get(key, { signal })));
-    const send: ClusterKey[] = [];
-    batch.forEach((key, i) => {
-      const state = states[i];
-      if (state?.nextWakeAtMs !== undefined && isDueSoon(state, nowMs, config.dueWithinMs)) {
-        dueSoon.push({ key, nextWakeAtMs: state.nextWakeAtMs });
-      } else send.push(key);
-    });
-    const messages = send.map((key) => ({ message: { key, reason: SWEEP_REASON, enqueuedAtMs: nowMs } }));
-    if (messages.length > 0) await ports.queue.send(messages);
-    enqueued.push(...send);
-  }
+  const batches = chunk(keys, SQS_MAX_BATCH);
+  const turns = new SendTurns(batches.length);
+  const results = await mapBounded(batches, config.sendConcurrency ?? DEFAULT_SWEEP_SEND_CONCURRENCY, signal, (batch, i) =>
+    sweepBatch(ports, config, batch, turns, i, signal),
+  );
+  const done = results.map((r, i) => r ?? { enqueued: [], dueSoon: [], unsent: batches[i] ?? [], error: signal?.reason });
+  const enqueued = done.flatMap((r) => r.enqueued);
+  const dueSoon = done.flatMap((r) => r.dueSoon);
+  const unsent = done.flatMap((r) => r.unsent);
   ports.metrics.count(METRIC.sweepEnqueued, enqueued.length);
-  ports.logger.info('sweep', { listed: keys.length, enqueued: enqueued.length, dueSoon: dueSoon.length });
+  ports.logger.info('sweep', { listed: keys.length, enqueued: enqueued.length, dueSoon: dueSoon.length, unsent: unsent.length });
+  if (unsent.length > 0) {
+    const cause = done.find((r) => r.error !== undefined)?.error;
+    throw new TransientError(`sweep: ${unsent.length} of ${keys.length} keys not enqueued (first: ${unsent[0]}): ${errorText(cause)}`, { cause });
+  }
   return { listed: keys.length, enqueued, dueSoon };
+}
+
+/** One batch: read the keys' states (one request), leave the due-soon ones, send the rest (in its turn), retrying. */
+async function sweepBatch(ports: SweepPorts, config: SweepConfig, batch: readonly ClusterKey[], turns: SendTurns, index: number, signal?: AbortSignal): Promise<BatchResult> {
+  const dueSoon: DueSoon[] = [];
+  let pending: ClusterKey[] = [];
+  try {
+    const nowMs = ports.clock.nowMs();
+    const states = await ports.state.getMany(batch, { signal });
+    batch.forEach((key) => {
+      const state = states.get(key);
+      if (state?.nextWakeAtMs !== undefined && isDueSoon(state, nowMs, config.dueWithinMs)) dueSoon.push({ key, nextWakeAtMs: state.nextWakeAtMs });
+      else pending.push(key);
+    });
+  } catch (error) {
+    await turns.waitFor(index);
+    turns.pass(index);
+    return { enqueued: [], dueSoon: [], unsent: [...batch], error };
+  }
+  const send = pending;
+  let error: unknown;
+  await turns.waitFor(index);
+  for (let attempt = 1; pending.length > 0 && attempt <= SWEEP_SEND_ATTEMPTS; attempt++) {
+    if (attempt > 1) await ports.clock.sleep(SWEEP_RETRY_BASE_MS * 2 ** (attempt - 2));
+    if (signal?.aborted) {
+      error ??= signal.reason;
+      break;
+    }
+    const nowMs = ports.clock.nowMs();
+    const sending = ports.queue.send(pending.map((key) => ({ message: { key, reason: SWEEP_REASON, enqueuedAtMs: nowMs } })));
+    // The request is on its way: the next batch may send now (sends start in list order).
+    turns.pass(index);
+    try {
+      await sending;
+      pending = [];
+    } catch (err) {
+      error = err;
+      if (err instanceof TerminalError) break;
+      // The queue names the entries that failed; anything else may have sent nothing.
+      if (err instanceof PartialBatchError) pending = pending.filter((key) => err.failed.includes(key));
+      ports.logger.warn('sweep batch not sent', { attempt, keys: pending.length, error: errorText(err) });
+    }
+  }
+  turns.pass(index);
+  return { enqueued: send.filter((key) => !pending.includes(key)), dueSoon, unsent: pending, error };
+}
+
+/**
+ * Start order of the batches' sends: batch i sends once batch i-1 has sent (or given up), so the
+ * queue sees the keys in list order however the state reads interleave.
+ */
+class SendTurns {
+  private readonly passed: { promise: Promise<void>; resolve: () => void }[];
+
+  constructor(count: number) {
+    this.passed = Array.from({ length: count }, () => {
+      let resolve = (): void => undefined;
+      const promise = new Promise<void>((r) => (resolve = r));
+      return { promise, resolve };
+    });
+  }
+
+  /** Resolves when every batch before `index` has sent or given up. */
+  waitFor(index: number): Promise<void> {
+    return index === 0 ? Promise.resolve() : (this.passed[index - 1]?.promise ?? Promise.resolve());
+  }
+
+  /** Lets the batch after `index` send (idempotent). */
+  pass(index: number): void {
+    this.passed[index]?.resolve();
+  }
+}
+
+/**
+ * Runs `fn` over `items` with at most `limit` calls in flight, taking items in order; once `signal`
+ * aborts no new item starts (its result is undefined). Results are in item order.
+ */
+async function mapBounded<T, R>(items: readonly T[], limit: number, signal: AbortSignal | undefined, fn: (item: T, index: number) => Promise<R>): Promise<(R | undefined)[]> {
+  const results: (R | undefined)[] = new Array<R | undefined>(items.length).fill(undefined);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length && !signal?.aborted) {
+      const i = next++;
+      results[i] = await fn(items[i] as T, i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

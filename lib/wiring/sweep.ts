@@ -32,11 +32,11 @@ export async function sweepFleet(runtime: Runtime, invocation: Invocation): Prom
     const clients = runtime.clients.withDeadline(deadlineAtMs);
     const lister = new KubeClusterLister(clients.kube, runtime.k8sCluster, runtime.logger);
     const failing = new Set<string>();
-    const state: Pick<StateStore, 'get'> = {
-      get: async (key, opts) => {
-        const record = await runtime.state.get(key, opts);
-        if (record?.lastStep?.outcome === 'fail') failing.add(key);
-        return record;
+    const state: Pick<StateStore, 'getMany'> = {
+      getMany: async (keys, opts) => {
+        const records = await runtime.state.getMany(keys, opts);
+        for (const [key, record] of records) if (record.lastStep?.outcome === 'fail') failing.add(key);
+        return records;
       },
     };
     const { clock, logger, metrics, queue } = runtime;

@@ -230,6 +230,27 @@ describe.each(backends)('State port on $name', ({ start }) => {
     expect((await store.listHistory(key, 10)).map((h) => h.trigger)).toEqual(['watch']);
   });
 
+  it('getMany reads up to 100 keys as get reads each, leaving out keys never claimed or marked', async () => {
+    // Prepare
+    const claimed = freshKey();
+    const marked = freshKey();
+    const absent = freshKey();
+    const claim = await store.claim(claimed, 'step-a', T0, LEASE_MS);
+    if (!claim.claimed) throw new Error('the claim must win');
+    await store.release(claimed, 'step-a', claim.fence, { ...cleanRelease, nextWakeAtMs: T0 + 60_000 });
+    await store.markDirty(marked);
+    const filler = Array.from({ length: 97 }, () => freshKey());
+
+    // Act
+    const records = await store.getMany([claimed, absent, marked, ...filler]);
+
+    // Assess
+    expect([...records.keys()].sort()).toEqual([claimed, marked].sort());
+    expect(records.get(claimed)).toEqual(await store.get(claimed));
+    expect(records.get(marked)).toEqual(await store.get(marked));
+    expect(await store.getMany([])).toEqual(new Map());
+  });
+
   it('exporter checkpoints round-trip per cluster and resource', async () => {
     expect(await store.getCheckpoint('eks-cp', 'tidbclusters')).toBeUndefined();
 

@@ -71,6 +71,15 @@ export class MemoryStateStore implements StateStore {
     return state ? { ...state } : undefined;
   }
 
+  async getMany(keys: readonly ClusterKey[]): Promise<Map<ClusterKey, StateRecord>> {
+    const out = new Map<ClusterKey, StateRecord>();
+    for (const key of keys) {
+      const state = await this.get(key);
+      if (state) out.set(key, state);
+    }
+    return out;
+  }
+
   async setNextWake(key: ClusterKey, atMs: number): Promise<boolean> {
     const state = this.stateOrUnclaimed(key);
     if (state.nextWakeAtMs !== undefined && state.nextWakeAtMs <= atMs) return false;

@@ -176,6 +176,7 @@ export class CountingStateStore implements StateStore {
 
   markDirty: StateStore['markDirty'] = (...a) => this.tally('markDirty', () => this.inner.markDirty(...a));
   get: StateStore['get'] = (...a) => this.tally('get', () => this.inner.get(...a));
+  getMany: StateStore['getMany'] = (...a) => this.tally('getMany', () => this.inner.getMany(...a));
   assertLease: StateStore['assertLease'] = (...a) => this.tally('assertLease', () => this.inner.assertLease(...a));
   setNextWake: StateStore['setNextWake'] = (...a) => this.tally('setNextWake', () => this.inner.setNextWake(...a));
   putDeadline: StateStore['putDeadline'] = (...a) => this.tally('putDeadline', () => this.inner.putDeadline(...a));

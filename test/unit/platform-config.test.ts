@@ -73,6 +73,9 @@ describe('configuration from the environment', () => {
     { name: 'a ratio above 1', env: { BACKOFF_JITTER: '1.5' }, problem: 'BACKOFF_JITTER: "1.5" is not a ratio between 0 and 1' },
     { name: 'a boolean spelled otherwise', env: { AUTO_FAILOVER: 'yes' }, problem: 'AUTO_FAILOVER: "yes" is not true or false' },
     { name: 'a cap below the base', env: { BACKOFF_BASE_MS: '5000', BACKOFF_MAX_MS: '1000' }, problem: 'BACKOFF_MAX_MS: 1000 is below BACKOFF_BASE_MS (5000)' },
+    { name: 'no sweep batch in flight', env: { SWEEP_SEND_CONCURRENCY: '0' }, problem: 'SWEEP_SEND_CONCURRENCY: 0 is below the minimum of 1' },
+    { name: 'too many sweep batches in flight', env: { SWEEP_SEND_CONCURRENCY: '65' }, problem: 'SWEEP_SEND_CONCURRENCY: 65 is above the maximum of 64' },
+    { name: 'a sweep concurrency that is not whole', env: { SWEEP_SEND_CONCURRENCY: '2.5' }, problem: 'SWEEP_SEND_CONCURRENCY: "2.5" is not a whole number' },
   ])('a bad value names its variable: $name', ({ env, problem }) => {
     expect(problemsOf(env)).toEqual([problem]);
   });
@@ -85,6 +88,13 @@ describe('configuration from the environment', () => {
     const problems = problemsOf(env);
     expect(problems).toHaveLength(1);
     expect(problems[0]?.startsWith(starts)).toBe(true);
+  });
+
+  it.each([
+    { name: 'unset, the sweep uses its default bound', env: {}, want: { dueWithinMs: 60_000 } },
+    { name: 'set, the sweep keeps that many batches in flight', env: { SWEEP_SEND_CONCURRENCY: '16' }, want: { dueWithinMs: 60_000, sendConcurrency: 16 } },
+  ])('SWEEP_SEND_CONCURRENCY $name', ({ env, want }) => {
+    expect(parseConfig(env).sweep).toEqual(want);
   });
 
   it('all problems are reported at once, as a terminal error naming the first variable', () => {

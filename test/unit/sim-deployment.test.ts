@@ -63,7 +63,7 @@ describe('Deployment controller', () => {
     w.store.create('Deployment', newDeployment('web'));
     await w.clock.advance(6000);
     w.log.length = 0;
-    const d = w.deployment('web');
+    const d = structuredClone(w.deployment('web'));
     d.spec.template.spec.containers[0].image = 'nginx:1.28';
 
     // Act

@@ -61,7 +61,7 @@ function world() {
   const pods = (): KubeObject[] => store.list('Pod', NS);
   const sts = (name: string): KubeObject => store.mustGet('StatefulSet', NS, name);
   const setTemplateImage = (name: string, image: string): void => {
-    const s = sts(name);
+    const s = structuredClone(sts(name));
     s.spec.template.spec.containers[0].image = image;
     store.update('StatefulSet', s);
   };

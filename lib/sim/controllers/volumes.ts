@@ -21,6 +21,8 @@ import { EBS_PROVISIONER, type ResolvedClass, type StorageClassSim, resolveClass
 import type { ObjectStore, StoreEvent } from '../store.js';
 import { type ErrorSink, LevelController, type SyncResult, keyOf, splitKey } from './base.js';
 import { claimEvent, findVolumeFor, isReleasedFrom } from './volume-binding.js';
+import { VolumeClaimIndex } from './volume-index.js';
+import { compareKeys } from '../store-bucket.js';
 
 export type { StorageClassSim } from '../storage-classes.js';
 
@@ -40,6 +42,8 @@ const VOLUME_KEY = 'pv:';
 /** Provisions, binds, reclaims and protects volumes on the store's clock. */
 export class VolumeController {
   private readonly loop: LevelController;
+  /** The volumes by the claim they name, while started. */
+  private volumes: VolumeClaimIndex | undefined;
   private readonly provisionMs: number;
   /** When provisioning of a claim (by uid) started, so `provisionMs` is waited once. */
   private readonly provisioningSince = new Map<string, number>();
@@ -58,12 +62,15 @@ export class VolumeController {
 
   /** Starts watching claims, volumes, classes and pods. */
   start(): void {
+    this.volumes ??= new VolumeClaimIndex(this.store);
     this.loop.start();
   }
 
   /** Stops watching. */
   stop(): void {
     this.loop.stop();
+    this.volumes?.stop();
+    this.volumes = undefined;
   }
 
   private keysFor(ev: StoreEvent): string[] {
@@ -95,6 +102,15 @@ export class VolumeController {
     return this.bind(claim);
   }
 
+  /** The volumes `claim` could bind: the one it names, those naming it, the unclaimed; by name. */
+  private candidateVolumes(claim: KubeObject): KubeObject[] {
+    if (!this.volumes) return this.store.list('PersistentVolume');
+    const out = this.volumes.candidatesFor(claim.metadata.namespace, claim.metadata.name ?? '');
+    const named = typeof claim.spec?.volumeName === 'string' ? this.store.get('PersistentVolume', undefined, claim.spec.volumeName) : undefined;
+    if (named && !out.includes(named)) return [...out, named].sort((a, b) => compareKeys(a.metadata.name ?? '', b.metadata.name ?? ''));
+    return out;
+  }
+
   /** A volume without a claimRef (new, or an admin cleared a Released one's) is Available. */
   private syncVolume(name: string): void {
     const pv = this.store.get('PersistentVolume', undefined, name);
@@ -104,7 +120,8 @@ export class VolumeController {
 
   /** Volumes whose claim is gone (or replaced by a new claim of the same name) are reclaimed. */
   private reclaimReleased(namespace: string, name: string, liveUid: string | undefined): void {
-    for (const pv of this.store.list('PersistentVolume', undefined, (v) => isReleasedFrom(v, namespace, name, liveUid))) {
+    const named = this.volumes?.claimedBy(namespace, name) ?? this.store.list('PersistentVolume');
+    for (const pv of named.filter((v) => isReleasedFrom(v, namespace, name, liveUid))) {
       if (pv.metadata.deletionTimestamp) continue;
       if (pv.spec?.persistentVolumeReclaimPolicy === 'Delete') this.store.delete('PersistentVolume', undefined, pv.metadata.name ?? '');
       else if (pv.status?.phase !== 'Released') this.store.update('PersistentVolume', { ...pv, status: { ...(pv.status ?? {}), phase: 'Released' } }, { subresource: 'status' });
@@ -127,7 +144,7 @@ export class VolumeController {
     const selectedNode = claim.metadata.annotations?.[SELECTED_NODE_ANNOTATION];
     const node = selectedNode ? this.store.get('Node', undefined, selectedNode) : undefined;
     const delayed = sc?.volumeBindingMode === 'WaitForFirstConsumer';
-    const found = findVolumeFor(claim, this.store.list('PersistentVolume'), delayed, node);
+    const found = findVolumeFor(claim, this.candidateVolumes(claim), delayed, node);
     if (found.pv) return this.bindExisting(claim, found.pv);
     if (found.conflict) return this.pending(claim, 'FailedBinding', found.conflict);
     // A claim naming a volume, or no class, is bound statically or not at all.
