@@ -1,0 +1,34 @@
+/**
+ * Failover arithmetic shared by the component failover rules, as TiDB Operator v1: quorum counts,
+ * the deadline after which an unhealthy member may be replaced (kept in the state table so a timer
+ * wakes the key at that moment, not at the next sweep), and the failure-mark bookkeeping.
+ */
+
+import type { DeadlineSpec } from '../../model/action.js';
+
+/** As TiDB Operator's failover check: more than half of the members are healthy. */
+export function hasQuorum(healthy: number, total: number): boolean {
+  return healthy > Math.floor(total / 2);
+}
+
+/** As TiDB Operator's `IsPDStable`: healthy members exceed half of all plus one (3 of 3, 4 of 4, 4 of 5). */
+export function isStable(healthy: number, total: number): boolean {
+  return healthy > Math.floor(total / 2) + 1;
+}
+
+/** The failover deadline of one member: unhealthy since `sinceMs`, replaceable from `sinceMs + periodMs`. */
+export function failoverDeadline(component: string, member: string, sinceMs: number, periodMs: number): DeadlineSpec {
+  return { component, member, kind: 'failover', sinceMs, deadlineAtMs: sinceMs + periodMs };
+}
+
+/** Whether `deadlines` already holds exactly `deadline` (same member, kind, since and deadline). */
+export function hasDeadline(deadlines: readonly DeadlineSpec[], deadline: DeadlineSpec): boolean {
+  return deadlines.some(
+    (d) =>
+      d.component === deadline.component &&
+      d.member === deadline.member &&
+      d.kind === deadline.kind &&
+      d.sinceMs === deadline.sinceMs &&
+      d.deadlineAtMs === deadline.deadlineAtMs,
+  );
+}
