@@ -284,9 +284,8 @@ export function ruleInputOf(s: Snapshot): RuleInput {
 
 type IStatefulSet = import('kubernetes-models/apps/v1/StatefulSet').IStatefulSet;
 // (ES imports are hoisted; this one sits with the PD fixtures it serves.)
-import { desiredPdStatefulSet } from '../../lib/reconcile/components/pd/pod-template.js';
 import { desiredDiscoveryObjects } from '../../lib/reconcile/cluster/discovery.js';
-import { planPdConfigMapObject } from '../../lib/reconcile/components/pd/config-map.js';
+import { desiredPdStatefulSet, planPdConfigMapObject } from './pd-rules.js';
 import { pdClientService, pdPeerService } from '../../lib/reconcile/components/pd/services.js';
 
 /** Options of a live PD StatefulSet: its spec numbers and the status the controller reported. */

@@ -18,7 +18,7 @@ import type { PdView } from '../../model/pd.js';
 import { defaultTidbCluster } from './defaults.js';
 import { LABEL, instanceName } from './labels.js';
 import { complete } from '../engine/outcome.js';
-import { memberOfPod } from '../components/pd/names.js';
+import { memberOfPod } from '../member/members.js';
 import type { Decision, RuleInput } from '../engine/rule.js';
 import { PVC_DEFER_DELETING } from '../member/scale.js';
 

@@ -27,7 +27,8 @@ export const clusterRules: readonly Rule[] = [
   actRule('MetaInfo', planMetaInfo),
   // discovery service, deployment and RBAC that PD members bootstrap through (skipped without PD)
   actRule('Discovery', planDiscovery),
-  // PD: services, config map, status sync, force upgrade, scale, failover, upgrade, StatefulSet
+  // PD: the member recipe (gate, status, dependencies, services, config map, force upgrade, scale,
+  // failover, upgrade, StatefulSet); a stop inside it ends PD's rules only
   ...pdRules,
   // TiFlash, TiKV (gated on PD available), Pump, TiDB (gated on TiKV), TiCDC — next issue
 

@@ -8,7 +8,6 @@ import type { Plan, RuleResult } from '../../model/plan.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import { jsonEqual } from './equal.js';
 import { combineOutcomes, complete } from './outcome.js';
-import { clusterRules } from '../cluster/recipe.js';
 import type { Decision, Rule, StatusDecision } from './rule.js';
 
 type Accumulator = {
@@ -20,14 +19,15 @@ type Accumulator = {
 };
 
 /**
- * Plans one step. Guarantees: rules run in registry order, each seeing the status as the rules before
- * it left it; once an act rule fails or stops, later act rules are skipped (and not listed in
- * `ruleResults`) while status rules still run; `status` is undefined unless the final status differs
+ * Plans one step with `rules` (the product's recipe, or a test's). Guarantees: rules run in order,
+ * each seeing the status as the rules before it left it; once an act rule fails or stops, later act
+ * rules are skipped (and not listed in `ruleResults`) while status rules still run — a block's stop
+ * ends only that block's act rules (`block.ts`); `status` is undefined unless the final status differs
  * from the observed one; the outcome combines every rule's (fail > retry > wait > complete).
  * A TidbCluster that no longer exists plans nothing (as TiDB Operator: its objects go by garbage
  * collection through their ownerReferences).
  */
-export function planStep(snapshot: Snapshot, rules: readonly Rule[] = clusterRules): Plan {
+export function planStep(snapshot: Snapshot, rules: readonly Rule[]): Plan {
   const cluster = snapshot.cluster;
   if (!cluster) return { actions: [], status: undefined, outcome: complete('TidbCluster not found'), ruleResults: [] };
   const observed = cluster.status ?? {};
@@ -56,6 +56,12 @@ function applyRule(acc: Accumulator, rule: Rule, snapshot: Snapshot, cluster: Ti
       acc.stopped = decision.stop === true || decision.outcome.kind === 'fail';
       return;
     }
+    case 'block':
+      for (const step of rule.run(input, acc.stopped)) {
+        record(acc, step.rule, step.decision);
+        if ('actions' in step.decision) acc.actions.push(...step.decision.actions);
+      }
+      return;
     default: {
       const never: never = rule;
       throw new TypeError(`unknown rule kind in ${JSON.stringify(never)}`);

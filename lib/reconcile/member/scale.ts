@@ -1,14 +1,20 @@
 /**
- * Scaling arithmetic shared by the component scalers, as TiDB Operator v1's `scaler.go`: one ordinal
- * per step (`scaleOne`: out adds the lowest missing ordinal, in removes the highest), and the PVC
+ * Scaling shared by every component, as TiDB Operator v1's `scaler.go`: one ordinal per step (`scaleOne`: out adds the lowest missing ordinal, in removes the highest), and the PVC
  * defer-deleting protocol — a scaled-in pod's PVCs are annotated, never deleted; a scale-out first
  * deletes the annotated PVCs of the ordinal it is about to create, so the new member starts empty.
  */
 
+import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import type { IPersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
 
-import type { DeleteAction, PatchAction } from '../../model/action.js';
+import type { Action, DeleteAction, PatchAction } from '../../model/action.js';
 import { toKubeTime } from '../cluster/condition.js';
+import { fail, retry } from '../engine/outcome.js';
+import type { MemberDecision, MemberInput } from './component.js';
+import { memberStatusOf } from './member-status.js';
+import { clusterPath, isTerminating, nothing } from './members.js';
+import { desiredReplicasOf, replicasDraft } from './statefulset-draft.js';
+import { replicasOf } from './statefulset.js';
 
 /** TiDB Operator's PVC annotation: when the PVC's pod was scaled in (RFC 3339). */
 export const PVC_DEFER_DELETING = 'tidb.pingcap.com/pvc-defer-deleting';
@@ -72,3 +78,52 @@ export function deferDeletingPatch(pvc: IPersistentVolumeClaim, nowMs: number): 
 /** Whether `pvc` already carries the defer-deleting annotation. */
 export const isDeferDeleting = (pvc: IPersistentVolumeClaim): boolean =>
   pvc.metadata?.annotations?.[PVC_DEFER_DELETING] !== undefined;
+
+/**
+ * The `…Scale` rule, as TiDB Operator v1's scalers: one ordinal per step towards the desired
+ * replicas, refused (`fail`) while the component's status is not synced, allowed during an upgrade.
+ * Out: the defer-deleting PVCs of the next ordinal are deleted first (the block stops, replicas stay),
+ * then replicas + 1. In: the component's `beforeScaleIn` may hold, or name actions that go first;
+ * then the pod's PVCs are marked defer-deleting and replicas − 1 — in that order, so a failed action
+ * leaves replicas untouched. A replicas change is the block's draft; every move stops the block.
+ */
+export function planMemberScale(input: MemberInput): MemberDecision {
+  const { component, set } = input.scope;
+  if (!set) return nothing();
+  const step = planScaleOne(replicasOf(set), desiredReplicasOf(input));
+  if (step.direction === 0) return nothing();
+  if (memberStatusOf(input).synced !== true) {
+    const way = step.direction > 0 ? 'out' : 'in';
+    return { actions: [], outcome: fail(`TidbCluster: [${clusterPath(input)}]'s ${component.name} status sync failed, can't scale ${way} now`) };
+  }
+  return step.direction > 0 ? scaleOut(input, set, step) : scaleIn(input, set, step);
+}
+
+function scaleOut(input: MemberInput, set: IStatefulSet, step: ScaleStep): MemberDecision {
+  const { component } = input.scope;
+  const podName = input.scope.podName(step.ordinal);
+  const { toDelete } = planDeferredPvcDeletes(input.scope.pvcsLabelledFor(podName), podName);
+  const deletable = toDelete.filter((pvc) => !isTerminating(pvc));
+  if (deletable.length > 0) {
+    const message = `deleting the defer-deleting PVCs of ${podName} before scaling out`;
+    return { actions: deletable.map(pvcDelete), outcome: retry(component.retryMs, message), stop: true };
+  }
+  if (toDelete.length > 0) return { actions: [], outcome: retry(component.retryMs, `waiting for the PVCs of ${podName} to go`) };
+  const draft = replicasDraft(input, set, step.replicas);
+  return { actions: [], draft, outcome: retry(component.retryMs, `scaling ${component.title} out to ${step.replicas}`), stop: true };
+}
+
+function scaleIn(input: MemberInput, set: IStatefulSet, step: ScaleStep): MemberDecision {
+  const { component } = input.scope;
+  const podName = input.scope.podName(step.ordinal);
+  const check = component.hooks.beforeScaleIn(input, podName);
+  if ('hold' in check) return check.hold;
+  const pvcs = input.scope.pvcsOfPod(podName);
+  if (pvcs.length === 0) return { actions: [], outcome: fail(`no pvc found for pod ${input.cluster.metadata.namespace ?? ''}/${podName}`) };
+  const actions: Action[] = [
+    ...check.first,
+    ...pvcs.filter((pvc) => !isDeferDeleting(pvc) && !isTerminating(pvc)).map((pvc) => deferDeletingPatch(pvc, input.snapshot.nowMs)),
+  ];
+  const draft = replicasDraft(input, set, step.replicas);
+  return { actions, draft, outcome: retry(component.retryMs, `scaling ${component.title} in to ${step.replicas}`), stop: true };
+}

@@ -12,52 +12,43 @@ import type { Action } from '../../../model/action.js';
 import type { Outcome } from '../../../model/outcome.js';
 import { toKubeTime } from '../../cluster/condition.js';
 import { EVENT_REASON, clusterWarning } from '../../cluster/events.js';
-import { failoverDeadline, hasDeadline, hasQuorum } from '../../member/failover.js';
 import { complete, fail, retry } from '../../engine/outcome.js';
+import type { MemberDecision, MemberInput } from '../../member/component.js';
 import {
-  PD_RETRY_MS,
-  gatePdAct,
-  isTerminating,
-  memberOfPod,
-  nothing,
-  pdOrdinalOf,
-  pdPod,
-  pdPodName,
-  pdStatusOf,
-  podNameOfMember,
-  pvcsOfPod,
-  unlessRecorded,
-  withPdStatus,
-  type PdFailureMember,
-  type PdStatusMember,
-} from './names.js';
+  failoverDeadline,
+  failoverDeadlineDelete,
+  failoverDeadlinePuts,
+  hasQuorum,
+  staleFailoverDeadlines,
+} from '../../member/failover.js';
+import { isTerminating, podNameOfMember, unlessRecorded } from '../../member/members.js';
 import { isPdAllMembersReady, pdDesiredReplicas } from '../../member/replicas.js';
-import type { Decision, RuleInput } from '../../engine/rule.js';
 import { isPodReady } from '../../member/statefulset.js';
+import { PD_RETRY_MS, pdStatusOf, withPdStatus, type PdFailureMember, type PdStatusMember } from './names.js';
 
 const MAX_UINT64 = 18_446_744_073_709_551_615n;
-const nsName = (input: RuleInput): string => `${input.cluster.metadata.namespace ?? ''}/${input.cluster.metadata.name ?? ''}`;
-const failures = (input: RuleInput): Record<string, PdFailureMember> => ({ ...pdStatusOf(input).failureMembers });
+const nsName = (input: MemberInput): string => `${input.cluster.metadata.namespace ?? ''}/${input.cluster.metadata.name ?? ''}`;
+const failures = (input: MemberInput): Record<string, PdFailureMember> => ({ ...pdStatusOf(input).failureMembers });
 const stamp = (time: string | undefined): number => (time === undefined ? Number.NaN : Date.parse(time));
 
 /**
  * As TiDB Operator's `shouldRecover` (Fixture B): there are failure members, and every desired
  * ordinal `[0, spec.pd.replicas)` has a Ready pod and a healthy member named after it.
  */
-export function shouldRecoverPd(input: RuleInput): boolean {
+export function shouldRecoverPd(input: MemberInput): boolean {
   if (Object.keys(failures(input)).length === 0) return false;
   const members = Object.values(pdStatusOf(input).members ?? {});
   const ordinals = Array.from({ length: input.cluster.spec.pd?.replicas ?? 0 }, (_, i) => i);
   return ordinals.every((i) => {
-    const podName = pdPodName(input.cluster, i);
-    const pod = pdPod(input, podName);
+    const podName = input.scope.podName(i);
+    const pod = input.scope.pod(podName);
     const member = members.find((m) => podNameOfMember(m.name) === podName);
     return pod !== undefined && isPodReady(pod) && member?.health === true;
   });
 }
 
 /** As TiDB Operator: one `PDMemberUnhealthy` / `PDPeerMemberUnhealthy` Warning per unhealthy member (once while recorded). */
-function unhealthyEvents(input: RuleInput): Action[] {
+function unhealthyEvents(input: MemberInput): Action[] {
   const pd = pdStatusOf(input);
   const tc = input.cluster;
   const own = Object.entries(pd.members ?? {}).filter(([, m]) => !m.health);
@@ -69,28 +60,24 @@ function unhealthyEvents(input: RuleInput): Action[] {
 }
 
 /** Deletes of persisted PD failover deadlines whose member is no longer waiting (healthy, gone or marked). */
-function staleDeadlines(input: RuleInput, waiting: ReadonlySet<string>): Action[] {
-  return input.snapshot.state.deadlines
-    .filter((d) => d.component === 'pd' && d.kind === 'failover' && !waiting.has(d.member))
-    .map((d) => ({ kind: 'state.deleteDeadline', deadline: { component: d.component, member: d.member, kind: d.kind } }));
-}
+const staleDeadlines = (input: MemberInput, waiting: ReadonlySet<string>): Action[] => staleFailoverDeadlines(input, 'pd', waiting);
 
 /** The unhealthy members of desired ordinals, not yet marked, with a transition time: failover candidates. */
-function candidates(input: RuleInput): PdStatusMember[] {
+function candidates(input: MemberInput): PdStatusMember[] {
   const marked = failures(input);
   const replicas = input.cluster.spec.pd?.replicas ?? 0;
   return Object.values(pdStatusOf(input).members ?? {}).filter((m) => {
-    const ordinal = pdOrdinalOf(input.cluster, podNameOfMember(m.name));
+    const ordinal = input.scope.ordinalOf(podNameOfMember(m.name));
     return !m.health && ordinal !== undefined && ordinal < replicas && !Number.isNaN(stamp(m.lastTransitionTime)) && marked[m.name] === undefined;
   });
 }
 
-function mark(input: RuleInput, member: PdStatusMember, events: Action[]): Decision {
+function mark(input: MemberInput, member: PdStatusMember, events: Action[]): MemberDecision {
   const tc = input.cluster;
   const podName = podNameOfMember(member.name);
   const ns = tc.metadata.namespace ?? '';
-  if (!pdPod(input, podName)) return { actions: events, outcome: fail(`failed to get pod ${ns}/${podName} for pd failover`) };
-  const pvcs = pvcsOfPod(input, podName);
+  if (!input.scope.pod(podName)) return { actions: events, outcome: fail(`failed to get pod ${ns}/${podName} for pd failover`) };
+  const pvcs = input.scope.pvcsOfPod(podName);
   if (pvcs.length === 0) return { actions: events, outcome: fail(`no pvc found for pod ${ns}/${podName}`) };
   const pvcUIDSet = Object.fromEntries(pvcs.map((pvc) => [pvc.metadata?.uid ?? '', {}]));
   const record: PdFailureMember = { podName, memberID: member.id, pvcUIDSet, memberDeleted: false, createdAt: toKubeTime(input.snapshot.nowMs) };
@@ -99,7 +86,7 @@ function mark(input: RuleInput, member: PdStatusMember, events: Action[]): Decis
   const actions: Action[] = [
     ...events,
     ...unlessRecorded(input, clusterWarning(tc, EVENT_REASON.unhealthy, message)),
-    { kind: 'state.deleteDeadline', deadline: { component: 'pd', member: member.name, kind: 'failover' } },
+    failoverDeadlineDelete('pd', member.name),
   ];
   return { status, actions, outcome: retry(PD_RETRY_MS, `marking Pod: ${ns}/${podName} pd member: ${member.name} as failure`), stop: true };
 }
@@ -109,15 +96,13 @@ function mark(input: RuleInput, member: PdStatusMember, events: Action[]): Decis
  * its deadline is marked; every candidate still within its period has its deadline persisted, and
  * the key asks to be woken at the earliest one.
  */
-function tryToMark(input: RuleInput, events: Action[]): Decision {
+function tryToMark(input: MemberInput, events: Action[]): MemberDecision {
   const periodMs = input.snapshot.config.failoverPeriodMs.pd;
   const pending = candidates(input).map((m) => ({ m, deadline: failoverDeadline('pd', m.name, stamp(m.lastTransitionTime), periodMs) }));
   const waiting = new Set(pending.map((p) => p.m.name));
   const due = pending.find((p) => input.snapshot.nowMs >= p.deadline.deadlineAtMs);
   if (due) return mark(input, due.m, [...events, ...staleDeadlines(input, waiting)]);
-  const puts: Action[] = pending
-    .filter((p) => !hasDeadline(input.snapshot.state.deadlines, p.deadline))
-    .map((p) => ({ kind: 'state.putDeadline', deadline: p.deadline }));
+  const puts = failoverDeadlinePuts(input, pending.map((p) => p.deadline));
   const actions = [...events, ...staleDeadlines(input, waiting), ...puts];
   if (pending.length === 0) return { actions, outcome: complete() };
   const wakeAtMs = Math.min(...pending.map((p) => p.deadline.deadlineAtMs));
@@ -125,7 +110,7 @@ function tryToMark(input: RuleInput, events: Action[]): Decision {
 }
 
 /** Whether the failure member's deletion is observed done: not listed by PD, pod replaced, PVCs gone. */
-function isDeletionDone(input: RuleInput, failure: PdFailureMember): boolean {
+function isDeletionDone(input: MemberInput, failure: PdFailureMember): boolean {
   const listed = input.snapshot.pd?.members.some((m) => m.id === failure.memberID) === true;
   return !listed && deletes(input, failure).length === 0;
 }
@@ -137,9 +122,9 @@ function isDeletionDone(input: RuleInput, failure: PdFailureMember): boolean {
  * pvc-protection because that very pod uses it) runs on the failed member's volume — it is not a
  * replacement, and is deleted again until the StatefulSet recreates it on a fresh claim.
  */
-function deletes(input: RuleInput, failure: PdFailureMember): Action[] {
+function deletes(input: MemberInput, failure: PdFailureMember): Action[] {
   const podName = failure.podName ?? '';
-  const pod = pdPod(input, podName);
+  const pod = input.scope.pod(podName);
   const uids = new Set(Object.keys(failure.pvcUIDSet ?? {}));
   const replaced = pod !== undefined && stamp(pod.metadata?.creationTimestamp) >= stamp(failure.createdAt) && !usesRecordedClaim(input, pod, uids);
   const ref = (kind: 'Pod' | 'PersistentVolumeClaim', name: string | undefined) => ({ kind, namespace: input.cluster.metadata.namespace ?? '', name: name ?? '' });
@@ -153,7 +138,7 @@ function deletes(input: RuleInput, failure: PdFailureMember): Action[] {
 }
 
 /** Whether `pod` mounts a claim that still exists with one of the failure member's recorded uids. */
-function usesRecordedClaim(input: RuleInput, pod: NonNullable<ReturnType<typeof pdPod>>, uids: ReadonlySet<string>): boolean {
+function usesRecordedClaim(input: MemberInput, pod: NonNullable<ReturnType<MemberInput['scope']['pod']>>, uids: ReadonlySet<string>): boolean {
   const claims = new Set((pod.spec?.volumes ?? []).flatMap((v) => (v.persistentVolumeClaim ? [v.persistentVolumeClaim.claimName] : [])));
   return input.snapshot.owned.PersistentVolumeClaim.some((pvc) => claims.has(pvc.metadata?.name ?? '') && uids.has(pvc.metadata?.uid ?? ''));
 }
@@ -163,7 +148,7 @@ function usesRecordedClaim(input: RuleInput, pod: NonNullable<ReturnType<typeof 
  * by id (only while PD lists it), its pod and its recorded PVCs; `memberDeleted` is set only once the
  * next step observes all of it done, so a failed action never leaves a false record.
  */
-function tryToDelete(input: RuleInput, name: string, failure: PdFailureMember, events: Action[]): Decision {
+function tryToDelete(input: MemberInput, name: string, failure: PdFailureMember, events: Action[]): MemberDecision {
   const member = pdStatusOf(input).members?.[name];
   if (member?.health === true) return { actions: events, outcome: complete(`failure member ${name} is healthy again`) };
   const id = failure.memberID ?? '';
@@ -182,12 +167,12 @@ function tryToDelete(input: RuleInput, name: string, failure: PdFailureMember, e
   return { actions, outcome: retry(PD_RETRY_MS, `deleting failure member ${name}`), stop: true };
 }
 
-function recover(input: RuleInput): Decision {
+function recover(input: MemberInput): MemberDecision {
   const { failureMembers: _cleared, ...pd } = pdStatusOf(input);
   return { status: withPdStatus(input, pd), actions: staleDeadlines(input, new Set()), outcome: retry(PD_RETRY_MS, 'PD recovered: failure members cleared'), stop: true };
 }
 
-function quorumFailure(input: RuleInput): Outcome | undefined {
+function quorumFailure(input: MemberInput): Outcome | undefined {
   const pd = pdStatusOf(input);
   const all = [...Object.values(pd.members ?? {}), ...Object.values(pd.peerMembers ?? {})];
   const healthy = all.filter((m) => m.health).length;
@@ -204,24 +189,22 @@ function quorumFailure(input: RuleInput): Outcome | undefined {
  * than one un-deleted failure member; no new mark or deletion once `maxFailoverCount` members were
  * deleted. Every status change stops the sequence, so desired replicas move on the next step.
  */
-export function planPdFailover(input: RuleInput): Decision {
-  return gatePdAct((gated, spec) => {
-    const max = spec.maxFailoverCount ?? 3;
-    if (!gated.snapshot.config.autoFailover || max <= 0) return { actions: staleDeadlines(gated, new Set()), outcome: complete() };
-    if (shouldRecoverPd(gated)) return recover(gated);
-    const pd = pdStatusOf(gated);
-    const undeleted = Object.entries(failures(gated)).filter(([, f]) => f.memberDeleted !== true);
-    const started = pdDesiredReplicas(gated.cluster.spec, gated.status) === pd.statefulSet?.replicas;
-    if (!(started && !isPdAllMembersReady(gated.cluster.spec, gated.status)) && undeleted.length === 0) {
-      return { actions: staleDeadlines(gated, new Set(candidates(gated).map((m) => m.name))), outcome: complete() };
-    }
-    if (pd.synced !== true) return { actions: [], outcome: fail(`TidbCluster: ${nsName(gated)} .Status.PD.Synced = false, can't failover`) };
-    const events = unhealthyEvents(gated);
-    const noQuorum = quorumFailure(gated);
-    if (noQuorum) return { actions: events, outcome: noQuorum };
-    const deleted = Object.values(failures(gated)).filter((f) => f.memberDeleted === true).length;
-    if (deleted >= max) return { actions: events, outcome: complete(`PD failover reached maxFailoverCount ${max}`) };
-    const [first] = undeleted;
-    return first ? tryToDelete(gated, first[0], first[1], events) : tryToMark(gated, events);
-  })(input);
+export function planPdFailover(input: MemberInput): MemberDecision {
+  const max = input.cluster.spec.pd?.maxFailoverCount ?? 3;
+  if (!input.snapshot.config.autoFailover || max <= 0) return { actions: staleDeadlines(input, new Set()), outcome: complete() };
+  if (shouldRecoverPd(input)) return recover(input);
+  const pd = pdStatusOf(input);
+  const undeleted = Object.entries(failures(input)).filter(([, f]) => f.memberDeleted !== true);
+  const started = pdDesiredReplicas(input.cluster.spec, input.status) === pd.statefulSet?.replicas;
+  if (!(started && !isPdAllMembersReady(input.cluster.spec, input.status)) && undeleted.length === 0) {
+    return { actions: staleDeadlines(input, new Set(candidates(input).map((m) => m.name))), outcome: complete() };
+  }
+  if (pd.synced !== true) return { actions: [], outcome: fail(`TidbCluster: ${nsName(input)} .Status.PD.Synced = false, can't failover`) };
+  const events = unhealthyEvents(input);
+  const noQuorum = quorumFailure(input);
+  if (noQuorum) return { actions: events, outcome: noQuorum };
+  const deleted = Object.values(failures(input)).filter((f) => f.memberDeleted === true).length;
+  if (deleted >= max) return { actions: events, outcome: complete(`PD failover reached maxFailoverCount ${max}`) };
+  const [first] = undeleted;
+  return first ? tryToDelete(input, first[0], first[1], events) : tryToMark(input, events);
 }

@@ -11,24 +11,24 @@
 import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 
 import type { Action } from '../../../model/action.js';
-import { jsonEqual } from '../../engine/equal.js';
 import { clusterNormal, clusterRef } from '../../cluster/events.js';
+import { jsonEqual } from '../../engine/equal.js';
 import { complete, retry } from '../../engine/outcome.js';
-import { PD_KEYS, PD_RETRY_MS, gatePdAct, nothing, pdPods, pdStatefulSet, pdStatusOf, withPdStatus } from './names.js';
-import { desiredPdStatefulSet } from './pod-template.js';
-import { isPdTemplateChanged, pdDesiredReplicasOf, planPdSetUpdate } from './statefulset-write.js';
-import type { Decision, RuleInput } from '../../engine/rule.js';
+import type { MemberDecision, MemberInput } from '../../member/component.js';
+import { nothing } from '../../member/members.js';
+import { desiredReplicasOf, desiredStatefulSet, isTemplateChanged } from '../../member/statefulset-draft.js';
 import { podRevision, replicasOf } from '../../member/statefulset.js';
+import { PD_KEYS, PD_RETRY_MS, pdStatusOf, withPdStatus } from './names.js';
 
 /** The Normal event reason when the force-upgrade annotation is removed after a completed force upgrade. */
 export const FORCE_UPGRADE_REMOVED_REASON = 'ForceUpgradeAnnotationRemoved';
 
 /** Whether the TidbCluster carries `tidb.pingcap.com/force-upgrade: "true"`. */
-export const hasForceUpgradeAnnotation = (input: RuleInput): boolean =>
+export const hasForceUpgradeAnnotation = (input: MemberInput): boolean =>
   input.cluster.metadata.annotations?.[PD_KEYS.forceUpgrade] === 'true';
 
 /** As TiDB Operator: the annotation, or a single local PD replica with no peer members to keep. */
-export function isPdForceUpgradeRequested(input: RuleInput, sts: IStatefulSet): boolean {
+export function isPdForceUpgradeRequested(input: MemberInput, sts: IStatefulSet): boolean {
   const peers = Object.keys(pdStatusOf(input).peerMembers ?? {}).length;
   return hasForceUpgradeAnnotation(input) || (replicasOf(sts) < 2 && peers === 0);
 }
@@ -37,28 +37,27 @@ export function isPdForceUpgradeRequested(input: RuleInput, sts: IStatefulSet): 
  * Whether a force upgrade is over: the pod spec is applied, the StatefulSet controller saw the
  * latest spec, and every one of its pods runs its update revision.
  */
-export function isPdRolledOut(input: RuleInput, sts: IStatefulSet): boolean {
+export function isPdRolledOut(input: MemberInput, sts: IStatefulSet): boolean {
   const update = sts.status?.updateRevision;
-  const pods = pdPods(input);
+  const pods = input.scope.pods;
   const observed = (sts.status?.observedGeneration ?? 0) >= (sts.metadata?.generation ?? 0);
   return (
     update !== undefined &&
     observed &&
-    !isPdTemplateChanged(input, sts) &&
+    !isTemplateChanged(input, sts) &&
     pods.length === replicasOf(sts) &&
     pods.every((p) => podRevision(p) === update)
   );
 }
 
-function forceWrite(input: RuleInput, sts: IStatefulSet): Decision {
-  const replicas = pdDesiredReplicasOf(input);
-  const write = planPdSetUpdate(desiredPdStatefulSet(input, { replicas, partition: 0 }), sts);
+function forceWrite(input: MemberInput): MemberDecision {
+  const replicas = desiredReplicasOf(input);
+  const draft = desiredStatefulSet(input, { replicas, partition: 0 });
   const status = withPdStatus(input, { ...pdStatusOf(input), phase: 'Upgrade' });
-  const actions: Action[] = write ? [write] : [];
-  return { status, actions, outcome: retry(PD_RETRY_MS, 'force upgrading PD: its status is not synced'), stop: true };
+  return { status, actions: [], draft, outcome: retry(PD_RETRY_MS, 'force upgrading PD: its status is not synced'), stop: true };
 }
 
-function annotationRemoval(input: RuleInput, sts: IStatefulSet): Action[] {
+function annotationRemoval(input: MemberInput, sts: IStatefulSet): Action[] {
   const tc = input.cluster;
   const patch = { metadata: { annotations: { [PD_KEYS.forceUpgrade]: null } } };
   const message = `PD is synced and every PD pod runs revision ${sts.status?.updateRevision ?? ''}: removed annotation ${PD_KEYS.forceUpgrade}`;
@@ -75,18 +74,16 @@ function annotationRemoval(input: RuleInput, sts: IStatefulSet): Action[] {
  * synced, rolled out and this step changes no status (so the TidbCluster write cannot race the status
  * write), the annotation is removed with a merge patch under the observed resourceVersion.
  */
-export function planPdForceUpgrade(input: RuleInput): Decision {
-  return gatePdAct((gated) => {
-    const sts = pdStatefulSet(gated);
-    if (!sts) return nothing();
-    if (pdStatusOf(gated).synced !== true) {
-      return isPdTemplateChanged(gated, sts) && isPdForceUpgradeRequested(gated, sts) ? forceWrite(gated, sts) : nothing();
-    }
-    if (!hasForceUpgradeAnnotation(gated) || !isPdRolledOut(gated, sts)) return nothing();
-    // The status this step writes would race the annotation patch: come back right after it.
-    const settled = jsonEqual(gated.status, gated.cluster.status ?? {});
-    if (!settled) return { actions: [], outcome: retry(PD_RETRY_MS, 'force upgrade finished: the annotation goes once the status is written') };
-    return { actions: annotationRemoval(gated, sts), outcome: complete('force upgrade finished: annotation removed') };
-  })(input);
+export function planPdForceUpgrade(input: MemberInput): MemberDecision {
+  const sts = input.scope.set;
+  if (!sts) return nothing();
+  if (pdStatusOf(input).synced !== true) {
+    return isTemplateChanged(input, sts) && isPdForceUpgradeRequested(input, sts) ? forceWrite(input) : nothing();
+  }
+  if (!hasForceUpgradeAnnotation(input) || !isPdRolledOut(input, sts)) return nothing();
+  // The status this step writes would race the annotation patch: come back right after it.
+  const settled = jsonEqual(input.status, input.cluster.status ?? {});
+  if (!settled) return { actions: [], outcome: retry(PD_RETRY_MS, 'force upgrade finished: the annotation goes once the status is written') };
+  return { actions: annotationRemoval(input, sts), outcome: complete('force upgrade finished: annotation removed') };
 }
 

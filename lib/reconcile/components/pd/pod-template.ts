@@ -1,9 +1,8 @@
 /**
- * PD's desired StatefulSet `<tc>-pd`, as TiDB Operator v1's `getNewPDSetForTidbCluster` (§2.0,
- * §2.1): selector labels, a controller owner reference, service `<tc>-pd-peer`, Parallel pod
- * management unless OrderedReady is asked for, image `<baseImage>:<version>`, the start script and
- * pd.toml from the ConfigMap, the data claim template `pd`, and a RollingUpdate partition chosen by
- * the caller (the scale, upgrade and write rules decide replicas and partition; this file only builds).
+ * PD's pod template and claim templates, as TiDB Operator v1's `getNewPDSetForTidbCluster` (§2.0,
+ * §2.1): image `<baseImage>:<version>`, the start script and pd.toml from the ConfigMap, scheduling
+ * settings, and the data claim template `pd`. The StatefulSet around them is the shared
+ * member/statefulset-draft.ts; the rules decide its replicas and partition.
  */
 
 import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
@@ -12,12 +11,10 @@ import type { IVolume } from 'kubernetes-models/v1/Volume';
 
 import type { TidbCluster } from '../../../model/kube.js';
 import { mergeContainers } from '../../member/container-merge.js';
-import { componentLabels, ownerReference } from '../../cluster/labels.js';
+import { componentLabels } from '../../cluster/labels.js';
+import type { PodTemplate } from '../../member/statefulset.js';
 import { PD_PORTS, pdPeerServiceName, pdSetName } from './names.js';
-import { pdConfigMapName, pdDataDir } from './config-map.js';
-import type { RuleInput } from '../../engine/rule.js';
-import { withLastApplied, type PodTemplate, type UpdateStrategy } from '../../member/statefulset.js';
-import { pdTlsWiring } from '../../cluster/tls.js';
+import { pdTlsWiring } from './tls.js';
 
 /** Used when `spec.pd.requests.storage` is unset (TiDB Operator would write a claim the API server rejects). */
 export const DEFAULT_PD_STORAGE = '1Gi';
@@ -39,12 +36,6 @@ export function pdImage(tc: TidbCluster): string {
   const base = pd?.baseImage ?? 'pingcap/pd';
   const version = pd?.version ?? tc.spec.version;
   return version === undefined || version === '' ? base : `${base}:${version}`;
-}
-
-/** The update strategy: `OnDelete` when asked for, else RollingUpdate with `partition`. */
-export function pdUpdateStrategy(tc: TidbCluster, partition: number): UpdateStrategy {
-  const type = tc.spec.pd?.statefulSetUpdateStrategy ?? tc.spec.statefulSetUpdateStrategy;
-  return type === 'OnDelete' ? { type: 'OnDelete' } : { type: 'RollingUpdate', rollingUpdate: { partition } };
 }
 
 function resources(tc: TidbCluster): IContainer['resources'] {
@@ -161,7 +152,8 @@ export function pdPodTemplate(tc: TidbCluster, configMap: string): PodTemplate {
   return { metadata: { labels, annotations }, spec };
 }
 
-function claimTemplates(tc: TidbCluster): NonNullable<NonNullable<IStatefulSet['spec']>['volumeClaimTemplates']> {
+/** PD's volume claim templates: `pd` (the data claim) and one per `spec.pd.storageVolumes` entry. */
+export function pdClaimTemplates(tc: TidbCluster): NonNullable<NonNullable<IStatefulSet['spec']>['volumeClaimTemplates']> {
   const pd = tc.spec.pd;
   const claim = (name: string, storage: string | number, storageClassName: string | undefined) => ({
     metadata: { name },
@@ -177,35 +169,3 @@ function claimTemplates(tc: TidbCluster): NonNullable<NonNullable<IStatefulSet['
     ...(pd?.storageVolumes ?? []).map((v) => claim(`pd-${v.name}`, v.storageSize, v.storageClassName ?? pd?.storageClassName)),
   ];
 }
-
-/** The replicas, partition and pod template a StatefulSet write carries. */
-export type PdSetChoice = { readonly replicas: number; readonly partition: number; readonly template?: PodTemplate };
-
-/**
- * The desired `<tc>-pd` StatefulSet with `choice` applied (the desired template unless one is given),
- * its last-applied annotation recording its spec. Pure: the same input gives the same object.
- */
-export function desiredPdStatefulSet(input: RuleInput, choice: PdSetChoice): IStatefulSet {
-  const tc = input.cluster;
-  const pd = tc.spec.pd;
-  const labels = componentLabels(tc, 'pd');
-  const policy = pd?.podManagementPolicy ?? tc.spec.podManagementPolicy;
-  const sts: IStatefulSet = {
-    apiVersion: 'apps/v1',
-    kind: 'StatefulSet',
-    metadata: { name: pdSetName(tc), namespace: tc.metadata.namespace, labels, annotations: {}, ownerReferences: [ownerReference(tc)] },
-    spec: {
-      replicas: choice.replicas,
-      selector: { matchLabels: labels },
-      serviceName: pdPeerServiceName(tc),
-      podManagementPolicy: policy === 'OrderedReady' ? 'OrderedReady' : 'Parallel',
-      updateStrategy: pdUpdateStrategy(tc, choice.partition),
-      template: choice.template ?? pdPodTemplate(tc, pdConfigMapName(input)),
-      volumeClaimTemplates: claimTemplates(tc),
-    },
-  };
-  return withLastApplied(sts);
-}
-
-/** The desired pod template of the PD StatefulSet (mounting the ConfigMap the ConfigMap rule keeps). */
-export const desiredPdTemplate = (input: RuleInput): PodTemplate => pdPodTemplate(input.cluster, pdConfigMapName(input));

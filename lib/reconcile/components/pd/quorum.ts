@@ -10,7 +10,8 @@
 import type { EventAction } from '../../../model/action.js';
 import { EVENT_REASON, clusterWarning } from '../../cluster/events.js';
 import { hasQuorum } from '../../member/failover.js';
-import { pdStatusOf, podNameOfMember, type PdStatusMember } from './names.js';
+import { podNameOfMember } from '../../member/members.js';
+import { pdStatusOf, type PdStatusMember } from './names.js';
 import type { RuleInput } from '../../engine/rule.js';
 
 /** What restarting one pod's member would leave: members serving, the cluster's size, who is down. */

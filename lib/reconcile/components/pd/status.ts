@@ -19,21 +19,12 @@ import type { PdMember, PdView } from '../../../model/pd.js';
 import type { PdReadFailure } from '../../../model/snapshot.js';
 import { toKubeTime } from '../../cluster/condition.js';
 import { complete } from '../../engine/outcome.js';
-import {
-  defaulted,
-  memberOfPod,
-  pdPeerServiceName,
-  pdPods,
-  pdSetName,
-  pdStatefulSet,
-  podNameOfMember,
-  pvcsOfPod,
-  type PdStatus,
-  type PdStatusMember,
-} from './names.js';
-import { pdDesiredReplicas } from '../../member/replicas.js';
 import type { RuleInput, StatusDecision } from '../../engine/rule.js';
+import type { MemberInput } from '../../member/component.js';
+import { memberOfPod, podNameOfMember } from '../../member/members.js';
+import { pdDesiredReplicas } from '../../member/replicas.js';
 import { isPodReady, isStatefulSetUpgrading, podReadySinceMs, replicasOf } from '../../member/statefulset.js';
+import { pdPeerServiceName, pdSetName, type PdStatus, type PdStatusMember } from './names.js';
 
 type Members = Record<string, PdStatusMember>;
 type Unjoined = NonNullable<PdStatus['unjoinedMembers']>;
@@ -83,20 +74,20 @@ export function planPdMembers(input: RuleInput, view: PdView): { members: Member
  * As TiDB Operator: the PD pods with no member of their own, each recorded once (pod name, the UIDs
  * of its PVCs, when first seen). Entries of pods that no longer exist are dropped.
  */
-export function planUnjoinedMembers(input: RuleInput, members: Members): Unjoined | undefined {
+export function planUnjoinedMembers(input: MemberInput, members: Members): Unjoined | undefined {
   const previous = input.status.pd?.unjoinedMembers ?? {};
   const now = toKubeTime(input.snapshot.nowMs);
   const unjoined: Unjoined = {};
-  for (const pod of pdPods(input)) {
+  for (const pod of input.scope.pods) {
     const podName = pod.metadata?.name ?? '';
     if (memberOfPod(members, podName)) continue;
-    const pvcUIDSet = Object.fromEntries(pvcsOfPod(input, podName).map((pvc) => [pvc.metadata?.uid ?? '', {}]));
+    const pvcUIDSet = Object.fromEntries(input.scope.pvcsOfPod(podName).map((pvc) => [pvc.metadata?.uid ?? '', {}]));
     unjoined[podName] = previous[podName] ?? { podName, pvcUIDSet, createdAt: now };
   }
   return Object.keys(unjoined).length === 0 ? undefined : unjoined;
 }
 
-function syncedFromPd(input: RuleInput, sts: IStatefulSet, view: PdView, base: PdStatus): PdStatus {
+function syncedFromPd(input: MemberInput, sts: IStatefulSet, view: PdView, base: PdStatus): PdStatus {
   const { members, peerMembers } = planPdMembers(input, view);
   const leaderName = view.leader?.name;
   const leader = leaderName === undefined ? undefined : (members[leaderName] ?? peerMembers[leaderName]);
@@ -118,13 +109,13 @@ function syncedFromPd(input: RuleInput, sts: IStatefulSet, view: PdView, base: P
  * unhealthy; after PD answered "no leader" every member is, peers included (none can serve). A health
  * that does not change keeps its `lastTransitionTime`; nothing unobservable is reported as healthy.
  */
-export function planUnreadMembers(input: RuleInput, failure: PdReadFailure): { members?: Members; peerMembers?: Members } {
+export function planUnreadMembers(input: MemberInput, failure: PdReadFailure): { members?: Members; peerMembers?: Members } {
   const previous = input.status.pd ?? {};
   const now = toKubeTime(input.snapshot.nowMs);
   const noLeader = failure === 'noLeader';
   const demote = (m: PdStatusMember): PdStatusMember => (m.health ? { ...m, health: false, lastTransitionTime: now } : m);
   const isPodServing = (m: PdStatusMember): boolean => {
-    const pod = pdPods(input).find((p) => p.metadata?.name === podNameOfMember(m.name));
+    const pod = input.scope.pods.find((p) => p.metadata?.name === podNameOfMember(m.name));
     return pod !== undefined && isPodReady(pod);
   };
   const map = (record: Members | undefined, keep: (m: PdStatusMember) => boolean): Members | undefined =>
@@ -133,7 +124,7 @@ export function planUnreadMembers(input: RuleInput, failure: PdReadFailure): { m
   return { members: map(previous.members, (m) => !noLeader && isPodServing(m)), peerMembers: map(previous.peerMembers, () => !noLeader) };
 }
 
-function unsynced(input: RuleInput, base: PdStatus): PdStatus {
+function unsynced(input: MemberInput, base: PdStatus): PdStatus {
   const failure = input.snapshot.pdErrorKind ?? 'unreachable';
   const { members, peerMembers } = planUnreadMembers(input, failure);
   const leaderName = failure === 'noLeader' ? undefined : base.leader?.name;
@@ -150,8 +141,8 @@ export type PdConverging = { readonly reason: string; readonly sinceMs: number }
  * not joined or is not healthy yet. Pods starting or stopping are announced by their own events, so
  * a PD with no Ready pod is woken by the first that gets Ready. Undefined at rest.
  */
-export function pdConverging(input: RuleInput, pd: PdStatus): PdConverging | undefined {
-  const ready = pdPods(input).flatMap((pod) => {
+export function pdConverging(input: MemberInput, pd: PdStatus): PdConverging | undefined {
+  const ready = input.scope.pods.flatMap((pod) => {
     const sinceMs = podReadySinceMs(pod);
     return sinceMs === undefined ? [] : [{ name: pod.metadata?.name ?? '', sinceMs }];
   });
@@ -184,23 +175,21 @@ export function convergingRetryMs(sinceMs: number, nowMs: number): number {
  * it asks to be woken after `convergingRetryMs` — whatever failover is set to; at rest it asks for
  * nothing (the sweep covers drift).
  */
-export function planPdStatus(input: RuleInput): StatusDecision {
-  const cluster = defaulted(input.cluster);
-  const gated = { ...input, cluster };
-  const sts = pdStatefulSet(gated);
-  if (!cluster.spec.pd || !sts) return { outcome: complete() };
+export function planPdStatus(input: MemberInput): StatusDecision {
+  const sts = input.scope.set;
+  if (!input.cluster.spec.pd || !sts) return { outcome: complete() };
   const previous = input.status.pd ?? {};
   const base: PdStatus = {
     ...previous,
     statefulSet: sts.status ?? { replicas: 0 },
-    phase: pdPhaseOf(gated, sts, pdPods(gated)),
+    phase: pdPhaseOf(input, sts, input.scope.pods),
   };
   const view = input.snapshot.pd;
-  const pd = view ? syncedFromPd(gated, sts, view, base) : unsynced(gated, base);
+  const pd = view ? syncedFromPd(input, sts, view, base) : unsynced(input, base);
   const clusterID = (view ? view.clusterId : undefined) ?? input.status.clusterID;
   const status = { ...input.status, ...(clusterID === undefined ? {} : { clusterID }), pd };
   const note = view ? undefined : `PD not synced: ${input.snapshot.pdError ?? 'PD not read'}`;
-  const converging = pdConverging(gated, pd);
+  const converging = pdConverging(input, pd);
   if (converging === undefined) return { status, outcome: complete(note) };
   // A wake-up time rather than a retry outcome: it holds even when an act rule fails this step and
   // the failure's backoff (up to 100 s after a long outage) would come later.

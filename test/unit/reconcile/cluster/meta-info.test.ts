@@ -5,6 +5,7 @@ import type { IPersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolu
 import type { Snapshot } from '../../../../lib/model/snapshot.js';
 import { planMetaInfo } from '../../../../lib/reconcile/cluster/meta-info.js';
 import { clusterRules } from '../../../../lib/reconcile/cluster/recipe.js';
+import { ruleNames } from '../../../../lib/reconcile/engine/rule.js';
 import {
   changeSpec,
   pdMemberView,
@@ -140,7 +141,7 @@ describe('MetaInfo: reclaim policy and identity of volumes (TiDB Operator reclai
 
   it('runs after Paused, so a paused cluster gets no volume writes', () => {
     // Prepare
-    const names = clusterRules.map((r) => r.name);
+    const names = ruleNames(clusterRules).map((n) => n.slice(n.indexOf(':') + 1));
 
     // Act
     const at = names.indexOf('MetaInfo');

@@ -6,7 +6,7 @@ import type { Outcome } from '../../../../lib/model/outcome.js';
 import { complete, fail, retry, wait } from '../../../../lib/reconcile/engine/outcome.js';
 import { planStep } from '../../../../lib/reconcile/engine/planner.js';
 import { clusterRules } from '../../../../lib/reconcile/cluster/recipe.js';
-import { actRule, statusRule, type Rule } from '../../../../lib/reconcile/engine/rule.js';
+import { actRule, ruleNames, statusRule, type Rule } from '../../../../lib/reconcile/engine/rule.js';
 import { planClusterStatus } from '../../../../lib/reconcile/cluster/cluster-status.js';
 import { planPaused } from '../../../../lib/reconcile/cluster/paused.js';
 import { T0, changeSpec, convergedPd, healthy, paused, snapshot, tidbCluster, withCluster } from '../../../support/fixtures.js';
@@ -93,15 +93,17 @@ describe('planning a step: rules in order, later rules see earlier status', () =
 
 describe('the registry', () => {
   it('runs Admission first, Paused before anything writes, the PD recipe, and ClusterStatus last', () => {
-    expect(clusterRules.map((r) => `${r.kind}:${r.name}`)).toEqual([
+    expect(ruleNames(clusterRules)).toEqual([
       'act:Admission',
       'act:Paused',
       'act:MetaInfo',
       'act:Discovery',
+      'act:PdGate',
+      'status:PdStatus',
+      'act:PdDependencies',
       'act:PdTlsSecret',
       'act:PdServices',
       'act:PdConfigMap',
-      'status:PdStatus',
       'act:PdForceUpgrade',
       'act:PdScale',
       'act:PdFailover',
@@ -114,10 +116,10 @@ describe('the registry', () => {
   it('a converged PD cluster plans nothing once its status is written', () => {
     // Prepare: every object the rules want, PD healthy, and the status the first step computes.
     const tc = tidbCluster(changeSpec((spec) => ({ ...spec, tikv: undefined, tidb: undefined })));
-    const first = planStep(snapshot(...convergedPd(tc)));
+    const first = planStep(snapshot(...convergedPd(tc)), clusterRules);
     const synced = { ...tc, status: first.status ?? tc.status };
     // Act
-    const plan = planStep(snapshot(...convergedPd(synced)));
+    const plan = planStep(snapshot(...convergedPd(synced)), clusterRules);
     // Assess
     expect(first.actions).toEqual([]);
     expect(plan.actions).toEqual([]);

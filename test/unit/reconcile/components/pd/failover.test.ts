@@ -7,8 +7,8 @@ import type { TidbCluster, TidbClusterStatus } from '../../../../../lib/model/ku
 import type { Snapshot } from '../../../../../lib/model/snapshot.js';
 import { toKubeTime } from '../../../../../lib/reconcile/cluster/condition.js';
 import { complete, fail, retry } from '../../../../../lib/reconcile/engine/outcome.js';
-import { planPdFailover, shouldRecoverPd } from '../../../../../lib/reconcile/components/pd/failover.js';
-import { planPdScale } from '../../../../../lib/reconcile/components/pd/scale.js';
+import { shouldRecoverPd } from '../../../../../lib/reconcile/components/pd/failover.js';
+import { pdInputOf, planPdFailover, planPdScale } from '../../../../support/pd-rules.js';
 import {
   T0,
   changeSpec,
@@ -336,7 +336,7 @@ describe('Fixture B — recover (shouldRecover) and the extra member scaled in',
       recover: false,
     },
   ])('$name', ({ tc, changes, recover }) => {
-    expect(shouldRecoverPd(ruleInputOf(snapshot(withCluster(tc), ...changes)))).toBe(recover);
+    expect(shouldRecoverPd(pdInputOf(ruleInputOf(snapshot(withCluster(tc), ...changes))))).toBe(recover);
   });
 
   it.each<{ name: string; replicas: number }>([1, 3, 4, 5, 7].map((n) => ({ name: `B S21: replicas ${n}: failure members cleared, spec unchanged`, replicas: n })))(

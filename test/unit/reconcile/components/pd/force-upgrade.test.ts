@@ -7,8 +7,8 @@ import type { Snapshot } from '../../../../../lib/model/snapshot.js';
 import { complete } from '../../../../../lib/reconcile/engine/outcome.js';
 import { planStep } from '../../../../../lib/reconcile/engine/planner.js';
 import { pdRules } from '../../../../../lib/reconcile/components/pd/recipe.js';
-import { planPdConfigMapObject } from '../../../../../lib/reconcile/components/pd/config-map.js';
-import { FORCE_UPGRADE_REMOVED_REASON, planPdForceUpgrade } from '../../../../../lib/reconcile/components/pd/force-upgrade.js';
+import { FORCE_UPGRADE_REMOVED_REASON } from '../../../../../lib/reconcile/components/pd/force-upgrade.js';
+import { planPdConfigMapObject, planPdForceUpgrade } from '../../../../support/pd-rules.js';
 import { pdClientService, pdPeerService } from '../../../../../lib/reconcile/components/pd/services.js';
 import {
   changeSpec,

@@ -6,10 +6,10 @@ import type { IService } from 'kubernetes-models/v1/Service';
 import type { TidbCluster } from '../../../../../lib/model/kube.js';
 import { configDataDigest, goJsonOfStringMap, isTomlEqual, renderConfig } from '../../../../../lib/reconcile/member/config-data.js';
 import { complete, retry } from '../../../../../lib/reconcile/engine/outcome.js';
-import { pdConfigData, planPdConfigMap, planPdConfigMapObject } from '../../../../../lib/reconcile/components/pd/config-map.js';
-import { pdClientService, pdPeerService, planPdServices } from '../../../../../lib/reconcile/components/pd/services.js';
-import { desiredPdStatefulSet, pdImage } from '../../../../../lib/reconcile/components/pd/pod-template.js';
-import { planPdStatefulSet } from '../../../../../lib/reconcile/components/pd/statefulset-write.js';
+import { pdConfigData } from '../../../../../lib/reconcile/components/pd/config-map.js';
+import { pdClientService, pdPeerService } from '../../../../../lib/reconcile/components/pd/services.js';
+import { pdImage } from '../../../../../lib/reconcile/components/pd/pod-template.js';
+import { desiredPdStatefulSet, planPdConfigMap, planPdConfigMapObject, planPdServices, planPdStatefulSet } from '../../../../support/pd-rules.js';
 import { lastAppliedSpec } from '../../../../../lib/reconcile/member/statefulset.js';
 import {
   changeSpec,

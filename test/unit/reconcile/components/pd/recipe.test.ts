@@ -5,8 +5,9 @@ import type { Snapshot } from '../../../../../lib/model/snapshot.js';
 import { planReadyCondition } from '../../../../../lib/reconcile/cluster/cluster-status.js';
 import { retry } from '../../../../../lib/reconcile/engine/outcome.js';
 import { planStep } from '../../../../../lib/reconcile/engine/planner.js';
+import { ruleNames } from '../../../../../lib/reconcile/engine/rule.js';
 import { pdRules } from '../../../../../lib/reconcile/components/pd/recipe.js';
-import { planPdConfigMapObject } from '../../../../../lib/reconcile/components/pd/config-map.js';
+import { planPdConfigMapObject } from '../../../../support/pd-rules.js';
 import { pdClientService, pdPeerService } from '../../../../../lib/reconcile/components/pd/services.js';
 import {
   changeSpec,
@@ -29,12 +30,14 @@ const pdOnly = changeSpec((spec) => ({ ...spec, tikv: undefined, tidb: undefined
 const world = (tc: TidbCluster): Change<Snapshot>[] => convergedPdObjects(tc);
 
 describe('the PD recipe (pdRules)', () => {
-  it('runs in the order of TiDB Operator v1 PD Sync', () => {
-    expect(pdRules.map((r) => `${r.kind}:${r.name}`)).toEqual([
+  it('runs in the order of the member recipe (TiDB Operator v1 §1.4: gate, status, dependencies, objects, scale, failover, upgrade, write)', () => {
+    expect(ruleNames(pdRules)).toEqual([
+      'act:PdGate',
+      'status:PdStatus',
+      'act:PdDependencies',
       'act:PdTlsSecret',
       'act:PdServices',
       'act:PdConfigMap',
-      'status:PdStatus',
       'act:PdForceUpgrade',
       'act:PdScale',
       'act:PdFailover',

@@ -10,7 +10,8 @@ import type { PdStore } from '../../../../../lib/model/pd.js';
 import type { Snapshot } from '../../../../../lib/model/snapshot.js';
 import { toKubeTime } from '../../../../../lib/reconcile/cluster/condition.js';
 import { fail, retry, wait } from '../../../../../lib/reconcile/engine/outcome.js';
-import { isPdInUse, planPdScale } from '../../../../../lib/reconcile/components/pd/scale.js';
+import { isPdInUse } from '../../../../../lib/reconcile/components/pd/scale.js';
+import { planPdScale } from '../../../../support/pd-rules.js';
 import { planDeferredPvcDeletes, planScaleOne } from '../../../../../lib/reconcile/member/scale.js';
 import {
   T0,

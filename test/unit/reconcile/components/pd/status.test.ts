@@ -3,7 +3,8 @@ import { describe, expect, it } from '@jest/globals';
 import type { TidbCluster, TidbClusterStatus } from '../../../../../lib/model/kube.js';
 import type { Snapshot } from '../../../../../lib/model/snapshot.js';
 import { toKubeTime } from '../../../../../lib/reconcile/cluster/condition.js';
-import { isOwnPdMemberUrl, planPdStatus } from '../../../../../lib/reconcile/components/pd/status.js';
+import { isOwnPdMemberUrl } from '../../../../../lib/reconcile/components/pd/status.js';
+import { planPdStatus } from '../../../../support/pd-rules.js';
 import {
   T0,
   changeSpec,

@@ -3,8 +3,8 @@ import { parse as parseToml } from 'smol-toml';
 
 import type { TidbCluster } from '../../../../../lib/model/kube.js';
 import { pdConfigData } from '../../../../../lib/reconcile/components/pd/config-map.js';
-import { desiredPdStatefulSet } from '../../../../../lib/reconcile/components/pd/pod-template.js';
-import { CLUSTER_CLIENT_SECRET_MISSING, MISSING_SECRET_RECHECK_MS, planPdTlsSecret } from '../../../../../lib/reconcile/cluster/tls.js';
+import { desiredPdStatefulSet, planPdTlsSecret } from '../../../../support/pd-rules.js';
+import { CLUSTER_CLIENT_SECRET_MISSING, MISSING_SECRET_RECHECK_MS } from '../../../../../lib/reconcile/components/pd/tls.js';
 import { changeSpec, ruleInputOf, snapshot, tidbCluster, withCluster, type Change } from '../../../../support/fixtures.js';
 
 const tls = (enabled: boolean, pd: Partial<NonNullable<TidbCluster['spec']['pd']>> = {}): Change<TidbCluster> =>

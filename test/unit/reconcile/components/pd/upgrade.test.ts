@@ -6,7 +6,8 @@ import type { TidbCluster, TidbClusterStatus } from '../../../../../lib/model/ku
 import type { Snapshot } from '../../../../../lib/model/snapshot.js';
 import { complete, fail, retry } from '../../../../../lib/reconcile/engine/outcome.js';
 import { pdRestartQuorum } from '../../../../../lib/reconcile/components/pd/quorum.js';
-import { choosePdToTransferFromMembers, planPdUpgrade } from '../../../../../lib/reconcile/components/pd/upgrade.js';
+import { choosePdToTransferFromMembers } from '../../../../../lib/reconcile/components/pd/upgrade.js';
+import { pdInputOf, planPdUpgrade } from '../../../../support/pd-rules.js';
 import {
   T0,
   changeSpec,
@@ -299,7 +300,7 @@ describe('C S42 — choosePDToTransferFromMembers', () => {
     const input = ruleInputOf(snapshot(withCluster(tc)));
     const before = JSON.stringify(input);
     // Act / Assess
-    expect(choosePdToTransferFromMembers(input, ordinal, 3)).toBe(target);
+    expect(choosePdToTransferFromMembers(pdInputOf(input), ordinal, 3)).toBe(target);
     expect(JSON.stringify(input)).toBe(before);
   });
 });
