@@ -16,8 +16,9 @@ import {
   isTiflashAllStoresReady,
   isTikvAllStoresReady,
   isTiproxyAllMembersReady,
-} from '../member/replicas.js';
+} from './replicas.js';
 import type { RuleInput, StatusDecision } from '../engine/rule.js';
+import { observedPd, pdReadError, pdReadErrorKind } from './observed.js';
 
 /**
  * The `Ready` condition's reasons: TiDB Operator's exact strings, and two of our own for a PD that
@@ -101,8 +102,8 @@ export function planReadyCondition(spec: Spec, status: TidbClusterStatus, pdRead
 
 /** How reading PD failed in this snapshot: undefined when PD was read or not asked (no `pdError`). */
 export function pdReadFailure(snapshot: Snapshot): PdReadFailure | undefined {
-  if (snapshot.pd !== undefined || snapshot.pdError === undefined) return undefined;
-  return snapshot.pdErrorKind ?? 'unreachable';
+  if (observedPd(snapshot) !== undefined || pdReadError(snapshot) === undefined) return undefined;
+  return pdReadErrorKind(snapshot) ?? 'unreachable';
 }
 
 /**

@@ -8,12 +8,14 @@
 
 import type { CreateAction, UpdateAction } from '../../model/action.js';
 import type { ReconcileConfig } from '../../model/config.js';
-import type { KubeObject, ObjectMeta, OwnedObjects, TidbCluster } from '../../model/kube.js';
+import type { KubeObject, ObjectMeta, TidbCluster } from '../../model/kube.js';
 import { defaultTidbCluster, isJsonObject } from './defaults.js';
 import { jsonEqual } from '../engine/equal.js';
 import { LAST_APPLIED_ANNOTATION, componentLabels, controllerUid, ownerReference, type OwnerReference } from './labels.js';
 import { complete, fail } from '../engine/outcome.js';
 import type { Decision, RuleInput } from '../engine/rule.js';
+import type { Snapshot } from '../../model/snapshot.js';
+import { observedObjects } from './observed.js';
 import { quantityValue } from './validate.js';
 
 /** The operator image the discovery Deployment runs unless configured otherwise. */
@@ -149,7 +151,7 @@ export function planDiscovery({ cluster, snapshot }: RuleInput): Decision {
   const actions: (CreateAction | UpdateAction)[] = [];
   for (const desired of desiredDiscoveryObjects(tc, snapshot.config)) {
     const kind = desired.kind as DiscoveryKind;
-    const live = liveObjects(snapshot.owned, kind).find((o) => o.metadata?.name === desired.metadata.name);
+    const live = liveObjects(snapshot, kind).find((o) => o.metadata?.name === desired.metadata.name);
     const ref = { kind, namespace: desired.metadata.namespace ?? '', name: desired.metadata.name ?? '' };
     if (live === undefined) {
       actions.push({ kind: 'create', ref, object: desired });
@@ -170,23 +172,9 @@ export function planDiscovery({ cluster, snapshot }: RuleInput): Decision {
   return { actions, outcome: complete(`discovery: ${changed}`) };
 }
 
-function liveObjects(owned: OwnedObjects, kind: DiscoveryKind): readonly LiveObject[] {
-  switch (kind) {
-    case 'ServiceAccount':
-      return owned.ServiceAccount;
-    case 'Role':
-      return owned.Role;
-    case 'RoleBinding':
-      return owned.RoleBinding;
-    case 'Deployment':
-      return owned.Deployment;
-    case 'Service':
-      return owned.Service;
-    default: {
-      const never: never = kind;
-      throw new TypeError(`not a discovery kind: ${String(never)}`);
-    }
-  }
+function liveObjects(snapshot: Snapshot, kind: DiscoveryKind): readonly LiveObject[] {
+  const live: readonly LiveObject[] = observedObjects(snapshot, kind);
+  return live;
 }
 
 /** Whether `live` already has every label, the owner reference and the owned fields of `desired`. */

@@ -21,6 +21,7 @@ import { complete } from '../engine/outcome.js';
 import { memberOfPod } from '../member/members.js';
 import type { Decision, RuleInput } from '../engine/rule.js';
 import { PVC_DEFER_DELETING } from '../member/scale.js';
+import { observedObjects, observedPd, observedVolumes } from './observed.js';
 
 /** TiDB Operator's identity keys on pods, PVCs and PVs (§2.0, §2.10). */
 export const META_KEYS = {
@@ -98,9 +99,9 @@ export function volumePatch(pv: IPersistentVolume, pvc: IPersistentVolumeClaim, 
 /** The identity of each claim mounted by a pod of the cluster, by claim name. */
 function claimOwners(input: RuleInput, instance: string): Map<string, PodIdentity> {
   const owners = new Map<string, PodIdentity>();
-  for (const pod of input.snapshot.owned.Pod) {
+  for (const pod of observedObjects(input.snapshot, 'Pod')) {
     if (pod.metadata?.labels?.[LABEL.instance] !== instance) continue;
-    const id = podIdentity(pod, input.snapshot.pd);
+    const id = podIdentity(pod, observedPd(input.snapshot));
     for (const v of pod.spec?.volumes ?? []) if (v.persistentVolumeClaim) owners.set(v.persistentVolumeClaim.claimName, id);
   }
   return owners;
@@ -128,9 +129,9 @@ export function planMetaInfo(input: RuleInput): Decision {
   const instance = instanceName(tc);
   const policy = typeof tc.spec.pvReclaimPolicy === 'string' ? tc.spec.pvReclaimPolicy : 'Retain';
   const owners = claimOwners(input, instance);
-  const volumes = new Map((input.snapshot.volumes ?? []).map((pv) => [pv.metadata?.name ?? '', pv]));
+  const volumes = new Map(observedVolumes(input.snapshot).map((pv) => [pv.metadata?.name ?? '', pv]));
   const actions: PatchAction[] = [];
-  for (const pvc of input.snapshot.owned.PersistentVolumeClaim) {
+  for (const pvc of observedObjects(input.snapshot, 'PersistentVolumeClaim')) {
     if (pvc.metadata?.labels?.[LABEL.instance] !== instance) continue;
     const name = pvc.metadata.name ?? '';
     const id = owners.get(name);

@@ -19,7 +19,7 @@ import type { MemberContext } from './context.js';
 import type { PodTemplate, StatefulSetSpec } from './statefulset.js';
 
 /** The components run as StatefulSets of members (they have `spec.<name>` and `status.<name>`). */
-export type MemberName = Extract<ComponentName, 'pd' | 'tikv' | 'tiflash' | 'tidb' | 'ticdc' | 'pump'>;
+export type MemberName = Exclude<ComponentName, 'tiproxy' | 'discovery'>;
 
 /** What the shared rules read of a component's spec (every `spec.<component>` has these fields). */
 export type MemberSpec = {

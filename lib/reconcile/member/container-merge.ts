@@ -1,8 +1,8 @@
 /**
  * `additionalContainers` as TiDB Operator v1 applies them (`MergePatchContainers`): an entry named
  * like a container the reconciler builds is a strategic merge patch onto that container (so
- * `{name: pd, env: [...]}` adds environment to PD's own container instead of declaring a second
- * `pd`); every other entry is appended, in the user's order.
+ * `{name: <component>, env: [...]}` adds environment to the component's own container instead of
+ * declaring a second one); every other entry is appended, in the user's order.
  */
 import type { IContainer } from 'kubernetes-models/v1/Container';
 

@@ -17,6 +17,7 @@ import type { RuleInput } from '../engine/rule.js';
 import type { ComponentDeclaration, MemberSpec, SetDraft } from './component.js';
 import { planConfigMapObject, type ConfigMapPlan } from './config-map.js';
 import type { PodTemplate } from './statefulset.js';
+import { observedObjects } from '../cluster/observed.js';
 
 /** One component's view of this step (see the module comment). */
 export type MemberContext = {
@@ -66,7 +67,6 @@ const claimsOf = (pod: IPod): Set<string> =>
 
 /** Builds one component's context from the rule input (see `MemberContext`). Pure. */
 export function memberContext(component: ComponentDeclaration, input: RuleInput, cluster: TidbCluster): MemberContext {
-  const { owned } = input.snapshot;
   const instance = instanceName(cluster);
   const setName = `${cluster.metadata.name ?? ''}-${component.name}`;
   const prefix = `${setName}-`;
@@ -74,12 +74,12 @@ export function memberContext(component: ComponentDeclaration, input: RuleInput,
     const rest = podName.startsWith(prefix) ? podName.slice(prefix.length) : '';
     return /^\d+$/.test(rest) ? Number(rest) : undefined;
   };
-  const mine = owned.Pod.filter((p) => p.metadata?.labels?.[LABEL.component] === component.name && p.metadata.labels[LABEL.instance] === instance);
+  const mine = observedObjects(input.snapshot, 'Pod').filter((p) => p.metadata?.labels?.[LABEL.component] === component.name && p.metadata.labels[LABEL.instance] === instance);
   const rank = (p: IPod): number => ordinalOf(p.metadata?.name ?? '') ?? Number.MAX_SAFE_INTEGER;
   const pods = [...mine].sort((a, b) => rank(a) - rank(b));
   const pod = (podName: string): IPod | undefined => pods.find((p) => p.metadata?.name === podName);
   const pvcsLabelledFor = (podName: string): IPersistentVolumeClaim[] =>
-    owned.PersistentVolumeClaim.filter((pvc) => {
+    observedObjects(input.snapshot, 'PersistentVolumeClaim').filter((pvc) => {
       const labels = pvc.metadata?.labels ?? {};
       if (labels[LABEL.instance] !== undefined && labels[LABEL.instance] !== instance) return false;
       return labels[POD_NAME_LABEL] === podName || pvc.metadata?.name === `${component.claim}-${podName}`;
@@ -88,10 +88,10 @@ export function memberContext(component: ComponentDeclaration, input: RuleInput,
     const found = pod(podName);
     if (!found) return pvcsLabelledFor(podName);
     const claims = claimsOf(found);
-    return owned.PersistentVolumeClaim.filter((pvc) => claims.has(pvc.metadata?.name ?? ''));
+    return observedObjects(input.snapshot, 'PersistentVolumeClaim').filter((pvc) => claims.has(pvc.metadata?.name ?? ''));
   };
-  const set = owned.StatefulSet.find((s) => s.metadata?.name === setName);
-  const configMap = once(() => planConfigMapObject(component, cluster, owned.ConfigMap, set));
+  const set = observedObjects(input.snapshot, 'StatefulSet').find((s) => s.metadata?.name === setName);
+  const configMap = once(() => planConfigMapObject(component, cluster, observedObjects(input.snapshot, 'ConfigMap'), set));
   return {
     component,
     spec: component.specOf(cluster),

@@ -12,11 +12,6 @@ export function hasQuorum(healthy: number, total: number): boolean {
   return healthy > Math.floor(total / 2);
 }
 
-/** As TiDB Operator's `IsPDStable`: healthy members exceed half of all plus one (3 of 3, 4 of 4, 4 of 5). */
-export function isStable(healthy: number, total: number): boolean {
-  return healthy > Math.floor(total / 2) + 1;
-}
-
 /** The failover deadline of one member: unhealthy since `sinceMs`, replaceable from `sinceMs + periodMs`. */
 export function failoverDeadline(component: string, member: string, sinceMs: number, periodMs: number): DeadlineSpec {
   return { component, member, kind: 'failover', sinceMs, deadlineAtMs: sinceMs + periodMs };

@@ -6,6 +6,7 @@
 import type { EventAction } from '../../model/action.js';
 import { complete } from '../engine/outcome.js';
 import type { Decision, RuleInput } from '../engine/rule.js';
+import { observedObjects } from '../cluster/observed.js';
 
 /** The pod a member runs in: its name up to the first dot (members may be named by FQDN). */
 export const podNameOfMember = (memberName: string): string => memberName.split('.')[0] ?? memberName;
@@ -34,6 +35,6 @@ export const clusterPath = (input: RuleInput): string => `${input.cluster.metada
  * (so a condition that persists across steps is reported once, as the event recorder aggregates).
  */
 export function unlessRecorded(input: RuleInput, event: EventAction): EventAction[] {
-  const seen = input.snapshot.owned.Event.some((e) => e.reason === event.reason && e.message === event.message);
+  const seen = observedObjects(input.snapshot, 'Event').some((e) => e.reason === event.reason && e.message === event.message);
   return seen ? [] : [event];
 }

@@ -16,6 +16,7 @@ import { nothing } from './members.js';
 import { planMemberScale } from './scale.js';
 import { planStatefulSetWrite } from './statefulset-draft.js';
 import { planMemberUpgrade } from './upgrade.js';
+import { observedObjects } from '../cluster/observed.js';
 
 type Rule = ScopedRule<MemberContext, SetDraft>;
 
@@ -43,7 +44,7 @@ export function planDependencyGate(input: MemberInput): MemberDecision {
 
 /** The component's Services exist and carry the desired spec; always completes (nothing waits on a Service). */
 export function planServices(input: MemberInput): MemberDecision {
-  const live = (name: string | undefined) => input.snapshot.owned.Service.find((s) => s.metadata?.name === name);
+  const live = (name: string | undefined) => observedObjects(input.snapshot, 'Service').find((s) => s.metadata?.name === name);
   const actions: Action[] = input.scope.component.services(input.cluster).flatMap((svc) => {
     const write = planApply(SERVICE_APPLY, svc, live(svc.metadata?.name));
     return write ? [write] : [];

@@ -118,7 +118,7 @@ function createDecision(input: MemberInput): Decision {
   const { component } = input.scope;
   const replicas = desiredReplicasOf(input);
   const create = planApply(STATEFUL_SET_APPLY, desiredStatefulSet(input, { replicas, partition: replicas }), undefined);
-  // As TiDB Operator: a new StatefulSet's status starts empty (and PD's sync requeues until PD runs).
+  // As TiDB Operator: a new StatefulSet's status starts empty (and some components requeue until they run).
   const status = withMemberStatus(input, { statefulSet: { replicas: 0 } });
   const outcome = component.requeueAfterCreate ? retry(component.retryMs, `waiting for ${component.title} cluster running`) : complete();
   return { status, actions: create ? [create] : [], outcome, stop: true };

@@ -22,9 +22,10 @@ import {
   staleFailoverDeadlines,
 } from '../../member/failover.js';
 import { isTerminating, podNameOfMember, unlessRecorded } from '../../member/members.js';
-import { isPdAllMembersReady, pdDesiredReplicas } from '../../member/replicas.js';
+import { isPdAllMembersReady, pdDesiredReplicas } from '../../cluster/replicas.js';
 import { isPodReady } from '../../member/statefulset.js';
 import { PD_RETRY_MS, pdStatusOf, withPdStatus, type PdFailureMember, type PdStatusMember } from './names.js';
+import { observedObjects, observedPd } from '../../cluster/observed.js';
 
 const MAX_UINT64 = 18_446_744_073_709_551_615n;
 const nsName = (input: MemberInput): string => `${input.cluster.metadata.namespace ?? ''}/${input.cluster.metadata.name ?? ''}`;
@@ -111,7 +112,7 @@ function tryToMark(input: MemberInput, events: Action[]): MemberDecision {
 
 /** Whether the failure member's deletion is observed done: not listed by PD, pod replaced, PVCs gone. */
 function isDeletionDone(input: MemberInput, failure: PdFailureMember): boolean {
-  const listed = input.snapshot.pd?.members.some((m) => m.id === failure.memberID) === true;
+  const listed = observedPd(input.snapshot)?.members.some((m) => m.id === failure.memberID) === true;
   return !listed && deletes(input, failure).length === 0;
 }
 
@@ -131,7 +132,7 @@ function deletes(input: MemberInput, failure: PdFailureMember): Action[] {
   // The pod delete carries uid and resourceVersion: it applies only to the pod as observed.
   const podDelete: Action[] =
     pod && !isTerminating(pod) && !replaced ? [{ kind: 'delete', ref: ref('Pod', podName), uid: pod.metadata?.uid ?? '', resourceVersion: pod.metadata?.resourceVersion ?? '' }] : [];
-  const pvcDeletes: Action[] = input.snapshot.owned.PersistentVolumeClaim.filter((pvc) => uids.has(pvc.metadata?.uid ?? '') && !isTerminating(pvc)).map(
+  const pvcDeletes: Action[] = observedObjects(input.snapshot, 'PersistentVolumeClaim').filter((pvc) => uids.has(pvc.metadata?.uid ?? '') && !isTerminating(pvc)).map(
     (pvc) => ({ kind: 'delete', ref: ref('PersistentVolumeClaim', pvc.metadata?.name), uid: pvc.metadata?.uid ?? '' }),
   );
   return [...podDelete, ...pvcDeletes];
@@ -140,7 +141,7 @@ function deletes(input: MemberInput, failure: PdFailureMember): Action[] {
 /** Whether `pod` mounts a claim that still exists with one of the failure member's recorded uids. */
 function usesRecordedClaim(input: MemberInput, pod: NonNullable<ReturnType<MemberInput['scope']['pod']>>, uids: ReadonlySet<string>): boolean {
   const claims = new Set((pod.spec?.volumes ?? []).flatMap((v) => (v.persistentVolumeClaim ? [v.persistentVolumeClaim.claimName] : [])));
-  return input.snapshot.owned.PersistentVolumeClaim.some((pvc) => claims.has(pvc.metadata?.name ?? '') && uids.has(pvc.metadata?.uid ?? ''));
+  return observedObjects(input.snapshot, 'PersistentVolumeClaim').some((pvc) => claims.has(pvc.metadata?.name ?? '') && uids.has(pvc.metadata?.uid ?? ''));
 }
 
 /**
@@ -157,7 +158,7 @@ function tryToDelete(input: MemberInput, name: string, failure: PdFailureMember,
     const status = withPdStatus(input, { ...pdStatusOf(input), failureMembers: { ...failures(input), [name]: { ...failure, memberDeleted: true } } });
     return { status, actions: events, outcome: retry(PD_RETRY_MS, `failure member ${name} deleted: a replacement follows`), stop: true };
   }
-  const listed = input.snapshot.pd?.members.some((m) => m.id === id) === true;
+  const listed = observedPd(input.snapshot)?.members.some((m) => m.id === id) === true;
   const message = `failure member ${input.cluster.metadata.namespace ?? ''}/${failure.podName ?? ''}(${id}) deleted from PD cluster`;
   const actions: Action[] = [
     ...events,

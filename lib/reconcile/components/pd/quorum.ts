@@ -14,6 +14,11 @@ import { podNameOfMember } from '../../member/members.js';
 import { pdStatusOf, type PdStatusMember } from './names.js';
 import type { RuleInput } from '../../engine/rule.js';
 
+/** As TiDB Operator's `IsPDStable`: healthy members exceed half of all plus one (3 of 3, 4 of 4, 4 of 5). */
+export function isStable(healthy: number, total: number): boolean {
+  return healthy > Math.floor(total / 2) + 1;
+}
+
 /** What restarting one pod's member would leave: members serving, the cluster's size, who is down. */
 export type PdRestartQuorum = {
   readonly keepsQuorum: boolean;

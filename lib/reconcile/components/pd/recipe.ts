@@ -8,7 +8,7 @@ import type { TidbCluster } from '../../../model/kube.js';
 import type { Rule } from '../../engine/rule.js';
 import type { ComponentDeclaration } from '../../member/component.js';
 import { memberBlock } from '../../member/recipe.js';
-import { pdDesiredReplicas } from '../../member/replicas.js';
+import { pdDesiredReplicas } from '../../cluster/replicas.js';
 import { PD_CONFIG_KEYS, pdConfigData } from './config-map.js';
 import { planPdFailover } from './failover.js';
 import { planPdForceUpgrade } from './force-upgrade.js';

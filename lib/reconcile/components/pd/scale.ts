@@ -15,6 +15,7 @@ import { hasQuorum } from '../../member/failover.js';
 import { clusterPath, memberOfPod, podNameOfMember, unlessRecorded } from '../../member/members.js';
 import { replicasOf } from '../../member/statefulset.js';
 import { PD_RETRY_MS, pdStatusOf, type PdStatusMember } from './names.js';
+import { observedObjects, observedPd } from '../../cluster/observed.js';
 
 // The components that need PD; their StatefulSets carry the cluster's instance label like PD's.
 const PD_USERS: ReadonlySet<string> = new Set(['tikv', 'tiflash', 'tidb', 'ticdc', 'pump']);
@@ -42,10 +43,9 @@ export function isOwnStoreAddress(input: RuleInput, address: string): boolean {
  * count: moving PD to a peer cluster is what scaling PD to 0 is for.
  */
 export function isPdInUse(input: RuleInput): boolean {
-  const { pd, owned } = input.snapshot;
-  const live = (pd?.stores ?? []).filter((store) => store.state !== 'Tombstone' && store.state !== 'Removed');
+  const live = (observedPd(input.snapshot)?.stores ?? []).filter((store) => store.state !== 'Tombstone' && store.state !== 'Removed');
   if (live.some((store) => isOwnStoreAddress(input, store.address))) return true;
-  return owned.StatefulSet.some((sts) => {
+  return observedObjects(input.snapshot, 'StatefulSet').some((sts) => {
     const component = sts.metadata?.labels?.[LABEL.component];
     return component !== undefined && PD_USERS.has(component) && Math.max(sts.spec?.replicas ?? 0, sts.status?.replicas ?? 0) > 0;
   });
@@ -99,13 +99,13 @@ export function beforePdScaleIn(input: MemberInput, podName: string): ScaleInChe
     const warning = clusterWarning(tc, EVENT_REASON.pdQuorumAtRisk, `scaling PD in waits: ${message}`);
     return { hold: { actions: unlessRecorded(input, warning), outcome: retry(PD_RETRY_MS, message) } };
   }
-  const leader = input.snapshot.pd?.leader?.name ?? pdStatusOf(input).leader?.name;
+  const leader = observedPd(input.snapshot)?.leader?.name ?? pdStatusOf(input).leader?.name;
   const target = input.scope.set ? scaleInLeaderTarget(input, replicasOf(input.scope.set)) : undefined;
   if (leader !== undefined && podNameOfMember(leader) === podName && target !== undefined) {
     const message = `moving PD leadership from ${leader} to ${target} before scaling in`;
     return { hold: { actions: [{ kind: 'pd.transferLeader', to: target }], outcome: retry(PD_RETRY_MS, message), stop: true } };
   }
-  const listed = input.snapshot.pd?.members.some((m) => m.name === memberName) === true;
+  const listed = observedPd(input.snapshot)?.members.some((m) => m.name === memberName) === true;
   const first: Action[] = listed ? [{ kind: 'pd.deleteMember', name: memberName }] : [];
   return { first };
 }

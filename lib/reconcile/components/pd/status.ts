@@ -22,9 +22,10 @@ import { complete } from '../../engine/outcome.js';
 import type { RuleInput, StatusDecision } from '../../engine/rule.js';
 import type { MemberInput } from '../../member/component.js';
 import { memberOfPod, podNameOfMember } from '../../member/members.js';
-import { pdDesiredReplicas } from '../../member/replicas.js';
+import { pdDesiredReplicas } from '../../cluster/replicas.js';
 import { isPodReady, isStatefulSetUpgrading, podReadySinceMs, replicasOf } from '../../member/statefulset.js';
 import { pdPeerServiceName, pdSetName, type PdStatus, type PdStatusMember } from './names.js';
+import { observedPd, pdReadError, pdReadErrorKind } from '../../cluster/observed.js';
 
 type Members = Record<string, PdStatusMember>;
 type Unjoined = NonNullable<PdStatus['unjoinedMembers']>;
@@ -125,7 +126,7 @@ export function planUnreadMembers(input: MemberInput, failure: PdReadFailure): {
 }
 
 function unsynced(input: MemberInput, base: PdStatus): PdStatus {
-  const failure = input.snapshot.pdErrorKind ?? 'unreachable';
+  const failure = pdReadErrorKind(input.snapshot) ?? 'unreachable';
   const { members, peerMembers } = planUnreadMembers(input, failure);
   const leaderName = failure === 'noLeader' ? undefined : base.leader?.name;
   const leader = leaderName === undefined ? undefined : (members?.[leaderName] ?? peerMembers?.[leaderName] ?? base.leader);
@@ -184,11 +185,11 @@ export function planPdStatus(input: MemberInput): StatusDecision {
     statefulSet: sts.status ?? { replicas: 0 },
     phase: pdPhaseOf(input, sts, input.scope.pods),
   };
-  const view = input.snapshot.pd;
+  const view = observedPd(input.snapshot);
   const pd = view ? syncedFromPd(input, sts, view, base) : unsynced(input, base);
   const clusterID = (view ? view.clusterId : undefined) ?? input.status.clusterID;
   const status = { ...input.status, ...(clusterID === undefined ? {} : { clusterID }), pd };
-  const note = view ? undefined : `PD not synced: ${input.snapshot.pdError ?? 'PD not read'}`;
+  const note = view ? undefined : `PD not synced: ${pdReadError(input.snapshot) ?? 'PD not read'}`;
   const converging = pdConverging(input, pd);
   if (converging === undefined) return { status, outcome: complete(note) };
   // A wake-up time rather than a retry outcome: it holds even when an act rule fails this step and

@@ -22,6 +22,7 @@ import { retry } from '../../engine/outcome.js';
 import type { MemberDecision, MemberInput } from '../../member/component.js';
 import type { TomlValue } from '../../member/config-data.js';
 import { nothing } from '../../member/members.js';
+import { missingSecrets } from '../../cluster/observed.js';
 
 /** PD's own certificate: volume `pd-tls` at `/var/lib/pd-tls` (v1's `pdClusterCertPath`). */
 export const PD_CLUSTER_TLS = { volume: 'pd-tls', mountPath: '/var/lib/pd-tls' } as const;
@@ -72,7 +73,7 @@ export const MISSING_SECRET_RECHECK_MS = 30_000;
 export function planPdTlsSecret(input: MemberInput): MemberDecision {
   const tc = input.cluster;
   const name = clusterClientSecretName(tc.metadata.name ?? '');
-  if (!isTlsCluster(tc) || !(input.snapshot.missingSecrets ?? []).includes(name)) return nothing();
+  if (!isTlsCluster(tc) || !missingSecrets(input.snapshot).includes(name)) return nothing();
   const message = `cluster TLS is on but Secret ${tc.metadata.namespace ?? ''}/${name} does not exist: create it (ca.crt, tls.crt, tls.key) so PD can be reached over https`;
   return { actions: [clusterEvent(tc, 'Warning', CLUSTER_CLIENT_SECRET_MISSING, message)], outcome: retry(MISSING_SECRET_RECHECK_MS, message) };
 }

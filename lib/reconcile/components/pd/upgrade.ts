@@ -8,12 +8,12 @@
 import type { Outcome } from '../../../model/outcome.js';
 import { fail, retry } from '../../engine/outcome.js';
 import type { MemberInput, Walk } from '../../member/component.js';
-import { isStable } from '../../member/failover.js';
 import { memberOfPod, podNameOfMember, unlessRecorded } from '../../member/members.js';
 import { replicasOf } from '../../member/statefulset.js';
 import { upgraderWho } from '../../member/upgrade.js';
 import { PD_KEYS, PD_RETRY_MS, pdStatusOf } from './names.js';
-import { pdQuorumHoldEvent, pdRestartQuorum } from './quorum.js';
+import { isStable, pdQuorumHoldEvent, pdRestartQuorum } from './quorum.js';
+import { observedPd } from '../../cluster/observed.js';
 
 /**
  * As TiDB Operator's `choosePDToTransferFromMembers`: the highest ordinal above `ordinal` whose member
@@ -40,7 +40,7 @@ export function choosePdToTransferFromMembers(input: MemberInput, ordinal: numbe
 export function pdUpdatedPodHold(input: MemberInput, podName: string): Outcome | undefined {
   const member = memberOfPod(pdStatusOf(input).members, podName);
   if (member?.health !== true) return retry(PD_RETRY_MS, `${upgraderWho(input)}'s pd upgraded pod: [${podName}] is not health`);
-  const ready = input.snapshot.pd?.members.find((m) => m.name === member.name)?.ready;
+  const ready = observedPd(input.snapshot)?.members.find((m) => m.name === member.name)?.ready;
   if (ready !== true) return retry(PD_RETRY_MS, `${upgraderWho(input)}'s pd upgraded pod: [${podName}] is not ready by /pd/api/v2/ready`);
   return undefined;
 }
@@ -53,7 +53,7 @@ export function pdUpdatedPodHold(input: MemberInput, podName: string): Outcome |
  */
 export function beforePdRestart(input: MemberInput, ordinal: number): Walk {
   const annotations = input.cluster.metadata.annotations;
-  const view = input.snapshot.pd?.members ?? [];
+  const view = observedPd(input.snapshot)?.members ?? [];
   if (annotations?.[PD_KEYS.checkQuorumBeforeUpgrade] === 'true') {
     const healthy = view.filter((m) => m.health).length;
     if (!isStable(healthy, view.length)) {
@@ -66,7 +66,7 @@ export function beforePdRestart(input: MemberInput, ordinal: number): Walk {
     const event = pdQuorumHoldEvent(input, `restarting ${podName} for the PD upgrade`, quorum);
     return { kind: 'hold', outcome: retry(PD_RETRY_MS, event.message), actions: unlessRecorded(input, event) };
   }
-  const leader = input.snapshot.pd?.leader?.name ?? pdStatusOf(input).leader?.name;
+  const leader = observedPd(input.snapshot)?.leader?.name ?? pdStatusOf(input).leader?.name;
   if (leader === undefined || podNameOfMember(leader) !== podName) return { kind: 'roll', ordinal };
   const replicas = input.scope.set ? replicasOf(input.scope.set) : 0;
   const local = replicas > 1 ? choosePdToTransferFromMembers(input, ordinal, replicas) : '';
