@@ -22,8 +22,6 @@ export const EVENT_REASON = {
   pdPeerMemberUnhealthy: 'PDPeerMemberUnhealthy',
   /** A failed PD member was deleted from PD by failover. */
   pdMemberDeleted: 'PDMemberDeleted',
-  /** Setting a TiKV store's labels in PD failed. */
-  failedSetStoreLabels: 'FailedSetStoreLabels',
   /** A TiKV store or TiDB member was marked as a failure. */
   unhealthy: 'Unhealthy',
   /** Ours: restarting or removing a PD member waits, because it would leave PD without a majority serving. */
@@ -35,16 +33,6 @@ export const EVENT_REASON = {
  * another TiDB Operator reason a rule needs (PascalCase, as Kubernetes recommends).
  */
 export type EventReason = string;
-
-const STS_COMPONENT = { pd: 'PD', tikv: 'TiKV', tidb: 'TiDB', tiflash: 'TiFlash', ticdc: 'TiCDC', pump: 'Pump' } as const;
-
-/**
- * The reason of a refused StatefulSet update (a volume mount without a volume), as TiDB Operator's
- * `UpdateStatefulSetWithPrecheck`: `FailedUpdate<Component>STS`, e.g. `FailedUpdateTiKVSTS`.
- */
-export function failedUpdateStatefulSetReason(component: keyof typeof STS_COMPONENT): `FailedUpdate${string}STS` {
-  return `FailedUpdate${STS_COMPONENT[component]}STS`;
-}
 
 /** The reference to `tc` itself, the involved object of cluster-level Events. */
 export function clusterRef(tc: TidbCluster): ObjectRef {

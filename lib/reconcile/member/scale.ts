@@ -1,5 +1,6 @@
 /**
- * Scaling shared by every component, as TiDB Operator v1's `scaler.go`: one ordinal per step (`scaleOne`: out adds the lowest missing ordinal, in removes the highest), and the PVC
+ * Scaling shared by every component, as TiDB Operator v1's `scaler.go`: one ordinal per step
+ * (`scaleOne`: out adds the lowest missing ordinal, in removes the highest), and the PVC
  * defer-deleting protocol — a scaled-in pod's PVCs are annotated, never deleted; a scale-out first
  * deletes the annotated PVCs of the ordinal it is about to create, so the new member starts empty.
  */

@@ -6,8 +6,6 @@
 import type { TidbCluster, TidbClusterStatus } from '../../../model/kube.js';
 import type { RuleInput } from '../../engine/rule.js';
 
-/** A TidbCluster's PD spec (present). */
-export type PdSpec = NonNullable<TidbCluster['spec']['pd']>;
 /** `status.pd`. */
 export type PdStatus = NonNullable<TidbClusterStatus['pd']>;
 /** One `status.pd.members` entry. */
