@@ -15,6 +15,7 @@ import { LAST_APPLIED_ANNOTATION, componentLabels, controllerUid, ownerReference
 import { complete, fail } from '../engine/outcome.js';
 import type { Decision, RuleInput } from '../engine/rule.js';
 import type { Snapshot } from '../../model/snapshot.js';
+import { planApply, type ApplyPolicy } from '../member/apply.js';
 import { observedObjects } from './observed.js';
 import { quantityValue } from './validate.js';
 
@@ -152,24 +153,22 @@ export function planDiscovery({ cluster, snapshot }: RuleInput): Decision {
   for (const desired of desiredDiscoveryObjects(tc, snapshot.config)) {
     const kind = desired.kind as DiscoveryKind;
     const live = liveObjects(snapshot, kind).find((o) => o.metadata?.name === desired.metadata.name);
-    const ref = { kind, namespace: desired.metadata.namespace ?? '', name: desired.metadata.name ?? '' };
-    if (live === undefined) {
-      actions.push({ kind: 'create', ref, object: desired });
-      continue;
-    }
-    const controller = controllerUid(live.metadata);
+    const controller = controllerUid(live?.metadata);
     if (controller !== undefined && controller !== tc.metadata.uid) {
-      const error = `${kind} ${ref.namespace}/${ref.name} exists but is controlled by another owner (uid ${controller})`;
+      const error = `${kind} ${desired.metadata.namespace ?? ''}/${desired.metadata.name ?? ''} exists but is controlled by another owner (uid ${controller})`;
       return { actions, outcome: fail(error) };
     }
-    if (!isUpToDate(kind, desired, live, tc)) {
-      const object = updatedObject(kind, desired, live);
-      actions.push({ kind: 'update', ref, object, resourceVersion: live.metadata?.resourceVersion ?? '' });
-    }
+    const write = planApply(discoveryApply(kind, desired, tc), desired, live);
+    if (write) actions.push(write);
   }
   if (actions.length === 0) return { actions, outcome: complete() };
   const changed = actions.map((a) => `${a.kind} ${a.ref.kind}`).join(', ');
   return { actions, outcome: complete(`discovery: ${changed}`) };
+}
+
+/** The shared apply protocol for one discovery object: the owned fields and owner decide "applied". */
+function discoveryApply(kind: DiscoveryKind, desired: KubeObject, tc: TidbCluster): ApplyPolicy<LiveObject> {
+  return { kind, isApplied: (_desired, live) => isUpToDate(kind, desired, live, tc), updated: (_desired, live) => updatedObject(kind, desired, live) };
 }
 
 function liveObjects(snapshot: Snapshot, kind: DiscoveryKind): readonly LiveObject[] {
