@@ -41,12 +41,19 @@ export function pdRule(plan: (input: MemberInput) => MemberDecision): (input: Ru
 }
 
 
+/** The `PdServices` rule. */
 export const planPdServices = pdRule(planServices);
+/** The `PdConfigMap` rule. */
 export const planPdConfigMap = pdRule(planConfigMap);
+/** The `PdScale` rule, with the replicas write it chose. */
 export const planPdScale = pdRule(planMemberScale);
+/** The `PdUpgrade` rule, with the partition or template write it chose. */
 export const planPdUpgrade = pdRule(planMemberUpgrade);
+/** The `PdFailover` rule. */
 export const planPdFailover = pdRule(pdFailoverRule);
+/** The `PdForceUpgrade` rule, with the StatefulSet write it chose. */
 export const planPdForceUpgrade = pdRule(pdForceUpgradeRule);
+/** The `PdTlsSecret` rule. */
 export const planPdTlsSecret = pdRule(pdTlsSecretRule);
 /** The `PdStatefulSet` rule when nothing before it stopped the block. */
 export const planPdStatefulSet = pdRule((input) => planStatefulSetWrite(input, false));
