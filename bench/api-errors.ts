@@ -7,7 +7,7 @@
  * ones included; PD calls go through its proxy) in that window. The 0 % rows are the fault-free run
  * of the same invocation; the goal is a 30 % median within twice the 0 % one.
  *
- *   npx tsx -e "import('./bench/api-errors.ts').then(async (m) => { console.log(await m.benchApiErrors()); process.exit(0); })"
+ *   npx tsx -e "import('./bench/api-errors.js').then(async (m) => { console.log(await m.benchApiErrors()); process.exit(0); })"
  */
 import { join } from 'node:path';
 import type { Scenario, TimelineEntry } from '../lib/local/scenario/types.js';

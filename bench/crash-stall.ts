@@ -7,7 +7,7 @@
  * its own file with the `step-crash` fault removed. Convergence is virtual time from the scale-out
  * patch to Ready; the stall is the difference, to be compared with the lease.
  *
- *   npx tsx -e "import('./bench/crash-stall.ts').then(async (m) => console.log(await m.benchCrashStall()))"
+ *   npx tsx -e "import('./bench/crash-stall.js').then(async (m) => console.log(await m.benchCrashStall()))"
  */
 import { join } from 'node:path';
 import { SimStack } from '../lib/local/sim-stack.js';

@@ -30,7 +30,7 @@ export type ReconcileConfig = {
   /**
    * The image of each cluster's discovery Deployment unless its `spec.discovery.image` says otherwise
    * (TiDB Operator's `--tidb-discovery-image`); unset means the operator image the reconciler
-   * mirrors (`DEFAULT_DISCOVERY_IMAGE` in `lib/reconcile/discovery.ts`).
+   * mirrors (`DEFAULT_DISCOVERY_IMAGE` in `lib/reconcile/cluster/discovery.ts`).
    */
   readonly discoveryImage?: string;
 };

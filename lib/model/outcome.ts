@@ -1,6 +1,6 @@
 /**
  * The outcome of a rule, a plan and a step: exactly four, one name each, no boolean "requeue".
- * Combined as fail > retry > wait > complete; among retries the earliest wins (`lib/reconcile/outcome.ts`).
+ * Combined as fail > retry > wait > complete; among retries the earliest wins (`lib/reconcile/engine/outcome.ts`).
  */
 
 /** Converged: nothing left to do; only the periodic sweep will look again. */

@@ -5,7 +5,7 @@
 
 import type { Action } from '../model/action.js';
 import type { FailOutcome, Outcome } from '../model/outcome.js';
-import { retry } from '../reconcile/outcome.js';
+import { retry } from '../reconcile/engine/outcome.js';
 import { isOutOfBudget, type StepContext } from './context.js';
 import { describeAction } from './describe.js';
 import { errorText, outcomeForError } from './error-outcome.js';

@@ -14,7 +14,7 @@ import type { TidbCluster, TidbClusterStatus } from '../model/kube.js';
 import type { FailOutcome, Outcome } from '../model/outcome.js';
 import type { Plan } from '../model/plan.js';
 import { ConflictError } from '../platform/errors.js';
-import { combineOutcomes, describeOutcome, fail } from '../reconcile/outcome.js';
+import { combineOutcomes, describeOutcome, fail } from '../reconcile/engine/outcome.js';
 import type { HistoryRecord } from '../state/port.js';
 import { executeOne, type ActionRecord } from './act.js';
 import type { StepContext } from './context.js';

@@ -7,7 +7,7 @@
 
 import type { FailOutcome } from '../model/outcome.js';
 import { ReconcilerError } from '../platform/errors.js';
-import { fail } from '../reconcile/outcome.js';
+import { fail } from '../reconcile/engine/outcome.js';
 
 /** `Name: message` of any thrown value, for logs and outcomes. */
 export function errorText(err: unknown): string {

@@ -5,7 +5,7 @@
 import type { Outcome } from '../model/outcome.js';
 import type { RuleResult } from '../model/plan.js';
 import { METRIC, type MetricName } from '../platform/metrics.js';
-import { describeOutcome } from '../reconcile/outcome.js';
+import { describeOutcome } from '../reconcile/engine/outcome.js';
 import type { ActionRecord } from './act.js';
 import type { CommitResult, ReleaseState } from './commit.js';
 import type { StepContext } from './context.js';

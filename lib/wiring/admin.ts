@@ -18,7 +18,7 @@ import type { KubeObject, KubePort } from '../kube/port.js';
 import type { ClusterKey } from '../model/key.js';
 import { parseAdminRequest, type AdminAction, type AdminClusterRef, type AdminRequest } from '../platform/admin-request.js';
 import { ConflictError, NotFoundError } from '../platform/errors.js';
-import { FORCE_UPGRADE_REMOVED_REASON } from '../reconcile/pd-force-upgrade.js';
+import { FORCE_UPGRADE_REMOVED_REASON } from '../reconcile/components/pd/force-upgrade.js';
 import type { StoredDeadline, StoredHistoryRecord } from '../state/port.js';
 import { errorText } from '../step/error-outcome.js';
 import { runStep } from '../step/run-step.js';

@@ -7,7 +7,7 @@
 
 import type { ClusterKey } from '../model/key.js';
 import type { ObjectRef, OwnedObjects, TidbCluster } from '../model/kube.js';
-import { isTlsCluster } from '../reconcile/tls.js';
+import { isTlsCluster } from '../reconcile/cluster/tls.js';
 
 /** TiDB Operator's labels (reference §2.0, §2.10) that select what a TidbCluster owns. */
 export const LABEL = {

@@ -15,7 +15,7 @@ import type { OwnedObjects, TidbCluster } from '../model/kube.js';
 import type { PdView } from '../model/pd.js';
 import type { PdReadFailure } from '../model/snapshot.js';
 import { NotFoundError, TerminalError } from '../platform/errors.js';
-import { clusterClientSecretName, isTlsCluster } from '../reconcile/tls.js';
+import { clusterClientSecretName, isTlsCluster } from '../reconcile/cluster/tls.js';
 import { errorText } from '../step/error-outcome.js';
 import { NO_OWNED_OBJECTS, type Observation, type Observer, type ObserveRequest } from '../step/ports.js';
 import { abortError, withinBudget } from './abortable.js';

@@ -4,7 +4,7 @@
  */
 
 import type { OutcomeKind } from '../model/outcome.js';
-import { describeOutcome } from '../reconcile/outcome.js';
+import { describeOutcome } from '../reconcile/engine/outcome.js';
 import type { StateRecord, StepSummary } from '../state/port.js';
 import type { StepDisposition, StepResult } from '../step/result.js';
 

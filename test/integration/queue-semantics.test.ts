@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 
 import { TerminalError, TransientError } from '../../lib/platform/errors.js';
-import { complete, retry } from '../../lib/reconcile/outcome.js';
-import { actRule } from '../../lib/reconcile/rule.js';
+import { complete, retry } from '../../lib/reconcile/engine/outcome.js';
+import { actRule } from '../../lib/reconcile/engine/rule.js';
 import type { Observer } from '../../lib/step/ports.js';
 import { runStep } from '../../lib/step/run-step.js';
 import { T0, healthy, observationOf, tidbCluster } from '../support/fixtures.js';

@@ -7,7 +7,7 @@ import type { DeadlineSpec } from '../../lib/model/action.js';
 import type { TidbCluster, TidbClusterStatus } from '../../lib/model/kube.js';
 import type { Snapshot } from '../../lib/model/snapshot.js';
 import { DEFAULT_STEP_CONFIG } from '../../lib/platform/config.js';
-import { toKubeTime } from '../../lib/reconcile/condition.js';
+import { toKubeTime } from '../../lib/reconcile/cluster/condition.js';
 import { NO_OWNED_OBJECTS, type Observation } from '../../lib/step/ports.js';
 
 /** The start of virtual time in these tests. */
@@ -164,7 +164,7 @@ type IPersistentVolumeClaim = import('kubernetes-models/v1/PersistentVolumeClaim
 type OwnedObjects = import('../../lib/model/kube.js').OwnedObjects;
 type PdMember = import('../../lib/model/pd.js').PdMember;
 type PdView = import('../../lib/model/pd.js').PdView;
-type RuleInput = import('../../lib/reconcile/rule.js').RuleInput;
+type RuleInput = import('../../lib/reconcile/engine/rule.js').RuleInput;
 
 /** A PD member as PD reports it, with the client URL of a pod of cluster `tc` in namespace `ns`. */
 export function pdMemberView(
@@ -284,10 +284,9 @@ export function ruleInputOf(s: Snapshot): RuleInput {
 
 type IStatefulSet = import('kubernetes-models/apps/v1/StatefulSet').IStatefulSet;
 // (ES imports are hoisted; this one sits with the PD fixtures it serves.)
-import { desiredPdStatefulSet } from '../../lib/reconcile/pd-statefulset.js';
-import { desiredDiscoveryObjects } from '../../lib/reconcile/discovery.js';
-import { planPdConfigMapObject } from '../../lib/reconcile/pd-configmap.js';
-import { pdClientService, pdPeerService } from '../../lib/reconcile/pd-objects.js';
+import { desiredDiscoveryObjects } from '../../lib/reconcile/cluster/discovery.js';
+import { desiredPdStatefulSet, planPdConfigMapObject } from './pd-rules.js';
+import { pdClientService, pdPeerService } from '../../lib/reconcile/components/pd/services.js';
 
 /** Options of a live PD StatefulSet: its spec numbers and the status the controller reported. */
 export type PdSetOptions = {

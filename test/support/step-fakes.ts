@@ -5,9 +5,9 @@
  * test shares (memory queue, scheduler timers, virtual clock, memory logger and metrics).
  */
 
-import { planClusterStatus } from '../../lib/reconcile/cluster-status.js';
-import { planPaused } from '../../lib/reconcile/paused.js';
-import { actRule, statusRule, type Rule } from '../../lib/reconcile/rule.js';
+import { planClusterStatus } from '../../lib/reconcile/cluster/cluster-status.js';
+import { planPaused } from '../../lib/reconcile/cluster/paused.js';
+import { actRule, statusRule, type Rule } from '../../lib/reconcile/engine/rule.js';
 import type { RemoteAction } from '../../lib/model/action.js';
 import type { TidbCluster } from '../../lib/model/kube.js';
 import { VirtualClock } from '../../lib/platform/clock.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { pdStartScript } from '../../lib/reconcile/pd-start-script.js';
+import { pdStartScript } from '../../lib/reconcile/components/pd/start-script.js';
 import { pdIdentityOf } from '../../lib/sim/tidb/pd-identity.js';
 import type { PodInfo } from '../../lib/sim/tidb/pod-info.js';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 
 import { TransientError } from '../../lib/platform/errors.js';
-import { complete, retry } from '../../lib/reconcile/outcome.js';
-import { actRule, type Rule } from '../../lib/reconcile/rule.js';
+import { complete, retry } from '../../lib/reconcile/engine/outcome.js';
+import { actRule, type Rule } from '../../lib/reconcile/engine/rule.js';
 import type { StateStore } from '../../lib/state/port.js';
 import { runStep, type RunStepInput } from '../../lib/step/run-step.js';
 import { KEY, T0, tidbCluster } from '../support/fixtures.js';

@@ -8,8 +8,8 @@ import { describe, expect, it } from '@jest/globals';
 
 import type { Action } from '../../lib/model/action.js';
 import { TransientError } from '../../lib/platform/errors.js';
-import { complete } from '../../lib/reconcile/outcome.js';
-import { actRule, type Rule } from '../../lib/reconcile/rule.js';
+import { complete } from '../../lib/reconcile/engine/outcome.js';
+import { actRule, type Rule } from '../../lib/reconcile/engine/rule.js';
 import { needsLeaseCheck } from '../../lib/step/act.js';
 import { leaseWakeFence } from '../../lib/step/lease-wake.js';
 import { runStep, type RunStepInput } from '../../lib/step/run-step.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 
 import type { Outcome } from '../../lib/model/outcome.js';
-import { complete, fail, retry, wait } from '../../lib/reconcile/outcome.js';
+import { complete, fail, retry, wait } from '../../lib/reconcile/engine/outcome.js';
 import { planSchedule, type ScheduleInput } from '../../lib/step/schedule.js';
 import { T0 } from '../support/fixtures.js';
 

@@ -9,7 +9,7 @@
  * the match itself for one, and the list of matches for several. Values compare as JSON:
  * key order does not matter, and `3` differs from `"3"`.
  */
-import { jsonEqual } from '../../reconcile/equal.js';
+import { jsonEqual } from '../../reconcile/engine/equal.js';
 
 /** A literal a filter compares with. */
 export type FilterLiteral = string | number | boolean | null;

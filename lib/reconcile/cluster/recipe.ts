@@ -1,0 +1,38 @@
+/**
+ * The recipe: every rule a step runs, in order, one comment line each — read top to bottom like
+ * TiDB Operator v2's `builder.go`. Status rules always run; act rules run until one stops the
+ * sequence (a `fail`, or `stop`), and the status rules after that still run, so the status is
+ * computed and persisted even when a step fails (as TiDB Operator v1).
+ */
+
+import { planAdmission } from './admission.js';
+import { planClusterStatus } from './cluster-status.js';
+import { planDiscovery } from './discovery.js';
+import { planMetaInfo } from './meta-info.js';
+import { planPaused } from './paused.js';
+import { pdRules } from '../components/pd/recipe.js';
+import { actRule, statusRule, type Rule } from '../engine/rule.js';
+
+/** The TidbCluster rules, in the order a step runs them. */
+export const clusterRules: readonly Rule[] = [
+  // --- observe into status ---
+  // component status sync (members, stores, phases): PD, TiKV, TiDB, … — next issue
+
+  // --- act ---
+  // defaulting and validation; an invalid spec is reported once per generation and not retried
+  actRule('Admission', planAdmission),
+  // a paused cluster keeps its status in sync and gets no other write (TiDB Operator §1.7)
+  actRule('Paused', planPaused),
+  // volumes: PV reclaim policy from spec.pvReclaimPolicy, v1's identity labels on PVCs and PVs
+  actRule('MetaInfo', planMetaInfo),
+  // discovery service, deployment and RBAC that PD members bootstrap through (skipped without PD)
+  actRule('Discovery', planDiscovery),
+  // PD: the member recipe (gate, status, dependencies, services, config map, force upgrade, scale,
+  // failover, upgrade, StatefulSet); a stop inside it ends PD's rules only
+  ...pdRules,
+  // TiFlash, TiKV (gated on PD available), Pump, TiDB (gated on TiKV), TiCDC — next issue
+
+  // --- conditions ---
+  // the Ready condition from the status computed above (TiDB Operator's condition updater)
+  statusRule('ClusterStatus', planClusterStatus),
+];

@@ -1,0 +1,124 @@
+/**
+ * What a component is to the member recipe (TiDB Operator v1's `pkg/manager/member`): one plain
+ * record — its name, claim, Services, config data, pod template, desired-replica formula, status
+ * sync, dependencies (§1.5 as data) and hooks for what only it does. `memberBlock` (recipe.ts) turns
+ * a declaration into the rules a step runs; nothing else about a component lives in member/.
+ */
+
+import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
+import type { IService } from 'kubernetes-models/v1/Service';
+
+import type { Action } from '../../model/action.js';
+import type { TidbCluster, TidbClusterStatus } from '../../model/kube.js';
+import type { Outcome } from '../../model/outcome.js';
+import type { ComponentName } from '../cluster/labels.js';
+import type { ScopedDecision, ScopedInput } from '../engine/block.js';
+import type { StatusDecision } from '../engine/rule.js';
+import type { ConfigData } from './config-data.js';
+import type { MemberContext } from './context.js';
+import type { PodTemplate, StatefulSetSpec } from './statefulset.js';
+
+/** The components run as StatefulSets of members (they have `spec.<name>` and `status.<name>`). */
+export type MemberName = Exclude<ComponentName, 'tiproxy' | 'discovery'>;
+
+/** What the shared rules read of a component's spec (every `spec.<component>` has these fields). */
+export type MemberSpec = {
+  readonly replicas: number;
+  readonly podManagementPolicy?: string;
+  readonly statefulSetUpdateStrategy?: string;
+  readonly configUpdateStrategy?: string;
+  readonly suspendAction?: { readonly suspendStatefulSet?: boolean };
+};
+
+/** What the shared rules read of a component's status (`status.<component>`). */
+export type MemberStatus = {
+  readonly phase?: string;
+  readonly synced?: boolean;
+  readonly statefulSet?: { readonly replicas: number; readonly updateRevision?: string };
+};
+
+/** The StatefulSet as this step wants it written, once a rule chose it (undefined: no rule did). */
+export type SetDraft = IStatefulSet | undefined;
+
+/** A member rule's input: the defaulted cluster, the context computed once this step, the draft. */
+export type MemberInput = ScopedInput<MemberContext, SetDraft>;
+
+/** A member act rule's decision: actions, outcome, and optionally the StatefulSet it wants written. */
+export type MemberDecision = ScopedDecision<SetDraft>;
+
+/** A component's own act rule (a gate or an extra step), named as it appears in the log line. */
+export type MemberRule = { readonly name: string; readonly plan: (input: MemberInput) => MemberDecision };
+
+/**
+ * A component that must be available before this one acts (§1.5's gate), e.g. TiKV needs PD: only
+ * when the cluster has it (`spec.<name>`), judged by its own predicate over the status synced so far.
+ */
+export type Dependency = {
+  readonly name: MemberName;
+  readonly isAvailable: (tc: TidbCluster, status: TidbClusterStatus) => boolean;
+};
+
+/** A component whose phase holds this one's upgrade (§1.5's right column); `title` names it in messages. */
+export type UpgradeBlocker = { readonly name: MemberName; readonly title: string; readonly phases: readonly string[] };
+
+/** §1.5 as data: what must be available before the component acts, and what holds its upgrade. */
+export type Dependencies = {
+  readonly availableBefore: readonly Dependency[];
+  readonly upgradeWaitsFor: readonly UpgradeBlocker[];
+};
+
+/** Where the ordinal walk of an upgrade stops: a pod to let roll, a reason to hold (with actions), or done. */
+export type Walk =
+  | { readonly kind: 'roll'; readonly ordinal: number }
+  | { readonly kind: 'hold'; readonly outcome: Outcome; readonly actions?: readonly Action[]; readonly stop?: boolean }
+  | { readonly kind: 'done' };
+
+/** What a scale-in needs of the component before a member goes: hold (a decision), or the actions that go first. */
+export type ScaleInCheck = { readonly hold: MemberDecision } | { readonly first: readonly Action[] };
+
+/** The component's own parts of the shared scale, failover and upgrade. */
+export type MemberHooks = {
+  /** Its own checks at the dependency gate (PD: the cluster client Secret); a stop there ends its block. */
+  readonly gates: readonly MemberRule[];
+  /** Its own rules between the ConfigMap and the scaler (PD: force upgrade). */
+  readonly extra: readonly MemberRule[];
+  /** Before the member of `podName` is removed by a scale-in (PD: in use, quorum, leader transfer, member delete). */
+  readonly beforeScaleIn: (input: MemberInput, podName: string) => ScaleInCheck;
+  /** Its failover (marks, replacements, recovery), on the shared bookkeeping of member/failover. */
+  readonly failover: (input: MemberInput) => MemberDecision;
+  /** Before the first pod not yet updated restarts (PD: stability, quorum, leader transfer). */
+  readonly beforeRestart: (input: MemberInput, ordinal: number) => Walk;
+  /** Why an updated, available pod may not be left behind yet (PD: member healthy and ready), or undefined. */
+  readonly updatedPodHold: (input: MemberInput, podName: string) => Outcome | undefined;
+};
+
+/** One component, declared. */
+export type ComponentDeclaration = {
+  /** `app.kubernetes.io/component`, `<tc>-<name>` objects, `spec.<name>`, `status.<name>`. */
+  readonly name: MemberName;
+  /** How messages and rule names call it (`PD`; rules are `Pd…`). */
+  readonly title: string;
+  readonly ruleName: string;
+  /** How soon a rule that made progress, or is polling, wants to look again. */
+  readonly retryMs: number;
+  /** Its spec, absent when the cluster has none. */
+  readonly specOf: (tc: TidbCluster) => MemberSpec | undefined;
+  /** Its data claim: the claim template `<claim>` names PVCs `<claim>-<tc>-<name>-<ordinal>`. */
+  readonly claim: string;
+  /** Its volume claim templates (the data claim first). */
+  readonly claimTemplates: (tc: TidbCluster) => NonNullable<StatefulSetSpec['volumeClaimTemplates']>;
+  /** Its Services, in the order they are written. */
+  readonly services: (tc: TidbCluster) => readonly IService[];
+  /** Its ConfigMap data; `tomlKeys` are compared semantically. */
+  readonly config: { readonly data: (tc: TidbCluster) => ConfigData; readonly tomlKeys: readonly string[] };
+  /** Its pod template (container included), mounting ConfigMap `configMap` as volume `config`. */
+  readonly podTemplate: (tc: TidbCluster, configMap: string) => PodTemplate;
+  /** The replicas its StatefulSet should have for this status (spec + failover replacements + spares). */
+  readonly desiredReplicas: (tc: TidbCluster, status: TidbClusterStatus) => number;
+  /** Its status sync (runs on every step, paused or not). */
+  readonly syncStatus: (input: MemberInput) => StatusDecision;
+  /** As TiDB Operator v1's PD: a new StatefulSet is followed by a requeue until the component runs. */
+  readonly requeueAfterCreate: boolean;
+  readonly dependencies: Dependencies;
+  readonly hooks: MemberHooks;
+};

@@ -1,0 +1,18 @@
+/**
+ * Reading and replacing `status.<component>` as the rules before this one left it, for the shared
+ * rules (a component's own rules use its typed status).
+ */
+
+import type { TidbClusterStatus } from '../../model/kube.js';
+import type { MemberInput, MemberStatus } from './component.js';
+
+/** `status.<component>` as this step has it so far (empty when there is none). */
+export function memberStatusOf(input: MemberInput): MemberStatus {
+  const status: MemberStatus | undefined = input.status[input.scope.component.name];
+  return status ?? {};
+}
+
+/** The status with `status.<component>` changed by `change` (the rest of it kept). */
+export function withMemberStatus(input: MemberInput, change: Partial<MemberStatus>): TidbClusterStatus {
+  return { ...input.status, [input.scope.component.name]: { ...input.status[input.scope.component.name], ...change } };
+}

@@ -1,0 +1,117 @@
+/**
+ * The rolling upgrade every component shares, driven by the StatefulSet partition as TiDB Operator
+ * v1's upgraders (§1.4 l, §1.5): a new pod spec is first written with partition = replicas (nothing
+ * rolls); then, ordinal by ordinal downwards, an updated pod must be available (Ready for
+ * `tidb.pingcap.com/<component>-min-ready-seconds`) and pass the component's own check before the
+ * partition moves past the next one — and the component may hold or act before a pod restarts.
+ */
+
+import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
+
+import type { Outcome } from '../../model/outcome.js';
+import { complete, fail, retry } from '../engine/outcome.js';
+import type { MemberDecision, MemberInput, Walk } from './component.js';
+import { memberStatusOf, withMemberStatus } from './member-status.js';
+import { nothing } from './members.js';
+import { descendingOrdinals, podAvailability, secondsFromAnnotation } from './rolling-update.js';
+import { desiredStatefulSet, isTemplateChanged, restPartition, setFor } from './statefulset-draft.js';
+import { partitionOf, podRevision, replicasOf } from './statefulset.js';
+
+/** `tidbcluster: [<ns>/<name>]`, as TiDB Operator's upgrader messages name the cluster. */
+export const upgraderWho = (input: MemberInput): string => `tidbcluster: [${input.cluster.metadata.namespace ?? ''}/${input.cluster.metadata.name ?? ''}]`;
+
+/** The TidbCluster annotation with the seconds an updated pod must have been Ready (v1's key). */
+export const minReadySecondsAnnotation = (component: string): string => `tidb.pingcap.com/${component}-min-ready-seconds`;
+
+/** Why an updated pod may not be left behind yet, or undefined when it is available and passes the component's check. */
+function updatedPodHold(input: MemberInput, podName: string, minReadySeconds: number): Outcome | undefined {
+  const { component } = input.scope;
+  const said = `${upgraderWho(input)}'s ${component.name} upgraded pod: [${podName}]`;
+  const pod = input.scope.pod(podName);
+  if (!pod) return retry(component.retryMs, `${said} is not found`);
+  const availability = podAvailability(pod, minReadySeconds, input.snapshot.nowMs);
+  if (availability.kind === 'not-ready') return retry(component.retryMs, `${said} is not ready`);
+  if (availability.kind === 'warming') return retry(availability.remainingMs, `${said} is not available`);
+  return component.hooks.updatedPodHold(input, podName);
+}
+
+/**
+ * As TiDB Operator: walk the ordinals downwards; every updated pod must be available, the first other
+ * one rolls next (after the component's `beforeRestart`). Reads only.
+ */
+export function walkOrdinals(input: MemberInput, sts: IStatefulSet): Walk {
+  const { component } = input.scope;
+  const updateRevision = memberStatusOf(input).statefulSet?.updateRevision;
+  const minReadySeconds = secondsFromAnnotation(input.cluster.metadata.annotations, minReadySecondsAnnotation(component.name));
+  for (const ordinal of descendingOrdinals(replicasOf(sts))) {
+    const podName = input.scope.podName(ordinal);
+    const pod = input.scope.pod(podName);
+    if (!pod) return { kind: 'hold', outcome: retry(component.retryMs, `waiting for pod ${podName} to be created`) };
+    const revision = podRevision(pod);
+    if (revision === undefined) return { kind: 'hold', outcome: retry(component.retryMs, `pod ${podName} has no revision yet`) };
+    if (revision !== updateRevision) return component.hooks.beforeRestart(input, ordinal);
+    const hold = updatedPodHold(input, podName, minReadySeconds);
+    if (hold) return { kind: 'hold', outcome: hold };
+  }
+  return { kind: 'done' };
+}
+
+function partitionDecision(input: MemberInput, sts: IStatefulSet, walk: Walk): MemberDecision {
+  const { component } = input.scope;
+  const status = input.status;
+  switch (walk.kind) {
+    case 'done':
+      return { status, actions: [], outcome: complete(`every ${component.title} pod runs the update revision`) };
+    case 'hold':
+      return { status, actions: walk.actions ?? [], outcome: walk.outcome, ...(walk.stop === true ? { stop: true } : {}) };
+    case 'roll': {
+      if (partitionOf(sts) === walk.ordinal) {
+        return { status, actions: [], outcome: retry(component.retryMs, `waiting for ${input.scope.podName(walk.ordinal)} to be upgraded`) };
+      }
+      const draft = setFor(input, sts, { replicas: replicasOf(sts), partition: walk.ordinal });
+      return { status, actions: [], draft, outcome: retry(component.retryMs, `upgrading ${component.title}: partition ${walk.ordinal}`), stop: true };
+    }
+    default: {
+      const never: never = walk;
+      throw new TypeError(`unknown walk ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/** The phase of a component that holds this upgrade (§1.5), as `<title> is scaling|upgrading`, or undefined. */
+function upgradeBlocker(input: MemberInput): string | undefined {
+  for (const blocker of input.scope.component.dependencies.upgradeWaitsFor) {
+    const phase = input.status[blocker.name]?.phase;
+    if (phase !== undefined && blocker.phases.includes(phase)) return `${blocker.title} is ${phase === 'Scale' ? 'scaling' : 'upgrading'}`;
+  }
+  return undefined;
+}
+
+/**
+ * The `…Upgrade` rule. As TiDB Operator: it runs when the pod spec changed or the phase is
+ * `Upgrade`; `fail`s while the status is not synced; waits while a component of `upgradeWaitsFor`
+ * is in one of its phases (the writers keep the applied pod spec). Otherwise it sets the phase to
+ * `Upgrade` and takes exactly one of: write the new pod spec (partition = replicas), leave an
+ * OnDelete or unparameterised strategy to the StatefulSet controller, hold or act as the walk says,
+ * or move the partition by one pod. Every write stops the block and retries.
+ */
+export function planMemberUpgrade(input: MemberInput): MemberDecision {
+  const { component, set } = input.scope;
+  if (!set) return nothing();
+  const changed = isTemplateChanged(input, set);
+  const own = memberStatusOf(input);
+  if (!changed && own.phase !== 'Upgrade') return nothing();
+  if (own.synced !== true) return { actions: [], outcome: fail(`${upgraderWho(input)}'s ${component.name} status sync failed, can not to be upgraded`) };
+  const blocked = upgradeBlocker(input);
+  if (blocked !== undefined) return nothing(`${blocked}: the upgrade waits`);
+  const next = { ...input, status: withMemberStatus(input, { phase: 'Upgrade' }) };
+  if (changed) {
+    const draft = desiredStatefulSet(next, { replicas: replicasOf(set), partition: restPartition(next, replicasOf(set)) });
+    return { status: next.status, actions: [], draft, outcome: retry(component.retryMs, `${component.title} pod template changed: upgrade starts`), stop: true };
+  }
+  const live = set.spec?.updateStrategy;
+  if (live?.type === 'OnDelete' || (live !== undefined && live.rollingUpdate === undefined)) {
+    return { status: next.status, actions: [], outcome: complete(`${component.title} pods are rolled by the StatefulSet update strategy`) };
+  }
+  return partitionDecision(next, set, walkOrdinals(next, set));
+}
