@@ -5,7 +5,7 @@
  */
 import { formatSpan } from '../local/scenario/progress.js';
 import { cutText } from '../platform/text.js';
-import { describeOutcome } from '../reconcile/outcome.js';
+import { describeOutcome } from '../reconcile/engine/outcome.js';
 import { describeAction } from '../step/describe.js';
 import type { NextStep } from '../wiring/next-step.js';
 
