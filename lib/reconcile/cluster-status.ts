@@ -99,10 +99,11 @@ export function planReadyCondition(spec: Spec, status: TidbClusterStatus, pdRead
   return { type: 'Ready', status: 'True', reason: READY_REASONS.ready, message };
 }
 
-/** How reading PD failed in this snapshot: undefined when PD was read or not asked (no `pdError`). */
+/** How reading PD failed in this snapshot: undefined when PD was read or not asked (no PD `error`). */
 export function pdReadFailure(snapshot: Snapshot): PdReadFailure | undefined {
-  if (snapshot.pd !== undefined || snapshot.pdError === undefined) return undefined;
-  return snapshot.pdErrorKind ?? 'unreachable';
+  const pd = snapshot.components.pd;
+  if (pd.view !== undefined || pd.error === undefined) return undefined;
+  return pd.errorKind ?? 'unreachable';
 }
 
 /**

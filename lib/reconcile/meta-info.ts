@@ -16,7 +16,8 @@ import type { IPod } from 'kubernetes-models/v1/Pod';
 import type { PatchAction } from '../model/action.js';
 import type { PdView } from '../model/pd.js';
 import { defaultTidbCluster } from './defaults.js';
-import { LABEL, instanceName } from './labels.js';
+import { LABEL, instanceName } from '../model/labels.js';
+import { allObjects } from '../model/snapshot.js';
 import { complete } from './outcome.js';
 import { memberOfPod } from './pd-common.js';
 import type { Decision, RuleInput } from './rule.js';
@@ -28,7 +29,7 @@ export const META_KEYS = {
   memberId: 'tidb.pingcap.com/member-id',
   storeId: 'tidb.pingcap.com/store-id',
   clusterId: 'tidb.pingcap.com/cluster-id',
-  namespace: 'app.kubernetes.io/namespace',
+  namespace: LABEL.namespace,
 } as const;
 
 /** The components whose volumes get the reclaim policy (as v1's reclaim policy manager). */
@@ -98,9 +99,9 @@ export function volumePatch(pv: IPersistentVolume, pvc: IPersistentVolumeClaim, 
 /** The identity of each claim mounted by a pod of the cluster, by claim name. */
 function claimOwners(input: RuleInput, instance: string): Map<string, PodIdentity> {
   const owners = new Map<string, PodIdentity>();
-  for (const pod of input.snapshot.owned.Pod) {
+  for (const pod of allObjects(input.snapshot, 'Pod')) {
     if (pod.metadata?.labels?.[LABEL.instance] !== instance) continue;
-    const id = podIdentity(pod, input.snapshot.pd);
+    const id = podIdentity(pod, input.snapshot.components.pd.view);
     for (const v of pod.spec?.volumes ?? []) if (v.persistentVolumeClaim) owners.set(v.persistentVolumeClaim.claimName, id);
   }
   return owners;
@@ -130,7 +131,7 @@ export function planMetaInfo(input: RuleInput): Decision {
   const owners = claimOwners(input, instance);
   const volumes = new Map((input.snapshot.volumes ?? []).map((pv) => [pv.metadata?.name ?? '', pv]));
   const actions: PatchAction[] = [];
-  for (const pvc of input.snapshot.owned.PersistentVolumeClaim) {
+  for (const pvc of allObjects(input.snapshot, 'PersistentVolumeClaim')) {
     if (pvc.metadata?.labels?.[LABEL.instance] !== instance) continue;
     const name = pvc.metadata.name ?? '';
     const id = owners.get(name);

@@ -11,7 +11,8 @@ import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import type { EventAction } from '../model/action.js';
 import type { TidbCluster, TidbClusterStatus } from '../model/kube.js';
 import { defaultTidbCluster } from './defaults.js';
-import { LABEL, instanceName } from './labels.js';
+import { LABEL, instanceName } from '../model/labels.js';
+import { allObjects } from '../model/snapshot.js';
 import { complete } from './outcome.js';
 import type { Decision, RuleInput } from './rule.js';
 
@@ -74,7 +75,7 @@ export const defaulted = (tc: TidbCluster): TidbCluster => defaultTidbCluster(tc
 /** The live `<tc>-pd` StatefulSet, if observed. */
 export function pdStatefulSet(input: RuleInput): IStatefulSet | undefined {
   const name = pdSetName(input.cluster);
-  return input.snapshot.owned.StatefulSet.find((s) => s.metadata?.name === name);
+  return input.snapshot.components.pd.objects.StatefulSet.find((s) => s.metadata?.name === name);
 }
 
 const isPdObject = (tc: TidbCluster, labels: Record<string, string> | undefined): boolean =>
@@ -83,7 +84,7 @@ const isPdObject = (tc: TidbCluster, labels: Record<string, string> | undefined)
 /** The PD pods of the cluster (component and instance labels), by ascending ordinal. */
 export function pdPods(input: RuleInput): IPod[] {
   const tc = input.cluster;
-  const pods = input.snapshot.owned.Pod.filter((p) => isPdObject(tc, p.metadata?.labels));
+  const pods = input.snapshot.components.pd.objects.Pod.filter((p) => isPdObject(tc, p.metadata?.labels));
   const ordinal = (p: IPod): number => pdOrdinalOf(tc, p.metadata?.name ?? '') ?? Number.MAX_SAFE_INTEGER;
   return [...pods].sort((a, b) => ordinal(a) - ordinal(b));
 }
@@ -97,7 +98,7 @@ export const pdPod = (input: RuleInput, podName: string): IPod | undefined =>
  * when the pod is not observed — the PVCs labelled `tidb.pingcap.com/pod-name=<pod>` of this instance.
  */
 export function pvcsOfPod(input: RuleInput, podName: string): IPersistentVolumeClaim[] {
-  const pvcs = input.snapshot.owned.PersistentVolumeClaim;
+  const pvcs = allObjects(input.snapshot, 'PersistentVolumeClaim');
   const pod = pdPod(input, podName);
   if (pod) {
     const claims = new Set((pod.spec?.volumes ?? []).flatMap((v) => (v.persistentVolumeClaim ? [v.persistentVolumeClaim.claimName] : [])));
@@ -115,7 +116,7 @@ export function pvcsOfPod(input: RuleInput, podName: string): IPersistentVolumeC
 export function pvcsLabelledFor(input: RuleInput, podName: string): IPersistentVolumeClaim[] {
   const instance = instanceName(input.cluster);
   const claimName = `${PD_CLAIM}-${podName}`;
-  return input.snapshot.owned.PersistentVolumeClaim.filter((pvc) => {
+  return allObjects(input.snapshot, 'PersistentVolumeClaim').filter((pvc) => {
     const labels = pvc.metadata?.labels ?? {};
     if (labels[LABEL.instance] !== undefined && labels[LABEL.instance] !== instance) return false;
     return labels[PD_KEYS.podName] === podName || pvc.metadata?.name === claimName;

@@ -12,7 +12,7 @@ import type { Action } from '../model/action.js';
 import type { KubeObject, TidbCluster } from '../model/kube.js';
 import { configDataDigest, isConfigDataEqual, renderConfig, type ConfigData, type TomlValue } from './configmap.js';
 import { jsonEqual } from './equal.js';
-import { componentLabels, ownerReference } from './labels.js';
+import { componentLabels, ownerReference } from '../model/labels.js';
 import { complete } from './outcome.js';
 import { PD_KEYS, gatePdAct, pdSetName, pdStatefulSet } from './pd-common.js';
 import { DEFAULT_PD_START_TIMEOUT_SECONDS, pdStartScript } from './pd-start-script.js';
@@ -64,7 +64,7 @@ export function inUsePdConfigMapName(input: RuleInput): string | undefined {
 export type PdConfigMapPlan = { readonly configMap: IConfigMap; readonly live: IConfigMap | undefined };
 
 const liveNamed = (input: RuleInput, name: string | undefined): IConfigMap | undefined =>
-  name === undefined ? undefined : input.snapshot.owned.ConfigMap.find((c) => c.metadata?.name === name);
+  name === undefined ? undefined : input.snapshot.components.pd.objects.ConfigMap.find((c) => c.metadata?.name === name);
 
 const isSameData = (desired: ConfigData, live: IConfigMap | undefined): boolean =>
   isConfigDataEqual(desired, live?.data, [PD_CONFIG_KEYS.config]);

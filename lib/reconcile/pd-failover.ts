@@ -10,6 +10,7 @@
 
 import type { Action } from '../model/action.js';
 import type { Outcome } from '../model/outcome.js';
+import { allObjects } from '../model/snapshot.js';
 import { toKubeTime } from './condition.js';
 import { EVENT_REASON, clusterWarning } from './events.js';
 import { failoverDeadline, hasDeadline, hasQuorum } from './failover.js';
@@ -126,7 +127,7 @@ function tryToMark(input: RuleInput, events: Action[]): Decision {
 
 /** Whether the failure member's deletion is observed done: not listed by PD, pod replaced, PVCs gone. */
 function isDeletionDone(input: RuleInput, failure: PdFailureMember): boolean {
-  const listed = input.snapshot.pd?.members.some((m) => m.id === failure.memberID) === true;
+  const listed = input.snapshot.components.pd.view?.members.some((m) => m.id === failure.memberID) === true;
   return !listed && deletes(input, failure).length === 0;
 }
 
@@ -146,7 +147,7 @@ function deletes(input: RuleInput, failure: PdFailureMember): Action[] {
   // The pod delete carries uid and resourceVersion: it applies only to the pod as observed.
   const podDelete: Action[] =
     pod && !isTerminating(pod) && !replaced ? [{ kind: 'delete', ref: ref('Pod', podName), uid: pod.metadata?.uid ?? '', resourceVersion: pod.metadata?.resourceVersion ?? '' }] : [];
-  const pvcDeletes: Action[] = input.snapshot.owned.PersistentVolumeClaim.filter((pvc) => uids.has(pvc.metadata?.uid ?? '') && !isTerminating(pvc)).map(
+  const pvcDeletes: Action[] = allObjects(input.snapshot, 'PersistentVolumeClaim').filter((pvc) => uids.has(pvc.metadata?.uid ?? '') && !isTerminating(pvc)).map(
     (pvc) => ({ kind: 'delete', ref: ref('PersistentVolumeClaim', pvc.metadata?.name), uid: pvc.metadata?.uid ?? '' }),
   );
   return [...podDelete, ...pvcDeletes];
@@ -155,7 +156,7 @@ function deletes(input: RuleInput, failure: PdFailureMember): Action[] {
 /** Whether `pod` mounts a claim that still exists with one of the failure member's recorded uids. */
 function usesRecordedClaim(input: RuleInput, pod: NonNullable<ReturnType<typeof pdPod>>, uids: ReadonlySet<string>): boolean {
   const claims = new Set((pod.spec?.volumes ?? []).flatMap((v) => (v.persistentVolumeClaim ? [v.persistentVolumeClaim.claimName] : [])));
-  return input.snapshot.owned.PersistentVolumeClaim.some((pvc) => claims.has(pvc.metadata?.name ?? '') && uids.has(pvc.metadata?.uid ?? ''));
+  return allObjects(input.snapshot, 'PersistentVolumeClaim').some((pvc) => claims.has(pvc.metadata?.name ?? '') && uids.has(pvc.metadata?.uid ?? ''));
 }
 
 /**
@@ -172,7 +173,7 @@ function tryToDelete(input: RuleInput, name: string, failure: PdFailureMember, e
     const status = withPdStatus(input, { ...pdStatusOf(input), failureMembers: { ...failures(input), [name]: { ...failure, memberDeleted: true } } });
     return { status, actions: events, outcome: retry(PD_RETRY_MS, `failure member ${name} deleted: a replacement follows`), stop: true };
   }
-  const listed = input.snapshot.pd?.members.some((m) => m.id === id) === true;
+  const listed = input.snapshot.components.pd.view?.members.some((m) => m.id === id) === true;
   const message = `failure member ${input.cluster.metadata.namespace ?? ''}/${failure.podName ?? ''}(${id}) deleted from PD cluster`;
   const actions: Action[] = [
     ...events,

@@ -11,7 +11,7 @@ import type { IService } from 'kubernetes-models/v1/Service';
 import type { Action } from '../model/action.js';
 import type { KubeObject, TidbCluster } from '../model/kube.js';
 import { jsonEqual } from './equal.js';
-import { LABEL, LAST_APPLIED_ANNOTATION, componentLabels, ownerReference } from './labels.js';
+import { LABEL, LAST_APPLIED_ANNOTATION, componentLabels, ownerReference } from '../model/labels.js';
 import { complete } from './outcome.js';
 import { PD_PORTS, gatePdAct, pdPeerServiceName, pdSetName } from './pd-common.js';
 import type { Decision, RuleInput } from './rule.js';
@@ -119,7 +119,7 @@ export function planServiceWrite(desired: IService, live: IService | undefined):
  */
 export function planPdServices(input: RuleInput): Decision {
   return gatePdAct((gated) => {
-    const live = (name: string) => gated.snapshot.owned.Service.find((s) => s.metadata?.name === name);
+    const live = (name: string) => gated.snapshot.components.pd.objects.Service.find((s) => s.metadata?.name === name);
     const actions = [pdClientService(gated.cluster), pdPeerService(gated.cluster)].flatMap((svc) => {
       const action = planServiceWrite(svc, live(svc.metadata?.name ?? ''));
       return action ? [action] : [];

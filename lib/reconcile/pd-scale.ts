@@ -11,7 +11,7 @@ import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import type { Action } from '../model/action.js';
 import { EVENT_REASON, clusterWarning } from './events.js';
 import { hasQuorum } from './failover.js';
-import { LABEL } from './labels.js';
+import { LABEL } from '../model/labels.js';
 import { fail, retry, wait } from './outcome.js';
 import {
   PD_RETRY_MS,
@@ -68,7 +68,8 @@ export function isOwnStoreAddress(input: RuleInput, address: string): boolean {
  * count: moving PD to a peer cluster is what scaling PD to 0 is for.
  */
 export function isPdInUse(input: RuleInput): boolean {
-  const { pd, owned } = input.snapshot;
+  const { owned } = input.snapshot;
+  const pd = input.snapshot.components.pd.view;
   const live = (pd?.stores ?? []).filter((store) => store.state !== 'Tombstone' && store.state !== 'Removed');
   if (live.some((store) => isOwnStoreAddress(input, store.address))) return true;
   return owned.StatefulSet.some((sts) => {
@@ -121,7 +122,7 @@ export function scaleInLeaderTarget(input: RuleInput, currentReplicas: number): 
 }
 
 function leaderName(input: RuleInput): string | undefined {
-  return input.snapshot.pd?.leader?.name ?? pdStatusOf(input).leader?.name;
+  return input.snapshot.components.pd.view?.leader?.name ?? pdStatusOf(input).leader?.name;
 }
 
 function scaleIn(input: RuleInput, sts: IStatefulSet, step: ScaleStep): Decision {
@@ -144,7 +145,7 @@ function scaleIn(input: RuleInput, sts: IStatefulSet, step: ScaleStep): Decision
   }
   const pvcs = pvcsOfPod(input, podName);
   if (pvcs.length === 0) return { actions: [], outcome: fail(`no pvc found for pod ${tc.metadata.namespace ?? ''}/${podName}`) };
-  const listed = input.snapshot.pd?.members.some((m) => m.name === memberName) === true;
+  const listed = input.snapshot.components.pd.view?.members.some((m) => m.name === memberName) === true;
   const actions: Action[] = [
     ...(listed ? [{ kind: 'pd.deleteMember' as const, name: memberName }] : []),
     ...pvcs.filter((pvc) => !isDeferDeleting(pvc) && !isTerminating(pvc)).map((pvc) => deferDeletingPatch(pvc, input.snapshot.nowMs)),

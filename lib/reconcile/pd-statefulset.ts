@@ -12,7 +12,7 @@ import type { IVolume } from 'kubernetes-models/v1/Volume';
 
 import type { TidbCluster } from '../model/kube.js';
 import { mergeContainers } from './container-merge.js';
-import { componentLabels, ownerReference } from './labels.js';
+import { componentLabels, ownerReference } from '../model/labels.js';
 import { PD_PORTS, pdPeerServiceName, pdSetName } from './pd-common.js';
 import { pdConfigMapName, pdDataDir } from './pd-configmap.js';
 import type { RuleInput } from './rule.js';

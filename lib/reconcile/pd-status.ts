@@ -134,7 +134,7 @@ export function planUnreadMembers(input: RuleInput, failure: PdReadFailure): { m
 }
 
 function unsynced(input: RuleInput, base: PdStatus): PdStatus {
-  const failure = input.snapshot.pdErrorKind ?? 'unreachable';
+  const failure = input.snapshot.components.pd.errorKind ?? 'unreachable';
   const { members, peerMembers } = planUnreadMembers(input, failure);
   const leaderName = failure === 'noLeader' ? undefined : base.leader?.name;
   const leader = leaderName === undefined ? undefined : (members?.[leaderName] ?? peerMembers?.[leaderName] ?? base.leader);
@@ -195,11 +195,11 @@ export function planPdStatus(input: RuleInput): StatusDecision {
     statefulSet: sts.status ?? { replicas: 0 },
     phase: pdPhaseOf(gated, sts, pdPods(gated)),
   };
-  const view = input.snapshot.pd;
+  const view = input.snapshot.components.pd.view;
   const pd = view ? syncedFromPd(gated, sts, view, base) : unsynced(gated, base);
   const clusterID = (view ? view.clusterId : undefined) ?? input.status.clusterID;
   const status = { ...input.status, ...(clusterID === undefined ? {} : { clusterID }), pd };
-  const note = view ? undefined : `PD not synced: ${input.snapshot.pdError ?? 'PD not read'}`;
+  const note = view ? undefined : `PD not synced: ${input.snapshot.components.pd.error ?? 'PD not read'}`;
   const converging = pdConverging(gated, pd);
   if (converging === undefined) return { status, outcome: complete(note) };
   // A wake-up time rather than a retry outcome: it holds even when an act rule fails this step and

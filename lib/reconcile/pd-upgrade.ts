@@ -74,7 +74,7 @@ function updatedPodHold(input: RuleInput, podName: string, minReadySeconds: numb
   }
   const member = memberOfPod(pdStatusOf(input).members, podName);
   if (member?.health !== true) return retry(PD_RETRY_MS, `${who(input)}'s pd upgraded pod: [${podName}] is not health`);
-  const ready = input.snapshot.pd?.members.find((m) => m.name === member.name)?.ready;
+  const ready = input.snapshot.components.pd.view?.members.find((m) => m.name === member.name)?.ready;
   if (ready !== true) return retry(PD_RETRY_MS, `${who(input)}'s pd upgraded pod: [${podName}] is not ready by /pd/api/v2/ready`);
   return undefined;
 }
@@ -86,7 +86,7 @@ function updatedPodHold(input: RuleInput, podName: string, minReadySeconds: numb
  */
 function beforeRestart(input: RuleInput, sts: IStatefulSet, ordinal: number): Walk {
   const annotations = input.cluster.metadata.annotations;
-  const view = input.snapshot.pd?.members ?? [];
+  const view = input.snapshot.components.pd.view?.members ?? [];
   if (annotations?.[PD_KEYS.checkQuorumBeforeUpgrade] === 'true') {
     const healthy = view.filter((m) => m.health).length;
     if (!isStable(healthy, view.length)) {
@@ -99,7 +99,7 @@ function beforeRestart(input: RuleInput, sts: IStatefulSet, ordinal: number): Wa
     const event = pdQuorumHoldEvent(input, `restarting ${podName} for the PD upgrade`, quorum);
     return { kind: 'hold', outcome: retry(PD_RETRY_MS, event.message), actions: unlessRecorded(input, event) };
   }
-  const leader = input.snapshot.pd?.leader?.name ?? pdStatusOf(input).leader?.name;
+  const leader = input.snapshot.components.pd.view?.leader?.name ?? pdStatusOf(input).leader?.name;
   if (leader === undefined || podNameOfMember(leader) !== podName) return { kind: 'roll', ordinal };
   const local = replicasOf(sts) > 1 ? choosePdToTransferFromMembers(input, ordinal, replicasOf(sts)) : '';
   const peer = Object.values(pdStatusOf(input).peerMembers ?? {}).find((m) => m.health)?.name;
