@@ -40,7 +40,8 @@ export function formatNextStep(ref: string, step: NextStep, nowMs: number): stri
   const outcome = describeOutcome(plan.outcome);
   const wake = step.wakeAtMs === undefined ? 'not before the next event or sweep' : `${utc(step.wakeAtMs)} (in ${formatSpan(Math.max(0, Math.round((step.wakeAtMs - nowMs) / 1000) * 1000))})`;
   const held = plan.ruleResults.filter((r) => r.outcome.kind !== 'complete').map((r) => `${r.rule}=${r.outcome.kind}`);
-  const pd = snapshot.pd ? `PD: ${snapshot.pd.members.length} member(s), leader ${snapshot.pd.leader?.name ?? 'none'}` : `PD: ${cutText(snapshot.pdError ?? 'not read', MAX_PD_ERROR_BYTES)}`;
+  const { view, error } = snapshot.components.pd;
+  const pd = view ? `PD: ${view.members.length} member(s), leader ${view.leader?.name ?? 'none'}` : `PD: ${cutText(error ?? 'not read', MAX_PD_ERROR_BYTES)}`;
   const lines = [`${ref}   (${pd})`];
   if (isNothingToDo(step)) {
     lines.push('  nothing to do', `  outcome: ${outcome}`, `  would wake: ${wake}`);

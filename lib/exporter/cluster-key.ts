@@ -6,11 +6,8 @@
  */
 import type { KubeObject } from '../kube/port.js';
 import { formatClusterKey } from '../model/key.js';
+import { instanceLabelOf, LABEL, MANAGED_BY } from '../model/labels.js';
 import type { WatchedKind } from './resources.js';
-
-const MANAGED_BY = 'app.kubernetes.io/managed-by';
-const INSTANCE = 'app.kubernetes.io/instance';
-const COMPONENT = 'app.kubernetes.io/component';
 
 /**
  * Components TiDB Operator labels `managed-by=tidb-operator` that belong to other custom resources
@@ -53,11 +50,11 @@ export function clusterKeyOf(kind: WatchedKind, obj: KubeObject, k8sCluster: str
 function ownerClusterName(obj: KubeObject): string | undefined {
   const labels = obj.metadata.labels ?? {};
   // The watch is label-selected already; checking again keeps a misconfigured source from leaking.
-  if (labels[MANAGED_BY] !== 'tidb-operator') return undefined;
-  const component = labels[COMPONENT];
+  if (labels[LABEL.managedBy] !== MANAGED_BY) return undefined;
+  const component = labels[LABEL.component];
   if (component !== undefined && OTHER_RESOURCE_COMPONENTS.has(component)) return undefined;
-  const instance = labels[INSTANCE];
-  if (instance) return instance;
+  const instance = instanceLabelOf(labels);
+  if (instance !== undefined) return instance;
   const controller = (obj.metadata.ownerReferences ?? []).find((ref) => ref.controller === true);
   if (controller && controller.kind === 'TidbCluster' && controller.apiVersion.startsWith('pingcap.com/')) return controller.name;
   return undefined;

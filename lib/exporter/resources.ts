@@ -5,10 +5,8 @@
  * watched label-selected (`app.kubernetes.io/managed-by=tidb-operator`, §2.10), so the API server
  * never streams unrelated Pods to us.
  */
+import { MANAGED_BY_SELECTOR } from '../model/labels.js';
 import { TerminalError } from '../platform/errors.js';
-
-/** The label every object TiDB Operator (and this reconciler) creates for a TidbCluster carries. */
-export const MANAGED_BY_SELECTOR = 'app.kubernetes.io/managed-by=tidb-operator';
 
 /** The kinds the exporter watches. */
 export type WatchedKind = 'TidbCluster' | 'StatefulSet' | 'Pod' | 'PersistentVolumeClaim';

@@ -5,7 +5,6 @@
  */
 
 import type { KubeObject, ObjectRef } from './kube.js';
-import type { PdReplicationConfig } from './pd.js';
 
 /** Creates an object that does not exist yet (409 AlreadyExists ⇒ re-observe next step). */
 export type CreateAction = { readonly kind: 'create'; readonly ref: ObjectRef; readonly object: KubeObject };
@@ -56,40 +55,6 @@ export type PdDeleteMemberAction =
   | { readonly kind: 'pd.deleteMember'; readonly name: string; readonly id?: never }
   | { readonly kind: 'pd.deleteMember'; readonly id: string; readonly name?: never };
 
-/** Takes a store offline (PD moves its regions away, then marks it Tombstone). */
-export type PdDeleteStoreAction = { readonly kind: 'pd.deleteStore'; readonly id: string };
-
-/** Sets a store's labels (zone, host, …) as PD sees them. */
-export type PdSetStoreLabelsAction = {
-  readonly kind: 'pd.setStoreLabels';
-  readonly id: string;
-  readonly labels: Readonly<Record<string, string>>;
-};
-
-/** Starts moving all region leaders off a store. */
-export type PdAddEvictLeaderSchedulerAction = { readonly kind: 'pd.addEvictLeaderScheduler'; readonly storeId: string };
-
-/** Stops evicting leaders from a store. */
-export type PdRemoveEvictLeaderSchedulerAction = {
-  readonly kind: 'pd.removeEvictLeaderScheduler';
-  readonly storeId: string;
-};
-
-/** Changes PD's replication settings (only the fields given). */
-export type PdUpdateReplicationConfigAction = {
-  readonly kind: 'pd.updateReplicationConfig';
-  readonly config: Partial<PdReplicationConfig>;
-};
-
-/** Asks the TiCDC owner `capture` to resign. */
-export type TicdcResignOwnerAction = { readonly kind: 'ticdc.resignOwner'; readonly capture: string };
-
-/** Moves all tables off the TiCDC capture `capture` before it restarts. */
-export type TicdcDrainCaptureAction = { readonly kind: 'ticdc.drainCapture'; readonly capture: string };
-
-/** Takes a Pump node offline before its pod goes away. */
-export type PumpOfflineAction = { readonly kind: 'pump.offline'; readonly nodeId: string };
-
 /** Records a Kubernetes Event on `object` (as TiDB Operator's recorder: same reasons). */
 export type EventAction = {
   readonly kind: 'event';
@@ -118,18 +83,8 @@ export type DeleteDeadlineAction = { readonly kind: 'state.deleteDeadline'; read
 /** Kubernetes writes. */
 export type KubeAction = CreateAction | UpdateAction | UpdateStatusAction | PatchAction | DeleteAction;
 
-/** Calls to PD, TiCDC and Pump. */
-export type MemberAction =
-  | PdTransferLeaderAction
-  | PdDeleteMemberAction
-  | PdDeleteStoreAction
-  | PdSetStoreLabelsAction
-  | PdAddEvictLeaderSchedulerAction
-  | PdRemoveEvictLeaderSchedulerAction
-  | PdUpdateReplicationConfigAction
-  | TicdcResignOwnerAction
-  | TicdcDrainCaptureAction
-  | PumpOfflineAction;
+/** Calls to a component's own API (only PD's today: each component adds its calls with the rules that make them). */
+export type MemberAction = PdTransferLeaderAction | PdDeleteMemberAction;
 
 /** Writes to the reconciler's own state; the engine runs these itself, under its fence. */
 export type StateAction = PutDeadlineAction | DeleteDeadlineAction;

@@ -8,7 +8,8 @@ import type { IPersistentVolume } from 'kubernetes-models/v1/PersistentVolume';
 import type { DeadlineSpec } from './action.js';
 import type { ReconcileConfig } from './config.js';
 import type { ClusterKey, ClusterRef } from './key.js';
-import type { OwnedObjects, TidbCluster } from './kube.js';
+import type { OwnedKind, OwnedObjects, TidbCluster } from './kube.js';
+import { LABEL } from './labels.js';
 import type { OutcomeKind } from './outcome.js';
 import type { PdView } from './pd.js';
 
@@ -32,10 +33,35 @@ export type PersistedState = {
 export type PdReadFailure = 'noLeader' | 'unreachable';
 
 /**
- * One step's view of the world. `cluster` is undefined when the TidbCluster no longer exists. `pd`
- * is undefined when PD was not read (no PD in the spec, cluster gone) or could not be reached; in the
- * latter case `pdError` says why, so a rule can tell "no PD" from "PD down", and `pdErrorKind` says
- * what kind of failure it was (see `PdReadFailure`).
+ * One component as a step observed it: the objects it owns (those labelled
+ * `app.kubernetes.io/component=<name>`, by kind), and its own API's view when it has one. `view` is
+ * undefined when the API was not read (not in the spec, cluster gone) or could not be; in the latter
+ * case `error` says why, so a rule can tell "not there" from "down", and `errorKind` what kind of
+ * failure it was.
+ */
+export type ComponentObservation<View, Failure extends string> = {
+  readonly objects: OwnedObjects;
+  readonly view: View | undefined;
+  readonly error?: string;
+  readonly errorKind?: Failure;
+};
+
+/** The components a step observes, each under its name (see `ComponentObservation`). */
+export type ObservedComponents = {
+  readonly pd: ComponentObservation<PdView, PdReadFailure>;
+};
+
+/** The observed components' names. */
+export type ObservedComponentName = keyof ObservedComponents;
+
+/** The components observed on their own, in the order they are read. */
+export const OBSERVED_COMPONENTS: readonly ObservedComponentName[] = ['pd'];
+
+/**
+ * One step's view of the world. `cluster` is undefined when the TidbCluster no longer exists.
+ * `owned` holds what the cluster owns that is no component's (discovery's objects, Events, and
+ * objects of components not observed on their own); each observed component's objects, API view and
+ * read error are under `components[name]`.
  */
 export type Snapshot = {
   readonly key: ClusterKey;
@@ -43,16 +69,48 @@ export type Snapshot = {
   readonly nowMs: number;
   readonly cluster: TidbCluster | undefined;
   readonly owned: OwnedObjects;
+  readonly components: ObservedComponents;
   /**
    * The PersistentVolumes bound to the cluster's claims (cluster-scoped, so not in `owned`); absent
    * when none was read (no claim bound yet, or an observer that does not read volumes).
    */
   readonly volumes?: readonly IPersistentVolume[];
-  readonly pd: PdView | undefined;
-  readonly pdError?: string;
   /** Secrets the reconciler itself needs that do not exist (cluster TLS: `<tc>-cluster-client-secret`). */
   readonly missingSecrets?: readonly string[];
-  readonly pdErrorKind?: PdReadFailure;
   readonly state: PersistedState;
   readonly config: ReconcileConfig;
 };
+
+/**
+ * Every observed object of `kind`, the cluster's own and each component's together, in name order
+ * (the order one LIST of the kind returns them in).
+ */
+export function allObjects<K extends OwnedKind>(snapshot: Pick<Snapshot, 'owned' | 'components'>, kind: K): OwnedObjects[K] {
+  const parts = [snapshot.owned, ...Object.values<ComponentObservation<unknown, string>>(snapshot.components).map((c) => c.objects)];
+  const all: OwnedObjects[K][number][] = parts.flatMap((part) => [...part[kind]]);
+  return all.sort((a, b) => compareNames(a.metadata?.name, b.metadata?.name)) as unknown as OwnedObjects[K];
+}
+
+function compareNames(a: string | undefined, b: string | undefined): number {
+  const [x, y] = [a ?? '', b ?? ''];
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/**
+ * Splits `owned` by component: each object labelled `app.kubernetes.io/component=<name>` for one of
+ * `names` goes to that component, every other stays in `rest`. Guarantees: nothing is lost or
+ * repeated, and each kind keeps its order.
+ */
+export function splitByComponent<N extends string>(owned: OwnedObjects, names: readonly N[]): { rest: OwnedObjects; byComponent: Record<N, OwnedObjects> } {
+  const wanted = new Set<string>(names);
+  const parts = new Map<string, Record<string, unknown[]>>([['', {}], ...names.map((n): [string, Record<string, unknown[]>] => [n, {}])]);
+  for (const [kind, items] of Object.entries(owned) as [OwnedKind, readonly { metadata?: { labels?: Record<string, string> } }[]][]) {
+    for (const part of parts.values()) part[kind] = [];
+    for (const item of items) {
+      const component = item.metadata?.labels?.[LABEL.component] ?? '';
+      parts.get(wanted.has(component) ? component : '')?.[kind]?.push(item);
+    }
+  }
+  const byComponent = Object.fromEntries(names.map((n) => [n, parts.get(n) as unknown as OwnedObjects])) as Record<N, OwnedObjects>;
+  return { rest: parts.get('') as unknown as OwnedObjects, byComponent };
+}

@@ -14,10 +14,12 @@ import { TerminalError } from './errors.js';
  * function timeout, or steps are cut short, because `runStep` never lets a step's budget run past its
  * lease, and stay below the queue's visibility timeout, so a crashed step's own redelivered message
  * finds the lease expired. The engine stops acting when less than `safetyMarginMs` of its time budget
- * is left and comes back after `budgetRetryAfterMs`.
+ * is left and comes back after `budgetRetryAfterMs`. A warm process keeps what it observed of at most
+ * `observedClusters` clusters for the executors of their steps (least recently used first to go).
  */
 export type StepConfig = {
   readonly leaseForMs: number;
+  readonly observedClusters: number;
   readonly historyTtlSeconds: number;
   readonly safetyMarginMs: number;
   readonly budgetRetryAfterMs: number;
@@ -51,6 +53,7 @@ export type ReconcilerConfig = {
 /** The defaults: TiDB Operator's numbers where it has them (backoff 1 s → 100 s, failover after 5 min). */
 export const DEFAULT_STEP_CONFIG: StepConfig = {
   leaseForMs: 120_000,
+  observedClusters: 1_000,
   historyTtlSeconds: 7 * 24 * 3600,
   safetyMarginMs: 5_000,
   budgetRetryAfterMs: 1_000,
@@ -100,6 +103,7 @@ export function parseConfig(env: Env): ReconcilerConfig {
   }
   const step: StepConfig = {
     leaseForMs,
+    observedClusters: read.count('OBSERVED_CLUSTERS', d.observedClusters, 1),
     historyTtlSeconds: read.seconds('HISTORY_TTL_SECONDS', d.historyTtlSeconds, 1),
     safetyMarginMs: read.milliseconds('STEP_SAFETY_MARGIN_MS', d.safetyMarginMs, 0),
     budgetRetryAfterMs: read.milliseconds('BUDGET_RETRY_AFTER_MS', d.budgetRetryAfterMs, 0),
@@ -197,6 +201,10 @@ class EnvReader {
 
   seconds(name: string, fallback: number, min: number): number {
     return this.whole(name, fallback, min, 'a whole number of seconds', 's');
+  }
+
+  count(name: string, fallback: number, min: number): number {
+    return this.whole(name, fallback, min, 'a whole number', '');
   }
 
   optionalSeconds(name: string): number | undefined {

@@ -20,19 +20,6 @@ export function describeAction(action: Action): string {
       return `${action.kind} to=${action.to}`;
     case 'pd.deleteMember':
       return action.name !== undefined ? `${action.kind} name=${action.name}` : `${action.kind} id=${action.id}`;
-    case 'pd.deleteStore':
-    case 'pd.setStoreLabels':
-      return `${action.kind} id=${action.id}`;
-    case 'pd.addEvictLeaderScheduler':
-    case 'pd.removeEvictLeaderScheduler':
-      return `${action.kind} storeId=${action.storeId}`;
-    case 'pd.updateReplicationConfig':
-      return `${action.kind} ${JSON.stringify(action.config)}`;
-    case 'ticdc.resignOwner':
-    case 'ticdc.drainCapture':
-      return `${action.kind} capture=${action.capture}`;
-    case 'pump.offline':
-      return `${action.kind} nodeId=${action.nodeId}`;
     case 'event':
       return `event ${action.type} ${action.reason} on ${describeRef(action.object)}`;
     case 'state.putDeadline':

@@ -24,7 +24,7 @@ export async function observeStep(ctx: StepContext): Promise<ObserveResult> {
   const { ports, key, ref } = ctx;
   const signal = ctx.workSignal;
   try {
-    const observation = await ports.observer.observe({ key, ref, nowMs: ports.clock.nowMs(), signal });
+    const observation = await ports.observer.observe({ key, ref, fence: ctx.fence, nowMs: ports.clock.nowMs(), signal });
     return { ok: true, snapshot: toSnapshot(ctx, observation, ctx.deadlines) };
   } catch (err) {
     return { ok: false, outcome: outcomeForError(err, 'observe') };
@@ -39,11 +39,9 @@ function toSnapshot(ctx: StepContext, observation: Observation, deadlines: reado
     nowMs: ctx.ports.clock.nowMs(),
     cluster: observation.cluster,
     owned: observation.owned,
+    components: observation.components,
     ...(observation.volumes === undefined ? {} : { volumes: observation.volumes }),
-    pd: observation.pd,
-    ...(observation.pdError === undefined ? {} : { pdError: observation.pdError }),
     ...(observation.missingSecrets === undefined ? {} : { missingSecrets: observation.missingSecrets }),
-    ...(observation.pdErrorKind === undefined ? {} : { pdErrorKind: observation.pdErrorKind }),
     state: {
       fence: ctx.fence,
       failures: claimed.failures,

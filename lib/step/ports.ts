@@ -8,8 +8,7 @@
 import type { RemoteAction } from '../model/action.js';
 import type { ClusterKey, ClusterRef } from '../model/key.js';
 import type { OwnedObjects, TidbCluster } from '../model/kube.js';
-import type { PdView } from '../model/pd.js';
-import type { PdReadFailure, Snapshot } from '../model/snapshot.js';
+import { OBSERVED_COMPONENTS, type Snapshot } from '../model/snapshot.js';
 import type { Clock } from '../platform/clock.js';
 import type { Logger } from '../platform/logger.js';
 import type { Metrics } from '../platform/metrics.js';
@@ -30,29 +29,32 @@ export type Trigger = {
   readonly receiptHandles?: readonly string[];
 };
 
-/** What the Observer is asked: one cluster, read now, to be abandoned when `signal` aborts. */
+/**
+ * What the Observer is asked: one cluster, read now for the step holding `fence`, to be abandoned
+ * when `signal` aborts.
+ */
 export type ObserveRequest = {
   readonly key: ClusterKey;
   readonly ref: ClusterRef;
+  readonly fence: number;
   readonly nowMs: number;
   readonly signal: AbortSignal;
 };
 
 /**
- * What the Observer reads: the TidbCluster (undefined when it does not exist), what it owns, and PD.
- * A PD that cannot be reached is not an observe failure: `pd` is undefined and `pdError` says why,
- * so rules can still sync status and act on what does not need PD.
+ * What the Observer reads: the TidbCluster (undefined when it does not exist), what it owns that is
+ * no component's, and each component (its objects and its API's view). A component API that cannot
+ * be reached is not an observe failure: its `view` is undefined and its `error` says why, so rules
+ * can still sync status and act on what does not need it.
  */
 export type Observation = {
   readonly cluster: TidbCluster | undefined;
   readonly owned: OwnedObjects;
+  readonly components: Snapshot['components'];
   /** The PersistentVolumes bound to the cluster's claims, when read. */
   readonly volumes?: Snapshot['volumes'];
-  readonly pd: PdView | undefined;
-  readonly pdError?: string;
-  /** Secrets the reconciler needs that do not exist; PD is not contacted without them. */
+  /** Secrets the reconciler needs that do not exist; components are not contacted without them. */
   readonly missingSecrets?: readonly string[];
-  readonly pdErrorKind?: PdReadFailure;
 };
 
 /**
@@ -121,3 +123,8 @@ export const NO_OWNED_OBJECTS: OwnedObjects = {
   RoleBinding: [],
   Event: [],
 };
+
+/** No components: what an observer returns for a cluster that does not exist (nothing owned, nothing read). */
+export const NO_COMPONENTS = Object.fromEntries(
+  OBSERVED_COMPONENTS.map((name) => [name, { objects: NO_OWNED_OBJECTS, view: undefined }]),
+) as unknown as Snapshot['components'];

@@ -1,12 +1,12 @@
 /**
- * `LiveExecutor`: the Executor port over the Kubernetes API, PD, TiCDC and Pump. It routes one action
- * to its adapter (`execute-kube.ts`, `execute-pd.ts`, `execute-ticdc.ts`, the Pump client) and
- * records Events once per occurrence. The engine runs the reconciler's own state actions (deadlines)
+ * `LiveExecutor`: the Executor port over the Kubernetes API and PD. It routes one action to its
+ * adapter (`execute-kube.ts`, `execute-pd.ts`) and records Events once per occurrence. The engine runs the reconciler's own state actions (deadlines)
  * itself, under its fence, so they never reach this port.
  */
 
 import type { EventAction, RemoteAction } from '../model/action.js';
 import type { ClusterKey, ClusterRef } from '../model/key.js';
+import { ownedLabels } from '../model/labels.js';
 import { TerminalError } from '../platform/errors.js';
 import { describeAction } from '../step/describe.js';
 import type { ExecuteRequest, Executor } from '../step/ports.js';
@@ -14,8 +14,7 @@ import { withinBudget } from './abortable.js';
 import type { ClusterClients } from './clients.js';
 import { executeKube } from './execute-kube.js';
 import { executePd } from './execute-pd.js';
-import { executeTicdc } from './execute-ticdc.js';
-import { ObservedIndex, ownedLabels } from './observed.js';
+import { ObservedIndex } from './observed.js';
 
 /**
  * Runs one action. Guarantees: resolves only when the action took effect or was verified to be
@@ -34,8 +33,8 @@ export class LiveExecutor implements Executor {
   }
 
   private async route(request: ExecuteRequest): Promise<void> {
-    const { action, key, ref } = request;
-    const target = { namespace: ref.namespace, tcName: ref.name, tls: this.index.tls(key) };
+    const { action, key, ref, fence } = request;
+    const target = { namespace: ref.namespace, tcName: ref.name, tls: this.index.tls(key, fence) };
     switch (action.kind) {
       case 'create':
       case 'update':
@@ -45,19 +44,9 @@ export class LiveExecutor implements Executor {
         return executeKube(this.clients.kube, action);
       case 'pd.transferLeader':
       case 'pd.deleteMember':
-      case 'pd.deleteStore':
-      case 'pd.setStoreLabels':
-      case 'pd.addEvictLeaderScheduler':
-      case 'pd.removeEvictLeaderScheduler':
-      case 'pd.updateReplicationConfig':
         return executePd(this.clients.pd(target), action);
-      case 'ticdc.resignOwner':
-      case 'ticdc.drainCapture':
-        return executeTicdc(this.clients.kube, this.clients.ticdc(target), { namespace: ref.namespace, labels: this.labels(key, ref) }, action);
-      case 'pump.offline':
-        return this.clients.pump(target).offline(action.nodeId);
       case 'event':
-        return this.recordEvent(key, ref, action, request.fence);
+        return this.recordEvent(key, ref, action, fence);
       default:
         return unknownAction(action);
     }
@@ -71,7 +60,7 @@ export class LiveExecutor implements Executor {
    * back to the step's fence. The Event gets the owned-object labels, so the next observe lists it.
    */
   private async recordEvent(key: ClusterKey, ref: ClusterRef, action: EventAction, fence: number): Promise<void> {
-    const identity = this.index.identity(key, action.object);
+    const identity = this.index.identity(key, fence, action.object);
     await this.clients.kube.createEvent({
       involvedObject: {
         kind: action.object.kind,
@@ -85,12 +74,8 @@ export class LiveExecutor implements Executor {
       reason: action.reason,
       message: action.message,
       occurrenceKey: identity?.resourceVersion ? `rv:${identity.resourceVersion}` : `fence:${fence}`,
-      labels: this.labels(key, ref),
+      labels: ownedLabels(this.index.instance(key, fence) ?? ref.name),
     });
-  }
-
-  private labels(key: ClusterKey, ref: ClusterRef): Record<string, string> {
-    return ownedLabels(this.index.instance(key) ?? ref.name);
   }
 }
 

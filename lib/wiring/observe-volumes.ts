@@ -11,17 +11,14 @@ import type { IPersistentVolume } from 'kubernetes-models/v1/PersistentVolume';
 
 import type { KubeObject, KubePort } from '../kube/port.js';
 import type { OwnedObjects } from '../model/kube.js';
+import { LABEL, ownedLabels } from '../model/labels.js';
 import { NotFoundError } from '../platform/errors.js';
 import { withinBudget } from './abortable.js';
-import { ownedLabels } from './observed.js';
 import { plainJson } from './plain-json.js';
-
-/** The label TiDB Operator puts on a cluster's PersistentVolumes naming the claim's namespace (§2.0). */
-export const NAMESPACE_LABEL = 'app.kubernetes.io/namespace';
 
 /** The selector of the volumes already labelled for `instance` in `namespace`. */
 export function volumeLabels(namespace: string, instance: string): Record<string, string> {
-  return { ...ownedLabels(instance), [NAMESPACE_LABEL]: namespace };
+  return { ...ownedLabels(instance), [LABEL.namespace]: namespace };
 }
 
 /**

@@ -1,36 +1,18 @@
 /**
- * What the observer leaves for the executor of the same step: the owned-object label selector and
- * the identity (uid, resourceVersion, apiVersion) of every object it observed, per cluster key. An
- * Event names its involved object by uid and resourceVersion; taking them from the observation costs
- * no extra request and gives the executor exactly the version the rules decided on.
+ * What the observer leaves for the executor of the same step: the identity (uid, resourceVersion,
+ * apiVersion) of every object it observed, the cluster's instance label and whether it serves
+ * cluster TLS, per cluster key and fence. An Event names its involved object by uid and
+ * resourceVersion; taking them from the observation costs no extra request and gives the executor
+ * exactly the version the rules decided on.
  */
 
 import type { ClusterKey } from '../model/key.js';
 import type { ObjectRef, OwnedObjects, TidbCluster } from '../model/kube.js';
+import { TerminalError } from '../platform/errors.js';
 import { isTlsCluster } from '../reconcile/cluster/tls.js';
 
-/** TiDB Operator's labels (reference §2.0, §2.10) that select what a TidbCluster owns. */
-export const LABEL = {
-  instance: 'app.kubernetes.io/instance',
-  managedBy: 'app.kubernetes.io/managed-by',
-  component: 'app.kubernetes.io/component',
-} as const;
-
-/** The `managed-by` value of every object TiDB Operator (and so the reconciler) creates. */
-export const MANAGED_BY = 'tidb-operator';
-
-/**
- * The instance label value of a TidbCluster's objects: the cluster's own `app.kubernetes.io/instance`
- * label when set, else its name (as TiDB Operator's `label.New().Instance(...)`).
- */
-export function instanceOf(cluster: Pick<TidbCluster, 'metadata'>, fallbackName: string): string {
-  return cluster.metadata?.labels?.[LABEL.instance] ?? cluster.metadata?.name ?? fallbackName;
-}
-
-/** The labels every owned object carries, as equality pairs (also put on the Events we record). */
-export function ownedLabels(instance: string): Record<string, string> {
-  return { [LABEL.instance]: instance, [LABEL.managedBy]: MANAGED_BY };
-}
+/** How many clusters a warm process keeps observations of unless told otherwise. */
+export const DEFAULT_OBSERVED_CLUSTERS = 1_000;
 
 /** One observed object's identity. */
 export type ObservedIdentity = { readonly uid: string; readonly resourceVersion: string; readonly apiVersion: string };
@@ -40,18 +22,37 @@ type Identified = {
   readonly metadata?: { name?: string; namespace?: string; uid?: string; resourceVersion?: string };
 };
 
-type Entry = { readonly instance: string; readonly tls: boolean; readonly objects: ReadonlyMap<string, ObservedIdentity> };
+type Entry = {
+  readonly fence: number;
+  readonly instance: string;
+  readonly tls: boolean;
+  readonly objects: ReadonlyMap<string, ObservedIdentity>;
+};
 
 /**
- * The last observation's identities per key. Each observe replaces its key's entry whole, so the
- * executor of a step always sees that step's observation (a key's steps never overlap: the lease).
- * Only identities are kept, so the memory is a few strings per object of each cluster seen.
+ * The last observation's identities per key, for the step (fence) that made it. Guarantees: each
+ * observe replaces its key's entry whole, and a lookup answers only for the fence that observed, so
+ * the executor of a step sees that step's observation and never an older step's (a key's steps never
+ * overlap: the lease); at most `maxClusters` keys are kept, the least recently used going first, so a
+ * warm process that saw many clusters holds a bounded few KB each. A key a lookup does not find
+ * (evicted, or another fence) reads as not observed.
  */
 export class ObservedIndex {
   private readonly entries = new Map<ClusterKey, Entry>();
 
-  /** Records what a step observed for `key`. */
-  remember(key: ClusterKey, instance: string, cluster: TidbCluster | undefined, owned: OwnedObjects): void {
+  constructor(readonly maxClusters: number = DEFAULT_OBSERVED_CLUSTERS) {
+    if (!Number.isInteger(maxClusters) || maxClusters < 1) {
+      throw new TerminalError(`ObservedIndex: maxClusters must be a whole number ≥ 1, got ${maxClusters}`, { field: 'maxClusters' });
+    }
+  }
+
+  /** How many keys are kept now. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Records what the step holding `fence` observed for `key` (its TidbCluster and everything it owns). */
+  remember(key: ClusterKey, fence: number, instance: string, cluster: TidbCluster | undefined, owned: OwnedObjects): void {
     const objects = new Map<string, ObservedIdentity>();
     const add = (kind: string, object: Identified): void => {
       const { name, namespace, uid, resourceVersion } = object.metadata ?? {};
@@ -60,7 +61,13 @@ export class ObservedIndex {
     };
     if (cluster) add('TidbCluster', cluster);
     for (const [kind, items] of Object.entries(owned)) for (const item of items) add(kind, item);
-    this.entries.set(key, { instance, tls: cluster !== undefined && isTlsCluster(cluster), objects });
+    this.entries.delete(key);
+    this.entries.set(key, { fence, instance, tls: cluster !== undefined && isTlsCluster(cluster), objects });
+    // A Map iterates in insertion order: the first key is the least recently used.
+    for (const oldest of this.entries.keys()) {
+      if (this.entries.size <= this.maxClusters) break;
+      this.entries.delete(oldest);
+    }
   }
 
   /** Forgets a key (its cluster is gone). */
@@ -68,19 +75,28 @@ export class ObservedIndex {
     this.entries.delete(key);
   }
 
-  /** The observed identity of `ref`, if the last observation of `key` saw it. */
-  identity(key: ClusterKey, ref: ObjectRef): ObservedIdentity | undefined {
-    return this.entries.get(key)?.objects.get(refId(ref.kind, ref.namespace, ref.name));
+  /** The observed identity of `ref`, if the observation of `key` under `fence` saw it. */
+  identity(key: ClusterKey, fence: number, ref: ObjectRef): ObservedIdentity | undefined {
+    return this.entry(key, fence)?.objects.get(refId(ref.kind, ref.namespace, ref.name));
   }
 
-  /** Whether the last observation of `key` saw cluster TLS on (its PD is then reached over https). */
-  tls(key: ClusterKey): boolean {
-    return this.entries.get(key)?.tls ?? false;
+  /** Whether the observation of `key` under `fence` saw cluster TLS on (its PD is then reached over https). */
+  tls(key: ClusterKey, fence: number): boolean {
+    return this.entry(key, fence)?.tls ?? false;
   }
 
-  /** The instance label value observed for `key`, if it was observed. */
-  instance(key: ClusterKey): string | undefined {
-    return this.entries.get(key)?.instance;
+  /** The instance label value observed for `key` under `fence`, if it was observed. */
+  instance(key: ClusterKey, fence: number): string | undefined {
+    return this.entry(key, fence)?.instance;
+  }
+
+  /** The entry of `key` if `fence` made it, marked as just used. */
+  private entry(key: ClusterKey, fence: number): Entry | undefined {
+    const found = this.entries.get(key);
+    if (found?.fence !== fence) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, found);
+    return found;
   }
 }
 

@@ -1,38 +1,52 @@
 /**
- * `LiveObserver`: the Observer port over the Kubernetes API and PD. One step reads, in this order:
- * the TidbCluster (GET); then, together, one label-selected LIST per owned kind (discovery's
- * Deployment, Service, ServiceAccount, Role and RoleBinding carry the same labels, so they come with
- * them) and, when the spec has PD, PD's members, health, leader, stores, config and evict-leader
- * schedulers (under cluster TLS over https, and only once `<tc>-cluster-client-secret` is seen to
- * exist, docs/adr/0005); last, together, each listed PD pod's own readiness and the PersistentVolumes
- * bound to the listed claims (see `observe-volumes.ts`). The persisted part of the snapshot (fence, failures, wake-up, deadlines) is not read
- * here: the engine has it from its claim and reads the deadlines itself, alongside this observer.
+ * `LiveObserver`: the Observer port over the Kubernetes API and the components' own APIs. One step
+ * reads, in this order: the TidbCluster (GET); then, together, one label-selected LIST per owned
+ * kind (discovery's Deployment, Service, ServiceAccount, Role and RoleBinding carry the same labels,
+ * so they come with them) and the API of each component of `COMPONENT_READERS` the spec has (under
+ * cluster TLS over https, and only once `<tc>-cluster-client-secret` is seen to exist, docs/adr/0005);
+ * last, together, the PersistentVolumes bound to the listed claims (see `observe-volumes.ts`) and
+ * what each component's own objects add to its view (PD: each listed PD pod's readiness). The listed
+ * objects are split by their component label: each observed component's go to
+ * `components[name].objects`, the rest stay in `owned`. The persisted part of the snapshot (fence,
+ * failures, wake-up, deadlines) is not read here: the engine has it from its claim and reads the
+ * deadlines itself, alongside this observer.
  */
 
 import { OWNED_KINDS as KUBE_OWNED_KINDS, type KubeObject, type OwnedKind as KubeOwnedKind } from '../kube/port.js';
 import type { ClusterRef } from '../model/key.js';
 import type { OwnedObjects, TidbCluster } from '../model/kube.js';
-import type { PdView } from '../model/pd.js';
-import type { PdReadFailure } from '../model/snapshot.js';
+import { instanceName, ownedLabels } from '../model/labels.js';
+import { OBSERVED_COMPONENTS, splitByComponent, type ComponentObservation, type ObservedComponents } from '../model/snapshot.js';
 import { NotFoundError, TerminalError } from '../platform/errors.js';
 import { clusterClientSecretName, isTlsCluster } from '../reconcile/cluster/tls.js';
 import { errorText } from '../step/error-outcome.js';
-import { NO_OWNED_OBJECTS, type Observation, type Observer, type ObserveRequest } from '../step/ports.js';
+import { NO_COMPONENTS, NO_OWNED_OBJECTS, type Observation, type Observer, type ObserveRequest } from '../step/ports.js';
 import { abortError, withinBudget } from './abortable.js';
 import type { ClusterClients } from './clients.js';
-import { instanceOf, LABEL, ObservedIndex, ownedLabels } from './observed.js';
+import { COMPONENT_READERS, type ComponentReadContext, type ComponentReader } from './observe-components.js';
+import { ObservedIndex } from './observed.js';
 import { readBoundVolumes } from './observe-volumes.js';
-import { pdReadFailureOf, readPd, toPdView, withMemberReadiness } from './pd-view.js';
 import { plainJson } from './plain-json.js';
 
 /** The owned kinds the observer lists: every kind the Kubernetes port reads per TidbCluster. */
 const OWNED_KINDS: readonly (keyof OwnedObjects & KubeOwnedKind)[] = KUBE_OWNED_KINDS;
 
+/** A component reader seen without its view's type (the table is walked generically). */
+type AnyReader = ComponentReader<unknown, string>;
+
+/** What reading one component's API gave: a view, or the error (and its kind) that prevented it. */
+type ApiRead = { readonly view: unknown; readonly error?: string; readonly errorKind?: string };
+
+/** Every component's API read, and the Secrets found missing on the way. */
+type ApiReads = { readonly reads: readonly ApiRead[]; readonly missingSecrets?: readonly string[] };
+
 /**
  * Reads one cluster's world. Guarantees: a missing TidbCluster is `cluster: undefined` with nothing
- * owned and no PD (not an error); any Kubernetes read failure is thrown as the client's typed error;
- * a PD failure is not — it becomes `pdError` (with its `pdErrorKind`) and `pd: undefined`, because
- * "PD is down" or "PD has no leader" is a fact rules act on. Every call ends when the step's budget signal aborts (then the abort is thrown).
+ * owned and no component read (not an error); any Kubernetes read failure is thrown as the client's
+ * typed error; a component API failure is not — it becomes that component's `error` (with its
+ * `errorKind`) and no `view`, because "PD is down" or "PD has no leader" is a fact rules act on. Every
+ * call ends when the step's budget signal aborts (then the abort is thrown). The identities observed
+ * are left in `index` for the executor of the same step (fence).
  */
 export class LiveObserver implements Observer {
   constructor(
@@ -45,26 +59,28 @@ export class LiveObserver implements Observer {
     const cluster = await this.readCluster(ref, signal);
     if (!cluster) {
       this.index.forget(key);
-      return { cluster: undefined, owned: NO_OWNED_OBJECTS, pd: undefined };
+      return { cluster: undefined, owned: NO_OWNED_OBJECTS, components: NO_COMPONENTS };
     }
-    const instance = instanceOf(cluster, ref.name);
-    const [owned, pd] = await Promise.all([this.readOwned(ref.namespace, instance, signal), this.readPdView(cluster, ref, signal)]);
-    this.index.remember(key, instance, cluster, owned);
-    // The bound claims' volumes and the PD members' readiness both follow from the owned objects.
-    const [volumes, readiness] = await Promise.all([
+    const instance = instanceName(cluster);
+    const context: ComponentReadContext = { clients: this.clients, target: { namespace: ref.namespace, tcName: ref.name, tls: isTlsCluster(cluster) } };
+    const [owned, api] = await Promise.all([this.readOwned(ref.namespace, instance, signal), this.readApis(cluster, ref, context, signal)]);
+    this.index.remember(key, request.fence, instance, cluster, owned);
+    const { rest, byComponent } = splitByComponent(owned, OBSERVED_COMPONENTS);
+    // The bound claims' volumes and what each component's objects add to its view both follow from the owned objects.
+    const [volumes, ...completed] = await Promise.all([
       readBoundVolumes(this.clients.kube, ref.namespace, instance, owned, signal),
-      pd.pd ? this.readReadiness(pd.pd, owned, ref, signal, isTlsCluster(cluster)) : undefined,
+      ...OBSERVED_COMPONENTS.map((name, i) => this.complete(reader(name), api.reads[i], byComponent[name], context, signal)),
     ]);
-    const withVolumes = { cluster, owned, ...(volumes === undefined ? {} : { volumes }) };
-    if (!readiness) return { ...withVolumes, ...pd };
-    return { ...withVolumes, pd: readiness };
-  }
-
-  /** Members' readiness, asked of the PD pods this observation listed (see `withMemberReadiness`). */
-  private async readReadiness(view: PdView, owned: OwnedObjects, ref: ClusterRef, signal: AbortSignal, tls: boolean): Promise<PdView> {
-    const pdPods = new Set(owned.Pod.filter((p) => p.metadata?.labels?.[LABEL.component] === 'pd').map((p) => p.metadata?.name ?? ''));
-    const pd = this.clients.pd({ namespace: ref.namespace, tcName: ref.name, tls });
-    return withinBudget(signal, 'read PD member readiness', () => withMemberReadiness(view, pd, pdPods));
+    const components = Object.fromEntries(
+      OBSERVED_COMPONENTS.map((name, i): [string, ComponentObservation<unknown, string>] => [name, observed(byComponent[name], completed[i])]),
+    ) as unknown as ObservedComponents;
+    return {
+      cluster,
+      owned: rest,
+      components,
+      ...(volumes === undefined ? {} : { volumes }),
+      ...(api.missingSecrets === undefined ? {} : { missingSecrets: api.missingSecrets }),
+    };
   }
 
   private async readCluster(ref: ClusterRef, signal: AbortSignal): Promise<TidbCluster | undefined> {
@@ -93,21 +109,39 @@ export class LiveObserver implements Observer {
     return plainJson<OwnedObjects>(owned);
   }
 
-  private async readPdView(cluster: TidbCluster, ref: ClusterRef, signal: AbortSignal): Promise<PdRead> {
-    if (!hasPd(cluster)) return { pd: undefined };
-    const tls = isTlsCluster(cluster);
-    if (tls) {
+  /**
+   * The API of every component the spec has, together. Under cluster TLS none is contacted before the
+   * client Secret is seen to exist; without it each such component's error says so.
+   */
+  private async readApis(cluster: TidbCluster, ref: ClusterRef, context: ComponentReadContext, signal: AbortSignal): Promise<ApiReads> {
+    const wanted = OBSERVED_COMPONENTS.map((name) => reader(name).inSpec(cluster));
+    if (!wanted.some(Boolean)) return { reads: wanted.map(() => ({ view: undefined })) };
+    if (context.target.tls === true) {
       const missing = await this.missingClientSecret(ref, signal);
-      if (missing) return { pd: undefined, pdError: missing.why, missingSecrets: [missing.name] };
+      if (missing) return { reads: wanted.map((w) => (w ? { view: undefined, error: missing.why } : { view: undefined })), missingSecrets: [missing.name] };
     }
-    const pd = this.clients.pd({ namespace: ref.namespace, tcName: ref.name, tls });
+    const reads = await Promise.all(OBSERVED_COMPONENTS.map((name, i) => (wanted[i] ? this.readApi(reader(name), context, signal) : { view: undefined })));
+    return { reads };
+  }
+
+  private async readApi(read: AnyReader, context: ComponentReadContext, signal: AbortSignal): Promise<ApiRead> {
+    const what = `read ${read.title}`;
     try {
-      return { pd: toPdView(await withinBudget(signal, 'read PD', () => readPd(pd))) };
+      return { view: await withinBudget(signal, what, () => read.read(context)) };
     } catch (err) {
-      // Running out of budget is the step's problem, not a fact about PD.
-      if (signal.aborted) throw abortError(signal, 'read PD');
-      return { pd: undefined, pdError: errorText(err), pdErrorKind: pdReadFailureOf(err) };
+      // Running out of budget is the step's problem, not a fact about the component.
+      if (signal.aborted) throw abortError(signal, what);
+      return { view: undefined, error: errorText(err), errorKind: read.failureOf(err) };
     }
+  }
+
+  /** The view completed from the component's own objects (see `ComponentReader.complete`). */
+  private async complete(read: AnyReader, api: ApiRead | undefined, objects: OwnedObjects, context: ComponentReadContext, signal: AbortSignal): Promise<ApiRead> {
+    const done = api ?? { view: undefined };
+    const { complete } = read;
+    if (done.view === undefined || !complete) return done;
+    const view = done.view;
+    return { view: await withinBudget(signal, read.completeWhat ?? `read ${read.title}`, () => complete(view, objects, context)) };
   }
 
   private async missingClientSecret(ref: ClusterRef, signal: AbortSignal): Promise<{ name: string; why: string } | undefined> {
@@ -115,21 +149,28 @@ export class LiveObserver implements Observer {
   }
 }
 
+/** A component's observation: its objects and what reading its API gave. */
+function observed(objects: OwnedObjects, read: ApiRead | undefined): ComponentObservation<unknown, string> {
+  return {
+    objects,
+    view: read?.view,
+    ...(read?.error === undefined ? {} : { error: read.error }),
+    ...(read?.errorKind === undefined ? {} : { errorKind: read.errorKind }),
+  };
+}
+
+function reader(name: keyof typeof COMPONENT_READERS): AnyReader {
+  return COMPONENT_READERS[name] as unknown as AnyReader;
+}
+
 /**
- * With cluster TLS, PD is reached over https only when `<tc>-cluster-client-secret` exists (see
- * docs/adr/0005): without it the cluster is half-wired, and talking to PD anyway would hide that.
+ * With cluster TLS, components are reached over https only when `<tc>-cluster-client-secret` exists
+ * (see docs/adr/0005): without it the cluster is half-wired, and talking to them anyway would hide that.
  */
 async function missingClientSecretOf(kube: ClusterClients['kube'], ref: ClusterRef): Promise<{ name: string; why: string } | undefined> {
   const name = clusterClientSecretName(ref.name);
   if (await kube.hasSecret(ref.namespace, name)) return undefined;
   return { name, why: `cluster TLS is on but Secret ${ref.namespace}/${name} does not exist; PD is not contacted without the cluster client certificate` };
-}
-
-type PdRead = { pd: PdView | undefined; pdError?: string; pdErrorKind?: PdReadFailure; missingSecrets?: readonly string[] };
-
-/** Whether the spec has a PD of its own to read (a cluster joining another one's PD has none). */
-export function hasPd(cluster: TidbCluster): boolean {
-  return cluster.spec.pd !== undefined && cluster.spec.pd !== null;
 }
 
 /** The API server's JSON as the model's type; a TidbCluster without a spec is not one rules can read. */

@@ -107,7 +107,7 @@ export function lambdaRuntime(env: NodeJS.ProcessEnv = process.env): Runtime {
     queue,
     timers: new QueueSchedulerTimers({ queue, scheduler, queueArn: s.queueArn, schedulerRoleArn: s.schedulerRoleArn, ...(s.schedulerGroup ? { groupName: s.schedulerGroup } : {}) }),
     clients: ApiServerClients.fromKubeConfig(kubeConfig, clock),
-    index: new ObservedIndex(),
+    index: new ObservedIndex(config.step.observedClusters),
   };
 }
 
@@ -139,9 +139,10 @@ export function localRuntime(options: LocalRuntimeOptions): Runtime {
   const scheduler = options.scheduler ?? new MemoryScheduler({ clock, queue });
   const dynamo = options.dynamo instanceof DynamoDBClient ? options.dynamo : localDynamo(options.dynamo);
   const timerTarget = { queueArn: 'arn:aws:sqs:local:000000000000:reconcile', schedulerRoleArn: 'arn:aws:iam::000000000000:role/local' };
+  const config = options.config ?? parseConfig({});
   return {
     k8sCluster: options.k8sCluster ?? 'local',
-    config: options.config ?? parseConfig({}),
+    config,
     clock,
     logger: options.logger ?? silentLogger,
     metrics: options.metrics ?? silentMetrics,
@@ -149,7 +150,7 @@ export function localRuntime(options: LocalRuntimeOptions): Runtime {
     queue,
     timers: new QueueSchedulerTimers({ queue, scheduler, ...timerTarget }),
     clients: ApiServerClients.fromKubeConfig(toKubeConfig(options.kubeConfig), clock, options.clientRandom ? { random: options.clientRandom } : {}),
-    index: new ObservedIndex(),
+    index: new ObservedIndex(config.step.observedClusters),
   };
 }
 

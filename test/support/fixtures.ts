@@ -5,10 +5,10 @@
 
 import type { DeadlineSpec } from '../../lib/model/action.js';
 import type { TidbCluster, TidbClusterStatus } from '../../lib/model/kube.js';
-import type { Snapshot } from '../../lib/model/snapshot.js';
+import { OBSERVED_COMPONENTS, splitByComponent, type ObservedComponents, type Snapshot } from '../../lib/model/snapshot.js';
 import { DEFAULT_STEP_CONFIG } from '../../lib/platform/config.js';
 import { toKubeTime } from '../../lib/reconcile/cluster/condition.js';
-import { NO_OWNED_OBJECTS, type Observation } from '../../lib/step/ports.js';
+import { NO_COMPONENTS, NO_OWNED_OBJECTS, type Observation } from '../../lib/step/ports.js';
 
 /** The start of virtual time in these tests. */
 export const T0 = Date.UTC(2026, 0, 1);
@@ -111,7 +111,7 @@ export function snapshot(...changes: Change<Snapshot>[]): Snapshot {
     nowMs: T0,
     cluster: tidbCluster(),
     owned: NO_OWNED_OBJECTS,
-    pd: undefined,
+    components: NO_COMPONENTS,
     state: { fence: 1, failures: 0, nextWakeAtMs: undefined, lastOutcome: undefined, deadlines: [] },
     config: DEFAULT_STEP_CONFIG.reconcile,
   };
@@ -135,7 +135,7 @@ export const withDeadlines =
 
 /** What an Observer returns for `cluster` (no owned objects, PD not read). */
 export function observationOf(cluster: TidbCluster | undefined): Observation {
-  return { cluster, owned: NO_OWNED_OBJECTS, pd: undefined };
+  return { cluster, owned: NO_OWNED_OBJECTS, components: NO_COMPONENTS };
 }
 
 // --- admission and discovery ---
@@ -201,14 +201,31 @@ export function pdViewOf(members: readonly PdMember[], leader?: string, clusterI
 export const withPd =
   (pd: PdView | undefined, pdError?: string): Change<Snapshot> =>
   (s) => {
-    const { pdError: _dropped, ...rest } = s;
-    return { ...rest, pd, ...(pdError === undefined ? {} : { pdError }) };
+    const { error: _error, errorKind: _kind, ...rest } = s.components.pd;
+    return { ...s, components: { ...s.components, pd: { ...rest, view: pd, ...(pdError === undefined ? {} : { error: pdError }) } } };
   };
 
-/** Adds owned objects of one kind. */
+/** Sets how reading PD failed (with `withPd(undefined, error)`). */
+export const withPdErrorKind =
+  (errorKind: 'noLeader' | 'unreachable'): Change<Snapshot> =>
+  (s) => ({ ...s, components: { ...s.components, pd: { ...s.components.pd, errorKind } } });
+
+const appended = (to: OwnedObjects, added: OwnedObjects): OwnedObjects =>
+  Object.fromEntries(Object.entries(to).map(([kind, items]) => [kind, [...items, ...added[kind as keyof OwnedObjects]]])) as unknown as OwnedObjects;
+
+/**
+ * Adds owned objects of one kind, where the observer puts them: an observed component's (by its
+ * component label) under `components[name].objects`, any other in `owned`.
+ */
 export const withOwned =
   <K extends keyof OwnedObjects>(kind: K, ...objects: OwnedObjects[K][number][]): Change<Snapshot> =>
-  (s) => ({ ...s, owned: { ...s.owned, [kind]: [...s.owned[kind], ...objects] } });
+  (s) => {
+    const { rest, byComponent } = splitByComponent({ ...NO_OWNED_OBJECTS, [kind]: objects }, OBSERVED_COMPONENTS);
+    const components = Object.fromEntries(
+      OBSERVED_COMPONENTS.map((name) => [name, { ...s.components[name], objects: appended(s.components[name].objects, byComponent[name]) }]),
+    ) as unknown as ObservedComponents;
+    return { ...s, owned: appended(s.owned, rest), components };
+  };
 
 /** Options of a test pod. */
 export type PodOptions = {

@@ -28,6 +28,7 @@ describe('configuration from the environment', () => {
   it('every variable is read into its setting', () => {
     const config = parseConfig({
       LEASE_MS: '100000',
+      OBSERVED_CLUSTERS: '200',
       BACKOFF_BASE_MS: '500',
       BACKOFF_MAX_MS: '60000',
       BACKOFF_JITTER: '0.25',
@@ -49,6 +50,7 @@ describe('configuration from the environment', () => {
     expect(config).toEqual({
       step: {
         leaseForMs: 100_000,
+        observedClusters: 200,
         historyTtlSeconds: 86_400,
         safetyMarginMs: 3_000,
         budgetRetryAfterMs: 2_000,

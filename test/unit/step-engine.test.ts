@@ -90,16 +90,16 @@ describe('runStep: claim → observe → decide → act → commit', () => {
 
   it('actions run in order and stop at the first failure; the status is still written', async () => {
     const h = setup();
-    h.executor.failOn('pd.deleteStore', new TransientError('PD 503'));
-    const rules = [emitting(event('First'), { kind: 'pd.deleteStore', id: '4' }, event('Never')), ...ENGINE_RULES];
+    h.executor.failOn('pd.deleteMember', new TransientError('PD 503'));
+    const rules = [emitting(event('First'), { kind: 'pd.deleteMember', id: '4' }, event('Never')), ...ENGINE_RULES];
     const result = await step(h, { rules });
     expect(result.actions.map((a) => [a.description, a.result])).toEqual([
       ['event Normal First on TidbCluster demo/basic', 'ok'],
-      ['pd.deleteStore id=4', 'error'],
+      ['pd.deleteMember id=4', 'error'],
       ['event Normal Never on TidbCluster demo/basic', 'not-run'],
       ['updateStatus TidbCluster demo/basic', 'ok'],
     ]);
-    expect(result.outcome).toEqual(fail('pd.deleteStore id=4: TransientError: PD 503'));
+    expect(result.outcome).toEqual(fail('pd.deleteMember id=4: TransientError: PD 503'));
     expect(result.failures).toBe(1);
   });
 

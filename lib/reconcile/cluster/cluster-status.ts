@@ -100,7 +100,7 @@ export function planReadyCondition(spec: Spec, status: TidbClusterStatus, pdRead
   return { type: 'Ready', status: 'True', reason: READY_REASONS.ready, message };
 }
 
-/** How reading PD failed in this snapshot: undefined when PD was read or not asked (no `pdError`). */
+/** How reading PD failed in this snapshot: undefined when PD was read or not asked (no PD `error`). */
 export function pdReadFailure(snapshot: Snapshot): PdReadFailure | undefined {
   if (observedPd(snapshot) !== undefined || pdReadError(snapshot) === undefined) return undefined;
   return pdReadErrorKind(snapshot) ?? 'unreachable';

@@ -11,7 +11,7 @@ import type { ReconcileConfig } from '../../model/config.js';
 import type { KubeObject, ObjectMeta, TidbCluster } from '../../model/kube.js';
 import { defaultTidbCluster, isJsonObject } from './defaults.js';
 import { jsonEqual } from '../engine/equal.js';
-import { LAST_APPLIED_ANNOTATION, componentLabels, controllerUid, ownerReference, type OwnerReference } from './labels.js';
+import { LAST_APPLIED_ANNOTATION, componentLabels, controllerUid, ownerReference, type OwnerReference } from '../../model/labels.js';
 import { complete, fail } from '../engine/outcome.js';
 import type { Decision, RuleInput } from '../engine/rule.js';
 import type { Snapshot } from '../../model/snapshot.js';

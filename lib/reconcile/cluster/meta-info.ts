@@ -16,7 +16,7 @@ import type { IPod } from 'kubernetes-models/v1/Pod';
 import type { PatchAction } from '../../model/action.js';
 import type { PdView } from '../../model/pd.js';
 import { defaultTidbCluster } from './defaults.js';
-import { LABEL, instanceName } from './labels.js';
+import { LABEL, instanceName } from '../../model/labels.js';
 import { complete } from '../engine/outcome.js';
 import { memberOfPod } from '../member/members.js';
 import type { Decision, RuleInput } from '../engine/rule.js';
@@ -29,7 +29,7 @@ export const META_KEYS = {
   memberId: 'tidb.pingcap.com/member-id',
   storeId: 'tidb.pingcap.com/store-id',
   clusterId: 'tidb.pingcap.com/cluster-id',
-  namespace: 'app.kubernetes.io/namespace',
+  namespace: LABEL.namespace,
 } as const;
 
 /** The components whose volumes get the reclaim policy (as v1's reclaim policy manager). */

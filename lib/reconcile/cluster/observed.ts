@@ -7,22 +7,22 @@ import type { IPersistentVolume } from 'kubernetes-models/v1/PersistentVolume';
 
 import type { OwnedKind, OwnedObjects } from '../../model/kube.js';
 import type { PdView } from '../../model/pd.js';
-import type { PdReadFailure, Snapshot } from '../../model/snapshot.js';
+import { allObjects, type PdReadFailure, type Snapshot } from '../../model/snapshot.js';
 
-/** The observed objects of `kind` the cluster owns. */
-export const observedObjects = <K extends OwnedKind>(snapshot: Snapshot, kind: K): OwnedObjects[K] => snapshot.owned[kind];
+/** The observed objects of `kind` the cluster owns, its components' and its own, in name order. */
+export const observedObjects = <K extends OwnedKind>(snapshot: Snapshot, kind: K): OwnedObjects[K] => allObjects(snapshot, kind);
 
 /** The PersistentVolumes bound to the cluster's claims (none when none was read). */
 export const observedVolumes = (snapshot: Snapshot): readonly IPersistentVolume[] => snapshot.volumes ?? [];
 
 /** PD as the step read it; undefined when PD was not read (no PD) or could not be. */
-export const observedPd = (snapshot: Snapshot): PdView | undefined => snapshot.pd;
+export const observedPd = (snapshot: Snapshot): PdView | undefined => snapshot.components.pd.view;
 
 /** Why PD could not be read, when it was asked and failed. */
-export const pdReadError = (snapshot: Snapshot): string | undefined => snapshot.pdError;
+export const pdReadError = (snapshot: Snapshot): string | undefined => snapshot.components.pd.error;
 
 /** What kind of failure the PD read was, when the observer told. */
-export const pdReadErrorKind = (snapshot: Snapshot): PdReadFailure | undefined => snapshot.pdErrorKind;
+export const pdReadErrorKind = (snapshot: Snapshot): PdReadFailure | undefined => snapshot.components.pd.errorKind;
 
 /** The Secrets the reconciler itself needs that do not exist. */
 export const missingSecrets = (snapshot: Snapshot): readonly string[] => snapshot.missingSecrets ?? [];

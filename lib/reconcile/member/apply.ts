@@ -12,7 +12,7 @@ import type { IService } from 'kubernetes-models/v1/Service';
 
 import type { CreateAction, UpdateAction } from '../../model/action.js';
 import type { KubeObject, ObjectMeta, OwnedKind } from '../../model/kube.js';
-import { LAST_APPLIED_ANNOTATION } from '../cluster/labels.js';
+import { LAST_APPLIED_ANNOTATION } from '../../model/labels.js';
 import { jsonEqual } from '../engine/equal.js';
 import { isStatefulSetApplied, statefulSetUpdate } from './statefulset.js';
 

@@ -11,7 +11,7 @@ import type { IService } from 'kubernetes-models/v1/Service';
 import type { Action } from '../../model/action.js';
 import type { TidbCluster, TidbClusterStatus } from '../../model/kube.js';
 import type { Outcome } from '../../model/outcome.js';
-import type { ComponentName } from '../cluster/labels.js';
+import type { ComponentName } from '../../model/labels.js';
 import type { ScopedDecision, ScopedInput } from '../engine/block.js';
 import type { StatusDecision } from '../engine/rule.js';
 import type { ConfigData } from './config-data.js';

@@ -10,7 +10,7 @@ import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap';
 
 import type { TidbCluster } from '../../model/kube.js';
-import { componentLabels, ownerReference } from '../cluster/labels.js';
+import { componentLabels, ownerReference } from '../../model/labels.js';
 import type { ComponentDeclaration } from './component.js';
 import { configDataDigest, isConfigDataEqual, type ConfigData } from './config-data.js';
 import { appliedTemplate } from './statefulset.js';

@@ -11,7 +11,7 @@ import type { IPod } from 'kubernetes-models/v1/Pod';
 
 import type { TidbCluster } from '../../model/kube.js';
 import { defaultTidbCluster } from '../cluster/defaults.js';
-import { LABEL, instanceName } from '../cluster/labels.js';
+import { LABEL, instanceName } from '../../model/labels.js';
 import type { BlockEntry } from '../engine/block.js';
 import type { RuleInput } from '../engine/rule.js';
 import type { ComponentDeclaration, MemberSpec, SetDraft } from './component.js';

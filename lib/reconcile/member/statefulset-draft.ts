@@ -10,7 +10,7 @@
 import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 
 import type { Action } from '../../model/action.js';
-import { componentLabels, ownerReference } from '../cluster/labels.js';
+import { componentLabels, ownerReference } from '../../model/labels.js';
 import { complete, retry } from '../engine/outcome.js';
 import type { Decision } from '../engine/rule.js';
 import { planApply, STATEFUL_SET_APPLY } from './apply.js';

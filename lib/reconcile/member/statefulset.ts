@@ -10,7 +10,7 @@ import type { IPod } from 'kubernetes-models/v1/Pod';
 
 import type { KubeObject } from '../../model/kube.js';
 import { jsonEqual } from '../engine/equal.js';
-import { LAST_APPLIED_ANNOTATION } from '../cluster/labels.js';
+import { LAST_APPLIED_ANNOTATION } from '../../model/labels.js';
 
 /** A StatefulSet's spec. */
 export type StatefulSetSpec = NonNullable<IStatefulSet['spec']>;

@@ -7,8 +7,7 @@
 
 import type { Context } from 'aws-lambda';
 
-import type { TicdcPort } from '../../../lib/components/port.js';
-import type { KubeObject, KubePort, PageRequest, TidbClusterPage } from '../../../lib/kube/port.js';
+import type { KubeObject, KubePort, ObjectList, PageRequest, TidbClusterPage } from '../../../lib/kube/port.js';
 import type { PdPort } from '../../../lib/pd/port.js';
 import { VirtualClock } from '../../../lib/platform/clock.js';
 import { DEFAULT_SWEEP_CONFIG, DEFAULT_STEP_CONFIG } from '../../../lib/platform/config.js';
@@ -21,7 +20,6 @@ import { MemoryScheduler } from '../../../lib/timer/memory-scheduler.js';
 import { QueueSchedulerTimers } from '../../../lib/timer/timers.js';
 import type { ClusterClients, DeadlineClients } from '../../../lib/wiring/clients.js';
 import { ObservedIndex } from '../../../lib/wiring/observed.js';
-import type { PumpPort } from '../../../lib/wiring/pump.js';
 import type { Runtime } from '../../../lib/wiring/ports.js';
 import { MemoryStateStore } from '../../support/memory-state.js';
 
@@ -48,7 +46,7 @@ export class FakeKube implements KubePort {
   readonly pages: PageRequest[] = [];
   constructor(public clusters: KubeObject[] = []) {}
 
-  async listOwned() {
+  async listOwned(): Promise<ObjectList> {
     return { items: [], resourceVersion: '1' };
   }
 
@@ -92,14 +90,9 @@ const pdDown = (): PdPort =>
     },
   });
 
-/** Clients whose PD, TiCDC and Pump are all unreachable. */
+/** Clients whose PD is unreachable. */
 export function fakeClients(kube: KubePort): DeadlineClients {
-  const clients: ClusterClients = {
-    kube,
-    pd: pdDown,
-    ticdc: () => ({}) as TicdcPort,
-    pump: () => ({}) as PumpPort,
-  };
+  const clients: ClusterClients = { kube, pd: pdDown };
   return { ...clients, withDeadline: () => clients };
 }
 

@@ -81,9 +81,6 @@ describe('PD actions are idempotent or verified', () => {
     { name: 'a member is deleted by its exact uint64 id', pd: () => new FakePd(), action: { kind: 'pd.deleteMember', id: '18446744073709551615' }, calls: ['deleteMember 18446744073709551615'], settles: 'resolves' },
     { name: 'a 404 on deleting a member PD still lists is a failure', pd: () => Object.assign(new FakePd(), { answers: new Map([['deleteMember', notFound()]]) }), action: { kind: 'pd.deleteMember', name: 'basic-pd-0' }, calls: ['deleteMember basic-pd-0'], settles: 'rejects' },
     { name: 'a 404 on deleting a member is success once a fresh read shows PD no longer lists it', pd: () => goneWith404(), action: { kind: 'pd.deleteMember', name: 'basic-pd-0' }, calls: ['deleteMember basic-pd-0'], settles: 'resolves' },
-    { name: 'a store PD no longer lists (Tombstone or gone) is deleted without a call', pd: () => new FakePd(undefined, []), action: { kind: 'pd.deleteStore', id: '1' }, calls: [], settles: 'resolves' },
-    { name: 'a failed evict-leader add is success when PD lists the scheduler', pd: () => Object.assign(new FakePd(undefined, undefined, ['1']), { answers: new Map([['beginEvictLeader', new TransientError('HTTP 500: scheduler existed')]]) }), action: { kind: 'pd.addEvictLeaderScheduler', storeId: '1' }, calls: ['beginEvictLeader 1'], settles: 'resolves' },
-    { name: 'a 404 on removing an evict-leader scheduler is success', pd: () => Object.assign(new FakePd(), { answers: new Map([['endEvictLeader', notFound()]]) }), action: { kind: 'pd.removeEvictLeaderScheduler', storeId: '1' }, calls: ['endEvictLeader 1'], settles: 'resolves' },
     { name: 'a leader transfer answered 404 ends the call, as TiDB Operator', pd: () => Object.assign(new FakePd(), { answers: new Map([['transferLeader', notFound()]]) }), action: { kind: 'pd.transferLeader', to: 'basic-pd-1' }, calls: ['transferLeader basic-pd-1'], settles: 'resolves' },
   ] as { name: string; pd: () => FakePd; action: PdAction; calls: string[]; settles: 'resolves' | 'rejects' }[])('$name', async ({ pd, action, calls, settles }) => {
     // Prepare
@@ -96,26 +93,6 @@ describe('PD actions are idempotent or verified', () => {
     if (settles === 'resolves') await expect(run).resolves.toBeUndefined();
     else await expect(run).rejects.toBeInstanceOf(NotFoundError);
     expect(fake.calls).toEqual(calls);
-  });
-
-  it('a removed evict-leader scheduler that PD still lists is a failure', async () => {
-    // Prepare: the DELETE answers 200 but the scheduler stays.
-    const fake = new FakePd(undefined, undefined, ['1']);
-    fake.endEvictLeader = async () => undefined;
-
-    // Act
-    const run = executePd(fake, { kind: 'pd.removeEvictLeaderScheduler', storeId: '1' });
-
-    // Assess
-    await expect(run).rejects.toThrow('still lists evict-leader-scheduler-1');
-  });
-
-  it('a replication change PD’s port cannot express is refused, naming the field', async () => {
-    // Act
-    const run = executePd(new FakePd(), { kind: 'pd.updateReplicationConfig', config: { isolationLevel: 'zone' } });
-
-    // Assess
-    await expect(run).rejects.toEqual(expect.objectContaining({ constructor: TerminalError, field: 'isolationLevel' }));
   });
 });
 

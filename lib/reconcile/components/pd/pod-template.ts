@@ -11,7 +11,7 @@ import type { IVolume } from 'kubernetes-models/v1/Volume';
 
 import type { TidbCluster } from '../../../model/kube.js';
 import { mergeContainers } from '../../member/container-merge.js';
-import { componentLabels } from '../../cluster/labels.js';
+import { componentLabels } from '../../../model/labels.js';
 import type { PodTemplate } from '../../member/statefulset.js';
 import { PD_PORTS, pdPeerServiceName, pdSetName } from './names.js';
 import { pdTlsWiring } from './tls.js';

@@ -7,7 +7,7 @@
 
 import type { Action } from '../../../model/action.js';
 import { EVENT_REASON, clusterWarning } from '../../cluster/events.js';
-import { LABEL } from '../../cluster/labels.js';
+import { LABEL } from '../../../model/labels.js';
 import { retry, wait } from '../../engine/outcome.js';
 import type { RuleInput } from '../../engine/rule.js';
 import type { MemberInput, ScaleInCheck } from '../../member/component.js';

@@ -9,7 +9,7 @@
 import type { IService } from 'kubernetes-models/v1/Service';
 
 import type { TidbCluster } from '../../../model/kube.js';
-import { LABEL, componentLabels, ownerReference } from '../../cluster/labels.js';
+import { LABEL, componentLabels, ownerReference } from '../../../model/labels.js';
 import { withServiceRecord } from '../../member/apply.js';
 import { PD_PORTS, pdPeerServiceName, pdSetName } from './names.js';
 

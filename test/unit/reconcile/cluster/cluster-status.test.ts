@@ -90,7 +90,8 @@ describe('the Ready condition, as TiDB Operator computes it (checked in order, f
 });
 
 describe('Ready tells the truth when PD cannot be read (beyond TiDB Operator, which keeps the last health)', () => {
-  const unreadable = (pdError: string, pdErrorKind?: 'noLeader' | 'unreachable') => (x: Snapshot) => ({ ...x, pd: undefined, pdError, ...(pdErrorKind ? { pdErrorKind } : {}) });
+  const unreadable = (pdError: string, pdErrorKind?: 'noLeader' | 'unreachable') => (x: Snapshot): Snapshot => ({ ...x, components: { ...x.components, pd: { ...x.components.pd, view: undefined, error: pdError, ...(pdErrorKind ? { errorKind: pdErrorKind } : {}) } } });
+  const unread = (x: Snapshot): Snapshot => ({ ...x, components: { ...x.components, pd: { ...x.components.pd, view: undefined } } });
   it.each<{ name: string; cluster: TidbCluster; changes: ((x: Snapshot) => Snapshot)[]; status: string; reason: string }>([
     { name: 'a healthy status but PD unreachable: False, PDUnreachable', cluster: tidbCluster(healthy()), changes: [unreadable('HTTP 503: no endpoints', 'unreachable')], status: 'False', reason: 'PDUnreachable' },
     { name: 'a healthy status but PD answered "no leader": False, PDQuorumLost', cluster: tidbCluster(healthy()), changes: [unreadable('HTTP 503: no leader', 'noLeader')], status: 'False', reason: 'PDQuorumLost' },
@@ -100,7 +101,7 @@ describe('Ready tells the truth when PD cannot be read (beyond TiDB Operator, wh
     {
       name: 'no PD in the spec: nothing was to be read',
       cluster: tidbCluster(withSpec({ pd: undefined, tikv: undefined, tidb: undefined })),
-      changes: [(x) => ({ ...x, pd: undefined })],
+      changes: [unread],
       status: 'True',
       reason: 'Ready',
     },
@@ -116,9 +117,9 @@ describe('Ready tells the truth when PD cannot be read (beyond TiDB Operator, wh
 
   it('pdReadFailure: undefined when PD was read or not asked, else the observed kind (unreachable by default)', () => {
     expect(pdReadFailure(snapshot())).toBeUndefined();
-    expect(pdReadFailure(snapshot((x) => ({ ...x, pd: undefined })))).toBeUndefined();
-    expect(pdReadFailure(snapshot((x) => ({ ...x, pd: undefined, pdError: 'e' })))).toBe('unreachable');
-    expect(pdReadFailure(snapshot((x) => ({ ...x, pd: undefined, pdError: 'e', pdErrorKind: 'noLeader' })))).toBe('noLeader');
+    expect(pdReadFailure(snapshot(unread))).toBeUndefined();
+    expect(pdReadFailure(snapshot(unreadable('e')))).toBe('unreachable');
+    expect(pdReadFailure(snapshot(unreadable('e', 'noLeader')))).toBe('noLeader');
   });
 });
 

@@ -6,7 +6,7 @@ import type { Action } from '../../../../lib/model/action.js';
 import type { TidbCluster } from '../../../../lib/model/kube.js';
 import { isPdAvailable } from '../../../../lib/reconcile/components/pd/availability.js';
 import { pdRules } from '../../../../lib/reconcile/components/pd/recipe.js';
-import { componentLabels, ownerReference } from '../../../../lib/reconcile/cluster/labels.js';
+import { componentLabels, ownerReference } from '../../../../lib/model/labels.js';
 import { complete, wait } from '../../../../lib/reconcile/engine/outcome.js';
 import { planStep } from '../../../../lib/reconcile/engine/planner.js';
 import { ruleNames } from '../../../../lib/reconcile/engine/rule.js';

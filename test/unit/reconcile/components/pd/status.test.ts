@@ -20,6 +20,7 @@ import {
   withCluster,
   withOwned,
   withPd,
+  withPdErrorKind,
   type Change,
 } from '../../../../support/fixtures.js';
 
@@ -110,7 +111,7 @@ describe('PD that cannot be read: only what is observed is reported (never stale
   const three = { 'basic-pd-0': member(0, true, EARLIER), 'basic-pd-1': member(1, true, EARLIER), 'basic-pd-2': member(2, false, EARLIER) };
   const peer = { name: 'other-pd-0', id: '9', clientURL: 'http://other-pd-0.other-pd-peer.demo.svc:2379', health: true, lastTransitionTime: EARLIER };
   const before = withStatusPd({ synced: true, members: three, peerMembers: { 'other-pd-0': peer }, leader: member(1, true, EARLIER) });
-  const noLeader: Change<Snapshot> = (s) => ({ ...s, pdErrorKind: 'noLeader' });
+  const noLeader: Change<Snapshot> = withPdErrorKind('noLeader');
   const notReady = (i: number) => testPod(`basic-pd-${i}`, { revision: 'rev-1', ready: false });
   it.each<{ name: string; changes: Change<Snapshot>[]; expected: Partial<NonNullable<TidbClusterStatus['pd']>>; noLeaderRecorded?: boolean }>([
     {
