@@ -63,5 +63,27 @@ const leaveOut = {
   },
 };
 
-module.exports = [leaveOut];
+/**
+ * Node's own modules, loaded with `require` (the bundle's createRequire banner) rather than
+ * `import`: importing a built-in as an ES module builds its namespace from every export, running
+ * the lazy getters (`http.WebSocket` loads Node's internal undici, `tls.rootCertificates` parses
+ * every root certificate, `crypto.webcrypto` starts Web Crypto); `require` returns the object and
+ * runs a getter only when the code reads it. The bundle's importers see the same exports.
+ */
+const builtinsByRequire = {
+  name: 'builtins-by-require',
+  setup(build) {
+    const builtins = new Set(require('node:module').builtinModules);
+    build.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
+      const bare = args.path.startsWith('node:') ? args.path.slice(5) : args.path;
+      if (!builtins.has(bare) || args.namespace === 'builtin') return undefined;
+      return { path: args.path, namespace: 'builtin' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
+    // The require inside each stand-in is Node's own: left external.
+    build.onResolve({ filter: /.*/, namespace: 'builtin' }, (args) => ({ path: args.path, external: true }));
+  },
+};
+
+module.exports = [leaveOut, builtinsByRequire];
 module.exports.LEFT_OUT = LEFT_OUT;
