@@ -60,6 +60,13 @@ describe('Lambda bundles', () => {
     expect(found).toEqual([]);
   });
 
+  it('the timer function, which only enqueues, carries no Kubernetes, DynamoDB or Scheduler client', () => {
+    const timer = built.find((b) => b.name === 'timer');
+    const clients = (timer?.inputs ?? []).filter((input) => /@kubernetes\/client-node\/|@aws-sdk\/(client-dynamodb|lib-dynamodb|client-scheduler)\//.test(input));
+    expect(clients).toEqual([]);
+    expect(timer?.inputs.some((input) => input.includes('@aws-sdk/client-sqs/'))).toBe(true);
+  });
+
   it('the AWS SDK is bundled: no bundle imports anything at run time but Node\'s own modules', () => {
     const packages = built.map((b) => ({ fn: b.name, imports: b.externals.filter((e) => !e.path.startsWith('node:') && !builtinModules.includes(e.path)) }));
     expect(packages).toEqual(built.map((b) => ({ fn: b.name, imports: [] })));
