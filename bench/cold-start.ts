@@ -144,6 +144,15 @@ if (D !== 1) {
     realSetTimeout(() => c.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), ms * D).unref();
     return c.signal;
   };
+  // The same for code that takes its timers from node:timers or node:timers/promises (middy does).
+  const { createRequire, syncBuiltinESMExports } = await import('node:module');
+  const req = createRequire(process.cwd() + '/');
+  const timers = req('node:timers');
+  Object.assign(timers, { setTimeout: globalThis.setTimeout, setInterval: globalThis.setInterval });
+  const promises = req('node:timers/promises');
+  const realWait = promises.setTimeout;
+  promises.setTimeout = (ms, value, options) => realWait((ms ?? 0) * D, value, options);
+  syncBuiltinESMExports();
 }
 const t0 = performance.now();
 const m = await import(process.env.BENCH_MODULE);
