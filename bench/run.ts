@@ -22,7 +22,7 @@ const SECTIONS: Section[] = [
   { name: 'simulated API server', run: benchSimApi },
   { name: 'simulated TiDB processes', run: () => benchTidbSim(1) },
   { name: 'step engine', run: benchEngine },
-  { name: 'reconcile bundle and init', run: benchBundle },
+  { name: 'Lambda bundles and cold start', run: benchBundle },
   { name: 'reconciler steady state and simulate hour', run: benchSteadyState },
   { name: 'reconciler operations', run: benchOperations },
   { name: 'failover under API errors', run: benchApiErrors },

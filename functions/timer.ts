@@ -7,16 +7,19 @@
  */
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { lambdaRuntime, type Runtime } from '../lib/wiring/ports.js';
+import { type EnqueueRuntime, lambdaEnqueueRuntime } from '../lib/wiring/enqueue-runtime.js';
 import { wakeFromTimer, type TimerResult } from '../lib/wiring/timer.js';
 
-/** What the handler is built from: `runtime` builds the ports (default: from the environment). */
-export type TimerHandlerOptions = { readonly runtime?: () => Runtime };
+/**
+ * What the handler is built from: `runtime` builds the ports (default: from the environment, only
+ * the queue: this function needs nothing else, so its bundle loads nothing else).
+ */
+export type TimerHandlerOptions = { readonly runtime?: () => EnqueueRuntime };
 
 /** Builds the handler around a runtime made on first use (see `createReconcileHandler`). */
 export function createTimerHandler(options: TimerHandlerOptions = {}) {
-  const build = options.runtime ?? (() => lambdaRuntime());
-  let runtime: Runtime | undefined;
+  const build = options.runtime ?? (() => lambdaEnqueueRuntime());
+  let runtime: EnqueueRuntime | undefined;
   return middy<unknown, TimerResult, Error, Context>().handler(async (event) => {
     runtime ??= build();
     return wakeFromTimer(runtime, event);

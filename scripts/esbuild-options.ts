@@ -4,8 +4,9 @@
  * benchmark both build from here, so neither can drift from what Lambda gets.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { BuildOptions } from 'esbuild';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { BuildOptions, Plugin } from 'esbuild';
 import { parseDocument } from 'yaml';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -13,9 +14,12 @@ const ROOT = join(import.meta.dirname, '..');
 type EsbuildBlock = Record<string, unknown>;
 
 /** The keys of serverless-esbuild's block that are mapped to esbuild options. */
-const MAPPED = ['bundle', 'minify', 'keepNames', 'sourcemap', 'target', 'platform', 'format', 'outputFileExtension', 'exclude', 'external', 'banner'];
+const MAPPED = ['bundle', 'minify', 'keepNames', 'sourcemap', 'target', 'platform', 'format', 'outputFileExtension', 'exclude', 'external', 'mainFields', 'plugins', 'banner'];
 
-/** serverless.yml's `custom.esbuild`, as esbuild options; throws on a key it does not know. */
+/**
+ * serverless.yml's `custom.esbuild`, as esbuild options; throws on a key it does not know. Paths
+ * (the plugins file, the working directory) are relative to the folder of `path`, as for osls.
+ */
 export function serverlessEsbuildOptions(path = join(ROOT, 'serverless.yml')): { options: BuildOptions; outExtension: string } {
   const block = (readServerlessYml(path) as { custom?: { esbuild?: EsbuildBlock } }).custom?.esbuild;
   if (!block) throw new Error('serverless.yml has no custom.esbuild block');
@@ -33,11 +37,20 @@ export function serverlessEsbuildOptions(path = join(ROOT, 'serverless.yml')): {
     format: block.format as BuildOptions['format'],
     // serverless-esbuild turns `exclude` into externals (and leaves them out of the zip).
     external: [...list(block.external), ...list(block.exclude)],
+    ...(Array.isArray(block.mainFields) ? { mainFields: list(block.mainFields) } : {}),
+    ...(typeof block.plugins === 'string' ? { plugins: loadPlugins(join(dirname(path), block.plugins)) } : {}),
     banner: block.banner as Record<string, string>,
-    absWorkingDir: ROOT,
+    absWorkingDir: dirname(path),
     logLevel: 'silent',
   };
   return { options, outExtension };
+}
+
+/** The plugins a serverless-esbuild `plugins` file exports (an array, as serverless-esbuild requires it). */
+function loadPlugins(file: string): Plugin[] {
+  const plugins: unknown = createRequire(import.meta.url)(file);
+  if (!Array.isArray(plugins)) throw new Error(`${file} must export an array of esbuild plugins`);
+  return plugins as Plugin[];
 }
 
 /** One Lambda function of serverless.yml: its name and the source file its handler lives in. */

@@ -11,7 +11,7 @@
  * (`idempotent`: doing it twice has the effect of doing it once, or the executor verifies the
  * outcome), because a 5xx or a timeout does not say whether the first one was applied.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { type CallBudget, type HttpAnswer, KubeHttp, type RemoteClientOptions, callTimeoutMs, retryContextOf } from '../kube/http.js';
 import { type Clock, RealClock } from '../platform/clock.js';
 import { NotFoundError, TerminalError, TransientError } from '../platform/errors.js';

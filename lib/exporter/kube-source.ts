@@ -6,9 +6,10 @@
  * a connect timeout, an idle timeout (no bytes at all, not even a bookmark) and a hard deadline a
  * little after `timeoutSeconds`, so a half-open connection cannot hang the exporter (anchors C.13).
  */
-import { HttpMethod, IsomorphicFetchHttpLibrary, type KubeConfig, RequestContext, type ResponseContext } from '@kubernetes/client-node';
+import type { IncomingMessage } from 'node:http';
+import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { kubeError } from '../kube/errors.js';
-import { KubeHttp, callTimeoutMs, describeNetworkError, timeoutError } from '../kube/http.js';
+import { KubeHttp, callTimeoutMs, describeNetworkError, readText, timeoutError } from '../kube/http.js';
 import { collectionPath, kindInfo } from '../kube/kinds.js';
 import type { KubeObject } from '../kube/port.js';
 import type { Clock } from '../platform/clock.js';
@@ -32,14 +33,13 @@ const WATCH_GRACE_MS = 15_000;
 /** `WatchSource` against the KubeConfig's current cluster. */
 export class KubeWatchSource implements WatchSource {
   private readonly http: KubeHttp;
-  private readonly library = new IsomorphicFetchHttpLibrary();
   private readonly clock: Clock;
   private readonly listTimeoutMs: number;
   private readonly connectTimeoutMs: number;
   private readonly idleTimeoutMs: number;
 
   constructor(
-    private readonly kubeConfig: KubeConfig,
+    kubeConfig: KubeConfig,
     private readonly options: KubeWatchSourceOptions,
   ) {
     this.http = new KubeHttp(kubeConfig);
@@ -72,11 +72,9 @@ export class KubeWatchSource implements WatchSource {
       guard.arm('deadline', request.timeoutSeconds * 1000 + WATCH_GRACE_MS);
       const res = await this.open(resource, request, guard.signal, what);
       guard.disarm('connect');
-      const stream = res.body.stream();
-      if (!stream) throw new TransientError(`${what}: the answer has no body`);
       request.onOpen?.();
       guard.arm('idle', this.idleTimeoutMs);
-      for await (const line of readLines(stream, () => guard.arm('idle', this.idleTimeoutMs))) {
+      for await (const line of readLines(res, () => guard.arm('idle', this.idleTimeoutMs))) {
         const event = parseEvent(line, what);
         if (event) yield event;
       }
@@ -90,7 +88,7 @@ export class KubeWatchSource implements WatchSource {
   }
 
   /** Sends the watch GET; any status but 200 becomes a typed error (410 → `ResourceExpiredError`). */
-  private async open(resource: WatchedResource, request: WatchRequest, signal: AbortSignal, what: string): Promise<ResponseContext> {
+  private async open(resource: WatchedResource, request: WatchRequest, signal: AbortSignal, what: string): Promise<IncomingMessage> {
     const query = new URLSearchParams({
       watch: 'true',
       allowWatchBookmarks: 'true',
@@ -98,26 +96,11 @@ export class KubeWatchSource implements WatchSource {
       timeoutSeconds: String(Math.max(1, Math.floor(request.timeoutSeconds))),
     });
     if (resource.labelSelector) query.set('labelSelector', resource.labelSelector);
-    const ctx = await this.prepare(`${this.http.baseUrl()}${pathOf(resource)}?${query}`, what);
-    ctx.setSignal(signal);
-    const res = await this.library.send(ctx).toPromise();
-    if (res.httpStatusCode === 200) return res;
-    const text = await res.body.text();
-    if (res.httpStatusCode === 410) throw new ResourceExpiredError(`${what}: resourceVersion ${request.resourceVersion} is too old`);
-    throw kubeError(what, res.httpStatusCode, text);
-  }
-
-  /** As `KubeHttp`: a failure to apply credentials or TLS is configuration, hence terminal. */
-  private async prepare(url: string, what: string): Promise<RequestContext> {
-    try {
-      const ctx = new RequestContext(url, HttpMethod.GET);
-      await this.kubeConfig.applySecurityAuthentication(ctx);
-      ctx.setHeaderParam('Accept', 'application/json');
-      return ctx;
-    } catch (err) {
-      if (err instanceof ReconcilerError) throw err;
-      throw new TerminalError(`${what}: cannot prepare the request: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
-    }
+    const res = await this.http.open({ method: 'GET', path: `${pathOf(resource)}?${query}` }, signal, what);
+    if (res.statusCode === 200) return res;
+    const text = await readText(res);
+    if (res.statusCode === 410) throw new ResourceExpiredError(`${what}: resourceVersion ${request.resourceVersion} is too old`);
+    throw kubeError(what, res.statusCode ?? 0, text);
   }
 
   /**

@@ -6,7 +6,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { EksTokenSource, credentialsFromEnv, eksKubeConfig, kubeConfigFromFile } from '../kube/auth.js';
 import type { Clock } from '../platform/clock.js';
 import { SqsReconcileQueue } from '../queue/sqs.js';

@@ -7,7 +7,9 @@
  * expired one (anchors C.15). The token is a credential: it is never logged or put in an error.
  */
 import { Sha256 } from '@aws-crypto/sha256-js';
-import { KubeConfig, type User } from '@kubernetes/client-node';
+// The KubeConfig module alone, not the package index (which loads every generated API and model).
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
+import type { User } from '@kubernetes/client-node/dist/config_types.js';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity } from '@smithy/types';

@@ -14,7 +14,7 @@
  * because a repeat of one that did apply answers AlreadyExists, which is taken as this create only
  * when the existing object has the same controller owner (see `create`).
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { type Clock, RealClock } from '../platform/clock.js';
 import { NotFoundError, TerminalError } from '../platform/errors.js';
 import { type RetryCall, type RetryContext, withRetries } from '../platform/retry.js';

@@ -1,12 +1,17 @@
 /**
- * One authenticated HTTP request to the API server, through @kubernetes/client-node's own
- * machinery: the KubeConfig supplies the bearer token (static, exec, or the EKS authenticator of
- * `auth.ts`) and the TLS dispatcher; client-node's undici `fetch` sends it. Every request has a
- * deadline carried as an `AbortSignal`, which also bounds reading the body, so a hung connection
- * cannot eat the invocation (anchors C.13). Both the Kubernetes adapter and the PD/TiDB/TiKV/TiCDC
- * adapters (through the API server's proxy) use it.
+ * One authenticated HTTP request to the API server, through @kubernetes/client-node's KubeConfig:
+ * `applyToHTTPSOptions` supplies the bearer token (static, exec, or the EKS authenticator of
+ * `auth.ts`) and the TLS material (CA, client certificate, skip-verify, server name), and the
+ * request goes out on Node's own `http`/`https` with a keep-alive agent built from that material.
+ * (client-node's fetch path would bring undici into every bundle; Node's client costs nothing to
+ * load.) Every request has a deadline carried as an `AbortSignal`, which also bounds reading the
+ * body, so a hung connection cannot eat the invocation (anchors C.13). The Kubernetes adapter, the
+ * PD/TiDB/TiKV/TiCDC adapters (through the API server's proxy) and the exporter's watches use it.
  */
-import { IsomorphicFetchHttpLibrary, type KubeConfig, RequestContext } from '@kubernetes/client-node';
+import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, type RequestOptions, request as httpsRequest } from 'node:https';
+// The KubeConfig module alone, not the package index (which loads every generated API and model).
+import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { ReconcilerError, TerminalError, TransientError } from '../platform/errors.js';
 import type { Clock } from '../platform/clock.js';
 import { DEFAULT_RETRY_POLICY, parseRetryAfterSeconds, type RetryContext, type RetryPolicy } from '../platform/retry.js';
@@ -93,13 +98,13 @@ export function isTimeout(err: unknown): boolean {
   return err instanceof TransientError && err.cause instanceof CallTimeoutError;
 }
 
-type Dispatcher = ReturnType<RequestContext['getDispatcher']>;
+/** The TLS and keep-alive settings one agent is built from (those `applyToHTTPSOptions` fills in). */
+const TLS_FIELDS = ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername'] as const;
 
 /** Sends requests to the KubeConfig's current cluster. */
 export class KubeHttp {
-  private readonly library = new IsomorphicFetchHttpLibrary();
-  // client-node builds a new TLS agent per request; reusing the first keeps connections warm.
-  private dispatcher: Dispatcher | 'unset' = 'unset';
+  // client-node's agent opens a new connection per request; one keep-alive agent keeps them warm.
+  private agent: HttpAgent | undefined;
 
   constructor(private readonly kubeConfig: KubeConfig) {}
 
@@ -115,50 +120,82 @@ export class KubeHttp {
    * `TransientError` naming `what`; any HTTP status is returned, not thrown.
    */
   async send(req: HttpRequest, timeoutMs: number, what: string): Promise<HttpAnswer> {
-    const ctx = await this.prepare(req, what);
     const signal = AbortSignal.timeout(timeoutMs);
-    ctx.setSignal(signal);
     try {
-      const res = await this.library.send(ctx).toPromise();
+      const res = await this.open(req, signal, what);
       const retryAfterSeconds = parseRetryAfterSeconds(res.headers['retry-after']);
-      return { status: res.httpStatusCode, text: await res.body.text(), ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) };
+      return { status: res.statusCode ?? 0, text: await readText(res), ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) };
     } catch (err) {
+      if (err instanceof ReconcilerError) throw err;
       if (signal.aborted) throw timeoutError(what, timeoutMs, err);
       throw new TransientError(`${what} failed: ${describeNetworkError(err)}`, { cause: err });
     }
   }
 
   /**
-   * The request with credentials and TLS applied. A failure here is configuration (an http://
-   * server without skipTLSVerify, missing AWS credentials, a failing exec plugin): retrying cannot
-   * fix it, so it is terminal unless the authenticator already said otherwise.
+   * Sends `req` and resolves with the answer's head; its body is the caller's to read (a watch
+   * streams it). `signal` aborts the request and, after the head, the body. Errors are thrown as
+   * they come (a failure to prepare the request is a `TerminalError`, see `prepare`).
    */
-  private async prepare(req: HttpRequest, what: string): Promise<RequestContext> {
+  async open(req: HttpRequest, signal: AbortSignal, what: string): Promise<IncomingMessage> {
+    const url = new URL(this.baseUrl() + req.path);
+    const options = await this.prepare(req, url, what);
+    signal.throwIfAborted();
+    return new Promise<IncomingMessage>((resolve, reject) => {
+      const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+      const request = send(url, { ...options, method: req.method, signal }, resolve);
+      request.on('error', reject);
+      request.end(req.body);
+    });
+  }
+
+  /**
+   * The request options with credentials and TLS applied. A failure here is configuration (an
+   * http:// server without skipTLSVerify, missing AWS credentials, a failing exec plugin): retrying
+   * cannot fix it, so it is terminal unless the authenticator already said otherwise.
+   */
+  private async prepare(req: HttpRequest, url: URL, what: string): Promise<RequestOptions> {
     try {
-      const ctx = new RequestContext(this.baseUrl() + req.path, req.method);
-      await this.kubeConfig.applySecurityAuthentication(ctx);
-      this.reuseDispatcher(ctx);
-      ctx.setHeaderParam('Accept', req.accept ?? 'application/json');
+      const options: RequestOptions = {};
+      await this.kubeConfig.applyToHTTPSOptions(options);
+      const headers: Record<string, string> = { ...(options.headers as Record<string, string> | undefined), Accept: req.accept ?? 'application/json' };
       if (req.body !== undefined) {
-        ctx.setHeaderParam('Content-Type', req.contentType ?? 'application/json');
-        ctx.setBody(req.body);
+        headers['Content-Type'] = req.contentType ?? 'application/json';
+        headers['Content-Length'] = String(Buffer.byteLength(req.body));
       }
-      return ctx;
+      return { ...(options.auth !== undefined ? { auth: options.auth } : {}), headers, agent: this.agentFor(options, url) };
     } catch (err) {
       if (err instanceof ReconcilerError) throw err;
       throw new TerminalError(`${what}: cannot prepare the request: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
   }
 
-  private reuseDispatcher(ctx: RequestContext): void {
-    if (this.dispatcher === 'unset') this.dispatcher = ctx.getDispatcher();
-    else if (this.dispatcher !== undefined) ctx.setDispatcher(this.dispatcher);
+  /** The first request's TLS material in a keep-alive agent; a proxied cluster keeps client-node's proxy agent. */
+  private agentFor(options: RequestOptions, url: URL): RequestOptions['agent'] {
+    if (this.kubeConfig.getCurrentCluster()?.proxyUrl) return options.agent;
+    if (this.agent) return this.agent;
+    if (url.protocol !== 'https:') return (this.agent = new HttpAgent({ keepAlive: true }));
+    const tls: Record<string, unknown> = {};
+    for (const field of TLS_FIELDS) if (options[field] !== undefined) tls[field] = options[field];
+    return (this.agent = new HttpsAgent({ ...tls, keepAlive: true }));
   }
 }
 
-/** `fetch failed` says little; the cause's code (ECONNREFUSED, a TLS code, …) says what happened. */
+/** The whole body of an answer as UTF-8 text. */
+export async function readText(res: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of res) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * A network failure in a few words: Node's own errors carry their code (ECONNREFUSED, a TLS code,
+ * …) and say it unless the message already does; `fetch failed` says little, its cause's code more.
+ */
 export function describeNetworkError(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
+  const own = (err as { code?: unknown }).code;
+  if (typeof own === 'string' && err.cause === undefined) return err.message.includes(own) ? err.message : `${err.message} (${own})`;
   const cause = err.cause as { code?: unknown; message?: unknown } | undefined;
   const detail = cause && typeof cause === 'object' ? [cause.code, cause.message].filter((x) => typeof x === 'string').join(' ') : '';
   return detail ? `${err.message} (${detail})` : err.message;

@@ -5,7 +5,7 @@
  * per invocation with `withDeadline`, so no call outlives the invocation that made it.
  */
 
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 
 import { ComponentCaller } from '../components/caller.js';
 import { KubeClient } from '../kube/client.js';

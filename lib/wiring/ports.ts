@@ -10,7 +10,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { Context } from 'aws-lambda';
 
 import { credentialsFromEnv, eksKubeConfig, EksTokenSource, kubeConfigFromFile } from '../kube/auth.js';

@@ -9,7 +9,7 @@
 import { foreignClusterProblem, parseClusterKey } from '../model/key.js';
 import { METRIC } from '../platform/metrics.js';
 import { timerReason } from '../timer/timers.js';
-import type { Runtime } from './ports.js';
+import type { EnqueueRuntime } from './enqueue-runtime.js';
 
 /** The result: what was enqueued, or why the payload was refused (`field` names the bad part). */
 export type TimerResult =
@@ -24,7 +24,7 @@ const KIND = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
  * logged at error level and counted (`MalformedMessages`) — retrying it could never help; a failure
  * to enqueue is thrown, so the invoker (Scheduler's retry policy, or the operator) tries again.
  */
-export async function wakeFromTimer(runtime: Runtime, payload: unknown): Promise<TimerResult> {
+export async function wakeFromTimer(runtime: EnqueueRuntime, payload: unknown): Promise<TimerResult> {
   try {
     const parsed = parseTimerPayload(payload, runtime.k8sCluster);
     if (!parsed.ok) {

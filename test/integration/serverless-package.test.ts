@@ -18,7 +18,7 @@ type Resource = { Type: string; Properties: Json };
 const root = resolve(import.meta.dirname, '../..');
 const functionNames = ['reconcile', 'sweep', 'timer', 'admin', 'exporter'] as const;
 const maxZipBytes = 3 * 1024 * 1024;
-const linkedFromProject = ['functions', 'lib', 'node_modules', 'package.json', 'tsconfig.json'];
+const linkedFromProject = ['functions', 'lib', 'node_modules', 'package.json', 'scripts', 'tsconfig.json'];
 
 let scratch = '';
 let packageDir = '';

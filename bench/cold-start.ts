@@ -1,0 +1,218 @@
+/**
+ * A Lambda cold start on this machine: a fresh Node process (node_modules/.bin/node, Lambda's
+ * nodejs22.x major) imports a function's bundle and, when asked, runs its handler once — the first
+ * invocation, with the Lambda environment serverless.yml gives it pointed at local ends started
+ * here: the simulated API server behind an HTTPS front with its own CA (as EKS: https, a CA, a
+ * minted token), dynalite with the state table, and a local SQS server with the reconcile queue
+ * (reached through the SDK's `AWS_ENDPOINT_URL_<SERVICE>` variables). The process reports the time
+ * to import and to answer; under callgrind the same run counts instructions instead, which a
+ * loaded machine does not disturb.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { createSqsServer } from 'local-aws-sqs';
+import { type EmbeddedDynamo, startEmbeddedDynamo } from '../lib/local/dynalite.js';
+import { type TlsFront, startTlsFront } from '../lib/local/tls-front.js';
+import type { KubeObject } from '../lib/kube/port.js';
+import { RealClock } from '../lib/platform/clock.js';
+import { SimWorld } from '../lib/sim/world.js';
+
+const ROOT = join(import.meta.dirname, '..');
+const NODE = join(ROOT, 'node_modules', '.bin', 'node');
+const VALGRIND = '/usr/bin/valgrind';
+const K8S = 'bench';
+
+/** What one cold process measured: import, and the first invocation when it ran one. */
+export type ColdSample = { importMs: number; readyMs: number; firstMs?: number };
+
+/**
+ * The local ends, the Lambda environment pointing at them, and `firstInvocation`: the event and
+ * Lambda time left of a function's first invocation, its cluster (when it needs one) created first.
+ */
+export type ColdEnds = {
+  readonly env: Record<string, string>;
+  firstInvocation(fn: string, n: number): { event: unknown; remainingMs: number };
+  close(): Promise<void>;
+};
+
+/** Starts the local ends: an empty simulated cluster (HTTPS), the state table, the reconcile queue. */
+export async function startColdEnds(): Promise<ColdEnds> {
+  const world = await SimWorld.start({ clock: new RealClock() });
+  const front: TlsFront = await startTlsFront(world.url);
+  const dynamo: EmbeddedDynamo = await startEmbeddedDynamo('bench-cold-state');
+  const sqsServer: Server = await createSqsServer({ port: 0, hostname: '127.0.0.1' });
+  const sqsEndpoint = `http://127.0.0.1:${(sqsServer.address() as AddressInfo).port}`;
+  const sqs = new SQSClient({ endpoint: sqsEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'bench-cold-reconcile' }))).QueueUrl ?? '';
+  sqs.destroy();
+  const env = {
+    CLUSTER_NAME: K8S,
+    KUBE_ENDPOINT: front.url,
+    KUBE_CA_DATA: front.caData,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'AKIDLOCAL',
+    AWS_SECRET_ACCESS_KEY: 'local-secret',
+    AWS_SESSION_TOKEN: 'local-session',
+    AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+    AWS_ENDPOINT_URL_SQS: sqsEndpoint,
+    // Nothing listens here: a first invocation that needed EventBridge Scheduler would fail loudly.
+    AWS_ENDPOINT_URL_SCHEDULER: 'http://127.0.0.1:9',
+    STATE_TABLE: dynamo.tableName,
+    RECONCILE_QUEUE_URL: queueUrl,
+    RECONCILE_QUEUE_ARN: 'arn:aws:sqs:us-east-1:000000000000:bench-cold-reconcile',
+    SCHEDULER_ROLE_ARN: 'arn:aws:iam::000000000000:role/bench-scheduler',
+    SCHEDULER_GROUP: 'bench-timers',
+    FUNCTION_TIMEOUT_SECONDS: '60',
+    QUEUE_VISIBILITY_TIMEOUT_SECONDS: '370',
+    // The exporter's first session: list and watch, then stop 1 s into it.
+    EXPORTER_SAFETY_MARGIN_MS: '1000',
+    EXPORTER_FLUSH_WINDOW_MS: '100',
+    POWERTOOLS_DEV: 'false',
+  };
+  return {
+    env,
+    firstInvocation: (fn, n) => {
+      const first = firstInvocation(fn, n);
+      if (fn === 'reconcile' || fn === 'admin') world.store.create('TidbCluster', pausedCluster(`cold-${n}`));
+      return first;
+    },
+    close: async () => {
+      await front.close();
+      await world.stop();
+      await dynamo.close();
+      sqsServer.closeAllConnections?.();
+      await new Promise((resolve) => sqsServer.close(resolve));
+    },
+  };
+}
+
+/**
+ * A TidbCluster whose reconciliation is paused (`spec.paused`, as TiDB Operator): a step reads and
+ * validates it and changes nothing.
+ */
+function pausedCluster(name: string): KubeObject {
+  return { apiVersion: 'pingcap.com/v1alpha1', kind: 'TidbCluster', metadata: { name, namespace: 'default' }, spec: { version: 'v8.5.0', paused: true, pd: { replicas: 3, baseImage: 'pingcap/pd' } } };
+}
+
+/**
+ * The first invocation each function gets, with the Lambda time left: a reconcile step (SQS
+ * batch of one) for a paused TidbCluster, a sweep of the cluster, a timer wake-up, an admin
+ * `status` of a paused TidbCluster, and an exporter session of 1 s. `n` makes every run's cluster
+ * its own, so no run finds another's lease or state.
+ */
+function firstInvocation(fn: string, n: number): { event: unknown; remainingMs: number } {
+  const name = `cold-${n}`;
+  const key = `${K8S}/default/${name}`;
+  switch (fn) {
+    case 'reconcile':
+      return {
+        event: { Records: [{ messageId: `m-${n}`, receiptHandle: `rh-${n}`, body: JSON.stringify({ key, reason: 'bench' }), attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()) }, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:bench-cold-reconcile', awsRegion: 'us-east-1' }] },
+        remainingMs: 60_000,
+      };
+    case 'sweep':
+      return { event: {}, remainingMs: 60_000 };
+    case 'timer':
+      return { event: { key, kind: 'resync' }, remainingMs: 30_000 };
+    case 'admin':
+      return { event: { action: 'status', cluster: { namespace: 'default', name } }, remainingMs: 30_000 };
+    case 'exporter':
+      return { event: {}, remainingMs: 2_000 };
+    default:
+      throw new Error(`no first invocation for ${fn}`);
+  }
+}
+
+// Runs in the measured process. Stdout also carries the functions' own log lines, so the sample
+// is the last line; a failed first invocation fails the run. Under callgrind the process runs some
+// DILATION times slower, so its clock is slowed by as much (Date.now, performance.now, timers,
+// AbortSignal.timeout): the adapters' timeouts, tuned for real time, must not fire on the slowness.
+const CHILD = `
+const D = Number(process.env.BENCH_TIME_DILATION ?? '1');
+if (D !== 1) {
+  const [realNow, realPerf, realSetTimeout, realSetInterval] = [Date.now, performance.now.bind(performance), setTimeout, setInterval];
+  const [d0, p0] = [realNow(), realPerf()];
+  Date.now = () => Math.floor(d0 + (realNow() - d0) / D);
+  performance.now = () => p0 + (realPerf() - p0) / D;
+  globalThis.setTimeout = (f, ms, ...a) => realSetTimeout(f, (ms ?? 0) * D, ...a);
+  globalThis.setInterval = (f, ms, ...a) => realSetInterval(f, (ms ?? 0) * D, ...a);
+  AbortSignal.timeout = (ms) => {
+    const c = new AbortController();
+    realSetTimeout(() => c.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), ms * D).unref();
+    return c.signal;
+  };
+  // The same for code that takes its timers from node:timers or node:timers/promises (middy does).
+  const { createRequire, syncBuiltinESMExports } = await import('node:module');
+  const req = createRequire(process.cwd() + '/');
+  const timers = req('node:timers');
+  Object.assign(timers, { setTimeout: globalThis.setTimeout, setInterval: globalThis.setInterval });
+  const promises = req('node:timers/promises');
+  const realWait = promises.setTimeout;
+  promises.setTimeout = (ms, value, options) => realWait((ms ?? 0) * D, value, options);
+  syncBuiltinESMExports();
+}
+const t0 = performance.now();
+const m = await import(process.env.BENCH_MODULE);
+if (typeof m.handler !== 'function') throw new Error('the bundle exports no handler');
+const t1 = performance.now();
+const sample = { importMs: t1 - t0, readyMs: t1 };
+if (process.env.BENCH_EVENT) {
+  const deadline = Date.now() + Number(process.env.BENCH_REMAINING_MS);
+  const context = { awsRequestId: 'cold-' + process.pid, functionName: 'bench', memoryLimitInMB: '512', getRemainingTimeInMillis: () => deadline - Date.now() };
+  const result = await m.handler(JSON.parse(process.env.BENCH_EVENT), context);
+  sample.firstMs = performance.now() - t1;
+  if (result && (result.ok === false || (Array.isArray(result.batchItemFailures) && result.batchItemFailures.length > 0))) throw new Error('first invocation failed: ' + JSON.stringify(result));
+}
+process.stdout.write('\\n' + JSON.stringify(sample) + '\\n');
+process.exit(0);
+`;
+
+/** How much slower a process runs under callgrind, about: its clock is slowed by as much. */
+const CALLGRIND_DILATION = 60;
+
+/** How to run one cold process: the bundle, and the first invocation with its environment, if any. */
+export type ColdRun = { file: string; env?: Record<string, string>; first?: { event: unknown; remainingMs: number } };
+
+function childArgs(run: ColdRun): { args: string[]; env: NodeJS.ProcessEnv } {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '', BENCH_MODULE: pathToFileURL(run.file).href, ...(run.first ? run.env : {}) };
+  if (run.first) Object.assign(env, { BENCH_EVENT: JSON.stringify(run.first.event), BENCH_REMAINING_MS: String(run.first.remainingMs) });
+  return { args: ['--input-type=module', '-e', CHILD], env };
+}
+
+/** Runs a process to its end without blocking this one (the local ends are served from here). */
+function runAsync(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+/** One cold process, timed. Throws with the process's stderr when it fails. */
+export async function coldRun(run: ColdRun): Promise<ColdSample> {
+  const { args, env } = childArgs(run);
+  const out = await runAsync(NODE, args, env, 60_000);
+  if (out.status !== 0) throw new Error(`cold run of ${run.file} failed (${out.status}): ${out.stderr.slice(-800)}`);
+  return JSON.parse(out.stdout.trim().split('\n').at(-1) ?? '{}') as ColdSample;
+}
+
+/** True when callgrind can be run (`/usr/bin/valgrind`). */
+export function hasCallgrind(): boolean {
+  return spawnSync(VALGRIND, ['--version'], { encoding: 'utf8' }).status === 0;
+}
+
+/** The same cold process under callgrind: the instructions it executed, all threads, start to exit. */
+export async function coldInstructions(run: ColdRun): Promise<number> {
+  const { args, env } = childArgs(run);
+  const out = await runAsync(VALGRIND, ['--tool=callgrind', '--callgrind-out-file=/dev/null', NODE, ...args], { ...env, BENCH_TIME_DILATION: String(CALLGRIND_DILATION) }, 900_000);
+  const collected = /Collected\s*:\s*(\d+)/.exec(out.stderr)?.[1];
+  if (out.status !== 0 || collected === undefined) throw new Error(`callgrind run of ${run.file} failed (${out.status}): ${out.stderr.slice(-800)}`);
+  return Number(collected);
+}
