@@ -14,6 +14,7 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { kubeConfigFromFile } from '../kube/auth.js';
 import { formatClusterKey } from '../model/key.js';
+import { allObjects } from '../model/snapshot.js';
 import { RealClock } from '../platform/clock.js';
 import { parseConfig } from '../platform/config.js';
 import type { KubeObject } from '../sim/object.js';
@@ -44,7 +45,8 @@ export async function readTwin(kubeconfigPath: string, ref: { namespace: string;
   if (!observed.ok) throw new Error(`cannot read TidbCluster ${ref.namespace}/${ref.name}: ${observed.error}`);
   const { snapshot } = observed;
   if (!snapshot.cluster) throw new Error(`TidbCluster ${ref.namespace}/${ref.name} does not exist in the cluster of ${kubeconfigPath}`);
-  const owned = snapshot.owned as unknown as Record<string, readonly KubeObject[]>;
+  // The cluster's own objects and each component's, by kind.
+  const owned = Object.fromEntries(TWIN_KINDS.map((kind) => [kind, allObjects(snapshot, kind) as unknown as readonly KubeObject[]])) as Record<string, readonly KubeObject[]>;
   const pending = pendingPdChange(snapshot.cluster as unknown as KubeObject, owned['StatefulSet'] ?? []);
   if (pending) throw new Error(pending);
   const objects = [...TWIN_KINDS.flatMap((kind) => (owned[kind] ?? []).map((o) => ({ ...o, kind }))), ...(snapshot.volumes ?? []).map((v) => ({ ...(v as unknown as KubeObject), kind: 'PersistentVolume' }))];

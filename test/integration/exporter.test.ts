@@ -76,7 +76,8 @@ describe('exporter: from watch events to reconcile messages', () => {
     const exporter = await running();
     // Act: 50 restarts spread over half a flush window
     for (let i = 0; i < 50; i++) {
-      const pod = store.mustGet('Pod', 'demo', `basic-tikv-${i % 5}`);
+      // Stored objects are frozen: change a copy.
+      const pod = structuredClone(store.mustGet('Pod', 'demo', `basic-tikv-${i % 5}`));
       pod.status.containerStatuses[0].restartCount = i + 1;
       store.update('Pod', pod, { subresource: 'status' });
       if (i % 10 === 9) await clock.advance(100);
@@ -102,7 +103,7 @@ describe('exporter: from watch events to reconcile messages', () => {
     {
       name: "a Pod condition's probe time",
       act: (w: ExporterWorld) => {
-        const pod = w.bare.store.mustGet('Pod', 'demo', 'basic-tikv-0');
+        const pod = structuredClone(w.bare.store.mustGet('Pod', 'demo', 'basic-tikv-0'));
         pod.status.conditions[0].lastProbeTime = '2026-01-01T00:00:05Z';
         w.bare.store.update('Pod', pod, { subresource: 'status' });
       },
