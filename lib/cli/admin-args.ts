@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { ADMIN_COMPONENTS, MAX_HISTORY_LIMIT, parseAdminRequest, type AdminRequest } from '../platform/admin-request.js';
-import { parseDuration } from '../platform/duration.js';
+import { durationOption } from '../platform/duration.js';
 import { LOCAL_STACK_FILE } from '../local/admin-endpoint.js';
 
 /** The command's actions, in the words an operator types, and the admin function action each sends. */
@@ -95,13 +95,11 @@ export function parseAdminArgs(args: readonly string[], env: NodeJS.ProcessEnv =
   if (!request.ok) return fail(request.error.field, request.error.message);
   const target = targetOf(values, env);
   if ('error' in target) return fail(target.field, target.error);
-  let timeoutMs = DEFAULT_ADMIN_TIMEOUT_MS;
-  if (values.timeout !== undefined) {
-    try {
-      timeoutMs = parseDuration(values.timeout);
-    } catch (err) {
-      return fail('--timeout', `--timeout: ${(err as Error).message}`);
-    }
+  let timeoutMs: number;
+  try {
+    timeoutMs = durationOption('--timeout', values.timeout, DEFAULT_ADMIN_TIMEOUT_MS);
+  } catch (err) {
+    return fail('--timeout', (err as Error).message);
   }
   return { ok: true, command: { request: request.request, target: target.target, json: values.json === true, timeoutMs } };
 }

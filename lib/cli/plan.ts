@@ -11,7 +11,7 @@ import { kubeConfigFromFile } from '../kube/auth.js';
 import { formatClusterKey } from '../model/key.js';
 import { RealClock } from '../platform/clock.js';
 import { parseConfig, type StepConfig } from '../platform/config.js';
-import { parseDuration } from '../platform/duration.js';
+import { durationOption } from '../platform/duration.js';
 import { ApiServerClients } from '../wiring/clients.js';
 import { planNextStep, type NextStep } from '../wiring/next-step.js';
 import { formatNextStep } from './plan-format.js';
@@ -64,14 +64,7 @@ export function parsePlanArgs(args: readonly string[]): PlanOptions {
     ref = { namespace: parts[0], name: parts[1] };
   }
   if (all && values.namespace !== undefined) throw new Error('-n and -A: give one');
-  let timeoutMs = 30_000;
-  if (values.timeout !== undefined) {
-    try {
-      timeoutMs = parseDuration(values.timeout);
-    } catch (err) {
-      throw new Error(`--timeout: ${(err as Error).message}`);
-    }
-  }
+  const timeoutMs = durationOption('--timeout', values.timeout, 30_000);
   return { kubeconfig: values.kubeconfig, ...(values.context ? { context: values.context } : {}), ...(ref ? { ref } : {}), ...(values.namespace ? { namespace: values.namespace } : {}), all, json: values.json === true, timeoutMs };
 }
 

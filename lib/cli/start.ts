@@ -14,7 +14,7 @@ import { parse } from 'yaml';
 import { LOCAL_STACK_FILE, writeEndpointFile } from '../local/admin-endpoint.js';
 import { startLocalStack } from '../local/local-stack.js';
 import { Activity, type ClusterView, ViewPrinter, clusterViewOf, isEveryViewReady, isReadyView, renderViews } from '../local/progress-view.js';
-import { parseDuration } from '../platform/duration.js';
+import { durationOption } from '../platform/duration.js';
 import { StreamLogger, silentLogger } from '../platform/logger.js';
 import { writeSimKubeconfig } from '../sim/kubeconfig.js';
 
@@ -57,14 +57,7 @@ export function parseStartArgs(args: string[]): StartOptions {
     options: { once: { type: 'boolean' }, timeout: { type: 'string' }, kubeconfig: { type: 'string' }, apply: { type: 'string' }, verbose: { type: 'boolean' } },
     strict: true,
   });
-  let timeoutMs = 300_000;
-  if (values.timeout !== undefined) {
-    try {
-      timeoutMs = parseDuration(values.timeout);
-    } catch (err) {
-      throw new Error(`--timeout: ${(err as Error).message}`);
-    }
-  }
+  const timeoutMs = durationOption('--timeout', values.timeout, 300_000);
   const apply = values.apply ?? (values.kubeconfig === undefined ? EXAMPLE_MANIFEST : undefined);
   return { once: values.once === true, timeoutMs, kubeconfig: values.kubeconfig, apply, verbose: values.verbose === true };
 }

@@ -31,3 +31,16 @@ export function formatDuration(ms: number): string {
   const sec = totalS % 60;
   return h > 0 ? `${h}h${String(m).padStart(2, '0')}m` : `${m}m${String(sec).padStart(2, '0')}s`;
 }
+
+/**
+ * A `--<flag> DURATION` option in milliseconds: `fallbackMs` when it was not given; throws a message
+ * naming the flag when the text is not a duration.
+ */
+export function durationOption(flag: string, text: string | undefined, fallbackMs: number): number {
+  if (text === undefined) return fallbackMs;
+  try {
+    return parseDuration(text);
+  } catch (err) {
+    throw new Error(`${flag}: ${(err as Error).message}`);
+  }
+}
