@@ -5,7 +5,7 @@
  * defaults, validation and admission as a create) or stores the applied configuration merged into it.
  */
 import { ApiError, badRequest } from './api-error.js';
-import { serverSideApply } from './apply.js';
+import { ownOnlyAdmitted, serverSideApply } from './apply.js';
 import { decodeBuiltinFields } from './builtin-fields.js';
 import { type KubeObject, rfc3339 } from './object.js';
 import { apiVersionOf } from './resources.js';
@@ -42,9 +42,14 @@ export function handleApply(store: ObjectStore, r: ResourceRequest, name: string
   const request = { manager, force: r.query.get('force') === 'true', custom: res.custom === true, apiVersion: expected, now: rfc3339(store.clock.nowMs()) };
   const result = serverSideApply(live, applied, request);
   const metadata = { ...(result['metadata'] as Record<string, unknown>), name, namespace: res.namespaced ? r.namespace : undefined };
-  const next = decodeBuiltinFields(res, { ...result, metadata }, r.query.get('fieldValidation')) as KubeObject;
-  if (!live) return { code: 201, body: store.create(res.kind, next, write) };
-  return { code: 200, body: store.update(res.kind, { ...next, metadata: { ...next.metadata, resourceVersion: live.metadata.resourceVersion } }, { ...write, subresource: r.subresource === 'status' ? 'status' : undefined }) };
+  const decoded = decodeBuiltinFields(res, { ...result, metadata }, r.query.get('fieldValidation')) as KubeObject;
+  const persist = (obj: KubeObject, opts: WriteOptions) =>
+    live
+      ? store.update(res.kind, { ...obj, metadata: { ...obj.metadata, resourceVersion: live.metadata.resourceVersion } }, { ...opts, subresource: r.subresource === 'status' ? 'status' : undefined })
+      : store.create(res.kind, obj, opts);
+  // Admission may prune unknown fields (field validation Warn or Ignore); the manager owns only what is kept.
+  const next = write.fieldValidation === 'Strict' ? decoded : (ownOnlyAdmitted(decoded, persist(decoded, { ...write, dryRun: true, warnings: [] }), manager) as KubeObject);
+  return { code: live ? 200 : 201, body: persist(next, write) };
 }
 
 function splitApiVersion(apiVersion: string): [string, string] {

@@ -234,3 +234,19 @@ export function serverSideApply(live: JsonObject | undefined, applied: JsonObjec
   const mergedMeta = isObject(merged['metadata']) ? merged['metadata'] : {};
   return { ...merged, metadata: { ...mergedMeta, managedFields } };
 }
+
+/**
+ * The object to store with `manager`'s Apply entry narrowed to the fields `admitted` (the same
+ * object after admission pruned unknown fields) still has: a pruned field is owned by no one.
+ */
+export function ownOnlyAdmitted(obj: JsonObject, admitted: unknown, manager: string): JsonObject {
+  const meta = isObject(obj['metadata']) ? obj['metadata'] : {};
+  const entries = (Array.isArray(meta['managedFields']) ? meta['managedFields'] : []) as ManagedFieldsEntry[];
+  const managedFields = entries.map((e) => {
+    if (e.manager !== manager || e.operation !== 'Apply' || e.subresource) return e;
+    const paths = fromFieldsV1(e.fieldsV1);
+    const kept = paths.filter((p) => valueAtPath(admitted, p) !== undefined);
+    return kept.length === paths.length ? e : { ...e, fieldsV1: toFieldsV1(kept) };
+  });
+  return { ...obj, metadata: { ...meta, managedFields } };
+}

@@ -1,7 +1,8 @@
 /**
  * The simulated Kubernetes API server over HTTP on loopback. @kubernetes/client-node and kubectl
  * use it unchanged: discovery, CRUD with optimistic concurrency, all three patch types and
- * server-side apply, watch, status and scale subresources, service and pod proxy to in-process handlers, bearer-token auth.
+ * server-side apply, watch, status and scale subresources, service and pod proxy to in-process
+ * handlers, bearer-token auth.
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

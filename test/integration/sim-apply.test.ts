@@ -71,6 +71,24 @@ describe('server-side apply', () => {
   });
 
   it.each([
+    { name: 'Strict refuses an unknown field', validation: 'Strict', code: 400, replicas: undefined },
+    { name: 'Warn prunes it; the manager does not own it', validation: 'Warn', code: 201, replicas: 3 },
+  ])('field validation on a custom resource: $name', async ({ validation, code, replicas }) => {
+    // Prepare
+    const tc = 'apiVersion: pingcap.com/v1alpha1\nkind: TidbCluster\nmetadata: {name: basic}\nspec: {version: v8.5.0, pd: {baseImage: pingcap/pd, replicas: 3, replica: 3, requests: {storage: 1Gi}}}\n';
+    // Act
+    const res = await s.call('PATCH', `/apis/pingcap.com/v1alpha1/namespaces/demo/tidbclusters/basic?fieldManager=kubectl&fieldValidation=${validation}`, tc, APPLY);
+    // Assess
+    expect(res.status).toBe(code);
+    if (code === 400) {
+      expect(res.body.message).toContain('unknown field "spec.pd.replica"');
+    } else {
+      expect(res.body.spec.pd).toEqual({ baseImage: 'pingcap/pd', replicas, requests: { storage: '1Gi' } });
+      expect(res.body.metadata.managedFields[0].fieldsV1['f:spec']['f:pd']).toEqual({ 'f:baseImage': {}, 'f:replicas': {}, 'f:requests': { 'f:storage': {} } });
+    }
+  });
+
+  it.each([
     { name: 'no fieldManager is 422', query: '', body: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n', code: 422, message: 'fieldManager: Required value: is required for apply patch' },
     { name: 'a different kind is 400', query: '?fieldManager=k', body: 'apiVersion: v1\nkind: Secret\nmetadata: {name: a}\n', code: 400, message: 'invalid object type: /v1, Kind=Secret' },
     { name: 'a different apiVersion is 400', query: '?fieldManager=k', body: 'apiVersion: apps/v1\nkind: ConfigMap\nmetadata: {name: a}\n', code: 400, message: 'invalid object type: apps/v1, Kind=ConfigMap' },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ApiError } from '../../lib/sim/api-error.js';
-import { type ApplyRequest, appliedFieldPaths, fromFieldsV1, mergeApplied, printPath, serverSideApply, toFieldsV1 } from '../../lib/sim/apply.js';
+import { type ApplyRequest, appliedFieldPaths, fromFieldsV1, mergeApplied, ownOnlyAdmitted, printPath, serverSideApply, toFieldsV1 } from '../../lib/sim/apply.js';
 
 const req = (manager: string, force = false, custom = false): ApplyRequest => ({ manager, force, custom, apiVersion: 'apps/v1', now: '2026-01-01T00:00:00Z' });
 const container = (name: string, image: string, extra: Record<string, unknown> = {}) => ({ name, image, ...extra });
@@ -111,5 +111,19 @@ describe('ownership', () => {
   it('an applied configuration carrying managedFields is a 400', () => {
     // Act / Assess
     expect(() => serverSideApply(undefined, { metadata: { name: 'a', managedFields: [] } }, req('kubectl'))).toThrow('metadata.managedFields must be nil');
+  });
+});
+
+describe('ownership of pruned fields', () => {
+  it.each([
+    { name: 'a pruned field is dropped from the Apply entry', admitted: { data: { k: 'v' } }, want: ['.data.k'] },
+    { name: 'nothing pruned keeps the entry', admitted: { data: { k: 'v' }, dat: { x: '1' } }, want: ['.data.k', '.dat.x'] },
+  ])('$name', ({ admitted, want }) => {
+    // Prepare
+    const applied = serverSideApply(undefined, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' }, data: { k: 'v' }, dat: { x: '1' } }, req('kubectl'));
+    // Act
+    const out = ownOnlyAdmitted(applied, admitted, 'kubectl') as any;
+    // Assess
+    expect(fromFieldsV1(out.metadata.managedFields[0].fieldsV1).map(printPath)).toEqual(want);
   });
 });
