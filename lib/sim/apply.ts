@@ -182,6 +182,12 @@ export function mergeApplied(live: unknown, applied: unknown, custom: boolean, n
 
 const samePath = (a: FieldPath, b: FieldPath) => a.length === b.length && a.every((t, i) => t === b[i]);
 
+function withoutManagedFields(obj: unknown): unknown {
+  if (!isObject(obj) || !isObject(obj['metadata'])) return obj;
+  const { managedFields: _ignored, ...meta } = obj['metadata'];
+  return { ...obj, metadata: meta };
+}
+
 /** As the real server names a manager in a conflict: an Update's with its apiVersion and time. */
 function printManager(entry: ManagedFieldsEntry): string {
   const name = JSON.stringify(entry.manager) + (entry.subresource ? ` with subresource ${JSON.stringify(entry.subresource)}` : '');
@@ -227,7 +233,10 @@ export function serverSideApply(live: JsonObject | undefined, applied: JsonObjec
   for (const p of mine?.paths ?? []) {
     if (!paths.some((q) => samePath(p, q)) && !kept.some((o) => o.paths.some((q) => samePath(p, q)))) removePath(merged, p);
   }
-  const own: ManagedFieldsEntry = { manager: req.manager, operation: 'Apply', apiVersion: req.apiVersion, time: req.now, fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(paths) };
+  const fieldsV1 = toFieldsV1(paths);
+  // As the real server: an apply that changes neither the object nor the field set keeps the entry's time, so it writes nothing.
+  const unchanged = mine && mine.entry.apiVersion === req.apiVersion && jsonEqual(mine.entry.fieldsV1, fieldsV1) && jsonEqual(withoutManagedFields(merged), withoutManagedFields(live));
+  const own: ManagedFieldsEntry = { manager: req.manager, operation: 'Apply', apiVersion: req.apiVersion, time: unchanged ? mine.entry.time : req.now, fieldsType: 'FieldsV1', fieldsV1 };
   const managedFields = kept.map((o) => (o.paths.length === fromFieldsV1(o.entry.fieldsV1).length ? o.entry : { ...o.entry, fieldsV1: toFieldsV1(o.paths) }));
   const at = mine ? entries.indexOf(mine.entry) : managedFields.length;
   managedFields.splice(Math.min(at, managedFields.length), 0, own);

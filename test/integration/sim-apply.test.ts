@@ -61,6 +61,17 @@ describe('server-side apply', () => {
     expect(forced.body.metadata.managedFields.map((e: { manager: string }) => e.manager)).toEqual(['kubectl', 'hpa']);
   });
 
+  it('the same configuration applied again writes nothing (same resourceVersion)', async () => {
+    // Prepare
+    const first = await s.call('PATCH', `${DEP}/web?fieldManager=kubectl`, yamlDeployment('web:1', 2), APPLY);
+    await s.clock.advance(5000);
+    // Act
+    const again = await s.call('PATCH', `${DEP}/web?fieldManager=kubectl`, yamlDeployment('web:1', 2), APPLY);
+    // Assess
+    expect(again.status).toBe(200);
+    expect(again.body.metadata.resourceVersion).toBe(first.body.metadata.resourceVersion);
+  });
+
   it('dryRun answers the applied object and stores nothing', async () => {
     // Act
     const res = await s.call('PATCH', `${CM}/a?fieldManager=kubectl&dryRun=All`, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: v}\n', APPLY);

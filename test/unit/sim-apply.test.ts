@@ -108,6 +108,18 @@ describe('ownership', () => {
     expect(out.spec.replicas).toBe(2);
   });
 
+  it.each([
+    { name: 'the same configuration again keeps the time (a no-op writes nothing)', replicas: 2, time: '2026-01-01T00:00:00Z' },
+    { name: 'a changed value records the new time', replicas: 3, time: '2026-01-02T00:00:00Z' },
+  ])('$name', ({ replicas, time }) => {
+    // Prepare
+    const live = serverSideApply(undefined, deployment([container('a', 'a:1')], { replicas: 2 }), req('kubectl'));
+    // Act
+    const out = serverSideApply(live, deployment([container('a', 'a:1')], { replicas }), { ...req('kubectl'), now: '2026-01-02T00:00:00Z' }) as any;
+    // Assess
+    expect(out.metadata.managedFields[0].time).toBe(time);
+  });
+
   it('an applied configuration carrying managedFields is a 400', () => {
     // Act / Assess
     expect(() => serverSideApply(undefined, { metadata: { name: 'a', managedFields: [] } }, req('kubectl'))).toThrow('metadata.managedFields must be nil');
