@@ -211,7 +211,7 @@ function removeAt(doc: unknown, tokens: readonly string[], kind: string): { doc:
  * the API server does for the kinds we serve. Merge and strategic bodies must be JSON objects (400
  * otherwise). A strategic merge patch against a custom resource (TidbCluster) is applied as a JSON
  * merge patch; the real server answers 415 there, but no client we drive sends one. Any other media
- * type, `application/apply-patch+yaml` included, is a 415 UnsupportedMediaType.
+ * type is a 415 UnsupportedMediaType (server-side apply is answered before this, in apply-handler.ts).
  */
 export function applyPatch(contentType: string, target: unknown, body: unknown): unknown {
   const mediaType = (contentType.split(';')[0] ?? '').trim().toLowerCase();

@@ -6,6 +6,7 @@ import { ApiError, badRequest, invalid } from './api-error.js';
 import { decodeBuiltinFields } from './builtin-fields.js';
 import { buildFilter } from './filters.js';
 import type { KubeObject } from './object.js';
+import { APPLY_PATCH_TYPE, handleApply } from './apply-handler.js';
 import { applyPatch } from './patch.js';
 import { type ResourceDef, apiVersionOf } from './resources.js';
 import type { DeleteOptions, ObjectStore, WriteOptions } from './store.js';
@@ -63,6 +64,7 @@ function answerResource(store: ObjectStore, r: ResourceRequest, write: WriteOpti
       return { code: 200, body: decoding(r, () => store.update(kind, target, { ...write, subresource })) };
     }
     case 'PATCH': {
+      if (r.contentType === APPLY_PATCH_TYPE) return handleApply(store, r, r.name, write);
       const current = store.mustGet(kind, r.namespace, r.name);
       // The patched object is read through the kind's type, as a create or update is.
       const patched = decodeBuiltinFields(r.resource, applyPatch(r.contentType, current, r.body), r.query.get('fieldValidation')) as KubeObject;

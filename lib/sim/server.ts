@@ -1,11 +1,14 @@
 /**
  * The simulated Kubernetes API server over HTTP on loopback. @kubernetes/client-node and kubectl
- * use it unchanged: discovery, CRUD with optimistic concurrency, all three patch types, watch,
- * status and scale subresources, service and pod proxy to in-process handlers, bearer-token auth.
+ * use it unchanged: discovery, CRUD with optimistic concurrency, all three patch types and
+ * server-side apply, watch, status and scale subresources, service and pod proxy to in-process
+ * handlers, bearer-token auth.
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiError } from './api-error.js';
+import { APPLY_PATCH_TYPE } from './apply-handler.js';
+import { parse as parseYaml } from 'yaml';
 import { decodeBuiltinFields } from './builtin-fields.js';
 import { discoveryDocument } from './discovery.js';
 import { openApiDocument, openApiIndex } from './openapi.js';
@@ -214,7 +217,17 @@ async function readRequestBody(req: IncomingMessage, method: string, contentType
     throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, ${PROTOBUF_MEDIA_TYPE}`);
   }
   const text = method === 'GET' ? '' : await readBody(req);
+  if (method === 'PATCH' && contentType === APPLY_PATCH_TYPE) return parseApplyBody(text);
   return needsBody ? parseJsonBody(text) : text.trim() ? parseJsonBody(text) : undefined;
+}
+
+/** A server-side apply body: YAML (JSON being YAML too); 400 when it does not decode, as the real server. */
+function parseApplyBody(text: string): unknown {
+  try {
+    return parseYaml(text) as unknown;
+  } catch (err) {
+    throw new ApiError(400, 'BadRequest', `error decoding YAML: ${(err as Error).message}`);
+  }
 }
 
 /** The report's verb for a write request, or undefined for reads. */

@@ -280,6 +280,8 @@ export class ObjectStore {
       deletionGracePeriodSeconds: m.deletionGracePeriodSeconds,
       generation: m.generation,
       resourceVersion: m.resourceVersion,
+      // As the field manager: an update that sends no managedFields keeps the recorded ones.
+      managedFields: input.metadata.managedFields ?? m.managedFields,
     };
     if (res.subresources.includes('status')) next.status = old.status;
     return next;

@@ -157,7 +157,7 @@ describe('patch dispatch by Content-Type', () => {
   });
 
   it.each([
-    { name: 'server-side apply is 415 (not served)', contentType: 'application/apply-patch+yaml' },
+    { name: 'an apply body is not a patch applyPatch takes (415; the server answers it as an apply)', contentType: 'application/apply-patch+yaml' },
     { name: 'plain JSON is 415', contentType: 'application/json' },
     { name: 'an empty Content-Type is 415', contentType: '' },
   ])('$name', ({ contentType }) => {
