@@ -5,6 +5,8 @@
  *
  *   npx tsx bench/fleet-sweep.ts [--keys N]
  */
+import { CRD_KIND } from '../lib/sim/crd/registry.js';
+import { tidbClusterCrd } from '../lib/sim/crd/tidbcluster.js';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { startEmbeddedDynamo } from '../lib/local/dynalite.js';
 import { type LocalSqs, startLocalSqs } from '../lib/local/local-stack.js';
@@ -33,6 +35,8 @@ async function queueDepth(sqs: LocalSqs): Promise<number> {
 export async function timeSweeps(keys: number, concurrencies: readonly number[]): Promise<SweepTiming[]> {
   const clock = new RealClock();
   const store = new ObjectStore(clock, { historyLimit: 1000 });
+  // TidbClusters are served by their CRD, as in every simulated world.
+  store.create(CRD_KIND, tidbClusterCrd());
   store.create('Namespace', { metadata: { name: NS } });
   for (let i = 0; i < keys; i++) {
     store.create('TidbCluster', { apiVersion: 'pingcap.com/v1alpha1', kind: 'TidbCluster', metadata: { name: `tc-${String(i).padStart(5, '0')}`, namespace: NS }, spec: { version: 'v8.5.0', pd: { baseImage: 'pingcap/pd', replicas: 3, requests: { storage: '1Gi' } } } });
