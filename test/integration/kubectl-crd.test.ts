@@ -6,45 +6,27 @@
  * `replace`, while a client-side `apply` fails on its last-applied annotation being too large.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { parse } from 'yaml';
-import { type Kubectl, kubectlFor } from '../support/kubectl.js';
+import type { Kubectl } from '../support/kubectl.js';
+import { type SimServe, startSimServe } from '../support/sim-serve.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const OPERATOR_CRD = join(ROOT, 'test', 'fixtures', 'tidb-operator-tidbclusters-crd.yaml.gz');
-let server: ChildProcess;
+let sim: SimServe;
 let kubectl: Kubectl;
 let dir: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'sim-serve-crd-'));
-  const kubeconfigPath = join(dir, 'kubeconfig');
-  server = spawn(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'sim', 'serve', '--kubeconfig', kubeconfigPath, '--pod-startup', '500ms'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`sim serve did not start: ${out}`)), 55000);
-    server.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('kubeconfig written')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    server.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-    server.on('exit', (code) => reject(new Error(`sim serve exited with ${code}: ${out}`)));
-  });
-  kubectl = kubectlFor(parse(readFileSync(kubeconfigPath, 'utf8')) as Record<string, unknown>);
+  sim = await startSimServe('500ms');
+  kubectl = sim.kubectl;
+  dir = sim.dir;
   writeFileSync(join(dir, 'operator-crd.yaml'), gunzipSync(readFileSync(OPERATOR_CRD)));
 }, 90000);
 
 afterAll(async () => {
-  const exited = new Promise((resolve) => server.once('exit', resolve));
-  server.kill('SIGINT');
-  await exited;
+  await sim.stop();
 }, 30000);
 
 const tc = (pd: string) => `apiVersion: pingcap.com/v1alpha1

@@ -3,46 +3,27 @@
  * StatefulSet story of the foundation issue, end to end, on the real clock.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parse } from 'yaml';
-import { type Kubectl, kubectlFor } from '../support/kubectl.js';
+import type { Kubectl } from '../support/kubectl.js';
+import { type SimServe, startSimServe } from '../support/sim-serve.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-let server: ChildProcess;
+let sim: SimServe;
 let kubectl: Kubectl;
 let kubeconfigFile: string;
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'sim-serve-'));
-  const kubeconfigPath = join(dir, 'kubeconfig');
-  kubeconfigFile = kubeconfigPath;
-  server = spawn(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'sim', 'serve', '--kubeconfig', kubeconfigPath, '--pod-startup', '500ms'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`sim serve did not start: ${out}`)), 30000);
-    server.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('kubeconfig written')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    server.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-    server.on('exit', (code) => reject(new Error(`sim serve exited with ${code}: ${out}`)));
-  });
-  kubectl = kubectlFor(parse(readFileSync(kubeconfigPath, 'utf8')) as Record<string, unknown>);
+  sim = await startSimServe('500ms');
+  kubectl = sim.kubectl;
+  kubeconfigFile = sim.kubeconfigPath;
 }, 60000);
 
 afterAll(async () => {
   // The server stops cleanly on SIGINT; wait for it, so no process or pipe outlives the tests.
-  const exited = new Promise((resolve) => server.once('exit', resolve));
-  server.kill('SIGINT');
-  await exited;
+  await sim.stop();
 }, 30000);
 
 const MANIFEST = `

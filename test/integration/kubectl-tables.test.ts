@@ -4,15 +4,15 @@
  * by the local stack (TiDB Operator's printer columns) and everything it owns.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parse } from 'yaml';
-import { type Kubectl, kubectlFor } from '../support/kubectl.js';
+import type { Kubectl } from '../support/kubectl.js';
+import { type SimServe, startSimServe } from '../support/sim-serve.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-let server: ChildProcess;
+let sim: SimServe;
 let kubectl: Kubectl;
 let kubeconfigFile: string;
 
@@ -27,32 +27,16 @@ function run(args: string[]): Promise<{ code: number | null; out: string }> {
 }
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'sim-serve-'));
-  kubeconfigFile = join(dir, 'kubeconfig');
-  server = spawn(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'sim', 'serve', '--kubeconfig', kubeconfigFile, '--pod-startup', '500ms'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`sim serve did not start: ${out}`)), 30000);
-    server.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('kubeconfig written')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    server.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-    server.on('exit', (code) => reject(new Error(`sim serve exited with ${code}: ${out}`)));
-  });
-  kubectl = kubectlFor(parse(readFileSync(kubeconfigFile, 'utf8')) as Record<string, unknown>);
+  sim = await startSimServe('500ms');
+  kubectl = sim.kubectl;
+  kubeconfigFile = sim.kubeconfigPath;
   // The local stack applies examples/basic-tidbcluster.yaml and runs until the cluster is Ready.
   const start = await run(['start', '--once', '--timeout', '2m', '--kubeconfig', kubeconfigFile, '--apply', join(ROOT, 'examples', 'basic-tidbcluster.yaml')]);
   if (start.code !== 0) throw new Error(`start --once failed (${start.code}): ${start.out}`);
 }, 180000);
 
 afterAll(async () => {
-  const exited = new Promise((resolve) => server.once('exit', resolve));
-  server.kill('SIGINT');
-  await exited;
+  await sim.stop();
 }, 30000);
 
 async function ok(args: string[], input?: string): Promise<string> {

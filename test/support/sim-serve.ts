@@ -14,6 +14,9 @@ const ROOT = join(import.meta.dirname, '..', '..');
 
 /** A started server: its URL and bearer token (empty when none), kubectl against it, and stop. */
 export type SimServe = {
+  /** The kubeconfig it wrote, and the temp dir that holds it (a test may keep its own files there). */
+  readonly kubeconfigPath: string;
+  readonly dir: string;
   readonly baseUrl: string;
   readonly token: string;
   readonly kubectl: Kubectl;
@@ -24,7 +27,8 @@ export type SimServe = {
 
 /** Starts `sim serve` with the given pod startup time and waits until its kubeconfig is written. */
 export async function startSimServe(podStartup = '200ms'): Promise<SimServe> {
-  const kubeconfigPath = join(mkdtempSync(join(tmpdir(), 'sim-serve-')), 'kubeconfig');
+  const dir = mkdtempSync(join(tmpdir(), 'sim-serve-'));
+  const kubeconfigPath = join(dir, 'kubeconfig');
   const server: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'sim', 'serve', '--kubeconfig', kubeconfigPath, '--pod-startup', podStartup], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -44,6 +48,8 @@ export async function startSimServe(podStartup = '200ms'): Promise<SimServe> {
   const kubeconfig = parse(readFileSync(kubeconfigPath, 'utf8')) as { clusters: { cluster: { server: string } }[]; users: { user: { token?: string } }[] };
   const kubectl = kubectlFor(kubeconfig as unknown as Record<string, unknown>);
   return {
+    kubeconfigPath,
+    dir,
     baseUrl: kubeconfig.clusters[0]?.cluster.server ?? '',
     token: kubeconfig.users[0]?.user.token ?? '',
     kubectl,
