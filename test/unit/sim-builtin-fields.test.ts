@@ -4,21 +4,11 @@
  * `fieldValidation=Strict` (kubectl's default) and dropped otherwise; custom resources pass unchanged.
  */
 import { describe, expect, it } from '@jest/globals';
-import { ApiError } from '../../lib/sim/api-error.js';
 import { decodeBuiltinFields } from '../../lib/sim/builtin-fields.js';
 import { defaultResources } from '../../lib/sim/crd/tidbcluster.js';
+import { apiErrorOf } from '../support/api-error.js';
 
 const mustResource = (kind: string) => defaultResources().mustByKind(kind);
-
-function apiErrorOf(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw err;
-  }
-  throw new Error('expected an ApiError');
-}
 
 const deployment = (spec: Record<string, unknown>, metadata: Record<string, unknown> = { name: 'web' }) => ({
   apiVersion: 'apps/v1',

@@ -4,18 +4,8 @@
  */
 
 import { describe, it, expect } from '@jest/globals';
-import { ApiError } from '../../lib/sim/api-error.js';
 import { applyJsonPatch, applyMergePatch, applyPatch } from '../../lib/sim/patch.js';
-
-function apiErrorOf(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw err;
-  }
-  throw new Error('expected an ApiError');
-}
+import { apiErrorOf } from '../support/api-error.js';
 
 const configMap = () => ({
   apiVersion: 'v1',

@@ -8,8 +8,8 @@ import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import protobuf from 'protobufjs';
-import { ApiError } from '../../lib/sim/api-error.js';
 import { PROTOBUF_MAGIC, decodeProtobufBody, protoPackageOf } from '../../lib/sim/protobuf/decode.js';
+import { apiErrorOf } from '../support/api-error.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -27,16 +27,6 @@ function frame(apiVersion: string, kind: string, typeName: string, object: Recor
   const unknown = messages.lookupType('k8s.io.apimachinery.pkg.runtime.Unknown');
   const envelope = unknown.encode(unknown.fromObject({ typeMeta: { apiVersion, kind }, raw, contentEncoding, contentType: '' })).finish();
   return Buffer.concat([PROTOBUF_MAGIC, envelope]);
-}
-
-function apiErrorOf(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw err;
-  }
-  throw new Error('expected an ApiError');
 }
 
 describe("kubectl 1.34's generator bodies", () => {

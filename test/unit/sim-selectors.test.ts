@@ -4,7 +4,6 @@
  */
 
 import { describe, it, expect } from '@jest/globals';
-import { ApiError } from '../../lib/sim/api-error.js';
 import {
   labelSelectorRequirements,
   matchesFieldSelector,
@@ -13,16 +12,7 @@ import {
   parseFieldSelector,
   parseLabelSelector,
 } from '../../lib/sim/selectors.js';
-
-function apiErrorOf(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw err;
-  }
-  throw new Error('expected an ApiError');
-}
+import { apiErrorOf } from '../support/api-error.js';
 
 const pd = { 'app.kubernetes.io/component': 'pd', 'app.kubernetes.io/instance': 'basic', tier: 'db' };
 

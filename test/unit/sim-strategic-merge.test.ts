@@ -6,18 +6,8 @@
  */
 
 import { describe, it, expect } from '@jest/globals';
-import { ApiError } from '../../lib/sim/api-error.js';
 import { applyStrategicMergePatch, listStrategyAt } from '../../lib/sim/strategic-merge.js';
-
-function apiErrorOf(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw err;
-  }
-  throw new Error('expected an ApiError');
-}
+import { apiErrorOf } from '../support/api-error.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
