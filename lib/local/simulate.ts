@@ -55,10 +55,12 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
   const armSweep = (): void => void stack.clock.setTimer(() => (stack.sweeps.enqueue(), armSweep()), sweepEvery);
   armSweep();
 
-  const deliver = async (): Promise<boolean> => {
+  // Delivery stops as soon as `until` holds, so a waitFor sees every state a step leaves behind,
+  // even one the next step (due at once) changes again.
+  const deliver = async (until?: () => boolean): Promise<boolean> => {
     phase = 'reconciler';
     await stack.sweeps.runDue();
-    const batches = await stack.delivery.deliverDue();
+    const batches = await stack.delivery.deliverDue(undefined, until);
     phase = 'sim';
     return batches >= 50;
   };
@@ -66,7 +68,7 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
   const runUntil = async (targetMs: number, until?: () => boolean): Promise<boolean> => {
     for (;;) {
       await stack.exporterIdle();
-      const saturated = await deliver();
+      const saturated = await deliver(until);
       if (until?.()) return true;
       const now = stack.clock.nowMs();
       if (now >= targetMs) return until === undefined;

@@ -31,11 +31,12 @@ export class VirtualEventSource {
 
   /**
    * Delivers batches until nothing is visible, at most `maxBatches` (a key that keeps re-enqueueing
-   * itself at one instant must not stall virtual time); returns how many batches ran.
+   * itself at one instant must not stall virtual time), and none once `stop` holds (checked before
+   * each batch); returns how many batches ran.
    */
-  async deliverDue(maxBatches = 50): Promise<number> {
+  async deliverDue(maxBatches = 50, stop?: () => boolean): Promise<number> {
     let batches = 0;
-    while (batches < maxBatches) {
+    while (batches < maxBatches && stop?.() !== true) {
       const records = await this.queue.receive(10, 0);
       if (records.length === 0) break;
       batches++;

@@ -12,7 +12,7 @@ import type { Action } from '../../../model/action.js';
 import type { Outcome } from '../../../model/outcome.js';
 import { toKubeTime } from '../../cluster/condition.js';
 import { EVENT_REASON, clusterWarning } from '../../cluster/events.js';
-import { complete, fail, retry } from '../../engine/outcome.js';
+import { complete, fail, retry, wait } from '../../engine/outcome.js';
 import type { MemberDecision, MemberInput } from '../../member/component.js';
 import {
   failoverDeadline,
@@ -24,7 +24,7 @@ import {
 import { isTerminating, podNameOfMember, unlessRecorded } from '../../member/members.js';
 import { isPdAllMembersReady, pdDesiredReplicas } from '../../cluster/replicas.js';
 import { isPodReady } from '../../member/statefulset.js';
-import { PD_RETRY_MS, pdStatusOf, withPdStatus, type PdFailureMember, type PdStatusMember } from './names.js';
+import { AT_ONCE_MS, pdStatusOf, withPdStatus, type PdFailureMember, type PdStatusMember } from './names.js';
 import { observedObjects, observedPd } from '../../cluster/observed.js';
 
 const MAX_UINT64 = 18_446_744_073_709_551_615n;
@@ -89,7 +89,7 @@ function mark(input: MemberInput, member: PdStatusMember, events: Action[]): Mem
     ...unlessRecorded(input, clusterWarning(tc, EVENT_REASON.unhealthy, message)),
     failoverDeadlineDelete('pd', member.name),
   ];
-  return { status, actions, outcome: retry(PD_RETRY_MS, `marking Pod: ${ns}/${podName} pd member: ${member.name} as failure`), stop: true };
+  return { status, actions, outcome: retry(AT_ONCE_MS, `marking Pod: ${ns}/${podName} pd member: ${member.name} as failure`), stop: true };
 }
 
 /**
@@ -156,7 +156,7 @@ function tryToDelete(input: MemberInput, name: string, failure: PdFailureMember,
   if (!/^\d+$/.test(id) || BigInt(id) > MAX_UINT64) return { actions: events, outcome: fail(`strconv.ParseUint: parsing "${id}": invalid syntax`) };
   if (isDeletionDone(input, failure)) {
     const status = withPdStatus(input, { ...pdStatusOf(input), failureMembers: { ...failures(input), [name]: { ...failure, memberDeleted: true } } });
-    return { status, actions: events, outcome: retry(PD_RETRY_MS, `failure member ${name} deleted: a replacement follows`), stop: true };
+    return { status, actions: events, outcome: retry(AT_ONCE_MS, `failure member ${name} deleted: a replacement follows`), stop: true };
   }
   const listed = observedPd(input.snapshot)?.members.some((m) => m.id === id) === true;
   const message = `failure member ${input.cluster.metadata.namespace ?? ''}/${failure.podName ?? ''}(${id}) deleted from PD cluster`;
@@ -165,12 +165,12 @@ function tryToDelete(input: MemberInput, name: string, failure: PdFailureMember,
     ...(listed ? [{ kind: 'pd.deleteMember' as const, id }, clusterWarning(input.cluster, EVENT_REASON.pdMemberDeleted, message)] : []),
     ...deletes(input, failure),
   ];
-  return { actions, outcome: retry(PD_RETRY_MS, `deleting failure member ${name}`), stop: true };
+  return { actions, outcome: retry(AT_ONCE_MS, `deleting failure member ${name}`), stop: true };
 }
 
 function recover(input: MemberInput): MemberDecision {
   const { failureMembers: _cleared, ...pd } = pdStatusOf(input);
-  return { status: withPdStatus(input, pd), actions: staleDeadlines(input, new Set()), outcome: retry(PD_RETRY_MS, 'PD recovered: failure members cleared'), stop: true };
+  return { status: withPdStatus(input, pd), actions: staleDeadlines(input, new Set()), outcome: retry(AT_ONCE_MS, 'PD recovered: failure members cleared'), stop: true };
 }
 
 function quorumFailure(input: MemberInput): Outcome | undefined {
@@ -200,7 +200,9 @@ export function planPdFailover(input: MemberInput): MemberDecision {
   if (!(started && !isPdAllMembersReady(input.cluster.spec, input.status)) && undeleted.length === 0) {
     return { actions: staleDeadlines(input, new Set(candidates(input).map((m) => m.name))), outcome: complete() };
   }
-  if (pd.synced !== true) return { actions: [], outcome: fail(`TidbCluster: ${nsName(input)} .Status.PD.Synced = false, can't failover`) };
+  // PD not read yet (starting) or unreadable: a wait, not a failure to back off from — the status rule
+  // wakes the key while PD converges, and pod events come while its pods start.
+  if (pd.synced !== true) return { actions: [], outcome: wait(`TidbCluster: ${nsName(input)} .Status.PD.Synced = false, can't failover`) };
   const events = unhealthyEvents(input);
   const noQuorum = quorumFailure(input);
   if (noQuorum) return { actions: events, outcome: noQuorum };

@@ -25,6 +25,19 @@ export const PD_PORTS = { client: 2379, peer: 2380 } as const;
 /** How soon a PD rule that made progress, or is polling PD, wants to look again. */
 export const PD_RETRY_MS = 5_000;
 
+/**
+ * How soon a rule waiting on a change inside PD — which no Kubernetes event announces (a leader
+ * transfer, an updated member turning healthy or ready) — looks again: PD makes such changes in
+ * about a second, so a longer wait is time lost.
+ */
+export const PD_POLL_MS = 1_000;
+
+/**
+ * The look-again of a rule that just changed what it acts on (a failure mark written, a member
+ * deleted): the next step runs at once, as nothing else has to happen before it can go on.
+ */
+export const AT_ONCE_MS = 0;
+
 /** The StatefulSet (and ConfigMap, client Service) name: `<tc>-pd`. */
 export const pdSetName = (tc: TidbCluster): string => `${tc.metadata.name ?? ''}-pd`;
 

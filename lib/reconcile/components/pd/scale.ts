@@ -14,7 +14,7 @@ import type { MemberInput, ScaleInCheck } from '../../member/component.js';
 import { hasQuorum } from '../../member/failover.js';
 import { clusterPath, memberOfPod, podNameOfMember, unlessRecorded } from '../../member/members.js';
 import { replicasOf } from '../../member/statefulset.js';
-import { PD_RETRY_MS, pdStatusOf, type PdStatusMember } from './names.js';
+import { PD_POLL_MS, PD_RETRY_MS, pdStatusOf, type PdStatusMember } from './names.js';
 import { observedObjects, observedPd } from '../../cluster/observed.js';
 
 // The components that need PD; their StatefulSets carry the cluster's instance label like PD's.
@@ -103,7 +103,7 @@ export function beforePdScaleIn(input: MemberInput, podName: string): ScaleInChe
   const target = input.scope.set ? scaleInLeaderTarget(input, replicasOf(input.scope.set)) : undefined;
   if (leader !== undefined && podNameOfMember(leader) === podName && target !== undefined) {
     const message = `moving PD leadership from ${leader} to ${target} before scaling in`;
-    return { hold: { actions: [{ kind: 'pd.transferLeader', to: target }], outcome: retry(PD_RETRY_MS, message), stop: true } };
+    return { hold: { actions: [{ kind: 'pd.transferLeader', to: target }], outcome: retry(PD_POLL_MS, message), stop: true } };
   }
   const listed = observedPd(input.snapshot)?.members.some((m) => m.name === memberName) === true;
   const first: Action[] = listed ? [{ kind: 'pd.deleteMember', name: memberName }] : [];

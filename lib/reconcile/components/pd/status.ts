@@ -159,13 +159,16 @@ export function pdConverging(input: MemberInput, pd: PdStatus): PdConverging | u
 
 const CONVERGING_MIN_MS = 1_000;
 const CONVERGING_MAX_MS = 30_000;
+/** How long after its pods got Ready a PD member usually serves: boot, the start script's discovery retries (0–4 s), joining. */
+const CONVERGING_PROMPT_MS = 10_000;
 
 /**
- * When to look again at a converging PD: a quarter of the time since its pods got Ready, from 1 s
- * to 30 s — promptly right after a change, less often the longer PD lags behind its pods (an outage).
+ * When to look again at a converging PD: every second for the first 10 s after its pods got Ready
+ * (members join then, and each second of lag is time lost), then a quarter of the time beyond that,
+ * up to 30 s — less often the longer PD lags behind its pods (an outage).
  */
 export function convergingRetryMs(sinceMs: number, nowMs: number): number {
-  return Math.min(CONVERGING_MAX_MS, Math.max(CONVERGING_MIN_MS, Math.floor((nowMs - sinceMs) / 4)));
+  return Math.min(CONVERGING_MAX_MS, Math.max(CONVERGING_MIN_MS, Math.floor((nowMs - sinceMs - CONVERGING_PROMPT_MS) / 4)));
 }
 
 /**

@@ -11,7 +11,7 @@ import type { MemberInput, Walk } from '../../member/component.js';
 import { memberOfPod, podNameOfMember, unlessRecorded } from '../../member/members.js';
 import { replicasOf } from '../../member/statefulset.js';
 import { upgraderWho } from '../../member/upgrade.js';
-import { PD_KEYS, PD_RETRY_MS, pdStatusOf } from './names.js';
+import { PD_KEYS, PD_POLL_MS, PD_RETRY_MS, pdStatusOf } from './names.js';
 import { isStable, pdQuorumHoldEvent, pdRestartQuorum } from './quorum.js';
 import { observedPd } from '../../cluster/observed.js';
 
@@ -39,9 +39,9 @@ export function choosePdToTransferFromMembers(input: MemberInput, ordinal: numbe
 /** PD's `updatedPodHold`: the updated pod's member is healthy and ready by `/pd/api/v2/ready`, else why not. */
 export function pdUpdatedPodHold(input: MemberInput, podName: string): Outcome | undefined {
   const member = memberOfPod(pdStatusOf(input).members, podName);
-  if (member?.health !== true) return retry(PD_RETRY_MS, `${upgraderWho(input)}'s pd upgraded pod: [${podName}] is not health`);
+  if (member?.health !== true) return retry(PD_POLL_MS, `${upgraderWho(input)}'s pd upgraded pod: [${podName}] is not health`);
   const ready = observedPd(input.snapshot)?.members.find((m) => m.name === member.name)?.ready;
-  if (ready !== true) return retry(PD_RETRY_MS, `${upgraderWho(input)}'s pd upgraded pod: [${podName}] is not ready by /pd/api/v2/ready`);
+  if (ready !== true) return retry(PD_POLL_MS, `${upgraderWho(input)}'s pd upgraded pod: [${podName}] is not ready by /pd/api/v2/ready`);
   return undefined;
 }
 
@@ -74,5 +74,5 @@ export function beforePdRestart(input: MemberInput, ordinal: number): Walk {
   const to = local !== '' ? local : peer;
   if (to === undefined) return { kind: 'roll', ordinal };
   const message = `moving PD leadership from ${leader} to ${to} before it restarts`;
-  return { kind: 'hold', actions: [{ kind: 'pd.transferLeader', to }], outcome: retry(PD_RETRY_MS, message), stop: true };
+  return { kind: 'hold', actions: [{ kind: 'pd.transferLeader', to }], outcome: retry(PD_POLL_MS, message), stop: true };
 }

@@ -6,7 +6,7 @@ import type { Action, DeadlineSpec } from '../../../../../lib/model/action.js';
 import type { TidbCluster, TidbClusterStatus } from '../../../../../lib/model/kube.js';
 import type { Snapshot } from '../../../../../lib/model/snapshot.js';
 import { toKubeTime } from '../../../../../lib/reconcile/cluster/condition.js';
-import { complete, fail, retry } from '../../../../../lib/reconcile/engine/outcome.js';
+import { complete, fail, retry, wait } from '../../../../../lib/reconcile/engine/outcome.js';
 import { shouldRecoverPd } from '../../../../../lib/reconcile/components/pd/failover.js';
 import { pdInputOf, planPdFailover, planPdScale } from '../../../../support/pd-rules.js';
 import {
@@ -97,11 +97,11 @@ describe('Fixture A — PD failover: marking (only with quorum, on time, one at 
   it.each<Row>([
     { name: 'A S01: all members healthy: nothing', tc: tidbCluster(fixtureA([member(0), member(1), member(2)])), changes: [pod1()], actions: [], outcome: complete() },
     {
-      name: 'A S02: status not synced (a member unhealthy, so failover runs): fail, no event',
+      name: 'A S02: status not synced (a member unhealthy, so failover runs): wait for PD (no backoff), no event',
       tc: tidbCluster(fixtureA([member(0), member(1, T0 - 10 * MIN), member(2)], { synced: false })),
       changes: [pod1()],
       actions: [],
-      outcome: fail("TidbCluster: demo/basic .Status.PD.Synced = false, can't failover"),
+      outcome: wait("TidbCluster: demo/basic .Status.PD.Synced = false, can't failover"),
     },
     {
       name: 'A S03: pd-0 and pd-1 unhealthy, no peers: no quorum, fail, 2 PDMemberUnhealthy events',
@@ -160,7 +160,7 @@ describe('Fixture A — PD failover: marking (only with quorum, on time, one at 
         warning('Unhealthy', `pd pod[basic-pd-1] is unhealthy, msg:pd member[${IDS[1] ?? ''}] is unhealthy`),
         { kind: 'state.deleteDeadline', deadline: { component: 'pd', member: 'basic-pd-1', kind: 'failover' } },
       ],
-      outcome: retry(5_000, 'marking Pod: demo/basic-pd-1 pd member: basic-pd-1 as failure'),
+      outcome: retry(0, 'marking Pod: demo/basic-pd-1 pd member: basic-pd-1 as failure'),
       failureMembers: recorded({ createdAtMs: T0 }).failureMembers,
     },
     {
@@ -171,7 +171,7 @@ describe('Fixture A — PD failover: marking (only with quorum, on time, one at 
         warning('Unhealthy', `pd pod[basic-pd-1] is unhealthy, msg:pd member[${IDS[1] ?? ''}] is unhealthy`),
         { kind: 'state.deleteDeadline', deadline: { component: 'pd', member: 'basic-pd-1', kind: 'failover' } },
       ],
-      outcome: retry(5_000, 'marking Pod: demo/basic-pd-1 pd member: basic-pd-1 as failure'),
+      outcome: retry(0, 'marking Pod: demo/basic-pd-1 pd member: basic-pd-1 as failure'),
       failureMembers: recorded({ createdAtMs: T0 }).failureMembers,
     },
     {
@@ -217,7 +217,7 @@ describe('Fixture A — PD failover: deleting the marked member (verified across
   const deletedEvent = warning('PDMemberDeleted', `failure member demo/basic-pd-1(${IDS[1] ?? ''}) deleted from PD cluster`);
   const podDelete: Action = { kind: 'delete', ref: { kind: 'Pod', namespace: 'demo', name: 'basic-pd-1' }, uid: 'uid-basic-pd-1', resourceVersion: '7' };
   const pvcDelete = (n: number): Action => ({ kind: 'delete', ref: { kind: 'PersistentVolumeClaim', namespace: 'demo', name: `pd-test-pd-1-${n}` }, uid: `pvc-1-uid-${n}` });
-  const deleting = retry(5_000, 'deleting failure member basic-pd-1');
+  const deleting = retry(0, 'deleting failure member basic-pd-1');
   const seen = withOwned('Event', { reason: 'PDMemberUnhealthy', message: `demo/basic-pd-1(${IDS[1] ?? ''}) is unhealthy` } as IEvent);
   it.each<Row>([
     {
@@ -233,7 +233,7 @@ describe('Fixture A — PD failover: deleting the marked member (verified across
       tc: marked(),
       changes: [view(0, 2), pod1({ createdAtMs: T0 }), seen],
       actions: [],
-      outcome: retry(5_000, 'failure member basic-pd-1 deleted: a replacement follows'),
+      outcome: retry(0, 'failure member basic-pd-1 deleted: a replacement follows'),
       failureMembers: recorded({ deleted: true }).failureMembers,
     },
     {
@@ -249,7 +249,7 @@ describe('Fixture A — PD failover: deleting the marked member (verified across
       tc: marked(),
       changes: [view(0, 2), pod1({ createdAtMs: T0 }), withOwned('PersistentVolumeClaim', testPvc('pd-test-pd-1-1', 'basic-pd-1', { uid: 'fresh-1' }), testPvc('pd-test-pd-1-2', 'basic-pd-1', { uid: 'fresh-2' })), seen],
       actions: [],
-      outcome: retry(5_000, 'failure member basic-pd-1 deleted: a replacement follows'),
+      outcome: retry(0, 'failure member basic-pd-1 deleted: a replacement follows'),
       failureMembers: recorded({ deleted: true }).failureMembers,
     },
     {
@@ -297,7 +297,7 @@ describe('Fixture A — PD failover: deleting the marked member (verified across
       tc: tidbCluster(fixtureA([member(0), member(1, T0 - 10 * MIN), member(2, T0 - 10 * MIN), { ...member(0), name: 'basic-pd-3' }, { ...member(0), name: 'basic-pd-4' }], recorded())),
       changes: [view(0, 2), pod1({ createdAtMs: T0 }), seen, withOwned('Event', { reason: 'PDMemberUnhealthy', message: 'demo/basic-pd-2(2) is unhealthy' } as IEvent)],
       actions: [],
-      outcome: retry(5_000, 'failure member basic-pd-1 deleted: a replacement follows'),
+      outcome: retry(0, 'failure member basic-pd-1 deleted: a replacement follows'),
       failureMembers: recorded({ deleted: true }).failureMembers,
     },
   ])('$name', ({ tc, changes, actions, outcome, failureMembers }) => {
@@ -352,7 +352,7 @@ describe('Fixture B — recover (shouldRecover) and the extra member scaled in',
       expect(decision.status?.pd?.failureMembers).toBeUndefined();
       expect(decision.status?.pd?.members).toEqual(tc.status?.pd?.members);
       expect(decision.actions).toEqual([{ kind: 'state.deleteDeadline', deadline: { component: 'pd', member: 'basic-pd-1', kind: 'failover' } }]);
-      expect(decision.outcome).toEqual(retry(5_000, 'PD recovered: failure members cleared'));
+      expect(decision.outcome).toEqual(retry(0, 'PD recovered: failure members cleared'));
       expect(decision.stop).toBe(true);
       expect(tc.spec.pd?.replicas).toBe(n);
     },

@@ -204,7 +204,7 @@ describe('Fixture D — PD scale-in (5 → 3, ordinal 4 removed), one member per
       tc: tidbCluster(specReplicas(3), pdStatus(5)),
       changes: [view(5, 'basic-pd-4'), pod4, pvcs4],
       actions: [{ kind: 'pd.transferLeader', to: 'basic-pd-0' }],
-      outcome: retry(5_000, 'moving PD leadership from basic-pd-4 to basic-pd-0 before scaling in'),
+      outcome: retry(1_000, 'moving PD leadership from basic-pd-4 to basic-pd-0 before scaling in'),
       stop: true,
     },
     {
@@ -212,7 +212,7 @@ describe('Fixture D — PD scale-in (5 → 3, ordinal 4 removed), one member per
       tc: tidbCluster(specReplicas(3), pdStatus(5, { unhealthy: [0] })),
       changes: [view(5, 'basic-pd-4', [0]), pod4, pvcs4],
       actions: [{ kind: 'pd.transferLeader', to: 'basic-pd-1' }],
-      outcome: retry(5_000, 'moving PD leadership from basic-pd-4 to basic-pd-1 before scaling in'),
+      outcome: retry(1_000, 'moving PD leadership from basic-pd-4 to basic-pd-1 before scaling in'),
       stop: true,
     },
     {

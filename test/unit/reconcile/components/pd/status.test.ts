@@ -152,12 +152,13 @@ describe('PD status asks to be looked at again while PD converges, never at rest
   it.each<{ name: string; changes: Change<Snapshot>[]; afterMs?: number }>([
     { name: 'at rest (every Ready pod has a healthy member): no wake-up', changes: [view, readyFor(3_600_000, 0, 1, 2)] },
     { name: 'PD not read and no pod Ready yet: the first Ready pod is an event, no timer', changes: [withPd(undefined, 'refused'), withOwned('Pod', starting(0))] },
-    { name: 'PD not read, pods Ready for 8 s: look again in 2 s', changes: [withPd(undefined, 'refused'), readyFor(8_000, 0, 1, 2)], afterMs: 2_000 },
+    { name: 'PD not read, pods Ready for 8 s (members still joining): look again in 1 s', changes: [withPd(undefined, 'refused'), readyFor(8_000, 0, 1, 2)], afterMs: 1_000 },
+    { name: 'PD not read, pods Ready for 30 s: look again in 5 s', changes: [withPd(undefined, 'refused'), readyFor(30_000, 0, 1, 2)], afterMs: 5_000 },
     { name: 'a pod Ready for 2 s whose member has not joined: look again in 1 s', changes: [withPd(pdViewOf([pdMemberView('basic-pd-0')], 'basic-pd-0')), readyFor(2_000, 0, 1)], afterMs: 1_000 },
     {
-      name: 'a pod Ready whose member is not healthy yet: look again',
+      name: 'a pod Ready for 20 s whose member is not healthy yet: look again in 2.5 s',
       changes: [withPd(pdViewOf([pdMemberView('basic-pd-0'), pdMemberView('basic-pd-1', { health: false })], 'basic-pd-0')), readyFor(20_000, 0, 1)],
-      afterMs: 5_000,
+      afterMs: 2_500,
     },
     { name: 'a long outage with Ready pods: at most every 30 s', changes: [withPd(undefined, 'no leader'), readyFor(3_600_000, 0, 1, 2)], afterMs: 30_000 },
   ])('$name', ({ changes, afterMs }) => {

@@ -114,7 +114,7 @@ describe('Fixture C — PD upgrader (partition arithmetic, descending ordinals)'
       tc: tidbCluster(fixtureC({ unhealthy: [2] })),
       changes: base,
       actions: [],
-      outcome: retry(5_000, "tidbcluster: [demo/basic]'s pd upgraded pod: [basic-pd-2] is not health"),
+      outcome: retry(1_000, "tidbcluster: [demo/basic]'s pd upgraded pod: [basic-pd-2] is not health"),
       phase: 'Upgrade',
     },
     {
@@ -122,7 +122,7 @@ describe('Fixture C — PD upgrader (partition arithmetic, descending ordinals)'
       tc: tidbCluster(fixtureC()),
       changes: [pods(['1', '1', '2']), view('basic-pd-2', { notReady: [2] })],
       actions: [],
-      outcome: retry(5_000, "tidbcluster: [demo/basic]'s pd upgraded pod: [basic-pd-2] is not ready by /pd/api/v2/ready"),
+      outcome: retry(1_000, "tidbcluster: [demo/basic]'s pd upgraded pod: [basic-pd-2] is not ready by /pd/api/v2/ready"),
       phase: 'Upgrade',
     },
     {
@@ -130,7 +130,7 @@ describe('Fixture C — PD upgrader (partition arithmetic, descending ordinals)'
       tc: tidbCluster(fixtureC()),
       changes: [pods(['1', '1', '2']), view('basic-pd-1')],
       actions: [{ kind: 'pd.transferLeader', to: 'basic-pd-2' }],
-      outcome: retry(5_000, 'moving PD leadership from basic-pd-1 to basic-pd-2 before it restarts'),
+      outcome: retry(1_000, 'moving PD leadership from basic-pd-1 to basic-pd-2 before it restarts'),
       phase: 'Upgrade',
     },
     {
@@ -324,7 +324,7 @@ describe('Fixture P SQ1 — PD image upgrade, 3 replicas, leader pd-2, step by s
       live: live(3),
       changes: [pods(['rev-1', 'rev-1', 'rev-1']), view('basic-pd-2')],
       actions: [{ kind: 'pd.transferLeader', to: 'basic-pd-0' }],
-      outcome: retry(5_000, 'moving PD leadership from basic-pd-2 to basic-pd-0 before it restarts'),
+      outcome: retry(1_000, 'moving PD leadership from basic-pd-2 to basic-pd-0 before it restarts'),
       phase: 'Upgrade',
     },
     {
@@ -360,7 +360,7 @@ describe('Fixture P SQ1 — PD image upgrade, 3 replicas, leader pd-2, step by s
       live: live(1),
       changes: [pods(['rev-1', 'rev-2', 'rev-2']), view('basic-pd-0')],
       actions: [{ kind: 'pd.transferLeader', to: 'basic-pd-2' }],
-      outcome: retry(5_000, 'moving PD leadership from basic-pd-0 to basic-pd-2 before it restarts'),
+      outcome: retry(1_000, 'moving PD leadership from basic-pd-0 to basic-pd-2 before it restarts'),
       phase: 'Upgrade',
     },
     {
