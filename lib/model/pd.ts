@@ -56,7 +56,10 @@ export type PdConfig = {
 
 /**
  * PD as observed in one step. `schedulers` are PD's scheduler names (e.g.
- * `evict-leader-scheduler-4`); `leader` is undefined while PD has no elected leader.
+ * `evict-leader-scheduler-4`); `leader` is undefined while PD has no elected leader. Stores,
+ * schedulers and the replication `config` are read only for a cluster whose rules use them (a store
+ * component, or PD scaled to 0): `storesRead` says whether they were, and without it `stores` and
+ * `schedulers` are empty and `config` is absent.
  */
 export type PdView = {
   readonly clusterId?: string;
@@ -64,5 +67,6 @@ export type PdView = {
   readonly leader: { readonly name: string; readonly id: string } | undefined;
   readonly stores: readonly PdStore[];
   readonly schedulers: readonly string[];
-  readonly config: PdConfig;
+  readonly storesRead: boolean;
+  readonly config?: PdConfig;
 };

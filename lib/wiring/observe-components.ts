@@ -8,10 +8,10 @@
 import type { OwnedObjects, TidbCluster } from '../model/kube.js';
 import type { ObservedComponentName, ObservedComponents } from '../model/snapshot.js';
 import type { ClusterClients, ClusterTarget } from './clients.js';
-import { pdReadFailureOf, readPd, toPdView, withMemberReadiness } from './pd-view.js';
+import { ClusterIdCache, isPdRollingOut, pdReadFailureOf, readPd, readsPdStores, toPdView, withMemberReadiness } from './pd-view.js';
 
-/** What a component read gets: the clients and which cluster to reach (https under cluster TLS). */
-export type ComponentReadContext = { readonly clients: ClusterClients; readonly target: ClusterTarget };
+/** What a component read gets: the clients, which cluster to reach (https under cluster TLS), and its TidbCluster. */
+export type ComponentReadContext = { readonly clients: ClusterClients; readonly target: ClusterTarget; readonly cluster: TidbCluster };
 
 /** The view type of component `N`. */
 export type ViewOf<N extends ObservedComponentName> = NonNullable<ObservedComponents[N]['view']>;
@@ -42,18 +42,22 @@ export function hasPd(cluster: TidbCluster): boolean {
   return cluster.spec.pd !== undefined && cluster.spec.pd !== null;
 }
 
+/** The PD cluster ids this warm container has read (see `ClusterIdCache`: bounded). */
+const PD_CLUSTER_IDS = new ClusterIdCache();
+
 /**
- * The readers. PD: members, health, leader, stores, config and evict-leader schedulers through the
- * `<tc>-pd` service (see `pd-view.ts`), then each member's readiness from its own pod — asked only
- * of PD pods this observation listed.
+ * The readers. PD: members, health and leader, with stores, config and evict-leader schedulers when
+ * the cluster's rules use them, through the `<tc>-pd` service (see `pd-view.ts`), then — while PD
+ * rolls out — each member's readiness from its own pod, asked only of PD pods this observation listed.
  */
 export const COMPONENT_READERS: ComponentReaders = {
   pd: {
     title: 'PD',
     inSpec: hasPd,
-    read: async ({ clients, target }) => toPdView(await readPd(clients.pd(target))),
-    complete: async (view, objects, { clients, target }) =>
-      withMemberReadiness(view, clients.pd(target), new Set(objects.Pod.map((p) => p.metadata?.name ?? ''))),
+    read: async ({ clients, target, cluster }) =>
+      toPdView(await readPd(clients.pd(target), { stores: readsPdStores(cluster), clusterIds: PD_CLUSTER_IDS, pdName: `${target.namespace}/${target.tcName}` })),
+    complete: async (view, objects, { clients, target, cluster }) =>
+      isPdRollingOut(cluster, objects) ? withMemberReadiness(view, clients.pd(target), new Set(objects.Pod.map((p) => p.metadata?.name ?? ''))) : view,
     completeWhat: 'read PD member readiness',
     failureOf: pdReadFailureOf,
   },

@@ -1,13 +1,19 @@
 /**
- * Reading PD into the snapshot's `PdView` (reference §3.1): members with their health, the leader,
- * every store including Tombstones, the replication config, the evict-leader schedulers and the
- * cluster id — seven independent GETs through the `<tc>-pd` service, sent together — then each
- * member's readiness from its own pod. The mapping is
+ * Reading PD into the snapshot's `PdView` (reference §3.1), through the `<tc>-pd` service: members
+ * with their health and the leader on every step; every store including Tombstones, the replication
+ * config and the evict-leader schedulers only when the cluster has a store component (or scales PD to
+ * 0, which must see whether stores still use it); the cluster id once per PD cluster (it never
+ * changes for a set of member ids; a bounded cache keeps it); then each member's readiness from its
+ * own pod, only while a PD rollout is under way (the upgrade is its one reader). The mapping is
  * pure: ids stay decimal strings, store labels become a record, `state_name` becomes the
  * `PdStoreState` union (a state PD never defined is refused rather than guessed).
  */
 
 import { ComponentStatusError } from '../components/caller.js';
+import type { IPod } from 'kubernetes-models/v1/Pod';
+
+import type { OwnedObjects, TidbCluster } from '../model/kube.js';
+import { LABEL } from '../model/labels.js';
 import type { PdMember, PdStore, PdStoreState, PdView } from '../model/pd.js';
 import type { PdReadFailure } from '../model/snapshot.js';
 import { TransientError } from '../platform/errors.js';
@@ -25,32 +31,94 @@ const STORE_STATES: ReadonlySet<string> = new Set<PdStoreState>([
   'Removed',
 ]);
 
-/** Every PD answer the view is built from. */
-export type PdAnswers = {
-  readonly members: PdMembers;
-  readonly health: readonly PdMemberHealth[];
+/** PD's answers about stores: the stores, the Tombstones, the replication config, the evict-leader schedulers. */
+export type PdStoreAnswers = {
   readonly stores: readonly PdApiStore[];
   readonly tombstones: readonly PdApiStore[];
   readonly config: PdApiConfig;
   readonly evictLeaderSchedulers: readonly string[];
+};
+
+/** Every PD answer the view is built from; `storeAnswers` only when they were asked for. */
+export type PdAnswers = {
+  readonly members: PdMembers;
+  readonly health: readonly PdMemberHealth[];
+  readonly storeAnswers?: PdStoreAnswers;
   readonly clusterId: string;
 };
+
+/** The components whose rules read PD's stores, config and schedulers. */
+const STORE_USERS = ['tikv', 'tiflash'] as const;
+
+/**
+ * Whether a step reads PD's stores, replication config and evict-leader schedulers: when the cluster
+ * has a store component, or scales PD to 0 (the scale-in checks that no store of the cluster still
+ * uses PD). A PD-only cluster's rules read none of them.
+ */
+export function readsPdStores(cluster: TidbCluster): boolean {
+  const spec = cluster.spec as Record<string, unknown> & { pd?: { replicas?: number } | null };
+  return STORE_USERS.some((name) => spec[name] !== undefined && spec[name] !== null) || spec.pd?.replicas === 0;
+}
+
+/** How many PD clusters' ids a warm container keeps (least recently used first out). */
+export const CLUSTER_ID_CACHE_SIZE = 1_000;
+
+/**
+ * PD cluster ids by the PD they were read from: `<namespace>/<tc>` with the member ids PD listed. A
+ * PD cluster's id never changes; a PD bootstrapped again (its data gone) has new member ids, so it is
+ * a new key and its id is read again. Bounded, least recently used first out.
+ */
+export class ClusterIdCache {
+  private readonly ids = new Map<string, string>();
+
+  constructor(readonly maxEntries: number = CLUSTER_ID_CACHE_SIZE) {}
+
+  /** The id read before for `key`, if still kept (and now the most recently used). */
+  get(key: string): string | undefined {
+    const id = this.ids.get(key);
+    if (id === undefined) return undefined;
+    this.ids.delete(key);
+    this.ids.set(key, id);
+    return id;
+  }
+
+  /** Keeps `id` for `key`, dropping the least recently used entry beyond the bound. */
+  set(key: string, id: string): void {
+    this.ids.delete(key);
+    this.ids.set(key, id);
+    if (this.ids.size > this.maxEntries) {
+      const oldest = this.ids.keys().next();
+      if (oldest.done !== true) this.ids.delete(oldest.value);
+    }
+  }
+
+  /** How many ids are kept. */
+  get size(): number {
+    return this.ids.size;
+  }
+}
+
+/** What `readPd` reads: the stores or not, the cache of cluster ids, and the PD's name in it (`<namespace>/<tc>`). */
+export type PdReadOptions = { readonly stores: boolean; readonly clusterIds: ClusterIdCache; readonly pdName: string };
 
 /**
  * Reads PD. Throws the client's typed errors; the observer turns any of them into `pdError`. A PD
  * that has never seen a store ("not bootstrapped") has no stores, which is a state, not an error.
  */
-export async function readPd(pd: PdPort): Promise<PdAnswers> {
-  const [members, health, stores, tombstones, config, evictLeaderSchedulers, cluster] = await Promise.all([
-    pd.getMembers(),
-    pd.getHealth(),
-    pd.getStores(),
-    pd.getTombstoneStores(),
-    pd.getConfig(),
-    pd.getEvictLeaderSchedulers(),
-    pd.getCluster(),
-  ]);
-  return { members, health, stores: stores.stores, tombstones: tombstones.stores, config, evictLeaderSchedulers, clusterId: cluster.id };
+export async function readPd(pd: PdPort, options: PdReadOptions): Promise<PdAnswers> {
+  const [members, health, storeAnswers] = await Promise.all([pd.getMembers(), pd.getHealth(), options.stores ? readStores(pd) : undefined]);
+  const idKey = `${options.pdName}|${members.members.map((m) => m.memberId).sort().join(',')}`;
+  let clusterId = options.clusterIds.get(idKey);
+  if (clusterId === undefined) {
+    clusterId = (await pd.getCluster()).id;
+    options.clusterIds.set(idKey, clusterId);
+  }
+  return { members, health, ...(storeAnswers === undefined ? {} : { storeAnswers }), clusterId };
+}
+
+async function readStores(pd: PdPort): Promise<PdStoreAnswers> {
+  const [stores, tombstones, config, evictLeaderSchedulers] = await Promise.all([pd.getStores(), pd.getTombstoneStores(), pd.getConfig(), pd.getEvictLeaderSchedulers()]);
+  return { stores: stores.stores, tombstones: tombstones.stores, config, evictLeaderSchedulers };
 }
 
 /** The snapshot's view of PD's answers (see the module comment). */
@@ -64,16 +132,18 @@ export function toPdView(answers: PdAnswers): PdView {
     health: healthByName.get(m.name) ?? false,
   }));
   const leader = answers.members.leader;
+  const base = { clusterId: answers.clusterId, members, leader: leader ? { name: leader.name, id: leader.memberId } : undefined };
+  const read = answers.storeAnswers;
+  if (read === undefined) return { ...base, stores: [], schedulers: [], storesRead: false };
   // PD lists Tombstones only when asked for them; a store in both answers is counted once.
   const byId = new Map<string, PdStore>();
-  for (const store of [...answers.stores, ...answers.tombstones]) if (!byId.has(store.id)) byId.set(store.id, toStore(store));
-  const { replication } = answers.config;
+  for (const store of [...read.stores, ...read.tombstones]) if (!byId.has(store.id)) byId.set(store.id, toStore(store));
+  const { replication } = read.config;
   return {
-    clusterId: answers.clusterId,
-    members,
-    leader: leader ? { name: leader.name, id: leader.memberId } : undefined,
+    ...base,
     stores: [...byId.values()],
-    schedulers: [...answers.evictLeaderSchedulers],
+    schedulers: [...read.evictLeaderSchedulers],
+    storesRead: true,
     config: {
       replication: {
         maxReplicas: replication.maxReplicas,
@@ -82,6 +152,22 @@ export function toPdView(answers: PdAnswers): PdView {
       },
     },
   };
+}
+
+/**
+ * Whether PD's StatefulSet is rolling out (the only time a rule reads member readiness): its update
+ * revision differs from the current one, a PD pod runs another revision, or the status still says
+ * `Upgrade`.
+ */
+export function isPdRollingOut(cluster: TidbCluster, objects: OwnedObjects): boolean {
+  if (cluster.status?.pd?.phase === 'Upgrade') return true;
+  const setName = `${cluster.metadata.name ?? ''}-pd`;
+  const set = objects.StatefulSet.find((s) => s.metadata?.name === setName);
+  const update = set?.status?.updateRevision;
+  if (set === undefined || update === undefined) return false;
+  if (set.status?.currentRevision !== update) return true;
+  const pods: readonly IPod[] = objects.Pod;
+  return pods.some((p) => p.metadata?.labels?.[LABEL.component] === 'pd' && p.metadata.labels['controller-revision-hash'] !== update);
 }
 
 /**

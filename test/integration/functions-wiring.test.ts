@@ -48,7 +48,7 @@ afterAll(async () => {
 });
 
 describe('LiveObserver', () => {
-  it('reads the TidbCluster, one LIST per owned kind (discovery included) and PD with ids as strings and each member\'s readiness', async () => {
+  it('reads the TidbCluster, one LIST per owned kind (discovery included) and PD with ids as strings; member readiness only while PD rolls out', async () => {
     // Act
     const observation = await observe();
 
@@ -60,14 +60,31 @@ describe('LiveObserver', () => {
     expect(pdObjects).toEqual(expect.objectContaining({ StatefulSet: 1, Service: 2, ConfigMap: 1, Pod: 3, PersistentVolumeClaim: 3, Deployment: 0 }));
     const pd = observation.components.pd.view;
     expect(observation.components.pd.error).toBeUndefined();
-    expect(pd?.members.map((m) => `${m.name}:${m.health}:${m.ready}`).sort()).toEqual(['basic-pd-0:true:true', 'basic-pd-1:true:true', 'basic-pd-2:true:true']);
+    // At rest nothing reads readiness, so it is not asked (the upgrade is its one reader).
+    expect(pd?.members.map((m) => `${m.name}:${m.health}:${m.ready}`).sort()).toEqual(['basic-pd-0:true:undefined', 'basic-pd-1:true:undefined', 'basic-pd-2:true:undefined']);
     expect(pd?.members.every((m) => /^\d+$/.test(m.id) && BigInt(m.id) > 2n ** 53n)).toBe(true);
     expect(pd?.members.map((m) => m.name)).toContain(pd?.leader?.name);
     expect(pd?.stores.map((s) => s.state)).toEqual(['Up', 'Up', 'Up']);
     expect(pd?.stores.every((s) => typeof s.id === 'string' && s.lastHeartbeatAtMs !== undefined)).toBe(true);
-    expect(pd?.config.replication.maxReplicas).toBe(3);
+    expect(pd?.storesRead).toBe(true);
+    expect(pd?.config?.replication.maxReplicas).toBe(3);
     expect(pd?.schedulers).toEqual([]);
     expect(pd?.clusterId).toMatch(/^\d+$/);
+  });
+
+  it('while PD rolls out (status phase Upgrade) each member is asked for its readiness', async () => {
+    // Prepare
+    const status = '/apis/pingcap.com/v1alpha1/namespaces/demo/tidbclusters/basic/status';
+    expect((await w.api('PATCH', status, { status: { pd: { phase: 'Upgrade' } } })).status).toBe(200);
+    try {
+      // Act
+      const pd = (await observe()).components.pd.view;
+
+      // Assess
+      expect(pd?.members.map((m) => `${m.name}:${m.ready}`).sort()).toEqual(['basic-pd-0:true', 'basic-pd-1:true', 'basic-pd-2:true']);
+    } finally {
+      await w.api('PATCH', status, { status: { pd: { phase: null } } });
+    }
   });
 
   it('lists only objects labelled with the cluster instance and managed-by tidb-operator', async () => {

@@ -193,6 +193,7 @@ export function pdViewOf(members: readonly PdMember[], leader?: string, clusterI
     leader: found ? { name: found.name, id: found.id } : undefined,
     stores: [],
     schedulers: [],
+    storesRead: true,
     config: { replication: { maxReplicas: 3, locationLabels: [] } },
   };
 }

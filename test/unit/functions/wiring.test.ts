@@ -115,10 +115,12 @@ describe('PD answers become the snapshot view', () => {
   const answers = (stores: PdStore[], tombstones: PdStore[]): PdAnswers => ({
     members: { members: [member('basic-pd-0', '18446744073709551615')], leader: member('basic-pd-0', '18446744073709551615') },
     health: [{ name: 'basic-pd-0', memberId: '18446744073709551615', clientUrls: [], health: true }],
-    stores,
-    tombstones,
-    config: { replication: { maxReplicas: 3, locationLabels: ['zone', 'host'], enablePlacementRules: true } },
-    evictLeaderSchedulers: ['evict-leader-scheduler-4'],
+    storeAnswers: {
+      stores,
+      tombstones,
+      config: { replication: { maxReplicas: 3, locationLabels: ['zone', 'host'], enablePlacementRules: true } },
+      evictLeaderSchedulers: ['evict-leader-scheduler-4'],
+    },
     clusterId: '7000000000000000123',
   });
 
