@@ -77,6 +77,13 @@ export type Snapshot = {
   readonly volumes?: readonly IPersistentVolume[];
   /** Secrets the reconciler itself needs that do not exist (cluster TLS: `<tc>-cluster-client-secret`). */
   readonly missingSecrets?: readonly string[];
+  /**
+   * `rest` when this step did not read what only the discovery rule uses (discovery's Deployment,
+   * Role, RoleBinding and ServiceAccount — `owned` has none of them then): the TidbCluster is the one
+   * a full observation verified and every step since completed, so the spec those objects follow has
+   * not changed; the sweep's step reads everything. Absent: everything was read.
+   */
+  readonly reads?: 'rest';
   readonly state: PersistedState;
   readonly config: ReconcileConfig;
 };

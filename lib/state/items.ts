@@ -5,7 +5,7 @@
  */
 
 import { TerminalError } from '../platform/errors.js';
-import type { StateRecord, StepOutcomeKind, StepSummary, StoredDeadline, StoredHistoryRecord } from './port.js';
+import type { StateRecord, StepOutcomeKind, StepSummary, StoredDeadline, StoredHistoryRecord, VerifiedCluster } from './port.js';
 import { ATTR } from './table.js';
 
 /** A raw item from the DocumentClient. */
@@ -88,7 +88,16 @@ function toStepSummary(item: Item): StepSummary {
     outcome: reqOutcome(item, 'outcome'),
     reconcileId: optString(item, 'reconcileId'),
     message: optString(item, 'message'),
+    verified: toVerified(item['verified']),
   });
+}
+
+/** A stored `verified` map; anything else (absent, or written by an older version) is no verification. */
+function toVerified(value: unknown): VerifiedCluster | undefined {
+  if (!isObject(value)) return undefined;
+  const uid = optString(value, 'uid');
+  const generation = optNumber(value, 'generation');
+  return uid === undefined || generation === undefined ? undefined : { uid, generation };
 }
 
 function isObject(v: unknown): v is Item {

@@ -24,7 +24,15 @@ export type StepSummary = {
   outcome: StepOutcomeKind;
   reconcileId?: string;
   message?: string;
+  /**
+   * The TidbCluster (uid, generation) a full observation verified every object of, kept while each
+   * step since completed: the next step may read at rest (see `ObserveRequest.verified`).
+   */
+  verified?: VerifiedCluster;
 };
+
+/** A TidbCluster as one observation saw it: its uid and its spec's generation. */
+export type VerifiedCluster = { uid: string; generation: number };
 
 /** A step's lease on a key: who holds it and until when (epoch ms). */
 export type Lease = { owner: string; untilMs: number };

@@ -15,7 +15,7 @@ import type { FailOutcome, Outcome } from '../model/outcome.js';
 import type { Plan } from '../model/plan.js';
 import { ConflictError } from '../platform/errors.js';
 import { combineOutcomes, describeOutcome, fail } from '../reconcile/engine/outcome.js';
-import type { HistoryRecord } from '../state/port.js';
+import type { HistoryRecord, VerifiedCluster } from '../state/port.js';
 import { executeOne, type ActionRecord } from './act.js';
 import type { StepContext } from './context.js';
 import { describeAction } from './describe.js';
@@ -31,6 +31,11 @@ export type CommitInput = {
   readonly plan: Plan | undefined;
   readonly outcome: Outcome;
   readonly records: readonly ActionRecord[];
+  /**
+   * The TidbCluster this step's observation verified (read in full) or relied on (at rest: the one
+   * verified before); kept in the state item only when the step completes.
+   */
+  readonly verified?: VerifiedCluster;
 };
 
 /** How the lease ended: released, taken over by a newer step (ours was stale), or not released (error). */
@@ -77,7 +82,8 @@ export async function commitStep(ctx: StepContext, input: CommitInput): Promise<
   const forgot = input.gone === true ? await forgetKey(ctx, errors) : undefined;
   // A forgotten key keeps no wake-up: its timer is cancelled, and one already queued is ignored.
   const storedWakeAtMs = forgot === undefined ? (armed ? schedule.storeWakeAtMs : schedule.pendingWakeAtMs) : undefined;
-  const release = await releaseLease(ctx, outcome, schedule.failures, storedWakeAtMs, errors);
+  const verified = outcome.kind === 'complete' ? input.verified : undefined;
+  const release = await releaseLease(ctx, outcome, { failures: schedule.failures, nextWakeAtMs: storedWakeAtMs, verified }, errors);
   const reEnqueued = release.wasDirty ? await reEnqueue(ctx, errors) : false;
   const redeliver = !armed || forgot === 'failed' || release.state === 'failed' || (release.wasDirty && !reEnqueued);
   const statusWritten = status !== undefined && status.record.result === 'ok';
@@ -192,12 +198,12 @@ async function forgetKey(ctx: StepContext, errors: string[]): Promise<'forgotten
 async function releaseLease(
   ctx: StepContext,
   outcome: Outcome,
-  failures: number,
-  nextWakeAtMs: number | undefined,
+  kept: { failures: number; nextWakeAtMs: number | undefined; verified: VerifiedCluster | undefined },
   errors: string[],
 ): Promise<{ state: ReleaseState; wasDirty: boolean }> {
+  const { failures, nextWakeAtMs, verified } = kept;
   const message = describeOutcome(outcome).slice(0, 500);
-  const lastStep = { atMs: ctx.startedAtMs, outcome: outcome.kind, reconcileId: ctx.reconcileId, message };
+  const lastStep = { atMs: ctx.startedAtMs, outcome: outcome.kind, reconcileId: ctx.reconcileId, message, ...(verified ? { verified } : {}) };
   try {
     const update = { failures, nextWakeAtMs, lastStep };
     const opts = { signal: ctx.commitSignal };

@@ -5,10 +5,11 @@
 
 import type { Snapshot } from '../model/snapshot.js';
 import type { FailOutcome } from '../model/outcome.js';
-import type { StoredDeadline } from '../state/port.js';
+import type { StoredDeadline, VerifiedCluster } from '../state/port.js';
 import type { StepContext } from './context.js';
 import { outcomeForError } from './error-outcome.js';
 import type { Observation } from './ports.js';
+import { SWEEP_REASON } from './sweep.js';
 
 /** The snapshot, or the failure that prevented it (the step then commits that failure). */
 export type ObserveResult =
@@ -24,11 +25,23 @@ export async function observeStep(ctx: StepContext): Promise<ObserveResult> {
   const { ports, key, ref } = ctx;
   const signal = ctx.workSignal;
   try {
-    const observation = await ports.observer.observe({ key, ref, fence: ctx.fence, nowMs: ports.clock.nowMs(), signal });
+    const verified = restVerification(ctx);
+    const observation = await ports.observer.observe({ key, ref, fence: ctx.fence, nowMs: ports.clock.nowMs(), signal, ...(verified ? { verified } : {}) });
     return { ok: true, snapshot: toSnapshot(ctx, observation, ctx.deadlines) };
   } catch (err) {
     return { ok: false, outcome: outcomeForError(err, 'observe') };
   }
+}
+
+/**
+ * What the step may read at rest against: the cluster the last step verified, when that step
+ * completed and this trigger is not the sweep's (the sweep's step reads everything, so drift of what
+ * is skipped at rest is found within a sweep interval).
+ */
+export function restVerification(ctx: Pick<StepContext, 'claimed' | 'trigger'>): VerifiedCluster | undefined {
+  const last = ctx.claimed.lastStep;
+  if (last?.outcome !== 'complete' || ctx.trigger.reason === SWEEP_REASON) return undefined;
+  return last.verified;
 }
 
 function toSnapshot(ctx: StepContext, observation: Observation, deadlines: readonly StoredDeadline[]): Snapshot {
@@ -42,6 +55,7 @@ function toSnapshot(ctx: StepContext, observation: Observation, deadlines: reado
     components: observation.components,
     ...(observation.volumes === undefined ? {} : { volumes: observation.volumes }),
     ...(observation.missingSecrets === undefined ? {} : { missingSecrets: observation.missingSecrets }),
+    ...(observation.reads === undefined ? {} : { reads: observation.reads }),
     state: {
       fence: ctx.fence,
       failures: claimed.failures,

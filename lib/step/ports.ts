@@ -13,7 +13,7 @@ import type { Clock } from '../platform/clock.js';
 import type { Logger } from '../platform/logger.js';
 import type { Metrics } from '../platform/metrics.js';
 import type { ReconcileQueue } from '../queue/port.js';
-import type { StateStore } from '../state/port.js';
+import type { StateStore, VerifiedCluster } from '../state/port.js';
 import type { Timers } from '../timer/port.js';
 
 /**
@@ -39,6 +39,12 @@ export type ObserveRequest = {
   readonly fence: number;
   readonly nowMs: number;
   readonly signal: AbortSignal;
+  /**
+   * Set when the step may read at rest: the last step completed on a full observation of this
+   * TidbCluster (uid, generation) — or on one at rest since — and this trigger is not the sweep's.
+   * If the TidbCluster is still that one, the observer skips what only the discovery rule reads.
+   */
+  readonly verified?: VerifiedCluster;
 };
 
 /**
@@ -55,6 +61,8 @@ export type Observation = {
   readonly volumes?: Snapshot['volumes'];
   /** Secrets the reconciler needs that do not exist; components are not contacted without them. */
   readonly missingSecrets?: readonly string[];
+  /** `rest` when the observer read at rest (see `Snapshot.reads`). */
+  readonly reads?: Snapshot['reads'];
 };
 
 /**

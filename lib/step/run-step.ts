@@ -31,7 +31,7 @@ import { combineOutcomes, fail } from '../reconcile/engine/outcome.js';
 import { planStep } from '../reconcile/engine/planner.js';
 import { clusterRules } from '../reconcile/cluster/recipe.js';
 import type { Rule } from '../reconcile/engine/rule.js';
-import type { ClaimResult } from '../state/port.js';
+import type { ClaimResult, VerifiedCluster } from '../state/port.js';
 import { executeActions } from './act.js';
 import { commitStep } from './commit.js';
 import { startBudget, type StepContext } from './context.js';
@@ -201,9 +201,20 @@ async function runClaimed(ctx: ClaimedStep): Promise<StepResult> {
   // Only an observation that succeeded can say the TidbCluster is gone.
   const gone = observed.ok && cluster === undefined;
   await held;
-  const commit = await commitStep(ctx, { cluster, gone, plan, outcome, records: acted.records });
+  const verified = observed.ok ? verifiedBy(observed.snapshot, ctx) : undefined;
+  const commit = await commitStep(ctx, { cluster, gone, plan, outcome, records: acted.records, ...(verified ? { verified } : {}) });
   marks.push(clock.nowMs());
   return steppedResult(ctx, plan?.ruleResults ?? [], commit, marks);
+}
+
+/**
+ * The TidbCluster this step's observation vouches for: the one it read, when it read everything; at
+ * rest, the one verified before (which is the one it read: the observer checked uid and generation).
+ */
+function verifiedBy(snapshot: Snapshot, ctx: ClaimedStep): VerifiedCluster | undefined {
+  const { uid, generation } = snapshot.cluster?.metadata ?? {};
+  if (uid === undefined || generation === undefined) return undefined;
+  return snapshot.reads === 'rest' ? ctx.claimed.lastStep?.verified : { uid, generation };
 }
 
 /**

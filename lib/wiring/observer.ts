@@ -7,7 +7,9 @@
  * last, together, the PersistentVolumes bound to the listed claims (see `observe-volumes.ts`) and
  * what each component's own objects add to its view (PD: each listed PD pod's readiness). The listed
  * objects are split by their component label: each observed component's go to
- * `components[name].objects`, the rest stay in `owned`. The persisted part of the snapshot (fence,
+ * `components[name].objects`, the rest stay in `owned`. At rest (`ObserveRequest.verified` names the
+ * TidbCluster read, same uid and generation) the kinds only the discovery rule reads are not listed
+ * (`DISCOVERY_ONLY_KINDS`) and the observation says `reads: 'rest'`. The persisted part of the snapshot (fence,
  * failures, wake-up, deadlines) is not read here: the engine has it from its claim and reads the
  * deadlines itself, alongside this observer.
  */
@@ -18,6 +20,7 @@ import type { OwnedObjects, TidbCluster } from '../model/kube.js';
 import { instanceName, ownedLabels } from '../model/labels.js';
 import { OBSERVED_COMPONENTS, splitByComponent, type ComponentObservation, type ObservedComponents } from '../model/snapshot.js';
 import { NotFoundError, TerminalError } from '../platform/errors.js';
+import { DISCOVERY_KINDS } from '../reconcile/cluster/discovery.js';
 import { clusterClientSecretName, isTlsCluster } from '../reconcile/cluster/tls.js';
 import { errorText } from '../step/error-outcome.js';
 import { NO_COMPONENTS, NO_OWNED_OBJECTS, type Observation, type Observer, type ObserveRequest } from '../step/ports.js';
@@ -30,6 +33,12 @@ import { plainJson } from './plain-json.js';
 
 /** The owned kinds the observer lists: every kind the Kubernetes port reads per TidbCluster. */
 const OWNED_KINDS: readonly (keyof OwnedObjects & KubeOwnedKind)[] = KUBE_OWNED_KINDS;
+
+/** The kinds only the discovery rule reads (its Service is listed anyway, with every other Service). */
+const DISCOVERY_ONLY_KINDS: ReadonlySet<string> = new Set(DISCOVERY_KINDS.filter((kind) => kind !== 'Service'));
+
+/** The kinds a step at rest lists. */
+const REST_KINDS = OWNED_KINDS.filter((kind) => !DISCOVERY_ONLY_KINDS.has(kind));
 
 /** A component reader seen without its view's type (the table is walked generically). */
 type AnyReader = ComponentReader<unknown, string>;
@@ -63,7 +72,9 @@ export class LiveObserver implements Observer {
     }
     const instance = instanceName(cluster);
     const context: ComponentReadContext = { clients: this.clients, target: { namespace: ref.namespace, tcName: ref.name, tls: isTlsCluster(cluster) }, cluster };
-    const [owned, api] = await Promise.all([this.readOwned(ref.namespace, instance, signal), this.readApis(cluster, ref, context, signal)]);
+    const atRest = request.verified !== undefined && request.verified.uid === cluster.metadata.uid && request.verified.generation === cluster.metadata.generation;
+    const kinds = atRest ? REST_KINDS : OWNED_KINDS;
+    const [owned, api] = await Promise.all([this.readOwned(ref.namespace, instance, kinds, signal), this.readApis(cluster, ref, context, signal)]);
     this.index.remember(key, request.fence, instance, cluster, owned);
     const { rest, byComponent } = splitByComponent(owned, OBSERVED_COMPONENTS);
     // The bound claims' volumes and what each component's objects add to its view both follow from the owned objects.
@@ -80,6 +91,7 @@ export class LiveObserver implements Observer {
       components,
       ...(volumes === undefined ? {} : { volumes }),
       ...(api.missingSecrets === undefined ? {} : { missingSecrets: api.missingSecrets }),
+      ...(atRest ? { reads: 'rest' as const } : {}),
     };
   }
 
@@ -94,16 +106,16 @@ export class LiveObserver implements Observer {
     }
   }
 
-  /** One LIST per kind, all selected by the cluster's instance and `managed-by` labels. */
-  private async readOwned(namespace: string, instance: string, signal: AbortSignal): Promise<OwnedObjects> {
+  /** One LIST per kind of `kinds`, all selected by the cluster's instance and `managed-by` labels; the other kinds are empty. */
+  private async readOwned(namespace: string, instance: string, kinds: readonly (keyof OwnedObjects & KubeOwnedKind)[], signal: AbortSignal): Promise<OwnedObjects> {
     const selector = ownedLabels(instance);
     const lists = await Promise.all(
-      OWNED_KINDS.map((kind) =>
+      kinds.map((kind) =>
         withinBudget(signal, `list ${kind}`, () => this.clients.kube.listOwned(namespace, kind, selector)),
       ),
     );
-    const owned: Record<string, readonly KubeObject[]> = {};
-    OWNED_KINDS.forEach((kind, i) => {
+    const owned: Record<string, readonly KubeObject[]> = Object.fromEntries(OWNED_KINDS.map((kind) => [kind, []]));
+    kinds.forEach((kind, i) => {
       owned[kind] = lists[i]?.items ?? [];
     });
     return plainJson<OwnedObjects>(owned);

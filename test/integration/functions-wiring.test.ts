@@ -87,6 +87,24 @@ describe('LiveObserver', () => {
     }
   });
 
+  it('at rest (the TidbCluster still the verified uid and generation) it skips what only discovery reads; otherwise it reads everything', async () => {
+    // Prepare
+    const tc = (await w.object('TidbCluster', 'basic')).json as { metadata: { uid: string; generation: number } };
+    const at = (generation: number) => observer.observe({ key: KEY, ref: REF, fence: 7, nowMs: w.clock.nowMs(), signal: live(), verified: { uid: tc.metadata.uid, generation } });
+
+    // Act
+    const rest = await at(tc.metadata.generation);
+    const changed = await at(tc.metadata.generation + 1);
+
+    // Assess
+    const counts = (o: typeof rest) => Object.fromEntries(['Deployment', 'Role', 'RoleBinding', 'ServiceAccount', 'Service', 'Pod'].map((kind) => [kind, allObjects(o, kind as (typeof OWNED_KINDS)[number]).length]));
+    expect(rest.reads).toBe('rest');
+    expect(counts(rest)).toEqual({ Deployment: 0, Role: 0, RoleBinding: 0, ServiceAccount: 0, Service: 6, Pod: 10 });
+    expect(changed.reads).toBeUndefined();
+    // The hand-built world has discovery's Deployment but not its RBAC objects.
+    expect(counts(changed)).toEqual({ Deployment: 1, Role: 0, RoleBinding: 0, ServiceAccount: 0, Service: 6, Pod: 10 });
+  });
+
   it('lists only objects labelled with the cluster instance and managed-by tidb-operator', async () => {
     // Prepare
     await w.create('ConfigMap', configMapObject(handCluster({}, { name: 'other' }), 'pd'));

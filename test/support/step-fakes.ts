@@ -34,12 +34,15 @@ type Behaviour = (request: ObserveRequest) => Promise<Observation>;
 /** An Observer returning `cluster()`'s observation; `next*` script the next calls in order. */
 export class FakeObserver implements Observer {
   calls = 0;
+  /** Every request, in order. */
+  readonly requests: ObserveRequest[] = [];
   private readonly script: Behaviour[] = [];
 
   constructor(public cluster: () => TidbCluster | undefined = () => tidbCluster()) {}
 
   async observe(request: ObserveRequest): Promise<Observation> {
     this.calls++;
+    this.requests.push(request);
     const behaviour = this.script.shift();
     return behaviour ? behaviour(request) : observationOf(this.cluster());
   }
@@ -62,6 +65,12 @@ export class FakeObserver implements Observer {
       return observationOf(this.cluster());
     });
     return { entered: started, open };
+  }
+
+  /** The next call reads at rest (`reads: 'rest'`), as the live observer does when `verified` still holds. */
+  restNext(): this {
+    this.script.push(async () => ({ ...observationOf(this.cluster()), reads: 'rest' }));
+    return this;
   }
 
   /**

@@ -210,3 +210,52 @@ describe('runStep: claim → observe → decide → act → commit', () => {
     expect(h.queue.stats()).toMatchObject({ visible: 0, delayed: 0 });
   });
 });
+
+describe('runStep: reading at rest', () => {
+  const VERIFIED = { uid: 'uid-basic', generation: 1 };
+
+  it('a completed step keeps the TidbCluster it verified, and the next step may read at rest against it', async () => {
+    // Prepare
+    const h = setup();
+    await step(h);
+    // Act
+    await step(h);
+    // Assess
+    expect((await h.ports.state.get(KEY))?.lastStep?.verified).toEqual(VERIFIED);
+    expect(h.observer.requests.map((r) => r.verified)).toEqual([undefined, VERIFIED]);
+  });
+
+  it("the sweep's step reads everything", async () => {
+    // Prepare
+    const h = setup();
+    await step(h);
+    // Act
+    await step(h, { trigger: { reason: 'sweep' } });
+    // Assess
+    expect(h.observer.requests[1]?.verified).toBeUndefined();
+  });
+
+  it('a step that does not complete keeps no verification, so the next step reads everything', async () => {
+    // Prepare
+    const h = setup();
+    await step(h);
+    await step(h, { rules: [actRule('Waiting', () => ({ actions: [], outcome: retry(1_000, 'later') }))] });
+    // Act
+    await step(h);
+    // Assess
+    expect(h.observer.requests.map((r) => r.verified)).toEqual([undefined, VERIFIED, undefined]);
+  });
+
+  it('a step at rest that completes keeps the verification it relied on', async () => {
+    // Prepare
+    const h = setup();
+    await step(h);
+    h.observer.restNext();
+    // Act
+    await step(h);
+    await step(h);
+    // Assess
+    expect((await h.ports.state.get(KEY))?.lastStep?.verified).toEqual(VERIFIED);
+    expect(h.observer.requests.map((r) => r.verified)).toEqual([undefined, VERIFIED, VERIFIED]);
+  });
+});

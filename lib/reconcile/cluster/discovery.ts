@@ -144,9 +144,13 @@ function discoveryDeploymentSpec(tc: TidbCluster, config: ReconcileConfig, label
  * missing object and an `update` (carrying the observed resourceVersion) for each that differs in
  * labels, owner reference or the fields the reconciler owns — API-server defaults are not
  * differences; never a delete. Completes (v1 goes on to PD without waiting for discovery); fails,
- * retryably, on an object of that name controlled by something else, which it leaves alone.
+ * retryably, on an object of that name controlled by something else, which it leaves alone. At
+ * rest (`snapshot.reads`) its objects were not read and it does nothing: they were verified for
+ * this very spec, and the sweep's step reads them again.
  */
 export function planDiscovery({ cluster, snapshot }: RuleInput): Decision {
+  // At rest its objects were not read: the spec they follow is the one a full step verified them for.
+  if (snapshot.reads === 'rest') return { actions: [], outcome: complete() };
   const tc = defaultTidbCluster(cluster);
   if (!needsDiscovery(tc)) return { actions: [], outcome: complete() };
   const actions: (CreateAction | UpdateAction)[] = [];

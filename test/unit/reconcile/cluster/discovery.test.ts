@@ -293,3 +293,12 @@ function containerOf(deployment: KubeObject): Json {
   const template = (deployment.spec as Json).template as Json;
   return ((template.spec as Json).containers as Json[])[0] ?? {};
 }
+
+describe('discovery: at rest', () => {
+  it('a step at rest (its objects not read) writes nothing, though they look missing: they were verified for this spec', () => {
+    // Act
+    const decision = plan((s) => ({ ...s, reads: 'rest' }));
+    // Assess
+    expect(decision).toEqual({ actions: [], outcome: complete() });
+  });
+});
