@@ -11,11 +11,13 @@ import type { ComponentDeclaration } from '../../member/component.js';
 import { memberBlock } from '../../member/recipe.js';
 import { isPdAvailable } from '../pd/availability.js';
 import { TIKV_CONFIG_KEYS, tikvConfigData } from './config-map.js';
-import { beforeTikvRestart, beforeTikvScaleIn, planTikvFailover, tikvUpdatedPodHold } from './hooks.js';
+import { planEvictLeaderCleanup } from './evict-leader.js';
+import { beforeTikvScaleIn, planTikvFailover } from './hooks.js';
 import { TIKV_RETRY_MS } from './names.js';
 import { tikvClaimTemplates, tikvPodTemplate } from './pod-template.js';
 import { tikvPeerService } from './services.js';
 import { planTikvStatus } from './status.js';
+import { beforeTikvRestart, tikvUpdatedPodHold } from './upgrade.js';
 
 /** TiKV, declared: what the member recipe needs to run it. */
 export const tikvComponent: ComponentDeclaration = {
@@ -51,13 +53,15 @@ export const tikvComponent: ComponentDeclaration = {
   },
   hooks: {
     gates: [],
-    extra: [],
+    // every evict-leader scheduler of ours that no upgrade or scale-in targets is removed (P2, P3)
+    extra: [{ name: 'TikvEvictLeaderCleanup', plan: planEvictLeaderCleanup }],
     // holds: TiKV's scale-in (evict leaders, delete the store, wait for Tombstone) is not built yet
     beforeScaleIn: beforeTikvScaleIn,
     // none yet
     failover: planTikvFailover,
-    // a plain member: no leader eviction yet
+    // leaders evicted before each restart (scheduler re-verified every step), none for a single store
     beforeRestart: beforeTikvRestart,
+    // the restarted store Up, and its leaders back (2/3 of before, 400 s cap)
     updatedPodHold: tikvUpdatedPodHold,
   },
 };
