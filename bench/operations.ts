@@ -254,3 +254,40 @@ export async function benchOperations(): Promise<string> {
     "The failover runs on a fresh cluster, so the operations before it do not shift its timing.",
   ].join('\n');
 }
+
+/**
+ * TiKV rolling upgrade of 3 stores (bench/scenarios/tikv-upgrade.yaml, from the patch, entry 2, to
+ * TiKV's phase back to Normal, entry 4): ours and the TiDB-Operator-like loop against the physical
+ * minimum — each store's leaders evicted, then its pod started, one store after another.
+ */
+export async function benchTikvUpgrade(): Promise<string> {
+  const op = { from: 2, to: 4 };
+  const oursRun = await recordRun('tikv-upgrade.yaml', ours);
+  const opRuns: Run[] = [];
+  for (const phase of RESYNC_PHASES_MS) opRuns.push(await recordRun('tikv-upgrade.yaml', operatorLike(phase)));
+  const { podStartupMs, leaderEvictionMs } = oursRun.scenario.sim;
+  const o = measure(oursRun, op);
+  const m = opRuns.map((run) => measure(run, op));
+  const violations = [oursRun, ...opRuns].reduce((n, r) => n + r.violations, 0);
+  const rows = [
+    [
+      'rolling upgrade of 3 TiKV stores',
+      3,
+      secs(3 * (leaderEvictionMs + podStartupMs)),
+      `**${secs(o.virtualMs)}**`,
+      o.steps,
+      o.requests['pd-write'],
+      spread(m.map((x) => x.virtualMs), secs),
+      spread(m.map((x) => x.steps), num),
+    ],
+  ];
+  return [
+    '### TiKV rolling upgrade: virtual time against the physical minimum and a TiDB-Operator-like loop',
+    '',
+    `bench/scenarios/tikv-upgrade.yaml: PD 3 + TiKV 3, a version bump; measured from the patch to \`status.tikv.phase\` Normal. Physical minimum: per store, leader eviction (${secs(leaderEvictionMs)}, the simulator's \`leaderEviction\`) then pod startup (${secs(podStartupMs)}), three stores one after another; it leaves out process boot and the store's heartbeat to PD. Drivers as in the PD operations section (TiDB-Operator-like: next resync ${RESYNC_PHASES_MS.map(secs).join(', ')} after each action; mean and range).`,
+    '',
+    table(['operation', 'stores restarted one after another', 'physical minimum', 'ours: virtual time', 'ours: steps', 'ours: PD writes', 'TiDB-Operator-like: virtual time', 'TiDB-Operator-like: steps'], rows),
+    '',
+    `Invariant violations over all ${1 + opRuns.length} runs: ${violations}. TiDB-Operator-like runs, per resync phase: ${RESYNC_PHASES_MS.map((p, i) => `${secs(p)}: ${driverLine(opRuns[i])}`).join(' — ')}.`,
+  ].join('\n');
+}

@@ -18,7 +18,8 @@ const LEADER_COUNT_SERIES = 'tikv_raftstore_region_count';
 export class TikvStatusClient implements TikvStatusPort {
   constructor(
     private readonly caller: ComponentCaller,
-    readonly target: { namespace: string; tcName: string },
+    /** `scheme: 'https'` under cluster TLS (TiKV's status port then serves TLS); http when unset. */
+    readonly target: { namespace: string; tcName: string; scheme?: 'http' | 'https' },
   ) {}
 
   /** The same client with every call also ending by `deadlineAtMs`. */
@@ -28,7 +29,8 @@ export class TikvStatusClient implements TikvStatusPort {
 
   /** The status endpoint of one TiKV pod. */
   endpoint(podName: string): Endpoint {
-    return { type: 'pod', namespace: this.target.namespace, pod: podName, subdomain: `${this.target.tcName}-tikv-peer`, port: TIKV_STATUS_PORT };
+    const endpoint: Endpoint = { type: 'pod', namespace: this.target.namespace, pod: podName, subdomain: `${this.target.tcName}-tikv-peer`, port: TIKV_STATUS_PORT };
+    return this.target.scheme === undefined ? endpoint : { ...endpoint, scheme: this.target.scheme };
   }
 
   async getMetrics(podName: string): Promise<string> {

@@ -82,6 +82,9 @@ function fault(stack: SimStack, f: Fault): VerbResult {
     case 'pd-api-down':
       faults.pdApiDown(f.forMs, { namespace, name });
       return OK;
+    case 'pd-schedulers-lost':
+      faults.pdSchedulersLost(f.forMs, { namespace, name });
+      return OK;
     case 'kube-api-errors':
       faults.kubeApiErrors(f.rate, f.forMs);
       return OK;

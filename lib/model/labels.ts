@@ -28,6 +28,12 @@ export const MANAGED_BY = 'tidb-operator';
 /** The annotation with the JSON of what the reconciler last applied to an object (TiDB Operator's key). */
 export const LAST_APPLIED_ANNOTATION = 'pingcap.com/last-applied-configuration';
 
+/**
+ * The TiKV pod annotation with when leader eviction before its restart began (TiDB Operator's key,
+ * unprefixed): the pods carrying it are the ones whose leader count a step reads from `/metrics`.
+ */
+export const EVICT_LEADER_BEGIN_TIME_ANNOTATION = 'evictLeaderBeginTime';
+
 /** One entry of `metadata.ownerReferences`. */
 export type OwnerReference = NonNullable<ObjectMeta['ownerReferences']>[number];
 

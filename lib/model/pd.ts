@@ -59,13 +59,18 @@ export type PdConfig = {
  * `evict-leader-scheduler-4`); `leader` is undefined while PD has no elected leader. Stores,
  * schedulers and the replication `config` are read only for a cluster whose rules use them (a store
  * component, or PD scaled to 0): `storesRead` says whether they were, and without it `stores` and
- * `schedulers` are empty and `config` is absent.
+ * `schedulers` are empty, `bootstrapped` is false and `config` is absent.
  */
 export type PdView = {
   readonly clusterId?: string;
   readonly members: readonly PdMember[];
   readonly leader: { readonly name: string; readonly id: string } | undefined;
   readonly stores: readonly PdStore[];
+  /**
+   * False when PD answered that no TiKV has ever joined ("TiKV cluster not bootstrapped, please
+   * start TiKV first"): then there are no stores, which is a state, not a read failure.
+   */
+  readonly bootstrapped: boolean;
   readonly schedulers: readonly string[];
   readonly storesRead: boolean;
   readonly config?: PdConfig;

@@ -46,6 +46,9 @@ export type ComponentObservation<View, Failure extends string> = {
   readonly errorKind?: Failure;
 };
 
+/** One TiKV pod's leader count as its status port's `/metrics` gave it, or why it could not be read. */
+export type TikvLeaderRead = { readonly leaderCount: number } | { readonly error: string };
+
 /** The components a step observes, each under its name (see `ComponentObservation`). */
 export type ObservedComponents = {
   readonly pd: ComponentObservation<PdView, PdReadFailure>;
@@ -75,6 +78,11 @@ export type Snapshot = {
    * when none was read (no claim bound yet, or an observer that does not read volumes).
    */
   readonly volumes?: readonly IPersistentVolume[];
+  /**
+   * The leader count of each TiKV pod being evicted before its restart (annotated
+   * `evictLeaderBeginTime`), by pod name, from that pod's `/metrics`; absent when no pod is.
+   */
+  readonly tikvLeaders?: Readonly<Record<string, TikvLeaderRead>>;
   /** Secrets the reconciler itself needs that do not exist (cluster TLS: `<tc>-cluster-client-secret`). */
   readonly missingSecrets?: readonly string[];
   /**

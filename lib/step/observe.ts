@@ -54,6 +54,7 @@ function toSnapshot(ctx: StepContext, observation: Observation, deadlines: reado
     owned: observation.owned,
     components: observation.components,
     ...(observation.volumes === undefined ? {} : { volumes: observation.volumes }),
+    ...(observation.tikvLeaders === undefined ? {} : { tikvLeaders: observation.tikvLeaders }),
     ...(observation.missingSecrets === undefined ? {} : { missingSecrets: observation.missingSecrets }),
     ...(observation.reads === undefined ? {} : { reads: observation.reads }),
     state: {

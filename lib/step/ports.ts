@@ -59,6 +59,8 @@ export type Observation = {
   readonly components: Snapshot['components'];
   /** The PersistentVolumes bound to the cluster's claims, when read. */
   readonly volumes?: Snapshot['volumes'];
+  /** The leader counts of the TiKV pods being evicted, when any is. */
+  readonly tikvLeaders?: Snapshot['tikvLeaders'];
   /** Secrets the reconciler needs that do not exist; components are not contacted without them. */
   readonly missingSecrets?: readonly string[];
   /** `rest` when the observer read at rest (see `Snapshot.reads`). */

@@ -8,6 +8,8 @@
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 
 import { ComponentCaller } from '../components/caller.js';
+import type { TikvStatusPort } from '../components/port.js';
+import { TikvStatusClient } from '../components/tikv.js';
 import { KubeClient } from '../kube/client.js';
 import type { KubePort } from '../kube/port.js';
 import { PdClient } from '../pd/client.js';
@@ -22,6 +24,8 @@ export type ClusterTarget = { readonly namespace: string; readonly tcName: strin
 export interface ClusterClients {
   readonly kube: KubePort;
   pd(target: ClusterTarget): PdPort;
+  /** The status port (20180) of the cluster's TiKV pods. */
+  tikv(target: ClusterTarget): TikvStatusPort;
 }
 
 /** Clients whose every call also ends by a deadline: what a composition root hands out per invocation. */
@@ -67,6 +71,10 @@ export class ApiServerClients implements DeadlineClients {
 
   pd(target: ClusterTarget): PdPort {
     return new PdClient(this.caller, { namespace: target.namespace, tcName: target.tcName, scheme: target.tls === true ? 'https' : 'http' });
+  }
+
+  tikv(target: ClusterTarget): TikvStatusPort {
+    return new TikvStatusClient(this.caller, { namespace: target.namespace, tcName: target.tcName, scheme: target.tls === true ? 'https' : 'http' });
   }
 }
 

@@ -4,7 +4,8 @@
  * kind (discovery's Deployment, Service, ServiceAccount, Role and RoleBinding carry the same labels,
  * so they come with them) and the API of each component of `COMPONENT_READERS` the spec has (under
  * cluster TLS over https, and only once `<tc>-cluster-client-secret` is seen to exist, docs/adr/0005);
- * last, together, the PersistentVolumes bound to the listed claims (see `observe-volumes.ts`) and
+ * last, together, the PersistentVolumes bound to the listed claims (see `observe-volumes.ts`), the
+ * leader counts of TiKV pods being evicted (see `observe-tikv-leaders.ts`) and
  * what each component's own objects add to its view (PD: each listed PD pod's readiness). The listed
  * objects are split by their component label: each observed component's go to
  * `components[name].objects`, the rest stay in `owned`. At rest (`ObserveRequest.verified` names the
@@ -29,6 +30,7 @@ import type { ClusterClients } from './clients.js';
 import { COMPONENT_READERS, type ComponentReadContext, type ComponentReader } from './observe-components.js';
 import { ObservedIndex } from './observed.js';
 import { readBoundVolumes } from './observe-volumes.js';
+import { readTikvLeaders } from './observe-tikv-leaders.js';
 import { plainJson } from './plain-json.js';
 
 /** The owned kinds the observer lists: every kind the Kubernetes port reads per TidbCluster. */
@@ -78,8 +80,9 @@ export class LiveObserver implements Observer {
     this.index.remember(key, request.fence, instance, cluster, owned);
     const { rest, byComponent } = splitByComponent(owned, OBSERVED_COMPONENTS);
     // The bound claims' volumes and what each component's objects add to its view both follow from the owned objects.
-    const [volumes, ...completed] = await Promise.all([
+    const [volumes, tikvLeaders, ...completed] = await Promise.all([
       readBoundVolumes(this.clients.kube, ref.namespace, instance, owned, signal),
+      withinBudget(signal, 'read TiKV leader counts', () => readTikvLeaders(this.clients.tikv(context.target), owned, signal)),
       ...OBSERVED_COMPONENTS.map((name, i) => this.complete(reader(name), api.reads[i], byComponent[name], context, signal)),
     ]);
     const components = Object.fromEntries(
@@ -90,6 +93,7 @@ export class LiveObserver implements Observer {
       owned: rest,
       components,
       ...(volumes === undefined ? {} : { volumes }),
+      ...(tikvLeaders === undefined ? {} : { tikvLeaders }),
       ...(api.missingSecrets === undefined ? {} : { missingSecrets: api.missingSecrets }),
       ...(atRest ? { reads: 'rest' as const } : {}),
     };

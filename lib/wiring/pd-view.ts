@@ -34,6 +34,7 @@ const STORE_STATES: ReadonlySet<string> = new Set<PdStoreState>([
 /** PD's answers about stores: the stores, the Tombstones, the replication config, the evict-leader schedulers. */
 export type PdStoreAnswers = {
   readonly stores: readonly PdApiStore[];
+  readonly bootstrapped: boolean;
   readonly tombstones: readonly PdApiStore[];
   readonly config: PdApiConfig;
   readonly evictLeaderSchedulers: readonly string[];
@@ -118,7 +119,7 @@ export async function readPd(pd: PdPort, options: PdReadOptions): Promise<PdAnsw
 
 async function readStores(pd: PdPort): Promise<PdStoreAnswers> {
   const [stores, tombstones, config, evictLeaderSchedulers] = await Promise.all([pd.getStores(), pd.getTombstoneStores(), pd.getConfig(), pd.getEvictLeaderSchedulers()]);
-  return { stores: stores.stores, tombstones: tombstones.stores, config, evictLeaderSchedulers };
+  return { stores: stores.stores, bootstrapped: stores.bootstrapped, tombstones: tombstones.stores, config, evictLeaderSchedulers };
 }
 
 /** The snapshot's view of PD's answers (see the module comment). */
@@ -134,7 +135,7 @@ export function toPdView(answers: PdAnswers): PdView {
   const leader = answers.members.leader;
   const base = { clusterId: answers.clusterId, members, leader: leader ? { name: leader.name, id: leader.memberId } : undefined };
   const read = answers.storeAnswers;
-  if (read === undefined) return { ...base, stores: [], schedulers: [], storesRead: false };
+  if (read === undefined) return { ...base, stores: [], bootstrapped: false, schedulers: [], storesRead: false };
   // PD lists Tombstones only when asked for them; a store in both answers is counted once.
   const byId = new Map<string, PdStore>();
   for (const store of [...read.stores, ...read.tombstones]) if (!byId.has(store.id)) byId.set(store.id, toStore(store));
@@ -142,6 +143,7 @@ export function toPdView(answers: PdAnswers): PdView {
   return {
     ...base,
     stores: [...byId.values()],
+    bootstrapped: read.bootstrapped,
     schedulers: [...read.evictLeaderSchedulers],
     storesRead: true,
     config: {

@@ -65,6 +65,15 @@ const volumesOf = (r: ScenarioReport): Volume[] => Object.entries(r.final.object
 const events = (r: ScenarioReport, reason: string): ActionRecord[] =>
   r.actions.filter((a) => a.verb === 'event' && (a.args as { reason?: string } | undefined)?.reason === reason);
 
+/** The store id of each TiKV pod, from the final status. */
+const storeIdsByPod = (r: ScenarioReport): Record<string, string> => {
+  const stores = (r.final.tidbcluster as { status?: { tikv?: { stores?: Record<string, { id: string; podName: string }> } } } | null)?.status?.tikv?.stores ?? {};
+  return Object.fromEntries(Object.values(stores).map((s) => [s.podName, s.id]));
+};
+/** When the reconciler's PD scheduler calls of `verb` for `storeId` were made. */
+const schedulerCalls = (r: ScenarioReport, verb: string, storeId: string | undefined): number[] =>
+  byReconciler(r).filter((a) => a.verb === verb && (a.args as { storeId?: string } | undefined)?.storeId === storeId).map((a) => a.atMs);
+
 describe('scenario files', () => {
   it.each(readdirSync(DIR).filter((f) => f.endsWith('.yaml')).map((file) => ({ name: file, file })))(
     '$name passes with no invariant violation',
@@ -344,6 +353,45 @@ describe('what each story shows', () => {
     },
   );
 
+  it('TiKV rolling upgrade: each store is evicted before its pod restarts, its scheduler removed only after, none left', async () => {
+    const report = await run('tikv-rolling-upgrade.yaml');
+    const storeOf = storeIdsByPod(report);
+    for (const pod of ['basic-tikv-2', 'basic-tikv-1', 'basic-tikv-0']) {
+      const storeId = storeOf[pod];
+      const added = schedulerCalls(report, 'pd.addEvictLeaderScheduler', storeId);
+      const removed = schedulerCalls(report, 'pd.removeEvictLeaderScheduler', storeId);
+      const restarted = report.actions.find((a) => a.actor === 'sim' && a.verb === 'delete' && a.kind === 'Pod' && a.name === pod)?.atMs ?? Number.NaN;
+      expect(added[0]).toBeLessThan(restarted);
+      expect(removed).toHaveLength(1);
+      expect(removed[0]).toBeGreaterThan(restarted);
+    }
+    expect(partitionWrites(report).map((w) => w.partition)).toEqual(expect.arrayContaining([2, 1, 0]));
+    expect(report.final.pd?.schedulers).toEqual([]);
+  });
+
+  it('TiKV scheduler lost mid-upgrade: the reconciler adds it again at once instead of trusting its annotation, and none is left', async () => {
+    const report = await run('tikv-scheduler-lost.yaml');
+    const first = storeIdsByPod(report)['basic-tikv-2'];
+    const faultAt = report.timeline.find((t) => t.verb === 'fault')?.endMs ?? Number.NaN;
+    const readds = schedulerCalls(report, 'pd.addEvictLeaderScheduler', first).filter((at) => at > faultAt);
+    expect(readds.length).toBeGreaterThanOrEqual(2);
+    // the first re-add comes within one poll of the loss, not after a 10-minute retry interval
+    expect((readds[0] ?? Number.NaN) - faultAt).toBeLessThanOrEqual(10_000);
+    expect(report.final.pd?.schedulers).toEqual([]);
+  });
+
+  it('TiKV rollback mid-upgrade: the store evicted for the abandoned target loses its scheduler without restarting, and the old image rolls back', async () => {
+    const report = await run('tikv-upgrade-rollback.yaml');
+    const storeOf = storeIdsByPod(report);
+    const rolledBackAt = report.timeline.filter((t) => t.verb === 'patch')[1]?.endMs ?? Number.NaN;
+    expect(schedulerCalls(report, 'pd.addEvictLeaderScheduler', storeOf['basic-tikv-1'])[0]).toBeLessThan(rolledBackAt);
+    expect(schedulerCalls(report, 'pd.removeEvictLeaderScheduler', storeOf['basic-tikv-1'])[0]).toBeGreaterThan(rolledBackAt);
+    expect(report.actions.filter((a) => a.actor === 'sim' && a.verb === 'delete' && a.kind === 'Pod' && a.name === 'basic-tikv-1')).toEqual([]);
+    const images = [0, 1, 2].map((i) => (report.final.objects[`Pod/demo/basic-tikv-${i}`] as { spec: { containers: { image: string }[] } } | undefined)?.spec.containers[0]?.image);
+    expect(images).toEqual(['pingcap/tikv:v8.5.0', 'pingcap/tikv:v8.5.0', 'pingcap/tikv:v8.5.0']);
+    expect(report.final.pd?.schedulers).toEqual([]);
+  });
+
   it('the same file and seed give the same report', async () => {
     const strip = (r: ScenarioReport): string => JSON.stringify({ ...r, wallMs: 0 });
     expect(strip(await run('pd-create-ready.yaml', 7))).toBe(strip(await run('pd-create-ready.yaml', 7)));
@@ -418,3 +466,29 @@ async function crashStall(file: string): Promise<{ stallMs: number; crashed: Sce
   const faultFree = await converge({ ...parsed.scenario, timeline });
   return { stallMs: crashed.ms - faultFree.ms, crashed: crashed.report };
 }
+
+describe('what each TiKV story shows', () => {
+  type Status = { pd?: { members?: Record<string, { health: boolean }> }; tikv?: { synced?: boolean; bootStrapped?: boolean; stores?: Record<string, { state: string; podName: string }> } };
+  const statusOf = (a: ActionRecord | undefined): Status => (a?.object as { status?: Status } | undefined)?.status ?? {};
+
+  it('create: TiKV is written only once PD is available, and its three stores are reported Up', async () => {
+    const report = await run('tikv-create-ready.yaml');
+    const acts = byReconciler(report);
+    const firstTikv = acts.find((a) => a.verb === 'create' && (a.name ?? '').startsWith('basic-tikv'));
+    const stepStatus = acts.find((a) => a.verb === 'updateStatus' && a.atMs >= (firstTikv?.atMs ?? Infinity));
+    const healthyPd = Object.values(statusOf(stepStatus).pd?.members ?? {}).filter((m) => m.health).length;
+    expect(acts.filter((a) => a.verb === 'create' && (a.name ?? '').startsWith('basic-tikv')).map((a) => `${a.kind}/${a.name}`)).toEqual([
+      'Service/basic-tikv-peer',
+      expect.stringMatching(/^ConfigMap\/basic-tikv-[0-9a-f]{7}$/),
+      'StatefulSet/basic-tikv',
+    ]);
+    expect(healthyPd).toBeGreaterThanOrEqual(2);
+    const tikv = (report.final.tidbcluster as { status: Status }).status.tikv;
+    expect(tikv).toMatchObject({ synced: true, bootStrapped: true });
+    expect(Object.values(tikv?.stores ?? {}).map((s) => [s.podName, s.state]).sort()).toEqual([
+      ['basic-tikv-0', 'Up'],
+      ['basic-tikv-1', 'Up'],
+      ['basic-tikv-2', 'Up'],
+    ]);
+  });
+});

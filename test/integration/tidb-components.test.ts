@@ -135,6 +135,33 @@ describe('faults and world verbs', () => {
     expect(after.status).toBe(200);
   });
 
+  it('makes PD lose its evict-leader schedulers, and those added meanwhile, for the given time', async () => {
+    // Prepare
+    const w = await begin({ tidb: 0 }, ['tikv']);
+    await waitForUpStores(w, 3);
+    const [a, b] = ((await w.pd('/pd/api/v1/stores')).json.stores as { store: { id: unknown } }[]).map((s) => Number(s.store.id));
+    const add = (id: number | undefined) => w.pd('/pd/api/v1/schedulers', 'POST', { name: 'evict-leader-scheduler', store_id: id });
+    const listed = async () => Object.keys((await w.pd('/pd/api/v1/scheduler-config/evict-leader-scheduler/list')).json?.['store-id-ranges'] ?? {});
+    await add(a);
+    // Act
+    w.sim.faults.pdSchedulersLost(60_000);
+    const atFault = await listed();
+    const addDuring = await add(b);
+    const rightAfterAdd = await listed();
+    await w.clock.advance(2_000);
+    const afterTick = await listed();
+    await w.clock.advance(60_000);
+    await add(b);
+    await w.clock.advance(2_000);
+    const afterWindow = await listed();
+    // Assess
+    expect(atFault).toEqual([]);
+    expect(addDuring.status).toBe(200);
+    expect(rightAfterAdd).toEqual([String(b)]);
+    expect(afterTick).toEqual([]);
+    expect(afterWindow).toEqual([String(b)]);
+  });
+
   it('fails Kubernetes API requests at the given rate for the given time', async () => {
     // Prepare
     const w = await begin({ tidb: 0, tikv: 0 }, []);

@@ -176,16 +176,21 @@ describe('one-pod-down-for-upgrade', () => {
 
 describe('no-evict-leader-left-after-upgrade', () => {
   it.each([
-    { name: 'fires when a scheduler outlives the completed rollout by the grace period', removeBeforeGrace: false, expected: 1 },
-    { name: 'stays quiet when the scheduler is removed within the grace period', removeBeforeGrace: true, expected: 0 },
-  ])('$name', async ({ removeBeforeGrace, expected }) => {
+    { name: 'fires when a scheduler outlives the completed rollout by the grace period', removeBeforeGrace: false, addAfterRollout: false, scaleIn: false, expected: 1 },
+    { name: 'stays quiet when the scheduler is removed within the grace period', removeBeforeGrace: true, addAfterRollout: false, scaleIn: false, expected: 0 },
+    { name: 'fires when a scheduler added after the rollout completed is still there', removeBeforeGrace: false, addAfterRollout: true, scaleIn: false, expected: 1 },
+    { name: 'stays quiet for the scheduler of a store a scale-in is removing', removeBeforeGrace: false, addAfterRollout: true, scaleIn: true, expected: 0 },
+  ])('$name', async ({ removeBeforeGrace, addAfterRollout, scaleIn, expected }) => {
     // Prepare
     const w = await running(3, { evictLeaderGraceMs: 60_000 });
     const store = storeOf(w, 'basic-tikv-2');
-    await w.pd('/pd/api/v1/schedulers', 'POST', { name: 'evict-leader-scheduler', store_id: Number(store?.id) });
+    const addScheduler = () => w.pd('/pd/api/v1/schedulers', 'POST', { name: 'evict-leader-scheduler', store_id: Number(store?.id) });
+    if (!addAfterRollout) await addScheduler();
     // Act
     await w.edit('StatefulSet', 'basic-tikv', (s) => (s.spec.template.spec.containers[0].image = 'pingcap/tikv:v7.5.1'));
     await waitForRollout(w);
+    if (scaleIn) await w.edit('Pod', 'basic-tikv-2', (p) => (p.metadata.annotations = { ...p.metadata.annotations, 'tidb.pingcap.com/scale-in-time': new Date(w.clock.nowMs()).toISOString() }));
+    if (addAfterRollout) await addScheduler();
     if (removeBeforeGrace) await w.pd(`/pd/api/v1/schedulers/evict-leader-scheduler-${store?.id ?? ''}`, 'DELETE');
     await w.clock.advance(61_000);
     // Assess

@@ -29,6 +29,7 @@ export const FAULT_FIELDS: Readonly<Record<FaultKind, readonly string[]>> = {
   'node-down': ['node'],
   'image-broken': ['image'],
   'pd-api-down': ['for'],
+  'pd-schedulers-lost': ['for'],
   'kube-api-errors': ['rate', 'for'],
   'step-crash': ['afterActions', 'times'],
   'duplicate-delivery': ['factor', 'for'],
@@ -53,6 +54,7 @@ export function readFault(value: unknown, path: FieldPath, rules: NameRules): Fa
     case 'image-broken':
       return { kind, image: readImage(field('image'), at('image')) };
     case 'pd-api-down':
+    case 'pd-schedulers-lost':
       return { kind, forMs: readDuration(field('for'), at('for'), true) };
     case 'kube-api-errors':
       return { kind, rate: readNumber(field('rate'), at('rate'), 0, 1), forMs: readDuration(field('for'), at('for'), true) };

@@ -128,6 +128,7 @@ function describeFault(fault: Fault): string {
     case 'image-broken':
       return `${fault.kind} ${fault.image}`;
     case 'pd-api-down':
+    case 'pd-schedulers-lost':
       return `${fault.kind} for ${formatSpan(fault.forMs)}`;
     case 'kube-api-errors':
       return `${fault.kind} rate ${fault.rate} for ${formatSpan(fault.forMs)}`;

@@ -33,6 +33,7 @@ export const FAULT_KINDS = [
   'node-down',
   'image-broken',
   'pd-api-down',
+  'pd-schedulers-lost',
   'kube-api-errors',
   'step-crash',
   'duplicate-delivery',
@@ -102,6 +103,7 @@ export type Fault =
   | { readonly kind: 'node-down'; readonly node: string }
   | { readonly kind: 'image-broken'; readonly image: string }
   | { readonly kind: 'pd-api-down'; readonly forMs: number }
+  | { readonly kind: 'pd-schedulers-lost'; readonly forMs: number }
   | { readonly kind: 'kube-api-errors'; readonly rate: number; readonly forMs: number }
   | { readonly kind: 'step-crash'; readonly afterActions: number; readonly times: number }
   | { readonly kind: 'duplicate-delivery'; readonly factor: number; readonly forMs: number };

@@ -67,10 +67,19 @@ export type Dependencies = {
   readonly upgradeWaitsFor: readonly UpgradeBlocker[];
 };
 
-/** Where the ordinal walk of an upgrade stops: a pod to let roll, a reason to hold (with actions), or done. */
+/**
+ * Where the ordinal walk of an upgrade stops: a pod to let roll, a reason to hold (with actions, and
+ * the status as the hold leaves it — TiKV records a store's leader count when eviction begins), or done.
+ */
 export type Walk =
   | { readonly kind: 'roll'; readonly ordinal: number }
-  | { readonly kind: 'hold'; readonly outcome: Outcome; readonly actions?: readonly Action[]; readonly stop?: boolean }
+  | {
+      readonly kind: 'hold';
+      readonly outcome: Outcome;
+      readonly actions?: readonly Action[];
+      readonly status?: TidbClusterStatus;
+      readonly stop?: boolean;
+    }
   | { readonly kind: 'done' };
 
 /** What a scale-in needs of the component before a member goes: hold (a decision), or the actions that go first. */

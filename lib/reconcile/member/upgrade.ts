@@ -63,7 +63,7 @@ function partitionDecision(input: MemberInput, sts: IStatefulSet, walk: Walk): M
     case 'done':
       return { status, actions: [], outcome: complete(`every ${component.title} pod runs the update revision`) };
     case 'hold':
-      return { status, actions: walk.actions ?? [], outcome: walk.outcome, ...(walk.stop === true ? { stop: true } : {}) };
+      return { status: walk.status ?? status, actions: walk.actions ?? [], outcome: walk.outcome, ...(walk.stop === true ? { stop: true } : {}) };
     case 'roll': {
       if (partitionOf(sts) === walk.ordinal) {
         return { status, actions: [], outcome: retry(component.retryMs, `waiting for ${input.scope.podName(walk.ordinal)} to be upgraded`) };

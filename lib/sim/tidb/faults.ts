@@ -103,6 +103,16 @@ export class TidbFaults {
   }
 
   /**
+   * PD loses its evict-leader schedulers for `forMs` (in one cluster, or all when none is named):
+   * those present go now, and one added meanwhile is accepted but gone at PD's next tick.
+   */
+  pdSchedulersLost(forMs: number, cluster?: { namespace: string; name: string }): void {
+    const until = this.t.clock.nowMs() + forMs;
+    const targets = cluster ? [this.t.clusters.get(cluster.namespace, cluster.name)] : this.t.clusters.all();
+    for (const c of targets) c.pd.loseSchedulers(until);
+  }
+
+  /**
    * A `rate` share of Kubernetes API requests fail for `forMs`, as an overloaded API server fails
    * them, before serving: 500 or 429 (with `Retry-After: 1`); an update, patch or delete may also
    * get 409 (its precondition "failed"). A create never gets a bare Conflict (the real server answers

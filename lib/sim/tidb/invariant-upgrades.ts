@@ -2,8 +2,8 @@
  * The two rolling-update monitors. A PD or TiKV pod is "down for an upgrade" from the moment its
  * deletion begins while it is on an old revision of its StatefulSet (and no injected fault had
  * taken it down) until a pod of that name is Ready again; two at once in one set is a violation.
- * When a TiKV set's rollout completes, the evict-leader schedulers that exist then must be gone
- * `evictLeaderGraceMs` later (unless a new rollout began or the store is being removed).
+ * When a TiKV set's rollout completes, no evict-leader scheduler may exist `evictLeaderGraceMs`
+ * later — whenever it was added — unless a new rollout began or a scale-in is removing the store.
  */
 import type { TimerHandle } from '../../platform/clock.js';
 import type { KubeObject } from '../object.js';
@@ -90,19 +90,33 @@ export class UpgradeWatch {
     if (!rollout.inProgress) return;
     rollout.inProgress = false;
     rollout.epoch++;
-    this.scheduleEvictCheck(set, rollout, rollout.epoch, this.deps.clock.nowMs());
+    this.scheduleEvictCheck(set, rollout, rollout.epoch);
   }
 
-  private scheduleEvictCheck(set: KubeObject, rollout: Rollout, epoch: number, finishedAtMs: number): void {
+  private scheduleEvictCheck(set: KubeObject, rollout: Rollout, epoch: number): void {
     const handle = this.deps.clock.setTimer(() => {
       this.timers.delete(handle);
       if (rollout.epoch !== epoch || rollout.inProgress) return;
       const instance = set.metadata.labels?.['app.kubernetes.io/instance'] ?? '';
       const cluster = this.deps.clusters.find(set.metadata.namespace ?? '', instance);
       if (!cluster) return;
-      const left = [...cluster.pd.evicting].filter(([id, e]) => e.sinceMs <= finishedAtMs && cluster.pd.stores.get(id)?.meta !== 'Offline').map(([id]) => `evict-leader-scheduler-${id}`);
+      const left = [...cluster.pd.evicting.keys()].filter((id) => !this.isScalingIn(set, cluster.pd.stores.get(id))).map((id) => `evict-leader-scheduler-${id}`);
       if (left.length > 0) this.violate('no-evict-leader-left-after-upgrade', `${left.join(', ')} still present ${Math.round(this.deps.knobs.evictLeaderGraceMs / 1000)}s after the rollout of ${set.metadata.namespace ?? ''}/${set.metadata.name ?? ''} completed`);
     }, this.deps.knobs.evictLeaderGraceMs);
     this.timers.add(handle);
   }
+
+  /**
+   * A store a scale-in is removing may keep its scheduler: it is Offline already, or its pod carries
+   * the `tidb.pingcap.com/scale-in-time` annotation (leaders are evicted before the store is deleted).
+   * Any other scheduler there at the check — added before the rollout completed or after — is left behind.
+   */
+  private isScalingIn(set: KubeObject, store: { meta: string; podName: string } | undefined): boolean {
+    if (store === undefined || store.meta === 'Offline' || store.meta === 'Tombstone') return store !== undefined;
+    const pod = this.deps.store.get('Pod', set.metadata.namespace ?? '', store.podName);
+    return pod?.metadata.annotations?.[SCALE_IN_TIME] !== undefined;
+  }
 }
+
+/** The pod annotation a TiKV scale-in sets when it starts evicting a store's leaders (as TiDB Operator). */
+const SCALE_IN_TIME = 'tidb.pingcap.com/scale-in-time';

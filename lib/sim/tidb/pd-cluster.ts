@@ -37,6 +37,8 @@ export class PdCluster {
   bootstrapped = false;
   /** Every PD HTTP call fails until this time (the `pd-api-down` fault). */
   apiDownUntilMs = 0;
+  /** Evict-leader schedulers do not survive a tick until this time (the `pd-schedulers-lost` fault). */
+  schedulersLostUntilMs = 0;
   private readonly ctx: PdContext;
   private readonly listeners = new Set<() => void>();
   private readonly lostListeners = new Set<(region: Region) => void>();
@@ -168,8 +170,25 @@ export class PdCluster {
     this.members.stop();
   }
 
+  /**
+   * Drops every evict-leader scheduler now, and keeps dropping those added (each POST still answers
+   * 200) at every tick until `untilMs` — as a PD whose leader changed without the scheduler config
+   * persisted: the scheduler a client added is simply gone.
+   */
+  loseSchedulers(untilMs: number): void {
+    this.schedulersLostUntilMs = Math.max(this.schedulersLostUntilMs, untilMs);
+    this.dropSchedulers();
+  }
+
+  private dropSchedulers(): void {
+    if (this.evicting.size === 0) return;
+    this.evicting.clear();
+    this.changed();
+  }
+
   /** Runs one PD tick now (scheduling plus state-change detection). */
   tick(): void {
+    if (this.clock.nowMs() < this.schedulersLostUntilMs) this.dropSchedulers();
     const stores = new Map(this.stores.list().map((s) => [s.id, s]));
     schedule({
       book: this.book,

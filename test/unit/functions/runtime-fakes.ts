@@ -7,6 +7,7 @@
 
 import type { Context } from 'aws-lambda';
 
+import type { TikvStatusPort } from '../../../lib/components/port.js';
 import type { KubeObject, KubePort, ObjectList, PageRequest, TidbClusterPage } from '../../../lib/kube/port.js';
 import type { PdPort } from '../../../lib/pd/port.js';
 import { VirtualClock } from '../../../lib/platform/clock.js';
@@ -90,9 +91,14 @@ const pdDown = (): PdPort =>
     },
   });
 
-/** Clients whose PD is unreachable. */
+const tikvDown = (): TikvStatusPort => ({
+  getMetrics: async () => Promise.reject(new TransientError('TiKV metrics: HTTP 503: no endpoints available')),
+  getLeaderCount: async () => Promise.reject(new TransientError('TiKV metrics: HTTP 503: no endpoints available')),
+});
+
+/** Clients whose PD and TiKV are unreachable. */
 export function fakeClients(kube: KubePort): DeadlineClients {
-  const clients: ClusterClients = { kube, pd: pdDown };
+  const clients: ClusterClients = { kube, pd: pdDown, tikv: tikvDown };
   return { ...clients, withDeadline: () => clients };
 }
 

@@ -21,6 +21,7 @@ import { toKubeTime } from '../../cluster/condition.js';
 import { complete } from '../../engine/outcome.js';
 import type { RuleInput, StatusDecision } from '../../engine/rule.js';
 import type { MemberInput } from '../../member/component.js';
+import { convergingRetryMs } from '../../member/converging.js';
 import { memberOfPod, podNameOfMember } from '../../member/members.js';
 import { pdDesiredReplicas } from '../../cluster/replicas.js';
 import { isPodReady, isStatefulSetUpgrading, podReadySinceMs, replicasOf } from '../../member/statefulset.js';
@@ -157,19 +158,8 @@ export function pdConverging(input: MemberInput, pd: PdStatus): PdConverging | u
   return { reason: `PD members of Ready pods not joined or not healthy yet: ${names}`, sinceMs: Math.max(...lagging.map((p) => p.sinceMs)) };
 }
 
-const CONVERGING_MIN_MS = 1_000;
-const CONVERGING_MAX_MS = 30_000;
-/** How long after its pods got Ready a PD member usually serves: boot, the start script's discovery retries (0–4 s), joining. */
-const CONVERGING_PROMPT_MS = 10_000;
-
-/**
- * When to look again at a converging PD: every second for the first 10 s after its pods got Ready
- * (members join then, and each second of lag is time lost), then a quarter of the time beyond that,
- * up to 30 s — less often the longer PD lags behind its pods (an outage).
- */
-export function convergingRetryMs(sinceMs: number, nowMs: number): number {
-  return Math.min(CONVERGING_MAX_MS, Math.max(CONVERGING_MIN_MS, Math.floor((nowMs - sinceMs - CONVERGING_PROMPT_MS) / 4)));
-}
+/** When to look again at a converging PD (member/converging.ts). */
+export { convergingRetryMs };
 
 /**
  * The `PdStatus` rule (a status rule: it runs on paused clusters too, as TiDB Operator §1.7).

@@ -1,0 +1,19 @@
+/**
+ * How soon a status rule looks again at a component that is on its way somewhere (pods Ready but
+ * the component's own API not showing them yet): promptly right after a change, less often the
+ * longer it lags (an outage), so status follows without depending on failover or the sweep.
+ */
+
+const CONVERGING_MIN_MS = 1_000;
+const CONVERGING_MAX_MS = 30_000;
+/** How long after its pods got Ready a member usually shows in its API: boot, discovery retries (0–4 s), joining. */
+const CONVERGING_PROMPT_MS = 10_000;
+
+/**
+ * When to look again at a converging component: every second for the first 10 s after its pods got
+ * Ready (`sinceMs`; members join then, and each second of lag is time lost), then a quarter of the
+ * time beyond that, up to 30 s.
+ */
+export function convergingRetryMs(sinceMs: number, nowMs: number): number {
+  return Math.min(CONVERGING_MAX_MS, Math.max(CONVERGING_MIN_MS, Math.floor((nowMs - sinceMs - CONVERGING_PROMPT_MS) / 4)));
+}
