@@ -81,6 +81,11 @@ export type PdSetStoreLabelsAction = {
   readonly kind: 'pd.setStoreLabels';
   readonly storeId: string;
   readonly labels: Readonly<Record<string, string>>;
+  /**
+   * As TiDB Operator: when the call fails, this Event is recorded with the error appended to its
+   * message and the step goes on with its next action (labels are retried by a later step).
+   */
+  readonly onError?: EventAction;
 };
 
 /** Changes PD's replication config (`POST /pd/api/v1/config/replicate`); fields left out stay as they are. */

@@ -3,6 +3,7 @@
  * read nothing else — no clock (they get `nowMs`), no environment (they get `config`), no I/O.
  */
 
+import type { INode } from 'kubernetes-models/v1/Node';
 import type { IPersistentVolume } from 'kubernetes-models/v1/PersistentVolume';
 
 import type { DeadlineSpec } from './action.js';
@@ -75,6 +76,11 @@ export type Snapshot = {
    * when none was read (no claim bound yet, or an observer that does not read volumes).
    */
   readonly volumes?: readonly IPersistentVolume[];
+  /**
+   * The Nodes the cluster's TiKV pods run on (cluster-scoped), read only when store labels are
+   * wanted (PD's `location-labels` or `spec.tikv.storeLabels`); absent when none was read.
+   */
+  readonly nodes?: readonly INode[];
   /** Secrets the reconciler itself needs that do not exist (cluster TLS: `<tc>-cluster-client-secret`). */
   readonly missingSecrets?: readonly string[];
   readonly state: PersistedState;

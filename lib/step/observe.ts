@@ -41,6 +41,7 @@ function toSnapshot(ctx: StepContext, observation: Observation, deadlines: reado
     owned: observation.owned,
     components: observation.components,
     ...(observation.volumes === undefined ? {} : { volumes: observation.volumes }),
+    ...(observation.nodes === undefined ? {} : { nodes: observation.nodes }),
     ...(observation.missingSecrets === undefined ? {} : { missingSecrets: observation.missingSecrets }),
     state: {
       fence: ctx.fence,

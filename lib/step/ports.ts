@@ -53,6 +53,8 @@ export type Observation = {
   readonly components: Snapshot['components'];
   /** The PersistentVolumes bound to the cluster's claims, when read. */
   readonly volumes?: Snapshot['volumes'];
+  /** The Nodes the store pods run on, when store labels are wanted. */
+  readonly nodes?: Snapshot['nodes'];
   /** Secrets the reconciler needs that do not exist; components are not contacted without them. */
   readonly missingSecrets?: readonly string[];
 };

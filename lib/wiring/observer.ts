@@ -4,7 +4,8 @@
  * kind (discovery's Deployment, Service, ServiceAccount, Role and RoleBinding carry the same labels,
  * so they come with them) and the API of each component of `COMPONENT_READERS` the spec has (under
  * cluster TLS over https, and only once `<tc>-cluster-client-secret` is seen to exist, docs/adr/0005);
- * last, together, the PersistentVolumes bound to the listed claims (see `observe-volumes.ts`) and
+ * last, together, the PersistentVolumes bound to the listed claims (see `observe-volumes.ts`), the
+ * Nodes of TiKV pods when store labels are wanted (see `observe-nodes.ts`) and
  * what each component's own objects add to its view (PD: each listed PD pod's readiness). The listed
  * objects are split by their component label: each observed component's go to
  * `components[name].objects`, the rest stay in `owned`. The persisted part of the snapshot (fence,
@@ -15,6 +16,7 @@
 import { OWNED_KINDS as KUBE_OWNED_KINDS, type KubeObject, type OwnedKind as KubeOwnedKind } from '../kube/port.js';
 import type { ClusterRef } from '../model/key.js';
 import type { OwnedObjects, TidbCluster } from '../model/kube.js';
+import type { PdView } from '../model/pd.js';
 import { instanceName, ownedLabels } from '../model/labels.js';
 import { OBSERVED_COMPONENTS, splitByComponent, type ComponentObservation, type ObservedComponents } from '../model/snapshot.js';
 import { NotFoundError, TerminalError } from '../platform/errors.js';
@@ -25,6 +27,7 @@ import { abortError, withinBudget } from './abortable.js';
 import type { ClusterClients } from './clients.js';
 import { COMPONENT_READERS, type ComponentReadContext, type ComponentReader } from './observe-components.js';
 import { ObservedIndex } from './observed.js';
+import { readStoreNodes, storeNodeNames } from './observe-nodes.js';
 import { readBoundVolumes } from './observe-volumes.js';
 import { plainJson } from './plain-json.js';
 
@@ -67,8 +70,10 @@ export class LiveObserver implements Observer {
     this.index.remember(key, request.fence, instance, cluster, owned);
     const { rest, byComponent } = splitByComponent(owned, OBSERVED_COMPONENTS);
     // The bound claims' volumes and what each component's objects add to its view both follow from the owned objects.
-    const [volumes, ...completed] = await Promise.all([
+    const pdView = api.reads[OBSERVED_COMPONENTS.indexOf('pd')]?.view as PdView | undefined;
+    const [volumes, nodes, ...completed] = await Promise.all([
       readBoundVolumes(this.clients.kube, ref.namespace, instance, owned, signal),
+      readStoreNodes(this.clients.kube, storeNodeNames(cluster, owned, pdView), signal),
       ...OBSERVED_COMPONENTS.map((name, i) => this.complete(reader(name), api.reads[i], byComponent[name], context, signal)),
     ]);
     const components = Object.fromEntries(
@@ -79,6 +84,7 @@ export class LiveObserver implements Observer {
       owned: rest,
       components,
       ...(volumes === undefined ? {} : { volumes }),
+      ...(nodes === undefined ? {} : { nodes }),
       ...(api.missingSecrets === undefined ? {} : { missingSecrets: api.missingSecrets }),
     };
   }

@@ -443,4 +443,19 @@ describe('what each TiKV story shows', () => {
       ['basic-tikv-2', 'Up'],
     ]);
   });
+
+  it("store labels: each store gets its node's zone, host and rack, and the region once PD asks for it — each posted once", async () => {
+    const report = await run('tikv-store-labels.yaml');
+    const posted = byReconciler(report).filter((a) => a.verb === 'pd.setStoreLabels').map((a) => a.args as { id: string; labels: Record<string, string> });
+    const changedAt = entryAtMs(report, 'world', 0);
+    const before = byReconciler(report).filter((a) => a.verb === 'pd.setStoreLabels' && a.atMs < changedAt);
+    expect(before.map((a) => (a.args as { id: string }).id).sort()).toEqual(['1', '2', '3']);
+    expect(posted).toHaveLength(6);
+    const zoneOf = new Map([['tikv-0', 'us-west-2a'], ['tikv-1', 'us-west-2b'], ['tikv-2', 'us-west-2c']]);
+    for (const store of report.final.pd.stores) {
+      const host = store.labels['host'] ?? '';
+      expect(store.labels).toEqual({ region: 'us-west-2', zone: zoneOf.get(host), host, rack: 'rack-7' });
+    }
+    expect(new Set(report.final.pd.stores.map((s) => s.labels['host']))).toEqual(new Set(['tikv-0', 'tikv-1', 'tikv-2']));
+  });
 });

@@ -16,6 +16,7 @@ import { TIKV_RETRY_MS } from './names.js';
 import { tikvClaimTemplates, tikvPodTemplate } from './pod-template.js';
 import { tikvPeerService } from './services.js';
 import { planTikvStatus } from './status.js';
+import { planTikvStoreLabels } from './store-labels.js';
 
 /** TiKV, declared: what the member recipe needs to run it. */
 export const tikvComponent: ComponentDeclaration = {
@@ -51,7 +52,8 @@ export const tikvComponent: ComponentDeclaration = {
   },
   hooks: {
     gates: [],
-    extra: [],
+    // store labels from the topology of the pods' nodes (PD location-labels + spec.tikv.storeLabels)
+    extra: [{ name: 'TikvStoreLabels', plan: planTikvStoreLabels }],
     // holds: TiKV's scale-in (evict leaders, delete the store, wait for Tombstone) is not built yet
     beforeScaleIn: beforeTikvScaleIn,
     // none yet
