@@ -94,6 +94,8 @@ async function executeAction(ctx: StepContext, action: Action, signal: AbortSign
       return ports.state.putDeadline(key, action.deadline, fence, { signal });
     case 'state.deleteDeadline':
       return ports.state.deleteDeadline(key, action.deadline, fence, { signal });
+    case 'state.putStoreId':
+      return ports.state.putStoreId(key, { ...action.record }, fence, { signal });
     default:
       if (needsLeaseCheck(action)) await ports.state.assertLease(key, ctx.owner, fence, ports.clock.nowMs(), { signal });
       return ports.executor.execute({ key, ref: ctx.ref, action, fence, signal });

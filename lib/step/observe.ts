@@ -55,6 +55,7 @@ function toSnapshot(ctx: StepContext, observation: Observation, deadlines: reado
         sinceMs,
         deadlineAtMs,
       })),
+      storeIds: ctx.storeIds.map(({ component, podName, storeId }) => ({ component, podName, storeId })),
     },
     config: ctx.config.reconcile,
   };

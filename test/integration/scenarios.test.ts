@@ -442,6 +442,12 @@ describe('what each TiKV story shows', () => {
       ['basic-tikv-1', 'Up'],
       ['basic-tikv-2', 'Up'],
     ]);
+    const labelOf = (key: string): string | undefined => (report.final.objects[key] as { metadata: { labels?: Record<string, string> } } | undefined)?.metadata.labels?.['tidb.pingcap.com/store-id'];
+    const storeOfPod = Object.fromEntries(Object.entries(tikv?.stores ?? {}).map(([id, st]) => [st.podName, id]));
+    for (const pod of ['basic-tikv-0', 'basic-tikv-1', 'basic-tikv-2']) {
+      expect(labelOf(`Pod/demo/${pod}`)).toBe(storeOfPod[pod]);
+      expect(labelOf(`PersistentVolumeClaim/demo/tikv-${pod}`)).toBe(storeOfPod[pod]);
+    }
   });
 
   it("store labels: each store gets its node's zone, host and rack, and the region once PD asks for it — each posted once", async () => {

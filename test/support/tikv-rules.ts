@@ -82,3 +82,11 @@ export const withNodes =
 
 /** The pod scheduled on `nodeName`. */
 export const onNode = (pod: IPod, nodeName: string): IPod => ({ ...pod, spec: { containers: [], ...pod.spec, nodeName } });
+
+/** Adds store ids the state table recorded (`[podName, storeId]`, component `tikv`). */
+export const withStoreIds =
+  (...pairs: [string, string][]): Change<Snapshot> =>
+  (s) => ({ ...s, state: { ...s.state, storeIds: [...(s.state.storeIds ?? []), ...pairs.map(([podName, storeId]) => ({ component: 'tikv', podName, storeId }))] } });
+
+/** The pod with `labels` added. */
+export const labelled = (pod: IPod, labels: Record<string, string>): IPod => ({ ...pod, metadata: { ...pod.metadata, labels: { ...pod.metadata?.labels, ...labels } } });

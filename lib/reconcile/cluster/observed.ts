@@ -28,5 +28,9 @@ export const pdReadError = (snapshot: Snapshot): string | undefined => snapshot.
 /** What kind of failure the PD read was, when the observer told. */
 export const pdReadErrorKind = (snapshot: Snapshot): PdReadFailure | undefined => snapshot.components.pd.errorKind;
 
+/** The store id the state table holds for a pod of a store component (undefined: none recorded). */
+export const persistedStoreId = (snapshot: Snapshot, component: string, podName: string): string | undefined =>
+  snapshot.state.storeIds?.find((r) => r.component === component && r.podName === podName)?.storeId;
+
 /** The Secrets the reconciler itself needs that do not exist. */
 export const missingSecrets = (snapshot: Snapshot): readonly string[] => snapshot.missingSecrets ?? [];

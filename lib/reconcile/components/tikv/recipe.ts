@@ -9,13 +9,14 @@ import { tikvDesiredReplicas } from '../../cluster/replicas.js';
 import type { Rule } from '../../engine/rule.js';
 import type { ComponentDeclaration } from '../../member/component.js';
 import { memberBlock } from '../../member/recipe.js';
+import { planStoreIdentity } from '../../member/store-identity.js';
 import { isPdAvailable } from '../pd/availability.js';
 import { TIKV_CONFIG_KEYS, tikvConfigData } from './config-map.js';
 import { beforeTikvRestart, beforeTikvScaleIn, planTikvFailover, tikvUpdatedPodHold } from './hooks.js';
 import { TIKV_RETRY_MS } from './names.js';
 import { tikvClaimTemplates, tikvPodTemplate } from './pod-template.js';
 import { tikvPeerService } from './services.js';
-import { planTikvStatus } from './status.js';
+import { isOwnTikvStoreAddress, planTikvStatus } from './status.js';
 import { planTikvStoreLabels } from './store-labels.js';
 
 /** TiKV, declared: what the member recipe needs to run it. */
@@ -52,8 +53,12 @@ export const tikvComponent: ComponentDeclaration = {
   },
   hooks: {
     gates: [],
-    // store labels from the topology of the pods' nodes (PD location-labels + spec.tikv.storeLabels)
-    extra: [{ name: 'TikvStoreLabels', plan: planTikvStoreLabels }],
+    extra: [
+      // each pod's store id as soon as PD lists its store: pod labels and the state table
+      { name: 'TikvStoreIds', plan: (input) => planStoreIdentity(input, isOwnTikvStoreAddress) },
+      // store labels from the topology of the pods' nodes (PD location-labels + spec.tikv.storeLabels)
+      { name: 'TikvStoreLabels', plan: planTikvStoreLabels },
+    ],
     // holds: TiKV's scale-in (evict leaders, delete the store, wait for Tombstone) is not built yet
     beforeScaleIn: beforeTikvScaleIn,
     // none yet
