@@ -450,6 +450,16 @@ describe('what each TiKV story shows', () => {
     }
   });
 
+  it("TiDB Operator's basic example (PD and TiKV): its TiKV config and dynamic configuration reach the pod, and a Ready cluster writes nothing more", async () => {
+    const report = await run('tikv-upstream-basic.yaml');
+    const configMap = Object.entries(report.final.objects).find(([k]) => k.startsWith('ConfigMap/tidb-cluster/basic-tikv'))?.[1] as { data: Record<string, string> } | undefined;
+    expect(configMap?.data['config-file']).toContain('reserve-space = "0MB"');
+    expect(configMap?.data['startup-script']).toContain('--advertise-status-addr=${POD_NAME}.${HEADLESS_SERVICE_NAME}.${NAMESPACE}.svc:20180');
+    const readyAt = entryAtMs(report, 'waitFor', 1);
+    const late = byReconciler(report).filter((a) => a.atMs > readyAt + 5_000);
+    expect(late).toEqual([]);
+  });
+
   it("store labels: each store gets its node's zone, host and rack, and the region once PD asks for it — each posted once", async () => {
     const report = await run('tikv-store-labels.yaml');
     const posted = byReconciler(report).filter((a) => a.verb === 'pd.setStoreLabels').map((a) => a.args as { id: string; labels: Record<string, string> });
