@@ -226,5 +226,4 @@ describe('LiveExecutor: PD store calls against the simulated PD', () => {
     // Assess
     expect(verbs('pd.deleteStore')).toHaveLength(before);
   });
-
 });
