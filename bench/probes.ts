@@ -111,7 +111,7 @@ export function diffCounts(before: RequestCounts, after: RequestCounts): Request
 }
 
 /** The StateStore methods that write to DynamoDB; the rest only read. */
-export const STATE_WRITES = ['claim', 'release', 'markDirty', 'assertLease', 'setNextWake', 'putDeadline', 'deleteDeadline', 'appendHistory', 'putCheckpoint'] as const;
+export const STATE_WRITES = ['claim', 'release', 'markDirty', 'assertLease', 'setNextWake', 'putDeadline', 'putStoreId', 'deleteDeadline', 'appendHistory', 'putCheckpoint'] as const;
 const STATE_READS = ['get', 'listDeadlines', 'listHistory', 'getCheckpoint'] as const;
 
 /**

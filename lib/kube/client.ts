@@ -100,6 +100,11 @@ export class KubeClient implements KubePort {
     return this.json<KubeObject>(`get PersistentVolume ${name}`, { method: 'GET', path: objectPath(info, '', name) });
   }
 
+  async getNode(name: string): Promise<KubeObject> {
+    const info = kindInfo('Node');
+    return this.json<KubeObject>(`get Node ${name}`, { method: 'GET', path: objectPath(info, '', name) });
+  }
+
   async listTidbClusters(page: PageRequest): Promise<TidbClusterPage> {
     const info = kindInfo('TidbCluster');
     const query = new URLSearchParams({ limit: String(page.limit) });

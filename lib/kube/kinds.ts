@@ -21,6 +21,7 @@ const KINDS: Record<KnownKind, KindInfo> = {
   RoleBinding: { kind: 'RoleBinding', group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'rolebindings' },
   TidbCluster: { kind: 'TidbCluster', group: 'pingcap.com', version: 'v1alpha1', plural: 'tidbclusters' },
   PersistentVolume: { kind: 'PersistentVolume', group: '', version: 'v1', plural: 'persistentvolumes', clusterScoped: true },
+  Node: { kind: 'Node', group: '', version: 'v1', plural: 'nodes', clusterScoped: true },
 };
 
 /** The coordinates of `kind`; a kind outside the table is a programming error (`TerminalError`). */

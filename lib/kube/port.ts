@@ -58,7 +58,7 @@ export type OwnedKind = (typeof OWNED_KINDS)[number];
  * Every kind the port writes: the owned kinds, the TidbCluster itself, and the cluster-scoped
  * PersistentVolumes bound to the cluster's claims (for those the namespace argument is ignored).
  */
-export type KnownKind = OwnedKind | 'TidbCluster' | 'PersistentVolume';
+export type KnownKind = OwnedKind | 'TidbCluster' | 'PersistentVolume' | 'Node';
 
 /**
  * A label selector: the query string form (`a=b,c!=d,e in (f)`) or equality pairs, which are
@@ -123,6 +123,8 @@ export interface KubePort {
   listPersistentVolumes(labelSelector: LabelSelector): Promise<ObjectList>;
   /** One PersistentVolume by name (a claim's volume not labelled yet), or `NotFoundError`. */
   getPersistentVolume(name: string): Promise<KubeObject>;
+  /** One Node by name (the topology labels of the node a store's pod runs on), or `NotFoundError`. */
+  getNode(name: string): Promise<KubeObject>;
   /** One page of TidbClusters for the sweep (pass the previous page's `continue` to go on). */
   listTidbClusters(page: PageRequest): Promise<TidbClusterPage>;
   /** Creates `obj` (kind from `obj.kind`, namespace from metadata); AlreadyExists is a `ConflictError`. */

@@ -81,6 +81,11 @@ export type PdSetStoreLabelsAction = {
   readonly kind: 'pd.setStoreLabels';
   readonly storeId: string;
   readonly labels: Readonly<Record<string, string>>;
+  /**
+   * As TiDB Operator: when the call fails, this Event is recorded with the error appended to its
+   * message and the step goes on with its next action (labels are retried by a later step).
+   */
+  readonly onError?: EventAction;
 };
 
 /** Changes PD's replication config (`POST /pd/api/v1/config/replicate`); fields left out stay as they are. */
@@ -115,6 +120,15 @@ export type DeadlineSpec = DeadlineRef & { readonly sinceMs: number; readonly de
 /** Writes a deadline to the state table under the step's fence. */
 export type PutDeadlineAction = { readonly kind: 'state.putDeadline'; readonly deadline: DeadlineSpec };
 
+/** Which store a pod of a store component (`tikv`, `tiflash`) runs, as last seen in PD. */
+export type StoreIdSpec = { readonly component: string; readonly podName: string; readonly storeId: string };
+
+/**
+ * Records a pod's store id in the state table under the step's fence, so a Tombstone is matched to
+ * its pod even when the pod's `tidb.pingcap.com/store-id` label was never written.
+ */
+export type PutStoreIdAction = { readonly kind: 'state.putStoreId'; readonly record: StoreIdSpec };
+
 /** Deletes a deadline under the step's fence (deleting a missing one is fine). */
 export type DeleteDeadlineAction = { readonly kind: 'state.deleteDeadline'; readonly deadline: DeadlineRef };
 
@@ -133,7 +147,7 @@ export type PdStoreAction =
 export type MemberAction = PdTransferLeaderAction | PdDeleteMemberAction | PdStoreAction;
 
 /** Writes to the reconciler's own state; the engine runs these itself, under its fence. */
-export type StateAction = PutDeadlineAction | DeleteDeadlineAction;
+export type StateAction = PutDeadlineAction | DeleteDeadlineAction | PutStoreIdAction;
 
 /** What the Executor port runs: everything outside the reconciler's own state. */
 export type RemoteAction = KubeAction | MemberAction | EventAction;

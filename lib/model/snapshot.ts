@@ -3,9 +3,10 @@
  * read nothing else — no clock (they get `nowMs`), no environment (they get `config`), no I/O.
  */
 
+import type { INode } from 'kubernetes-models/v1/Node';
 import type { IPersistentVolume } from 'kubernetes-models/v1/PersistentVolume';
 
-import type { DeadlineSpec } from './action.js';
+import type { DeadlineSpec, StoreIdSpec } from './action.js';
 import type { ReconcileConfig } from './config.js';
 import type { ClusterKey, ClusterRef } from './key.js';
 import type { OwnedKind, OwnedObjects, TidbCluster } from './kube.js';
@@ -15,7 +16,8 @@ import type { PdView } from './pd.js';
 
 /**
  * What the reconciler itself persisted for the key (DynamoDB), as of this step's claim: the fence of
- * this step, the failure counter, the armed wake-up, the deadlines, and the previous step's outcome.
+ * this step, the failure counter, the armed wake-up, the deadlines, the store ids seen, and the
+ * previous step's outcome.
  */
 export type PersistedState = {
   readonly fence: number;
@@ -23,6 +25,8 @@ export type PersistedState = {
   readonly nextWakeAtMs: number | undefined;
   readonly lastOutcome: OutcomeKind | undefined;
   readonly deadlines: readonly DeadlineSpec[];
+  /** The store each pod of a store component was last seen running (absent: none recorded). */
+  readonly storeIds?: readonly StoreIdSpec[];
 };
 
 /**
@@ -83,6 +87,11 @@ export type Snapshot = {
    * `evictLeaderBeginTime`), by pod name, from that pod's `/metrics`; absent when no pod is.
    */
   readonly tikvLeaders?: Readonly<Record<string, TikvLeaderRead>>;
+  /**
+   * The Nodes the cluster's TiKV pods run on (cluster-scoped), read only when store labels are
+   * wanted (PD's `location-labels` or `spec.tikv.storeLabels`); absent when none was read.
+   */
+  readonly nodes?: readonly INode[];
   /** Secrets the reconciler itself needs that do not exist (cluster TLS: `<tc>-cluster-client-secret`). */
   readonly missingSecrets?: readonly string[];
   /**

@@ -21,8 +21,8 @@ import {
   wakeIsUnsetOrLater,
 } from './conditions.js';
 import { fitHistoryRecord } from './history-fit.js';
-import { toDeadlines, toHistory, toStateRecord, withoutUndefined } from './items.js';
-import { CHECKPOINT_SK, HISTORY_PREFIX, STATE_SK, checkpointPk, clusterPk, deadlineId, historySk } from './keys.js';
+import { toDeadlines, toHistory, toStateRecord, toStoreIds, withoutUndefined } from './items.js';
+import { CHECKPOINT_SK, HISTORY_PREFIX, STATE_SK, checkpointPk, clusterPk, deadlineId, historySk, storeIdEntry } from './keys.js';
 import type {
   CallOptions,
   ClaimResult,
@@ -33,6 +33,7 @@ import type {
   ReleaseUpdate,
   StateRecord,
   StateStore,
+  StoreIdRecord,
   StoredDeadline,
   StoredHistoryRecord,
 } from './port.js';
@@ -93,7 +94,7 @@ export class DynamoStateStore implements StateStore {
     // and if it fails the lease was freed in between and the claim is simply tried again.
     for (let attempt = 0; attempt < this.maxClaimAttempts; attempt++) {
       const taken = await this.takeLease(key, owner, nowMs, leaseForMs, signal);
-      if (taken) return { claimed: true, fence: taken.state.fence, state: taken.state, deadlines: taken.deadlines };
+      if (taken) return { claimed: true, fence: taken.state.fence, state: taken.state, deadlines: taken.deadlines, storeIds: taken.storeIds };
       const held = await this.markDirtyWhileHeld(key, nowMs, signal);
       if (held) return { claimed: false, ...held };
     }
@@ -164,10 +165,10 @@ export class DynamoStateStore implements StateStore {
       throw new TerminalError(`forget ${key}: expiresAtSeconds must be a positive integer`, { field: 'expiresAtSeconds' });
     }
     // One conditional write: the condition proves the lease, so a stale step changes nothing; the
-    // deadlines live in the state item and go with the wake-up and the failure count.
+    // deadlines and store ids live in the state item and go with the wake-up and the failure count.
     await this.table.update(`forget ${key}`, this.signal(opts), stateRef(key), {
-      update: 'SET #expiresAt = :expiresAt, #failures = :zero, #deadlines = :noDeadlines REMOVE #nextWakeAtMs',
-      values: { ':expiresAt': expiresAtSeconds, ':zero': 0, ':noDeadlines': {} },
+      update: 'SET #expiresAt = :expiresAt, #failures = :zero, #deadlines = :noDeadlines, #storeIds = :noStoreIds REMOVE #nextWakeAtMs',
+      values: { ':expiresAt': expiresAtSeconds, ':zero': 0, ':noDeadlines': {}, ':noStoreIds': {} },
       condition: and(heldByMe(owner), fenceIs(fence)),
     });
   }
@@ -189,6 +190,17 @@ export class DynamoStateStore implements StateStore {
       update: 'SET #deadlines.#deadline = :deadline',
       values: { ':deadline': value },
       names: { '#deadline': id },
+      condition: and(fenceIs(fence), leaseIsOwned()),
+    });
+  }
+
+  async putStoreId(key: ClusterKey, record: StoreIdRecord, fence: number, opts?: CallOptions): Promise<void> {
+    const id = storeIdEntry(record.component, record.podName);
+    // As deadlines: the fence condition and the write are one request.
+    await this.table.update(`putStoreId ${key} ${id}`, this.signal(opts), stateRef(key), {
+      update: 'SET #storeIds.#storeId = :storeId',
+      values: { ':storeId': { component: record.component, podName: record.podName, storeId: record.storeId } },
+      names: { '#storeId': id },
       condition: and(fenceIs(fence), leaseIsOwned()),
     });
   }
@@ -274,8 +286,8 @@ export class DynamoStateStore implements StateStore {
   }
 
   /**
-   * Takes a free lease: fence +1, dirty cleared, the deadlines map created if missing (so fenced
-   * deadline writes can address its entries), and any TTL removed (a claimed key is live again).
+   * Takes a free lease: fence +1, dirty cleared, the deadlines and store ids maps created if missing
+   * (so fenced writes can address their entries), and any TTL removed (a claimed key is live again).
    * Undefined when the lease is not free.
    */
   private async takeLease(
@@ -284,11 +296,11 @@ export class DynamoStateStore implements StateStore {
     nowMs: number,
     leaseForMs: number,
     signal: AbortSignal,
-  ): Promise<{ state: StateRecord; deadlines: StoredDeadline[] } | undefined> {
+  ): Promise<{ state: StateRecord; deadlines: StoredDeadline[]; storeIds: StoreIdRecord[] } | undefined> {
     const update =
       'SET #key = :key, #leaseOwner = :owner, #leaseUntilMs = :untilMs, #dirty = :false, ' +
       '#fence = if_not_exists(#fence, :zero) + :one, #failures = if_not_exists(#failures, :zero), ' +
-      '#deadlines = if_not_exists(#deadlines, :noDeadlines) ' +
+      '#deadlines = if_not_exists(#deadlines, :noDeadlines), #storeIds = if_not_exists(#storeIds, :noStoreIds) ' +
       // A claimed key is live again: a forgotten or unclaimed item's TTL goes.
       'REMOVE #expiresAt';
     const untilMs = nowMs + leaseForMs;
@@ -300,10 +312,11 @@ export class DynamoStateStore implements StateStore {
       ':zero': 0,
       ':one': 1,
       ':noDeadlines': {},
+      ':noStoreIds': {},
     };
     const parts = { update, values, condition: leaseIsFree(nowMs) };
     const item = await ifConditionHolds(this.table.update(`claim ${key}`, signal, stateRef(key), parts, 'ALL_NEW'));
-    return item ? { state: toStateRecord(key, item), deadlines: toDeadlines(item) } : undefined;
+    return item ? { state: toStateRecord(key, item), deadlines: toDeadlines(item), storeIds: toStoreIds(item) } : undefined;
   }
 
   /**

@@ -5,7 +5,7 @@
  */
 
 import { TerminalError } from '../platform/errors.js';
-import type { StateRecord, StepOutcomeKind, StepSummary, StoredDeadline, StoredHistoryRecord, VerifiedCluster } from './port.js';
+import type { StateRecord, StepOutcomeKind, StepSummary, StoreIdRecord, StoredDeadline, StoredHistoryRecord, VerifiedCluster } from './port.js';
 import { ATTR } from './table.js';
 
 /** A raw item from the DocumentClient. */
@@ -42,6 +42,20 @@ export function toDeadlines(item: Item): StoredDeadline[] {
       const entry = map[id];
       if (!isObject(entry)) throw new TerminalError(`deadline ${id} is not a map`, { field: ATTR.deadlines });
       return toDeadline(entry);
+    });
+}
+
+/** The store ids map of a `state` item, ordered by component and pod. */
+export function toStoreIds(item: Item): StoreIdRecord[] {
+  const map = item[ATTR.storeIds];
+  if (map === undefined) return [];
+  if (!isObject(map)) throw new TerminalError(`state item attribute ${ATTR.storeIds} is not a map`);
+  return Object.keys(map)
+    .sort()
+    .map((id) => {
+      const entry = map[id];
+      if (!isObject(entry)) throw new TerminalError(`store id ${id} is not a map`, { field: ATTR.storeIds });
+      return { component: reqString(entry, 'component'), podName: reqString(entry, 'podName'), storeId: reqString(entry, 'storeId') };
     });
 }
 

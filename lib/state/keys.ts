@@ -52,6 +52,12 @@ export function deadlineId(component: string, member: string, kind: string): str
   return `${component}#${member}#${kind}`;
 }
 
+/** The entry of one pod's store id in the state item's `storeIds` map: `<component>#<podName>`. */
+export function storeIdEntry(component: string, podName: string): string {
+  for (const part of [component, podName]) assertSegment(part, 'store id');
+  return `${component}#${podName}`;
+}
+
 /**
  * The sort key of one history record: `history#<ts>#<seq>`, both zero-padded so that text order is
  * time order and a descending Query returns the newest record first.

@@ -58,13 +58,13 @@ export type StateRecord = {
 
 /**
  * The result of `claim`. On success the caller holds the lease with `fence` and gets the state and
- * the key's deadlines as of the claim. Otherwise another step holds the lease (with `fence`, until
+ * the key's deadlines and store ids as of the claim. Otherwise another step holds the lease (with `fence`, until
  * `leaseUntilMs`); the key has been marked dirty, so a live holder re-enqueues it on release. A dead
  * holder never will: `armExpiryWake` is true for exactly one caller per held lease, and that caller
  * must make sure the key is stepped again once `leaseUntilMs` has passed.
  */
 export type ClaimResult =
-  | { claimed: true; fence: number; state: StateRecord; deadlines: StoredDeadline[] }
+  | { claimed: true; fence: number; state: StateRecord; deadlines: StoredDeadline[]; storeIds: StoreIdRecord[] }
   | { claimed: false; heldBy: string; leaseUntilMs: number; fence: number; armExpiryWake: boolean };
 
 /**
@@ -91,6 +91,13 @@ export type Deadline = {
 
 /** A deadline as read back, with the fence of the step that wrote it. */
 export type StoredDeadline = Deadline & { fence: number };
+
+/**
+ * The store a pod of a store component (TiKV, TiFlash) was last seen running, persisted as soon as
+ * it is seen, so a Tombstone is matched to its pod even when the pod never got its
+ * `tidb.pingcap.com/store-id` label (TiDB Operator issue #4644).
+ */
+export type StoreIdRecord = { component: string; podName: string; storeId: string };
 
 /**
  * One history record per step. `fence` is the step's fence and orders records written in the same
@@ -177,6 +184,12 @@ export interface StateStore {
    */
   putDeadline(key: ClusterKey, deadline: Deadline, fence: number, opts?: CallOptions): Promise<void>;
 
+  /**
+   * Records the store of one pod (replacing the one recorded before), under the same fence rule as
+   * `putDeadline`: one conditional request, so a stale step never overwrites a newer one's record.
+   */
+  putStoreId(key: ClusterKey, record: StoreIdRecord, fence: number, opts?: CallOptions): Promise<void>;
+
   /** Deletes a deadline under the same fence rule as `putDeadline`; deleting a missing one is fine. */
   deleteDeadline(
     key: ClusterKey,
@@ -187,7 +200,7 @@ export interface StateStore {
 
   /**
    * Forgets `key` once its TidbCluster is gone, only while `owner` holds the lease with `fence`
-   * (otherwise `ConflictError` and nothing changes): deletes every deadline no newer fence wrote,
+   * (otherwise `ConflictError` and nothing changes): deletes every deadline and store id,
    * clears the wake-up and the failure counter, and gives the state item the TTL `expiresAtSeconds`.
    * The item is kept until DynamoDB expires it, so the fence never goes back to 0 while a stale step
    * may still hold an older one; a later claim removes the TTL. History keeps its own TTL.

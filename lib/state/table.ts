@@ -32,6 +32,8 @@ export const ATTR = {
   wakeFence: 'wakeFence',
   /** The key's deadlines: a map inside the state item, so each write is fenced in one request. */
   deadlines: 'deadlines',
+  /** The store each pod of a store component was last seen running (a map inside the state item). */
+  storeIds: 'storeIds',
 } as const;
 
 /** The TTL attribute name, for infrastructure code that enables TTL on the table. */

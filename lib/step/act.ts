@@ -26,8 +26,8 @@ export type ActionRecord = {
 export type ActResult = { readonly records: readonly ActionRecord[]; readonly outcome: Outcome | undefined };
 
 /**
- * Runs `actions` in order. Guarantees: an action runs only after the previous one succeeded; the first
- * failure stops the rest (outcome: its `fail`); when less than the safety margin of the budget is left
+ * Runs `actions` in order. Guarantees: an action runs only after the previous one succeeded (or
+ * failed with its `onError` Event recorded); the first other failure stops the rest (outcome: its `fail`); when less than the safety margin of the budget is left
  * the rest is not attempted (outcome: `retry` after `budgetRetryAfterMs`, so the step comes back soon
  * rather than being killed mid-commit); every action appears in `records`, in order.
  */
@@ -41,12 +41,26 @@ export async function executeActions(ctx: StepContext, actions: readonly Action[
     }
     const done = await executeOne(ctx, action, ctx.workSignal);
     records.push(done.record);
+    const reported = done.outcome ? await reportFailure(ctx, action, done.record) : undefined;
+    if (reported) records.push(reported.record);
+    if (reported && !reported.outcome) continue;
     if (done.outcome) {
       records.push(...actions.slice(index + 1).map(notRun));
       return { records, outcome: done.outcome };
     }
   }
   return { records, outcome: undefined };
+}
+
+/**
+ * For an action that names an Event to record when it fails (`onError`): records that Event with
+ * the failure appended, so the step can go on. Undefined when the action names none, or the step's
+ * budget ran out (then the step stops as for any failure).
+ */
+async function reportFailure(ctx: StepContext, action: Action, failed: ActionRecord): Promise<{ record: ActionRecord; outcome?: FailOutcome } | undefined> {
+  const event = 'onError' in action ? action.onError : undefined;
+  if (event === undefined || ctx.workSignal.aborted) return undefined;
+  return executeOne(ctx, { ...event, message: `${event.message}${failed.error ?? ''}` }, ctx.workSignal);
 }
 
 /** Runs one action and records it; a thrown error becomes the record's error and a `fail` outcome. */
@@ -80,6 +94,8 @@ async function executeAction(ctx: StepContext, action: Action, signal: AbortSign
       return ports.state.putDeadline(key, action.deadline, fence, { signal });
     case 'state.deleteDeadline':
       return ports.state.deleteDeadline(key, action.deadline, fence, { signal });
+    case 'state.putStoreId':
+      return ports.state.putStoreId(key, { ...action.record }, fence, { signal });
     default:
       if (needsLeaseCheck(action)) await ports.state.assertLease(key, ctx.owner, fence, ports.clock.nowMs(), { signal });
       return ports.executor.execute({ key, ref: ctx.ref, action, fence, signal });

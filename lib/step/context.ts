@@ -7,7 +7,7 @@ import type { ClusterKey, ClusterRef } from '../model/key.js';
 import type { Clock } from '../platform/clock.js';
 import type { StepConfig } from '../platform/config.js';
 import { TransientError } from '../platform/errors.js';
-import type { StateRecord, StoredDeadline } from '../state/port.js';
+import type { StateRecord, StoreIdRecord, StoredDeadline } from '../state/port.js';
 import type { StepPorts, Trigger } from './ports.js';
 
 /**
@@ -28,6 +28,8 @@ export type StepContext = {
   readonly claimed: StateRecord;
   /** The key's deadlines as of the claim (they live in the state item, so the claim returns them). */
   readonly deadlines: readonly StoredDeadline[];
+  /** The store each store pod was last seen running, as of the claim (also in the state item). */
+  readonly storeIds: readonly StoreIdRecord[];
   readonly workSignal: AbortSignal;
   readonly commitSignal: AbortSignal;
 };

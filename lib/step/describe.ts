@@ -34,6 +34,8 @@ export function describeAction(action: Action): string {
       return `${action.kind} ${describeDeadline(action.deadline)} at=${action.deadline.deadlineAtMs}`;
     case 'state.deleteDeadline':
       return `${action.kind} ${describeDeadline(action.deadline)}`;
+    case 'state.putStoreId':
+      return `${action.kind} ${action.record.component}/${action.record.podName} store=${action.record.storeId}`;
     default: {
       const never: never = action;
       return `unknown action ${JSON.stringify(never)}`;

@@ -55,6 +55,7 @@ function toSnapshot(ctx: StepContext, observation: Observation, deadlines: reado
     components: observation.components,
     ...(observation.volumes === undefined ? {} : { volumes: observation.volumes }),
     ...(observation.tikvLeaders === undefined ? {} : { tikvLeaders: observation.tikvLeaders }),
+    ...(observation.nodes === undefined ? {} : { nodes: observation.nodes }),
     ...(observation.missingSecrets === undefined ? {} : { missingSecrets: observation.missingSecrets }),
     ...(observation.reads === undefined ? {} : { reads: observation.reads }),
     state: {
@@ -69,6 +70,7 @@ function toSnapshot(ctx: StepContext, observation: Observation, deadlines: reado
         sinceMs,
         deadlineAtMs,
       })),
+      storeIds: ctx.storeIds.map(({ component, podName, storeId }) => ({ component, podName, storeId })),
     },
     config: ctx.config.reconcile,
   };

@@ -61,6 +61,8 @@ export type Observation = {
   readonly volumes?: Snapshot['volumes'];
   /** The leader counts of the TiKV pods being evicted, when any is. */
   readonly tikvLeaders?: Snapshot['tikvLeaders'];
+  /** The Nodes the store pods run on, when store labels are wanted. */
+  readonly nodes?: Snapshot['nodes'];
   /** Secrets the reconciler needs that do not exist; components are not contacted without them. */
   readonly missingSecrets?: readonly string[];
   /** `rest` when the observer read at rest (see `Snapshot.reads`). */

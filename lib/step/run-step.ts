@@ -102,6 +102,7 @@ export async function runStep(input: RunStepInput): Promise<StepResult> {
       fence: claim.fence,
       claimed: claim.state,
       deadlines: claim.deadlines,
+      storeIds: claim.storeIds,
       workSignal: budget.workSignal,
       commitSignal: budget.commitSignal,
     };

@@ -92,6 +92,7 @@ export async function observeCluster(input: NextStepInput): Promise<Observed> {
     fence: 0,
     claimed,
     deadlines: [],
+    storeIds: [],
     workSignal: AbortSignal.timeout(Math.max(1, input.deadlineAtMs - nowMs)),
     commitSignal: AbortSignal.timeout(Math.max(1, input.deadlineAtMs - nowMs)),
   };

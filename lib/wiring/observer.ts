@@ -6,6 +6,7 @@
  * cluster TLS over https, and only once `<tc>-cluster-client-secret` is seen to exist, docs/adr/0005);
  * last, together, the PersistentVolumes bound to the listed claims (see `observe-volumes.ts`), the
  * leader counts of TiKV pods being evicted (see `observe-tikv-leaders.ts`) and
+ * the Nodes of TiKV pods when store labels are wanted (see `observe-nodes.ts`) and
  * what each component's own objects add to its view (PD: each listed PD pod's readiness). The listed
  * objects are split by their component label: each observed component's go to
  * `components[name].objects`, the rest stay in `owned`. At rest (`ObserveRequest.verified` names the
@@ -18,6 +19,7 @@
 import { OWNED_KINDS as KUBE_OWNED_KINDS, type KubeObject, type OwnedKind as KubeOwnedKind } from '../kube/port.js';
 import type { ClusterRef } from '../model/key.js';
 import type { OwnedObjects, TidbCluster } from '../model/kube.js';
+import type { PdView } from '../model/pd.js';
 import { instanceName, ownedLabels } from '../model/labels.js';
 import { OBSERVED_COMPONENTS, splitByComponent, type ComponentObservation, type ObservedComponents } from '../model/snapshot.js';
 import { NotFoundError, TerminalError } from '../platform/errors.js';
@@ -29,6 +31,7 @@ import { abortError, withinBudget } from './abortable.js';
 import type { ClusterClients } from './clients.js';
 import { COMPONENT_READERS, type ComponentReadContext, type ComponentReader } from './observe-components.js';
 import { ObservedIndex } from './observed.js';
+import { readStoreNodes, storeNodeNames } from './observe-nodes.js';
 import { readBoundVolumes } from './observe-volumes.js';
 import { readTikvLeaders } from './observe-tikv-leaders.js';
 import { plainJson } from './plain-json.js';
@@ -80,9 +83,11 @@ export class LiveObserver implements Observer {
     this.index.remember(key, request.fence, instance, cluster, owned);
     const { rest, byComponent } = splitByComponent(owned, OBSERVED_COMPONENTS);
     // The bound claims' volumes and what each component's objects add to its view both follow from the owned objects.
-    const [volumes, tikvLeaders, ...completed] = await Promise.all([
+    const pdView = api.reads[OBSERVED_COMPONENTS.indexOf('pd')]?.view as PdView | undefined;
+    const [volumes, tikvLeaders, nodes, ...completed] = await Promise.all([
       readBoundVolumes(this.clients.kube, ref.namespace, instance, owned, signal),
       withinBudget(signal, 'read TiKV leader counts', () => readTikvLeaders(this.clients.tikv(context.target), owned, signal)),
+      readStoreNodes(this.clients.kube, storeNodeNames(cluster, owned, pdView), signal),
       ...OBSERVED_COMPONENTS.map((name, i) => this.complete(reader(name), api.reads[i], byComponent[name], context, signal)),
     ]);
     const components = Object.fromEntries(
@@ -94,6 +99,7 @@ export class LiveObserver implements Observer {
       components,
       ...(volumes === undefined ? {} : { volumes }),
       ...(tikvLeaders === undefined ? {} : { tikvLeaders }),
+      ...(nodes === undefined ? {} : { nodes }),
       ...(api.missingSecrets === undefined ? {} : { missingSecrets: api.missingSecrets }),
       ...(atRest ? { reads: 'rest' as const } : {}),
     };

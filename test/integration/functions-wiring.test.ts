@@ -226,3 +226,39 @@ describe('LiveExecutor', () => {
     expect(events[0]?.involvedObject).toEqual(expect.objectContaining({ kind: 'TidbCluster', name: 'basic', uid: expect.any(String) }));
   });
 });
+
+describe('LiveExecutor: PD store calls against the simulated PD', () => {
+  const pdView = async () => (await observe()).components.pd.view;
+
+  it('an evict-leader scheduler is added (twice is still done) and removed (a missing one is done too)', async () => {
+    // Act
+    await execute({ kind: 'pd.beginEvictLeader', storeId: '1' });
+    await execute({ kind: 'pd.beginEvictLeader', storeId: '1' });
+    const during = (await pdView())?.schedulers;
+    await execute({ kind: 'pd.endEvictLeader', storeId: '1' });
+    await execute({ kind: 'pd.endEvictLeader', storeId: '1' });
+
+    // Assess
+    expect(during).toContain('evict-leader-scheduler-1');
+    expect((await pdView())?.schedulers).not.toContain('evict-leader-scheduler-1');
+  });
+
+  it('store labels are set on the store', async () => {
+    // Act
+    await execute({ kind: 'pd.setStoreLabels', storeId: '2', labels: { zone: 'zone-test' } });
+
+    // Assess
+    expect((await pdView())?.stores.find((s) => s.id === '2')?.labels).toEqual(expect.objectContaining({ zone: 'zone-test' }));
+  });
+
+  it('deleting a store PD does not list is done without a DELETE', async () => {
+    // Prepare
+    const before = verbs('pd.deleteStore').length;
+
+    // Act
+    await execute({ kind: 'pd.deleteStore', storeId: '99' });
+
+    // Assess
+    expect(verbs('pd.deleteStore')).toHaveLength(before);
+  });
+});

@@ -116,7 +116,7 @@ describe('one step per key at a time', () => {
     const w = stepWorld(dynamo);
     let fence = 0;
     const granting = new MemoryStateStore();
-    granting.claim = async (key) => ({ claimed: true, fence: ++fence, state: { key, fence, lease: undefined, dirty: false, failures: 0, nextWakeAtMs: undefined, lastStep: undefined }, deadlines: [] });
+    granting.claim = async (key) => ({ claimed: true, fence: ++fence, state: { key, fence, lease: undefined, dirty: false, failures: 0, nextWakeAtMs: undefined, lastStep: undefined }, deadlines: [], storeIds: [] });
     granting.release = async () => ({ wasDirty: false });
     const state = new CountingStateStore(granting);
     const ports = { ...w.ports, state, observer: slowObserver() };

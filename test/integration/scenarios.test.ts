@@ -490,5 +490,36 @@ describe('what each TiKV story shows', () => {
       ['basic-tikv-1', 'Up'],
       ['basic-tikv-2', 'Up'],
     ]);
+    const labelOf = (key: string): string | undefined => (report.final.objects[key] as { metadata: { labels?: Record<string, string> } } | undefined)?.metadata.labels?.['tidb.pingcap.com/store-id'];
+    const storeOfPod = Object.fromEntries(Object.entries(tikv?.stores ?? {}).map(([id, st]) => [st.podName, id]));
+    for (const pod of ['basic-tikv-0', 'basic-tikv-1', 'basic-tikv-2']) {
+      expect(labelOf(`Pod/demo/${pod}`)).toBe(storeOfPod[pod]);
+      expect(labelOf(`PersistentVolumeClaim/demo/tikv-${pod}`)).toBe(storeOfPod[pod]);
+    }
+  });
+
+  it("TiDB Operator's basic example (PD and TiKV): its TiKV config and dynamic configuration reach the pod, and a Ready cluster writes nothing more", async () => {
+    const report = await run('tikv-upstream-basic.yaml');
+    const configMap = Object.entries(report.final.objects).find(([k]) => k.startsWith('ConfigMap/tidb-cluster/basic-tikv'))?.[1] as { data: Record<string, string> } | undefined;
+    expect(configMap?.data['config-file']).toContain('reserve-space = "0MB"');
+    expect(configMap?.data['startup-script']).toContain('--advertise-status-addr=${POD_NAME}.${HEADLESS_SERVICE_NAME}.${NAMESPACE}.svc:20180');
+    const readyAt = entryAtMs(report, 'waitFor', 1);
+    const late = byReconciler(report).filter((a) => a.atMs > readyAt + 5_000);
+    expect(late).toEqual([]);
+  });
+
+  it("store labels: each store gets its node's zone, host and rack, and the region once PD asks for it — each posted once", async () => {
+    const report = await run('tikv-store-labels.yaml');
+    const posted = byReconciler(report).filter((a) => a.verb === 'pd.setStoreLabels').map((a) => a.args as { id: string; labels: Record<string, string> });
+    const changedAt = entryAtMs(report, 'world', 0);
+    const before = byReconciler(report).filter((a) => a.verb === 'pd.setStoreLabels' && a.atMs < changedAt);
+    expect(before.map((a) => (a.args as { id: string }).id).sort()).toEqual(['1', '2', '3']);
+    expect(posted).toHaveLength(6);
+    const zoneOf = new Map([['tikv-0', 'us-west-2a'], ['tikv-1', 'us-west-2b'], ['tikv-2', 'us-west-2c']]);
+    for (const store of report.final.pd.stores) {
+      const host = store.labels['host'] ?? '';
+      expect(store.labels).toEqual({ region: 'us-west-2', zone: zoneOf.get(host), host, rack: 'rack-7' });
+    }
+    expect(new Set(report.final.pd.stores.map((s) => s.labels['host']))).toEqual(new Set(['tikv-0', 'tikv-1', 'tikv-2']));
   });
 });

@@ -65,7 +65,7 @@ describe.each(backends)('State port on $name', ({ start }) => {
       nextWakeAtMs: undefined,
       lastStep: undefined,
     };
-    expect(res).toEqual({ claimed: true, fence: 1, state: expected, deadlines: [] });
+    expect(res).toEqual({ claimed: true, fence: 1, state: expected, deadlines: [], storeIds: [] });
     expect(await store.get(key)).toEqual(expected);
   });
 
@@ -200,6 +200,39 @@ describe.each(backends)('State port on $name', ({ start }) => {
     await expect(put2).rejects.toBeInstanceOf(ConflictError);
     await expect(del).rejects.toBeInstanceOf(ConflictError);
     expect(await store.listDeadlines(key)).toEqual([{ ...deadline('tc-tikv-1'), fence: 1 }]);
+  });
+
+  it("a pod's store id is recorded under the fence, replaced by a newer one, and returned by the next claim", async () => {
+    const key = freshKey();
+    await store.claim(key, 'step-a', T0, LEASE_MS);
+
+    await store.putStoreId(key, { component: 'tikv', podName: 'tc-tikv-1', storeId: '5' }, 1);
+    await store.putStoreId(key, { component: 'tikv', podName: 'tc-tikv-0', storeId: '4' }, 1);
+    await store.putStoreId(key, { component: 'tikv', podName: 'tc-tikv-1', storeId: '18446744073709551615' }, 1);
+    await store.release(key, 'step-a', 1, cleanRelease);
+    const next = await store.claim(key, 'step-b', T0 + 1, LEASE_MS);
+
+    expect(next.claimed && next.storeIds).toEqual([
+      { component: 'tikv', podName: 'tc-tikv-0', storeId: '4' },
+      { component: 'tikv', podName: 'tc-tikv-1', storeId: '18446744073709551615' },
+    ]);
+  });
+
+  it.each([
+    { name: 'its lease was taken over', fence: 1, takeover: true, release: false },
+    { name: 'it already released', fence: 1, takeover: false, release: true },
+  ])('a store id write with a stale fence is refused: $name', async (row) => {
+    const key = freshKey();
+    await store.claim(key, 'step-a', T0, LEASE_MS);
+    await store.putStoreId(key, { component: 'tikv', podName: 'tc-tikv-1', storeId: '5' }, 1);
+    if (row.takeover) await store.claim(key, 'step-b', T0 + LEASE_MS, LEASE_MS);
+    if (row.release) await store.release(key, 'step-a', 1, cleanRelease);
+
+    const put = store.putStoreId(key, { component: 'tikv', podName: 'tc-tikv-1', storeId: '9' }, row.fence);
+
+    await expect(put).rejects.toBeInstanceOf(ConflictError);
+    const next = await store.claim(key, 'step-c', T0 + 3 * LEASE_MS, LEASE_MS);
+    expect(next.claimed && next.storeIds).toEqual([{ component: 'tikv', podName: 'tc-tikv-1', storeId: '5' }]);
   });
 
   it('history is listed newest first, each record carrying its TTL attribute in epoch seconds', async () => {

@@ -76,6 +76,21 @@ describe.each(backends)('forgetting a key on $name', ({ start }) => {
     expect(await store.get(key)).toMatchObject({ fence: 2, lease: undefined, failures: 0, nextWakeAtMs: undefined, expiresAtSeconds: EXPIRES });
   });
 
+  it("forget deletes the pods' store ids with the deadlines: a cluster created again under the name starts with none", async () => {
+    // Prepare
+    const key = freshKey();
+    await claimedWithState(key);
+    await store.putStoreId(key, { component: 'tikv', podName: 'tc-tikv-0', storeId: '4' }, 2);
+
+    // Act
+    await store.forget(key, 'step-a', 2, EXPIRES);
+    await store.release(key, 'step-a', 2, { failures: 0, nextWakeAtMs: undefined, lastStep });
+    const next = await store.claim(key, 'step-b', T0 + 1, LEASE_MS);
+
+    // Assess
+    expect(next.claimed && next.storeIds).toEqual([]);
+  });
+
   it.each([
     { name: 'another owner', owner: 'step-b', fence: 2 },
     { name: 'an older fence', owner: 'step-a', fence: 1 },

@@ -1,6 +1,6 @@
 /**
  * An in-memory `StateStore` with the DynamoDB adapter's semantics (leases with fences, dirty flag,
- * one expiry wake-up per held lease, earlier-only wake-ups, deadlines fenced in the same write,
+ * one expiry wake-up per held lease, earlier-only wake-ups, deadlines and store ids fenced in the same write,
  * history), for engine unit tests and for measuring the
  * engine's own overhead without I/O. The conformance of the real adapter is tested against dynalite.
  * TTLs are recorded (`expiresAtSeconds`), not enforced, as on dynalite and DynamoDB Local.
@@ -17,6 +17,7 @@ import type {
   ReleaseUpdate,
   StateRecord,
   StateStore,
+  StoreIdRecord,
   StoredDeadline,
   StoredHistoryRecord,
 } from '../../lib/state/port.js';
@@ -33,6 +34,7 @@ export class MemoryStateStore implements StateStore {
 
   private readonly states = new Map<ClusterKey, StateRecord>();
   private readonly deadlines = new Map<ClusterKey, Map<string, StoredDeadline>>();
+  private readonly storeIds = new Map<ClusterKey, Map<string, StoreIdRecord>>();
   private readonly history = new Map<ClusterKey, StoredHistoryRecord[]>();
   private readonly checkpoints = new Map<string, string>();
   /** Per key, the fence whose lease-expiry wake-up has been armed. */
@@ -50,7 +52,8 @@ export class MemoryStateStore implements StateStore {
     const { expiresAtSeconds: _live, ...kept } = state;
     const next = { ...kept, fence: state.fence + 1, lease: { owner, untilMs: nowMs + leaseForMs }, dirty: false };
     this.states.set(key, next);
-    return { claimed: true, fence: next.fence, state: { ...next }, deadlines: await this.listDeadlines(key) };
+    const storeIds = [...(this.storeIds.get(key)?.entries() ?? [])].sort(([a], [b]) => a.localeCompare(b)).map(([, r]) => ({ ...r }));
+    return { claimed: true, fence: next.fence, state: { ...next }, deadlines: await this.listDeadlines(key), storeIds };
   }
 
   async release(key: ClusterKey, owner: string, fence: number, update: ReleaseUpdate): Promise<ReleaseResult> {
@@ -99,6 +102,14 @@ export class MemoryStateStore implements StateStore {
     map.set(deadlineId(deadline), { ...deadline, fence });
   }
 
+  async putStoreId(key: ClusterKey, record: StoreIdRecord, fence: number): Promise<void> {
+    const state = this.stateOf(key);
+    if (state.fence !== fence || !state.lease) throw new ConflictError(`store id ${key}: fence ${fence} does not hold the lease`);
+    const map = this.storeIds.get(key) ?? new Map<string, StoreIdRecord>();
+    map.set(`${record.component}#${record.podName}`, { ...record });
+    this.storeIds.set(key, map);
+  }
+
   async deleteDeadline(key: ClusterKey, ref: DeadlineRef, fence: number): Promise<void> {
     this.fencedDeadlines(key, fence, ref).delete(deadlineId(ref));
   }
@@ -108,8 +119,9 @@ export class MemoryStateStore implements StateStore {
     const state = this.stateOf(key);
     if (state.lease?.owner !== owner || state.fence !== fence) throw new ConflictError(`forget ${key}: not held by ${owner}/${fence}`);
     this.states.set(key, { ...state, failures: 0, nextWakeAtMs: undefined, expiresAtSeconds });
-    // The deadlines live in the state item: they go in the same write.
+    // The deadlines and store ids live in the state item: they go in the same write.
     this.deadlines.delete(key);
+    this.storeIds.delete(key);
   }
 
   async listDeadlines(key: ClusterKey): Promise<StoredDeadline[]> {

@@ -189,6 +189,7 @@ export class CountingStateStore implements StateStore {
   assertLease: StateStore['assertLease'] = (...a) => this.tally('assertLease', () => this.inner.assertLease(...a));
   setNextWake: StateStore['setNextWake'] = (...a) => this.tally('setNextWake', () => this.inner.setNextWake(...a));
   putDeadline: StateStore['putDeadline'] = (...a) => this.tally('putDeadline', () => this.inner.putDeadline(...a));
+  putStoreId: StateStore['putStoreId'] = (...a) => this.tally('putStoreId', () => this.inner.putStoreId(...a));
   deleteDeadline: StateStore['deleteDeadline'] = (...a) =>
     this.tally('deleteDeadline', () => this.inner.deleteDeadline(...a));
   listDeadlines: StateStore['listDeadlines'] = (...a) =>

@@ -13,8 +13,11 @@ import type { RuleInput, StatusDecision } from '../../lib/reconcile/engine/rule.
 import type { MemberInput } from '../../lib/reconcile/member/component.js';
 import { enterMember } from '../../lib/reconcile/member/context.js';
 import { desiredStatefulSet } from '../../lib/reconcile/member/statefulset-draft.js';
-import { REF, ruleInputOf, snapshot, testPod, withCluster, type PodOptions } from './fixtures.js';
+import type { INode } from 'kubernetes-models/v1/Node';
 import type { IPod } from 'kubernetes-models/v1/Pod';
+
+import type { Snapshot } from '../../lib/model/snapshot.js';
+import { REF, ruleInputOf, snapshot, testPod, withCluster, type Change, type PodOptions } from './fixtures.js';
 
 /** The input of a TiKV rule, as the TiKV block enters it. */
 export function tikvInputOf(input: RuleInput): MemberInput {
@@ -66,3 +69,24 @@ export function pdStore(id: string, state: PdStoreState = 'Up', o: { host?: stri
 
 /** `view` with `stores` (and bootstrapped, as PD is once a store joined). */
 export const withStores = (view: PdView, ...stores: PdStore[]): PdView => ({ ...view, stores, bootstrapped: true });
+
+/** A Node with `labels` (the topology labels store labels are read from). */
+export function testNode(name: string, labels: Record<string, string>): INode {
+  return { apiVersion: 'v1', kind: 'Node', metadata: { name, labels } };
+}
+
+/** Adds the Nodes the observer read. */
+export const withNodes =
+  (...nodes: INode[]): Change<Snapshot> =>
+  (s) => ({ ...s, nodes: [...(s.nodes ?? []), ...nodes] });
+
+/** The pod scheduled on `nodeName`. */
+export const onNode = (pod: IPod, nodeName: string): IPod => ({ ...pod, spec: { containers: [], ...pod.spec, nodeName } });
+
+/** Adds store ids the state table recorded (`[podName, storeId]`, component `tikv`). */
+export const withStoreIds =
+  (...pairs: [string, string][]): Change<Snapshot> =>
+  (s) => ({ ...s, state: { ...s.state, storeIds: [...(s.state.storeIds ?? []), ...pairs.map(([podName, storeId]) => ({ component: 'tikv', podName, storeId }))] } });
+
+/** The pod with `labels` added. */
+export const labelled = (pod: IPod, labels: Record<string, string>): IPod => ({ ...pod, metadata: { ...pod.metadata, labels: { ...pod.metadata?.labels, ...labels } } });

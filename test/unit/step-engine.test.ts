@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 
-import type { Action } from '../../lib/model/action.js';
+import type { Action, EventAction } from '../../lib/model/action.js';
 import { ConflictError, TerminalError, TransientError } from '../../lib/platform/errors.js';
 import { METRIC } from '../../lib/platform/metrics.js';
 import { complete, fail, retry } from '../../lib/reconcile/engine/outcome.js';
@@ -101,6 +101,29 @@ describe('runStep: claim → observe → decide → act → commit', () => {
     ]);
     expect(result.outcome).toEqual(fail('pd.deleteMember id=4: TransientError: PD 503'));
     expect(result.failures).toBe(1);
+  });
+
+  it('an action that names an Event for its failure records that Event with the error and the step goes on', async () => {
+    // Prepare
+    const h = setup();
+    h.executor.failOn('pd.setStoreLabels', new TransientError('PD 500'));
+    const warning: EventAction = { kind: 'event', type: 'Warning', reason: 'FailedSetStoreLabels', object: { kind: 'TidbCluster', namespace: 'demo', name: 'basic' }, message: 'failed to set labels map[zone:a] for store (id: 4, pod: demo/basic-tikv-0): ' };
+    const rules = [emitting({ kind: 'pd.setStoreLabels', storeId: '4', labels: { zone: 'a' }, onError: warning }, event('Next')), ...ENGINE_RULES];
+
+    // Act
+    const result = await step(h, { rules });
+
+    // Assess
+    expect(result.actions.map((a) => [a.description, a.result])).toEqual([
+      ['pd.setStoreLabels store=4 zone=a', 'error'],
+      ['event Warning FailedSetStoreLabels on TidbCluster demo/basic', 'ok'],
+      ['event Normal Next on TidbCluster demo/basic', 'ok'],
+      ['updateStatus TidbCluster demo/basic', 'ok'],
+    ]);
+    const recorded = h.executor.executed.find((a) => a.kind === 'event' && a.reason === 'FailedSetStoreLabels');
+    expect(recorded?.kind === 'event' ? recorded.message : undefined).toBe('failed to set labels map[zone:a] for store (id: 4, pod: demo/basic-tikv-0): TransientError: PD 500');
+    expect(result.outcome).toEqual(complete());
+    expect(result.failures).toBe(0);
   });
 
   it('a status write that loses to a newer resourceVersion (409) fails the step, retryably', async () => {

@@ -22,6 +22,8 @@ export const EVENT_REASON = {
   pdPeerMemberUnhealthy: 'PDPeerMemberUnhealthy',
   /** A failed PD member was deleted from PD by failover. */
   pdMemberDeleted: 'PDMemberDeleted',
+  /** PD refused the labels of a store (the step goes on). */
+  failedSetStoreLabels: 'FailedSetStoreLabels',
   /** A TiKV store or TiDB member was marked as a failure. */
   unhealthy: 'Unhealthy',
   /** Ours: restarting or removing a PD member waits, because it would leave PD without a majority serving. */

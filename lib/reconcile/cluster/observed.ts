@@ -3,6 +3,7 @@
  * and read errors through these accessors, so how the snapshot holds them is decided in one place.
  */
 
+import type { INode } from 'kubernetes-models/v1/Node';
 import type { IPersistentVolume } from 'kubernetes-models/v1/PersistentVolume';
 
 import type { OwnedKind, OwnedObjects } from '../../model/kube.js';
@@ -15,6 +16,9 @@ export const observedObjects = <K extends OwnedKind>(snapshot: Snapshot, kind: K
 /** The PersistentVolumes bound to the cluster's claims (none when none was read). */
 export const observedVolumes = (snapshot: Snapshot): readonly IPersistentVolume[] => snapshot.volumes ?? [];
 
+/** The Nodes read for store labels (none when none was read). */
+export const observedNodes = (snapshot: Snapshot): readonly INode[] => snapshot.nodes ?? [];
+
 /** PD as the step read it; undefined when PD was not read (no PD) or could not be. */
 export const observedPd = (snapshot: Snapshot): PdView | undefined => snapshot.components.pd.view;
 
@@ -23,6 +27,10 @@ export const pdReadError = (snapshot: Snapshot): string | undefined => snapshot.
 
 /** What kind of failure the PD read was, when the observer told. */
 export const pdReadErrorKind = (snapshot: Snapshot): PdReadFailure | undefined => snapshot.components.pd.errorKind;
+
+/** The store id the state table holds for a pod of a store component (undefined: none recorded). */
+export const persistedStoreId = (snapshot: Snapshot, component: string, podName: string): string | undefined =>
+  snapshot.state.storeIds?.find((r) => r.component === component && r.podName === podName)?.storeId;
 
 /** The Secrets the reconciler itself needs that do not exist. */
 export const missingSecrets = (snapshot: Snapshot): readonly string[] => snapshot.missingSecrets ?? [];

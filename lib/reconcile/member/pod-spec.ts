@@ -14,11 +14,12 @@ import type { MemberName } from './component.js';
 import type { PodTemplate } from './statefulset.js';
 
 type PodSpec = NonNullable<PodTemplate['spec']>;
-type PdSpec = NonNullable<TidbCluster['spec']['pd']>;
+// Every component spec shares these fields; one of them names their types.
+type AnySpec = NonNullable<TidbCluster['spec']['pd']>;
 
 /** What the shared builders read of `spec.<component>` (every component spec has these fields). */
 export type ComponentPodSettings = Pick<
-  PdSpec,
+  AnySpec,
   | 'image'
   | 'baseImage'
   | 'version'

@@ -65,6 +65,10 @@ export class FakeKube implements KubePort {
     throw new NotFoundError(`persistentvolumes "${name}" not found`);
   }
 
+  async getNode(name: string): Promise<KubeObject> {
+    throw new NotFoundError(`nodes "${name}" not found`);
+  }
+
   async listTidbClusters(page: PageRequest): Promise<TidbClusterPage> {
     this.pages.push(page);
     const start = Number(page.continue ?? '0');

@@ -6,7 +6,7 @@
 
 import type { TidbCluster } from '../../../model/kube.js';
 import { clusterScheme, isTlsCluster, TLS_SECRET_KEYS } from '../../cluster/tls.js';
-import { renderConfig, type ConfigData, type TomlValue } from '../../member/config-data.js';
+import { parseTomlText, renderConfig, type ConfigData, type TomlValue } from '../../member/config-data.js';
 import { tikvStartScript } from './start-script.js';
 
 /** The ConfigMap keys of TiKV. */
@@ -42,6 +42,25 @@ export function tikvSecurityConfig(tc: TidbCluster): Record<string, TomlValue> {
   return { 'security.ca-path': at(TLS_SECRET_KEYS.ca), 'security.cert-path': at(TLS_SECRET_KEYS.cert), 'security.key-path': at(TLS_SECRET_KEYS.key) };
 }
 
+// As v1's `transformTiKVConfigMap`: these durations written as a string of digits mean milliseconds.
+const NUMERIC_STRING_KEYS = ['wait-for-lock-timeout', 'wake-up-delay-duration'] as const;
+
+/**
+ * As v1's `transformTiKVConfigMap`: `pessimistic-txn.wait-for-lock-timeout` and
+ * `wake-up-delay-duration` given as strings of digits (`"1000"`) are written as numbers, which is
+ * what TiKV reads; any other value is left as the user wrote it.
+ */
+export function tikvNumericOverlay(config: unknown): Record<string, TomlValue> {
+  const doc = typeof config === 'string' ? parseTomlText(config) : config;
+  const section = typeof doc === 'object' && doc !== null ? (doc as Record<string, unknown>)['pessimistic-txn'] : undefined;
+  const overlay: Record<string, TomlValue> = {};
+  for (const key of NUMERIC_STRING_KEYS) {
+    const value = typeof section === 'object' && section !== null ? (section as Record<string, unknown>)[key] : undefined;
+    if (typeof value === 'string' && /^[+-]?\d+$/.test(value)) overlay[`pessimistic-txn.${key}`] = Number(value);
+  }
+  return overlay;
+}
+
 /** The desired ConfigMap data: rendered tikv.toml (plus operator-injected keys) and the start script. */
 export function tikvConfigData(tc: TidbCluster): ConfigData {
   const script = tikvStartScript({
@@ -51,5 +70,5 @@ export function tikvConfigData(tc: TidbCluster): ConfigData {
     preferIPv6: tc.spec.preferIPv6 === true,
     advertiseStatusAddr: tc.spec.enableDynamicConfiguration === true,
   });
-  return { [TIKV_CONFIG_KEYS.config]: renderConfig(tc.spec.tikv?.config, tikvSecurityConfig(tc)), [TIKV_CONFIG_KEYS.script]: script };
+  return { [TIKV_CONFIG_KEYS.config]: renderConfig(tc.spec.tikv?.config, { ...tikvNumericOverlay(tc.spec.tikv?.config), ...tikvSecurityConfig(tc) }), [TIKV_CONFIG_KEYS.script]: script };
 }

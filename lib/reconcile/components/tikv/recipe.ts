@@ -9,6 +9,7 @@ import { tikvDesiredReplicas } from '../../cluster/replicas.js';
 import type { Rule } from '../../engine/rule.js';
 import type { ComponentDeclaration } from '../../member/component.js';
 import { memberBlock } from '../../member/recipe.js';
+import { planStoreIdentity } from '../../member/store-identity.js';
 import { isPdAvailable } from '../pd/availability.js';
 import { TIKV_CONFIG_KEYS, tikvConfigData } from './config-map.js';
 import { planEvictLeaderCleanup } from './evict-leader.js';
@@ -16,7 +17,8 @@ import { beforeTikvScaleIn, planTikvFailover } from './hooks.js';
 import { TIKV_RETRY_MS } from './names.js';
 import { tikvClaimTemplates, tikvPodTemplate } from './pod-template.js';
 import { tikvPeerService } from './services.js';
-import { planTikvStatus } from './status.js';
+import { isOwnTikvStoreAddress, planTikvStatus } from './status.js';
+import { planTikvStoreLabels } from './store-labels.js';
 import { beforeTikvRestart, tikvUpdatedPodHold } from './upgrade.js';
 
 /** TiKV, declared: what the member recipe needs to run it. */
@@ -53,8 +55,14 @@ export const tikvComponent: ComponentDeclaration = {
   },
   hooks: {
     gates: [],
-    // every evict-leader scheduler of ours that no upgrade or scale-in targets is removed (P2, P3)
-    extra: [{ name: 'TikvEvictLeaderCleanup', plan: planEvictLeaderCleanup }],
+    extra: [
+      // each pod's store id as soon as PD lists its store: pod labels and the state table
+      { name: 'TikvStoreIds', plan: (input) => planStoreIdentity(input, isOwnTikvStoreAddress) },
+      // store labels from the topology of the pods' nodes (PD location-labels + spec.tikv.storeLabels)
+      { name: 'TikvStoreLabels', plan: planTikvStoreLabels },
+      // every evict-leader scheduler of ours that no upgrade or scale-in targets is removed (P2, P3)
+      { name: 'TikvEvictLeaderCleanup', plan: planEvictLeaderCleanup },
+    ],
     // holds: TiKV's scale-in (evict leaders, delete the store, wait for Tombstone) is not built yet
     beforeScaleIn: beforeTikvScaleIn,
     // none yet

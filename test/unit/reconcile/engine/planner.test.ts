@@ -114,6 +114,8 @@ describe('the registry', () => {
       'act:TikvDependencies',
       'act:TikvServices',
       'act:TikvConfigMap',
+      'act:TikvStoreIds',
+      'act:TikvStoreLabels',
       'act:TikvEvictLeaderCleanup',
       'act:TikvScale',
       'act:TikvFailover',

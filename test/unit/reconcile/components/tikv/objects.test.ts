@@ -52,6 +52,8 @@ describe('TiKV objects: names, labels, ports as TiDB Operator v1 (§2.2)', () =>
 
   it.each([
     { name: 'the user config is rendered as tikv.toml', tc: tidbCluster(tikvSpec({ config: { storage: { 'reserve-space': '0MB' } } })), has: ['[storage]', 'reserve-space = "0MB"'], lacks: ['[security]'] },
+    { name: 'v1 transformTiKVConfigMap: digit-string lock timeouts become numbers', tc: tidbCluster(tikvSpec({ config: { 'pessimistic-txn': { 'wait-for-lock-timeout': '1000', 'wake-up-delay-duration': '20' } } })), has: ['wait-for-lock-timeout = 1000', 'wake-up-delay-duration = 20'], lacks: ['"1000"', '"20"'] },
+    { name: 'a duration with a unit stays a string', tc: tidbCluster(tikvSpec({ config: '[pessimistic-txn]\nwait-for-lock-timeout = "1s"\n' })), has: ['wait-for-lock-timeout = "1s"'], lacks: [] },
     { name: 'cluster TLS points [security] at /var/lib/tikv-tls', tc: tidbCluster(clusterSpec({ tlsCluster: { enabled: true } })), has: ['ca-path = "/var/lib/tikv-tls/ca.crt"', 'cert-path = "/var/lib/tikv-tls/tls.crt"', 'key-path = "/var/lib/tikv-tls/tls.key"'], lacks: [] },
   ])('config-file: $name', ({ tc, has, lacks }) => {
     // Act

@@ -21,7 +21,9 @@ import {
   withPd,
   type Change,
 } from '../../../../support/fixtures.js';
-import { pdStore, tikvInputOf, tikvPod, tikvSetOf, withStores } from '../../../../support/tikv-rules.js';
+import { labelled, pdStore, tikvInputOf, tikvPod, tikvSetOf, withStoreIds, withStores } from '../../../../support/tikv-rules.js';
+
+const CLUSTER_ID = '6800000000000000001';
 
 const rules = [...pdRules, ...tikvRules];
 const noTidb = changeSpec((spec) => ({ ...spec, tidb: undefined }));
@@ -34,7 +36,7 @@ function world(tc: TidbCluster, ...tikv: Change<ReturnType<typeof snapshot>>[]) 
   return snapshot(withCluster(tc), ...convergedPdObjects(tc), ...tikv);
 }
 
-/** TiKV's objects as the rules write them, with 3 Ready pods and 3 Up stores in PD. */
+/** TiKV's objects as the rules write them, with 3 Ready pods (their store ids recorded and labelled) and 3 Up stores in PD. */
 function tikvObjects(tc: TidbCluster, replicas = 3): Change<ReturnType<typeof snapshot>>[] {
   const input = tikvInputOf(ruleInputOf(snapshot(withCluster(tc))));
   const ordinals = [...Array(replicas).keys()];
@@ -43,8 +45,9 @@ function tikvObjects(tc: TidbCluster, replicas = 3): Change<ReturnType<typeof sn
     withOwned('Service', tikvPeerService(tc)),
     withOwned('ConfigMap', input.scope.configMap().configMap),
     withOwned('StatefulSet', tikvSetOf(tc, { replicas })),
-    withOwned('Pod', ...ordinals.map((i) => tikvPod(i, { revision: 'rev-1' }))),
-    withPd(withStores(pdViewOf(members, 'basic-pd-1'), ...ordinals.map((i) => pdStore(String(i + 1))))),
+    withOwned('Pod', ...ordinals.map((i) => labelled(tikvPod(i, { revision: 'rev-1' }), { 'tidb.pingcap.com/store-id': String(i + 1), 'tidb.pingcap.com/cluster-id': CLUSTER_ID }))),
+    withStoreIds(...ordinals.map((i): [string, string] => [`basic-tikv-${i}`, String(i + 1)])),
+    withPd(withStores(pdViewOf(members, 'basic-pd-1', CLUSTER_ID), ...ordinals.map((i) => pdStore(String(i + 1))))),
   ];
 }
 
@@ -56,6 +59,8 @@ describe('the TiKV recipe (tikvRules)', () => {
       'act:TikvDependencies',
       'act:TikvServices',
       'act:TikvConfigMap',
+      'act:TikvStoreIds',
+      'act:TikvStoreLabels',
       'act:TikvEvictLeaderCleanup',
       'act:TikvScale',
       'act:TikvFailover',

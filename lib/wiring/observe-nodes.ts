@@ -1,0 +1,43 @@
+/**
+ * Reading the Nodes store labels are taken from (TiDB Operator v1 reads them through its node
+ * lister): only when labels are wanted — PD's `location-labels` or `spec.tikv.storeLabels` — and
+ * then one GET per distinct node a TiKV pod of the cluster is scheduled on. A steady cluster without
+ * location labels reads no Node at all.
+ */
+
+import type { INode } from 'kubernetes-models/v1/Node';
+
+import type { KubePort } from '../kube/port.js';
+import type { OwnedObjects, TidbCluster } from '../model/kube.js';
+import { LABEL } from '../model/labels.js';
+import type { PdView } from '../model/pd.js';
+import { NotFoundError } from '../platform/errors.js';
+import { tikvStoreLabelKeys } from '../reconcile/components/tikv/store-labels.js';
+import { withinBudget } from './abortable.js';
+import { plainJson } from './plain-json.js';
+
+/** The names of the nodes to read: those of the cluster's TiKV pods, when any store label is wanted. */
+export function storeNodeNames(cluster: TidbCluster, owned: OwnedObjects, pd: PdView | undefined): string[] {
+  if (cluster.spec.tikv === undefined || tikvStoreLabelKeys(cluster, pd).length === 0) return [];
+  const tikvPods = owned.Pod.filter((p) => p.metadata?.labels?.[LABEL.component] === 'tikv');
+  return [...new Set(tikvPods.flatMap((p) => (p.spec?.nodeName ? [p.spec.nodeName] : [])))].sort();
+}
+
+/**
+ * The Nodes named, in name order. Guarantees: undefined (nothing read) when none is named; a node
+ * deleted meanwhile is left out, not an error; every GET ends with the step's budget signal.
+ */
+export async function readStoreNodes(kube: KubePort, names: readonly string[], signal: AbortSignal): Promise<INode[] | undefined> {
+  if (names.length === 0) return undefined;
+  const nodes = await Promise.all(names.map((name) => withinBudget(signal, `get Node ${name}`, () => getIfExists(kube, name))));
+  return plainJson<INode[]>(nodes.filter((n) => n !== undefined));
+}
+
+async function getIfExists(kube: KubePort, name: string) {
+  try {
+    return await kube.getNode(name);
+  } catch (err) {
+    if (err instanceof NotFoundError) return undefined;
+    throw err;
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * The observer's read of the Nodes store labels come from, against the simulated API server: only
+ * when a store label is wanted, one GET per distinct node of a TiKV pod, a vanished node left out.
+ */
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import type { IPod } from 'kubernetes-models/v1/Pod';
+
+import { KubeClient } from '../../lib/kube/client.js';
+import type { TidbCluster } from '../../lib/model/kube.js';
+import { NO_OWNED_OBJECTS } from '../../lib/step/ports.js';
+import { readStoreNodes, storeNodeNames } from '../../lib/wiring/observe-nodes.js';
+import { type BareServer, startBareServer } from '../support/api-server.js';
+import { changeSpec, pdViewOf, tidbCluster } from '../support/fixtures.js';
+
+let s: BareServer;
+let kube: KubeClient;
+beforeEach(async () => {
+  s = await startBareServer();
+  kube = KubeClient.fromKubeConfig(s.kubeConfig, { timeoutMs: 5000 });
+});
+afterEach(async () => {
+  await s.close();
+});
+
+const pod = (name: string, component: string, nodeName?: string): IPod => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, namespace: 'demo', labels: { 'app.kubernetes.io/component': component } },
+  spec: { containers: [], ...(nodeName ? { nodeName } : {}) },
+});
+const owned = (...pods: IPod[]) => ({ ...NO_OWNED_OBJECTS, Pod: pods });
+const located = (labels: string[]) => ({ ...pdViewOf([]), config: { replication: { maxReplicas: 3, locationLabels: labels } } });
+const withStoreLabels = (labels: string[]) => changeSpec((spec) => ({ ...spec, tikv: { replicas: 3, storeLabels: labels } }));
+const gets = (): number => s.server.requestCounts.get('GET') ?? 0;
+const PODS = owned(pod('basic-tikv-0', 'tikv', 'n1'), pod('basic-tikv-1', 'tikv', 'n2'), pod('basic-tikv-2', 'tikv', 'n1'), pod('basic-tikv-3', 'tikv'), pod('basic-pd-0', 'pd', 'n3'));
+
+describe("reading the nodes of a cluster's TiKV pods for store labels", () => {
+  it.each<{ name: string; tc: TidbCluster; pd: ReturnType<typeof located> | undefined; want: string[] | undefined; requests: number }>([
+    { name: 'no label wanted: nothing is read', tc: tidbCluster(), pd: located([]), want: undefined, requests: 0 },
+    { name: 'PD location-labels: one GET per distinct node of a scheduled TiKV pod', tc: tidbCluster(), pd: located(['zone']), want: ['n1', 'n2'], requests: 2 },
+    { name: 'spec.tikv.storeLabels alone, PD not read', tc: tidbCluster(withStoreLabels(['rack'])), pd: undefined, want: ['n1', 'n2'], requests: 2 },
+    { name: 'no TiKV in the spec: nothing', tc: tidbCluster(changeSpec((spec) => ({ ...spec, tikv: undefined }))), pd: located(['zone']), want: undefined, requests: 0 },
+  ])('$name', async ({ tc, pd, want, requests }) => {
+    // Prepare
+    for (const name of ['n1', 'n2', 'n3']) s.store.create('Node', { metadata: { name, labels: { 'topology.kubernetes.io/zone': `zone-${name}` } } });
+    const before = gets();
+
+    // Act
+    const nodes = await readStoreNodes(kube, storeNodeNames(tc, PODS, pd), new AbortController().signal);
+
+    // Assess
+    expect(nodes?.map((n) => n.metadata?.name)).toEqual(want);
+    expect(gets() - before).toBe(requests);
+  });
+
+  it('a node deleted meanwhile is left out, not an error', async () => {
+    // Prepare
+    s.store.create('Node', { metadata: { name: 'n1' } });
+
+    // Act
+    const nodes = await readStoreNodes(kube, ['n1', 'gone'], new AbortController().signal);
+
+    // Assess
+    expect(nodes?.map((n) => n.metadata?.name)).toEqual(['n1']);
+  });
+});
