@@ -56,6 +56,7 @@ class FakePd implements PdPort {
   deleteMemberByName = (name: string) => this.write(`deleteMember ${name}`, () => (this.members = this.members.filter((m) => m.name !== name)));
   deleteMemberById = (id: string) => this.write(`deleteMember ${id}`, () => (this.members = this.members.filter((m) => m.memberId !== id)));
   deleteStore = (id: string) => this.write(`deleteStore ${id}`);
+  setStoreState = (id: string) => this.write(`setStoreState ${id}`);
   setStoreLabels = (id: string) => this.write(`setStoreLabels ${id}`);
   setReplicationConfig = (change: PdReplicationChange) => this.write(`setReplicationConfig ${JSON.stringify(change)}`);
   beginEvictLeader = (id: string) => this.write(`beginEvictLeader ${id}`, () => void this.evicting.push(id));
