@@ -55,6 +55,16 @@ export type PdDeleteMemberAction =
   | { readonly kind: 'pd.deleteMember'; readonly name: string; readonly id?: never }
   | { readonly kind: 'pd.deleteMember'; readonly id: string; readonly name?: never };
 
+/**
+ * A call on one PD store: delete it (Offline), set an Offline one `Up` again (cancels its removal),
+ * or begin / end evicting its leaders.
+ */
+export type PdStoreAction =
+  | { readonly kind: 'pd.deleteStore'; readonly storeId: string }
+  | { readonly kind: 'pd.setStoreState'; readonly storeId: string; readonly state: 'Up' }
+  | { readonly kind: 'pd.beginEvictLeader'; readonly storeId: string }
+  | { readonly kind: 'pd.endEvictLeader'; readonly storeId: string };
+
 /** Records a Kubernetes Event on `object` (as TiDB Operator's recorder: same reasons). */
 export type EventAction = {
   readonly kind: 'event';
@@ -84,7 +94,7 @@ export type DeleteDeadlineAction = { readonly kind: 'state.deleteDeadline'; read
 export type KubeAction = CreateAction | UpdateAction | UpdateStatusAction | PatchAction | DeleteAction;
 
 /** Calls to a component's own API (only PD's today: each component adds its calls with the rules that make them). */
-export type MemberAction = PdTransferLeaderAction | PdDeleteMemberAction;
+export type MemberAction = PdTransferLeaderAction | PdDeleteMemberAction | PdStoreAction;
 
 /** Writes to the reconciler's own state; the engine runs these itself, under its fence. */
 export type StateAction = PutDeadlineAction | DeleteDeadlineAction;
