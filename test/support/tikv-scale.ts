@@ -16,7 +16,7 @@ import type { MemberDecision, MemberInput } from '../../lib/reconcile/member/com
 import { enterMember } from '../../lib/reconcile/member/context.js';
 import { planMemberScale } from '../../lib/reconcile/member/scale.js';
 import { desiredStatefulSet } from '../../lib/reconcile/member/statefulset-draft.js';
-import { tikvComponent } from './tikv-component.js';
+import { tikvComponent } from '../../lib/reconcile/components/tikv/recipe.js';
 import { REF, T0, pdViewOf, ruleInputOf, snapshot, testPod, testPvc, withCluster, withOwned, withPd, type Change } from './fixtures.js';
 
 /** The input of TiKV's scale rule, as the TiKV block enters it. */
