@@ -55,10 +55,11 @@ const endEviction = (input: MemberInput, storeId: string): Action[] => (isEvicti
 
 const stamp = (time: string | undefined): number => (time === undefined ? Number.NaN : Date.parse(time));
 
-/** The merge patch setting (or, with null, removing) one annotation of `pod`. */
+/** The merge patch setting (or, with null, removing) one annotation of `pod`, under its observed resourceVersion. */
 function podAnnotation(pod: IPod, key: string, value: string | null): PatchAction {
   const ref = { kind: 'Pod', namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '' } as const;
-  return { kind: 'patch', ref, patchType: 'merge', patch: { metadata: { annotations: { [key]: value } } } };
+  const patch = { metadata: { annotations: { [key]: value } } };
+  return { kind: 'patch', ref, patchType: 'merge', patch, resourceVersion: pod.metadata?.resourceVersion ?? '' };
 }
 
 /**

@@ -35,6 +35,7 @@ const podPatch = (name: string, annotations: Record<string, string | null>) => (
   ref: { kind: 'Pod', namespace: 'demo', name },
   patchType: 'merge',
   patch: { metadata: { annotations } },
+  resourceVersion: '7',
 });
 const clusterEvent = (type: string, reason: string, message: string) => ({
   kind: 'event',
