@@ -160,15 +160,18 @@ export function planStoreScaleInSettle(input: MemberInput, podName: string): Sca
 
 /**
  * As TiDB Operator's TiKV `scaleOutOne`: a claim of the next ordinal that is not marked
- * defer-deleting holds the scale-out (the ordinal's data is unknown: never mounted blindly). When
- * every store PD ever had at that pod's address is Tombstone, the claim holds a removed store's
- * data, which TiKV can never serve again (P21): it is marked defer-deleting, so the shared scaler
- * deletes it next and the pod starts on a fresh volume.
+ * defer-deleting holds the scale-out when PD knows no store at that pod's address (the data is
+ * unknown: never mounted blindly). When every store PD had there is Tombstone, the claim holds a
+ * removed store's data, which TiKV can never serve again (P21): it is marked defer-deleting, so the
+ * shared scaler deletes it next and the pod starts on a fresh volume. When PD still counts a store
+ * there (its pod gone, e.g. a StatefulSet scaled by hand), the claim is that store's data and is
+ * mounted again, bringing the store back rather than waiting forever for a mark (P12).
  */
 export function planStoreScaleOutClaims(input: MemberInput, podName: string): MemberDecision | undefined {
   const claims = input.scope.pvcsLabelledFor(podName).filter((pvc) => !isDeferDeleting(pvc));
   if (claims.length === 0) return undefined;
   const stores = storesOfPod(input, podName);
+  if (stores.some((store) => !isRemovedStore(store))) return undefined;
   const retryMs = input.scope.component.retryMs;
   if (stores.length > 0 && stores.every(isRemovedStore)) {
     const message = `the claims of ${podName} hold removed store ${stores[0]?.id ?? ''}: releasing them before scaling out`;

@@ -78,6 +78,13 @@ describe('Fixture G — TiKV scale-out (5 → 7, next ordinal 5), one ordinal pe
       outcome: retry(5_000, 'the claims of basic-tikv-5 hold removed store 4: releasing them before scaling out'),
     },
     {
+      name: 'P12: an unmarked PVC whose store PD still counts (Down, its pod gone) is mounted again, not waited on forever: replicas 6',
+      changes: [withOwned('PersistentVolumeClaim', ...pvc5()), withStores([...othersUp, tikvStore('4', 'basic-tikv-5', { state: 'Tombstone' }), tikvStore('9', 'basic-tikv-5', { state: 'Down' })])],
+      actions: [],
+      outcome: retry(5_000, 'scaling TiKV out to 6'),
+      replicas: 6,
+    },
+    {
       name: 'a Warning already recorded is not repeated while the PVC still holds the scale-out (no storm)',
       changes: [
         withOwned('PersistentVolumeClaim', ...pvc5()),
