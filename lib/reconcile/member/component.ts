@@ -75,9 +75,12 @@ export type Walk =
 
 /**
  * What a scale-in needs of the component before a member goes: hold (a decision), or the actions
- * that go before its PVCs are marked (`first`) and after them (`then`), ahead of the replicas write.
+ * that go before its PVCs are marked (`first`) and after them (`then`), ahead of the replicas write,
+ * and annotations its PVCs get besides the defer-deleting mark.
  */
-export type ScaleInCheck = { readonly hold: MemberDecision } | { readonly first: readonly Action[]; readonly then?: readonly Action[] };
+export type ScaleInCheck =
+  | { readonly hold: MemberDecision }
+  | { readonly first: readonly Action[]; readonly then?: readonly Action[]; readonly pvcAnnotations?: Readonly<Record<string, string>> };
 
 /**
  * What to do about a scale-in left in flight when the component no longer scales in (P14): nothing

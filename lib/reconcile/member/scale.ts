@@ -70,9 +70,12 @@ export function pvcDelete(pvc: IPersistentVolumeClaim): DeleteAction {
   return { kind: 'delete', ref: pvcRef(pvc), ...(uid === undefined ? {} : { uid }) };
 }
 
-/** The merge patch marking `pvc` defer-deleting at `nowMs`, under its observed resourceVersion. */
-export function deferDeletingPatch(pvc: IPersistentVolumeClaim, nowMs: number): PatchAction {
-  const patch = { metadata: { annotations: { [PVC_DEFER_DELETING]: toKubeTime(nowMs) } } };
+/**
+ * The merge patch marking `pvc` defer-deleting at `nowMs` (with any `extra` annotations the
+ * component adds, e.g. TiKV's scale-in-time), under its observed resourceVersion.
+ */
+export function deferDeletingPatch(pvc: IPersistentVolumeClaim, nowMs: number, extra: Readonly<Record<string, string>> = {}): PatchAction {
+  const patch = { metadata: { annotations: { [PVC_DEFER_DELETING]: toKubeTime(nowMs), ...extra } } };
   return { kind: 'patch', ref: pvcRef(pvc), patchType: 'merge', patch, resourceVersion: pvc.metadata?.resourceVersion ?? '' };
 }
 
@@ -134,7 +137,7 @@ function scaleIn(input: MemberInput, set: IStatefulSet, step: ScaleStep): Member
   if (pvcs.length === 0) return { actions: [], outcome: fail(`no pvc found for pod ${input.cluster.metadata.namespace ?? ''}/${podName}`) };
   const actions: Action[] = [
     ...check.first,
-    ...pvcs.filter((pvc) => !isDeferDeleting(pvc) && !isTerminating(pvc)).map((pvc) => deferDeletingPatch(pvc, input.snapshot.nowMs)),
+    ...pvcs.filter((pvc) => !isDeferDeleting(pvc) && !isTerminating(pvc)).map((pvc) => deferDeletingPatch(pvc, input.snapshot.nowMs, check.pvcAnnotations)),
     ...(check.then ?? []),
   ];
   const draft = replicasDraft(input, set, step.replicas);

@@ -99,7 +99,9 @@ export function planStoreScaleIn(input: MemberInput, podName: string, options: S
   }
   if (store !== undefined && !isStoreId(store.id)) return { hold: { actions: [], outcome: fail(`store id ${JSON.stringify(store.id)} of ${podName} is not an integer`) } };
   if (store !== undefined && !isRemovedStore(store)) return { hold: removeStore(input, podName, store, options) };
-  if (store !== undefined) return { first: [], then: endEviction(input, store.id) };
+  // As TiDB Operator: the claims of a tombstoned store also record when the scale-in released them.
+  const released = { [SCALE_IN_TIME]: toKubeTime(input.snapshot.nowMs) };
+  if (store !== undefined) return { first: [], then: endEviction(input, store.id), pvcAnnotations: released };
   return noStore(input, podName, options);
 }
 

@@ -23,13 +23,15 @@ function scale(desired: number, live: number, changes: Change<Snapshot>[], statu
 }
 
 const pvcRef = (name: string) => ({ kind: 'PersistentVolumeClaim', namespace: 'demo', name });
-const deferPatch = (name: string) => ({
+const deferPatch = (name: string, extra: Record<string, string> = {}) => ({
   kind: 'patch',
   ref: pvcRef(name),
   patchType: 'merge',
-  patch: { metadata: { annotations: { [DEFER]: toKubeTime(T0) } } },
+  patch: { metadata: { annotations: { [DEFER]: toKubeTime(T0), ...extra } } },
   resourceVersion: '9',
 });
+/** As TiDB Operator: the claims of a tombstoned store get scale-in-time too. */
+const tombstonePatch = (name: string) => deferPatch(name, { [SCALE_IN_TIME]: toKubeTime(T0) });
 const podPatch = (name: string, annotations: Record<string, string | null>) => ({
   kind: 'patch',
   ref: { kind: 'Pod', namespace: 'demo', name },
@@ -116,6 +118,7 @@ describe('Fixture G — TiKV scale-in (5 → 3, ordinal 4): the store leaves PD 
   const pod4 = (o: Parameters<typeof tikvPod>[1] = {}) => tikvPod('basic-tikv-4', { storeId: '1', ...o });
   const marked = { [SCALE_IN_TIME]: kubeTimeAt(-MINUTE) };
   const releasePvcs = [deferPatch('log-basic-tikv-4'), deferPatch('tikv-basic-tikv-4')];
+  const releaseTombstone = [tombstonePatch('log-basic-tikv-4'), tombstonePatch('tikv-basic-tikv-4')];
   it.each<{ name: string; changes: Change<Snapshot>[]; status?: Change<TidbCluster>; actions: unknown[]; outcome: unknown; replicas?: number }>([
     {
       name: 'G S79 (and S78: the delete is the last write, so a failed one leaves replicas 5): mark scale-in-time, leaders 0 → DELETE store 1',
@@ -156,7 +159,7 @@ describe('Fixture G — TiKV scale-in (5 → 3, ordinal 4): the store leaves PD 
     {
       name: 'G S82: store Tombstone → both PVCs defer-deleting, then the evict-leader scheduler ends, replicas 4',
       changes: [withTikvPods(pod4({ annotations: marked })), withStores([...othersUp, tikvStore('1', 'basic-tikv-4', { state: 'Tombstone' })], { evicting: ['1'] })],
-      actions: [...releasePvcs, { kind: 'pd.endEvictLeader', storeId: '1' }],
+      actions: [...releaseTombstone, { kind: 'pd.endEvictLeader', storeId: '1' }],
       outcome: retry(5_000, 'scaling TiKV in to 4'),
       replicas: 4,
     },
@@ -164,14 +167,14 @@ describe('Fixture G — TiKV scale-in (5 → 3, ordinal 4): the store leaves PD 
       name: 'G S82: also while TiKV is upgrading (no scheduler left: nothing to end)',
       status: tikvStatus({ phase: 'Upgrade' }),
       changes: [withTikvPods(pod4({ annotations: marked })), withStores([...othersUp, tikvStore('1', 'basic-tikv-4', { state: 'Tombstone' })])],
-      actions: releasePvcs,
+      actions: releaseTombstone,
       outcome: retry(5_000, 'scaling TiKV in to 4'),
       replicas: 4,
     },
     {
       name: 'P13: a Tombstone is matched by its address even when the pod never got its store-id label',
       changes: [withTikvPods(pod4({ storeId: undefined })), withStores([...othersUp, tikvStore('1', 'basic-tikv-4', { state: 'Tombstone' })])],
-      actions: releasePvcs,
+      actions: releaseTombstone,
       outcome: retry(5_000, 'scaling TiKV in to 4'),
       replicas: 4,
     },
@@ -321,7 +324,7 @@ describe('P14 — a scale-out arriving mid-scale-in settles the in-flight deleti
       name: 'back to 5 with the store already Tombstone → the scale-in is finished first (PVCs released, replicas 4)',
       desired: 5,
       changes: [withTikvPods(inFlight()), withStores([...othersUp, tikvStore('1', 'basic-tikv-4', { state: 'Tombstone' })])],
-      actions: [deferPatch('log-basic-tikv-4'), deferPatch('tikv-basic-tikv-4')],
+      actions: [tombstonePatch('log-basic-tikv-4'), tombstonePatch('tikv-basic-tikv-4')],
       outcome: retry(5_000, 'scaling TiKV in to 4'),
       replicas: 4,
     },
