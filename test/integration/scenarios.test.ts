@@ -141,6 +141,17 @@ describe('what each story shows', () => {
     expect(report.steps).toBeLessThan(60);
   });
 
+  it('TiKV scale-in of a dead store: deleted (target not Up, others at max-replicas), PVCs released only after Tombstone', async () => {
+    const report = await run('tikv-scale-in-store-down.yaml');
+    const acts = byReconciler(report);
+    const deleted = acts.findIndex((a) => a.verb === 'pd.deleteStore' && a.error === undefined);
+    const released = acts.findIndex((a) => a.verb === 'patch' && a.name === 'tikv-basic-tikv-3' && JSON.stringify(a.object ?? {}).includes('tidb.pingcap.com/pvc-defer-deleting'));
+    expect(deleted).toBeGreaterThanOrEqual(0);
+    expect(deleted).toBeLessThan(released);
+    expect(events(report, 'FailedScaleIn')).toEqual([]);
+    expect(report.final.pd.stores.filter((s) => s.address.startsWith('basic-tikv-3.')).map((s) => s.state)).toEqual(['Tombstone']);
+  });
+
   it('TiKV scale-out mid-scale-in: the Offline store is set Up again, keeps its ID and data, and no PVC is released', async () => {
     const report = await run('tikv-scale-in-cancelled.yaml');
     const acts = byReconciler(report);
