@@ -15,19 +15,20 @@ import { runScenario } from '../lib/local/simulate.js';
 import { OPERATOR_MODEL, type OperatorRunStats, runOperatorLike } from './operator-driver.js';
 import { BENCH_SCENARIOS, EntryRecorder, RequestTally, diffCounts, emptyCounts, loadScenario, type RequestCounts } from './probes.js';
 import { table } from './stats.js';
+import { benchTikvScaleIn } from './tikv-scale-in.js';
 import { PdStartupProbe } from './world-timing.js';
 
 /**
  * How long after each user action the next resync comes, one TiDB-Operator-like run per value: the
  * midpoints of the three thirds of the 30 s cycle, so their mean is the uniform chance's mean (15 s).
  */
-const RESYNC_PHASES_MS = [5_000, 15_000, 25_000];
+export const RESYNC_PHASES_MS = [5_000, 15_000, 25_000];
 
-type Run = { rec: EntryRecorder; t0: number; scenario: Scenario; violations: number; driver: OperatorRunStats | undefined; world: PdStartupProbe };
-type Driver = (stack: SimStack, rec: EntryRecorder) => Promise<OperatorRunStats | undefined>;
+export type Run = { rec: EntryRecorder; t0: number; scenario: Scenario; violations: number; driver: OperatorRunStats | undefined; world: PdStartupProbe };
+export type Driver = (stack: SimStack, rec: EntryRecorder) => Promise<OperatorRunStats | undefined>;
 
 /** One run of a bench scenario with `driver`, recorded entry by entry. */
-async function recordRun(file: string, driver: Driver): Promise<Run> {
+export async function recordRun(file: string, driver: Driver): Promise<Run> {
   const scenario = loadScenario(join(BENCH_SCENARIOS, file));
   const stack = await SimStack.start(scenario, scenario.seed);
   try {
@@ -43,11 +44,11 @@ async function recordRun(file: string, driver: Driver): Promise<Run> {
   }
 }
 
-const ours: Driver = async (stack, rec) => {
+export const ours: Driver = async (stack, rec) => {
   await runScenario(stack, rec);
   return undefined;
 };
-const operatorLike =
+export const operatorLike =
   (resyncPhaseMs: number): Driver =>
   (stack, rec): Promise<OperatorRunStats> =>
     runOperatorLike(stack, rec, { resyncPhaseMs });
@@ -83,9 +84,9 @@ const OPERATIONS: Operation[] = [
   },
 ];
 
-type Measured = { virtualMs: number; steps: number; requests: RequestCounts };
+export type Measured = { virtualMs: number; steps: number; requests: RequestCounts };
 
-function measure(run: Run, op: Pick<Operation, 'from' | 'to'>): Measured {
+export function measure(run: Run, op: Pick<Operation, 'from' | 'to'>): Measured {
   const end = run.rec.mark(op.to);
   const start = op.from === undefined ? { endMs: 0, stepsAtEnd: 0, requestsAtEnd: emptyCounts() } : run.rec.mark(op.from);
   return { virtualMs: end.endMs - start.endMs, steps: end.stepsAtEnd - start.stepsAtEnd, requests: diffCounts(start.requestsAtEnd, end.requestsAtEnd) };
@@ -113,15 +114,15 @@ function failover(run: Run): Failover {
   };
 }
 
-const secs = (ms: number): string => `${(ms / 1000).toFixed(Number.isInteger(ms / 1000) ? 0 : 1)} s`;
+export const secs = (ms: number): string => `${(ms / 1000).toFixed(Number.isInteger(ms / 1000) ? 0 : 1)} s`;
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 /** Mean over the resync phases, with the range when they differ. */
-function spread(xs: number[], fmt: (n: number) => string): string {
+export function spread(xs: number[], fmt: (n: number) => string): string {
   const lo = Math.min(...xs);
   const hi = Math.max(...xs);
   return lo === hi ? fmt(lo) : `${fmt(mean(xs))} (${fmt(lo)}–${fmt(hi)})`;
 }
-const num = (n: number): string => (Number.isInteger(n) ? String(n) : n.toFixed(1));
+export const num = (n: number): string => (Number.isInteger(n) ? String(n) : n.toFixed(1));
 const perStep = (n: number, steps: number): string => (steps === 0 ? '–' : (n / steps).toFixed(2));
 
 function driverLine(run: Run | undefined): string {
@@ -150,14 +151,14 @@ function windowOf(run: Run, op: Pick<Operation, 'from' | 'to'>): { fromMs: numbe
 }
 
 /** `ours / minimum` as `1.23×` (– when the minimum is 0). */
-const ratio = (ours: number, minimum: number): string => (minimum === 0 ? '–' : `${(ours / minimum).toFixed(2)}×`);
+export const ratio = (ours: number, minimum: number): string => (minimum === 0 ? '–' : `${(ours / minimum).toFixed(2)}×`);
 
 /** The failover's minimum in `run`: the replacement's pod created → its member serving, after the deadline. */
 function failoverMinimum(run: Run, f: Failover): number {
   return run.world.parallelStartMs(f.deadlineMs, f.healthyMs);
 }
 
-function operationsTable(runs: Runs): string {
+function operationsTable(runs: Runs, extraRows: readonly (string | number)[][]): string {
   const rows = OPERATIONS.map((op) => {
     const o = measure(runs.oursOps, op);
     const w = windowOf(runs.oursOps, op);
@@ -179,6 +180,7 @@ function operationsTable(runs: Runs): string {
     ratio(opMean, minimum),
     spread(opF.map((x) => x.measured.steps), num),
   ]);
+  rows.push(...extraRows);
   return table(['operation', 'physical minimum (this run)', 'ours: virtual time', 'ours / minimum', 'ours: steps', 'TiDB-Operator-like: virtual time', 'TiDB-Operator-like / minimum', 'TiDB-Operator-like: steps'], rows);
 }
 
@@ -223,10 +225,11 @@ function callsTable(runs: Runs): string {
 /** Runs the operations benchmark and returns its Markdown section. */
 export async function benchOperations(): Promise<string> {
   const runs = await collectRuns();
+  const tikv = await benchTikvScaleIn();
   const podStartupMs = runs.oursOps.scenario.sim.podStartupMs;
   const periodMs = runs.oursFail.scenario.config.failoverPeriodMs.pd;
   const all = [runs.oursOps, runs.oursFail, ...runs.opOps, ...runs.opFail];
-  const violations = all.reduce((n, r) => n + r.violations, 0);
+  const violations = all.reduce((n, r) => n + r.violations, 0) + tikv.violations;
   return [
     '### PD operations: steps and virtual time, against the physical minimum and a TiDB-Operator-like loop',
     '',
@@ -236,9 +239,10 @@ export async function benchOperations(): Promise<string> {
     `- **TiDB-Operator-like**: the same world and the same reconcile handler, triggered only as TiDB Operator v1's TidbCluster controller is (bench/operator-driver.ts; \`tidb_cluster_controller.go\`, \`NewControllerRateLimiter(1s, 100s)\`, \`ResyncDuration\` 30 s): an event on the TidbCluster or a StatefulSet it owns adds the key at once; every ${OPERATOR_MODEL.resyncMs / 1000} s the informer resync adds it; a step ending in \`retry\` or \`fail\` (TiDB Operator: a sync returning an error or RequeueError) is re-added by the per-item exponential rate limiter, ${OPERATOR_MODEL.backoffBaseMs / 1000} s doubling to ${OPERATOR_MODEL.backoffMaxMs / 1000} s, reset when a step ends in \`complete\` or \`wait\`; our wake-ups, exporter triggers and sweep are ignored. Where a user action (the creation, a patch, the fault) falls in the resync cycle is chance, so each scenario runs ${RESYNC_PHASES_MS.length} times with the next resync ${RESYNC_PHASES_MS.map(secs).join(', ')} after every action (the midpoints of the cycle's thirds: mean 15 s, as for a uniformly random moment); cells give the mean and (range). Its steps are the syncs it ran.`,
     `- **physical minimum**: measured in ours' run (bench/world-timing.ts) — the simulated world's own time for what no reconciler can shorten: a pod created or restarted until its PD member serves (and, for the upgrade, answers ready). Pod startup (${secs(podStartupMs)}), process boot, the start script's discovery retries, joining and region loading are in it; every step, wait and requeue of ours is not. Pods that start together count once (the slowest), pods that must start one after another add up. The TiDB-Operator-like ratio uses the mean of its runs over the same minimum.`,
     '',
-    operationsTable(runs),
+    operationsTable(runs, tikv.rows),
     '',
     ...OPERATIONS.map((op) => `- ${op.name}: ${op.why}`),
+    ...tikv.notes,
     `- failover: the replacement member's pod, created after the ${secs(periodMs)} failover period (policy, not physics) has run out, until its member serves.`,
     '',
     `**Failover latency after the deadline** (basic-pd-1's process dies two minutes after Ready; deadline = its \`lastTransitionTime\` in status + pdFailoverPeriod ${secs(periodMs)}, as TiDB Operator; times since the run's start; steps counted from the fault to the replacement healthy):`,
@@ -249,7 +253,7 @@ export async function benchOperations(): Promise<string> {
     '',
     callsTable(runs),
     '',
-    `Invariant violations over all ${all.length} runs: ${violations}. TiDB-Operator-like runs (operations file; failover file), per resync phase: ${RESYNC_PHASES_MS.map((p, i) => `${secs(p)}: ${driverLine(runs.opOps[i])}; ${driverLine(runs.opFail[i])}`).join(' — ')}.`,
+    `Invariant violations over all ${all.length + tikv.runs} runs: ${violations}. TiDB-Operator-like runs (operations file; failover file), per resync phase: ${RESYNC_PHASES_MS.map((p, i) => `${secs(p)}: ${driverLine(runs.opOps[i])}; ${driverLine(runs.opFail[i])}`).join(' — ')}.`,
     '',
     "The failover runs on a fresh cluster, so the operations before it do not shift its timing.",
   ].join('\n');

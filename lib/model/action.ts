@@ -98,6 +98,12 @@ export type PdSetReplicationAction = {
   };
 };
 
+/**
+ * Sets an Offline store `Up` again (`POST /pd/api/v1/store/{id}/state?state=Up`): cancels its
+ * removal. Done when PD lists the store Up afterwards; a Tombstone cannot come back (PD refuses).
+ */
+export type PdSetStoreStateAction = { readonly kind: 'pd.setStoreState'; readonly storeId: string; readonly state: 'Up' };
+
 /** Records a Kubernetes Event on `object` (as TiDB Operator's recorder: same reasons). */
 export type EventAction = {
   readonly kind: 'event';
@@ -141,7 +147,8 @@ export type PdStoreAction =
   | PdBeginEvictLeaderAction
   | PdEndEvictLeaderAction
   | PdSetStoreLabelsAction
-  | PdSetReplicationAction;
+  | PdSetReplicationAction
+  | PdSetStoreStateAction;
 
 /** Calls to a component's own API (PD's today: each component adds its calls with the rules that make them). */
 export type MemberAction = PdTransferLeaderAction | PdDeleteMemberAction | PdStoreAction;

@@ -99,6 +99,11 @@ export class PdClient implements PdPort {
     await this.send({ method: 'DELETE', path: `/pd/api/v1/store/${checkId(storeId, what)}` }, what);
   }
 
+  async setStoreState(storeId: string, state: 'Up'): Promise<void> {
+    const what = `PD set store ${storeId} ${state}`;
+    await this.send({ method: 'POST', path: `/pd/api/v1/store/${checkId(storeId, what)}/state`, query: { state } }, what);
+  }
+
   async setStoreLabels(storeId: string, labels: Record<string, string>): Promise<void> {
     const what = `PD set labels of store ${storeId}`;
     await this.send({ method: 'POST', path: `/pd/api/v1/store/${checkId(storeId, what)}/label`, body: JSON.stringify(labels) }, what);

@@ -69,6 +69,8 @@ export interface PdPort {
   getTombstoneStores(): Promise<PdStores>;
   /** DELETE /pd/api/v1/store/{id}: starts taking the store offline. */
   deleteStore(storeId: string): Promise<void>;
+  /** POST /pd/api/v1/store/{id}/state?state=Up: cancels the removal of an Offline store (a Tombstone cannot come back). */
+  setStoreState(storeId: string, state: 'Up'): Promise<void>;
   /** POST /pd/api/v1/store/{id}/label with `{key: value}` (e.g. zone, host). */
   setStoreLabels(storeId: string, labels: Record<string, string>): Promise<void>;
   /** GET /pd/api/v1/config. */

@@ -24,6 +24,8 @@ export function describeAction(action: Action): string {
     case 'pd.beginEvictLeader':
     case 'pd.endEvictLeader':
       return `${action.kind} store=${action.storeId}`;
+    case 'pd.setStoreState':
+      return `${action.kind} store=${action.storeId} state=${action.state}`;
     case 'pd.setStoreLabels':
       return `${action.kind} store=${action.storeId} ${Object.entries(action.labels).map(([k, v]) => `${k}=${v}`).join(',')}`;
     case 'pd.setReplication':

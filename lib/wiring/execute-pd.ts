@@ -29,6 +29,8 @@ export async function executePd(pd: PdPort, action: PdAction): Promise<void> {
       return pd.setStoreLabels(action.storeId, { ...action.labels });
     case 'pd.setReplication':
       return pd.setReplicationConfig(replicationChange(action.change));
+    case 'pd.setStoreState':
+      return setStoreUp(pd, action.storeId);
     default: {
       const never: never = action;
       throw new TerminalError(`unknown PD action ${JSON.stringify(never)}`);
@@ -73,6 +75,17 @@ async function deleteStore(pd: PdPort, storeId: string): Promise<void> {
   } catch (err) {
     if (!(err instanceof NotFoundError)) throw err;
   }
+}
+
+/**
+ * Cancels a store's removal: only a store PD lists as Offline is set Up (one already Up is done
+ * without a call); a store PD no longer lists as live (Tombstone, gone) cannot come back — an error.
+ */
+async function setStoreUp(pd: PdPort, storeId: string): Promise<void> {
+  const live = (await pd.getStores()).stores.find((s) => s.id === storeId);
+  if (!live) throw new TransientError(`store ${storeId} is not live in PD any more: its removal cannot be cancelled`);
+  if (live.stateName !== 'Offline' && live.stateName !== 'Removing') return;
+  await pd.setStoreState(storeId, 'Up');
 }
 
 const schedulerOf = (storeId: string): string => `evict-leader-scheduler-${storeId}`;

@@ -49,6 +49,7 @@ export class LiveExecutor implements Executor {
       case 'pd.endEvictLeader':
       case 'pd.setStoreLabels':
       case 'pd.setReplication':
+      case 'pd.setStoreState':
         return executePd(this.clients.pd(target), action);
       case 'event':
         return this.recordEvent(key, ref, action, fence);

@@ -131,6 +131,7 @@ describe('PD writes send the method, path and body TiDB Operator sends', () => {
     { name: 'transfer leader', act: (c: PdClient) => c.transferLeader('basic-pd-1'), method: 'POST', path: '/pd/api/v1/leader/transfer/basic-pd-1', body: '' },
     { name: 'delete member by name', act: (c: PdClient) => c.deleteMemberByName('basic-pd-2'), method: 'DELETE', path: '/pd/api/v1/members/name/basic-pd-2', body: '' },
     { name: 'delete store', act: (c: PdClient) => c.deleteStore('5'), method: 'DELETE', path: '/pd/api/v1/store/5', body: '' },
+    { name: 'set an Offline store Up again', act: (c: PdClient) => c.setStoreState('5', 'Up'), method: 'POST', path: '/pd/api/v1/store/5/state', query: 'state=Up', body: '' },
     { name: 'set store labels', act: (c: PdClient) => c.setStoreLabels('5', { zone: 'z1', host: 'n1' }), method: 'POST', path: '/pd/api/v1/store/5/label', body: '{"zone":"z1","host":"n1"}' },
     {
       name: 'update replication config',
@@ -141,10 +142,10 @@ describe('PD writes send the method, path and body TiDB Operator sends', () => {
     },
     { name: 'begin evict leader (uint64 store id as a JSON number)', act: (c: PdClient) => c.beginEvictLeader('18446744073709551615'), method: 'POST', path: '/pd/api/v1/schedulers', body: '{"name":"evict-leader-scheduler","store_id":18446744073709551615}' },
     { name: 'end evict leader', act: (c: PdClient) => c.endEvictLeader('4'), method: 'DELETE', path: '/pd/api/v1/schedulers/evict-leader-scheduler-4', body: '' },
-  ])('$name', async ({ act, method, path, body }) => {
+  ])('$name', async ({ act, method, path, body, ...rest }) => {
     pd.routes.set(`${method} ${path}`, ok());
     await act(client);
-    expect(pd.seen).toEqual([{ method, path, query: '', body }]);
+    expect(pd.seen).toEqual([{ method, path, query: 'query' in rest ? rest.query : '', body }]);
   });
 
   it('an id that is not a decimal number is refused before any request', async () => {

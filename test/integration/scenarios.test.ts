@@ -112,6 +112,69 @@ describe('what each story shows', () => {
     expect(deferred.length).toBe(2);
   });
 
+  it('TiKV scale-in: each store is evicted, deleted and Tombstone before its PVCs are released and replicas drop; out again gets a fresh store', async () => {
+    const report = await run('tikv-scale-out-in.yaml');
+    const acts = byReconciler(report);
+    const storeOf = (pod: string) => report.final.pd.stores.filter((s) => s.address.startsWith(`${pod}.`));
+    const [old3, new3] = storeOf('basic-tikv-3');
+    expect(storeOf('basic-tikv-4').map((s) => s.state)).toEqual(['Tombstone']);
+    expect([old3?.state, new3?.state]).toEqual(['Tombstone', 'Up']);
+    for (const [pod, id] of [['basic-tikv-4', storeOf('basic-tikv-4')[0]?.id], ['basic-tikv-3', old3?.id]] as const) {
+      const at = (pred: (a: ActionRecord) => boolean) => acts.findIndex(pred);
+      const marked = at((a) => a.verb === 'patch' && a.kind === 'Pod' && a.name === pod && JSON.stringify(a.object ?? {}).includes('tidb.pingcap.com/scale-in-time'));
+      const deleted = at((a) => a.verb === 'pd.deleteStore' && a.args?.id === id && a.error === undefined);
+      const released = at((a) => a.verb === 'patch' && a.name === `tikv-${pod}` && JSON.stringify(a.object ?? {}).includes('tidb.pingcap.com/pvc-defer-deleting'));
+      expect(marked).toBeGreaterThanOrEqual(0);
+      expect(marked).toBeLessThan(deleted);
+      expect(deleted).toBeLessThan(released);
+      // PD takes the store removal time (30 s) to move the peers away: released only after that.
+      expect((acts[released]?.atMs ?? 0) - (acts[deleted]?.atMs ?? Number.NaN)).toBeGreaterThanOrEqual(30_000);
+    }
+    // Only the claims of the tombstoned ordinal 3 are deleted, and only before the scale-out onto it.
+    const pvcDeletes = acts.filter((a) => a.verb === 'delete' && a.kind === 'PersistentVolumeClaim').map((a) => a.name);
+    expect(pvcDeletes).toEqual(['tikv-basic-tikv-3']);
+    expect(report.final.pd.schedulers.filter((n) => n.startsWith('evict-leader-scheduler'))).toEqual([]);
+  });
+
+  it('TiKV scale-in below max-replicas: refused with one FailedScaleIn Warning, no store deleted, no PVC touched, no retry storm', async () => {
+    const report = await run('tikv-scale-in-refused.yaml');
+    const acts = byReconciler(report);
+    expect(events(report, 'FailedScaleIn')).toHaveLength(1);
+    expect(acts.filter((a) => a.verb.startsWith('pd.') && a.verb !== 'pd.setStoreLabels')).toEqual([]);
+    expect(acts.filter((a) => a.kind === 'PersistentVolumeClaim' && a.verb !== 'create' && !JSON.stringify(a.object ?? {}).includes('tidb.pingcap.com/pod-name'))).toEqual([]);
+    expect(report.final.pd.stores.map((s) => s.state)).toEqual(['Up', 'Up', 'Up']);
+    // Ten quiet minutes refused: the steps are the sweep's and the triggers', not a backoff loop.
+    const patchAtMs = entryAtMs(report, 'patch', 0);
+    const quietEndMs = entryAtMs(report, 'advance', 0);
+    expect(acts.filter((a) => a.atMs > patchAtMs && a.atMs <= quietEndMs && a.verb !== 'updateStatus' && a.verb !== 'event')).toEqual([]);
+    expect(report.steps).toBeLessThan(60);
+  });
+
+  it('TiKV scale-in of a dead store: deleted (target not Up, others at max-replicas), PVCs released only after Tombstone', async () => {
+    const report = await run('tikv-scale-in-store-down.yaml');
+    const acts = byReconciler(report);
+    const deleted = acts.findIndex((a) => a.verb === 'pd.deleteStore' && a.error === undefined);
+    const released = acts.findIndex((a) => a.verb === 'patch' && a.name === 'tikv-basic-tikv-3' && JSON.stringify(a.object ?? {}).includes('tidb.pingcap.com/pvc-defer-deleting'));
+    expect(deleted).toBeGreaterThanOrEqual(0);
+    expect(deleted).toBeLessThan(released);
+    expect(events(report, 'FailedScaleIn')).toEqual([]);
+    expect(report.final.pd.stores.filter((s) => s.address.startsWith('basic-tikv-3.')).map((s) => s.state)).toEqual(['Tombstone']);
+  });
+
+  it('TiKV scale-out mid-scale-in: the Offline store is set Up again, keeps its ID and data, and no PVC is released', async () => {
+    const report = await run('tikv-scale-in-cancelled.yaml');
+    const acts = byReconciler(report);
+    const deleted = acts.find((a) => a.verb === 'pd.deleteStore' && a.error === undefined);
+    const cancelled = acts.find((a) => a.verb === 'pd.setStoreState');
+    expect(cancelled?.args).toEqual({ id: deleted?.args?.id, state: 'Up' });
+    expect(cancelled?.error).toBeUndefined();
+    expect(report.final.pd.stores.find((s) => s.id === deleted?.args?.id)?.state).toBe('Up');
+    expect(report.final.pd.stores.filter((s) => s.state === 'Tombstone')).toEqual([]);
+    expect(acts.filter((a) => a.kind === 'PersistentVolumeClaim' && JSON.stringify(a.object ?? {}).includes('tidb.pingcap.com/pvc-defer-deleting'))).toEqual([]);
+    expect(events(report, 'ScaleInCancelled')).toHaveLength(1);
+    expect(report.final.pd.schedulers.filter((n) => n.startsWith('evict-leader-scheduler'))).toEqual([]);
+  });
+
   it('rolling upgrade: the leader is moved off before its pod restarts, one pod at a time', async () => {
     const report = await run('pd-rolling-upgrade.yaml');
     const acts = byReconciler(report);

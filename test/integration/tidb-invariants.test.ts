@@ -146,6 +146,28 @@ describe('no-data-loss and pvc-deleted-only-after-tombstone', () => {
   });
 });
 
+describe('no-store-deleted-below-max-replicas', () => {
+  it.each([
+    { name: 'stays quiet when the other stores Up are as many as max-replicas', down: [] as string[], expected: [] as unknown[] },
+    {
+      name: 'fires when a store is deleted while another one is Disconnected (PD still counts it, the regions cannot)',
+      down: ['basic-tikv-0'],
+      expected: [expect.stringMatching(/store \d+ \(basic-tikv-3\..*\) of demo\/basic was deleted with 2 other TiKV stores Up, fewer than max-replicas 3/)],
+    },
+  ])('$name', async ({ down, expected }) => {
+    // Prepare
+    const w = await running(4);
+    for (const pod of down) w.sim.faults.podDown('demo', pod);
+    await w.clock.advance(30_000);
+    const store = storeOf(w, 'basic-tikv-3');
+    // Act
+    const res = await w.pd(`/pd/api/v1/store/${store?.id ?? ''}`, 'DELETE');
+    // Assess
+    expect(res.status).toBe(200);
+    expect(violationsOf(w, 'no-store-deleted-below-max-replicas')).toEqual(expected);
+  });
+});
+
 describe('one-pod-down-for-upgrade', () => {
   it('fires when two TiKV pods on the old revision are deleted together', async () => {
     // Prepare

@@ -74,9 +74,9 @@ describe('store state machine', () => {
     expect(pd.book.regionCount(leaving.id)).toBeGreaterThan(0);
   });
 
-  it('cancels a removal with state Up', async () => {
+  it('cancels a removal with state Up, and records the call as an action', async () => {
     // Prepare
-    const { pd, stores, call } = await startCluster({ stores: 4 });
+    const { pd, stores, call, actions } = await startCluster({ stores: 4 });
     const id = stores[0]?.id ?? '';
     pd.deleteStore(id);
     // Act
@@ -84,6 +84,7 @@ describe('store state machine', () => {
     // Assess
     expect(res.status).toBe(200);
     expect(pd.stores.get(id)?.meta).toBe('Up');
+    expect(actions).toEqual([expect.objectContaining({ verb: 'pd.setStoreState', args: { id, state: 'Up' } })]);
   });
 
   it('gives a restarted store its ID back, refuses a tombstoned one and a second store at a live address', async () => {

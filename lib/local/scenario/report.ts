@@ -32,6 +32,7 @@ export const CALL_VERBS = [
   'pd.transferLeader',
   'pd.deleteMember',
   'pd.deleteStore',
+  'pd.setStoreState',
   'pd.setStoreLabels',
   'pd.addEvictLeaderScheduler',
   'pd.removeEvictLeaderScheduler',

@@ -82,8 +82,20 @@ export type Walk =
     }
   | { readonly kind: 'done' };
 
-/** What a scale-in needs of the component before a member goes: hold (a decision), or the actions that go first. */
-export type ScaleInCheck = { readonly hold: MemberDecision } | { readonly first: readonly Action[] };
+/**
+ * What a scale-in needs of the component before a member goes: hold (a decision), or the actions
+ * that go before its PVCs are marked (`first`) and after them (`then`), ahead of the replicas write,
+ * and annotations its PVCs get besides the defer-deleting mark.
+ */
+export type ScaleInCheck =
+  | { readonly hold: MemberDecision }
+  | { readonly first: readonly Action[]; readonly then?: readonly Action[]; readonly pvcAnnotations?: Readonly<Record<string, string>> };
+
+/**
+ * What to do about a scale-in left in flight when the component no longer scales in (P14): nothing
+ * in flight, finish it (the member is past saving: scale it in first), or hold with a decision (cancel).
+ */
+export type ScaleSettle = { readonly kind: 'none' } | { readonly kind: 'finish' } | { readonly kind: 'hold'; readonly decision: MemberDecision };
 
 /** The component's own parts of the shared scale, failover and upgrade. */
 export type MemberHooks = {
@@ -93,6 +105,10 @@ export type MemberHooks = {
   readonly extra: readonly MemberRule[];
   /** Before the member of `podName` is removed by a scale-in (PD: in use, quorum, leader transfer, member delete). */
   readonly beforeScaleIn: (input: MemberInput, podName: string) => ScaleInCheck;
+  /** When not scaling in: a scale-in left in flight on `podName`, the highest ordinal (TiKV: cancel or finish it). */
+  readonly settleScaleIn?: (input: MemberInput, podName: string) => ScaleSettle;
+  /** Before scaling out to `podName` once no defer-deleting PVC is left: a hold, or undefined (TiKV: an unmarked claim). */
+  readonly beforeScaleOut?: (input: MemberInput, podName: string) => MemberDecision | undefined;
   /** Its failover (marks, replacements, recovery), on the shared bookkeeping of member/failover. */
   readonly failover: (input: MemberInput) => MemberDecision;
   /** Before the first pod not yet updated restarts (PD: stability, quorum, leader transfer). */

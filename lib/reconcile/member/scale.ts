@@ -70,9 +70,12 @@ export function pvcDelete(pvc: IPersistentVolumeClaim): DeleteAction {
   return { kind: 'delete', ref: pvcRef(pvc), ...(uid === undefined ? {} : { uid }) };
 }
 
-/** The merge patch marking `pvc` defer-deleting at `nowMs`, under its observed resourceVersion. */
-export function deferDeletingPatch(pvc: IPersistentVolumeClaim, nowMs: number): PatchAction {
-  const patch = { metadata: { annotations: { [PVC_DEFER_DELETING]: toKubeTime(nowMs) } } };
+/**
+ * The merge patch marking `pvc` defer-deleting at `nowMs` (with any `extra` annotations the
+ * component adds, e.g. TiKV's scale-in-time), under its observed resourceVersion.
+ */
+export function deferDeletingPatch(pvc: IPersistentVolumeClaim, nowMs: number, extra: Readonly<Record<string, string>> = {}): PatchAction {
+  const patch = { metadata: { annotations: { [PVC_DEFER_DELETING]: toKubeTime(nowMs), ...extra } } };
   return { kind: 'patch', ref: pvcRef(pvc), patchType: 'merge', patch, resourceVersion: pvc.metadata?.resourceVersion ?? '' };
 }
 
@@ -84,19 +87,28 @@ export const isDeferDeleting = (pvc: IPersistentVolumeClaim): boolean =>
  * The `…Scale` rule, as TiDB Operator v1's scalers: one ordinal per step towards the desired
  * replicas, refused (`fail`) while the component's status is not synced, allowed during an upgrade.
  * Out: the defer-deleting PVCs of the next ordinal are deleted first (the block stops, replicas stay),
- * then replicas + 1. In: the component's `beforeScaleIn` may hold, or name actions that go first;
- * then the pod's PVCs are marked defer-deleting and replicas − 1 — in that order, so a failed action
- * leaves replicas untouched. A replicas change is the block's draft; every move stops the block.
+ * then the component's `beforeScaleOut` may hold, then replicas + 1. In: the component's
+ * `beforeScaleIn` may hold, or name actions that go first; then the pod's PVCs are marked
+ * defer-deleting, the hook's `then` actions run and replicas − 1 — in that order, so a failed action
+ * leaves replicas untouched. When not scaling in, the component's `settleScaleIn` sees the highest
+ * ordinal first: a scale-in left in flight there is cancelled or finished before anything else.
+ * A replicas change is the block's draft; every move stops the block.
  */
 export function planMemberScale(input: MemberInput): MemberDecision {
   const { component, set } = input.scope;
   if (!set) return nothing();
-  const step = planScaleOne(replicasOf(set), desiredReplicasOf(input));
-  if (step.direction === 0) return nothing();
+  const actual = replicasOf(set);
+  const step = planScaleOne(actual, desiredReplicasOf(input));
+  const settle = step.direction >= 0 && actual > 0 ? component.hooks.settleScaleIn?.(input, input.scope.podName(actual - 1)) : undefined;
+  const settling = settle !== undefined && settle.kind !== 'none';
+  if (step.direction === 0 && !settling) return nothing();
   if (memberStatusOf(input).synced !== true) {
-    const way = step.direction > 0 ? 'out' : 'in';
+    const way = step.direction > 0 && !settling ? 'out' : 'in';
     return { actions: [], outcome: fail(`TidbCluster: [${clusterPath(input)}]'s ${component.name} status sync failed, can't scale ${way} now`) };
   }
+  // A scale-in in flight is settled before anything else (P14): cancelled, or finished first.
+  if (settle?.kind === 'hold') return settle.decision;
+  if (settle?.kind === 'finish') return scaleIn(input, set, planScaleOne(actual, actual - 1));
   return step.direction > 0 ? scaleOut(input, set, step) : scaleIn(input, set, step);
 }
 
@@ -110,6 +122,8 @@ function scaleOut(input: MemberInput, set: IStatefulSet, step: ScaleStep): Membe
     return { actions: deletable.map(pvcDelete), outcome: retry(component.retryMs, message), stop: true };
   }
   if (toDelete.length > 0) return { actions: [], outcome: retry(component.retryMs, `waiting for the PVCs of ${podName} to go`) };
+  const held = component.hooks.beforeScaleOut?.(input, podName);
+  if (held) return held;
   const draft = replicasDraft(input, set, step.replicas);
   return { actions: [], draft, outcome: retry(component.retryMs, `scaling ${component.title} out to ${step.replicas}`), stop: true };
 }
@@ -123,7 +137,8 @@ function scaleIn(input: MemberInput, set: IStatefulSet, step: ScaleStep): Member
   if (pvcs.length === 0) return { actions: [], outcome: fail(`no pvc found for pod ${input.cluster.metadata.namespace ?? ''}/${podName}`) };
   const actions: Action[] = [
     ...check.first,
-    ...pvcs.filter((pvc) => !isDeferDeleting(pvc) && !isTerminating(pvc)).map((pvc) => deferDeletingPatch(pvc, input.snapshot.nowMs)),
+    ...pvcs.filter((pvc) => !isDeferDeleting(pvc) && !isTerminating(pvc)).map((pvc) => deferDeletingPatch(pvc, input.snapshot.nowMs, check.pvcAnnotations)),
+    ...(check.then ?? []),
   ];
   const draft = replicasDraft(input, set, step.replicas);
   return { actions, draft, outcome: retry(component.retryMs, `scaling ${component.title} in to ${step.replicas}`), stop: true };

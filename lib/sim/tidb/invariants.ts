@@ -12,7 +12,9 @@
  *   at the same time;
  * - `no-evict-leader-left-after-upgrade`: an evict-leader scheduler that existed when a TiKV rollout
  *   completed is still there `evictLeaderGraceMs` later;
- * - `pvc-deleted-only-after-tombstone`: a PVC was deleted while the store on it was not Tombstone.
+ * - `pvc-deleted-only-after-tombstone`: a PVC was deleted while the store on it was not Tombstone;
+ * - `no-store-deleted-below-max-replicas`: a TiKV store was taken Offline while the other TiKV
+ *   stores PD reports Up were fewer than `max-replicas` (its regions have nowhere safe to go).
  */
 import type { Clock } from '../../platform/clock.js';
 import type { KubeObject } from '../object.js';
@@ -29,7 +31,7 @@ export type Violation = { atMs: number; message: string };
 export type InvariantReport = { name: string; violations: Violation[] };
 
 /** The monitors' names, in report order. */
-export const INVARIANT_NAMES = ['pd-quorum-kept', 'no-data-loss', 'one-pod-down-for-upgrade', 'no-evict-leader-left-after-upgrade', 'pvc-deleted-only-after-tombstone'] as const;
+export const INVARIANT_NAMES = ['pd-quorum-kept', 'no-data-loss', 'one-pod-down-for-upgrade', 'no-evict-leader-left-after-upgrade', 'pvc-deleted-only-after-tombstone', 'no-store-deleted-below-max-replicas'] as const;
 
 /** A monitor's name. */
 export type InvariantName = (typeof INVARIANT_NAMES)[number];
@@ -41,6 +43,8 @@ export type MonitorDeps = { store: ObjectStore; clusters: ClusterRegistry; clock
 export class InvariantMonitor {
   private readonly violations = new Map<InvariantName, Violation[]>(INVARIANT_NAMES.map((n) => [n, []]));
   private readonly hadQuorum = new Map<ClusterState, boolean>();
+  /** The persisted state of every store seen, to catch the moment one is taken Offline. */
+  private readonly storeMeta = new Map<string, string>();
   private readonly unsubscribes: (() => void)[] = [];
   private readonly upgrades: UpgradeWatch;
   /** Uids of objects whose deletion follows from a TidbCluster's deletion (the cluster's included). */
@@ -81,6 +85,7 @@ export class InvariantMonitor {
   private watchCluster(c: ClusterState): void {
     this.hadQuorum.set(c, c.pd.members.hasQuorum());
     this.unsubscribes.push(c.pd.onChange(() => this.checkQuorum(c)));
+    this.unsubscribes.push(c.pd.onChange(() => this.checkStoreRemovals(c)));
     this.unsubscribes.push(
       c.pd.onRegionLost((r) => this.violate('no-data-loss', `region ${r.id} of ${c.namespace}/${c.name} lost every replica (stores ${r.peers.join(', ')} lost their data)`)),
     );
@@ -104,6 +109,20 @@ export class InvariantMonitor {
     });
     if (serving + byOperator.length <= members.length / 2) return;
     this.violate('pd-quorum-kept', `PD of ${c.namespace}/${c.name} lost quorum: ${serving}/${members.length} members serving; down without an injected fault: ${byOperator.map((m) => m.name).join(', ')}`);
+  }
+
+  /** A TiKV store that just went Offline: were enough other TiKV stores Up to take its replicas? */
+  private checkStoreRemovals(c: ClusterState): void {
+    const stores = c.pd.stores.list();
+    for (const store of stores) {
+      const key = `${c.namespace}/${c.name}/${store.id}`;
+      const before = this.storeMeta.get(key);
+      this.storeMeta.set(key, store.meta);
+      if (store.engine !== 'tikv' || store.meta !== 'Offline' || before === 'Offline') continue;
+      const up = stores.filter((s) => s !== store && s.engine === 'tikv' && c.pd.stores.stateName(s) === 'Up').length;
+      const max = c.pd.config.maxReplicas;
+      if (up < max) this.violate('no-store-deleted-below-max-replicas', `store ${store.id} (${store.address}) of ${c.namespace}/${c.name} was deleted with ${up} other TiKV stores Up, fewer than max-replicas ${max}`);
+    }
   }
 
   private onStoreEvent(ev: StoreEvent): void {

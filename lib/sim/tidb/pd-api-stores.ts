@@ -42,7 +42,7 @@ function getStore(ctx: PdApiContext, id: string): ProxyResponse {
 
 function setStoreState(ctx: PdApiContext, id: string, req: ProxyRequest): ProxyResponse {
   const state = req.query.get('state') ?? '';
-  if (state === 'Up') return answer(ctx.cluster.stores.setUp(id), "The store's state is updated.");
+  if (state === 'Up') return answer(recorded(ctx, 'pd.setStoreState', { id, state }, ctx.cluster.stores.setUp(id)), "The store's state is updated.");
   if (state === 'Offline') return answer(ctx.cluster.deleteStore(id), "The store's state is updated.");
   return json(400, `invalid state ${state}`);
 }

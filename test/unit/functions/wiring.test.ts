@@ -56,6 +56,7 @@ class FakePd implements PdPort {
   deleteMemberByName = (name: string) => this.write(`deleteMember ${name}`, () => (this.members = this.members.filter((m) => m.name !== name)));
   deleteMemberById = (id: string) => this.write(`deleteMember ${id}`, () => (this.members = this.members.filter((m) => m.memberId !== id)));
   deleteStore = (id: string) => this.write(`deleteStore ${id}`);
+  setStoreState = (id: string) => this.write(`setStoreState ${id}`);
   setStoreLabels = (id: string) => this.write(`setStoreLabels ${id}`);
   setReplicationConfig = (change: PdReplicationChange) => this.write(`setReplicationConfig ${JSON.stringify(change)}`);
   beginEvictLeader = (id: string) => this.write(`beginEvictLeader ${id}`, () => void this.evicting.push(id));
@@ -124,6 +125,9 @@ describe('PD store actions are idempotent or verified', () => {
     { name: 'a removal answered 200 fails while PD still lists the scheduler', pd: keepsScheduler, action: { kind: 'pd.endEvictLeader', storeId: '1' }, calls: ['endEvictLeader 1'], error: TransientError },
     { name: 'store labels are posted', pd: () => new FakePd(), action: { kind: 'pd.setStoreLabels', storeId: '1', labels: { zone: 'a' } }, calls: ['setStoreLabels 1'], error: undefined },
     { name: 'a refused store label post fails', pd: failing('setStoreLabels', unavailable()), action: { kind: 'pd.setStoreLabels', storeId: '1', labels: { zone: 'a' } }, calls: ['setStoreLabels 1'], error: TransientError },
+    { name: 'an Offline store is set Up again (its removal cancelled)', pd: () => new FakePd(undefined, [apiStore('1', 'Offline')]), action: { kind: 'pd.setStoreState', storeId: '1', state: 'Up' }, calls: ['setStoreState 1'], error: undefined },
+    { name: 'a store already Up is done without a call', pd: () => new FakePd(), action: { kind: 'pd.setStoreState', storeId: '1', state: 'Up' }, calls: [], error: undefined },
+    { name: 'a store PD no longer lists as live (Tombstone) cannot be set Up: fails without a call', pd: () => new FakePd(undefined, []), action: { kind: 'pd.setStoreState', storeId: '1', state: 'Up' }, calls: [], error: TransientError },
     { name: 'a replication change posts only the fields it sets', pd: () => new FakePd(), action: { kind: 'pd.setReplication', change: { enablePlacementRules: true } }, calls: ['setReplicationConfig {"enablePlacementRules":true}'], error: undefined },
   ] as { name: string; pd: () => FakePd; action: PdAction; calls: string[]; error: (new (...args: never[]) => Error) | undefined }[])('$name', async ({ pd, action, calls, error }) => {
     // Prepare

@@ -1,22 +1,11 @@
 /**
- * TiKV's hooks into the shared scale, failover and upgrade, as far as this recipe goes: the
- * smallest honest behaviour for what the store machinery (scale-in to Tombstone, store failover,
- * leader eviction around a restart) will replace. Each says what it does not do yet rather than
- * pretend: a scale-in holds, saying so; there is no failover. (The upgrade's hooks, leader eviction
- * around each restart, are in upgrade.ts.)
+ * TiKV's failover hook, as far as this recipe goes: the smallest honest behaviour for what the
+ * store failover will replace — there is none yet. (Its scale hooks are scale.ts, its upgrade's
+ * hooks upgrade.ts.)
  */
 
-import { wait } from '../../engine/outcome.js';
-import type { MemberDecision, MemberInput, ScaleInCheck } from '../../member/component.js';
+import type { MemberDecision, MemberInput } from '../../member/component.js';
 import { nothing } from '../../member/members.js';
-
-/** What a scale-in holds with until TiKV's scale-in (evict, delete the store, wait for Tombstone) exists. */
-export const TIKV_SCALE_IN_NOT_HANDLED = 'TiKV scale-in is not handled yet';
-
-/** Before a TiKV member goes: hold, so no store loses its pod before PD has moved its data away. */
-export function beforeTikvScaleIn(_input: MemberInput, podName: string): ScaleInCheck {
-  return { hold: { actions: [], outcome: wait(`${TIKV_SCALE_IN_NOT_HANDLED} (${podName} stays)`), stop: true } };
-}
 
 /** TiKV's failover: none yet (a Down store is reported in the status, nothing more). */
 export function planTikvFailover(_input: MemberInput): MemberDecision {

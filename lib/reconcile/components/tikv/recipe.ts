@@ -13,7 +13,8 @@ import { planStoreIdentity } from '../../member/store-identity.js';
 import { isPdAvailable } from '../pd/availability.js';
 import { TIKV_CONFIG_KEYS, tikvConfigData } from './config-map.js';
 import { planEvictLeaderCleanup } from './evict-leader.js';
-import { beforeTikvScaleIn, planTikvFailover } from './hooks.js';
+import { planTikvFailover } from './hooks.js';
+import { beforeTikvScaleIn, beforeTikvScaleOut, settleTikvScaleIn } from './scale.js';
 import { TIKV_RETRY_MS } from './names.js';
 import { tikvClaimTemplates, tikvPodTemplate } from './pod-template.js';
 import { tikvPeerService } from './services.js';
@@ -63,8 +64,12 @@ export const tikvComponent: ComponentDeclaration = {
       // every evict-leader scheduler of ours that no upgrade or scale-in targets is removed (P2, P3)
       { name: 'TikvEvictLeaderCleanup', plan: planEvictLeaderCleanup },
     ],
-    // holds: TiKV's scale-in (evict leaders, delete the store, wait for Tombstone) is not built yet
+    // the store leaves PD first: max-replicas check, leaders evicted, DELETE, Tombstone (scale.ts)
     beforeScaleIn: beforeTikvScaleIn,
+    // a scale-in overtaken by a scale-out is cancelled (store Up again) or finished (P14)
+    settleScaleIn: settleTikvScaleIn,
+    // an unmarked claim of the next ordinal is never mounted blindly (P21)
+    beforeScaleOut: beforeTikvScaleOut,
     // none yet
     failover: planTikvFailover,
     // leaders evicted before each restart (scheduler re-verified every step), none for a single store

@@ -3,7 +3,6 @@ import { describe, expect, it } from '@jest/globals';
 import type { TidbCluster } from '../../../../../lib/model/kube.js';
 import type { Plan } from '../../../../../lib/model/plan.js';
 import { pdRules } from '../../../../../lib/reconcile/components/pd/recipe.js';
-import { TIKV_SCALE_IN_NOT_HANDLED } from '../../../../../lib/reconcile/components/tikv/hooks.js';
 import { tikvRules } from '../../../../../lib/reconcile/components/tikv/recipe.js';
 import { tikvPeerService } from '../../../../../lib/reconcile/components/tikv/services.js';
 import { planStep } from '../../../../../lib/reconcile/engine/planner.js';
@@ -114,8 +113,8 @@ describe('the TiKV recipe (tikvRules)', () => {
     expect(second.status).toBeUndefined();
   });
 
-  it('a scale-in holds, saying TiKV scale-in is not handled yet, and writes nothing', () => {
-    // Prepare: spec 2 against a StatefulSet of 3, status synced
+  it('a scale-in that would leave fewer Up stores than max-replicas is refused: one FailedScaleIn Warning, nothing else written', () => {
+    // Prepare: spec 2 against a StatefulSet of 3, 3 Up stores, PD max-replicas 3, status synced
     const tc = tidbCluster(noTidb, tikvReplicas(2));
     const synced = { ...tc, status: planStep(world(tc, ...tikvObjects(tc)), rules).status ?? {} };
 
@@ -123,8 +122,9 @@ describe('the TiKV recipe (tikvRules)', () => {
     const plan = planStep(world(synced, ...tikvObjects(synced)), rules);
 
     // Assess
-    expect(plan.actions).toEqual([]);
-    expect(resultOf(plan, 'TikvScale')?.outcome).toEqual({ kind: 'wait', message: `${TIKV_SCALE_IN_NOT_HANDLED} (basic-tikv-2 stays)` });
+    expect(written(plan)).toEqual(['event']);
+    expect(plan.actions[0]).toMatchObject({ kind: 'event', type: 'Warning', reason: 'FailedScaleIn' });
+    expect(resultOf(plan, 'TikvScale')?.outcome).toMatchObject({ kind: 'wait', message: expect.stringContaining('the store in Pod basic-tikv-2 which is going to be deleted is up too') });
   });
 
   it('a scale-out adds one ordinal per step', () => {
