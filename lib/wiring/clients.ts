@@ -8,6 +8,8 @@
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 
 import { ComponentCaller } from '../components/caller.js';
+import type { TidbStatusPort } from '../components/port.js';
+import { TidbStatusClient } from '../components/tidb.js';
 import { KubeClient } from '../kube/client.js';
 import type { KubePort } from '../kube/port.js';
 import { PdClient } from '../pd/client.js';
@@ -22,6 +24,8 @@ export type ClusterTarget = { readonly namespace: string; readonly tcName: strin
 export interface ClusterClients {
   readonly kube: KubePort;
   pd(target: ClusterTarget): PdPort;
+  /** The status ports of the cluster's TiDB pods. */
+  tidb(target: ClusterTarget): TidbStatusPort;
 }
 
 /** Clients whose every call also ends by a deadline: what a composition root hands out per invocation. */
@@ -67,6 +71,10 @@ export class ApiServerClients implements DeadlineClients {
 
   pd(target: ClusterTarget): PdPort {
     return new PdClient(this.caller, { namespace: target.namespace, tcName: target.tcName, scheme: target.tls === true ? 'https' : 'http' });
+  }
+
+  tidb(target: ClusterTarget): TidbStatusPort {
+    return new TidbStatusClient(this.caller, { namespace: target.namespace, tcName: target.tcName, scheme: target.tls === true ? 'https' : 'http' });
   }
 }
 

@@ -9,6 +9,7 @@ import type { OwnedObjects, TidbCluster } from '../model/kube.js';
 import type { ObservedComponentName, ObservedComponents } from '../model/snapshot.js';
 import type { ClusterClients, ClusterTarget } from './clients.js';
 import { pdReadFailureOf, readPd, toPdView, withMemberReadiness } from './pd-view.js';
+import { readTidbServers, tidbReadFailureOf } from './tidb-view.js';
 
 /** What a component read gets: the clients and which cluster to reach (https under cluster TLS). */
 export type ComponentReadContext = { readonly clients: ClusterClients; readonly target: ClusterTarget };
@@ -45,7 +46,7 @@ export function hasPd(cluster: TidbCluster): boolean {
 /**
  * The readers. PD: members, health, leader, stores, config and evict-leader schedulers through the
  * `<tc>-pd` service (see `pd-view.ts`), then each member's readiness from its own pod — asked only
- * of PD pods this observation listed.
+ * of PD pods this observation listed. TiDB: each running TiDB pod's `/status` (see `tidb-view.ts`).
  */
 export const COMPONENT_READERS: ComponentReaders = {
   pd: {
@@ -56,5 +57,14 @@ export const COMPONENT_READERS: ComponentReaders = {
       withMemberReadiness(view, clients.pd(target), new Set(objects.Pod.map((p) => p.metadata?.name ?? ''))),
     completeWhat: 'read PD member readiness',
     failureOf: pdReadFailureOf,
+  },
+  // TiDB: `/status` of each running TiDB pod, once the pods are listed (nothing to read before).
+  tidb: {
+    title: 'TiDB',
+    inSpec: (cluster) => cluster.spec.tidb !== undefined && cluster.spec.tidb !== null,
+    read: async () => ({ servers: {} }),
+    complete: async (_view, objects, { clients, target }) => readTidbServers(objects, clients.tidb(target)),
+    completeWhat: 'read TiDB /status',
+    failureOf: tidbReadFailureOf,
   },
 };
