@@ -117,6 +117,8 @@ export type ComponentDeclaration = {
   readonly desiredReplicas: (tc: TidbCluster, status: TidbClusterStatus) => number;
   /** Its status sync (runs on every step, paused or not). */
   readonly syncStatus: (input: MemberInput) => StatusDecision;
+  /** Whether its status is synced, when `status.<name>.synced` does not say (TiDB's status has no such field). */
+  readonly isSynced?: (input: MemberInput) => boolean;
   /** As TiDB Operator v1's PD: a new StatefulSet is followed by a requeue until the component runs. */
   readonly requeueAfterCreate: boolean;
   readonly dependencies: Dependencies;

@@ -12,7 +12,7 @@ import type { Action, DeleteAction, PatchAction } from '../../model/action.js';
 import { toKubeTime } from '../cluster/condition.js';
 import { fail, retry } from '../engine/outcome.js';
 import type { MemberDecision, MemberInput } from './component.js';
-import { memberStatusOf } from './member-status.js';
+import { isMemberSynced } from './member-status.js';
 import { clusterPath, isTerminating, nothing } from './members.js';
 import { desiredReplicasOf, replicasDraft } from './statefulset-draft.js';
 import { replicasOf } from './statefulset.js';
@@ -93,7 +93,7 @@ export function planMemberScale(input: MemberInput): MemberDecision {
   if (!set) return nothing();
   const step = planScaleOne(replicasOf(set), desiredReplicasOf(input));
   if (step.direction === 0) return nothing();
-  if (memberStatusOf(input).synced !== true) {
+  if (!isMemberSynced(input)) {
     const way = step.direction > 0 ? 'out' : 'in';
     return { actions: [], outcome: fail(`TidbCluster: [${clusterPath(input)}]'s ${component.name} status sync failed, can't scale ${way} now`) };
   }

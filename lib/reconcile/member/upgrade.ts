@@ -11,7 +11,7 @@ import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import type { Outcome } from '../../model/outcome.js';
 import { complete, fail, retry } from '../engine/outcome.js';
 import type { MemberDecision, MemberInput, Walk } from './component.js';
-import { memberStatusOf, withMemberStatus } from './member-status.js';
+import { isMemberSynced, memberStatusOf, withMemberStatus } from './member-status.js';
 import { nothing } from './members.js';
 import { descendingOrdinals, podAvailability, secondsFromAnnotation } from './rolling-update.js';
 import { desiredStatefulSet, isTemplateChanged, restPartition, setFor } from './statefulset-draft.js';
@@ -101,7 +101,7 @@ export function planMemberUpgrade(input: MemberInput): MemberDecision {
   const changed = isTemplateChanged(input, set);
   const own = memberStatusOf(input);
   if (!changed && own.phase !== 'Upgrade') return nothing();
-  if (own.synced !== true) return { actions: [], outcome: fail(`${upgraderWho(input)}'s ${component.name} status sync failed, can not to be upgraded`) };
+  if (!isMemberSynced(input)) return { actions: [], outcome: fail(`${upgraderWho(input)}'s ${component.name} status sync failed, can not to be upgraded`) };
   const blocked = upgradeBlocker(input);
   if (blocked !== undefined) return nothing(`${blocked}: the upgrade waits`);
   const next = { ...input, status: withMemberStatus(input, { phase: 'Upgrade' }) };
