@@ -120,7 +120,7 @@ function scaleIn(input: MemberInput, set: IStatefulSet, step: ScaleStep): Member
   const check = component.hooks.beforeScaleIn(input, podName);
   if ('hold' in check) return check.hold;
   const pvcs = input.scope.pvcsOfPod(podName);
-  if (pvcs.length === 0) return { actions: [], outcome: fail(`no pvc found for pod ${input.cluster.metadata.namespace ?? ''}/${podName}`) };
+  if (pvcs.length === 0 && component.claimsOptional !== true) return { actions: [], outcome: fail(`no pvc found for pod ${input.cluster.metadata.namespace ?? ''}/${podName}`) };
   const actions: Action[] = [
     ...check.first,
     ...pvcs.filter((pvc) => !isDeferDeleting(pvc) && !isTerminating(pvc)).map((pvc) => deferDeletingPatch(pvc, input.snapshot.nowMs)),
