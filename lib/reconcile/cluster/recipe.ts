@@ -11,6 +11,7 @@ import { planDiscovery } from './discovery.js';
 import { planMetaInfo } from './meta-info.js';
 import { planPaused } from './paused.js';
 import { pdRules } from '../components/pd/recipe.js';
+import { tikvRules } from '../components/tikv/recipe.js';
 import { tidbRules } from '../components/tidb/recipe.js';
 import { actRule, statusRule, type Rule } from '../engine/rule.js';
 
@@ -31,7 +32,10 @@ export const clusterRules: readonly Rule[] = [
   // PD: the member recipe (gate, status, dependencies, services, config map, force upgrade, scale,
   // failover, upgrade, StatefulSet); a stop inside it ends PD's rules only
   ...pdRules,
-  // TiFlash, TiKV (gated on PD available), Pump — next issue
+  // TiFlash — next issue
+  // TiKV: the member recipe gated on PD available (stores, tombstones and phase from PD's view)
+  ...tikvRules,
+  // Pump — next issue
   // TiDB: the member recipe, gated on TiKV (and Pump) available; its upgrade waits while PD, TiKV,
   // TiFlash or Pump upgrade or scale, keeping its template and partition as they are
   ...tidbRules,

@@ -12,11 +12,10 @@ import type { IContainer } from 'kubernetes-models/v1/Container';
 import type { IVolume } from 'kubernetes-models/v1/Volume';
 
 import type { TidbCluster } from '../../../model/kube.js';
-import { componentLabels } from '../../../model/labels.js';
 import { clusterTlsSecretName, isTlsCluster } from '../../cluster/tls.js';
 import { mergeContainers } from '../../member/container-merge.js';
+import { componentImage, containerResources, defined, imagePullPolicyOf, podMetadata, podSchedulingSpec } from '../../member/pod-spec.js';
 import type { PodTemplate } from '../../member/statefulset.js';
-import { defined } from '../pd/pod-template.js';
 import { TIDB_CLUSTER_TLS_PATH } from './config-map.js';
 import { TIDB_PORTS, tidbPeerServiceName } from './names.js';
 
@@ -31,13 +30,7 @@ type PodSpec = NonNullable<PodTemplate['spec']>;
 type TidbSpec = NonNullable<TidbCluster['spec']['tidb']>;
 
 /** The TiDB image: `spec.tidb.image` when set, else `<baseImage>:<version>` (`spec.tidb.version` or `spec.version`). */
-export function tidbImage(tc: TidbCluster): string {
-  const tidb = tc.spec.tidb;
-  if (tidb?.image !== undefined && tidb.image !== '') return tidb.image;
-  const base = tidb?.baseImage ?? 'pingcap/tidb';
-  const version = tidb?.version ?? tc.spec.version;
-  return version === undefined || version === '' ? base : `${base}:${version}`;
-}
+export const tidbImage = (tc: TidbCluster): string => componentImage(tc, tc.spec.tidb, 'pingcap/tidb');
 
 /** Whether the slow log goes to its own file tailed by the sidecar (TiDB Operator's default: yes). */
 export const isSlowLogSeparate = (tidb: TidbSpec | undefined): boolean => tidb?.separateSlowLog !== false;
@@ -50,11 +43,6 @@ function readinessProbe(tc: TidbCluster): IContainer['readinessProbe'] {
     return defined({ exec: { command: ['curl', `${scheme}://127.0.0.1:${TIDB_PORTS.status}/status`, '--fail', '--location'] }, ...timing });
   }
   return defined({ tcpSocket: { port: TIDB_PORTS.server }, ...timing });
-}
-
-function resources(tidb: TidbSpec | undefined): IContainer['resources'] {
-  const { storage: _storage, ...requests } = tidb?.requests ?? {};
-  return defined({ requests: Object.keys(requests).length > 0 ? requests : undefined, limits: tidb?.limits });
 }
 
 function tidbContainer(tc: TidbCluster): IContainer {
@@ -74,7 +62,7 @@ function tidbContainer(tc: TidbCluster): IContainer {
   return defined({
     name: 'tidb',
     image: tidbImage(tc),
-    imagePullPolicy: tidb?.imagePullPolicy ?? tc.spec.imagePullPolicy ?? 'IfNotPresent',
+    imagePullPolicy: imagePullPolicyOf(tc, tidb),
     command: ['/bin/sh', '/usr/local/bin/tidb_start_script.sh'],
     ports: [
       { name: 'server', containerPort: TIDB_PORTS.server, protocol: 'TCP' },
@@ -89,7 +77,7 @@ function tidbContainer(tc: TidbCluster): IContainer {
       ...storageMounts,
       ...(tidb?.additionalVolumeMounts ?? []),
     ],
-    resources: resources(tidb),
+    resources: containerResources(tidb),
     env,
     envFrom: tidb?.envFrom,
     readinessProbe: readinessProbe(tc),
@@ -126,46 +114,14 @@ function tidbVolumes(tc: TidbCluster, configMap: string): IVolume[] {
 /** The desired pod template: labels, Prometheus annotations, scheduling settings, `tidb` and `slowlog`. */
 export function tidbPodTemplate(tc: TidbCluster, configMap: string): PodTemplate {
   const tidb = tc.spec.tidb;
-  const hostNetwork = tidb?.hostNetwork ?? tc.spec.hostNetwork;
-  const nodeSelector = { ...tc.spec.nodeSelector, ...tidb?.nodeSelector };
-  const annotations = {
-    'prometheus.io/scrape': 'true',
-    'prometheus.io/path': '/metrics',
-    'prometheus.io/port': String(TIDB_PORTS.status),
-    ...tc.spec.annotations,
-    ...tidb?.annotations,
-  };
   const own = isSlowLogSeparate(tidb) ? [tidbContainer(tc), slowLogContainer(tc)] : [tidbContainer(tc)];
-  const spec: PodSpec = defined({
-    schedulerName: tidb?.schedulerName ?? tc.spec.schedulerName,
-    affinity: tidb?.affinity ?? tc.spec.affinity,
-    nodeSelector: Object.keys(nodeSelector).length > 0 ? nodeSelector : undefined,
-    tolerations: tidb?.tolerations ?? tc.spec.tolerations,
-    priorityClassName: tidb?.priorityClassName ?? tc.spec.priorityClassName,
-    imagePullSecrets: tidb?.imagePullSecrets ?? tc.spec.imagePullSecrets,
-    securityContext: tidb?.podSecurityContext ?? tc.spec.podSecurityContext,
-    serviceAccountName: tidb?.serviceAccount ?? tc.spec.serviceAccount,
-    hostNetwork: hostNetwork === true ? true : undefined,
-    dnsPolicy: tidb?.dnsPolicy ?? tc.spec.dnsPolicy ?? (hostNetwork === true ? 'ClusterFirstWithHostNet' : undefined),
-    dnsConfig: tidb?.dnsConfig ?? tc.spec.dnsConfig,
-    terminationGracePeriodSeconds: tidb?.terminationGracePeriodSeconds,
-    topologySpreadConstraints: (tidb?.topologySpreadConstraints ?? tc.spec.topologySpreadConstraints)?.map((c) =>
-      defined({
-        maxSkew: c.maxSkew ?? 1,
-        topologyKey: c.topologyKey,
-        whenUnsatisfiable: 'DoNotSchedule',
-        labelSelector: { matchLabels: { ...componentLabels(tc, 'tidb'), ...c.matchLabels } },
-        minDomains: c.minDomains,
-        nodeAffinityPolicy: c.nodeAffinityPolicy,
-      }),
-    ),
-    initContainers: tidb?.initContainers,
+  const spec: PodSpec = {
+    ...podSchedulingSpec(tc, 'tidb', tidb),
     // As TiDB Operator: an additional container named `tidb` or `slowlog` patches that container.
     containers: mergeContainers(own, tidb?.additionalContainers ?? []),
     volumes: tidbVolumes(tc, configMap),
-  });
-  const labels = { ...tc.spec.labels, ...tidb?.labels, ...componentLabels(tc, 'tidb') };
-  return { metadata: { labels, annotations }, spec };
+  };
+  return { metadata: podMetadata(tc, 'tidb', tidb, TIDB_PORTS.status), spec };
 }
 
 /** TiDB's volume claim templates: one per `spec.tidb.storageVolumes` entry (`tidb-<name>`), none otherwise. */

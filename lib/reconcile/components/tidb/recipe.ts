@@ -10,7 +10,8 @@ import type { Rule } from '../../engine/rule.js';
 import type { ComponentDeclaration } from '../../member/component.js';
 import { memberBlock } from '../../member/recipe.js';
 import { TIDB_CONFIG_KEYS, tidbConfigData } from './config-map.js';
-import { isPumpAvailableForTidb, isTikvAvailableForTidb } from './dependencies.js';
+import { isTikvAvailable } from '../tikv/availability.js';
+import { isPumpAvailableForTidb } from './dependencies.js';
 import { planTidbFailover } from './failover.js';
 import { TIDB_RETRY_MS } from './names.js';
 import { tidbClaimTemplates, tidbPodTemplate } from './pod-template.js';
@@ -49,7 +50,7 @@ export const tidbComponent: ComponentDeclaration = {
   // upgrade or scale, and while TiDB itself scales
   dependencies: {
     availableBefore: [
-      { name: 'tikv', isAvailable: isTikvAvailableForTidb },
+      { name: 'tikv', isAvailable: isTikvAvailable },
       { name: 'pump', isAvailable: isPumpAvailableForTidb },
     ],
     upgradeWaitsFor: [

@@ -11,7 +11,7 @@ import type { IService } from 'kubernetes-models/v1/Service';
 import type { TidbCluster } from '../../../model/kube.js';
 import { LABEL, componentLabels, ownerReference } from '../../../model/labels.js';
 import { withServiceRecord } from '../../member/apply.js';
-import { defined } from '../pd/pod-template.js';
+import { defined } from '../../member/pod-spec.js';
 import { TIDB_PORTS, tidbPeerServiceName, tidbSetName } from './names.js';
 
 type ServiceSpec = NonNullable<IService['spec']>;
