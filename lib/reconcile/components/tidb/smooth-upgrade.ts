@@ -92,15 +92,17 @@ export function planSmoothUpgradeStart(input: MemberInput): MemberDecision | und
 
 /**
  * The `TidbSmoothUpgradeFinish` rule, as TiDB Operator's `maybeFinishSmoothUpgrade`: while the
- * marker says DDL is paused and the rollout is done — every replica updated, phase Normal, every
- * member healthy — finish the upgrade through a healthy server, then clear the marker (in that
+ * marker says DDL is paused and the rollout is done — the desired pod spec written (before that the
+ * previous rollout looks done), every replica updated, phase Normal, every member healthy — finish the upgrade through a healthy server, then clear the marker (in that
  * order: a finish that fails keeps the marker, and the next step tries again).
  */
 export function planSmoothUpgradeFinish(input: MemberInput): MemberDecision {
   if (input.cluster.metadata.annotations?.[SMOOTH_UPGRADE.ddlPaused] !== 'true') return nothing();
   const tidb = tidbStatusOf(input);
   const sts = tidb.statefulSet;
-  const done = sts !== undefined && sts.updatedReplicas === sts.replicas && tidb.phase === 'Normal' && isTidbAllMembersReady(input.cluster.spec, input.status);
+  // The pod spec of the upgrade must be written first: before that the old rollout looks done.
+  const written = tidbVersionUpgrade(input) === undefined;
+  const done = written && sts !== undefined && sts.updatedReplicas === sts.replicas && tidb.phase === 'Normal' && isTidbAllMembersReady(input.cluster.spec, input.status);
   if (!done) return nothing('TiDB smooth upgrade finishes once the rollout is done');
   const pod = healthyTidbPod(input);
   if (pod === undefined) return stop([], `${input.cluster.metadata.name ?? ''} has no healthy TiDB pod for smooth upgrade`);

@@ -188,3 +188,20 @@ describe('TiDB smooth upgrade (Fixture J S138, P20)', () => {
     expect(decision.actions.map((a) => a.kind)).toEqual(expected);
   });
 });
+
+describe('TiDB smooth upgrade finish waits for the new pod spec', () => {
+  it('marker persisted but the pod spec not written yet: the old rollout looks done, and nothing is finished', () => {
+    // Prepare: the live set is at rest on v7.4.0; the spec asks v7.5.0; the marker is on.
+    const from = tidbCluster(fixtureJ({ tidbPhase: 'Normal', updateRevision: '1' }), version('v7.4.0'));
+    const tc = tidbCluster(
+      annotate({ [SMOOTH_UPGRADE.ddlPaused]: 'true', [SMOOTH_UPGRADE.sourceVersion]: 'v7.4.0', [SMOOTH_UPGRADE.targetVersion]: 'v7.5.0' }),
+      fixtureJ({ tidbPhase: 'Normal' }),
+      changeStatus((s) => ({ ...s, tidb: { ...s.tidb, statefulSet: { replicas: 2, updatedReplicas: 2 } } })),
+      version('v7.5.0'),
+    );
+    // Act
+    const decision = tidbRule(planSmoothUpgradeFinish)(ruleInputOf(snapshot(...world(tc, { setOf: from }))));
+    // Assess
+    expect(decision.actions).toEqual([]);
+  });
+});
