@@ -101,12 +101,12 @@ describe('TiDB pod template and ConfigMap (§2.4)', () => {
     { name: 'separateSlowLog false: no sidecar, no slow-log file', tidb: { separateSlowLog: false }, containers: ['tidb'], probe: { tcpSocket: { port: 4000 }, initialDelaySeconds: 10 } },
     {
       name: 'readinessProbe type command: curl /status',
-      tidb: { readinessProbe: { type: 'command', initialDelaySeconds: 5 } },
+      tidb: { readinessProbe: { type: 'command' as const, initialDelaySeconds: 5 } },
       containers: ['tidb', 'slowlog'],
       probe: { exec: { command: ['curl', 'http://127.0.0.1:10080/status', '--fail', '--location'] }, initialDelaySeconds: 5 },
     },
   ])('$name', ({ tidb, containers, probe }) => {
-    const template = tidbPodTemplate(withTidb(tidb), 'cm');
+    const template = tidbPodTemplate(withTidb(tidb as Partial<TidbSpec>), 'cm');
     expect(template.spec?.containers.map((c) => c.name)).toEqual(containers);
     expect(template.spec?.containers[0]?.readinessProbe).toEqual(probe);
   });

@@ -20,7 +20,7 @@ const membersOf = (status: TidbClusterStatus | undefined) =>
 
 describe('TiDB status sync (§2.4)', () => {
   it.each([
-    { name: 'both answer /status: healthy, first seen now', before: {}, servers: { 'basic-tidb-0': true, 'basic-tidb-1': true }, expected: [['basic-tidb-0', true, 'now', 'node-0'], ['basic-tidb-1', true, 'now', 'node-1']] },
+    { name: 'both answer /status: healthy, first seen now', before: {} as Record<string, boolean>, servers: { 'basic-tidb-0': true, 'basic-tidb-1': true }, expected: [['basic-tidb-0', true, 'now', 'node-0'], ['basic-tidb-1', true, 'now', 'node-1']] },
     {
       name: 'an unchanged health keeps its transition time; a flip moves it',
       before: { 'basic-tidb-0': true, 'basic-tidb-1': true },
@@ -34,7 +34,7 @@ describe('TiDB status sync (§2.4)', () => {
       expected: [['basic-tidb-0', true, 'kept', 'node-0'], ['basic-tidb-1', false, 'now', 'node-1']],
     },
   ])('$name', ({ before, servers, expected }) => {
-    const decision = sync(tidbCluster(previous(before)), servers);
+    const decision = sync(tidbCluster(previous(before)), servers as Record<string, boolean>);
     expect(membersOf(decision.status)).toEqual(expected);
     expect(decision.status?.tidb?.image).toBe('pingcap/tidb:v8.5.0');
   });
