@@ -22,6 +22,12 @@ export interface TidbStatusPort {
    * thrown (`TransientError`), so an outage of our own path is never counted as a TiDB failure.
    */
   probe(podName: string): Promise<TidbProbe>;
+  /** POST /labels with the server labels (TiDB ≥ 6.3). */
+  setLabels(podName: string, labels: Readonly<Record<string, string>>): Promise<void>;
+  /** POST /upgrade/start: the cluster enters smooth-upgrade mode (DDL paused), TiDB ≥ 7.1. */
+  startUpgrade(podName: string): Promise<void>;
+  /** POST /upgrade/finish: the cluster leaves smooth-upgrade mode (DDL resumes). */
+  finishUpgrade(podName: string): Promise<void>;
 }
 
 /** The TiKV status port (20180) of one pod. */

@@ -8,6 +8,9 @@ import { asNumber, asRecord, asString } from './json.js';
 import type { TidbProbe, TidbStatus, TidbStatusPort } from './port.js';
 import type { Endpoint } from './transport.js';
 
+// Setting labels and entering or leaving upgrade mode give the same result when repeated.
+const IDEMPOTENT = { idempotent: true } as const;
+
 /** TiDB's status port. */
 export const TIDB_STATUS_PORT = 10080;
 
@@ -15,7 +18,7 @@ export const TIDB_STATUS_PORT = 10080;
 export class TidbStatusClient implements TidbStatusPort {
   constructor(
     private readonly caller: ComponentCaller,
-    readonly target: { namespace: string; tcName: string },
+    readonly target: { namespace: string; tcName: string; scheme?: 'http' | 'https' },
   ) {}
 
   /** The same client with every call also ending by `deadlineAtMs`. */
@@ -25,7 +28,8 @@ export class TidbStatusClient implements TidbStatusPort {
 
   /** The status endpoint of one TiDB pod. */
   endpoint(podName: string): Endpoint {
-    return { type: 'pod', namespace: this.target.namespace, pod: podName, subdomain: `${this.target.tcName}-tidb-peer`, port: TIDB_STATUS_PORT };
+    const scheme = this.target.scheme === undefined ? {} : { scheme: this.target.scheme };
+    return { type: 'pod', namespace: this.target.namespace, pod: podName, subdomain: `${this.target.tcName}-tidb-peer`, port: TIDB_STATUS_PORT, ...scheme };
   }
 
   async getStatus(podName: string): Promise<TidbStatus> {
@@ -43,6 +47,18 @@ export class TidbStatusClient implements TidbStatusPort {
       if (err instanceof Error && ((isAnswerError(err) && !isAuthError(err)) || isTimeout(err))) return { healthy: false, detail: err.message };
       throw err;
     }
+  }
+
+  async setLabels(podName: string, labels: Readonly<Record<string, string>>): Promise<void> {
+    await this.caller.call(this.endpoint(podName), { method: 'POST', path: '/labels', body: JSON.stringify(labels) }, `TiDB labels of ${podName}`, () => false, IDEMPOTENT);
+  }
+
+  async startUpgrade(podName: string): Promise<void> {
+    await this.caller.call(this.endpoint(podName), { method: 'POST', path: '/upgrade/start' }, `TiDB upgrade start on ${podName}`, () => false, IDEMPOTENT);
+  }
+
+  async finishUpgrade(podName: string): Promise<void> {
+    await this.caller.call(this.endpoint(podName), { method: 'POST', path: '/upgrade/finish' }, `TiDB upgrade finish on ${podName}`, () => false, IDEMPOTENT);
   }
 }
 

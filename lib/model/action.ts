@@ -58,6 +58,15 @@ export type PdDeleteMemberAction =
   | { readonly kind: 'pd.deleteMember'; readonly name: string; readonly id?: never }
   | { readonly kind: 'pd.deleteMember'; readonly id: string; readonly name?: never };
 
+/** Posts server labels to the TiDB server of `pod` (`POST /labels`, TiDB ≥ 6.3). */
+export type TidbSetLabelsAction = { readonly kind: 'tidb.setLabels'; readonly pod: string; readonly labels: Readonly<Record<string, string>> };
+
+/** Puts the cluster in smooth-upgrade mode (DDL paused) through the TiDB server of `pod` (`POST /upgrade/start`). */
+export type TidbStartUpgradeAction = { readonly kind: 'tidb.startUpgrade'; readonly pod: string };
+
+/** Takes the cluster out of smooth-upgrade mode (DDL resumed) through the TiDB server of `pod` (`POST /upgrade/finish`). */
+export type TidbFinishUpgradeAction = { readonly kind: 'tidb.finishUpgrade'; readonly pod: string };
+
 /**
  * Starts taking a store offline (`DELETE /pd/api/v1/store/{id}`). As TiDB Operator: a store PD no
  * longer lists among its live stores (gone, or already Tombstone) is done without a call; 404 is done.
@@ -151,7 +160,10 @@ export type PdStoreAction =
   | PdSetStoreStateAction;
 
 /** Calls to a component's own API (PD's today: each component adds its calls with the rules that make them). */
-export type MemberAction = PdTransferLeaderAction | PdDeleteMemberAction | PdStoreAction;
+export type MemberAction = PdTransferLeaderAction | PdDeleteMemberAction | PdStoreAction | TidbAction;
+
+/** Calls to the TiDB servers' status port. */
+export type TidbAction = TidbSetLabelsAction | TidbStartUpgradeAction | TidbFinishUpgradeAction;
 
 /** Writes to the reconciler's own state; the engine runs these itself, under its fence. */
 export type StateAction = PutDeadlineAction | DeleteDeadlineAction | PutStoreIdAction;

@@ -13,6 +13,7 @@ import type { OwnedKind, OwnedObjects, TidbCluster } from './kube.js';
 import { LABEL } from './labels.js';
 import type { OutcomeKind } from './outcome.js';
 import type { PdView } from './pd.js';
+import type { TidbReadFailure, TidbView } from './tidb.js';
 
 /**
  * What the reconciler itself persisted for the key (DynamoDB), as of this step's claim: the fence of
@@ -56,13 +57,14 @@ export type TikvLeaderRead = { readonly leaderCount: number } | { readonly error
 /** The components a step observes, each under its name (see `ComponentObservation`). */
 export type ObservedComponents = {
   readonly pd: ComponentObservation<PdView, PdReadFailure>;
+  readonly tidb: ComponentObservation<TidbView, TidbReadFailure>;
 };
 
 /** The observed components' names. */
 export type ObservedComponentName = keyof ObservedComponents;
 
 /** The components observed on their own, in the order they are read. */
-export const OBSERVED_COMPONENTS: readonly ObservedComponentName[] = ['pd'];
+export const OBSERVED_COMPONENTS: readonly ObservedComponentName[] = ['pd', 'tidb'];
 
 /**
  * One step's view of the world. `cluster` is undefined when the TidbCluster no longer exists.

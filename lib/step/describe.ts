@@ -30,6 +30,10 @@ export function describeAction(action: Action): string {
       return `${action.kind} store=${action.storeId} ${Object.entries(action.labels).map(([k, v]) => `${k}=${v}`).join(',')}`;
     case 'pd.setReplication':
       return `${action.kind} ${JSON.stringify(action.change)}`;
+    case 'tidb.setLabels':
+    case 'tidb.startUpgrade':
+    case 'tidb.finishUpgrade':
+      return `${action.kind} pod=${action.pod}`;
     case 'event':
       return `event ${action.type} ${action.reason} on ${describeRef(action.object)}`;
     case 'state.putDeadline':

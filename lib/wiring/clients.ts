@@ -8,7 +8,8 @@
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 
 import { ComponentCaller } from '../components/caller.js';
-import type { TikvStatusPort } from '../components/port.js';
+import type { TidbStatusPort, TikvStatusPort } from '../components/port.js';
+import { TidbStatusClient } from '../components/tidb.js';
 import { TikvStatusClient } from '../components/tikv.js';
 import { KubeClient } from '../kube/client.js';
 import type { KubePort } from '../kube/port.js';
@@ -26,6 +27,8 @@ export interface ClusterClients {
   pd(target: ClusterTarget): PdPort;
   /** The status port (20180) of the cluster's TiKV pods. */
   tikv(target: ClusterTarget): TikvStatusPort;
+  /** The status ports of the cluster's TiDB pods. */
+  tidb(target: ClusterTarget): TidbStatusPort;
 }
 
 /** Clients whose every call also ends by a deadline: what a composition root hands out per invocation. */
@@ -75,6 +78,10 @@ export class ApiServerClients implements DeadlineClients {
 
   tikv(target: ClusterTarget): TikvStatusPort {
     return new TikvStatusClient(this.caller, { namespace: target.namespace, tcName: target.tcName, scheme: target.tls === true ? 'https' : 'http' });
+  }
+
+  tidb(target: ClusterTarget): TidbStatusPort {
+    return new TidbStatusClient(this.caller, { namespace: target.namespace, tcName: target.tcName, scheme: target.tls === true ? 'https' : 'http' });
   }
 }
 

@@ -1,6 +1,6 @@
 /**
- * `LiveExecutor`: the Executor port over the Kubernetes API and PD. It routes one action to its
- * adapter (`execute-kube.ts`, `execute-pd.ts`) and records Events once per occurrence. The engine runs the reconciler's own state actions (deadlines)
+ * `LiveExecutor`: the Executor port over the Kubernetes API, PD and TiDB. It routes one action to its
+ * adapter (`execute-kube.ts`, `execute-pd.ts`, `execute-tidb.ts`) and records Events once per occurrence. The engine runs the reconciler's own state actions (deadlines)
  * itself, under its fence, so they never reach this port.
  */
 
@@ -14,6 +14,7 @@ import { withinBudget } from './abortable.js';
 import type { ClusterClients } from './clients.js';
 import { executeKube } from './execute-kube.js';
 import { executePd } from './execute-pd.js';
+import { executeTidb } from './execute-tidb.js';
 import { ObservedIndex } from './observed.js';
 
 /**
@@ -51,6 +52,10 @@ export class LiveExecutor implements Executor {
       case 'pd.setReplication':
       case 'pd.setStoreState':
         return executePd(this.clients.pd(target), action);
+      case 'tidb.setLabels':
+      case 'tidb.startUpgrade':
+      case 'tidb.finishUpgrade':
+        return executeTidb(this.clients.tidb(target), action);
       case 'event':
         return this.recordEvent(key, ref, action, fence);
       default:

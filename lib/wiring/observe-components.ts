@@ -9,6 +9,7 @@ import type { OwnedObjects, TidbCluster } from '../model/kube.js';
 import type { ObservedComponentName, ObservedComponents } from '../model/snapshot.js';
 import type { ClusterClients, ClusterTarget } from './clients.js';
 import { ClusterIdCache, isPdRollingOut, pdReadFailureOf, readPd, readsPdStores, toPdView, withMemberReadiness } from './pd-view.js';
+import { readTidbServers, tidbReadFailureOf } from './tidb-view.js';
 
 /** What a component read gets: the clients, which cluster to reach (https under cluster TLS), and its TidbCluster. */
 export type ComponentReadContext = { readonly clients: ClusterClients; readonly target: ClusterTarget; readonly cluster: TidbCluster };
@@ -49,6 +50,7 @@ const PD_CLUSTER_IDS = new ClusterIdCache();
  * The readers. PD: members, health and leader, with stores, config and evict-leader schedulers when
  * the cluster's rules use them, through the `<tc>-pd` service (see `pd-view.ts`), then — while PD
  * rolls out — each member's readiness from its own pod, asked only of PD pods this observation listed.
+ * TiDB: each running TiDB pod's `/status` (see `tidb-view.ts`).
  */
 export const COMPONENT_READERS: ComponentReaders = {
   pd: {
@@ -60,5 +62,14 @@ export const COMPONENT_READERS: ComponentReaders = {
       isPdRollingOut(cluster, objects) ? withMemberReadiness(view, clients.pd(target), new Set(objects.Pod.map((p) => p.metadata?.name ?? ''))) : view,
     completeWhat: 'read PD member readiness',
     failureOf: pdReadFailureOf,
+  },
+  // TiDB: `/status` of each running TiDB pod, once the pods are listed (nothing to read before).
+  tidb: {
+    title: 'TiDB',
+    inSpec: (cluster) => cluster.spec.tidb !== undefined && cluster.spec.tidb !== null,
+    read: async () => ({ servers: {} }),
+    complete: async (_view, objects, { clients, target }) => readTidbServers(objects, clients.tidb(target)),
+    completeWhat: 'read TiDB /status',
+    failureOf: tidbReadFailureOf,
   },
 };

@@ -163,7 +163,14 @@ export class LiveObserver implements Observer {
     const { complete } = read;
     if (done.view === undefined || !complete) return done;
     const view = done.view;
-    return { view: await withinBudget(signal, read.completeWhat ?? `read ${read.title}`, () => complete(view, objects, context)) };
+    const what = read.completeWhat ?? `read ${read.title}`;
+    try {
+      return { view: await withinBudget(signal, what, () => complete(view, objects, context)) };
+    } catch (err) {
+      // As for `read`: a component that cannot be read is a fact for the rules, the budget is not.
+      if (signal.aborted) throw abortError(signal, what);
+      return { view: undefined, error: errorText(err), errorKind: read.failureOf(err) };
+    }
   }
 
   private async missingClientSecret(ref: ClusterRef, signal: AbortSignal): Promise<{ name: string; why: string } | undefined> {

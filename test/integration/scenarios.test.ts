@@ -586,3 +586,71 @@ describe('what each TiKV story shows', () => {
     expect(new Set(report.final.pd.stores.map((s) => s.labels['host']))).toEqual(new Set(['tikv-0', 'tikv-1', 'tikv-2']));
   });
 });
+
+describe('what each TiDB story shows', () => {
+  type TidbStatus = { phase?: string; members?: Record<string, { health: boolean }>; failureMembers?: Record<string, unknown> };
+  type Sts = { spec: { replicas: number; updateStrategy: { rollingUpdate?: { partition?: number } }; template: { spec: { containers: { name: string; image: string }[] } } } };
+  const setWrites = (r: ScenarioReport, name: string) =>
+    byReconciler(r)
+      .filter((a) => (a.verb === 'update' || a.verb === 'create') && a.kind === 'StatefulSet' && a.name === name)
+      .map((a) => {
+        const { spec } = a.object as Sts;
+        return { atMs: a.atMs, replicas: spec.replicas, partition: spec.updateStrategy.rollingUpdate?.partition, image: spec.template.spec.containers[0]?.image };
+      });
+
+  it('create: TiDB is written once TiKV is available, and both servers are reported healthy', async () => {
+    const report = await run('tidb-create-ready.yaml');
+    const acts = byReconciler(report);
+    const created = acts.filter((a) => a.verb === 'create' && (a.name ?? '').startsWith('basic-tidb'));
+    expect(created.map((a) => `${a.kind}/${a.name}`)).toEqual([
+      'Service/basic-tidb',
+      'Service/basic-tidb-peer',
+      expect.stringMatching(/^ConfigMap\/basic-tidb-[0-9a-f]{7}$/),
+      'StatefulSet/basic-tidb',
+    ]);
+    const firstTikvUp = acts.find((a) => a.verb === 'updateStatus' && Object.values((a.object as { status: { tikv?: { stores?: Record<string, { state: string }> } } }).status.tikv?.stores ?? {}).some((s) => s.state === 'Up'));
+    expect(created[0]?.atMs).toBeGreaterThanOrEqual(firstTikvUp?.atMs ?? Infinity);
+    const sts = created.find((a) => a.kind === 'StatefulSet')?.object as Sts | undefined;
+    expect(sts?.spec.template.spec.containers.map((c) => c.name)).toEqual(['tidb', 'slowlog']);
+    const tidb = (report.final.tidbcluster as { status: { tidb: TidbStatus } }).status.tidb;
+    expect(tidb.phase).toBe('Normal');
+    expect(Object.entries(tidb.members ?? {}).map(([name, m]) => [name, m.health])).toEqual([
+      ['basic-tidb-0', true],
+      ['basic-tidb-1', true],
+    ]);
+  });
+
+  it('failover: one failure member after tidbFailoverPeriod, one replacement, recovered automatically and scaled back in', async () => {
+    const report = await run('tidb-failover.yaml');
+    const downAtMs = entryAtMs(report, 'fault', 0);
+    const marks = events(report, 'Unhealthy');
+    expect(marks.map((e) => (e.args as { message: string }).message)).toEqual(['tidb[basic-tidb-1] is unhealthy']);
+    expect(marks[0]?.atMs).toBeGreaterThanOrEqual(downAtMs + 5 * 60_000);
+    expect(marks[0]?.atMs).toBeLessThan(downAtMs + 5 * 60_000 + 30_000);
+    expect(setWrites(report, 'basic-tidb').map((w) => w.replicas)).toEqual([2, 3, 2]);
+    const tidb = (report.final.tidbcluster as { status: { tidb: TidbStatus } }).status.tidb;
+    expect(tidb.failureMembers).toBeUndefined();
+  });
+
+  it('upgrade frozen: no TiDB StatefulSet write while TiKV upgrades or scales, then TiDB goes on where it stopped (P16)', async () => {
+    const report = await run('tidb-upgrade-frozen.yaml');
+    const tikv = setWrites(report, 'basic-tikv');
+    const tidb = setWrites(report, 'basic-tidb');
+    const tikvStartMs = tikv.find((w) => w.image === 'pingcap/tikv:v8.5.1')?.atMs ?? Infinity;
+    const tikvDoneMs = tikv.filter((w) => w.image === 'pingcap/tikv:v8.5.1' && w.partition === w.replicas).at(-1)?.atMs ?? -Infinity;
+    const before = tidb.filter((w) => w.atMs < tikvStartMs).at(-1);
+    // TiDB had started rolling (basic-tidb-2 updated) when TiKV's rollout began …
+    expect(before).toMatchObject({ partition: 2, image: 'pingcap/tidb:v8.5.1' });
+    // … and nothing was written to TiDB's StatefulSet until TiKV's rollout was done.
+    expect(tidb.filter((w) => w.atMs >= tikvStartMs && w.atMs < tikvDoneMs)).toEqual([]);
+    expect(tidb.find((w) => w.atMs >= tikvDoneMs)).toMatchObject({ partition: 1, image: 'pingcap/tidb:v8.5.1' });
+    // While TiKV's phase was Scale (from the scale-in patch to the scale-back patch), v8.5.2 was not written.
+    const scaleInMs = entryAtMs(report, 'patch', 2);
+    const scaleBackMs = entryAtMs(report, 'patch', 4);
+    // (the v8.5.1 rollout's own resting write may land in the very step of the scale-in patch)
+    expect(tidb.filter((w) => w.atMs > scaleInMs && w.atMs < scaleBackMs)).toEqual([]);
+    expect(tidb.find((w) => w.image === 'pingcap/tidb:v8.5.2')?.atMs).toBeGreaterThan(scaleBackMs);
+    // The smooth upgrade began and finished once per version.
+    expect(byReconciler(report).filter((a) => a.verb.startsWith('tidb.')).map((a) => a.verb)).toEqual(['tidb.startUpgrade', 'tidb.finishUpgrade', 'tidb.startUpgrade', 'tidb.finishUpgrade']);
+  });
+});

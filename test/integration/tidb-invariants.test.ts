@@ -219,3 +219,78 @@ describe('no-evict-leader-left-after-upgrade', () => {
     expect(violationsOf(w, 'no-evict-leader-left-after-upgrade')).toHaveLength(expected);
   });
 });
+
+describe('TiDB rollout monitors', () => {
+  /** A running cluster with `tidb` TiDB servers, all Ready. */
+  async function withTidb(tidb = 2, knobs: Partial<TidbSimKnobs> = {}): Promise<World> {
+    const w = await startWorld({ knobs });
+    world = w;
+    await w.deploy(handCluster({ tikv: 3, tidb }), ['tidbcluster', 'discovery', 'pd', 'tikv', 'tidb']);
+    await waitForHealthyPd(w, 3);
+    await waitForUpStores(w, 3);
+    await w.waitFor('TiDB Ready', async () => (await w.object('StatefulSet', 'basic-tidb')).json.status?.readyReplicas === tidb);
+    return w;
+  }
+
+  /** A new TiDB template that rolls no pod by itself (partition = replicas). */
+  const newTidbTemplate = (w: World) =>
+    w.edit('StatefulSet', 'basic-tidb', (s) => {
+      s.spec.updateStrategy = { type: 'RollingUpdate', rollingUpdate: { partition: 2 } };
+      s.spec.template.spec.containers[0].image = 'pingcap/tidb:v7.5.1';
+    });
+
+  it('one-pod-down-for-upgrade fires when two TiDB pods on the old revision are deleted together', async () => {
+    const w = await withTidb();
+    await newTidbTemplate(w);
+    await w.clock.advance(1000);
+    await w.remove('Pod', 'basic-tidb-1');
+    await w.remove('Pod', 'basic-tidb-0');
+    await w.clock.advance(1000);
+    expect(violationsOf(w, 'one-pod-down-for-upgrade')).toEqual([expect.stringContaining('2 pods of StatefulSet demo/basic-tidb down for a rolling update at once: basic-tidb-0, basic-tidb-1')]);
+  });
+
+  it.each([
+    { name: 'fires when a TiDB pod restarts for its rollout while TiKV is between revisions', tikvRolling: true, expected: 1 },
+    { name: 'stays quiet when TiKV is at one revision', tikvRolling: false, expected: 0 },
+  ])('no-tidb-upgrade-during-tikv-upgrade $name', async ({ tikvRolling, expected }) => {
+    // Prepare: TiKV gets a new template that rolls nothing yet (its set is between revisions).
+    const w = await withTidb();
+    if (tikvRolling) {
+      await w.edit('StatefulSet', 'basic-tikv', (s) => {
+        s.spec.updateStrategy = { type: 'RollingUpdate', rollingUpdate: { partition: 3 } };
+        s.spec.template.spec.containers[0].image = 'pingcap/tikv:v7.5.1';
+      });
+    }
+    await newTidbTemplate(w);
+    await w.clock.advance(1000);
+    // Act
+    await w.remove('Pod', 'basic-tidb-1');
+    await w.clock.advance(1000);
+    // Assess
+    expect(violationsOf(w, 'no-tidb-upgrade-during-tikv-upgrade')).toHaveLength(expected);
+    expect(violationsOf(w, 'no-tidb-upgrade-during-tikv-upgrade').join()).toMatch(expected === 0 ? /^$/ : /basic-tidb-1 restarted for a rolling update while demo\/basic-tikv is between revisions/);
+  });
+
+  it.each([
+    { name: 'fires when smooth-upgrade mode is still on after a TiDB rollout', finish: false, expected: 1 },
+    { name: 'stays quiet when /upgrade/finish was called', finish: true, expected: 0 },
+  ])('no-ddl-left-paused-after-upgrade $name', async ({ finish, expected }) => {
+    // Prepare: DDL paused through a TiDB server, then a full rollout.
+    const w = await withTidb(2, { evictLeaderGraceMs: 60_000 });
+    expect((await w.podProxy('basic-tidb-0', 10080, '/upgrade/start', 'POST')).status).toBe(200);
+    await w.edit('StatefulSet', 'basic-tidb', (s) => {
+      s.spec.updateStrategy = { type: 'RollingUpdate', rollingUpdate: { partition: 0 } };
+      s.spec.template.spec.containers[0].image = 'pingcap/tidb:v7.5.1';
+    });
+    await w.waitFor('the TiDB rollout', async () => {
+      const set = (await w.object('StatefulSet', 'basic-tidb')).json;
+      const s = set.status;
+      return s.observedGeneration === set.metadata.generation && s.currentRevision === s.updateRevision && s.updatedReplicas === 2 && s.readyReplicas === 2;
+    });
+    if (finish) await w.waitFor('/upgrade/finish answered', async () => (await w.podProxy('basic-tidb-0', 10080, '/upgrade/finish', 'POST')).status === 200);
+    // Act
+    await w.clock.advance(60_000);
+    // Assess
+    expect(violationsOf(w, 'no-ddl-left-paused-after-upgrade')).toHaveLength(expected);
+  });
+});

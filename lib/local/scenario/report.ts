@@ -40,6 +40,9 @@ export const CALL_VERBS = [
   'ticdc.resignOwner',
   'ticdc.drainCapture',
   'pump.offline',
+  'tidb.setLabels',
+  'tidb.startUpgrade',
+  'tidb.finishUpgrade',
 ] as const;
 
 /** One of `CALL_VERBS`. */

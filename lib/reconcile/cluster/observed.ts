@@ -8,6 +8,7 @@ import type { IPersistentVolume } from 'kubernetes-models/v1/PersistentVolume';
 
 import type { OwnedKind, OwnedObjects } from '../../model/kube.js';
 import type { PdView } from '../../model/pd.js';
+import type { TidbView } from '../../model/tidb.js';
 import { allObjects, type PdReadFailure, type Snapshot } from '../../model/snapshot.js';
 
 /** The observed objects of `kind` the cluster owns, its components' and its own, in name order. */
@@ -31,6 +32,12 @@ export const pdReadErrorKind = (snapshot: Snapshot): PdReadFailure | undefined =
 /** The store id the state table holds for a pod of a store component (undefined: none recorded). */
 export const persistedStoreId = (snapshot: Snapshot, component: string, podName: string): string | undefined =>
   snapshot.state.storeIds?.find((r) => r.component === component && r.podName === podName)?.storeId;
+
+/** The TiDB servers' `/status` as the step read them; undefined when not read (no TiDB) or the read failed. */
+export const observedTidb = (snapshot: Snapshot): TidbView | undefined => snapshot.components.tidb.view;
+
+/** Why the TiDB servers could not be read, when they were asked and our path to them failed. */
+export const tidbReadError = (snapshot: Snapshot): string | undefined => snapshot.components.tidb.error;
 
 /** The Secrets the reconciler itself needs that do not exist. */
 export const missingSecrets = (snapshot: Snapshot): readonly string[] => snapshot.missingSecrets ?? [];

@@ -12,6 +12,7 @@ import { planMetaInfo } from './meta-info.js';
 import { planPaused } from './paused.js';
 import { pdRules } from '../components/pd/recipe.js';
 import { tikvRules } from '../components/tikv/recipe.js';
+import { tidbRules } from '../components/tidb/recipe.js';
 import { actRule, statusRule, type Rule } from '../engine/rule.js';
 
 /** The TidbCluster rules, in the order a step runs them. */
@@ -34,7 +35,11 @@ export const clusterRules: readonly Rule[] = [
   // TiFlash — next issue
   // TiKV: the member recipe gated on PD available (stores, tombstones and phase from PD's view)
   ...tikvRules,
-  // Pump, TiDB (gated on TiKV), TiCDC — next issue
+  // Pump — next issue
+  // TiDB: the member recipe, gated on TiKV (and Pump) available; its upgrade waits while PD, TiKV,
+  // TiFlash or Pump upgrade or scale, keeping its template and partition as they are
+  ...tidbRules,
+  // TiCDC — next issue
 
   // --- conditions ---
   // the Ready condition from the status computed above (TiDB Operator's condition updater)

@@ -63,12 +63,14 @@ export function isServiceApplied(desired: IService, live: IService): boolean {
 
 /**
  * The object to update `live` with: `desired`, keeping the allocated cluster IP(s) and, per port
- * name, the allocated node ports (as TiDB Operator keeps ClusterIP on update).
+ * name, the allocated node ports unless the desired port names one (as TiDB Operator keeps ClusterIP
+ * and node ports on update).
  */
 export function serviceUpdate(desired: IService, live: IService): KubeObject {
   const nodePort = (name: string | undefined) => live.spec?.ports?.find((p) => p.name === name)?.nodePort;
   const ports = (desired.spec?.ports ?? []).map((p) => {
-    const allocated = desired.spec?.type === 'NodePort' || desired.spec?.type === 'LoadBalancer' ? nodePort(p.name) : undefined;
+    // A node port the desired Service names itself wins; otherwise the allocated one is kept.
+    const allocated = p.nodePort === undefined && (desired.spec?.type === 'NodePort' || desired.spec?.type === 'LoadBalancer') ? nodePort(p.name) : undefined;
     return allocated === undefined ? p : { ...p, nodePort: allocated };
   });
   const kept = {

@@ -111,6 +111,11 @@ export type MemberHooks = {
   readonly beforeScaleOut?: (input: MemberInput, podName: string) => MemberDecision | undefined;
   /** Its failover (marks, replacements, recovery), on the shared bookkeeping of member/failover. */
   readonly failover: (input: MemberInput) => MemberDecision;
+  /**
+   * Before an unblocked upgrade writes the new pod spec or moves the partition, what must come first
+   * (TiDB: the smooth-upgrade marker and start call) as a decision, or undefined to go on.
+   */
+  readonly beforeUpgrade?: (input: MemberInput) => MemberDecision | undefined;
   /** Before the first pod not yet updated restarts (PD: stability, quorum, leader transfer). */
   readonly beforeRestart: (input: MemberInput, ordinal: number) => Walk;
   /** Why an updated, available pod may not be left behind yet (PD: member healthy and ready), or undefined. */
@@ -130,6 +135,8 @@ export type ComponentDeclaration = {
   readonly specOf: (tc: TidbCluster) => MemberSpec | undefined;
   /** Its data claim: the claim template `<claim>` names PVCs `<claim>-<tc>-<name>-<ordinal>`. */
   readonly claim: string;
+  /** True when its pods may have no PVC at all (TiDB keeps no data): a scale-in then marks nothing. */
+  readonly claimsOptional?: boolean;
   /** Its volume claim templates (the data claim first). */
   readonly claimTemplates: (tc: TidbCluster) => NonNullable<StatefulSetSpec['volumeClaimTemplates']>;
   /** Its Services, in the order they are written. */
@@ -142,6 +149,8 @@ export type ComponentDeclaration = {
   readonly desiredReplicas: (tc: TidbCluster, status: TidbClusterStatus) => number;
   /** Its status sync (runs on every step, paused or not). */
   readonly syncStatus: (input: MemberInput) => StatusDecision;
+  /** Whether its status is synced, when `status.<name>.synced` does not say (TiDB's status has no such field). */
+  readonly isSynced?: (input: MemberInput) => boolean;
   /** As TiDB Operator v1's PD: a new StatefulSet is followed by a requeue until the component runs. */
   readonly requeueAfterCreate: boolean;
   readonly dependencies: Dependencies;

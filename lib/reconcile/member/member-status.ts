@@ -16,3 +16,12 @@ export function memberStatusOf(input: MemberInput): MemberStatus {
 export function withMemberStatus(input: MemberInput, change: Partial<MemberStatus>): TidbClusterStatus {
   return { ...input.status, [input.scope.component.name]: { ...input.status[input.scope.component.name], ...change } };
 }
+
+/**
+ * Whether the component's status is synced this step: the declaration's own judgement when it has
+ * one (TiDB's status has no `synced` field), else `status.<component>.synced`.
+ */
+export function isMemberSynced(input: MemberInput): boolean {
+  const judge = input.scope.component.isSynced;
+  return judge ? judge(input) : memberStatusOf(input).synced === true;
+}

@@ -12,7 +12,7 @@ import type { Action, DeleteAction, PatchAction } from '../../model/action.js';
 import { toKubeTime } from '../cluster/condition.js';
 import { fail, retry } from '../engine/outcome.js';
 import type { MemberDecision, MemberInput } from './component.js';
-import { memberStatusOf } from './member-status.js';
+import { isMemberSynced } from './member-status.js';
 import { clusterPath, isTerminating, nothing } from './members.js';
 import { desiredReplicasOf, replicasDraft } from './statefulset-draft.js';
 import { replicasOf } from './statefulset.js';
@@ -102,7 +102,7 @@ export function planMemberScale(input: MemberInput): MemberDecision {
   const settle = step.direction >= 0 && actual > 0 ? component.hooks.settleScaleIn?.(input, input.scope.podName(actual - 1)) : undefined;
   const settling = settle !== undefined && settle.kind !== 'none';
   if (step.direction === 0 && !settling) return nothing();
-  if (memberStatusOf(input).synced !== true) {
+  if (!isMemberSynced(input)) {
     const way = step.direction > 0 && !settling ? 'out' : 'in';
     return { actions: [], outcome: fail(`TidbCluster: [${clusterPath(input)}]'s ${component.name} status sync failed, can't scale ${way} now`) };
   }
@@ -134,7 +134,7 @@ function scaleIn(input: MemberInput, set: IStatefulSet, step: ScaleStep): Member
   const check = component.hooks.beforeScaleIn(input, podName);
   if ('hold' in check) return check.hold;
   const pvcs = input.scope.pvcsOfPod(podName);
-  if (pvcs.length === 0) return { actions: [], outcome: fail(`no pvc found for pod ${input.cluster.metadata.namespace ?? ''}/${podName}`) };
+  if (pvcs.length === 0 && component.claimsOptional !== true) return { actions: [], outcome: fail(`no pvc found for pod ${input.cluster.metadata.namespace ?? ''}/${podName}`) };
   const actions: Action[] = [
     ...check.first,
     ...pvcs.filter((pvc) => !isDeferDeleting(pvc) && !isTerminating(pvc)).map((pvc) => deferDeletingPatch(pvc, input.snapshot.nowMs, check.pvcAnnotations)),

@@ -11,11 +11,11 @@ import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import type { Outcome } from '../../model/outcome.js';
 import { complete, fail, retry } from '../engine/outcome.js';
 import type { MemberDecision, MemberInput, Walk } from './component.js';
-import { memberStatusOf, withMemberStatus } from './member-status.js';
+import { isMemberSynced, memberStatusOf, withMemberStatus } from './member-status.js';
 import { nothing } from './members.js';
 import { descendingOrdinals, podAvailability, secondsFromAnnotation } from './rolling-update.js';
 import { desiredStatefulSet, isTemplateChanged, restPartition, setFor } from './statefulset-draft.js';
-import { partitionOf, podRevision, replicasOf } from './statefulset.js';
+import { appliedTemplate, isStatefulSetUpgrading, partitionOf, podRevision, replicasOf } from './statefulset.js';
 
 /** `tidbcluster: [<ns>/<name>]`, as TiDB Operator's upgrader messages name the cluster. */
 export const upgraderWho = (input: MemberInput): string => `tidbcluster: [${input.cluster.metadata.namespace ?? ''}/${input.cluster.metadata.name ?? ''}]`;
@@ -88,9 +88,21 @@ function upgradeBlocker(input: MemberInput): string | undefined {
 }
 
 /**
+ * While the upgrade waits, the StatefulSet keeps the pod template and the partition it has, together
+ * (P16): as TiDB Operator the new pod spec is not written, and — unlike v1, whose default partition
+ * then rolled an updated pod back — a rollout in progress is neither advanced nor undone.
+ */
+function frozen(input: MemberInput, set: IStatefulSet, message: string): MemberDecision {
+  const partition = partitionOf(set) ?? restPartition(input, replicasOf(set));
+  const draft = setFor(input, set, { replicas: replicasOf(set), partition, template: appliedTemplate(set) });
+  return { actions: [], draft, outcome: complete(message) };
+}
+
+/**
  * The `…Upgrade` rule. As TiDB Operator: it runs when the pod spec changed or the phase is
- * `Upgrade`; `fail`s while the status is not synced; waits while a component of `upgradeWaitsFor`
- * is in one of its phases (the writers keep the applied pod spec). Otherwise it sets the phase to
+ * `Upgrade` or the StatefulSet is between revisions; `fail`s while the status is not synced; while a
+ * component of `upgradeWaitsFor` is in one of its phases it freezes the live template and partition
+ * together (`frozen`); the component's `beforeUpgrade` may go first. Otherwise it sets the phase to
  * `Upgrade` and takes exactly one of: write the new pod spec (partition = replicas), leave an
  * OnDelete or unparameterised strategy to the StatefulSet controller, hold or act as the walk says,
  * or move the partition by one pod. Every write stops the block and retries.
@@ -100,10 +112,14 @@ export function planMemberUpgrade(input: MemberInput): MemberDecision {
   if (!set) return nothing();
   const changed = isTemplateChanged(input, set);
   const own = memberStatusOf(input);
-  if (!changed && own.phase !== 'Upgrade') return nothing();
-  if (own.synced !== true) return { actions: [], outcome: fail(`${upgraderWho(input)}'s ${component.name} status sync failed, can not to be upgraded`) };
+  // A rollout in progress counts even when the phase does not say so (TiDB's phase is Normal while TiKV upgrades).
+  const rolling = isStatefulSetUpgrading(set, input.scope.pods, own.statefulSet?.updateRevision);
+  if (!changed && own.phase !== 'Upgrade' && !rolling) return nothing();
+  if (!isMemberSynced(input)) return { actions: [], outcome: fail(`${upgraderWho(input)}'s ${component.name} status sync failed, can not to be upgraded`) };
   const blocked = upgradeBlocker(input);
-  if (blocked !== undefined) return nothing(`${blocked}: the upgrade waits`);
+  if (blocked !== undefined) return frozen(input, set, `${blocked}: the upgrade waits`);
+  const first = component.hooks.beforeUpgrade?.(input);
+  if (first !== undefined) return first;
   const next = { ...input, status: withMemberStatus(input, { phase: 'Upgrade' }) };
   if (changed) {
     const draft = desiredStatefulSet(next, { replicas: replicasOf(set), partition: restPartition(next, replicasOf(set)) });

@@ -1,9 +1,11 @@
 /**
- * The two rolling-update monitors. A PD or TiKV pod is "down for an upgrade" from the moment its
+ * The rolling-update monitors. A PD, TiKV or TiDB pod is "down for an upgrade" from the moment its
  * deletion begins while it is on an old revision of its StatefulSet (and no injected fault had
- * taken it down) until a pod of that name is Ready again; two at once in one set is a violation.
+ * taken it down) until a pod of that name is Ready again; two at once in one set is a violation,
+ * and so is a TiDB pod going down so while its cluster's TiKV StatefulSet is between revisions.
  * When a TiKV set's rollout completes, no evict-leader scheduler may exist `evictLeaderGraceMs`
- * later — whenever it was added — unless a new rollout began or a scale-in is removing the store.
+ * later — whenever it was added — unless a new rollout began or a scale-in is removing the store;
+ * when a TiDB set's rollout completes, the smooth-upgrade mode must be off by then.
  */
 import type { TimerHandle } from '../../platform/clock.js';
 import type { KubeObject } from '../object.js';
@@ -11,7 +13,8 @@ import { isPodReady } from '../pod-status.js';
 import type { StoreEvent } from '../store.js';
 import type { InvariantName, MonitorDeps } from './invariants.js';
 
-const UPGRADE_COMPONENTS = new Set(['pd', 'tikv']);
+const UPGRADE_COMPONENTS = new Set(['pd', 'tikv', 'tidb']);
+const ROLLOUT_COMPONENTS = new Set(['tikv', 'tidb']);
 
 type Rollout = { inProgress: boolean; epoch: number };
 
@@ -61,6 +64,7 @@ export class UpgradeWatch {
     const starting = ev.type === 'DELETED' ? !ev.previous?.metadata.deletionTimestamp : ev.type === 'MODIFIED' && !ev.previous?.metadata.deletionTimestamp && pod.metadata.deletionTimestamp !== undefined;
     if (!starting || !this.isUpgradeRestart(pod, key)) return;
     down.add(name);
+    if (pod.metadata.labels?.['app.kubernetes.io/component'] === 'tidb') this.checkTikvAtRest(pod);
     if (down.size >= 2) this.violate('one-pod-down-for-upgrade', `${down.size} pods of StatefulSet ${key} down for a rolling update at once: ${[...down].sort().join(', ')}`);
   }
 
@@ -73,12 +77,24 @@ export class UpgradeWatch {
     return update !== undefined && revision !== undefined && revision !== update && !this.deps.isFaulted(pod);
   }
 
+  /** A TiDB pod restarted for its upgrade: the cluster's TiKV StatefulSet must not be between revisions. */
+  private checkTikvAtRest(pod: KubeObject): void {
+    const instance = pod.metadata.labels?.['app.kubernetes.io/instance'] ?? '';
+    const tikv = this.deps.store
+      .list('StatefulSet', pod.metadata.namespace)
+      .find((s) => s.metadata.labels?.['app.kubernetes.io/component'] === 'tikv' && s.metadata.labels['app.kubernetes.io/instance'] === instance);
+    const s = tikv?.status ?? {};
+    if (!tikv || s.currentRevision === undefined || s.currentRevision === s.updateRevision) return;
+    this.violate('no-tidb-upgrade-during-tikv-upgrade', `${pod.metadata.name ?? ''} restarted for a rolling update while ${pod.metadata.namespace ?? ''}/${tikv.metadata.name ?? ''} is between revisions ${String(s.currentRevision)} and ${String(s.updateRevision)}`);
+  }
+
   private onSet(set: KubeObject): void {
     const key = `${set.metadata.namespace ?? ''}/${set.metadata.name ?? ''}`;
     const replicas = typeof set.spec?.replicas === 'number' ? set.spec.replicas : 1;
     // Pods scaled away never come back Ready: they are no longer down for the upgrade.
     for (const pod of this.down.get(key) ?? []) if (ordinal(pod) >= replicas) this.down.get(key)?.delete(pod);
-    if (set.metadata.labels?.['app.kubernetes.io/component'] !== 'tikv') return;
+    const component = set.metadata.labels?.['app.kubernetes.io/component'] ?? '';
+    if (!ROLLOUT_COMPONENTS.has(component)) return;
     const s = set.status ?? {};
     const complete = s.currentRevision !== undefined && s.currentRevision === s.updateRevision && s.updatedReplicas === replicas && s.readyReplicas === replicas;
     const rollout = this.rollouts.get(key) ?? { inProgress: false, epoch: 0 };
@@ -90,7 +106,19 @@ export class UpgradeWatch {
     if (!rollout.inProgress) return;
     rollout.inProgress = false;
     rollout.epoch++;
-    this.scheduleEvictCheck(set, rollout, rollout.epoch);
+    if (component === 'tikv') this.scheduleEvictCheck(set, rollout, rollout.epoch);
+    else this.scheduleDdlCheck(set, rollout, rollout.epoch);
+  }
+
+  private scheduleDdlCheck(set: KubeObject, rollout: Rollout, epoch: number): void {
+    const handle = this.deps.clock.setTimer(() => {
+      this.timers.delete(handle);
+      if (rollout.epoch !== epoch || rollout.inProgress) return;
+      const cluster = this.deps.clusters.find(set.metadata.namespace ?? '', set.metadata.labels?.['app.kubernetes.io/instance'] ?? '');
+      if (!cluster?.smoothUpgrade.ddlPaused) return;
+      this.violate('no-ddl-left-paused-after-upgrade', `TiDB smooth-upgrade mode (DDL paused) still on ${Math.round(this.deps.knobs.evictLeaderGraceMs / 1000)}s after the rollout of ${set.metadata.namespace ?? ''}/${set.metadata.name ?? ''} completed`);
+    }, this.deps.knobs.evictLeaderGraceMs);
+    this.timers.add(handle);
   }
 
   private scheduleEvictCheck(set: KubeObject, rollout: Rollout, epoch: number): void {

@@ -8,8 +8,12 @@
  *   deleted by an injected fault or deleted while down because of one — any other deletion (of a
  *   pod, or of a StatefulSet whose TidbCluster stays) is;
  * - `no-data-loss`: a region lost every replica (all its stores' volumes deleted);
- * - `one-pod-down-for-upgrade`: two PD or two TiKV pods of one set were down for a rolling update
- *   at the same time;
+ * - `one-pod-down-for-upgrade`: two PD, two TiKV or two TiDB pods of one set were down for a
+ *   rolling update at the same time;
+ * - `no-tidb-upgrade-during-tikv-upgrade`: a TiDB pod was restarted for a rolling update while the
+ *   cluster's TiKV StatefulSet was between revisions;
+ * - `no-ddl-left-paused-after-upgrade`: TiDB's smooth-upgrade mode (DDL paused) is still on
+ *   `evictLeaderGraceMs` after a TiDB rollout completed;
  * - `no-evict-leader-left-after-upgrade`: an evict-leader scheduler that existed when a TiKV rollout
  *   completed is still there `evictLeaderGraceMs` later;
  * - `pvc-deleted-only-after-tombstone`: a PVC was deleted while the store on it was not Tombstone;
@@ -31,7 +35,16 @@ export type Violation = { atMs: number; message: string };
 export type InvariantReport = { name: string; violations: Violation[] };
 
 /** The monitors' names, in report order. */
-export const INVARIANT_NAMES = ['pd-quorum-kept', 'no-data-loss', 'one-pod-down-for-upgrade', 'no-evict-leader-left-after-upgrade', 'pvc-deleted-only-after-tombstone', 'no-store-deleted-below-max-replicas'] as const;
+export const INVARIANT_NAMES = [
+  'pd-quorum-kept',
+  'no-data-loss',
+  'one-pod-down-for-upgrade',
+  'no-evict-leader-left-after-upgrade',
+  'pvc-deleted-only-after-tombstone',
+  'no-store-deleted-below-max-replicas',
+  'no-tidb-upgrade-during-tikv-upgrade',
+  'no-ddl-left-paused-after-upgrade',
+] as const;
 
 /** A monitor's name. */
 export type InvariantName = (typeof INVARIANT_NAMES)[number];

@@ -12,13 +12,20 @@ import type { PdContext } from './pd-context.js';
 import { PumpRegistry } from './pumps.js';
 import type { Rng } from './rng.js';
 
-/** Everything one TiDB cluster keeps: PD (members, stores, regions), TiCDC captures, Pump nodes. */
+/**
+ * TiDB's cluster-wide smooth-upgrade mode (TiDB ≥ 7.1 keeps it in PD's etcd): entered by
+ * `POST /upgrade/start` on any TiDB server, left by `POST /upgrade/finish`; DDL is paused meanwhile.
+ */
+export type SmoothUpgradeMode = { ddlPaused: boolean; sinceMs: number | undefined };
+
+/** Everything one TiDB cluster keeps: PD (members, stores, regions), TiCDC captures, Pump nodes, TiDB's upgrade mode. */
 export type ClusterState = {
   readonly namespace: string;
   readonly name: string;
   readonly pd: PdCluster;
   readonly captures: CaptureRegistry;
   readonly pumps: PumpRegistry;
+  readonly smoothUpgrade: SmoothUpgradeMode;
 };
 
 /** All clusters of the simulation. */
@@ -35,7 +42,7 @@ export class ClusterRegistry {
     if (existing) return existing;
     const pd = new PdCluster(namespace, name, { clock: this.deps.clock, rng: this.deps.rng.fork(), knobs: this.deps.knobs });
     const ctx: PdContext = { clock: this.deps.clock, rng: this.deps.rng.fork(), knobs: this.deps.knobs, changed: () => pd.changed() };
-    const state: ClusterState = { namespace, name, pd, captures: new CaptureRegistry(ctx), pumps: new PumpRegistry(ctx) };
+    const state: ClusterState = { namespace, name, pd, captures: new CaptureRegistry(ctx), pumps: new PumpRegistry(ctx), smoothUpgrade: { ddlPaused: false, sinceMs: undefined } };
     this.clusters.set(key, state);
     for (const l of this.createListeners) l(state);
     return state;

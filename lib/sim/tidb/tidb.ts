@@ -2,13 +2,15 @@
  * A TiDB server process. It starts serving (MySQL 4000, status 10080) once it can reach PD and a
  * TiKV store, as TiDB's bootstrap needs storage; afterwards `/status` answers 200 only while PD has
  * a leader (raft quorum) and at least one TiKV store is Up, and 500 otherwise. `/labels` takes the
- * server labels TiDB Operator posts (TiDB ≥ 6.3).
+ * server labels TiDB Operator posts (TiDB ≥ 6.3); `/upgrade/start` and `/upgrade/finish` enter and
+ * leave the cluster-wide smooth-upgrade mode (DDL paused).
  */
 import type { ProxyRequest, ProxyResponse } from '../proxy.js';
 import type { ProcessHooks } from '../runtime.js';
 import { json, objectBody, text } from './http.js';
 import type { PdCluster } from './pd-cluster.js';
 import type { PodInfo } from './pod-info.js';
+import type { SmoothUpgradeMode } from './registry.js';
 import { TidbProcess } from './process.js';
 import type { SimContext } from './sim-context.js';
 
@@ -52,11 +54,34 @@ export class TidbServerProcess extends TidbProcess {
       const body = objectBody(req);
       if (!body || Object.values(body).some((v) => typeof v !== 'string')) return text(400, 'invalid labels');
       this.labels = { ...this.labels, ...(body as Record<string, string>) };
+      this.sim.record({ verb: 'tidb.setLabels', args: { pod: this.pod.name, labels: body } });
       return text(200, 'success!', false);
     }
-    if ((req.path === '/upgrade/start' || req.path === '/upgrade/finish') && req.method === 'POST') return text(200, 'success!', false);
+    if (req.path === '/upgrade/start' && req.method === 'POST') return this.upgradeMode(true);
+    if (req.path === '/upgrade/finish' && req.method === 'POST') return this.upgradeMode(false);
     if (req.path === '/info' && (req.method === 'GET' || req.method === 'POST')) return json(200, { version: `8.0.11-TiDB-${this.pod.version}`, is_owner: false, ip: '', listening_port: 4000, status_port: 10080, lease: '45s' });
     return text(404, '404 page not found');
+  }
+
+  /**
+   * Enters or leaves the cluster-wide smooth-upgrade mode. As TiDB, repeating either is accepted
+   * (the answer says the cluster already is in that state); it needs PD to persist the mode.
+   */
+  private upgradeMode(start: boolean): ProxyResponse {
+    const verb = start ? 'tidb.startUpgrade' : 'tidb.finishUpgrade';
+    if (!this.cluster.hasLeader()) {
+      this.sim.record({ verb, args: { pod: this.pod.name }, error: 'PD server timeout' });
+      return text(500, '[tikv:9001]PD server timeout');
+    }
+    this.sim.record({ verb, args: { pod: this.pod.name } });
+    const already = this.mode.ddlPaused === start;
+    this.mode.ddlPaused = start;
+    this.mode.sinceMs = start ? (already ? this.mode.sinceMs : this.sim.clock.nowMs()) : undefined;
+    return text(200, already ? "It's a duplicated operation and the cluster is already in this state." : 'success!', false);
+  }
+
+  private get mode(): SmoothUpgradeMode {
+    return this.sim.clusters.get(this.pod.namespace, this.pod.cluster).smoothUpgrade;
   }
 
   private status200(): ProxyResponse {

@@ -9,6 +9,7 @@ import type { Context } from 'aws-lambda';
 
 import type { TikvStatusPort } from '../../../lib/components/port.js';
 import type { KubeObject, KubePort, ObjectList, PageRequest, TidbClusterPage } from '../../../lib/kube/port.js';
+import type { TidbStatusPort } from '../../../lib/components/port.js';
 import type { PdPort } from '../../../lib/pd/port.js';
 import { VirtualClock } from '../../../lib/platform/clock.js';
 import { DEFAULT_SWEEP_CONFIG, DEFAULT_STEP_CONFIG } from '../../../lib/platform/config.js';
@@ -100,9 +101,18 @@ const tikvDown = (): TikvStatusPort => ({
   getLeaderCount: async () => Promise.reject(new TransientError('TiKV metrics: HTTP 503: no endpoints available')),
 });
 
-/** Clients whose PD and TiKV are unreachable. */
+
+const tidbDown = (): TidbStatusPort =>
+  new Proxy({} as TidbStatusPort, {
+    get: () => async () => {
+      throw new TransientError('TiDB status: HTTP 503: no endpoints available');
+    },
+  });
+
+
+/** Clients whose PD, TiKV and TiDB are unreachable. */
 export function fakeClients(kube: KubePort): DeadlineClients {
-  const clients: ClusterClients = { kube, pd: pdDown, tikv: tikvDown };
+  const clients: ClusterClients = { kube, pd: pdDown, tikv: tikvDown, tidb: tidbDown };
   return { ...clients, withDeadline: () => clients };
 }
 

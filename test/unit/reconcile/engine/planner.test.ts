@@ -92,7 +92,7 @@ describe('planning a step: rules in order, later rules see earlier status', () =
 });
 
 describe('the registry', () => {
-  it('runs Admission first, Paused before anything writes, the PD recipe, then the TiKV recipe, and ClusterStatus last', () => {
+  it('runs Admission first, Paused before anything writes, the PD recipe, then the TiKV recipe, then the TiDB recipe, and ClusterStatus last', () => {
     expect(ruleNames(clusterRules)).toEqual([
       'act:Admission',
       'act:Paused',
@@ -121,6 +121,16 @@ describe('the registry', () => {
       'act:TikvFailover',
       'act:TikvUpgrade',
       'act:TikvStatefulSet',
+      'act:TidbGate',
+      'status:TidbStatus',
+      'act:TidbDependencies',
+      'act:TidbServices',
+      'act:TidbConfigMap',
+      'act:TidbSmoothUpgradeFinish',
+      'act:TidbScale',
+      'act:TidbFailover',
+      'act:TidbUpgrade',
+      'act:TidbStatefulSet',
       'status:ClusterStatus',
     ]);
   });

@@ -1,0 +1,38 @@
+/**
+ * TiDB's ConfigMap data, as TiDB Operator v1 (§2.0, §2.4): `config-file` (tidb.toml from
+ * `spec.tidb.config`, TOML text or a map, compared semantically; with cluster TLS the
+ * `security.cluster-ssl-*` paths of the mounted `tidb-tls` Secret) and `startup-script`. How it is
+ * named and written is the shared member/config-map.ts.
+ */
+
+import type { TidbCluster } from '../../../model/kube.js';
+import { isTlsCluster } from '../../cluster/tls.js';
+import { renderConfig, type ConfigData, type TomlValue } from '../../member/config-data.js';
+import { tidbStartScript } from './start-script.js';
+
+/** The ConfigMap keys of TiDB. */
+export const TIDB_CONFIG_KEYS = { config: 'config-file', script: 'startup-script' } as const;
+
+/** Where the cluster TLS Secret `<tc>-tidb-cluster-secret` is mounted in the TiDB container. */
+export const TIDB_CLUSTER_TLS_PATH = '/var/lib/tidb-tls';
+
+/** PD's client address as TiDB's `--path` names it: `<tc>-pd:2379`, an FQDN with `spec.clusterDomain`. */
+export function tidbPdPath(tc: TidbCluster): string {
+  const name = tc.metadata.name ?? '';
+  const domain = tc.spec.clusterDomain;
+  return domain === undefined || domain === '' ? `${name}-pd:2379` : `${name}-pd.${tc.metadata.namespace ?? ''}.svc.${domain}:2379`;
+}
+
+/** The desired ConfigMap data: rendered tidb.toml (plus operator-injected keys) and the start script. */
+export function tidbConfigData(tc: TidbCluster): ConfigData {
+  // As TiDB Operator: with cluster TLS, TiDB talks to PD and TiKV with the mounted cluster certificate.
+  const overlay: Record<string, TomlValue> = isTlsCluster(tc)
+    ? {
+        'security.cluster-ssl-ca': `${TIDB_CLUSTER_TLS_PATH}/ca.crt`,
+        'security.cluster-ssl-cert': `${TIDB_CLUSTER_TLS_PATH}/tls.crt`,
+        'security.cluster-ssl-key': `${TIDB_CLUSTER_TLS_PATH}/tls.key`,
+      }
+    : {};
+  const script = tidbStartScript({ pdPath: tidbPdPath(tc), clusterDomain: tc.spec.clusterDomain ?? '' });
+  return { [TIDB_CONFIG_KEYS.config]: renderConfig(tc.spec.tidb?.config, overlay), [TIDB_CONFIG_KEYS.script]: script };
+}

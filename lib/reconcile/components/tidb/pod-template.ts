@@ -1,0 +1,139 @@
+/**
+ * TiDB's pod template and claim templates, as TiDB Operator v1's `getNewTiDBSetForTidbCluster`
+ * (§2.0, §2.4): image `<baseImage>:<version>`, the start script and tidb.toml from the ConfigMap,
+ * ports `server` 4000 and `status` 10080, a readiness probe (TCP 4000 after 10 s, or `curl /status`
+ * for `readinessProbe.type: command`), the slow-log sidecar `slowlog` tailing the slow-query file on
+ * an emptyDir (unless `separateSlowLog: false`), scheduling settings, and claim templates only for
+ * `spec.tidb.storageVolumes` (TiDB keeps no data of its own).
+ */
+
+import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
+import type { IContainer } from 'kubernetes-models/v1/Container';
+import type { IVolume } from 'kubernetes-models/v1/Volume';
+
+import type { TidbCluster } from '../../../model/kube.js';
+import { clusterTlsSecretName, isTlsCluster } from '../../cluster/tls.js';
+import { mergeContainers } from '../../member/container-merge.js';
+import { componentImage, containerResources, defined, imagePullPolicyOf, podMetadata, podSchedulingSpec } from '../../member/pod-spec.js';
+import type { PodTemplate } from '../../member/statefulset.js';
+import { TIDB_CLUSTER_TLS_PATH } from './config-map.js';
+import { TIDB_PORTS, tidbPeerServiceName } from './names.js';
+
+/** As TiDB Operator: the readiness probe starts after 10 s. */
+export const DEFAULT_TIDB_PROBE_DELAY_SECONDS = 10;
+/** As TiDB Operator: the slow-query log file the sidecar tails. */
+export const TIDB_SLOW_LOG_FILE = '/var/log/tidb/slowlog';
+/** As TiDB Operator: the helper image of the slow-log sidecar unless `spec.helper.image` says otherwise. */
+export const DEFAULT_HELPER_IMAGE = 'busybox:1.26.2';
+
+type PodSpec = NonNullable<PodTemplate['spec']>;
+type TidbSpec = NonNullable<TidbCluster['spec']['tidb']>;
+
+/** The TiDB image: `spec.tidb.image` when set, else `<baseImage>:<version>` (`spec.tidb.version` or `spec.version`). */
+export const tidbImage = (tc: TidbCluster): string => componentImage(tc, tc.spec.tidb, 'pingcap/tidb');
+
+/** Whether the slow log goes to its own file tailed by the sidecar (TiDB Operator's default: yes). */
+export const isSlowLogSeparate = (tidb: TidbSpec | undefined): boolean => tidb?.separateSlowLog !== false;
+
+function readinessProbe(tc: TidbCluster): IContainer['readinessProbe'] {
+  const probe = tc.spec.tidb?.readinessProbe;
+  const timing = { initialDelaySeconds: probe?.initialDelaySeconds ?? DEFAULT_TIDB_PROBE_DELAY_SECONDS, periodSeconds: probe?.periodSeconds };
+  if (probe?.type === 'command') {
+    const scheme = isTlsCluster(tc) ? 'https' : 'http';
+    return defined({ exec: { command: ['curl', `${scheme}://127.0.0.1:${TIDB_PORTS.status}/status`, '--fail', '--location'] }, ...timing });
+  }
+  return defined({ tcpSocket: { port: TIDB_PORTS.server }, ...timing });
+}
+
+function tidbContainer(tc: TidbCluster): IContainer {
+  const tidb = tc.spec.tidb;
+  const slowLog = isSlowLogSeparate(tidb);
+  const env = [
+    { name: 'CLUSTER_NAME', value: tc.metadata.name ?? '' },
+    { name: 'TZ', value: tc.spec.timezone ?? 'UTC' },
+    { name: 'BINLOG_ENABLED', value: String(tidb?.binlogEnabled ?? tc.spec.pump !== undefined) },
+    ...(slowLog ? [{ name: 'SLOW_LOG_FILE', value: TIDB_SLOW_LOG_FILE }] : []),
+    { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+    { name: 'NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+    { name: 'HEADLESS_SERVICE_NAME', value: tidbPeerServiceName(tc) },
+    ...(tidb?.env ?? []),
+  ];
+  const storageMounts = (tidb?.storageVolumes ?? []).flatMap((v) => (v.mountPath === undefined ? [] : [{ name: `tidb-${v.name}`, mountPath: v.mountPath }]));
+  return defined({
+    name: 'tidb',
+    image: tidbImage(tc),
+    imagePullPolicy: imagePullPolicyOf(tc, tidb),
+    command: ['/bin/sh', '/usr/local/bin/tidb_start_script.sh'],
+    ports: [
+      { name: 'server', containerPort: TIDB_PORTS.server, protocol: 'TCP' },
+      { name: 'status', containerPort: TIDB_PORTS.status, protocol: 'TCP' },
+    ],
+    volumeMounts: [
+      { name: 'annotations', readOnly: true, mountPath: '/etc/podinfo' },
+      { name: 'config', readOnly: true, mountPath: '/etc/tidb' },
+      { name: 'startup-script', readOnly: true, mountPath: '/usr/local/bin' },
+      ...(isTlsCluster(tc) ? [{ name: 'tidb-tls', readOnly: true, mountPath: TIDB_CLUSTER_TLS_PATH }] : []),
+      ...(slowLog ? [{ name: 'slowlog', mountPath: '/var/log/tidb' }] : []),
+      ...storageMounts,
+      ...(tidb?.additionalVolumeMounts ?? []),
+    ],
+    resources: containerResources(tidb),
+    env,
+    envFrom: tidb?.envFrom,
+    readinessProbe: readinessProbe(tc),
+  });
+}
+
+/** As TiDB Operator: the `slowlog` sidecar tails the slow-query file (it shows in `kubectl logs -c slowlog`). */
+function slowLogContainer(tc: TidbCluster): IContainer {
+  const tailer = tc.spec.tidb?.slowLogTailer;
+  return defined({
+    name: 'slowlog',
+    image: tailer?.image ?? tc.spec.helper?.image ?? DEFAULT_HELPER_IMAGE,
+    imagePullPolicy: tailer?.imagePullPolicy ?? tc.spec.helper?.imagePullPolicy ?? tc.spec.imagePullPolicy ?? 'IfNotPresent',
+    command: ['sh', '-c', `touch ${TIDB_SLOW_LOG_FILE}; tail -n0 -F ${TIDB_SLOW_LOG_FILE};`],
+    volumeMounts: [{ name: 'slowlog', mountPath: '/var/log/tidb' }],
+    resources: defined({ requests: tailer?.requests, limits: tailer?.limits }),
+  });
+}
+
+function tidbVolumes(tc: TidbCluster, configMap: string): IVolume[] {
+  const fromConfigMap = (name: string, key: string, path: string): IVolume => ({ name, configMap: { name: configMap, items: [{ key, path }] } });
+  const tidb = tc.spec.tidb;
+  return [
+    { name: 'annotations', downwardAPI: { items: [{ path: 'annotations', fieldRef: { fieldPath: 'metadata.annotations' } }] } },
+    fromConfigMap('config', 'config-file', 'tidb.toml'),
+    fromConfigMap('startup-script', 'startup-script', 'tidb_start_script.sh'),
+    ...(isTlsCluster(tc) ? [{ name: 'tidb-tls', secret: { secretName: clusterTlsSecretName(tc.metadata.name ?? '', 'tidb') } }] : []),
+    // As TiDB Operator: the slow log lives on an emptyDir unless a named volume is given for it.
+    ...(isSlowLogSeparate(tidb) && (tidb?.slowLogVolumeName ?? '') === '' ? [{ name: 'slowlog', emptyDir: {} }] : []),
+    ...(tidb?.additionalVolumes ?? []),
+  ];
+}
+
+/** The desired pod template: labels, Prometheus annotations, scheduling settings, `tidb` and `slowlog`. */
+export function tidbPodTemplate(tc: TidbCluster, configMap: string): PodTemplate {
+  const tidb = tc.spec.tidb;
+  const own = isSlowLogSeparate(tidb) ? [tidbContainer(tc), slowLogContainer(tc)] : [tidbContainer(tc)];
+  const spec: PodSpec = {
+    ...podSchedulingSpec(tc, 'tidb', tidb),
+    // As TiDB Operator: an additional container named `tidb` or `slowlog` patches that container.
+    containers: mergeContainers(own, tidb?.additionalContainers ?? []),
+    volumes: tidbVolumes(tc, configMap),
+  };
+  return { metadata: podMetadata(tc, 'tidb', tidb, TIDB_PORTS.status), spec };
+}
+
+/** TiDB's volume claim templates: one per `spec.tidb.storageVolumes` entry (`tidb-<name>`), none otherwise. */
+export function tidbClaimTemplates(tc: TidbCluster): NonNullable<NonNullable<IStatefulSet['spec']>['volumeClaimTemplates']> {
+  const tidb = tc.spec.tidb;
+  return (tidb?.storageVolumes ?? []).map((v) => ({
+    metadata: { name: `tidb-${v.name}` },
+    spec: defined({
+      accessModes: ['ReadWriteOnce' as const],
+      resources: { requests: { storage: v.storageSize } },
+      storageClassName: v.storageClassName ?? tidb?.storageClassName,
+      volumeAttributesClassName: tidb?.volumeAttributesClassName,
+    }),
+  }));
+}
