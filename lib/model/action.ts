@@ -55,6 +55,15 @@ export type PdDeleteMemberAction =
   | { readonly kind: 'pd.deleteMember'; readonly name: string; readonly id?: never }
   | { readonly kind: 'pd.deleteMember'; readonly id: string; readonly name?: never };
 
+/**
+ * Asks the TiCDC owner to resign (`POST /api/v1/owner/resign` on its pod): only while the capture
+ * `capture` running in `pod` is still the owner (verified first).
+ */
+export type TicdcResignOwnerAction = { readonly kind: 'ticdc.resignOwner'; readonly pod: string; readonly capture: string };
+
+/** Takes Pump node `nodeId` (`<pod>:8250`) offline (`PUT /state/<nodeId>/close` on its pod); repeating it is harmless. */
+export type PumpOfflineAction = { readonly kind: 'pump.offline'; readonly nodeId: string };
+
 /** Records a Kubernetes Event on `object` (as TiDB Operator's recorder: same reasons). */
 export type EventAction = {
   readonly kind: 'event';
@@ -83,8 +92,8 @@ export type DeleteDeadlineAction = { readonly kind: 'state.deleteDeadline'; read
 /** Kubernetes writes. */
 export type KubeAction = CreateAction | UpdateAction | UpdateStatusAction | PatchAction | DeleteAction;
 
-/** Calls to a component's own API (only PD's today: each component adds its calls with the rules that make them). */
-export type MemberAction = PdTransferLeaderAction | PdDeleteMemberAction;
+/** Calls to a component's own API (each component adds its calls with the rules that make them). */
+export type MemberAction = PdTransferLeaderAction | PdDeleteMemberAction | TicdcResignOwnerAction | PumpOfflineAction;
 
 /** Writes to the reconciler's own state; the engine runs these itself, under its fence. */
 export type StateAction = PutDeadlineAction | DeleteDeadlineAction;

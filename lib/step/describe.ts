@@ -20,6 +20,10 @@ export function describeAction(action: Action): string {
       return `${action.kind} to=${action.to}`;
     case 'pd.deleteMember':
       return action.name !== undefined ? `${action.kind} name=${action.name}` : `${action.kind} id=${action.id}`;
+    case 'ticdc.resignOwner':
+      return `${action.kind} pod=${action.pod} capture=${action.capture}`;
+    case 'pump.offline':
+      return `${action.kind} nodeId=${action.nodeId}`;
     case 'event':
       return `event ${action.type} ${action.reason} on ${describeRef(action.object)}`;
     case 'state.putDeadline':

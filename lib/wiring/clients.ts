@@ -1,6 +1,6 @@
 /**
- * The remote clients one invocation uses: the Kubernetes API, and PD of a given TidbCluster, both
- * through the same API server (its service and pod proxy) and the same credentials.
+ * The remote clients one invocation uses: the Kubernetes API, and PD, TiCDC and Pump of a given
+ * TidbCluster, all through the same API server (its service and pod proxy) and the same credentials.
  * Built once per process (connections and the EKS token stay warm across invocations) and narrowed
  * per invocation with `withDeadline`, so no call outlives the invocation that made it.
  */
@@ -9,6 +9,9 @@ import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 
 import { ComponentCaller } from '../components/caller.js';
 import { KubeClient } from '../kube/client.js';
+import type { PumpPort, TicdcPort } from '../components/port.js';
+import { PumpClient } from '../components/pump.js';
+import { TicdcClient } from '../components/ticdc.js';
 import type { KubePort } from '../kube/port.js';
 import { PdClient } from '../pd/client.js';
 import type { PdPort } from '../pd/port.js';
@@ -22,6 +25,8 @@ export type ClusterTarget = { readonly namespace: string; readonly tcName: strin
 export interface ClusterClients {
   readonly kube: KubePort;
   pd(target: ClusterTarget): PdPort;
+  ticdc(target: ClusterTarget): TicdcPort;
+  pump(target: ClusterTarget): PumpPort;
 }
 
 /** Clients whose every call also ends by a deadline: what a composition root hands out per invocation. */
@@ -67,6 +72,14 @@ export class ApiServerClients implements DeadlineClients {
 
   pd(target: ClusterTarget): PdPort {
     return new PdClient(this.caller, { namespace: target.namespace, tcName: target.tcName, scheme: target.tls === true ? 'https' : 'http' });
+  }
+
+  ticdc(target: ClusterTarget): TicdcPort {
+    return new TicdcClient(this.caller, { namespace: target.namespace, tcName: target.tcName });
+  }
+
+  pump(target: ClusterTarget): PumpPort {
+    return new PumpClient(this.caller, { namespace: target.namespace, tcName: target.tcName });
   }
 }
 

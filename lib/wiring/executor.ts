@@ -1,6 +1,6 @@
 /**
  * `LiveExecutor`: the Executor port over the Kubernetes API and PD. It routes one action to its
- * adapter (`execute-kube.ts`, `execute-pd.ts`) and records Events once per occurrence. The engine runs the reconciler's own state actions (deadlines)
+ * adapter (`execute-kube.ts`, `execute-pd.ts`, `execute-ticdc.ts`) and records Events once per occurrence. The engine runs the reconciler's own state actions (deadlines)
  * itself, under its fence, so they never reach this port.
  */
 
@@ -14,6 +14,7 @@ import { withinBudget } from './abortable.js';
 import type { ClusterClients } from './clients.js';
 import { executeKube } from './execute-kube.js';
 import { executePd } from './execute-pd.js';
+import { executePumpOffline, executeTicdcResign } from './execute-ticdc.js';
 import { ObservedIndex } from './observed.js';
 
 /**
@@ -45,6 +46,10 @@ export class LiveExecutor implements Executor {
       case 'pd.transferLeader':
       case 'pd.deleteMember':
         return executePd(this.clients.pd(target), action);
+      case 'ticdc.resignOwner':
+        return executeTicdcResign(this.clients.ticdc(target), action);
+      case 'pump.offline':
+        return executePumpOffline(this.clients.pump(target), action);
       case 'event':
         return this.recordEvent(key, ref, action, fence);
       default:

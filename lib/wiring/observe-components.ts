@@ -9,6 +9,7 @@ import type { OwnedObjects, TidbCluster } from '../model/kube.js';
 import type { ObservedComponentName, ObservedComponents } from '../model/snapshot.js';
 import type { ClusterClients, ClusterTarget } from './clients.js';
 import { pdReadFailureOf, readPd, toPdView, withMemberReadiness } from './pd-view.js';
+import { readPump, readTicdc } from './ticdc-view.js';
 
 /** What a component read gets: the clients and which cluster to reach (https under cluster TLS). */
 export type ComponentReadContext = { readonly clients: ClusterClients; readonly target: ClusterTarget };
@@ -42,10 +43,14 @@ export function hasPd(cluster: TidbCluster): boolean {
   return cluster.spec.pd !== undefined && cluster.spec.pd !== null;
 }
 
+/** Whether the spec has a section for `name` (a component the reconciler runs). */
+const hasSection = (name: 'ticdc' | 'pump') => (cluster: TidbCluster): boolean => cluster.spec[name] !== undefined && cluster.spec[name] !== null;
+
 /**
  * The readers. PD: members, health, leader, stores, config and evict-leader schedulers through the
  * `<tc>-pd` service (see `pd-view.ts`), then each member's readiness from its own pod — asked only
- * of PD pods this observation listed.
+ * of PD pods this observation listed. TiCDC and Pump are asked through their own pods, so both are
+ * read once the pods are listed (see `ticdc-view.ts`); neither read throws.
  */
 export const COMPONENT_READERS: ComponentReaders = {
   pd: {
@@ -56,5 +61,21 @@ export const COMPONENT_READERS: ComponentReaders = {
       withMemberReadiness(view, clients.pd(target), new Set(objects.Pod.map((p) => p.metadata?.name ?? ''))),
     completeWhat: 'read PD member readiness',
     failureOf: pdReadFailureOf,
+  },
+  pump: {
+    title: 'Pump',
+    inSpec: hasSection('pump'),
+    read: () => Promise.resolve({ nodes: undefined, detail: 'Pump pods not listed yet' }),
+    complete: (_view, objects, { clients, target }) => readPump(clients.pump(target), objects.Pod),
+    completeWhat: 'read the Pump registry',
+    failureOf: () => 'unreachable',
+  },
+  ticdc: {
+    title: 'TiCDC',
+    inSpec: hasSection('ticdc'),
+    read: () => Promise.resolve({ captures: {}, drains: {} }),
+    complete: (_view, objects, { clients, target }) => readTicdc(clients.ticdc(target), objects.Pod),
+    completeWhat: 'read TiCDC captures',
+    failureOf: () => 'unreachable',
   },
 };

@@ -8,6 +8,7 @@
 import type { Context } from 'aws-lambda';
 
 import type { KubeObject, KubePort, ObjectList, PageRequest, TidbClusterPage } from '../../../lib/kube/port.js';
+import type { PumpPort, TicdcPort } from '../../../lib/components/port.js';
 import type { PdPort } from '../../../lib/pd/port.js';
 import { VirtualClock } from '../../../lib/platform/clock.js';
 import { DEFAULT_SWEEP_CONFIG, DEFAULT_STEP_CONFIG } from '../../../lib/platform/config.js';
@@ -90,9 +91,16 @@ const pdDown = (): PdPort =>
     },
   });
 
-/** Clients whose PD is unreachable. */
+const unreachable = <T extends object>(what: string): T =>
+  new Proxy({} as T, {
+    get: () => async () => {
+      throw new TransientError(`${what}: HTTP 503: no endpoints available`);
+    },
+  });
+
+/** Clients whose PD (and TiCDC, Pump) are unreachable. */
 export function fakeClients(kube: KubePort): DeadlineClients {
-  const clients: ClusterClients = { kube, pd: pdDown };
+  const clients: ClusterClients = { kube, pd: pdDown, ticdc: () => unreachable<TicdcPort>('TiCDC status'), pump: () => unreachable<PumpPort>('Pump status') };
   return { ...clients, withDeadline: () => clients };
 }
 
