@@ -11,6 +11,8 @@ import { planDiscovery } from './discovery.js';
 import { planMetaInfo } from './meta-info.js';
 import { planPaused } from './paused.js';
 import { pdRules } from '../components/pd/recipe.js';
+import { pumpRules } from '../components/pump/recipe.js';
+import { ticdcRules } from '../components/ticdc/recipe.js';
 import { actRule, statusRule, type Rule } from '../engine/rule.js';
 
 /** The TidbCluster rules, in the order a step runs them. */
@@ -30,7 +32,13 @@ export const clusterRules: readonly Rule[] = [
   // PD: the member recipe (gate, status, dependencies, services, config map, force upgrade, scale,
   // failover, upgrade, StatefulSet); a stop inside it ends PD's rules only
   ...pdRules,
-  // TiFlash, TiKV (gated on PD available), Pump, TiDB (gated on TiKV), TiCDC — next issue
+  // TiFlash, TiKV (gated on PD available) — next issue
+  // Pump: its Service, config, StatefulSet rolled natively (not written while PD/TiKV/TiFlash
+  // upgrade), status from the binlog registry, scale-in after its node went offline
+  ...pumpRules,
+  // TiDB (gated on TiKV and Pump) — next issue
+  // TiCDC (gated on PD and TiKV available): captures as status, drained before a pod leaves or restarts
+  ...ticdcRules,
 
   // --- conditions ---
   // the Ready condition from the status computed above (TiDB Operator's condition updater)

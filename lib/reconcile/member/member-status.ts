@@ -4,7 +4,7 @@
  */
 
 import type { TidbClusterStatus } from '../../model/kube.js';
-import type { MemberInput, MemberStatus } from './component.js';
+import type { MemberInput, MemberStatus, UpgradeBlocker } from './component.js';
 
 /** `status.<component>` as this step has it so far (empty when there is none). */
 export function memberStatusOf(input: MemberInput): MemberStatus {
@@ -15,4 +15,13 @@ export function memberStatusOf(input: MemberInput): MemberStatus {
 /** The status with `status.<component>` changed by `change` (the rest of it kept). */
 export function withMemberStatus(input: MemberInput, change: Partial<MemberStatus>): TidbClusterStatus {
   return { ...input.status, [input.scope.component.name]: { ...input.status[input.scope.component.name], ...change } };
+}
+
+/** The first of `blockers` in one of its phases (§1.5), as `<title> is scaling|upgrading`, or undefined. */
+export function phaseBlocker(input: MemberInput, blockers: readonly UpgradeBlocker[]): string | undefined {
+  for (const blocker of blockers) {
+    const phase = input.status[blocker.name]?.phase;
+    if (phase !== undefined && blocker.phases.includes(phase)) return `${blocker.title} is ${phase === 'Scale' ? 'scaling' : 'upgrading'}`;
+  }
+  return undefined;
 }

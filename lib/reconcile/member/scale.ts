@@ -82,7 +82,8 @@ export const isDeferDeleting = (pvc: IPersistentVolumeClaim): boolean =>
 
 /**
  * The `…Scale` rule, as TiDB Operator v1's scalers: one ordinal per step towards the desired
- * replicas, refused (`fail`) while the component's status is not synced, allowed during an upgrade.
+ * replicas, refused (`fail`) while the component's status is not synced (unless the component says
+ * it does not care), allowed during an upgrade.
  * Out: the defer-deleting PVCs of the next ordinal are deleted first (the block stops, replicas stay),
  * then replicas + 1. In: the component's `beforeScaleIn` may hold, or name actions that go first;
  * then the pod's PVCs are marked defer-deleting and replicas − 1 — in that order, so a failed action
@@ -93,7 +94,7 @@ export function planMemberScale(input: MemberInput): MemberDecision {
   if (!set) return nothing();
   const step = planScaleOne(replicasOf(set), desiredReplicasOf(input));
   if (step.direction === 0) return nothing();
-  if (memberStatusOf(input).synced !== true) {
+  if (component.changesNeedSynced !== false && memberStatusOf(input).synced !== true) {
     const way = step.direction > 0 ? 'out' : 'in';
     return { actions: [], outcome: fail(`TidbCluster: [${clusterPath(input)}]'s ${component.name} status sync failed, can't scale ${way} now`) };
   }
@@ -120,7 +121,8 @@ function scaleIn(input: MemberInput, set: IStatefulSet, step: ScaleStep): Member
   const check = component.hooks.beforeScaleIn(input, podName);
   if ('hold' in check) return check.hold;
   const pvcs = input.scope.pvcsOfPod(podName);
-  if (pvcs.length === 0) return { actions: [], outcome: fail(`no pvc found for pod ${input.cluster.metadata.namespace ?? ''}/${podName}`) };
+  // A component without claims (TiCDC by default) has no PVC to mark, as TiDB Operator tolerates.
+  if (pvcs.length === 0 && component.claimTemplates(input.cluster).length > 0) return { actions: [], outcome: fail(`no pvc found for pod ${input.cluster.metadata.namespace ?? ''}/${podName}`) };
   const actions: Action[] = [
     ...check.first,
     ...pvcs.filter((pvc) => !isDeferDeleting(pvc) && !isTerminating(pvc)).map((pvc) => deferDeletingPatch(pvc, input.snapshot.nowMs)),

@@ -11,7 +11,7 @@ import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import type { Outcome } from '../../model/outcome.js';
 import { complete, fail, retry } from '../engine/outcome.js';
 import type { MemberDecision, MemberInput, Walk } from './component.js';
-import { memberStatusOf, withMemberStatus } from './member-status.js';
+import { memberStatusOf, phaseBlocker, withMemberStatus } from './member-status.js';
 import { nothing } from './members.js';
 import { descendingOrdinals, podAvailability, secondsFromAnnotation } from './rolling-update.js';
 import { desiredStatefulSet, isTemplateChanged, restPartition, setFor } from './statefulset-draft.js';
@@ -78,21 +78,13 @@ function partitionDecision(input: MemberInput, sts: IStatefulSet, walk: Walk): M
   }
 }
 
-/** The phase of a component that holds this upgrade (§1.5), as `<title> is scaling|upgrading`, or undefined. */
-function upgradeBlocker(input: MemberInput): string | undefined {
-  for (const blocker of input.scope.component.dependencies.upgradeWaitsFor) {
-    const phase = input.status[blocker.name]?.phase;
-    if (phase !== undefined && blocker.phases.includes(phase)) return `${blocker.title} is ${phase === 'Scale' ? 'scaling' : 'upgrading'}`;
-  }
-  return undefined;
-}
 
 /**
  * The `…Upgrade` rule. As TiDB Operator: it runs when the pod spec changed or the phase is
- * `Upgrade`; `fail`s while the status is not synced; waits while a component of `upgradeWaitsFor`
+ * `Upgrade`; `fail`s while the status is not synced (unless the component does not care); waits while a component of `upgradeWaitsFor`
  * is in one of its phases (the writers keep the applied pod spec). Otherwise it sets the phase to
- * `Upgrade` and takes exactly one of: write the new pod spec (partition = replicas), leave an
- * OnDelete or unparameterised strategy to the StatefulSet controller, hold or act as the walk says,
+ * `Upgrade` and takes exactly one of: write the new pod spec (partition = replicas), leave a natively
+ * rolled component (Pump), an OnDelete or an unparameterised strategy to the StatefulSet controller, hold or act as the walk says,
  * or move the partition by one pod. Every write stops the block and retries.
  */
 export function planMemberUpgrade(input: MemberInput): MemberDecision {
@@ -101,8 +93,8 @@ export function planMemberUpgrade(input: MemberInput): MemberDecision {
   const changed = isTemplateChanged(input, set);
   const own = memberStatusOf(input);
   if (!changed && own.phase !== 'Upgrade') return nothing();
-  if (own.synced !== true) return { actions: [], outcome: fail(`${upgraderWho(input)}'s ${component.name} status sync failed, can not to be upgraded`) };
-  const blocked = upgradeBlocker(input);
+  if (component.changesNeedSynced !== false && own.synced !== true) return { actions: [], outcome: fail(`${upgraderWho(input)}'s ${component.name} status sync failed, can not to be upgraded`) };
+  const blocked = phaseBlocker(input, component.dependencies.upgradeWaitsFor);
   if (blocked !== undefined) return nothing(`${blocked}: the upgrade waits`);
   const next = { ...input, status: withMemberStatus(input, { phase: 'Upgrade' }) };
   if (changed) {
@@ -110,7 +102,8 @@ export function planMemberUpgrade(input: MemberInput): MemberDecision {
     return { status: next.status, actions: [], draft, outcome: retry(component.retryMs, `${component.title} pod template changed: upgrade starts`), stop: true };
   }
   const live = set.spec?.updateStrategy;
-  if (live?.type === 'OnDelete' || (live !== undefined && live.rollingUpdate === undefined)) {
+  const native = component.rollingUpdate === 'native';
+  if (native || live?.type === 'OnDelete' || (live !== undefined && live.rollingUpdate === undefined)) {
     return { status: next.status, actions: [], outcome: complete(`${component.title} pods are rolled by the StatefulSet update strategy`) };
   }
   return partitionDecision(next, set, walkOrdinals(next, set));
