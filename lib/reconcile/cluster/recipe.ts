@@ -11,6 +11,7 @@ import { planDiscovery } from './discovery.js';
 import { planMetaInfo } from './meta-info.js';
 import { planPaused } from './paused.js';
 import { pdRules } from '../components/pd/recipe.js';
+import { tikvRules } from '../components/tikv/recipe.js';
 import { pumpRules } from '../components/pump/recipe.js';
 import { ticdcRules } from '../components/ticdc/recipe.js';
 import { actRule, statusRule, type Rule } from '../engine/rule.js';
@@ -32,7 +33,9 @@ export const clusterRules: readonly Rule[] = [
   // PD: the member recipe (gate, status, dependencies, services, config map, force upgrade, scale,
   // failover, upgrade, StatefulSet); a stop inside it ends PD's rules only
   ...pdRules,
-  // TiFlash, TiKV (gated on PD available) — next issue
+  // TiFlash — next issue
+  // TiKV: the member recipe gated on PD available (stores, tombstones and phase from PD's view)
+  ...tikvRules,
   // Pump: its Service, config, StatefulSet rolled natively (not written while PD/TiKV/TiFlash
   // upgrade), status from the binlog registry, scale-in after its node went offline
   ...pumpRules,

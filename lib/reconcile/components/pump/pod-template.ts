@@ -11,15 +11,12 @@ import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import type { IContainer } from 'kubernetes-models/v1/Container';
 
 import type { TidbCluster } from '../../../model/kube.js';
-import { componentLabels } from '../../../model/labels.js';
 import { clusterScheme, clusterTlsSecretName, isTlsCluster } from '../../cluster/tls.js';
 import { renderConfig, type ConfigData, type TomlValue } from '../../member/config-data.js';
 import { mergeContainers } from '../../member/container-merge.js';
+import { componentImage, containerResources, defined, imagePullPolicyOf, isHostNetwork, podMetadata, podSchedulingSpec } from '../../member/pod-spec.js';
 import type { PodTemplate } from '../../member/statefulset.js';
-import { defined } from '../pd/pod-template.js';
 import { PUMP_PORT, pumpSetName } from './names.js';
-
-type PodSpec = NonNullable<PodTemplate['spec']>;
 
 /** Pump's ConfigMap key. */
 export const PUMP_CONFIG_KEY = 'pump-config';
@@ -39,13 +36,7 @@ export function pumpConfigData(tc: TidbCluster): ConfigData {
 }
 
 /** The Pump image: `spec.pump.image`, else `<baseImage>:<version>` (base `pingcap/tidb-binlog`). */
-export function pumpImage(tc: TidbCluster): string {
-  const pump = tc.spec.pump;
-  if (pump?.image !== undefined && pump.image !== '') return pump.image;
-  const base = pump?.baseImage ?? 'pingcap/tidb-binlog';
-  const version = pump?.version ?? tc.spec.version;
-  return version === undefined || version === '' ? base : `${base}:${version}`;
-}
+export const pumpImage = (tc: TidbCluster): string => componentImage(tc, tc.spec.pump, 'pingcap/tidb-binlog');
 
 /** As TiDB Operator's Pump start script (see the module comment); PD is the cluster's own or the referenced one's. */
 export function pumpStartScript(tc: TidbCluster): string {
@@ -73,18 +64,16 @@ export function pumpStartScript(tc: TidbCluster): string {
 
 function pumpContainer(tc: TidbCluster): IContainer {
   const pump = tc.spec.pump;
-  const { storage: _storage, ...requests } = pump?.requests ?? {};
-  const hostNetwork = pump?.hostNetwork ?? tc.spec.hostNetwork;
   return defined({
     name: 'pump',
     image: pumpImage(tc),
-    imagePullPolicy: pump?.imagePullPolicy ?? tc.spec.imagePullPolicy ?? 'IfNotPresent',
+    imagePullPolicy: imagePullPolicyOf(tc, pump),
     command: ['/bin/sh', '-c', pumpStartScript(tc)],
     ports: [{ name: 'pump', containerPort: PUMP_PORT }],
-    resources: defined({ requests: Object.keys(requests).length > 0 ? requests : undefined, limits: pump?.limits }),
+    resources: containerResources(pump),
     env: [
       ...(pump?.setTimeZone === true ? [{ name: 'TZ', value: tc.spec.timezone ?? 'UTC' }] : []),
-      ...(hostNetwork === true ? [{ name: 'HOSTNAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }] : []),
+      ...(isHostNetwork(tc, pump) ? [{ name: 'HOSTNAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }] : []),
       ...(pump?.env ?? []),
     ],
     envFrom: pump?.envFrom,
@@ -102,23 +91,8 @@ function pumpContainer(tc: TidbCluster): IContainer {
 /** The desired pod template: labels, Prometheus annotations, scheduling settings, the `pump` container. */
 export function pumpPodTemplate(tc: TidbCluster, configMap: string): PodTemplate {
   const pump = tc.spec.pump;
-  const hostNetwork = pump?.hostNetwork ?? tc.spec.hostNetwork;
-  const nodeSelector = { ...tc.spec.nodeSelector, ...pump?.nodeSelector };
-  const annotations = { ...tc.spec.annotations, ...pump?.annotations, 'prometheus.io/scrape': 'true', 'prometheus.io/path': '/metrics', 'prometheus.io/port': String(PUMP_PORT) };
-  const spec: PodSpec = defined({
-    schedulerName: pump?.schedulerName ?? tc.spec.schedulerName,
-    affinity: pump?.affinity ?? tc.spec.affinity,
-    nodeSelector: Object.keys(nodeSelector).length > 0 ? nodeSelector : undefined,
-    tolerations: pump?.tolerations ?? tc.spec.tolerations,
-    priorityClassName: pump?.priorityClassName ?? tc.spec.priorityClassName,
-    imagePullSecrets: pump?.imagePullSecrets ?? tc.spec.imagePullSecrets,
-    securityContext: pump?.podSecurityContext ?? tc.spec.podSecurityContext,
-    serviceAccountName: pump?.serviceAccount ?? tc.spec.serviceAccount,
-    hostNetwork: hostNetwork === true ? true : undefined,
-    dnsPolicy: pump?.dnsPolicy ?? tc.spec.dnsPolicy ?? (hostNetwork === true ? 'ClusterFirstWithHostNet' : undefined),
-    dnsConfig: pump?.dnsConfig ?? tc.spec.dnsConfig,
-    terminationGracePeriodSeconds: pump?.terminationGracePeriodSeconds,
-    initContainers: pump?.initContainers,
+  const spec = {
+    ...podSchedulingSpec(tc, 'pump', pump),
     containers: mergeContainers([pumpContainer(tc)], pump?.additionalContainers ?? []),
     volumes: [
       { name: 'config', configMap: { name: configMap, items: [{ key: PUMP_CONFIG_KEY, path: 'pump.toml' }] } },
@@ -126,9 +100,8 @@ export function pumpPodTemplate(tc: TidbCluster, configMap: string): PodTemplate
       { name: 'annotations', downwardAPI: { items: [{ path: 'annotations', fieldRef: { fieldPath: 'metadata.annotations' } }] } },
       ...(pump?.additionalVolumes ?? []),
     ],
-  });
-  const labels = { ...tc.spec.labels, ...pump?.labels, ...componentLabels(tc, 'pump') };
-  return { metadata: { labels, annotations }, spec };
+  };
+  return { metadata: podMetadata(tc, 'pump', pump, PUMP_PORT), spec };
 }
 
 /** Pump's claim template: the data claim `data` (PVCs `data-<tc>-pump-<ordinal>`). */

@@ -11,15 +11,12 @@ import type { IContainer } from 'kubernetes-models/v1/Container';
 import type { IVolume } from 'kubernetes-models/v1/Volume';
 
 import type { TidbCluster } from '../../../model/kube.js';
-import { componentLabels } from '../../../model/labels.js';
 import { CLUSTER_CLIENT_TLS, clusterClientSecretName, clusterScheme, clusterTlsSecretName, isTlsCluster } from '../../cluster/tls.js';
 import { renderConfig, type ConfigData } from '../../member/config-data.js';
 import { mergeContainers } from '../../member/container-merge.js';
+import { componentImage, containerResources, defined, imagePullPolicyOf, podMetadata, podSchedulingSpec } from '../../member/pod-spec.js';
 import type { PodTemplate } from '../../member/statefulset.js';
-import { defined } from '../pd/pod-template.js';
 import { TICDC_PORT, ticdcPeerServiceName } from './names.js';
-
-type PodSpec = NonNullable<PodTemplate['spec']>;
 
 /** TiCDC's ConfigMap key. */
 export const TICDC_CONFIG_KEY = 'config-file';
@@ -34,13 +31,7 @@ export function ticdcConfigData(tc: TidbCluster): ConfigData {
 }
 
 /** The TiCDC image: `spec.ticdc.image`, else `<baseImage>:<version>`. */
-export function ticdcImage(tc: TidbCluster): string {
-  const ticdc = tc.spec.ticdc;
-  if (ticdc?.image !== undefined && ticdc.image !== '') return ticdc.image;
-  const base = ticdc?.baseImage ?? 'pingcap/ticdc';
-  const version = ticdc?.version ?? tc.spec.version;
-  return version === undefined || version === '' ? base : `${base}:${version}`;
-}
+export const ticdcImage = (tc: TidbCluster): string => componentImage(tc, tc.spec.ticdc, 'pingcap/ticdc');
 
 /** As TiDB Operator's start script: `cdc server` on 8301, advertised under the peer Service, PD at `<tc>-pd:2379`. */
 export function ticdcStartScript(tc: TidbCluster): string {
@@ -70,7 +61,6 @@ export function ticdcStartScript(tc: TidbCluster): string {
 
 function ticdcContainer(tc: TidbCluster): IContainer {
   const ticdc = tc.spec.ticdc;
-  const { storage: _storage, ...requests } = ticdc?.requests ?? {};
   const tls = isTlsCluster(tc)
     ? [
         { name: TICDC_CERT.volume, readOnly: true, mountPath: TICDC_CERT.mountPath },
@@ -81,7 +71,7 @@ function ticdcContainer(tc: TidbCluster): IContainer {
   return defined({
     name: 'ticdc',
     image: ticdcImage(tc),
-    imagePullPolicy: ticdc?.imagePullPolicy ?? tc.spec.imagePullPolicy ?? 'IfNotPresent',
+    imagePullPolicy: imagePullPolicyOf(tc, ticdc),
     command: ['/bin/sh', '-c', ticdcStartScript(tc)],
     ports: [{ name: 'ticdc', containerPort: TICDC_PORT, protocol: 'TCP' }],
     volumeMounts: [
@@ -92,7 +82,7 @@ function ticdcContainer(tc: TidbCluster): IContainer {
       ...(ticdc?.config !== undefined ? [{ name: 'config', readOnly: true, mountPath: '/etc/ticdc' }] : []),
       ...(ticdc?.tlsClientSecretNames ?? []).map((s) => ({ name: s, readOnly: true, mountPath: `/var/lib/sink-tls/${s}` })),
     ],
-    resources: defined({ requests: Object.keys(requests).length > 0 ? requests : undefined, limits: ticdc?.limits }),
+    resources: containerResources(ticdc),
     env: [
       { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
       { name: 'NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
@@ -125,28 +115,12 @@ function ticdcVolumes(tc: TidbCluster, configMap: string): IVolume[] {
 /** The desired pod template: labels, Prometheus annotations, scheduling settings, the `ticdc` container. */
 export function ticdcPodTemplate(tc: TidbCluster, configMap: string): PodTemplate {
   const ticdc = tc.spec.ticdc;
-  const hostNetwork = ticdc?.hostNetwork ?? tc.spec.hostNetwork;
-  const nodeSelector = { ...tc.spec.nodeSelector, ...ticdc?.nodeSelector };
-  const annotations = { ...tc.spec.annotations, ...ticdc?.annotations, 'prometheus.io/scrape': 'true', 'prometheus.io/path': '/metrics', 'prometheus.io/port': String(TICDC_PORT) };
-  const spec: PodSpec = defined({
-    schedulerName: ticdc?.schedulerName ?? tc.spec.schedulerName,
-    affinity: ticdc?.affinity ?? tc.spec.affinity,
-    nodeSelector: Object.keys(nodeSelector).length > 0 ? nodeSelector : undefined,
-    tolerations: ticdc?.tolerations ?? tc.spec.tolerations,
-    priorityClassName: ticdc?.priorityClassName ?? tc.spec.priorityClassName,
-    imagePullSecrets: ticdc?.imagePullSecrets ?? tc.spec.imagePullSecrets,
-    securityContext: ticdc?.podSecurityContext ?? tc.spec.podSecurityContext,
-    serviceAccountName: ticdc?.serviceAccount ?? tc.spec.serviceAccount,
-    hostNetwork: hostNetwork === true ? true : undefined,
-    dnsPolicy: ticdc?.dnsPolicy ?? tc.spec.dnsPolicy ?? (hostNetwork === true ? 'ClusterFirstWithHostNet' : undefined),
-    dnsConfig: ticdc?.dnsConfig ?? tc.spec.dnsConfig,
-    terminationGracePeriodSeconds: ticdc?.terminationGracePeriodSeconds,
-    initContainers: ticdc?.initContainers,
+  const spec = {
+    ...podSchedulingSpec(tc, 'ticdc', ticdc),
     containers: mergeContainers([ticdcContainer(tc)], ticdc?.additionalContainers ?? []),
     volumes: ticdcVolumes(tc, configMap),
-  });
-  const labels = { ...tc.spec.labels, ...ticdc?.labels, ...componentLabels(tc, 'ticdc') };
-  return { metadata: { labels, annotations }, spec };
+  };
+  return { metadata: podMetadata(tc, 'ticdc', ticdc, TICDC_PORT), spec };
 }
 
 /** TiCDC's claim templates: one `ticdc-<name>` per `spec.ticdc.storageVolumes` entry (none by default). */
