@@ -12,6 +12,7 @@ import type { ComponentDeclaration, MemberDecision, MemberInput } from '../../me
 import { nothing } from '../../member/members.js';
 import { memberBlock } from '../../member/recipe.js';
 import { isPdAvailable } from '../pd/availability.js';
+import { isTikvAvailable } from '../tikv/availability.js';
 import { staleDrainDeadlines } from './drain.js';
 import { TICDC_RETRY_MS } from './names.js';
 import { TICDC_CONFIG_KEY, ticdcClaimTemplates, ticdcConfigData, ticdcPodTemplate } from './pod-template.js';
@@ -49,9 +50,12 @@ export const ticdcComponent: ComponentDeclaration = {
   requeueAfterCreate: false,
   // as TiDB Operator: TiCDC scales and upgrades whatever its captures say (a leaving pod's capture counts too)
   changesNeedSynced: false,
-  // §1.5: PD (and TiKV, once the cluster has it) available first; its upgrade waits for every other component
+  // §1.5: PD and TiKV (those the cluster has) available first; its upgrade waits for every other component
   dependencies: {
-    availableBefore: [{ name: 'pd', isAvailable: isPdAvailable }],
+    availableBefore: [
+      { name: 'pd', isAvailable: isPdAvailable },
+      { name: 'tikv', isAvailable: isTikvAvailable },
+    ],
     upgradeWaitsFor: [
       { name: 'pd', title: 'PD', phases: busy },
       { name: 'tikv', title: 'TiKV', phases: busy },
