@@ -478,3 +478,17 @@ describe('what each TiCDC and Pump story shows', () => {
     expect(acts[scaleIn]?.atMs ?? 0).toBeGreaterThanOrEqual((acts[offline]?.atMs ?? 0) + 5_000); // the node's flush to offline
   });
 });
+
+describe('what the TiCDC upgrade story shows', () => {
+  it('each TiCDC pod is drained before the partition lets it restart, highest ordinal first', async () => {
+    const acts = byReconciler(await run('ticdc-upgrade-drain.yaml'));
+    const partition = (a: ActionRecord) => (a.object as { spec: { updateStrategy: { rollingUpdate?: { partition?: number } } } }).spec.updateStrategy.rollingUpdate?.partition;
+    const rolls = acts.flatMap((a, i) => (a.verb === 'update' && a.name === 'basic-ticdc' && (partition(a) ?? 2) < 2 ? [{ i, partition: partition(a) }] : []));
+    expect(rolls.map((r) => r.partition)).toEqual([1, 0]);
+    for (const [n, pod] of ['basic-ticdc-1', 'basic-ticdc-0'].entries()) {
+      const drains = acts.flatMap((a, i) => (a.verb === 'ticdc.drainCapture' && (a.args as { pod?: string }).pod === pod ? [i] : []));
+      expect(drains.length).toBeGreaterThan(0);
+      expect(drains.at(-1)).toBeLessThan(rolls[n]?.i ?? -1);
+    }
+  });
+});

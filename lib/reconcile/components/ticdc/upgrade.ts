@@ -49,7 +49,8 @@ export function isGracefulUpgradeSupported(podVersion: string, targetVersion: st
 /**
  * TiCDC's `beforeRestart` for the pod of `ordinal`: drained first when the versions allow (a pod
  * whose capture cannot be read is held by its drain until the timeout), then the owner resigns from
- * the pod that rolls next (the next lower ordinal) and TiCDC must have an owner again; then it rolls.
+ * the pod that rolls next (the next lower ordinal) when a third capture can take it, and TiCDC must
+ * have an owner other than the rolling pod; then it rolls.
  */
 export function beforeTicdcRestart(input: MemberInput, ordinal: number): Walk {
   const podName = input.scope.podName(ordinal);
@@ -59,7 +60,10 @@ export function beforeTicdcRestart(input: MemberInput, ordinal: number): Walk {
   if ('hold' in drained) return { kind: 'hold', outcome: drained.hold.outcome, actions: drained.hold.actions, stop: true };
   if (ordinal === 0 || drained.timedOut) return { kind: 'roll', ordinal };
   const next = input.scope.podName(ordinal - 1);
-  const resign = resignIfOwner(input, next);
+  // Beyond TiDB Operator: the next pod resigns only when a third capture can take the ownership —
+  // with two, it would go back to the pod about to restart, and the two would pass it back and forth.
+  const third = Object.values(ticdcStatusOf(input).captures ?? {}).some((c) => c.ready === true && c.podName !== podName && c.podName !== next);
+  const resign = third ? resignIfOwner(input, next) : [];
   if (resign.length > 0) return { kind: 'hold', outcome: retry(TICDC_RETRY_MS, `ticdc: ${next} is still the owner, try resign owner again`), actions: resign, stop: true };
   const hasOwner = Object.values(ticdcStatusOf(input).captures ?? {}).some((c) => c.isOwner === true && c.podName !== podName);
   if (!hasOwner) return { kind: 'hold', outcome: retry(TICDC_RETRY_MS, `ticdc: ${next} is resigned, wait for TiCDC cluster become healthy`) };

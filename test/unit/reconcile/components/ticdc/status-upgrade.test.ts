@@ -106,6 +106,19 @@ describe('TiCDC graceful upgrade (as TiDB Operator isTiCDCPodSupportGracefulUpgr
     expect(kinds(upgrading(captures, drains))).toEqual(expected);
   });
 
+  it('with two captures the next pod keeps the ownership (it would only come back to the pod that rolls)', () => {
+    // Prepare: TiCDC 2, basic-ticdc-1 drained, basic-ticdc-0 the owner
+    const tc = tidbCluster(ticdcOnly(2, { version: 'v8.5.1' }), changeStatus((st) => ({ ...st, ticdc: { phase: 'Upgrade', synced: true } })));
+    const world = memberWorld(ticdcRules, tc, { revision: 'rev-1', updateRevision: 'rev-2' });
+    const p1 = pod('basic-ticdc-1');
+    const began = { ...p1, metadata: { ...p1.metadata, annotations: { 'tidb.pingcap.com/ticdc-graceful-shutdown-begin-time': new Date(T0 - 5_000).toISOString() } } };
+    const deadline = { component: 'ticdc', member: 'basic-ticdc-1', kind: 'gracefulShutdown', sinceMs: T0 - 5_000, deadlineAtMs: T0 + 595_000 };
+    const captures = { 'basic-ticdc-0': capture('basic-ticdc-0', true), 'basic-ticdc-1': capture('basic-ticdc-1') };
+    const s = snapshot(withCluster(tc), ...world.changes, withOwned('Pod', pod('basic-ticdc-0'), began), withTicdc({ captures, drains: { 'basic-ticdc-1': { kind: 'tables', count: 0 } } }), withDeadlines(deadline));
+    // Act, Assess
+    expect(kinds(s)).toEqual(['update 1']);
+  });
+
   it('a pod whose drain has not begun gets its begin annotation before anything rolls', () => {
     expect(kinds(upgrading(three(0), {}, false))).toEqual(['patch', 'state.putDeadline']);
   });
