@@ -121,7 +121,7 @@ function scaleIn(input: MemberInput, set: IStatefulSet, step: ScaleStep): Member
   const check = component.hooks.beforeScaleIn(input, podName);
   if ('hold' in check) return check.hold;
   const pvcs = input.scope.pvcsOfPod(podName);
-  // A component without claims (TiCDC by default) has no PVC to mark, as TiDB Operator tolerates.
+  // A component without claim templates has no PVC to mark, as TiDB Operator tolerates.
   if (pvcs.length === 0 && component.claimTemplates(input.cluster).length > 0) return { actions: [], outcome: fail(`no pvc found for pod ${input.cluster.metadata.namespace ?? ''}/${podName}`) };
   const actions: Action[] = [
     ...check.first,

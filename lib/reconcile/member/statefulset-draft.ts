@@ -31,7 +31,7 @@ export type SetChoice = { readonly replicas: number; readonly partition: number;
 
 /**
  * The update strategy: `OnDelete` when asked for (component, else cluster), else RollingUpdate with
- * `partition` — or, for a component rolled natively (Pump), plain RollingUpdate with no parameters.
+ * `partition` — or, for a component rolled natively, plain RollingUpdate with no parameters.
  */
 export function updateStrategyOf(input: MemberInput, partition: number): UpdateStrategy {
   const type = input.scope.spec?.statefulSetUpdateStrategy ?? input.cluster.spec.statefulSetUpdateStrategy;
@@ -146,7 +146,7 @@ export function planStatefulSetWrite(input: MemberInput, blockStopped: boolean):
   const live = input.scope.set;
   const { draft } = input;
   const held = live ? phaseBlocker(input, input.scope.component.dependencies.writeWaitsFor ?? []) : undefined;
-  // As TiDB Operator's Pump: no update at all (not even a scale) while a component it waits for is in that phase.
+  // As TiDB Operator for some components: no update at all (not even a scale) while one it waits for is in that phase.
   if (held !== undefined) return { actions: [], outcome: complete(`${held}: the ${input.scope.component.title} StatefulSet is not updated`) };
   if (draft !== undefined && live) {
     const write = planApply(STATEFUL_SET_APPLY, draft, live);

@@ -84,7 +84,7 @@ function partitionDecision(input: MemberInput, sts: IStatefulSet, walk: Walk): M
  * `Upgrade`; `fail`s while the status is not synced (unless the component does not care); waits while a component of `upgradeWaitsFor`
  * is in one of its phases (the writers keep the applied pod spec). Otherwise it sets the phase to
  * `Upgrade` and takes exactly one of: write the new pod spec (partition = replicas), leave a natively
- * rolled component (Pump), an OnDelete or an unparameterised strategy to the StatefulSet controller, hold or act as the walk says,
+ * rolled component, an OnDelete or an unparameterised strategy to the StatefulSet controller, hold or act as the walk says,
  * or move the partition by one pod. Every write stops the block and retries.
  */
 export function planMemberUpgrade(input: MemberInput): MemberDecision {
