@@ -14,10 +14,8 @@ import { ComponentStatusError } from '../components/caller.js';
 import type { PumpPort, TicdcPort } from '../components/port.js';
 import type { PumpView, TicdcCaptureView, TicdcDrainView, TicdcView } from '../model/ticdc.js';
 import { NotFoundError } from '../platform/errors.js';
+import { TICDC_GRACEFUL_SHUTDOWN_BEGIN } from '../reconcile/components/ticdc/names.js';
 import { errorText } from '../step/error-outcome.js';
-
-/** TiDB Operator's pod annotation: when the reconciler began draining this TiCDC pod (RFC 3339). */
-export const TICDC_GRACEFUL_SHUTDOWN_BEGIN = 'tidb.pingcap.com/ticdc-graceful-shutdown-begin-time';
 
 const nameOf = (pod: IPod): string => pod.metadata?.name ?? '';
 const isDraining = (pod: IPod): boolean => pod.metadata?.annotations?.[TICDC_GRACEFUL_SHUTDOWN_BEGIN] !== undefined;

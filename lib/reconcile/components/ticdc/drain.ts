@@ -90,15 +90,50 @@ export function planTicdcDrain(input: MemberInput, podName: string): DrainStep {
 }
 
 /**
- * The deletes of persisted drain deadlines no drain needs any more: their pod is gone, or is a new
- * pod without the begin annotation (it restarted after its drain).
+ * Whether a drain of `podName` is still wanted: its ordinal is above the replicas TiCDC should have
+ * (a scale-in), or TiCDC is upgrading and the pod does not run the update revision yet.
  */
-export function staleDrainDeadlines(input: MemberInput): Action[] {
-  return input.snapshot.state.deadlines
+export function isDrainWanted(input: MemberInput, podName: string): boolean {
+  const ordinal = input.scope.ordinalOf(podName);
+  if (ordinal === undefined) return false;
+  if (ordinal >= (input.cluster.spec.ticdc?.replicas ?? 0)) return true;
+  const status = input.status.ticdc;
+  const pod = input.scope.pod(podName);
+  const revision = pod?.metadata?.labels?.['controller-revision-hash'];
+  return status?.phase === 'Upgrade' && revision !== undefined && revision !== status.statefulSet?.updateRevision;
+}
+
+/**
+ * The bookkeeping of drains no one needs any more. Guarantees: a persisted drain deadline whose pod
+ * is gone, or is a new pod without the begin annotation (it restarted after its drain), is deleted;
+ * a running pod that still carries the begin annotation although no scale-in or upgrade wants it
+ * drained (the scale-in was taken back) loses the annotation and its deadline, so a later drain
+ * starts afresh with its full timeout.
+ */
+export function staleDrainBookkeeping(input: MemberInput): Action[] {
+  const deadlineRef = (member: string) => ({ component: 'ticdc', member, kind: TICDC_DRAIN_DEADLINE });
+  const stale = input.snapshot.state.deadlines
     .filter((d) => d.component === 'ticdc' && d.kind === TICDC_DRAIN_DEADLINE)
     .filter((d) => {
       const pod = input.scope.pod(d.member);
       return !pod || drainBeganAtMs(pod) === undefined;
     })
-    .map((d) => ({ kind: 'state.deleteDeadline', deadline: { component: d.component, member: d.member, kind: d.kind } }));
+    .map((d): Action => ({ kind: 'state.deleteDeadline', deadline: deadlineRef(d.member) }));
+  const abandoned = input.scope.pods.filter((pod) => {
+    const name = pod.metadata?.name ?? '';
+    return drainBeganAtMs(pod) !== undefined && pod.metadata?.deletionTimestamp === undefined && !isDrainWanted(input, name);
+  });
+  const unmark = abandoned.flatMap((pod): Action[] => {
+    const name = pod.metadata?.name ?? '';
+    const patch: Action = {
+      kind: 'patch',
+      ref: { kind: 'Pod', namespace: pod.metadata?.namespace ?? '', name },
+      patchType: 'merge',
+      patch: { metadata: { annotations: { [TICDC_GRACEFUL_SHUTDOWN_BEGIN]: null } } },
+      resourceVersion: pod.metadata?.resourceVersion ?? '',
+    };
+    const persisted = input.snapshot.state.deadlines.some((d) => d.component === 'ticdc' && d.member === name && d.kind === TICDC_DRAIN_DEADLINE);
+    return [patch, ...(persisted ? [{ kind: 'state.deleteDeadline' as const, deadline: deadlineRef(name) }] : [])];
+  });
+  return [...stale, ...unmark];
 }

@@ -13,7 +13,7 @@ import { nothing } from '../../member/members.js';
 import { memberBlock } from '../../member/recipe.js';
 import { isPdAvailable } from '../pd/availability.js';
 import { isTikvAvailable } from '../tikv/availability.js';
-import { staleDrainDeadlines } from './drain.js';
+import { staleDrainBookkeeping } from './drain.js';
 import { TICDC_RETRY_MS } from './names.js';
 import { TICDC_CONFIG_KEY, ticdcClaimTemplates, ticdcConfigData, ticdcPodTemplate } from './pod-template.js';
 import { ticdcPeerService } from './services.js';
@@ -23,10 +23,10 @@ import { beforeTicdcRestart, beforeTicdcScaleIn, ticdcUpdatedPodHold } from './u
 // As TiDB Operator's TiCDC upgrader: every other component scaling or upgrading holds it.
 const busy = ['Upgrade', 'Scale'];
 
-/** Persisted drain deadlines whose pod is gone or restarted are deleted; never holds anything. */
+/** Drain bookkeeping no drain needs any more is cleared (see `staleDrainBookkeeping`); never holds anything. */
 export function planTicdcDrainDeadlines(input: MemberInput): MemberDecision {
-  const actions = staleDrainDeadlines(input);
-  return actions.length === 0 ? nothing() : { actions, outcome: complete('TiCDC drain deadlines of pods gone or restarted deleted') };
+  const actions = staleDrainBookkeeping(input);
+  return actions.length === 0 ? nothing() : { actions, outcome: complete('TiCDC drain bookkeeping no drain needs cleared') };
 }
 
 /** TiCDC, declared: what the member recipe needs to run it. */
@@ -66,7 +66,7 @@ export const ticdcComponent: ComponentDeclaration = {
   },
   hooks: {
     gates: [],
-    // drain deadlines no pod needs any more
+    // drain deadlines and begin marks no drain needs any more
     extra: [{ name: 'TicdcDrainDeadlines', plan: planTicdcDrainDeadlines }],
     // graceful shutdown: owner resigned, capture drained (or the timeout passed)
     beforeScaleIn: beforeTicdcScaleIn,

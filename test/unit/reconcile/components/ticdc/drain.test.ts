@@ -105,6 +105,16 @@ describe('TiCDC scale-in drains the capture first (as TiDB Operator gracefulDrai
     expect(plan.status?.ticdc?.phase).toBe('Normal'); // never Scale, as TiDB Operator
   });
 
+  it('a scale-in taken back: the begin mark and the deadline go, so a later drain starts afresh', () => {
+    // Prepare: spec back at 2 replicas while basic-ticdc-1 carries a begun drain
+    const twoCaptures = tidbCluster(withSpec({ pd: undefined, tikv: undefined, tidb: undefined, ticdc: { baseImage: 'pingcap/ticdc', replicas: 2 } }));
+    const s = snapshot(withCluster(twoCaptures), ...world.changes, withOwned('Pod', pod('basic-ticdc-0'), pod('basic-ticdc-1', T0 - MINUTE)), withDeadlines(deadline(T0 - MINUTE)));
+    // Act
+    const plan = planStep(s, ticdcRules);
+    // Assess
+    expect(plan.actions.map(describeAction)).toEqual([`patch Pod/basic-ticdc-1 {"metadata":{"annotations":{"${BEGIN}":null}}}`, 'state.deleteDeadline']);
+  });
+
   it('deletes a drain deadline whose pod restarted without the begin annotation', () => {
     // Prepare: the deadline of an earlier drain of basic-ticdc-1; the pod now is a new one
     const twoCaptures = tidbCluster(withSpec({ pd: undefined, tikv: undefined, tidb: undefined, ticdc: { baseImage: 'pingcap/ticdc', replicas: 2 } }));
