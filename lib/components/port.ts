@@ -54,3 +54,14 @@ export interface TicdcPort {
   /** GET /api/v1/health on the owner: true below 400, false for any other answer; no answer throws. */
   isHealthy(ownerPodName: string): Promise<boolean>;
 }
+
+/** One Pump node as tidb-binlog's registry describes it. */
+export type PumpNode = { nodeId: string; host: string; state: string };
+
+/** The Pump port (8250) of one pod. */
+export interface PumpPort {
+  /** GET /status on `podName`: every Pump node of the cluster as the binlog registry lists it. */
+  getNodes(podName: string): Promise<PumpNode[]>;
+  /** PUT /state/<nodeId>/close on the node's own pod: it flushes and goes offline; repeating it is harmless. */
+  offline(nodeId: string): Promise<void>;
+}

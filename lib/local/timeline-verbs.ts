@@ -113,6 +113,7 @@ function world(stack: SimStack, change: WorldChange): VerbResult {
   const { namespace, name } = clusterRef(stack);
   try {
     if (change.kind === 'pdLeader') stack.sim.movePdLeader(namespace, name, change.pod);
+    else if (change.kind === 'ticdcOwner') stack.sim.moveTicdcOwner(namespace, name, change.pod);
     else stack.sim.setPdConfig(namespace, name, change.config);
     return OK;
   } catch (err) {

@@ -113,6 +113,15 @@ export type PdSetReplicationAction = {
  */
 export type PdSetStoreStateAction = { readonly kind: 'pd.setStoreState'; readonly storeId: string; readonly state: 'Up' };
 
+/**
+ * Asks the TiCDC owner to resign (`POST /api/v1/owner/resign` on its pod): only while the capture
+ * `capture` running in `pod` is still the owner (verified first).
+ */
+export type TicdcResignOwnerAction = { readonly kind: 'ticdc.resignOwner'; readonly pod: string; readonly capture: string };
+
+/** Takes Pump node `nodeId` (`<pod>:8250`) offline (`PUT /state/<nodeId>/close` on its pod); repeating it is harmless. */
+export type PumpOfflineAction = { readonly kind: 'pump.offline'; readonly nodeId: string };
+
 /** Records a Kubernetes Event on `object` (as TiDB Operator's recorder: same reasons). */
 export type EventAction = {
   readonly kind: 'event';
@@ -159,8 +168,8 @@ export type PdStoreAction =
   | PdSetReplicationAction
   | PdSetStoreStateAction;
 
-/** Calls to a component's own API (PD's today: each component adds its calls with the rules that make them). */
-export type MemberAction = PdTransferLeaderAction | PdDeleteMemberAction | PdStoreAction | TidbAction;
+/** Calls to a component's own API (each component adds its calls with the rules that make them). */
+export type MemberAction = PdTransferLeaderAction | PdDeleteMemberAction | PdStoreAction | TidbAction | TicdcResignOwnerAction | PumpOfflineAction;
 
 /** Calls to the TiDB servers' status port. */
 export type TidbAction = TidbSetLabelsAction | TidbStartUpgradeAction | TidbFinishUpgradeAction;

@@ -14,6 +14,7 @@ import { LABEL } from './labels.js';
 import type { OutcomeKind } from './outcome.js';
 import type { PdView } from './pd.js';
 import type { TidbReadFailure, TidbView } from './tidb.js';
+import type { PumpView, TicdcView } from './ticdc.js';
 
 /**
  * What the reconciler itself persisted for the key (DynamoDB), as of this step's claim: the fence of
@@ -58,13 +59,15 @@ export type TikvLeaderRead = { readonly leaderCount: number } | { readonly error
 export type ObservedComponents = {
   readonly pd: ComponentObservation<PdView, PdReadFailure>;
   readonly tidb: ComponentObservation<TidbView, TidbReadFailure>;
+  readonly pump: ComponentObservation<PumpView, 'unreachable'>;
+  readonly ticdc: ComponentObservation<TicdcView, 'unreachable'>;
 };
 
 /** The observed components' names. */
 export type ObservedComponentName = keyof ObservedComponents;
 
 /** The components observed on their own, in the order they are read. */
-export const OBSERVED_COMPONENTS: readonly ObservedComponentName[] = ['pd', 'tidb'];
+export const OBSERVED_COMPONENTS: readonly ObservedComponentName[] = ['pd', 'tidb', 'pump', 'ticdc'];
 
 /**
  * One step's view of the world. `cluster` is undefined when the TidbCluster no longer exists.

@@ -34,6 +34,10 @@ export function describeAction(action: Action): string {
     case 'tidb.startUpgrade':
     case 'tidb.finishUpgrade':
       return `${action.kind} pod=${action.pod}`;
+    case 'ticdc.resignOwner':
+      return `${action.kind} pod=${action.pod} capture=${action.capture}`;
+    case 'pump.offline':
+      return `${action.kind} nodeId=${action.nodeId}`;
     case 'event':
       return `event ${action.type} ${action.reason} on ${describeRef(action.object)}`;
     case 'state.putDeadline':

@@ -1,6 +1,6 @@
 /**
- * The remote clients one invocation uses: the Kubernetes API, and PD of a given TidbCluster, both
- * through the same API server (its service and pod proxy) and the same credentials.
+ * The remote clients one invocation uses: the Kubernetes API, and PD, TiCDC and Pump of a given
+ * TidbCluster, all through the same API server (its service and pod proxy) and the same credentials.
  * Built once per process (connections and the EKS token stay warm across invocations) and narrowed
  * per invocation with `withDeadline`, so no call outlives the invocation that made it.
  */
@@ -12,6 +12,9 @@ import type { TidbStatusPort, TikvStatusPort } from '../components/port.js';
 import { TidbStatusClient } from '../components/tidb.js';
 import { TikvStatusClient } from '../components/tikv.js';
 import { KubeClient } from '../kube/client.js';
+import type { PumpPort, TicdcPort } from '../components/port.js';
+import { PumpClient } from '../components/pump.js';
+import { TicdcClient } from '../components/ticdc.js';
 import type { KubePort } from '../kube/port.js';
 import { PdClient } from '../pd/client.js';
 import type { PdPort } from '../pd/port.js';
@@ -29,6 +32,10 @@ export interface ClusterClients {
   tikv(target: ClusterTarget): TikvStatusPort;
   /** The status ports of the cluster's TiDB pods. */
   tidb(target: ClusterTarget): TidbStatusPort;
+  /** The TiCDC capture API of the cluster's TiCDC pods. */
+  ticdc(target: ClusterTarget): TicdcPort;
+  /** The Pump node API of the cluster's Pump pods. */
+  pump(target: ClusterTarget): PumpPort;
 }
 
 /** Clients whose every call also ends by a deadline: what a composition root hands out per invocation. */
@@ -82,6 +89,14 @@ export class ApiServerClients implements DeadlineClients {
 
   tidb(target: ClusterTarget): TidbStatusPort {
     return new TidbStatusClient(this.caller, { namespace: target.namespace, tcName: target.tcName, scheme: target.tls === true ? 'https' : 'http' });
+  }
+
+  ticdc(target: ClusterTarget): TicdcPort {
+    return new TicdcClient(this.caller, { namespace: target.namespace, tcName: target.tcName });
+  }
+
+  pump(target: ClusterTarget): PumpPort {
+    return new PumpClient(this.caller, { namespace: target.namespace, tcName: target.tcName });
   }
 }
 

@@ -1,6 +1,7 @@
 /**
- * `LiveExecutor`: the Executor port over the Kubernetes API, PD and TiDB. It routes one action to its
- * adapter (`execute-kube.ts`, `execute-pd.ts`, `execute-tidb.ts`) and records Events once per occurrence. The engine runs the reconciler's own state actions (deadlines)
+ * `LiveExecutor`: the Executor port over the Kubernetes API, PD, TiDB, TiCDC and Pump. It routes one
+ * action to its adapter (`execute-kube.ts`, `execute-pd.ts`, `execute-tidb.ts`, `execute-ticdc.ts`)
+ * and records Events once per occurrence. The engine runs the reconciler's own state actions (deadlines)
  * itself, under its fence, so they never reach this port.
  */
 
@@ -15,6 +16,7 @@ import type { ClusterClients } from './clients.js';
 import { executeKube } from './execute-kube.js';
 import { executePd } from './execute-pd.js';
 import { executeTidb } from './execute-tidb.js';
+import { executePumpOffline, executeTicdcResign } from './execute-ticdc.js';
 import { ObservedIndex } from './observed.js';
 
 /**
@@ -56,6 +58,10 @@ export class LiveExecutor implements Executor {
       case 'tidb.startUpgrade':
       case 'tidb.finishUpgrade':
         return executeTidb(this.clients.tidb(target), action);
+      case 'ticdc.resignOwner':
+        return executeTicdcResign(this.clients.ticdc(target), action);
+      case 'pump.offline':
+        return executePumpOffline(this.clients.pump(target), action);
       case 'event':
         return this.recordEvent(key, ref, action, fence);
       default:

@@ -10,6 +10,7 @@ import type { ObservedComponentName, ObservedComponents } from '../model/snapsho
 import type { ClusterClients, ClusterTarget } from './clients.js';
 import { ClusterIdCache, isPdRollingOut, pdReadFailureOf, readPd, readsPdStores, toPdView, withMemberReadiness } from './pd-view.js';
 import { readTidbServers, tidbReadFailureOf } from './tidb-view.js';
+import { readPump, readTicdc } from './ticdc-view.js';
 
 /** What a component read gets: the clients, which cluster to reach (https under cluster TLS), and its TidbCluster. */
 export type ComponentReadContext = { readonly clients: ClusterClients; readonly target: ClusterTarget; readonly cluster: TidbCluster };
@@ -46,11 +47,15 @@ export function hasPd(cluster: TidbCluster): boolean {
 /** The PD cluster ids this warm container has read (see `ClusterIdCache`: bounded). */
 const PD_CLUSTER_IDS = new ClusterIdCache();
 
+/** Whether the spec has a section for `name` (a component the reconciler runs). */
+const hasSection = (name: 'ticdc' | 'pump') => (cluster: TidbCluster): boolean => cluster.spec[name] !== undefined && cluster.spec[name] !== null;
+
 /**
  * The readers. PD: members, health and leader, with stores, config and evict-leader schedulers when
  * the cluster's rules use them, through the `<tc>-pd` service (see `pd-view.ts`), then — while PD
  * rolls out — each member's readiness from its own pod, asked only of PD pods this observation listed.
- * TiDB: each running TiDB pod's `/status` (see `tidb-view.ts`).
+ * TiDB: each running TiDB pod's `/status` (see `tidb-view.ts`). TiCDC and Pump are asked through
+ * their own pods, so both are read once the pods are listed (see `ticdc-view.ts`); neither read throws.
  */
 export const COMPONENT_READERS: ComponentReaders = {
   pd: {
@@ -71,5 +76,21 @@ export const COMPONENT_READERS: ComponentReaders = {
     complete: async (_view, objects, { clients, target }) => readTidbServers(objects, clients.tidb(target)),
     completeWhat: 'read TiDB /status',
     failureOf: tidbReadFailureOf,
+  },
+  pump: {
+    title: 'Pump',
+    inSpec: hasSection('pump'),
+    read: () => Promise.resolve({ nodes: undefined, detail: 'Pump pods not listed yet' }),
+    complete: (_view, objects, { clients, target }) => readPump(clients.pump(target), objects.Pod),
+    completeWhat: 'read the Pump registry',
+    failureOf: () => 'unreachable',
+  },
+  ticdc: {
+    title: 'TiCDC',
+    inSpec: hasSection('ticdc'),
+    read: () => Promise.resolve({ captures: {}, drains: {} }),
+    complete: (_view, objects, { clients, target }) => readTicdc(clients.ticdc(target), objects.Pod),
+    completeWhat: 'read TiCDC captures',
+    failureOf: () => 'unreachable',
   },
 };

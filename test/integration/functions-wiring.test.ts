@@ -121,7 +121,8 @@ describe('LiveObserver', () => {
     const observation = await observe({ ...REF, name: 'gone' });
 
     // Assess
-    expect(observation).toEqual({ cluster: undefined, owned: expect.objectContaining({ Pod: [], StatefulSet: [] }), components: { pd: { objects: expect.objectContaining({ Pod: [], StatefulSet: [] }), view: undefined } } });
+    const none = { objects: expect.objectContaining({ Pod: [], StatefulSet: [] }), view: undefined };
+    expect(observation).toEqual({ cluster: undefined, owned: expect.objectContaining({ Pod: [], StatefulSet: [] }), components: { pd: none, pump: none, ticdc: none } });
   });
 
   it('a PD that cannot be reached is a fact (its error), not an observe failure', async () => {

@@ -654,3 +654,51 @@ describe('what each TiDB story shows', () => {
     expect(byReconciler(report).filter((a) => a.verb.startsWith('tidb.')).map((a) => a.verb)).toEqual(['tidb.startUpgrade', 'tidb.finishUpgrade', 'tidb.startUpgrade', 'tidb.finishUpgrade']);
   });
 });
+
+describe('what each TiCDC and Pump story shows', () => {
+  const isUpdateOf = (a: ActionRecord, name: string, replicas: number): boolean =>
+    a.verb === 'update' && a.kind === 'StatefulSet' && a.name === name && (a.object as { spec: { replicas: number } }).spec.replicas === replicas;
+
+  it('TiCDC scale-in: the owner resigns and the capture is drained before the StatefulSet drops to 1', async () => {
+    const acts = byReconciler(await run('ticdc-scale-in-drain.yaml'));
+    const begin = acts.findIndex((a) => a.verb === 'patch' && a.kind === 'Pod' && a.name === 'basic-ticdc-1' && JSON.stringify(a.object ?? {}).includes('ticdc-graceful-shutdown-begin-time'));
+    const resign = acts.findIndex((a) => a.verb === 'ticdc.resignOwner');
+    const drains = acts.flatMap((a, i) => (a.verb === 'ticdc.drainCapture' && !a.error ? [i] : []));
+    const scaleIn = acts.findIndex((a) => isUpdateOf(a, 'basic-ticdc', 1));
+    expect(begin).toBeGreaterThanOrEqual(0);
+    expect(resign).toBeGreaterThan(begin);
+    expect(drains.length).toBeGreaterThan(1); // asked, then polled until no table is left
+    expect(drains[0]).toBeGreaterThan(resign);
+    expect(scaleIn).toBeGreaterThan(drains.at(-1) ?? Number.MAX_SAFE_INTEGER);
+  });
+
+  it('Pump: created as v1 builds it, and scaled in only after its node went offline', async () => {
+    const report = await run('pump-create-scale.yaml');
+    const acts = byReconciler(report);
+    const created = acts.find((a) => a.verb === 'create' && a.kind === 'StatefulSet' && a.name === 'basic-pump');
+    expect((created?.object as { spec: unknown } | undefined)?.spec).toMatchObject({ serviceName: 'basic-pump', podManagementPolicy: 'OrderedReady', updateStrategy: { type: 'RollingUpdate' } });
+    const offline = acts.findIndex((a) => a.verb === 'pump.offline' && (a.args as { nodeId?: string }).nodeId === 'basic-pump-2:8250');
+    const marked = acts.findIndex((a) => a.verb === 'patch' && a.name === 'data-basic-pump-2' && JSON.stringify(a.object ?? {}).includes('tidb.pingcap.com/pvc-defer-deleting'));
+    const atThree = acts.findIndex((a) => isUpdateOf(a, 'basic-pump', 3));
+    const scaleIn = acts.findIndex((a, i) => i > atThree && isUpdateOf(a, 'basic-pump', 2));
+    expect(atThree).toBeGreaterThanOrEqual(0);
+    expect(offline).toBeGreaterThanOrEqual(0);
+    expect(marked).toBeGreaterThan(offline);
+    expect(scaleIn).toBeGreaterThan(offline);
+    expect(acts[scaleIn]?.atMs ?? 0).toBeGreaterThanOrEqual((acts[offline]?.atMs ?? 0) + 5_000); // the node's flush to offline
+  });
+});
+
+describe('what the TiCDC upgrade story shows', () => {
+  it('each TiCDC pod is drained before the partition lets it restart, highest ordinal first', async () => {
+    const acts = byReconciler(await run('ticdc-upgrade-drain.yaml'));
+    const partition = (a: ActionRecord) => (a.object as { spec: { updateStrategy: { rollingUpdate?: { partition?: number } } } }).spec.updateStrategy.rollingUpdate?.partition;
+    const rolls = acts.flatMap((a, i) => (a.verb === 'update' && a.name === 'basic-ticdc' && (partition(a) ?? 2) < 2 ? [{ i, partition: partition(a) }] : []));
+    expect(rolls.map((r) => r.partition)).toEqual([1, 0]);
+    for (const [n, pod] of ['basic-ticdc-1', 'basic-ticdc-0'].entries()) {
+      const drains = acts.flatMap((a, i) => (a.verb === 'ticdc.drainCapture' && (a.args as { pod?: string }).pod === pod ? [i] : []));
+      expect(drains.length).toBeGreaterThan(0);
+      expect(drains.at(-1)).toBeLessThan(rolls[n]?.i ?? -1);
+    }
+  });
+});

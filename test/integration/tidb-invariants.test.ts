@@ -294,3 +294,66 @@ describe('TiDB rollout monitors', () => {
     expect(violationsOf(w, 'no-ddl-left-paused-after-upgrade')).toHaveLength(expected);
   });
 });
+
+describe('ticdc-capture-drained-before-stop', () => {
+  const BEGIN = 'tidb.pingcap.com/ticdc-graceful-shutdown-begin-time';
+
+  /** PD 3, TiKV 3 and two TiCDC captures, each replicating tables. */
+  async function withCaptures(): Promise<World> {
+    const w = await running();
+    await w.deploy(handCluster({ tikv: 3, tidb: 0, ticdc: 2 }), ['ticdc']);
+    await w.waitFor('two captures', async () => ((await w.podProxy('basic-ticdc-0', 8301, '/api/v1/captures')).json?.length ?? 0) === 2);
+    return w;
+  }
+  const captureOf = async (w: World, pod: string): Promise<string> => ((await w.podProxy(pod, 8301, '/status')).json as { id: string }).id;
+  const beginDrain = (w: World, pod: string, atMs: number) =>
+    w.edit('Pod', pod, (p) => {
+      p.metadata.annotations = { ...p.metadata.annotations, [BEGIN]: new Date(atMs).toISOString() };
+    });
+
+  it('fires when a capture holding tables is stopped with another capture alive', async () => {
+    // Prepare
+    const w = await withCaptures();
+    // Act
+    await w.remove('Pod', 'basic-ticdc-1');
+    await w.clock.advance(2000);
+    // Assess
+    expect(violationsOf(w, 'ticdc-capture-drained-before-stop')).toEqual([expect.stringMatching(/of demo\/basic-ticdc-1 stopped with 12 tables on it \(no drain begun\)/)]);
+  });
+
+  it('stays quiet when the capture was drained to no table first', async () => {
+    // Prepare: basic-ticdc-1 is not the owner and is drained
+    const w = await withCaptures();
+    const owner = (await w.podProxy('basic-ticdc-0', 8301, '/status')).json as { is_owner: boolean };
+    if (!owner.is_owner) await w.podProxy('basic-ticdc-1', 8301, '/api/v1/owner/resign', 'POST');
+    await beginDrain(w, 'basic-ticdc-1', w.clock.nowMs());
+    await w.podProxy('basic-ticdc-0', 8301, '/api/v1/captures/drain', 'PUT', { capture_id: await captureOf(w, 'basic-ticdc-1') });
+    await w.clock.advance(11_000);
+    // Act
+    await w.remove('Pod', 'basic-ticdc-1');
+    await w.clock.advance(2000);
+    // Assess
+    expect(violationsOf(w, 'ticdc-capture-drained-before-stop')).toEqual([]);
+  });
+
+  it('stays quiet when the graceful-shutdown timeout has run out since the drain began', async () => {
+    // Prepare: the begin annotation is 10 minutes old
+    const w = await withCaptures();
+    await beginDrain(w, 'basic-ticdc-1', w.clock.nowMs() - 10 * 60_000);
+    // Act
+    await w.remove('Pod', 'basic-ticdc-1');
+    await w.clock.advance(2000);
+    // Assess
+    expect(violationsOf(w, 'ticdc-capture-drained-before-stop')).toEqual([]);
+  });
+
+  it('stays quiet when an injected fault deletes the pod', async () => {
+    // Prepare
+    const w = await withCaptures();
+    // Act
+    w.sim.faults.deletePod('demo', 'basic-ticdc-1');
+    await w.clock.advance(2000);
+    // Assess
+    expect(violationsOf(w, 'ticdc-capture-drained-before-stop')).toEqual([]);
+  });
+});

@@ -80,7 +80,7 @@ File (YAML; full format in docs/SCENARIOS.md):
              | {kind: kube-api-errors, rate: 0..1, for: DURATION}
              | {kind: step-crash, afterActions: N, times: N} | {kind: duplicate-delivery, factor: 2..10, for: DURATION}
     - heal: {pod: POD} | {node: NODE} | {image: IMAGE}
-    - world: {pdLeader: POD} | {pdConfig: {...}}
+    - world: {pdLeader: POD} | {pdConfig: {...}} | {ticdcOwner: POD}
     - admin: {action: reconcile|force-upgrade|pause|resume|status|history, component: C, limit: N}  (component: force-upgrade only; limit: history only, 1..100)
     - advance: DURATION
     - delete: true

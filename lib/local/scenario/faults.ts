@@ -83,12 +83,13 @@ export function readHeal(value: unknown, path: FieldPath, rules: NameRules): Hea
   return { kind: 'image', image: readImage(map[key], at) };
 }
 
-/** Reads `world: {pdLeader: <PD pod>}` or `{pdConfig: {…}}`: exactly one of them. */
+/** Reads `world: {pdLeader: <PD pod>}`, `{pdConfig: {…}}` or `{ticdcOwner: <TiCDC pod>}`: exactly one of them. */
 export function readWorld(value: unknown, path: FieldPath, rules: NameRules): WorldChange {
-  const map = expectMapping(value, path, 'a mapping {pdLeader} or {pdConfig}');
-  const key = onlyKey(map, path, ['pdLeader', 'pdConfig']);
+  const map = expectMapping(value, path, 'a mapping {pdLeader}, {pdConfig} or {ticdcOwner}');
+  const key = onlyKey(map, path, ['pdLeader', 'pdConfig', 'ticdcOwner']);
   const at: FieldPath = [...path, key];
   if (key === 'pdLeader') return { kind: 'pdLeader', pod: readPod(map[key], at, rules, 'pd') };
+  if (key === 'ticdcOwner') return { kind: 'ticdcOwner', pod: readPod(map[key], at, rules, 'ticdc') };
   const config = readJsonObject(map[key], at, 'a mapping of PD configuration, e.g. {replication: {max-replicas: 3}}');
   if (Object.keys(config).length === 0) throw new FieldError(at, 'must set at least one PD setting');
   return { kind: 'pdConfig', config };

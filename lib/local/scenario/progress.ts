@@ -89,7 +89,8 @@ export function describeEntry(entry: TimelineEntry): string {
     case 'heal':
       return `heal ${describeHeal(entry.heal)}`;
     case 'world':
-      return entry.change.kind === 'pdLeader' ? `world pdLeader ${entry.change.pod}` : `world pdConfig ${shorten(JSON.stringify(entry.change.config))}`;
+      if (entry.change.kind === 'pdConfig') return `world pdConfig ${shorten(JSON.stringify(entry.change.config))}`;
+      return `world ${entry.change.kind} ${entry.change.pod}`;
     case 'admin':
       return entry.admin.action === 'force-upgrade' ? `admin force-upgrade ${entry.admin.component}` : `admin ${entry.admin.action}`;
     case 'advance':

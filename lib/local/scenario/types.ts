@@ -117,7 +117,8 @@ export type HealTarget =
 /** A change to the world an administrator could make by hand. */
 export type WorldChange =
   | { readonly kind: 'pdLeader'; readonly pod: string }
-  | { readonly kind: 'pdConfig'; readonly config: JsonObject };
+  | { readonly kind: 'pdConfig'; readonly config: JsonObject }
+  | { readonly kind: 'ticdcOwner'; readonly pod: string };
 
 /** An admin-function invocation; `force-upgrade` names its component, `history` may limit its records. */
 export type AdminStep =

@@ -9,6 +9,7 @@ import type { IPersistentVolume } from 'kubernetes-models/v1/PersistentVolume';
 import type { OwnedKind, OwnedObjects } from '../../model/kube.js';
 import type { PdView } from '../../model/pd.js';
 import type { TidbView } from '../../model/tidb.js';
+import type { PumpView, TicdcView } from '../../model/ticdc.js';
 import { allObjects, type PdReadFailure, type Snapshot } from '../../model/snapshot.js';
 
 /** The observed objects of `kind` the cluster owns, its components' and its own, in name order. */
@@ -41,3 +42,9 @@ export const tidbReadError = (snapshot: Snapshot): string | undefined => snapsho
 
 /** The Secrets the reconciler itself needs that do not exist. */
 export const missingSecrets = (snapshot: Snapshot): readonly string[] => snapshot.missingSecrets ?? [];
+
+/** TiCDC as the step read it (captures, drains); undefined when it was not read (no TiCDC, cluster gone). */
+export const observedTicdc = (snapshot: Snapshot): TicdcView | undefined => snapshot.components.ticdc.view;
+
+/** Pump as the step read it (the binlog registry); undefined when it was not read. */
+export const observedPump = (snapshot: Snapshot): PumpView | undefined => snapshot.components.pump.view;

@@ -12,6 +12,8 @@ import { planMetaInfo } from './meta-info.js';
 import { planPaused } from './paused.js';
 import { pdRules } from '../components/pd/recipe.js';
 import { tikvRules } from '../components/tikv/recipe.js';
+import { pumpRules } from '../components/pump/recipe.js';
+import { ticdcRules } from '../components/ticdc/recipe.js';
 import { tidbRules } from '../components/tidb/recipe.js';
 import { actRule, statusRule, type Rule } from '../engine/rule.js';
 
@@ -35,11 +37,14 @@ export const clusterRules: readonly Rule[] = [
   // TiFlash — next issue
   // TiKV: the member recipe gated on PD available (stores, tombstones and phase from PD's view)
   ...tikvRules,
-  // Pump — next issue
+  // Pump: its Service, config, StatefulSet rolled natively (not written while PD/TiKV/TiFlash
+  // upgrade), status from the binlog registry, scale-in after its node went offline
+  ...pumpRules,
   // TiDB: the member recipe, gated on TiKV (and Pump) available; its upgrade waits while PD, TiKV,
   // TiFlash or Pump upgrade or scale, keeping its template and partition as they are
   ...tidbRules,
-  // TiCDC — next issue
+  // TiCDC (gated on PD and TiKV available): captures as status, drained before a pod leaves or restarts
+  ...ticdcRules,
 
   // --- conditions ---
   // the Ready condition from the status computed above (TiDB Operator's condition updater)

@@ -61,10 +61,14 @@ export type Dependency = {
 /** A component whose phase holds this one's upgrade (§1.5's right column); `title` names it in messages. */
 export type UpgradeBlocker = { readonly name: MemberName; readonly title: string; readonly phases: readonly string[] };
 
-/** §1.5 as data: what must be available before the component acts, and what holds its upgrade. */
+/**
+ * §1.5 as data: what must be available before the component acts, what holds its upgrade, and
+ * what holds every update of its StatefulSet — scaling included, creation not.
+ */
 export type Dependencies = {
   readonly availableBefore: readonly Dependency[];
   readonly upgradeWaitsFor: readonly UpgradeBlocker[];
+  readonly writeWaitsFor?: readonly UpgradeBlocker[];
 };
 
 /**
@@ -155,4 +159,18 @@ export type ComponentDeclaration = {
   readonly requeueAfterCreate: boolean;
   readonly dependencies: Dependencies;
   readonly hooks: MemberHooks;
+  /** The headless Service its StatefulSet names (default `<tc>-<name>-peer`). */
+  readonly serviceNameOf?: (tc: TidbCluster) => string;
+  /**
+   * `partition` (default): the upgrade walks the partition down one pod at a time; `native`: a
+   * RollingUpdate without partition, so the StatefulSet controller rolls the pods itself.
+   */
+  readonly rollingUpdate?: 'partition' | 'native';
+  /**
+   * Whether scaling and upgrading refuse while `status.<name>.synced` is not true, as TiDB Operator's
+   * PD and store scalers and upgraders (default true); some components' do not look at it.
+   */
+  readonly changesNeedSynced?: boolean;
+  /** Pod management when neither the component nor the cluster spec asks (default Parallel). */
+  readonly defaultPodManagementPolicy?: 'OrderedReady' | 'Parallel';
 };

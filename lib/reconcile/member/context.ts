@@ -26,7 +26,7 @@ export type MemberContext = {
   readonly spec: MemberSpec | undefined;
   /** `<tc>-<name>`: the StatefulSet, the client Service and (InPlace) the ConfigMap. */
   readonly setName: string;
-  /** `<tc>-<name>-peer`: the headless Service the StatefulSet names. */
+  /** The headless Service the StatefulSet names: `<tc>-<name>-peer` unless the component says otherwise. */
   readonly peerServiceName: string;
   /** The live StatefulSet, if observed. */
   readonly set: IStatefulSet | undefined;
@@ -96,7 +96,7 @@ export function memberContext(component: ComponentDeclaration, input: RuleInput,
     component,
     spec: component.specOf(cluster),
     setName,
-    peerServiceName: `${setName}-peer`,
+    peerServiceName: component.serviceNameOf?.(cluster) ?? `${setName}-peer`,
     set,
     pods,
     podName: (ordinal) => `${setName}-${ordinal}`,

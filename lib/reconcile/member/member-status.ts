@@ -4,7 +4,7 @@
  */
 
 import type { TidbClusterStatus } from '../../model/kube.js';
-import type { MemberInput, MemberStatus } from './component.js';
+import type { MemberInput, MemberStatus, UpgradeBlocker } from './component.js';
 
 /** `status.<component>` as this step has it so far (empty when there is none). */
 export function memberStatusOf(input: MemberInput): MemberStatus {
@@ -24,4 +24,13 @@ export function withMemberStatus(input: MemberInput, change: Partial<MemberStatu
 export function isMemberSynced(input: MemberInput): boolean {
   const judge = input.scope.component.isSynced;
   return judge ? judge(input) : memberStatusOf(input).synced === true;
+}
+
+/** The first of `blockers` in one of its phases (§1.5), as `<title> is scaling|upgrading`, or undefined. */
+export function phaseBlocker(input: MemberInput, blockers: readonly UpgradeBlocker[]): string | undefined {
+  for (const blocker of blockers) {
+    const phase = input.status[blocker.name]?.phase;
+    if (phase !== undefined && blocker.phases.includes(phase)) return `${blocker.title} is ${phase === 'Scale' ? 'scaling' : 'upgrading'}`;
+  }
+  return undefined;
 }

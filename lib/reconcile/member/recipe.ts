@@ -52,9 +52,11 @@ export function planServices(input: MemberInput): MemberDecision {
   return { actions, outcome: complete(actions.length === 0 ? undefined : `${input.scope.component.title} services written`) };
 }
 
-/** The ConfigMap the pods should mount exists with the desired content; at most one write; completes. */
+/** The ConfigMap the pods should mount exists with the desired content (none when there is no data); at most one write; completes. */
 export function planConfigMap(input: MemberInput): MemberDecision {
   const { configMap, live } = input.scope.configMap();
+  // As TiDB Operator: a component with no config data (an optional config left unset) has no ConfigMap.
+  if (Object.keys(configMap.data ?? {}).length === 0) return nothing();
   const write = planApply(CONFIG_MAP_APPLY, configMap, live);
   return { actions: write ? [write] : [], outcome: complete(write ? `${input.scope.component.title} config map written` : undefined) };
 }

@@ -85,7 +85,8 @@ export const isDeferDeleting = (pvc: IPersistentVolumeClaim): boolean =>
 
 /**
  * The `…Scale` rule, as TiDB Operator v1's scalers: one ordinal per step towards the desired
- * replicas, refused (`fail`) while the component's status is not synced, allowed during an upgrade.
+ * replicas, refused (`fail`) while the component's status is not synced (unless the component says
+ * it does not care), allowed during an upgrade.
  * Out: the defer-deleting PVCs of the next ordinal are deleted first (the block stops, replicas stay),
  * then the component's `beforeScaleOut` may hold, then replicas + 1. In: the component's
  * `beforeScaleIn` may hold, or name actions that go first; then the pod's PVCs are marked
@@ -102,7 +103,7 @@ export function planMemberScale(input: MemberInput): MemberDecision {
   const settle = step.direction >= 0 && actual > 0 ? component.hooks.settleScaleIn?.(input, input.scope.podName(actual - 1)) : undefined;
   const settling = settle !== undefined && settle.kind !== 'none';
   if (step.direction === 0 && !settling) return nothing();
-  if (!isMemberSynced(input)) {
+  if (component.changesNeedSynced !== false && !isMemberSynced(input)) {
     const way = step.direction > 0 && !settling ? 'out' : 'in';
     return { actions: [], outcome: fail(`TidbCluster: [${clusterPath(input)}]'s ${component.name} status sync failed, can't scale ${way} now`) };
   }
@@ -134,7 +135,8 @@ function scaleIn(input: MemberInput, set: IStatefulSet, step: ScaleStep): Member
   const check = component.hooks.beforeScaleIn(input, podName);
   if ('hold' in check) return check.hold;
   const pvcs = input.scope.pvcsOfPod(podName);
-  if (pvcs.length === 0 && component.claimsOptional !== true) return { actions: [], outcome: fail(`no pvc found for pod ${input.cluster.metadata.namespace ?? ''}/${podName}`) };
+  // A component without claim templates has no PVC to mark, as TiDB Operator tolerates.
+  if (pvcs.length === 0 && component.claimTemplates(input.cluster).length > 0) return { actions: [], outcome: fail(`no pvc found for pod ${input.cluster.metadata.namespace ?? ''}/${podName}`) };
   const actions: Action[] = [
     ...check.first,
     ...pvcs.filter((pvc) => !isDeferDeleting(pvc) && !isTerminating(pvc)).map((pvc) => deferDeletingPatch(pvc, input.snapshot.nowMs, check.pvcAnnotations)),

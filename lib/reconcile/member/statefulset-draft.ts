@@ -15,7 +15,7 @@ import { complete, retry } from '../engine/outcome.js';
 import type { Decision } from '../engine/rule.js';
 import { planApply, STATEFUL_SET_APPLY } from './apply.js';
 import type { MemberInput } from './component.js';
-import { memberStatusOf, withMemberStatus } from './member-status.js';
+import { memberStatusOf, phaseBlocker, withMemberStatus } from './member-status.js';
 import {
   appliedTemplate,
   isTemplateSpecApplied,
@@ -29,10 +29,21 @@ import {
 /** The replicas, partition and pod template a StatefulSet write carries (the desired template unless given). */
 export type SetChoice = { readonly replicas: number; readonly partition: number; readonly template?: PodTemplate };
 
-/** The update strategy: `OnDelete` when asked for (component, else cluster), else RollingUpdate with `partition`. */
+/**
+ * The update strategy: `OnDelete` when asked for (component, else cluster), else RollingUpdate with
+ * `partition` — or, for a component rolled natively, plain RollingUpdate with no parameters.
+ */
 export function updateStrategyOf(input: MemberInput, partition: number): UpdateStrategy {
   const type = input.scope.spec?.statefulSetUpdateStrategy ?? input.cluster.spec.statefulSetUpdateStrategy;
-  return type === 'OnDelete' ? { type: 'OnDelete' } : { type: 'RollingUpdate', rollingUpdate: { partition } };
+  if (type === 'OnDelete') return { type: 'OnDelete' };
+  return input.scope.component.rollingUpdate === 'native' ? { type: 'RollingUpdate' } : { type: 'RollingUpdate', rollingUpdate: { partition } };
+}
+
+/** As TiDB Operator: OrderedReady when asked for, Parallel when asked for, else the component's default (Parallel). */
+function podManagementPolicyOf(input: MemberInput): 'OrderedReady' | 'Parallel' {
+  const policy = input.scope.spec?.podManagementPolicy ?? input.cluster.spec.podManagementPolicy;
+  if (policy === 'OrderedReady' || policy === 'Parallel') return policy;
+  return input.scope.component.defaultPodManagementPolicy ?? 'Parallel';
 }
 
 /**
@@ -43,9 +54,8 @@ export function updateStrategyOf(input: MemberInput, partition: number): UpdateS
  */
 export function desiredStatefulSet(input: MemberInput, choice: SetChoice): IStatefulSet {
   const tc = input.cluster;
-  const { component, spec, setName, peerServiceName } = input.scope;
+  const { component, setName, peerServiceName } = input.scope;
   const labels = componentLabels(tc, component.name);
-  const policy = spec?.podManagementPolicy ?? tc.spec.podManagementPolicy;
   return withLastApplied({
     apiVersion: 'apps/v1',
     kind: 'StatefulSet',
@@ -54,7 +64,7 @@ export function desiredStatefulSet(input: MemberInput, choice: SetChoice): IStat
       replicas: choice.replicas,
       selector: { matchLabels: labels },
       serviceName: peerServiceName,
-      podManagementPolicy: policy === 'OrderedReady' ? 'OrderedReady' : 'Parallel',
+      podManagementPolicy: podManagementPolicyOf(input),
       updateStrategy: updateStrategyOf(input, choice.partition),
       template: choice.template ?? input.scope.template(),
       volumeClaimTemplates: component.claimTemplates(tc),
@@ -129,11 +139,15 @@ function createDecision(input: MemberInput): Decision {
  * written as an update under the observed resourceVersion — only if it differs from the
  * last-applied record; otherwise, when the block did not stop, a missing StatefulSet is created
  * (desired replicas, partition = replicas) and an existing one gets the live replicas, the resting
- * partition and the applied pod spec; a stopped block with no draft writes nothing.
+ * partition and the applied pod spec; a stopped block with no draft writes nothing; and an existing
+ * StatefulSet is not written at all while a component of `writeWaitsFor` is in one of its phases.
  */
 export function planStatefulSetWrite(input: MemberInput, blockStopped: boolean): Decision {
   const live = input.scope.set;
   const { draft } = input;
+  const held = live ? phaseBlocker(input, input.scope.component.dependencies.writeWaitsFor ?? []) : undefined;
+  // As TiDB Operator for some components: no update at all (not even a scale) while one it waits for is in that phase.
+  if (held !== undefined) return { actions: [], outcome: complete(`${held}: the ${input.scope.component.title} StatefulSet is not updated`) };
   if (draft !== undefined && live) {
     const write = planApply(STATEFUL_SET_APPLY, draft, live);
     return { actions: write ? [write] : [], outcome: complete() };

@@ -11,7 +11,7 @@ import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import type { Outcome } from '../../model/outcome.js';
 import { complete, fail, retry } from '../engine/outcome.js';
 import type { MemberDecision, MemberInput, Walk } from './component.js';
-import { isMemberSynced, memberStatusOf, withMemberStatus } from './member-status.js';
+import { isMemberSynced, memberStatusOf, phaseBlocker, withMemberStatus } from './member-status.js';
 import { nothing } from './members.js';
 import { descendingOrdinals, podAvailability, secondsFromAnnotation } from './rolling-update.js';
 import { desiredStatefulSet, isTemplateChanged, restPartition, setFor } from './statefulset-draft.js';
@@ -78,14 +78,6 @@ function partitionDecision(input: MemberInput, sts: IStatefulSet, walk: Walk): M
   }
 }
 
-/** The phase of a component that holds this upgrade (§1.5), as `<title> is scaling|upgrading`, or undefined. */
-function upgradeBlocker(input: MemberInput): string | undefined {
-  for (const blocker of input.scope.component.dependencies.upgradeWaitsFor) {
-    const phase = input.status[blocker.name]?.phase;
-    if (phase !== undefined && blocker.phases.includes(phase)) return `${blocker.title} is ${phase === 'Scale' ? 'scaling' : 'upgrading'}`;
-  }
-  return undefined;
-}
 
 /**
  * While the upgrade waits, the StatefulSet keeps the pod template and the partition it has, together
@@ -100,11 +92,12 @@ function frozen(input: MemberInput, set: IStatefulSet, message: string): MemberD
 
 /**
  * The `…Upgrade` rule. As TiDB Operator: it runs when the pod spec changed or the phase is
- * `Upgrade` or the StatefulSet is between revisions; `fail`s while the status is not synced; while a
- * component of `upgradeWaitsFor` is in one of its phases it freezes the live template and partition
- * together (`frozen`); the component's `beforeUpgrade` may go first. Otherwise it sets the phase to
- * `Upgrade` and takes exactly one of: write the new pod spec (partition = replicas), leave an
- * OnDelete or unparameterised strategy to the StatefulSet controller, hold or act as the walk says,
+ * `Upgrade` or the StatefulSet is between revisions; `fail`s while the status is not synced (unless
+ * the component does not care); while a component of `upgradeWaitsFor` is in one of its phases it
+ * freezes the live template and partition together (`frozen`); the component's `beforeUpgrade` may
+ * go first. Otherwise it sets the phase to `Upgrade` and takes exactly one of: write the new pod spec
+ * (partition = replicas), leave a natively rolled component, an OnDelete or an unparameterised
+ * strategy to the StatefulSet controller, hold or act as the walk says,
  * or move the partition by one pod. Every write stops the block and retries.
  */
 export function planMemberUpgrade(input: MemberInput): MemberDecision {
@@ -115,8 +108,8 @@ export function planMemberUpgrade(input: MemberInput): MemberDecision {
   // A rollout in progress counts even when the phase does not say so (TiDB's phase is Normal while TiKV upgrades).
   const rolling = isStatefulSetUpgrading(set, input.scope.pods, own.statefulSet?.updateRevision);
   if (!changed && own.phase !== 'Upgrade' && !rolling) return nothing();
-  if (!isMemberSynced(input)) return { actions: [], outcome: fail(`${upgraderWho(input)}'s ${component.name} status sync failed, can not to be upgraded`) };
-  const blocked = upgradeBlocker(input);
+  if (component.changesNeedSynced !== false && !isMemberSynced(input)) return { actions: [], outcome: fail(`${upgraderWho(input)}'s ${component.name} status sync failed, can not to be upgraded`) };
+  const blocked = phaseBlocker(input, component.dependencies.upgradeWaitsFor);
   if (blocked !== undefined) return frozen(input, set, `${blocked}: the upgrade waits`);
   const first = component.hooks.beforeUpgrade?.(input);
   if (first !== undefined) return first;
@@ -126,7 +119,8 @@ export function planMemberUpgrade(input: MemberInput): MemberDecision {
     return { status: next.status, actions: [], draft, outcome: retry(component.retryMs, `${component.title} pod template changed: upgrade starts`), stop: true };
   }
   const live = set.spec?.updateStrategy;
-  if (live?.type === 'OnDelete' || (live !== undefined && live.rollingUpdate === undefined)) {
+  const native = component.rollingUpdate === 'native';
+  if (native || live?.type === 'OnDelete' || (live !== undefined && live.rollingUpdate === undefined)) {
     return { status: next.status, actions: [], outcome: complete(`${component.title} pods are rolled by the StatefulSet update strategy`) };
   }
   return partitionDecision(next, set, walkOrdinals(next, set));

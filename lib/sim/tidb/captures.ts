@@ -18,10 +18,14 @@ export type Capture = {
   drain: { startMs: number; startTables: number } | undefined;
 };
 
+/** A capture stopping: the tables it still held and how many other captures were alive to take them. */
+export type CaptureStop = { readonly capture: Capture; readonly tables: number; readonly othersAlive: number };
+
 /** Captures, owner and drains of one cluster. */
 export class CaptureRegistry {
   private readonly captures: Capture[] = [];
   private ownerId: string | undefined;
+  private readonly stopListeners = new Set<(stop: CaptureStop) => void>();
 
   constructor(private readonly ctx: PdContext) {}
 
@@ -52,6 +56,8 @@ export class CaptureRegistry {
   /** The process stopped: its session lapses and its tables go to the others. */
   unregister(capture: Capture): void {
     if (!capture.alive) return;
+    const stop: CaptureStop = { capture, tables: this.tableCount(capture), othersAlive: this.alive().length - 1 };
+    for (const listener of this.stopListeners) listener(stop);
     capture.alive = false;
     this.spread(this.tableCount(capture), capture);
     capture.tables = 0;
@@ -60,11 +66,28 @@ export class CaptureRegistry {
     this.ctx.changed();
   }
 
+  /** Calls `listener` as each capture stops (before its tables move); returns the unsubscribe. */
+  onStop(listener: (stop: CaptureStop) => void): () => void {
+    this.stopListeners.add(listener);
+    return () => this.stopListeners.delete(listener);
+  }
+
   /** `POST /api/v1/owner/resign`: the owner steps down and another live capture wins the campaign. */
   resignOwner(): void {
     const old = this.owner();
     const next = this.alive().find((c) => c !== old) ?? old;
     this.ownerId = next?.id;
+    this.ctx.changed();
+  }
+
+  /**
+   * The owner moves to the live capture of `podName`, as an administrator gets by resigning the owner
+   * until that capture wins; throws when the pod has no live capture.
+   */
+  moveOwner(podName: string): void {
+    const target = this.alive().find((c) => c.podName === podName);
+    if (!target) throw new Error(`TiCDC pod ${podName} has no live capture to become the owner`);
+    this.ownerId = target.id;
     this.ctx.changed();
   }
 

@@ -19,12 +19,16 @@
  * - `pvc-deleted-only-after-tombstone`: a PVC was deleted while the store on it was not Tombstone;
  * - `no-store-deleted-below-max-replicas`: a TiKV store was taken Offline while the other TiKV
  *   stores PD reports Up were fewer than `max-replicas` (its regions have nowhere safe to go).
+ * - `ticdc-capture-drained-before-stop`: a TiCDC capture stopped with tables still on it (and another
+ *   capture alive to take them) before its graceful-shutdown timeout ran out (see
+ *   `invariant-captures.ts`); stops caused by an injected fault or a teardown are not counted.
  */
 import type { Clock } from '../../platform/clock.js';
 import type { KubeObject } from '../object.js';
 import type { ObjectStore, StoreEvent } from '../store.js';
 import type { TidbSimKnobs } from './knobs.js';
 import type { ClusterRegistry, ClusterState } from './registry.js';
+import { CaptureWatch } from './invariant-captures.js';
 import { UpgradeWatch } from './invariant-upgrades.js';
 import { dataUidOfClaim } from './pod-info.js';
 
@@ -44,6 +48,7 @@ export const INVARIANT_NAMES = [
   'no-store-deleted-below-max-replicas',
   'no-tidb-upgrade-during-tikv-upgrade',
   'no-ddl-left-paused-after-upgrade',
+  'ticdc-capture-drained-before-stop',
 ] as const;
 
 /** A monitor's name. */
@@ -60,6 +65,7 @@ export class InvariantMonitor {
   private readonly storeMeta = new Map<string, string>();
   private readonly unsubscribes: (() => void)[] = [];
   private readonly upgrades: UpgradeWatch;
+  private readonly captures: CaptureWatch;
   /** Uids of objects whose deletion follows from a TidbCluster's deletion (the cluster's included). */
   private readonly tornDown = new Set<string>();
   /**
@@ -70,6 +76,7 @@ export class InvariantMonitor {
 
   constructor(private readonly deps: MonitorDeps) {
     this.upgrades = new UpgradeWatch(deps, (name, message) => this.violate(name, message));
+    this.captures = new CaptureWatch(deps, (namespace, podName) => this.isExcused(namespace, podName), (name, message) => this.violate(name, message));
   }
 
   /** Subscribes to the store and to every cluster (present and future). */
@@ -99,6 +106,7 @@ export class InvariantMonitor {
     this.hadQuorum.set(c, c.pd.members.hasQuorum());
     this.unsubscribes.push(c.pd.onChange(() => this.checkQuorum(c)));
     this.unsubscribes.push(c.pd.onChange(() => this.checkStoreRemovals(c)));
+    this.unsubscribes.push(this.captures.watch(c));
     this.unsubscribes.push(
       c.pd.onRegionLost((r) => this.violate('no-data-loss', `region ${r.id} of ${c.namespace}/${c.name} lost every replica (stores ${r.peers.join(', ')} lost their data)`)),
     );
@@ -113,13 +121,8 @@ export class InvariantMonitor {
     const members = c.pd.members.list();
     const serving = members.filter((m) => m.serving).length;
     const down = members.filter((m) => !m.serving);
-    const byOperator = down.filter((m) => {
-      // Members may be named by FQDN (spec.clusterDomain): the pod is the first label.
-      const podName = m.name.split('.')[0] ?? m.name;
-      const pod = this.deps.store.get('Pod', c.namespace, podName);
-      if (!pod) return !this.excusedPods.has(`${c.namespace}/${podName}`);
-      return !this.deps.isFaulted(pod) && !this.tornDown.has(pod.metadata.uid ?? '');
-    });
+    // Members may be named by FQDN (spec.clusterDomain): the pod is the first label.
+    const byOperator = down.filter((m) => !this.isExcused(c.namespace, m.name.split('.')[0] ?? m.name));
     if (serving + byOperator.length <= members.length / 2) return;
     this.violate('pd-quorum-kept', `PD of ${c.namespace}/${c.name} lost quorum: ${serving}/${members.length} members serving; down without an injected fault: ${byOperator.map((m) => m.name).join(', ')}`);
   }
@@ -138,8 +141,16 @@ export class InvariantMonitor {
     }
   }
 
+  /** Whether a pod's process being down is not the reconciler's doing: an injected fault, or a teardown. */
+  private isExcused(namespace: string, podName: string): boolean {
+    const pod = this.deps.store.get('Pod', namespace, podName);
+    if (!pod) return this.excusedPods.has(`${namespace}/${podName}`);
+    return this.deps.isFaulted(pod) || this.tornDown.has(pod.metadata.uid ?? '');
+  }
+
   private onStoreEvent(ev: StoreEvent): void {
     this.trackDeletions(ev);
+    this.captures.onStoreEvent(ev);
     if (ev.kind === 'PersistentVolumeClaim' && isDeletionStart(ev)) this.checkPvcDeletion(ev.object);
     this.upgrades.onStoreEvent(ev);
   }

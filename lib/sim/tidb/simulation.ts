@@ -116,6 +116,11 @@ export class TidbSimulation {
     movePdLeader(this.mustCluster(namespace, cluster).pd, member);
   }
 
+  /** The `world: {ticdcOwner}` verb: the capture of `pod` becomes the TiCDC owner now (throws when it has none). */
+  moveTicdcOwner(namespace: string, cluster: string, pod: string): void {
+    this.mustCluster(namespace, cluster).captures.moveOwner(pod);
+  }
+
   /** The `world: {pdConfig}` verb: sets PD configuration in pd.toml's shape. */
   setPdConfig(namespace: string, cluster: string, config: Record<string, unknown>): void {
     setPdConfig(this.mustCluster(namespace, cluster).pd, config);

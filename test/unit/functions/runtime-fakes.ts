@@ -9,7 +9,7 @@ import type { Context } from 'aws-lambda';
 
 import type { TikvStatusPort } from '../../../lib/components/port.js';
 import type { KubeObject, KubePort, ObjectList, PageRequest, TidbClusterPage } from '../../../lib/kube/port.js';
-import type { TidbStatusPort } from '../../../lib/components/port.js';
+import type { PumpPort, TicdcPort, TidbStatusPort } from '../../../lib/components/port.js';
 import type { PdPort } from '../../../lib/pd/port.js';
 import { VirtualClock } from '../../../lib/platform/clock.js';
 import { DEFAULT_SWEEP_CONFIG, DEFAULT_STEP_CONFIG } from '../../../lib/platform/config.js';
@@ -109,10 +109,16 @@ const tidbDown = (): TidbStatusPort =>
     },
   });
 
+const unreachable = <T extends object>(what: string): T =>
+  new Proxy({} as T, {
+    get: () => async () => {
+      throw new TransientError(`${what}: HTTP 503: no endpoints available`);
+    },
+  });
 
-/** Clients whose PD, TiKV and TiDB are unreachable. */
+/** Clients whose PD, TiKV, TiDB, TiCDC and Pump are unreachable. */
 export function fakeClients(kube: KubePort): DeadlineClients {
-  const clients: ClusterClients = { kube, pd: pdDown, tikv: tikvDown, tidb: tidbDown };
+  const clients: ClusterClients = { kube, pd: pdDown, tikv: tikvDown, tidb: tidbDown, ticdc: () => unreachable<TicdcPort>('TiCDC status'), pump: () => unreachable<PumpPort>('Pump status') };
   return { ...clients, withDeadline: () => clients };
 }
 

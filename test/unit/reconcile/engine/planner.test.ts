@@ -92,7 +92,7 @@ describe('planning a step: rules in order, later rules see earlier status', () =
 });
 
 describe('the registry', () => {
-  it('runs Admission first, Paused before anything writes, the PD recipe, then the TiKV recipe, then the TiDB recipe, and ClusterStatus last', () => {
+  it('runs Admission first, Paused before anything writes, the PD recipe, then the TiKV, Pump, TiDB and TiCDC recipes, and ClusterStatus last', () => {
     expect(ruleNames(clusterRules)).toEqual([
       'act:Admission',
       'act:Paused',
@@ -121,6 +121,15 @@ describe('the registry', () => {
       'act:TikvFailover',
       'act:TikvUpgrade',
       'act:TikvStatefulSet',
+      'act:PumpGate',
+      'status:PumpStatus',
+      'act:PumpDependencies',
+      'act:PumpServices',
+      'act:PumpConfigMap',
+      'act:PumpScale',
+      'act:PumpFailover',
+      'act:PumpUpgrade',
+      'act:PumpStatefulSet',
       'act:TidbGate',
       'status:TidbStatus',
       'act:TidbDependencies',
@@ -131,6 +140,16 @@ describe('the registry', () => {
       'act:TidbFailover',
       'act:TidbUpgrade',
       'act:TidbStatefulSet',
+      'act:TicdcGate',
+      'status:TicdcStatus',
+      'act:TicdcDependencies',
+      'act:TicdcServices',
+      'act:TicdcConfigMap',
+      'act:TicdcDrainDeadlines',
+      'act:TicdcScale',
+      'act:TicdcFailover',
+      'act:TicdcUpgrade',
+      'act:TicdcStatefulSet',
       'status:ClusterStatus',
     ]);
   });
