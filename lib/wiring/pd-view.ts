@@ -67,7 +67,7 @@ export function toPdView(answers: PdAnswers): PdView {
   // PD lists Tombstones only when asked for them; a store in both answers is counted once.
   const byId = new Map<string, PdStore>();
   for (const store of [...answers.stores, ...answers.tombstones]) if (!byId.has(store.id)) byId.set(store.id, toStore(store));
-  const { replication } = answers.config;
+  const { replication, schedule } = answers.config;
   return {
     clusterId: answers.clusterId,
     members,
@@ -80,6 +80,7 @@ export function toPdView(answers: PdAnswers): PdView {
         locationLabels: [...replication.locationLabels],
         enablePlacementRules: replication.enablePlacementRules,
       },
+      ...(schedule?.maxStoreDownTimeMs === undefined ? {} : { schedule: { maxStoreDownTimeMs: schedule.maxStoreDownTimeMs } }),
     },
   };
 }
