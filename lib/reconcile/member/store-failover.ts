@@ -2,7 +2,7 @@
  * Store failover and explicit recovery, shared by TiKV and TiFlash (TiDB Operator v1's
  * `commonStoreFailover` over a `StoreAccess`, §2.2 Failover, §2.3, Fixture F). A store of a desired
  * ordinal `Down` for the failover period (from its `lastTransitionTime`; the deadline persisted and
- * the key woken at it) is recorded in `status.<c>.failureStores` — several per step, never more than
+ * the key woken at it; a Disconnected store wakes the key when PD will call it Down) is recorded in `status.<c>.failureStores` — several per step, never more than
  * `maxFailoverCount` — and the desired-replica formula, which counts every failure store, brings a
  * replacement. Nothing is marked while PD cannot vouch for the stores (unread, no leader, no quorum).
  * The extra stores hold data, so they go only when the user asks (`recoverFailover`, or
@@ -50,6 +50,27 @@ function downStores(access: StoreAccess, input: MemberInput): DownStore[] {
   return stores
     .sort((a, b) => rank(a) - rank(b))
     .map((store) => ({ store, deadline: failoverDeadline(access.component, store.podName, stamp(store.lastTransitionTime), periodMs), recorded: recorded.has(store.podName) }));
+}
+
+// Past PD's own moment: its `silent > max-store-down-time` is strict.
+const DOWN_MARGIN_MS = 1_000;
+
+/**
+ * When PD will call the Disconnected stores of desired ordinals Down: their last heartbeat plus
+ * PD's `max-store-down-time` (both from PD), so the status records Down — and the failover period
+ * starts — when it happens, not at the next sweep. Only moments still ahead.
+ */
+function downMoments(access: StoreAccess, input: MemberInput): number[] {
+  const view = observedPd(input.snapshot);
+  const downAfterMs = view?.config.schedule?.maxStoreDownTimeMs;
+  if (!view || downAfterMs === undefined) return [];
+  const heartbeats = new Map(view.stores.map((s) => [s.id, s.lastHeartbeatAtMs]));
+  return Object.values(storeStatusOf(access, input).stores ?? {}).flatMap((s) => {
+    const lastMs = heartbeats.get(s.id);
+    if (s.state !== 'Disconnected' || lastMs === undefined || !isDesiredPod(access, input, s.podName)) return [];
+    const atMs = lastMs + downAfterMs + DOWN_MARGIN_MS;
+    return atMs > input.snapshot.nowMs ? [atMs] : [];
+  });
 }
 
 /**
@@ -121,10 +142,11 @@ export function planStoreFailover(access: StoreAccess): (input: MemberInput) => 
     const due = down.filter((d) => nowMs >= d.deadline.deadlineAtMs);
     const pending = waiting.filter((d) => nowMs < d.deadline.deadlineAtMs);
     const prelude = [...stale, ...failoverDeadlinePuts(input, waiting.map((d) => d.deadline))];
-    const wakeAtMs = pending.length > 0 ? Math.min(...pending.map((d) => d.deadline.deadlineAtMs)) : undefined;
+    const moments = [...pending.map((d) => d.deadline.deadlineAtMs), ...downMoments(access, input)];
+    const wakeAtMs = moments.length > 0 ? Math.min(...moments) : undefined;
     const waitingNote = (outcome: MemberDecision): MemberDecision => (wakeAtMs === undefined ? outcome : { ...outcome, wakeAtMs });
     if (due.length === 0) {
-      const message = wakeAtMs === undefined ? undefined : `${access.title} failover deadline at ${toKubeTime(wakeAtMs)}`;
+      const message = wakeAtMs === undefined ? undefined : `${access.title} failover: next look at ${toKubeTime(wakeAtMs)}`;
       return waitingNote({ actions: prelude, outcome: complete(message) });
     }
     const uid = status.failoverUID ?? '';

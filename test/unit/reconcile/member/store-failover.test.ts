@@ -206,6 +206,33 @@ describe('store failover deadlines: persisted, woken at, deleted once nothing wa
     expect(decision.actions).toEqual([{ kind: 'state.deleteDeadline', deadline: { component: 'tikv', member: 'basic-tikv-1', kind: 'failover' } }, put(deadline(2, T0 - 1 * MIN))]);
   });
 
+  it('a Disconnected store wakes the key when PD will call it Down (last heartbeat + max-store-down-time, from PD)', () => {
+    // Prepare
+    const disconnected = { ...store('1', 1), state: 'Disconnected' };
+    const view = pdViewOf([0, 1, 2].map((i) => pdMemberView(`basic-pd-${i}`)), 'basic-pd-0');
+    const pd = withPd({
+      ...view,
+      stores: [{ id: '1', address: 'basic-tikv-1.basic-tikv-peer.demo.svc:20160', state: 'Disconnected', leaderCount: 0, regionCount: 3, labels: {}, lastHeartbeatAtMs: T0 - 40_000 }],
+      config: { ...view.config, schedule: { maxStoreDownTimeMs: 2 * MIN } },
+    });
+
+    // Act
+    const decision = failover(fixtureF({ stores: [disconnected] }), pd);
+
+    // Assess
+    expect(decision.wakeAtMs).toBe(T0 - 40_000 + 2 * MIN + 1_000);
+    expect(decision.actions).toEqual([]);
+    expect(decision.status).toBeUndefined();
+  });
+
+  it('a Disconnected store gives no wake-up when PD did not report max-store-down-time', () => {
+    // Act
+    const decision = failover(fixtureF({ stores: [{ ...store('1', 1), state: 'Disconnected' }] }));
+
+    // Assess
+    expect(decision.wakeAtMs).toBeUndefined();
+  });
+
   it('a store of an ordinal no longer desired (scaled in) gets no deadline', () => {
     // Prepare
     const tc = fixtureF({ stores: [store('9', 7, T0 - 70 * MIN)] });
