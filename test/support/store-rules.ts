@@ -6,9 +6,13 @@
 import type { RuleInput } from '../../lib/reconcile/engine/rule.js';
 import type { ComponentDeclaration, MemberDecision, MemberInput } from '../../lib/reconcile/member/component.js';
 import { enterMember } from '../../lib/reconcile/member/context.js';
-import { TIKV_STORES } from '../../lib/reconcile/member/store-access.js';
+import type { StoreAccess } from '../../lib/reconcile/member/store-access.js';
+import { tikvDesiredReplicas } from '../../lib/reconcile/cluster/replicas.js';
 import { planStoreFailover, planStoreRecovery } from '../../lib/reconcile/member/store-failover.js';
 import { pdComponent } from '../../lib/reconcile/components/pd/recipe.js';
+
+/** TiKV's store access. */
+export const TIKV_STORES: StoreAccess = { component: 'tikv', title: 'TiKV', retryMs: 5_000, desiredReplicas: tikvDesiredReplicas };
 
 // TiKV as store failover reads it: its name (pods `<tc>-tikv-<n>`), claim, spec and replica formula.
 const tikvShaped: ComponentDeclaration = {

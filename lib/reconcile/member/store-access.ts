@@ -1,25 +1,26 @@
 /**
- * What store failover reads and writes of one store component, TiKV or TiFlash (TiDB Operator v1's
- * `StoreAccess`): both keep `spec.<c>.maxFailoverCount` / `recoverFailover` / `failover.recoverByUID`
- * and `status.<c>.stores` / `failureStores` / `failoverUID` in the same shapes, so the access is the
- * component's name, its title, its desired-replica formula and how soon it polls.
+ * What store failover reads and writes of one store component (TiDB Operator v1's `StoreAccess`):
+ * every component whose status keeps `failureStores` keeps `spec.<c>.maxFailoverCount` /
+ * `recoverFailover` / `failover.recoverByUID` and `status.<c>.stores` / `failureStores` /
+ * `failoverUID` in the same shapes, so the access is the component's name, its title, its
+ * desired-replica formula and how soon it polls; each store component declares its own.
  */
 
 import type { TidbCluster, TidbClusterStatus } from '../../model/kube.js';
 import type { RuleInput } from '../engine/rule.js';
-import { tiflashDesiredReplicas, tikvDesiredReplicas } from '../cluster/replicas.js';
+import type { MemberName } from './component.js';
 
-/** `status.tikv` (TiFlash's status has the same store fields). */
-export type StoreStatus = NonNullable<TidbClusterStatus['tikv']>;
+/** The components whose status keeps stores and failure stores. */
+export type StoreComponent = { [K in MemberName]: NonNullable<TidbClusterStatus[K]> extends { failureStores?: unknown } ? K : never }[MemberName];
+
+/** A store component's status (every one has the same store fields). */
+export type StoreStatus = NonNullable<TidbClusterStatus[StoreComponent]>;
 /** One `status.<c>.stores` entry. */
 export type StatusStore = NonNullable<StoreStatus['stores']>[string];
 /** One `status.<c>.failureStores` entry. */
 export type FailureStore = NonNullable<StoreStatus['failureStores']>[string];
 
-/** The store components. */
-export type StoreComponent = 'tikv' | 'tiflash';
-
-/** The failover-related fields of `spec.tikv` / `spec.tiflash`. */
+/** The failover-related fields of a store component's spec. */
 export type StoreFailoverSpec = {
   readonly replicas: number;
   readonly maxFailoverCount?: number;
@@ -30,19 +31,13 @@ export type StoreFailoverSpec = {
 /** One store component as store failover sees it (see the module comment). */
 export type StoreAccess = {
   readonly component: StoreComponent;
-  /** As messages name it (`TiKV`). */
+  /** As messages name it. */
   readonly title: string;
   /** How soon a failover rule that changed the status, or is holding, wants to look again. */
   readonly retryMs: number;
   /** The StatefulSet replicas this status asks for (spec + failure stores + spares). */
   readonly desiredReplicas: (spec: TidbCluster['spec'], status: TidbClusterStatus) => number;
 };
-
-/** TiKV's stores (`tikvFailoverPeriod`, `spec.tikv.maxFailoverCount`). */
-export const TIKV_STORES: StoreAccess = { component: 'tikv', title: 'TiKV', retryMs: 5_000, desiredReplicas: tikvDesiredReplicas };
-
-/** TiFlash's stores (`tiflashFailoverPeriod`, `spec.tiflash.maxFailoverCount`). */
-export const TIFLASH_STORES: StoreAccess = { component: 'tiflash', title: 'TiFlash', retryMs: 5_000, desiredReplicas: tiflashDesiredReplicas };
 
 /** The component's spec (undefined when the cluster has none). */
 export const storeSpecOf = (access: StoreAccess, tc: TidbCluster): StoreFailoverSpec | undefined => tc.spec[access.component];

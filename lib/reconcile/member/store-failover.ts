@@ -1,5 +1,5 @@
 /**
- * Store failover and explicit recovery, shared by TiKV and TiFlash (TiDB Operator v1's
+ * Store failover and explicit recovery, shared by the store components (TiDB Operator v1's
  * `commonStoreFailover` over a `StoreAccess`, §2.2 Failover, §2.3, Fixture F). A store of a desired
  * ordinal `Down` for the failover period (from its `lastTransitionTime`; the deadline persisted and
  * the key woken at it; a Disconnected store wakes the key when PD will call it Down) is recorded in `status.<c>.failureStores` — several per step, never more than

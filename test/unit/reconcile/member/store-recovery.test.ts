@@ -4,9 +4,9 @@ import type { TidbCluster, TidbClusterStatus } from '../../../../lib/model/kube.
 import type { Snapshot } from '../../../../lib/model/snapshot.js';
 import { toKubeTime } from '../../../../lib/reconcile/cluster/condition.js';
 import { retry } from '../../../../lib/reconcile/engine/outcome.js';
-import { TIKV_STORES } from '../../../../lib/reconcile/member/store-access.js';
+
 import { shouldRecoverStores } from '../../../../lib/reconcile/member/store-failover.js';
-import { planTikvRecovery, tikvInputOf } from '../../../support/store-rules.js';
+import { TIKV_STORES, planTikvRecovery, tikvInputOf } from '../../../support/store-rules.js';
 import { T0, ruleInputOf, snapshot, testPod, tidbCluster, withCluster, withOwned, type Change } from '../../../support/fixtures.js';
 
 type TikvStatus = NonNullable<TidbClusterStatus['tikv']>;
