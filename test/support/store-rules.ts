@@ -1,35 +1,15 @@
 /**
- * Store failover's rules as a TiKV block runs them: the input entered as the TiKV block enters it
- * (defaulted cluster, TiKV's context), so a unit test sees one rule's whole effect as data.
+ * Store failover's rules as the TiKV block runs them (TiKV's store access, the input entered as the
+ * TiKV block enters it), so a unit test sees one rule's whole effect as data.
  */
 
 import type { RuleInput } from '../../lib/reconcile/engine/rule.js';
-import type { ComponentDeclaration, MemberDecision, MemberInput } from '../../lib/reconcile/member/component.js';
-import { enterMember } from '../../lib/reconcile/member/context.js';
-import type { StoreAccess } from '../../lib/reconcile/member/store-access.js';
-import { tikvDesiredReplicas } from '../../lib/reconcile/cluster/replicas.js';
+import type { MemberDecision } from '../../lib/reconcile/member/component.js';
 import { planStoreFailover, planStoreRecovery } from '../../lib/reconcile/member/store-failover.js';
-import { pdComponent } from '../../lib/reconcile/components/pd/recipe.js';
+import { TIKV_STORES } from '../../lib/reconcile/components/tikv/failover.js';
+import { tikvInputOf } from './tikv-rules.js';
 
-/** TiKV's store access. */
-export const TIKV_STORES: StoreAccess = { component: 'tikv', title: 'TiKV', retryMs: 5_000, desiredReplicas: tikvDesiredReplicas };
-
-// TiKV as store failover reads it: its name (pods `<tc>-tikv-<n>`), claim, spec and replica formula.
-const tikvShaped: ComponentDeclaration = {
-  ...pdComponent,
-  name: 'tikv',
-  title: 'TiKV',
-  ruleName: 'Tikv',
-  claim: 'tikv',
-  specOf: (tc) => tc.spec.tikv,
-  desiredReplicas: (tc, status) => TIKV_STORES.desiredReplicas(tc.spec, status),
-};
-
-/** The input of a TiKV rule, as the TiKV block enters it. */
-export function tikvInputOf(input: RuleInput): MemberInput {
-  const entry = enterMember(tikvShaped, input);
-  return { ...input, cluster: entry.cluster, scope: entry.scope, draft: entry.draft };
-}
+export { TIKV_STORES, tikvInputOf };
 
 /** The `TikvFailover` rule. */
 export const planTikvFailover = (input: RuleInput): MemberDecision => planStoreFailover(TIKV_STORES)(tikvInputOf(input));

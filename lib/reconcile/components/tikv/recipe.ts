@@ -11,7 +11,9 @@ import type { ComponentDeclaration } from '../../member/component.js';
 import { memberBlock } from '../../member/recipe.js';
 import { isPdAvailable } from '../pd/availability.js';
 import { TIKV_CONFIG_KEYS, tikvConfigData } from './config-map.js';
-import { beforeTikvRestart, beforeTikvScaleIn, planTikvFailover, tikvUpdatedPodHold } from './hooks.js';
+import { planStoreFailover, planStoreRecovery } from '../../member/store-failover.js';
+import { TIKV_STORES } from './failover.js';
+import { beforeTikvRestart, beforeTikvScaleIn, tikvUpdatedPodHold } from './hooks.js';
 import { TIKV_RETRY_MS } from './names.js';
 import { tikvClaimTemplates, tikvPodTemplate } from './pod-template.js';
 import { tikvPeerService } from './services.js';
@@ -51,11 +53,13 @@ export const tikvComponent: ComponentDeclaration = {
   },
   hooks: {
     gates: [],
-    extra: [],
+    // as TiDB Operator, before the scaler: failure stores of undesired ordinals dropped, and
+    // recovery (failure stores cleared) only when the user asks and every desired store is Up
+    extra: [{ name: 'TikvFailoverRecovery', plan: planStoreRecovery(TIKV_STORES) }],
     // holds: TiKV's scale-in (evict leaders, delete the store, wait for Tombstone) is not built yet
     beforeScaleIn: beforeTikvScaleIn,
-    // none yet
-    failover: planTikvFailover,
+    // a store Down for tikvFailoverPeriod becomes a failure store (capped, only with PD quorum)
+    failover: planStoreFailover(TIKV_STORES),
     // a plain member: no leader eviction yet
     beforeRestart: beforeTikvRestart,
     updatedPodHold: tikvUpdatedPodHold,

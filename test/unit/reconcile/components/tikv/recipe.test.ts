@@ -56,6 +56,7 @@ describe('the TiKV recipe (tikvRules)', () => {
       'act:TikvDependencies',
       'act:TikvServices',
       'act:TikvConfigMap',
+      'act:TikvFailoverRecovery',
       'act:TikvScale',
       'act:TikvFailover',
       'act:TikvUpgrade',
