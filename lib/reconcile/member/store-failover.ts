@@ -56,7 +56,8 @@ function downStores(access: StoreAccess, input: MemberInput): DownStore[] {
 const DOWN_MARGIN_MS = 1_000;
 
 /**
- * When PD will call the Disconnected stores of desired ordinals Down: their last heartbeat plus
+ * When PD will call a silent store of a desired ordinal Down — Disconnected, or Up while its pod is
+ * not Ready (PD notices 20 s later, and nothing in Kubernetes changes then): its last heartbeat plus
  * PD's `max-store-down-time` (both from PD), so the status records Down — and the failover period
  * starts — when it happens, not at the next sweep. Only moments still ahead.
  */
@@ -67,7 +68,9 @@ function downMoments(access: StoreAccess, input: MemberInput): number[] {
   const heartbeats = new Map(view.stores.map((s) => [s.id, s.lastHeartbeatAtMs]));
   return Object.values(storeStatusOf(access, input).stores ?? {}).flatMap((s) => {
     const lastMs = heartbeats.get(s.id);
-    if (s.state !== 'Disconnected' || lastMs === undefined || !isDesiredPod(access, input, s.podName)) return [];
+    const pod = input.scope.pod(s.podName);
+    const silent = s.state === 'Disconnected' || (s.state === 'Up' && (pod === undefined || !isPodReady(pod)));
+    if (!silent || lastMs === undefined || !isDesiredPod(access, input, s.podName)) return [];
     const atMs = lastMs + downAfterMs + DOWN_MARGIN_MS;
     return atMs > input.snapshot.nowMs ? [atMs] : [];
   });
@@ -137,7 +140,12 @@ export function planStoreFailover(access: StoreAccess): (input: MemberInput) => 
     const started = access.desiredReplicas(input.cluster.spec, input.status) === status.statefulSet?.replicas;
     const allUp = Object.values(status.stores ?? {}).every((s) => s.state === 'Up');
     const allReady = allUp && Object.keys(status.stores ?? {}).length === access.desiredReplicas(input.cluster.spec, input.status);
-    if (!started || allReady) return { actions: stale, outcome: complete() };
+    if (!started || allReady) {
+      // A store may be silent before PD says so: look again when PD will call it Down.
+      const [downAtMs] = downMoments(access, input).sort((a, b) => a - b);
+      if (downAtMs === undefined) return { actions: stale, outcome: complete() };
+      return { actions: stale, outcome: complete(`${access.title} failover: a silent store is Down for PD at ${toKubeTime(downAtMs)}`), wakeAtMs: downAtMs };
+    }
     const nowMs = input.snapshot.nowMs;
     const due = down.filter((d) => nowMs >= d.deadline.deadlineAtMs);
     const pending = waiting.filter((d) => nowMs < d.deadline.deadlineAtMs);

@@ -12,6 +12,7 @@ import {
   pdViewOf,
   ruleInputOf,
   snapshot,
+  testPod,
   testPvc,
   tidbCluster,
   withCluster,
@@ -222,6 +223,24 @@ describe('store failover deadlines: persisted, woken at, deleted once nothing wa
     // Assess
     expect(decision.wakeAtMs).toBe(T0 - 40_000 + 2 * MIN + 1_000);
     expect(decision.actions).toEqual([]);
+    expect(decision.status).toBeUndefined();
+  });
+
+  it('every store still Up but one pod not Ready: the key is woken when PD will call that store Down', () => {
+    // Prepare: all six stores Up (all stores ready: failover proper does not run), basic-tikv-1 not Ready
+    const view = pdViewOf([0, 1, 2].map((i) => pdMemberView(`basic-pd-${i}`)), 'basic-pd-0');
+    const pd = withPd({
+      ...view,
+      stores: [{ id: '1', address: 'basic-tikv-1.basic-tikv-peer.demo.svc:20160', state: 'Up', leaderCount: 0, regionCount: 3, labels: {}, lastHeartbeatAtMs: T0 - 5_000 }],
+      config: { ...view.config, schedule: { maxStoreDownTimeMs: 2 * MIN } },
+    });
+    const pods = withOwned('Pod', ...[0, 1, 2, 3, 4, 5].map((i) => testPod(`basic-tikv-${i}`, { component: 'tikv', ready: i !== 1 })));
+
+    // Act
+    const decision = failover(fixtureF({ stores: [store('1', 1)] }), pd, pods);
+
+    // Assess
+    expect(decision.wakeAtMs).toBe(T0 - 5_000 + 2 * MIN + 1_000);
     expect(decision.status).toBeUndefined();
   });
 
