@@ -122,48 +122,56 @@ function mark(access: StoreAccess, input: MemberInput, due: readonly DownStore[]
   return { status: next, actions: [...prelude, ...events], outcome: retry(access.retryMs, message), stop: true };
 }
 
+/** As TiDB Operator's condition for running store failover: every pod started, not every store Up. */
+function shouldRunFailover(access: StoreAccess, input: MemberInput): boolean {
+  const status = storeStatusOf(access, input);
+  const desired = access.desiredReplicas(input.cluster.spec, input.status);
+  const stores = Object.values(status.stores ?? {});
+  return desired === status.statefulSet?.replicas && !(stores.length === desired && stores.every((s) => s.state === 'Up'));
+}
+
+/** Failover does not run: only the stale deadlines go, and a silent store wakes the key when PD will call it Down. */
+function watchSilentStores(access: StoreAccess, input: MemberInput, stale: readonly Action[]): MemberDecision {
+  const [downAtMs] = downMoments(access, input).sort((a, b) => a - b);
+  if (downAtMs === undefined) return { actions: stale, outcome: complete() };
+  return { actions: stale, outcome: complete(`${access.title} failover: a silent store is Down for PD at ${toKubeTime(downAtMs)}`), wakeAtMs: downAtMs };
+}
+
+/** The stores past their deadline: nothing to do, held without PD, or marked (`mark`). */
+function planDue(access: StoreAccess, input: MemberInput, down: readonly DownStore[], prelude: readonly Action[], wakeAtMs: number | undefined): MemberDecision {
+  const due = down.filter((d) => input.snapshot.nowMs >= d.deadline.deadlineAtMs);
+  if (due.length === 0) return { actions: prelude, outcome: complete(wakeAtMs === undefined ? undefined : `${access.title} failover: next look at ${toKubeTime(wakeAtMs)}`) };
+  if (due.every((d) => d.recorded) && (storeStatusOf(access, input).failoverUID ?? '') !== '') return { actions: prelude, outcome: complete() };
+  const problem = pdQuorumProblem(access, input);
+  if (problem) return { actions: prelude, outcome: fail(`${access.title} failover held: ${problem}`) };
+  const max = storeSpecOf(access, input.cluster)?.maxFailoverCount ?? DEFAULT_MAX_FAILOVER_COUNT;
+  if (max <= 0) return { actions: prelude, outcome: complete() };
+  return mark(access, input, due, max, prelude);
+}
+
 /**
  * The component's `…Failover` rule (v1 runs it with `autoFailover` when all pods started but not
  * all stores are Up). Guarantees: a store is marked only past its persisted deadline and only
  * while PD vouches for the stores (else the rule fails and holds); the key is woken at the
- * earliest pending deadline; deadlines of stores no longer waiting are deleted; failure stores
- * never exceed `maxFailoverCount`; a status change stops the block, so replicas move next step.
+ * earliest pending deadline, or when PD will call a silent store Down; deadlines of stores no
+ * longer waiting are deleted; failure stores never exceed `maxFailoverCount`; a status change
+ * stops the block, so replicas move next step.
  */
 export function planStoreFailover(access: StoreAccess): (input: MemberInput) => MemberDecision {
   return (input) => {
-    const spec = storeSpecOf(access, input.cluster);
+    if (!input.snapshot.config.autoFailover || !storeSpecOf(access, input.cluster)) {
+      return { actions: staleFailoverDeadlines(input, access.component, new Set()), outcome: complete() };
+    }
     const down = downStores(access, input);
     const waiting = down.filter((d) => !d.recorded);
     const stale = staleFailoverDeadlines(input, access.component, new Set(waiting.map((d) => d.store.podName)));
-    if (!input.snapshot.config.autoFailover || !spec) return { actions: staleFailoverDeadlines(input, access.component, new Set()), outcome: complete() };
-    const status = storeStatusOf(access, input);
-    const started = access.desiredReplicas(input.cluster.spec, input.status) === status.statefulSet?.replicas;
-    const allUp = Object.values(status.stores ?? {}).every((s) => s.state === 'Up');
-    const allReady = allUp && Object.keys(status.stores ?? {}).length === access.desiredReplicas(input.cluster.spec, input.status);
-    if (!started || allReady) {
-      // A store may be silent before PD says so: look again when PD will call it Down.
-      const [downAtMs] = downMoments(access, input).sort((a, b) => a - b);
-      if (downAtMs === undefined) return { actions: stale, outcome: complete() };
-      return { actions: stale, outcome: complete(`${access.title} failover: a silent store is Down for PD at ${toKubeTime(downAtMs)}`), wakeAtMs: downAtMs };
-    }
-    const nowMs = input.snapshot.nowMs;
-    const due = down.filter((d) => nowMs >= d.deadline.deadlineAtMs);
-    const pending = waiting.filter((d) => nowMs < d.deadline.deadlineAtMs);
-    const prelude = [...stale, ...failoverDeadlinePuts(input, waiting.map((d) => d.deadline))];
+    if (!shouldRunFailover(access, input)) return watchSilentStores(access, input, stale);
+    const pending = waiting.filter((d) => input.snapshot.nowMs < d.deadline.deadlineAtMs);
     const moments = [...pending.map((d) => d.deadline.deadlineAtMs), ...downMoments(access, input)];
     const wakeAtMs = moments.length > 0 ? Math.min(...moments) : undefined;
-    const waitingNote = (outcome: MemberDecision): MemberDecision => (wakeAtMs === undefined ? outcome : { ...outcome, wakeAtMs });
-    if (due.length === 0) {
-      const message = wakeAtMs === undefined ? undefined : `${access.title} failover: next look at ${toKubeTime(wakeAtMs)}`;
-      return waitingNote({ actions: prelude, outcome: complete(message) });
-    }
-    const uid = status.failoverUID ?? '';
-    if (due.every((d) => d.recorded) && uid !== '') return waitingNote({ actions: prelude, outcome: complete() });
-    const problem = pdQuorumProblem(access, input);
-    if (problem) return waitingNote({ actions: prelude, outcome: fail(`${access.title} failover held: ${problem}`) });
-    const max = spec.maxFailoverCount ?? DEFAULT_MAX_FAILOVER_COUNT;
-    if (max <= 0) return waitingNote({ actions: prelude, outcome: complete() });
-    return waitingNote(mark(access, input, due, max, prelude));
+    const prelude = [...stale, ...failoverDeadlinePuts(input, waiting.map((d) => d.deadline))];
+    const decision = planDue(access, input, down, prelude, wakeAtMs);
+    return wakeAtMs === undefined ? decision : { ...decision, wakeAtMs };
   };
 }
 
