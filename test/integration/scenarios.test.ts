@@ -466,6 +466,11 @@ describe('store failover stories', () => {
     const report = await run('tikv-failover.yaml');
     expect(report.passed).toBe(true);
     const start = Date.parse((report.final.tidbcluster as { metadata: { creationTimestamp: string } }).metadata.creationTimestamp);
+    // Down in status when PD calls it Down (last heartbeat, at most 10 s before the fault, + the
+    // max-store-down-time of the cluster's PD config, 2m), not at a sweep.
+    const downAfterFaultMs = downSinceMs(report, 'basic-tikv-1') - start - entryAtMs(report, 'fault', 0);
+    expect(downAfterFaultMs).toBeGreaterThanOrEqual(2 * 60_000 - 10_000);
+    expect(downAfterFaultMs).toBeLessThanOrEqual(2 * 60_000 + 2_000);
     // Marked at the deadline (the Down transition in status + tikvFailoverPeriod 5m), not at a sweep.
     const [mark] = storeMarks(report);
     const lateMs = (mark?.atMs ?? Number.NaN) - (downSinceMs(report, 'basic-tikv-1') - start + 5 * 60_000);

@@ -26,6 +26,9 @@ import { storeSpecOf, storeStatusOf, withFailureFields, type FailureStore, type 
 // As TiDB Operator's defaulting of `maxFailoverCount`.
 const DEFAULT_MAX_FAILOVER_COUNT = 3;
 
+// After a mark the replacement's scale-out is the next step's work, and safe at once.
+const AFTER_MARK_RETRY_MS = 1_000;
+
 const stamp = (time: string | undefined): number => (time === undefined ? Number.NaN : Date.parse(time));
 const failuresOf = (access: StoreAccess, input: MemberInput): Record<string, FailureStore> => ({ ...storeStatusOf(access, input).failureStores });
 const specReplicas = (access: StoreAccess, input: MemberInput): number => storeSpecOf(access, input.cluster)?.replicas ?? 0;
@@ -119,7 +122,7 @@ function mark(access: StoreAccess, input: MemberInput, due: readonly DownStore[]
   if (!changed) return { actions: prelude, outcome: complete(`${access.title} failure stores reached maxFailoverCount ${max}`) };
   const next = withFailureFields(access, input, { failureStores: Object.keys(failureStores).length > 0 ? failureStores : undefined, failoverUID: uid });
   const message = added > 0 ? `marking ${added} ${access.title} store(s) as failure` : `${access.title} failover UID set`;
-  return { status: next, actions: [...prelude, ...events], outcome: retry(access.retryMs, message), stop: true };
+  return { status: next, actions: [...prelude, ...events], outcome: retry(AFTER_MARK_RETRY_MS, message), stop: true };
 }
 
 /** As TiDB Operator's condition for running store failover: every pod started, not every store Up. */

@@ -163,7 +163,7 @@ describe('Fixture F — store failover: marking Down stores past the period', ()
 
     // Assess
     expect(tikvOf(decision.status).failureStores?.['1']).toEqual({ podName: 'basic-tikv-1', storeID: '1', pvcUIDSet: { 'pvc-uid-1': {} }, createdAt: toKubeTime(T0) });
-    expect(decision.outcome).toEqual(retry(5_000, 'marking 1 TiKV store(s) as failure'));
+    expect(decision.outcome).toEqual(retry(1_000, 'marking 1 TiKV store(s) as failure'));
     expect(decision.stop).toBe(true);
   });
 
