@@ -15,6 +15,7 @@ import { runScenario } from '../lib/local/simulate.js';
 import { OPERATOR_MODEL, type OperatorRunStats, runOperatorLike } from './operator-driver.js';
 import { BENCH_SCENARIOS, EntryRecorder, RequestTally, diffCounts, emptyCounts, loadScenario, type RequestCounts } from './probes.js';
 import { table } from './stats.js';
+import { STORE_FAILOVER_SCENARIO, storeFailover, storeFailoverTable } from './store-failover.js';
 import { benchTikvScaleIn } from './tikv-scale-in.js';
 import { PdStartupProbe } from './world-timing.js';
 
@@ -130,19 +131,22 @@ function driverLine(run: Run | undefined): string {
   return d ? `${d.syncs} syncs, ${d.rateLimitedRequeues} rate-limited requeues, longest delay ${secs(d.longestBackoffMs)}` : '–';
 }
 
-type Runs = { oursOps: Run; oursFail: Run; opOps: Run[]; opFail: Run[] };
+type Runs = { oursOps: Run; oursFail: Run; opOps: Run[]; opFail: Run[]; oursStore: Run; opStore: Run[] };
 
 /** Every run the section reports: ours once per file, the TiDB-Operator-like driver once per file and phase. */
 async function collectRuns(): Promise<Runs> {
   const oursOps = await recordRun('pd-operations.yaml', ours);
   const oursFail = await recordRun('pd-failover-timing.yaml', ours);
+  const oursStore = await recordRun(STORE_FAILOVER_SCENARIO, ours);
   const opOps: Run[] = [];
   const opFail: Run[] = [];
+  const opStore: Run[] = [];
   for (const phase of RESYNC_PHASES_MS) {
     opOps.push(await recordRun('pd-operations.yaml', operatorLike(phase)));
     opFail.push(await recordRun('pd-failover-timing.yaml', operatorLike(phase)));
+    opStore.push(await recordRun(STORE_FAILOVER_SCENARIO, operatorLike(phase)));
   }
-  return { oursOps, oursFail, opOps, opFail };
+  return { oursOps, oursFail, opOps, opFail, oursStore, opStore };
 }
 
 /** The window of `op` in `run`, in ms since the run's start. */
@@ -179,6 +183,20 @@ function operationsTable(runs: Runs, extraRows: readonly (string | number)[][]):
     spread(opF.map((x) => x.healthyMs - x.deadlineMs), secs),
     ratio(opMean, minimum),
     spread(opF.map((x) => x.measured.steps), num),
+  ]);
+  const st = storeFailover(runs.oursStore);
+  const opS = runs.opStore.map(storeFailover);
+  const storeMinimum = runs.oursStore.scenario.sim.podStartupMs;
+  const opStoreMean = opS.reduce((a, x) => a + (x.upMs - x.deadlineMs), 0) / opS.length;
+  rows.push([
+    'TiKV store failover: deadline → replacement store Up (steps: fault → Up)',
+    secs(storeMinimum),
+    `**${secs(st.upMs - st.deadlineMs)}**`,
+    `**${ratio(st.upMs - st.deadlineMs, storeMinimum)}**`,
+    st.steps,
+    spread(opS.map((x) => x.upMs - x.deadlineMs), secs),
+    ratio(opStoreMean, storeMinimum),
+    spread(opS.map((x) => x.steps), num),
   ]);
   rows.push(...extraRows);
   return table(['operation', 'physical minimum (this run)', 'ours: virtual time', 'ours / minimum', 'ours: steps', 'TiDB-Operator-like: virtual time', 'TiDB-Operator-like / minimum', 'TiDB-Operator-like: steps'], rows);
@@ -228,7 +246,7 @@ export async function benchOperations(): Promise<string> {
   const tikv = await benchTikvScaleIn();
   const podStartupMs = runs.oursOps.scenario.sim.podStartupMs;
   const periodMs = runs.oursFail.scenario.config.failoverPeriodMs.pd;
-  const all = [runs.oursOps, runs.oursFail, ...runs.opOps, ...runs.opFail];
+  const all = [runs.oursOps, runs.oursFail, runs.oursStore, ...runs.opOps, ...runs.opFail, ...runs.opStore];
   const violations = all.reduce((n, r) => n + r.violations, 0) + tikv.violations;
   return [
     '### PD operations: steps and virtual time, against the physical minimum and a TiDB-Operator-like loop',
@@ -248,6 +266,10 @@ export async function benchOperations(): Promise<string> {
     `**Failover latency after the deadline** (basic-pd-1's process dies two minutes after Ready; deadline = its \`lastTransitionTime\` in status + pdFailoverPeriod ${secs(periodMs)}, as TiDB Operator; times since the run's start; steps counted from the fault to the replacement healthy):`,
     '',
     failoverTable(runs),
+    '',
+    `**TiKV store failover latency after the deadline** (bench/scenarios/${STORE_FAILOVER_SCENARIO}: basic-tikv-1's process dies two minutes after Ready; PD marks its store Down after max-store-down-time, 2 min in its config; deadline = the store's \`lastTransitionTime\` in status + tikvFailoverPeriod ${secs(runs.oursStore.scenario.config.failoverPeriodMs.tikv)}, as TiDB Operator; times since the run's start; steps counted from the fault to the replacement's store Up):`,
+    '',
+    storeFailoverTable(runs.oursStore, runs.opStore.map((run, i) => ({ name: `TiDB-Operator-like, next resync ${secs(RESYNC_PHASES_MS[i] ?? 0)} after the fault`, run })), podStartupMs),
     '',
     "**Kubernetes and PD calls per step during each operation (ours)**, counted at the API server and divided by the operation's steps (the sweep's cluster-wide TidbCluster LIST, every 5 min, falls in the LIST column):",
     '',

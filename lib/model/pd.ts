@@ -49,9 +49,10 @@ export type PdReplicationConfig = {
   readonly isolationLevel?: string;
 };
 
-/** The parts of PD's configuration rules read. */
+/** The parts of PD's configuration rules read; `schedule.maxStoreDownTimeMs` when PD reported `max-store-down-time`. */
 export type PdConfig = {
   readonly replication: PdReplicationConfig;
+  readonly schedule?: { readonly maxStoreDownTimeMs?: number };
 };
 
 /**

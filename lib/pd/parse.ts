@@ -69,13 +69,29 @@ export function toStore(v: unknown): PdStore {
 /** GET /pd/api/v1/config; `location-labels` may be a list or a comma string, booleans may be strings. */
 export function toConfig(v: unknown): PdConfig {
   const r = asRecord(asRecord(v).replication);
+  const downTime = asRecord(asRecord(v).schedule)['max-store-down-time'];
+  const maxStoreDownTimeMs = typeof downTime === 'string' ? goDurationMs(downTime) : undefined;
   return {
     replication: {
       maxReplicas: asNumber(r['max-replicas']),
       locationLabels: asStringList(r['location-labels']),
       enablePlacementRules: asBoolean(r['enable-placement-rules']),
     },
+    ...(maxStoreDownTimeMs === undefined ? {} : { schedule: { maxStoreDownTimeMs } }),
   };
+}
+
+const GO_DURATION_UNIT_MS: Readonly<Record<string, number>> = { h: 3_600_000, m: 60_000, s: 1_000, ms: 1, us: 1e-3, µs: 1e-3, ns: 1e-6 };
+
+/** A Go `time.Duration` string as PD writes it (`30m0s`, `1h30m0s`, `500ms`) in ms; undefined when it is not one. */
+export function goDurationMs(value: string): number | undefined {
+  let total = 0;
+  let consumed = 0;
+  for (const match of value.matchAll(/(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)/g)) {
+    total += Number(match[1]) * (GO_DURATION_UNIT_MS[match[2] ?? ''] ?? Number.NaN);
+    consumed += match[0].length;
+  }
+  return consumed > 0 && consumed === value.length && Number.isFinite(total) ? total : undefined;
 }
 
 /**

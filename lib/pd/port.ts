@@ -41,8 +41,11 @@ export type PdStores = { stores: PdStore[]; bootstrapped: boolean };
 /** The replication section of GET /pd/api/v1/config. */
 export type PdReplicationConfig = { maxReplicas: number; locationLabels: string[]; enablePlacementRules: boolean };
 
+/** The schedule section of GET /pd/api/v1/config: `max-store-down-time` (absent when PD did not say). */
+export type PdScheduleConfig = { maxStoreDownTimeMs?: number };
+
 /** GET /pd/api/v1/config, reduced to what the rules read. */
-export type PdConfig = { replication: PdReplicationConfig };
+export type PdConfig = { replication: PdReplicationConfig; schedule?: PdScheduleConfig };
 
 /** A change to POST /pd/api/v1/config/replicate; unset fields are left alone. */
 export type PdReplicationChange = Partial<PdReplicationConfig>;

@@ -139,7 +139,7 @@ export function toPdView(answers: PdAnswers): PdView {
   // PD lists Tombstones only when asked for them; a store in both answers is counted once.
   const byId = new Map<string, PdStore>();
   for (const store of [...read.stores, ...read.tombstones]) if (!byId.has(store.id)) byId.set(store.id, toStore(store));
-  const { replication } = read.config;
+  const { replication, schedule } = read.config;
   return {
     ...base,
     stores: [...byId.values()],
@@ -152,6 +152,7 @@ export function toPdView(answers: PdAnswers): PdView {
         locationLabels: [...replication.locationLabels],
         enablePlacementRules: replication.enablePlacementRules,
       },
+      ...(schedule?.maxStoreDownTimeMs === undefined ? {} : { schedule: { maxStoreDownTimeMs: schedule.maxStoreDownTimeMs } }),
     },
   };
 }

@@ -702,3 +702,60 @@ describe('what the TiCDC upgrade story shows', () => {
     }
   });
 });
+
+describe('store failover stories', () => {
+  type StoreStatus = { podName?: string; state?: string; lastTransitionTime?: string };
+  type TikvWrite = { atMs: number; stores: StoreStatus[]; failurePods: string[] };
+  /** `status.tikv` of every status the reconciler wrote: its stores and the pods of its failure stores. */
+  const tikvWrites = (r: ScenarioReport): TikvWrite[] =>
+    byReconciler(r)
+      .filter((a) => a.verb === 'updateStatus')
+      .map((a) => {
+        const tikv = (a.object as { status?: { tikv?: { stores?: Record<string, StoreStatus>; failureStores?: Record<string, { podName?: string }> } } }).status?.tikv;
+        return { atMs: a.atMs, stores: Object.values(tikv?.stores ?? {}), failurePods: Object.values(tikv?.failureStores ?? {}).map((f) => f.podName ?? '') };
+      });
+  const downSinceMs = (r: ScenarioReport, pod: string): number => {
+    const since = tikvWrites(r).flatMap((w) => w.stores).find((s) => s.podName === pod && s.state === 'Down')?.lastTransitionTime;
+    return since === undefined ? Number.NaN : Date.parse(since);
+  };
+  const storeMarks = (r: ScenarioReport): ActionRecord[] => events(r, 'Unhealthy').filter((e) => JSON.stringify(e.args).includes('tikv pod[basic-tikv-1]'));
+
+  it('tikv failover: the store is marked at its deadline, replaced, kept while healthy again (P11), and recovered only when asked', async () => {
+    const report = await run('tikv-failover.yaml');
+    expect(report.passed).toBe(true);
+    const start = Date.parse((report.final.tidbcluster as { metadata: { creationTimestamp: string } }).metadata.creationTimestamp);
+    // Down in status when PD calls it Down (last heartbeat, at most 10 s before the fault, + the
+    // max-store-down-time of the cluster's PD config, 2m), not at a sweep.
+    const downAfterFaultMs = downSinceMs(report, 'basic-tikv-1') - start - entryAtMs(report, 'fault', 0);
+    expect(downAfterFaultMs).toBeGreaterThanOrEqual(2 * 60_000 - 10_000);
+    expect(downAfterFaultMs).toBeLessThanOrEqual(2 * 60_000 + 2_000);
+    // Marked at the deadline (the Down transition in status + tikvFailoverPeriod 5m), not at a sweep.
+    const [mark] = storeMarks(report);
+    const lateMs = (mark?.atMs ?? Number.NaN) - (downSinceMs(report, 'basic-tikv-1') - start + 5 * 60_000);
+    expect(lateMs).toBeGreaterThanOrEqual(0);
+    expect(lateMs).toBeLessThan(2_000);
+    expect(storeMarks(report)).toHaveLength(1);
+    // P11: from the store Up again until the user's patch, every status kept the failure store.
+    const upAgainMs = entryAtMs(report, 'waitFor', 4);
+    const patchMs = entryAtMs(report, 'patch', 0);
+    const between = tikvWrites(report).filter((w) => w.atMs >= upAgainMs && w.atMs < patchMs);
+    expect(between.length).toBeGreaterThan(0);
+    expect(between.every((w) => w.failurePods.includes('basic-tikv-1'))).toBe(true);
+    // Recovery after the patch clears them.
+    expect(tikvWrites(report).filter((w) => w.atMs >= patchMs).at(-1)?.failurePods).toEqual([]);
+  });
+
+  it('tikv failover without PD: nothing is marked while PD is unreadable or without quorum, the store is marked once PD is back', async () => {
+    const report = await run('tikv-failover-no-quorum.yaml');
+    expect(report.passed).toBe(true);
+    const pdOutageMs = entryAtMs(report, 'fault', 1);
+    const healedMs = entryAtMs(report, 'heal', 1);
+    const start = Date.parse((report.final.tidbcluster as { metadata: { creationTimestamp: string } }).metadata.creationTimestamp);
+    // The deadline fell inside the outage.
+    const deadlineMs = downSinceMs(report, 'basic-tikv-1') - start + 5 * 60_000;
+    expect(deadlineMs).toBeGreaterThan(pdOutageMs);
+    expect(deadlineMs).toBeLessThan(healedMs);
+    expect(tikvWrites(report).filter((w) => w.atMs < healedMs && w.failurePods.length > 0)).toEqual([]);
+    expect(storeMarks(report).map((e) => e.atMs >= healedMs)).toEqual([true]);
+  });
+});

@@ -4,7 +4,7 @@ import { leaderCountFromMetrics } from '../../lib/components/tikv.js';
 import { DirectHttp, proxyPath, type Endpoint } from '../../lib/components/transport.js';
 import { callTimeoutMs } from '../../lib/kube/http.js';
 import { TerminalError, TransientError } from '../../lib/platform/errors.js';
-import { toMembers, toStore } from '../../lib/pd/parse.js';
+import { goDurationMs, toConfig, toMembers, toStore } from '../../lib/pd/parse.js';
 
 const SERVICE: Endpoint = { type: 'service', namespace: 'demo', service: 'basic-pd', port: 2379 };
 const POD: Endpoint = { type: 'pod', namespace: 'demo', pod: 'basic-tikv-0', subdomain: 'basic-tikv-peer', port: 20180 };
@@ -97,5 +97,21 @@ describe('call budget', () => {
 
   it('no time left is a TransientError before any request', () => {
     expect(() => callTimeoutMs({ timeoutMs: 5000, deadlineAtMs: 1000 }, 1000, 't')).toThrow(TransientError);
+  });
+});
+
+describe('PD config: max-store-down-time', () => {
+  it.each([
+    { name: "PD's default", text: '30m0s', ms: 30 * 60_000 },
+    { name: 'hours, minutes and seconds', text: '1h30m0s', ms: 90 * 60_000 },
+    { name: 'fractions and milliseconds', text: '1.5s500ms', ms: 2_000 },
+  ])('$name ($text) is read in ms', ({ text, ms }) => {
+    expect(goDurationMs(text)).toBe(ms);
+    expect(toConfig({ replication: { 'max-replicas': 3 }, schedule: { 'max-store-down-time': text } }).schedule).toEqual({ maxStoreDownTimeMs: ms });
+  });
+
+  it.each([{ text: '30' }, { text: '30 m' }, { text: '' }, { text: 'm' }])('"$text" is not a duration: no schedule is reported', ({ text }) => {
+    expect(goDurationMs(text)).toBeUndefined();
+    expect(toConfig({ replication: {}, schedule: { 'max-store-down-time': text } }).schedule).toBeUndefined();
   });
 });

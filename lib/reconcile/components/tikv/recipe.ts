@@ -12,8 +12,9 @@ import { memberBlock } from '../../member/recipe.js';
 import { planStoreIdentity } from '../../member/store-identity.js';
 import { isPdAvailable } from '../pd/availability.js';
 import { TIKV_CONFIG_KEYS, tikvConfigData } from './config-map.js';
+import { planStoreFailover, planStoreRecovery } from '../../member/store-failover.js';
 import { planEvictLeaderCleanup } from './evict-leader.js';
-import { planTikvFailover } from './hooks.js';
+import { TIKV_STORES } from './failover.js';
 import { beforeTikvScaleIn, beforeTikvScaleOut, settleTikvScaleIn } from './scale.js';
 import { TIKV_RETRY_MS } from './names.js';
 import { tikvClaimTemplates, tikvPodTemplate } from './pod-template.js';
@@ -57,6 +58,9 @@ export const tikvComponent: ComponentDeclaration = {
   hooks: {
     gates: [],
     extra: [
+      // as TiDB Operator, before the scaler: failure stores of undesired ordinals dropped, and
+      // recovery (failure stores cleared) only when the user asks and every desired store is Up
+      { name: 'TikvFailoverRecovery', plan: planStoreRecovery(TIKV_STORES) },
       // each pod's store id as soon as PD lists its store: pod labels and the state table
       { name: 'TikvStoreIds', plan: (input) => planStoreIdentity(input, isOwnTikvStoreAddress) },
       // store labels from the topology of the pods' nodes (PD location-labels + spec.tikv.storeLabels)
@@ -70,8 +74,8 @@ export const tikvComponent: ComponentDeclaration = {
     settleScaleIn: settleTikvScaleIn,
     // an unmarked claim of the next ordinal is never mounted blindly (P21)
     beforeScaleOut: beforeTikvScaleOut,
-    // none yet
-    failover: planTikvFailover,
+    // a store Down for tikvFailoverPeriod becomes a failure store (capped, only with PD quorum)
+    failover: planStoreFailover(TIKV_STORES),
     // leaders evicted before each restart (scheduler re-verified every step), none for a single store
     beforeRestart: beforeTikvRestart,
     // the restarted store Up, and its leaders back (2/3 of before, 400 s cap)

@@ -114,6 +114,7 @@ describe('the registry', () => {
       'act:TikvDependencies',
       'act:TikvServices',
       'act:TikvConfigMap',
+      'act:TikvFailoverRecovery',
       'act:TikvStoreIds',
       'act:TikvStoreLabels',
       'act:TikvEvictLeaderCleanup',

@@ -58,6 +58,7 @@ describe('the TiKV recipe (tikvRules)', () => {
       'act:TikvDependencies',
       'act:TikvServices',
       'act:TikvConfigMap',
+      'act:TikvFailoverRecovery',
       'act:TikvStoreIds',
       'act:TikvStoreLabels',
       'act:TikvEvictLeaderCleanup',
