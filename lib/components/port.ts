@@ -48,3 +48,9 @@ export interface TicdcPort {
   /** GET /api/v1/health on the owner: true below 400, false for any other answer; no answer throws. */
   isHealthy(ownerPodName: string): Promise<boolean>;
 }
+
+/** The TiFlash proxy status port (20292) of one pod. */
+export interface TiflashStatusPort {
+  /** GET /tiflash/store-status: `Idle`, `Ready`, `Running`, `Stopping` or `Terminated`, as plain text. */
+  getStoreStatus(podName: string): Promise<string>;
+}

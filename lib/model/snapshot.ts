@@ -12,6 +12,7 @@ import type { OwnedKind, OwnedObjects, TidbCluster } from './kube.js';
 import { LABEL } from './labels.js';
 import type { OutcomeKind } from './outcome.js';
 import type { PdView } from './pd.js';
+import type { TiflashView } from './tiflash.js';
 
 /**
  * What the reconciler itself persisted for the key (DynamoDB), as of this step's claim: the fence of
@@ -49,13 +50,15 @@ export type ComponentObservation<View, Failure extends string> = {
 /** The components a step observes, each under its name (see `ComponentObservation`). */
 export type ObservedComponents = {
   readonly pd: ComponentObservation<PdView, PdReadFailure>;
+  /** TiFlash's proxy store status of the pods an upgrade waits on (its stores are in PD's view). */
+  readonly tiflash: ComponentObservation<TiflashView, 'unreachable'>;
 };
 
 /** The observed components' names. */
 export type ObservedComponentName = keyof ObservedComponents;
 
 /** The components observed on their own, in the order they are read. */
-export const OBSERVED_COMPONENTS: readonly ObservedComponentName[] = ['pd'];
+export const OBSERVED_COMPONENTS: readonly ObservedComponentName[] = ['pd', 'tiflash'];
 
 /**
  * One step's view of the world. `cluster` is undefined when the TidbCluster no longer exists.

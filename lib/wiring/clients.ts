@@ -9,6 +9,8 @@ import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 
 import { ComponentCaller } from '../components/caller.js';
 import { KubeClient } from '../kube/client.js';
+import type { TiflashStatusPort } from '../components/port.js';
+import { TiflashStatusClient } from '../components/tiflash.js';
 import type { KubePort } from '../kube/port.js';
 import { PdClient } from '../pd/client.js';
 import type { PdPort } from '../pd/port.js';
@@ -22,6 +24,8 @@ export type ClusterTarget = { readonly namespace: string; readonly tcName: strin
 export interface ClusterClients {
   readonly kube: KubePort;
   pd(target: ClusterTarget): PdPort;
+  /** The TiFlash proxy status port of the cluster's TiFlash pods. */
+  tiflash(target: ClusterTarget): TiflashStatusPort;
 }
 
 /** Clients whose every call also ends by a deadline: what a composition root hands out per invocation. */
@@ -67,6 +71,10 @@ export class ApiServerClients implements DeadlineClients {
 
   pd(target: ClusterTarget): PdPort {
     return new PdClient(this.caller, { namespace: target.namespace, tcName: target.tcName, scheme: target.tls === true ? 'https' : 'http' });
+  }
+
+  tiflash(target: ClusterTarget): TiflashStatusPort {
+    return new TiflashStatusClient(this.caller, { namespace: target.namespace, tcName: target.tcName, scheme: target.tls === true ? 'https' : 'http' });
   }
 }
 

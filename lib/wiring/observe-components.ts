@@ -9,6 +9,7 @@ import type { OwnedObjects, TidbCluster } from '../model/kube.js';
 import type { ObservedComponentName, ObservedComponents } from '../model/snapshot.js';
 import type { ClusterClients, ClusterTarget } from './clients.js';
 import { pdReadFailureOf, readPd, toPdView, withMemberReadiness } from './pd-view.js';
+import { readTiflashView } from './tiflash-view.js';
 
 /** What a component read gets: the clients and which cluster to reach (https under cluster TLS). */
 export type ComponentReadContext = { readonly clients: ClusterClients; readonly target: ClusterTarget };
@@ -56,5 +57,15 @@ export const COMPONENT_READERS: ComponentReaders = {
       withMemberReadiness(view, clients.pd(target), new Set(objects.Pod.map((p) => p.metadata?.name ?? ''))),
     completeWhat: 'read PD member readiness',
     failureOf: pdReadFailureOf,
+  },
+  // TiFlash: nothing up front; once its objects are in, the proxy store status of the updated pods
+  // of a rolling StatefulSet (see `tiflash-view.ts`).
+  tiflash: {
+    title: 'TiFlash',
+    inSpec: (cluster) => cluster.spec.tiflash !== undefined && cluster.spec.tiflash !== null,
+    read: async () => ({ storeStatus: {} }),
+    complete: async (_view, objects, { clients, target }) => readTiflashView(objects, clients.tiflash(target)),
+    completeWhat: 'read TiFlash store status',
+    failureOf: () => 'unreachable',
   },
 };

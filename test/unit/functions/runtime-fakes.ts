@@ -9,6 +9,7 @@ import type { Context } from 'aws-lambda';
 
 import type { KubeObject, KubePort, ObjectList, PageRequest, TidbClusterPage } from '../../../lib/kube/port.js';
 import type { PdPort } from '../../../lib/pd/port.js';
+import type { TiflashStatusPort } from '../../../lib/components/port.js';
 import { VirtualClock } from '../../../lib/platform/clock.js';
 import { DEFAULT_SWEEP_CONFIG, DEFAULT_STEP_CONFIG } from '../../../lib/platform/config.js';
 import { NotFoundError, TransientError } from '../../../lib/platform/errors.js';
@@ -90,9 +91,15 @@ const pdDown = (): PdPort =>
     },
   });
 
-/** Clients whose PD is unreachable. */
+const tiflashDown = (): TiflashStatusPort => ({
+  getStoreStatus: async () => {
+    throw new TransientError('TiFlash store status: HTTP 503: no endpoints available');
+  },
+});
+
+/** Clients whose PD (and TiFlash) is unreachable. */
 export function fakeClients(kube: KubePort): DeadlineClients {
-  const clients: ClusterClients = { kube, pd: pdDown };
+  const clients: ClusterClients = { kube, pd: pdDown, tiflash: tiflashDown };
   return { ...clients, withDeadline: () => clients };
 }
 
