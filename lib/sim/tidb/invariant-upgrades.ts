@@ -1,5 +1,5 @@
 /**
- * The two rolling-update monitors. A PD or TiKV pod is "down for an upgrade" from the moment its
+ * The two rolling-update monitors. A PD, TiKV or TiFlash pod is "down for an upgrade" from the moment its
  * deletion begins while it is on an old revision of its StatefulSet (and no injected fault had
  * taken it down) until a pod of that name is Ready again; two at once in one set is a violation.
  * When a TiKV set's rollout completes, the evict-leader schedulers that exist then must be gone
@@ -11,7 +11,7 @@ import { isPodReady } from '../pod-status.js';
 import type { StoreEvent } from '../store.js';
 import type { InvariantName, MonitorDeps } from './invariants.js';
 
-const UPGRADE_COMPONENTS = new Set(['pd', 'tikv']);
+const UPGRADE_COMPONENTS = new Set(['pd', 'tikv', 'tiflash']);
 
 type Rollout = { inProgress: boolean; epoch: number };
 

@@ -8,7 +8,7 @@
  *   deleted by an injected fault or deleted while down because of one — any other deletion (of a
  *   pod, or of a StatefulSet whose TidbCluster stays) is;
  * - `no-data-loss`: a region lost every replica (all its stores' volumes deleted);
- * - `one-pod-down-for-upgrade`: two PD or two TiKV pods of one set were down for a rolling update
+ * - `one-pod-down-for-upgrade`: two PD, two TiKV or two TiFlash pods of one set were down for a rolling update
  *   at the same time;
  * - `no-evict-leader-left-after-upgrade`: an evict-leader scheduler that existed when a TiKV rollout
  *   completed is still there `evictLeaderGraceMs` later;
