@@ -7,6 +7,7 @@ import type { IPersistentVolume } from 'kubernetes-models/v1/PersistentVolume';
 
 import type { OwnedKind, OwnedObjects } from '../../model/kube.js';
 import type { PdView } from '../../model/pd.js';
+import type { TiflashView } from '../../model/tiflash.js';
 import { allObjects, type PdReadFailure, type Snapshot } from '../../model/snapshot.js';
 
 /** The observed objects of `kind` the cluster owns, its components' and its own, in name order. */
@@ -26,3 +27,6 @@ export const pdReadErrorKind = (snapshot: Snapshot): PdReadFailure | undefined =
 
 /** The Secrets the reconciler itself needs that do not exist. */
 export const missingSecrets = (snapshot: Snapshot): readonly string[] => snapshot.missingSecrets ?? [];
+
+/** TiFlash's proxy store status as the step read it, by pod; undefined when TiFlash was not read. */
+export const observedTiflash = (snapshot: Snapshot): TiflashView | undefined => snapshot.components.tiflash.view;

@@ -11,6 +11,7 @@ import { planDiscovery } from './discovery.js';
 import { planMetaInfo } from './meta-info.js';
 import { planPaused } from './paused.js';
 import { pdRules } from '../components/pd/recipe.js';
+import { tiflashRules } from '../components/tiflash/recipe.js';
 import { actRule, statusRule, type Rule } from '../engine/rule.js';
 
 /** The TidbCluster rules, in the order a step runs them. */
@@ -30,7 +31,10 @@ export const clusterRules: readonly Rule[] = [
   // PD: the member recipe (gate, status, dependencies, services, config map, force upgrade, scale,
   // failover, upgrade, StatefulSet); a stop inside it ends PD's rules only
   ...pdRules,
-  // TiFlash, TiKV (gated on PD available), Pump, TiDB (gated on TiKV), TiCDC — next issue
+  // TiFlash (v1 runs it before TiKV): placement rules on in PD, its peer Service and config
+  // templates, the StatefulSet once PD is available, scale, upgrade with the store-status check
+  ...tiflashRules,
+  // TiKV (gated on PD available), Pump, TiDB (gated on TiKV), TiCDC — next issue
 
   // --- conditions ---
   // the Ready condition from the status computed above (TiDB Operator's condition updater)

@@ -61,10 +61,15 @@ export type Dependency = {
 /** A component whose phase holds this one's upgrade (§1.5's right column); `title` names it in messages. */
 export type UpgradeBlocker = { readonly name: MemberName; readonly title: string; readonly phases: readonly string[] };
 
-/** §1.5 as data: what must be available before the component acts, and what holds its upgrade. */
+/**
+ * §1.5 as data: what must be available before the component acts, what holds its upgrade, and
+ * (TiFlash) what must be available before its StatefulSet is first created — its Services and
+ * ConfigMap are written before that.
+ */
 export type Dependencies = {
   readonly availableBefore: readonly Dependency[];
   readonly upgradeWaitsFor: readonly UpgradeBlocker[];
+  readonly createWaitsFor?: readonly Dependency[];
 };
 
 /** Where the ordinal walk of an upgrade stops: a pod to let roll, a reason to hold (with actions), or done. */

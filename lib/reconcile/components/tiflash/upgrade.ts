@@ -6,6 +6,7 @@
  */
 
 import type { Outcome } from '../../../model/outcome.js';
+import { observedTiflash } from '../../cluster/observed.js';
 import { retry } from '../../engine/outcome.js';
 import type { MemberInput, Walk } from '../../member/component.js';
 import { isVersionAtLeast } from '../../member/cmpver.js';
@@ -35,7 +36,7 @@ export function tiflashUpdatedPodHold(input: MemberInput, podName: string): Outc
   const said = `${upgraderWho(input)}'s upgraded TiFlash pod: [${podName}]`;
   if (store.state !== 'Up') return retry(TIFLASH_RETRY_MS, `${said}, store state is not UP`);
   if (!isStoreStatusChecked(tiflashVersion(input.cluster))) return undefined;
-  const read = input.snapshot.components.tiflash.view?.storeStatus[podName];
+  const read = observedTiflash(input.snapshot)?.storeStatus[podName];
   if (read === undefined) return retry(TIFLASH_RETRY_MS, `${said}, get store status failed: not asked yet`);
   if ('error' in read) return retry(TIFLASH_RETRY_MS, `${said}, get store status failed: ${read.error}`);
   if (read.status !== 'Running') return retry(TIFLASH_RETRY_MS, `${said}, store status is ${read.status} instead of Running`);
