@@ -1,0 +1,96 @@
+import { describe, expect, it } from '@jest/globals';
+
+import type { Action } from '../../../../../lib/model/action.js';
+import type { TidbCluster } from '../../../../../lib/model/kube.js';
+import type { Snapshot } from '../../../../../lib/model/snapshot.js';
+import { fail, retry } from '../../../../../lib/reconcile/engine/outcome.js';
+import { planMemberScale } from '../../../../../lib/reconcile/member/scale.js';
+import { T0, changeStatus, ruleInputOf, snapshot, testPvc, tidbCluster, withCluster, withOwned, type Change } from '../../../../support/fixtures.js';
+import { tiflashPod, tiflashRule, tiflashSetOf, tiflashStore, withTiflash } from '../../../../support/tiflash-rules.js';
+
+const planTiflashScale = tiflashRule(planMemberScale);
+const written = (actions: readonly Action[]) => actions.map((a) => ('ref' in a ? `${a.kind} ${a.ref.kind}/${a.ref.name}` : JSON.stringify(a)));
+type Stores = NonNullable<NonNullable<TidbCluster['status']>['tiflash']>['stores'];
+
+/** TiFlash 2 → 1: synced, the live set at 2, the given stores and tombstones. */
+function scalingIn(o: { stores?: Stores; tombstones?: Stores }): TidbCluster {
+  return tidbCluster(
+    withTiflash(1),
+    changeStatus((s) => ({ ...s, tiflash: { synced: true, phase: 'Scale', stores: o.stores ?? {}, ...(o.tombstones ? { tombstoneStores: o.tombstones } : {}) } })),
+  );
+}
+const store = (ordinal: number, state: string) => ({ [`10${ordinal}`]: tiflashStore(ordinal, state) });
+const world = (tc: TidbCluster, pod: ReturnType<typeof tiflashPod>): Change<Snapshot>[] => [
+  withCluster(tc),
+  withOwned('StatefulSet', tiflashSetOf(tidbCluster(withTiflash(2)), { replicas: 2 })),
+  withOwned('Pod', tiflashPod(0, { claims: ['data0-basic-tiflash-0'] }), pod),
+  withOwned('PersistentVolumeClaim', testPvc('data0-basic-tiflash-1', 'basic-tiflash-1')),
+];
+const labelled = (id: string) => (pod: ReturnType<typeof tiflashPod>) => ({ ...pod, metadata: { ...pod.metadata, labels: { ...pod.metadata?.labels, 'tidb.pingcap.com/store-id': id } } });
+const pod1 = (o: Parameters<typeof tiflashPod>[1] = {}) => tiflashPod(1, { claims: ['data0-basic-tiflash-1'], ...o });
+
+describe('TiFlash scale-in: the store goes to Tombstone before the PVCs are marked (no leader eviction)', () => {
+  it.each<{ name: string; tc: TidbCluster; pod: ReturnType<typeof tiflashPod>; actions: string[]; outcome: unknown; nowMs?: number }>([
+    {
+      name: 'store Up: delete it in PD and wait, replicas stay',
+      tc: scalingIn({ stores: store(1, 'Up') }),
+      pod: pod1(),
+      actions: ['{"kind":"pd.deleteStore","storeId":"101"}'],
+      outcome: retry(5_000, 'TiFlash demo/basic-tiflash-1 store 101 is still in cluster, state: Up'),
+    },
+    {
+      name: 'store Offline: no second delete, wait',
+      tc: scalingIn({ stores: store(1, 'Offline') }),
+      pod: pod1(),
+      actions: [],
+      outcome: retry(5_000, 'TiFlash demo/basic-tiflash-1 store 101 is still in cluster, state: Offline'),
+    },
+    {
+      name: 'store Tombstone and the pod carries its id: PVCs marked, replicas 1',
+      tc: scalingIn({ tombstones: store(1, 'Tombstone') }),
+      pod: labelled('101')(pod1()),
+      actions: ['patch PersistentVolumeClaim/data0-basic-tiflash-1', 'update StatefulSet/basic-tiflash'],
+      outcome: retry(5_000, 'scaling TiFlash in to 1'),
+    },
+    {
+      name: 'a Tombstone of an older store of that pod name is not this pod\'s: a Ready pod without store is an error',
+      tc: scalingIn({ tombstones: store(1, 'Tombstone') }),
+      pod: labelled('205')(pod1()),
+      actions: [],
+      outcome: fail('tiflash demo/basic-tiflash-1 no store found in cluster'),
+    },
+    {
+      name: 'no store and the pod never got Ready, created a minute ago: wait out 5 resync periods',
+      tc: scalingIn({}),
+      pod: pod1({ ready: false, createdAtMs: T0 - 60_000 }),
+      actions: [],
+      outcome: retry(90_000, 'TiFlash demo/basic-tiflash-1 is not ready, wait for some resync periods to synced its status'),
+    },
+    {
+      name: 'no store and the pod not Ready for longer than 5 resync periods: it never joined, PVCs marked',
+      tc: scalingIn({}),
+      pod: pod1({ ready: false, createdAtMs: T0 - 3_600_000 }),
+      actions: ['patch PersistentVolumeClaim/data0-basic-tiflash-1', 'update StatefulSet/basic-tiflash'],
+      outcome: retry(5_000, 'scaling TiFlash in to 1'),
+    },
+  ])('$name', ({ tc, pod, actions, outcome }) => {
+    // Act
+    const decision = planTiflashScale(ruleInputOf(snapshot(...world(tc, pod))));
+    // Assess
+    expect(written(decision.actions)).toEqual(actions);
+    expect(decision.outcome).toEqual(outcome);
+  });
+
+  it('a scale-out first deletes the defer-deleting PVCs of the ordinal it adds, then adds it', () => {
+    // Prepare
+    const tc = tidbCluster(withTiflash(2), changeStatus((s) => ({ ...s, tiflash: { synced: true, phase: 'Scale' } })));
+    const marked = testPvc('data0-basic-tiflash-1', 'basic-tiflash-1', { annotations: { 'tidb.pingcap.com/pvc-defer-deleting': '2025-12-31T00:00:00Z' } });
+    const base = [withCluster(tc), withOwned('StatefulSet', tiflashSetOf(tidbCluster(withTiflash(1)), { replicas: 1 }))];
+    // Act
+    const first = planTiflashScale(ruleInputOf(snapshot(...base, withOwned('PersistentVolumeClaim', marked))));
+    const then = planTiflashScale(ruleInputOf(snapshot(...base)));
+    // Assess
+    expect(written(first.actions)).toEqual(['delete PersistentVolumeClaim/data0-basic-tiflash-1']);
+    expect(written(then.actions)).toEqual(['update StatefulSet/basic-tiflash']);
+  });
+});
