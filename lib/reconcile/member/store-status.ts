@@ -10,24 +10,17 @@
 
 import type { IPod } from 'kubernetes-models/v1/Pod';
 
-import type { TidbClusterStatus } from '../../model/kube.js';
 import type { PdStore, PdView } from '../../model/pd.js';
 import { toKubeTime } from '../cluster/condition.js';
 import type { RuleInput } from '../engine/rule.js';
-import type { MemberName } from './component.js';
 import { podReadySinceMs } from './statefulset.js';
-
-/** One `status.<tikv|tiflash>.stores` entry. */
-export type StatusStore = NonNullable<NonNullable<TidbClusterStatus['tikv']>['stores']>[string];
+import type { StatusStore, StoreComponent } from './store-access.js';
 
 /** Store records by id. */
 export type StatusStores = Record<string, StatusStore>;
 
 /** The store maps of a store component's status. */
 export type StoreMaps = { readonly stores: StatusStores; readonly peerStores: StatusStores; readonly tombstoneStores: StatusStores };
-
-/** The store components. */
-export type StoreComponent = Extract<MemberName, 'tikv' | 'tiflash'>;
 
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

@@ -6,10 +6,11 @@
 
 import type { TidbCluster } from '../../../model/kube.js';
 import { tiflashDesiredReplicas } from '../../cluster/replicas.js';
-import { complete } from '../../engine/outcome.js';
 import type { Rule } from '../../engine/rule.js';
 import type { ComponentDeclaration } from '../../member/component.js';
 import { memberBlock } from '../../member/recipe.js';
+import { TIFLASH_STORES } from '../../member/store-access.js';
+import { planStoreFailover, planStoreRecovery } from '../../member/store-failover.js';
 import { isPdAvailable } from '../pd/availability.js';
 import { TIFLASH_CONFIG_KEYS, tiflashConfigData } from './config-map.js';
 import { TIFLASH_DATA_CLAIM, TIFLASH_RETRY_MS } from './names.js';
@@ -58,11 +59,13 @@ export const tiflashComponent: ComponentDeclaration = {
       { name: 'TiflashPlacementRules', plan: planTiflashPlacementRules },
       { name: 'TiflashOldSet', plan: planTiflashOldSet },
     ],
-    extra: [],
+    // as TiDB Operator before it builds the StatefulSet: failure stores cleared only when the user asks
+    // (recoverFailover / failover.recoverByUID) and every desired store is Up; undesired ones dropped
+    extra: [{ name: 'TiflashFailoverRecovery', plan: planStoreRecovery(TIFLASH_STORES) }],
     // the store deleted and Tombstone before its PVCs are marked (no leader eviction, no max-replicas check)
     beforeScaleIn: beforeTiflashScaleIn,
-    // no failover declared for TiFlash yet
-    failover: () => ({ actions: [], outcome: complete() }),
+    // the store failover TiKV shares: a store Down past tiflashFailoverPeriod is recorded (capped) and replaced
+    failover: planStoreFailover(TIFLASH_STORES),
     // no preparation before a restart
     beforeRestart: beforeTiflashRestart,
     // an updated pod's store Up, and from v5.1.2 its store status Running
