@@ -12,6 +12,7 @@ import { planMetaInfo } from './meta-info.js';
 import { planPaused } from './paused.js';
 import { pdRules } from '../components/pd/recipe.js';
 import { tiflashRules } from '../components/tiflash/recipe.js';
+import { tikvRules } from '../components/tikv/recipe.js';
 import { actRule, statusRule, type Rule } from '../engine/rule.js';
 
 /** The TidbCluster rules, in the order a step runs them. */
@@ -34,7 +35,9 @@ export const clusterRules: readonly Rule[] = [
   // TiFlash (v1 runs it before TiKV): placement rules on in PD, its peer Service and config
   // templates, the StatefulSet once PD is available, scale, upgrade with the store-status check
   ...tiflashRules,
-  // TiKV (gated on PD available), Pump, TiDB (gated on TiKV), TiCDC — next issue
+  // TiKV: the member recipe gated on PD available (stores, tombstones and phase from PD's view)
+  ...tikvRules,
+  // Pump, TiDB (gated on TiKV), TiCDC — next issue
 
   // --- conditions ---
   // the Ready condition from the status computed above (TiDB Operator's condition updater)

@@ -10,13 +10,12 @@ import type { IContainer } from 'kubernetes-models/v1/Container';
 import type { IVolume } from 'kubernetes-models/v1/Volume';
 
 import type { TidbCluster } from '../../../model/kube.js';
-import { componentLabels } from '../../../model/labels.js';
 import { clusterTlsSecretName, isTlsCluster } from '../../cluster/tls.js';
 import { storeCapacityArg } from '../../member/capacity.js';
 import { imageTagOf } from '../../member/cmpver.js';
 import { mergeContainers } from '../../member/container-merge.js';
+import { componentImage, containerResources, defined, imagePullPolicyOf, podMetadata, podSchedulingSpec } from '../../member/pod-spec.js';
 import type { PodTemplate } from '../../member/statefulset.js';
-import { defined } from '../pd/pod-template.js';
 import { TIFLASH_PORTS, tiflashDataVolume, tiflashPeerServiceName, type TiflashSpec } from './names.js';
 
 /** TiDB Operator's default helper image (`spec.helper.image`), which runs TiFlash's init container. */
@@ -38,13 +37,7 @@ type PodSpec = NonNullable<PodTemplate['spec']>;
 const specOf = (tc: TidbCluster): Partial<TiflashSpec> => tc.spec.tiflash ?? {};
 
 /** The TiFlash image: `spec.tiflash.image` when set, else `<baseImage>:<version>` (`spec.tiflash.version` or `spec.version`). */
-export function tiflashImage(tc: TidbCluster): string {
-  const tiflash = specOf(tc);
-  if (tiflash.image !== undefined && tiflash.image !== '') return tiflash.image;
-  const base = tiflash.baseImage ?? 'pingcap/tiflash';
-  const version = tiflash.version ?? tc.spec.version;
-  return version === undefined || version === '' ? base : `${base}:${version}`;
-}
+export const tiflashImage = (tc: TidbCluster): string => componentImage(tc, tc.spec.tiflash, 'pingcap/tiflash');
 
 /** The version TiFlash runs, as TiDB Operator's `TiFlashVersion`: the tag of its image. */
 export const tiflashVersion = (tc: TidbCluster): string => imageTagOf(tiflashImage(tc));
@@ -84,7 +77,7 @@ function tiflashContainer(tc: TidbCluster): IContainer {
   return defined({
     name: 'tiflash',
     image: tiflashImage(tc),
-    imagePullPolicy: tiflash.imagePullPolicy ?? tc.spec.imagePullPolicy ?? 'IfNotPresent',
+    imagePullPolicy: imagePullPolicyOf(tc, tc.spec.tiflash),
     command: ['/bin/sh', '-c', TIFLASH_START_COMMAND],
     securityContext: { privileged: tiflash.privileged ?? false },
     ports: [
@@ -101,7 +94,7 @@ function tiflashContainer(tc: TidbCluster): IContainer {
       ...(tiflash.additionalVolumeMounts ?? []),
       ...(isTlsCluster(tc) ? [{ name: CERT_VOLUME, readOnly: true, mountPath: CERT_PATH }] : []),
     ],
-    resources: resources(tiflash.requests, tiflash.limits),
+    resources: containerResources(tc.spec.tiflash),
     env,
     envFrom: tiflash.envFrom,
   });
@@ -120,38 +113,21 @@ function volumes(tc: TidbCluster, configMap: string): IVolume[] {
 /** The desired pod template: labels, Prometheus annotations (TiFlash and its proxy), the init and `tiflash` containers. */
 export function tiflashPodTemplate(tc: TidbCluster, configMap: string): PodTemplate {
   const tiflash = specOf(tc);
-  const hostNetwork = tiflash.hostNetwork ?? tc.spec.hostNetwork;
-  const nodeSelector = { ...tc.spec.nodeSelector, ...tiflash.nodeSelector };
-  const annotations = {
-    'prometheus.io/scrape': 'true',
-    'prometheus.io/path': '/metrics',
-    'prometheus.io/port': String(TIFLASH_PORTS.metrics),
+  const metadata = podMetadata(tc, 'tiflash', tc.spec.tiflash, TIFLASH_PORTS.metrics);
+  // As TiDB Operator: the proxy's metrics are announced too, under the pod's own annotations.
+  const proxy = {
     'tiflash.proxy.prometheus.io/scrape': 'true',
     'tiflash.proxy.prometheus.io/path': '/metrics',
     'tiflash.proxy.prometheus.io/port': String(TIFLASH_PORTS.proxyMetrics),
-    ...tc.spec.annotations,
-    ...tiflash.annotations,
   };
-  const spec: PodSpec = defined({
-    schedulerName: tiflash.schedulerName ?? tc.spec.schedulerName,
-    affinity: tiflash.affinity ?? tc.spec.affinity,
-    nodeSelector: Object.keys(nodeSelector).length > 0 ? nodeSelector : undefined,
-    tolerations: tiflash.tolerations ?? tc.spec.tolerations,
-    priorityClassName: tiflash.priorityClassName ?? tc.spec.priorityClassName,
-    imagePullSecrets: tiflash.imagePullSecrets ?? tc.spec.imagePullSecrets,
-    securityContext: tiflash.podSecurityContext ?? tc.spec.podSecurityContext,
-    serviceAccountName: tiflash.serviceAccount ?? tc.spec.serviceAccount,
-    hostNetwork: hostNetwork === true ? true : undefined,
-    dnsPolicy: tiflash.dnsPolicy ?? tc.spec.dnsPolicy ?? (hostNetwork === true ? 'ClusterFirstWithHostNet' : undefined),
-    dnsConfig: tiflash.dnsConfig ?? tc.spec.dnsConfig,
-    terminationGracePeriodSeconds: tiflash.terminationGracePeriodSeconds,
+  const spec: PodSpec = {
+    ...podSchedulingSpec(tc, 'tiflash', tc.spec.tiflash),
     initContainers: [initContainer(tc), ...(tiflash.initContainers ?? [])],
     // As TiDB Operator: an additional container named `tiflash` patches TiFlash's own container.
     containers: mergeContainers([tiflashContainer(tc)], tiflash.additionalContainers ?? []),
     volumes: volumes(tc, configMap),
-  });
-  const labels = { ...tc.spec.labels, ...tiflash.labels, ...componentLabels(tc, 'tiflash') };
-  return { metadata: { labels, annotations }, spec };
+  };
+  return { metadata: { ...metadata, annotations: { ...proxy, ...metadata?.annotations } }, spec };
 }
 
 /** TiFlash's claim templates: `data<i>` for the i-th `spec.tiflash.storageClaims` entry (ReadWriteOnce). */

@@ -13,7 +13,9 @@ import { complete } from '../../engine/outcome.js';
 import type { StatusDecision } from '../../engine/rule.js';
 import type { MemberInput } from '../../member/component.js';
 import { isStatefulSetUpgrading, replicasOf } from '../../member/statefulset.js';
-import { planStoreMaps } from '../../member/store-status.js';
+import { planStoreMaps, storesConverging } from '../../member/store-status.js';
+import { convergingRetryMs } from '../../member/converging.js';
+import { toKubeTime } from '../../cluster/condition.js';
 import type { TiflashStatus } from './names.js';
 
 const orNone = <T extends object>(record: T): T | undefined => (Object.keys(record).length === 0 ? undefined : record);
@@ -29,7 +31,8 @@ export function tiflashPhaseOf(input: MemberInput): string {
 /**
  * The `TiflashStatus` rule (a status rule: it runs on paused clusters too). Guarantees: nothing
  * changes without TiFlash in the spec or before its StatefulSet exists; the status is rebuilt from
- * observations only, so an unchanged world gives an equal status; it always completes.
+ * observations only, so an unchanged world gives an equal status; it always completes, and asks
+ * to be woken while a Ready pod's store is not Up.
  */
 export function planTiflashStatus(input: MemberInput): StatusDecision {
   const sts = input.scope.set;
@@ -43,5 +46,10 @@ export function planTiflashStatus(input: MemberInput): StatusDecision {
   const { stores, peerStores, tombstoneStores } = planStoreMaps(input, 'tiflash', view);
   const image = sts.spec?.template.spec?.containers.find((c) => c.name === 'tiflash')?.image;
   const tiflash: TiflashStatus = { ...base, synced: true, stores, peerStores: orNone(peerStores), tombstoneStores: orNone(tombstoneStores), image };
-  return { status: { ...input.status, tiflash }, outcome: complete() };
+  const status = { ...input.status, tiflash };
+  // A Ready pod whose store is not Up yet: look again soon, as TiKV's status does (PD is not watched).
+  const converging = storesConverging('TiFlash', input.scope.pods, stores);
+  if (converging === undefined) return { status, outcome: complete() };
+  const wakeAtMs = input.snapshot.nowMs + convergingRetryMs(converging.sinceMs, input.snapshot.nowMs);
+  return { status, outcome: complete(`${converging.reason}: looking again at ${toKubeTime(wakeAtMs)}`), wakeAtMs };
 }
