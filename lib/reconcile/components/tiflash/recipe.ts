@@ -11,6 +11,7 @@ import type { ComponentDeclaration } from '../../member/component.js';
 import { memberBlock } from '../../member/recipe.js';
 import { TIFLASH_STORES } from '../../member/store-access.js';
 import { planStoreFailover, planStoreRecovery } from '../../member/store-failover.js';
+import { planStoreIdLabels } from '../../member/store-identity.js';
 import { isPdAvailable } from '../pd/availability.js';
 import { TIFLASH_CONFIG_KEYS, tiflashConfigData } from './config-map.js';
 import { TIFLASH_DATA_CLAIM, TIFLASH_RETRY_MS } from './names.js';
@@ -59,9 +60,13 @@ export const tiflashComponent: ComponentDeclaration = {
       { name: 'TiflashPlacementRules', plan: planTiflashPlacementRules },
       { name: 'TiflashOldSet', plan: planTiflashOldSet },
     ],
-    // as TiDB Operator before it builds the StatefulSet: failure stores cleared only when the user asks
-    // (recoverFailover / failover.recoverByUID) and every desired store is Up; undesired ones dropped
-    extra: [{ name: 'TiflashFailoverRecovery', plan: planStoreRecovery(TIFLASH_STORES) }],
+    extra: [
+      // each pod labelled with its store's id as soon as PD lists the store (so its Tombstone is matched later)
+      { name: 'TiflashStoreIdLabels', plan: planStoreIdLabels('tiflash') },
+      // as TiDB Operator before it builds the StatefulSet: failure stores cleared only when the user
+      // asks (recoverFailover / failover.recoverByUID) and every desired store is Up; undesired ones dropped
+      { name: 'TiflashFailoverRecovery', plan: planStoreRecovery(TIFLASH_STORES) },
+    ],
     // the store deleted and Tombstone before its PVCs are marked (no leader eviction, no max-replicas check)
     beforeScaleIn: beforeTiflashScaleIn,
     // the store failover TiKV shares: a store Down past tiflashFailoverPeriod is recorded (capped) and replaced

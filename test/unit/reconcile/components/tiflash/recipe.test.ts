@@ -28,6 +28,7 @@ describe('TiFlash on the member recipe', () => {
       'act:TiflashOldSet',
       'act:TiflashServices',
       'act:TiflashConfigMap',
+      'act:TiflashStoreIdLabels',
       'act:TiflashFailoverRecovery',
       'act:TiflashScale',
       'act:TiflashFailover',

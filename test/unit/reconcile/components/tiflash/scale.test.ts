@@ -5,6 +5,7 @@ import type { TidbCluster } from '../../../../../lib/model/kube.js';
 import type { Snapshot } from '../../../../../lib/model/snapshot.js';
 import { fail, retry } from '../../../../../lib/reconcile/engine/outcome.js';
 import { planMemberScale } from '../../../../../lib/reconcile/member/scale.js';
+import { tiflashComponent } from '../../../../../lib/reconcile/components/tiflash/recipe.js';
 import { T0, changeStatus, ruleInputOf, snapshot, testPvc, tidbCluster, withCluster, withOwned, type Change } from '../../../../support/fixtures.js';
 import { tiflashPod, tiflashRule, tiflashSetOf, tiflashStore, withTiflash } from '../../../../support/tiflash-rules.js';
 
@@ -92,5 +93,31 @@ describe('TiFlash scale-in: the store goes to Tombstone before the PVCs are mark
     // Assess
     expect(written(first.actions)).toEqual(['delete PersistentVolumeClaim/data0-basic-tiflash-1']);
     expect(written(then.actions)).toEqual(['update StatefulSet/basic-tiflash']);
+  });
+});
+
+describe('TiFlash pods carry their store id (so a Tombstone is matched by id, P13)', () => {
+  const planStoreIdLabels = tiflashRule((input) => {
+    const rule = tiflashComponent.hooks.extra.find((r) => r.name === 'TiflashStoreIdLabels');
+    if (!rule) throw new Error('TiFlash declares its store-id labels');
+    return rule.plan(input);
+  });
+
+  it.each<{ name: string; pod: ReturnType<typeof tiflashPod>; stores: Stores; patches: unknown[] }>([
+    {
+      name: 'a pod whose store PD lists gets the store-id label',
+      pod: pod1(),
+      stores: store(1, 'Up'),
+      patches: [{ kind: 'patch', ref: { kind: 'Pod', namespace: 'demo', name: 'basic-tiflash-1' }, patchType: 'merge', patch: { metadata: { labels: { 'tidb.pingcap.com/store-id': '101' } } }, resourceVersion: '7' }],
+    },
+    { name: 'a pod already labelled with it gets nothing', pod: labelled('101')(pod1()), stores: store(1, 'Up'), patches: [] },
+    { name: 'a pod with no store yet gets nothing', pod: pod1(), stores: {}, patches: [] },
+  ])('$name', ({ pod, stores, patches }) => {
+    // Prepare
+    const tc = tidbCluster(withTiflash(2), changeStatus((s) => ({ ...s, tiflash: { synced: true, stores } })));
+    // Act
+    const decision = planStoreIdLabels(ruleInputOf(snapshot(withCluster(tc), withOwned('Pod', pod))));
+    // Assess
+    expect(decision.actions).toEqual(patches);
   });
 });
