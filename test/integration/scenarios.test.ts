@@ -484,4 +484,18 @@ describe('what each TiFlash story shows', () => {
     expect(Object.values(tiflash?.stores ?? {}).map((s) => [s.podName, s.state])).toEqual([['basic-tiflash-0', 'Up']]);
     expect(Object.values(tiflash?.tombstoneStores ?? {}).map((s) => s.podName)).toEqual(['basic-tiflash-1']);
   });
+
+  it('scale to 0 and back: the set left at 0 is made again, the tombstoned store\'s PVC deleted first, and a new store joins', async () => {
+    const report = await run('tiflash-scale-to-zero-and-back.yaml');
+    const acts = byReconciler(report);
+    const backAt = entryAtMs(report, 'patch', 1);
+    const after = acts.filter((a) => a.atMs >= backAt && (a.kind === 'StatefulSet' || (a.verb === 'delete' && a.kind === 'PersistentVolumeClaim')));
+    expect(after.map((a) => `${a.verb} ${a.kind}/${a.name}`)).toEqual(['delete StatefulSet/basic-tiflash', 'delete PersistentVolumeClaim/data0-basic-tiflash-0', 'create StatefulSet/basic-tiflash']);
+    const tiflash = (report.final.tidbcluster as { status: Status }).status.tiflash;
+    const [tombstone] = Object.keys(tiflash?.tombstoneStores ?? {});
+    const [live] = Object.entries(tiflash?.stores ?? {});
+    expect(live?.[1]).toMatchObject({ podName: 'basic-tiflash-0', state: 'Up' });
+    expect(live?.[0]).not.toBe(tombstone);
+  });
 });
+

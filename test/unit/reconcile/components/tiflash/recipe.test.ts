@@ -8,7 +8,7 @@ import { retry, wait } from '../../../../../lib/reconcile/engine/outcome.js';
 import { planStep } from '../../../../../lib/reconcile/engine/planner.js';
 import { ruleNames } from '../../../../../lib/reconcile/engine/rule.js';
 import { tiflashRules } from '../../../../../lib/reconcile/components/tiflash/recipe.js';
-import { changeStatus, healthyStatus, pdMemberView, pdViewOf, snapshot, tidbCluster, withCluster, withOwned, withPd, type Change } from '../../../../support/fixtures.js';
+import { changeStatus, healthyStatus, pdMemberView, pdViewOf, snapshot, testPvc, tidbCluster, withCluster, withOwned, withPd, type Change } from '../../../../support/fixtures.js';
 import { tiflashSetOf, withTiflash } from '../../../../support/tiflash-rules.js';
 
 const written = (actions: readonly Action[]) => actions.map((a) => ('ref' in a ? `${a.kind} ${a.ref.kind}/${a.ref.name}` : a.kind));
@@ -87,5 +87,18 @@ describe('TiFlash on the member recipe', () => {
     // Assess
     expect(plan.actions).toEqual([{ kind: 'delete', ref: { kind: 'StatefulSet', namespace: 'demo', name: 'basic-tiflash' }, uid: 'uid-sts-tiflash' }]);
     expect(plan.outcome).toEqual(retry(5_000, 'wait for previous sts basic-tiflash for cluster demo/basic to be deleted'));
+  });
+
+  it('deletes the defer-deleting PVC of a tombstoned store before making the StatefulSet again, so the pod starts on a fresh volume (P21)', () => {
+    // Prepare: the set was deleted after TiFlash went to 0; data0-basic-tiflash-0 was marked by that scale-in
+    const tc = tidbCluster(withTiflash(1), pdAvailable);
+    const marked = testPvc('data0-basic-tiflash-0', 'basic-tiflash-0', { annotations: { 'tidb.pingcap.com/pvc-defer-deleting': '2025-12-31T00:00:00Z' } });
+    // Act
+    const first = planStep(snapshot(withCluster(tc), withOwned('PersistentVolumeClaim', marked)), tiflashRules);
+    const then = planStep(snapshot(withCluster(tc)), tiflashRules);
+    // Assess
+    expect(written(first.actions)).toEqual(['delete PersistentVolumeClaim/data0-basic-tiflash-0']);
+    expect(first.outcome).toEqual(retry(5_000, 'deleting the defer-deleting PVCs of TiFlash before its StatefulSet is created'));
+    expect(written(then.actions)).toContain('create StatefulSet/basic-tiflash');
   });
 });
