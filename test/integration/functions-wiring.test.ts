@@ -86,7 +86,7 @@ describe('LiveObserver', () => {
     const observation = await observe({ ...REF, name: 'gone' });
 
     // Assess
-    expect(observation).toEqual({ cluster: undefined, owned: expect.objectContaining({ Pod: [], StatefulSet: [] }), components: { pd: { objects: expect.objectContaining({ Pod: [], StatefulSet: [] }), view: undefined } } });
+    expect(observation).toEqual({ cluster: undefined, owned: expect.objectContaining({ Pod: [], StatefulSet: [] }), components: { pd: { objects: expect.objectContaining({ Pod: [], StatefulSet: [] }), view: undefined }, tiflash: { objects: expect.objectContaining({ Pod: [], StatefulSet: [] }), view: undefined } } });
   });
 
   it('a PD that cannot be reached is a fact (its error), not an observe failure', async () => {
