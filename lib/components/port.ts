@@ -65,3 +65,9 @@ export interface PumpPort {
   /** PUT /state/<nodeId>/close on the node's own pod: it flushes and goes offline; repeating it is harmless. */
   offline(nodeId: string): Promise<void>;
 }
+
+/** The TiFlash proxy status port (20292) of one pod. */
+export interface TiflashStatusPort {
+  /** GET /tiflash/store-status: `Idle`, `Ready`, `Running`, `Stopping` or `Terminated`, as plain text. */
+  getStoreStatus(podName: string): Promise<string>;
+}

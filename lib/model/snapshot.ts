@@ -15,6 +15,7 @@ import type { OutcomeKind } from './outcome.js';
 import type { PdView } from './pd.js';
 import type { TidbReadFailure, TidbView } from './tidb.js';
 import type { PumpView, TicdcView } from './ticdc.js';
+import type { TiflashView } from './tiflash.js';
 
 /**
  * What the reconciler itself persisted for the key (DynamoDB), as of this step's claim: the fence of
@@ -61,13 +62,15 @@ export type ObservedComponents = {
   readonly tidb: ComponentObservation<TidbView, TidbReadFailure>;
   readonly pump: ComponentObservation<PumpView, 'unreachable'>;
   readonly ticdc: ComponentObservation<TicdcView, 'unreachable'>;
+  /** TiFlash's proxy store status of the pods an upgrade waits on (its stores are in PD's view). */
+  readonly tiflash: ComponentObservation<TiflashView, 'unreachable'>;
 };
 
 /** The observed components' names. */
 export type ObservedComponentName = keyof ObservedComponents;
 
 /** The components observed on their own, in the order they are read. */
-export const OBSERVED_COMPONENTS: readonly ObservedComponentName[] = ['pd', 'tidb', 'pump', 'ticdc'];
+export const OBSERVED_COMPONENTS: readonly ObservedComponentName[] = ['pd', 'tiflash', 'tidb', 'pump', 'ticdc'];
 
 /**
  * One step's view of the world. `cluster` is undefined when the TidbCluster no longer exists.

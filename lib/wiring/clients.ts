@@ -15,6 +15,8 @@ import { KubeClient } from '../kube/client.js';
 import type { PumpPort, TicdcPort } from '../components/port.js';
 import { PumpClient } from '../components/pump.js';
 import { TicdcClient } from '../components/ticdc.js';
+import type { TiflashStatusPort } from '../components/port.js';
+import { TiflashStatusClient } from '../components/tiflash.js';
 import type { KubePort } from '../kube/port.js';
 import { PdClient } from '../pd/client.js';
 import type { PdPort } from '../pd/port.js';
@@ -36,6 +38,8 @@ export interface ClusterClients {
   ticdc(target: ClusterTarget): TicdcPort;
   /** The Pump node API of the cluster's Pump pods. */
   pump(target: ClusterTarget): PumpPort;
+  /** The TiFlash proxy status port of the cluster's TiFlash pods. */
+  tiflash(target: ClusterTarget): TiflashStatusPort;
 }
 
 /** Clients whose every call also ends by a deadline: what a composition root hands out per invocation. */
@@ -97,6 +101,10 @@ export class ApiServerClients implements DeadlineClients {
 
   pump(target: ClusterTarget): PumpPort {
     return new PumpClient(this.caller, { namespace: target.namespace, tcName: target.tcName });
+  }
+
+  tiflash(target: ClusterTarget): TiflashStatusPort {
+    return new TiflashStatusClient(this.caller, { namespace: target.namespace, tcName: target.tcName, scheme: target.tls === true ? 'https' : 'http' });
   }
 }
 

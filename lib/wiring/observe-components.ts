@@ -11,6 +11,7 @@ import type { ClusterClients, ClusterTarget } from './clients.js';
 import { ClusterIdCache, isPdRollingOut, pdReadFailureOf, readPd, readsPdStores, toPdView, withMemberReadiness } from './pd-view.js';
 import { readTidbServers, tidbReadFailureOf } from './tidb-view.js';
 import { readPump, readTicdc } from './ticdc-view.js';
+import { readTiflashView } from './tiflash-view.js';
 
 /** What a component read gets: the clients, which cluster to reach (https under cluster TLS), and its TidbCluster. */
 export type ComponentReadContext = { readonly clients: ClusterClients; readonly target: ClusterTarget; readonly cluster: TidbCluster };
@@ -91,6 +92,16 @@ export const COMPONENT_READERS: ComponentReaders = {
     read: () => Promise.resolve({ captures: {}, drains: {} }),
     complete: (_view, objects, { clients, target }) => readTicdc(clients.ticdc(target), objects.Pod),
     completeWhat: 'read TiCDC captures',
+    failureOf: () => 'unreachable',
+  },
+  // TiFlash: nothing up front; once its objects are in, the proxy store status of the updated pods
+  // of a rolling StatefulSet (see `tiflash-view.ts`).
+  tiflash: {
+    title: 'TiFlash',
+    inSpec: (cluster) => cluster.spec.tiflash !== undefined && cluster.spec.tiflash !== null,
+    read: async () => ({ storeStatus: {} }),
+    complete: async (_view, objects, { clients, target }) => readTiflashView(objects, clients.tiflash(target)),
+    completeWhat: 'read TiFlash store status',
     failureOf: () => 'unreachable',
   },
 };

@@ -759,3 +759,58 @@ describe('store failover stories', () => {
     expect(storeMarks(report).map((e) => e.atMs >= healedMs)).toEqual([true]);
   });
 });
+
+describe('what each TiFlash story shows', () => {
+  type Store = { state: string; podName: string };
+  type Status = { tiflash?: { synced?: boolean; image?: string; stores?: Record<string, Store>; tombstoneStores?: Record<string, Store> } };
+
+  it('create, scale, upgrade, scale in: placement rules back on, one pod at a time, the store Tombstone before its PVC is marked', async () => {
+    const report = await run('tiflash-create-scale-upgrade.yaml');
+    const acts = byReconciler(report);
+    // TiFlash's Service and ConfigMap, then its StatefulSet (once PD is available).
+    expect(acts.filter((a) => a.verb === 'create' && (a.name ?? '').startsWith('basic-tiflash')).map((a) => `${a.kind}/${a.name}`)).toEqual([
+      'Service/basic-tiflash-peer',
+      expect.stringMatching(/^ConfigMap\/basic-tiflash-[0-9a-f]{7}$/),
+      'StatefulSet/basic-tiflash',
+    ]);
+    // The admin turned placement rules off; the reconciler turned them on again.
+    const offAt = entryAtMs(report, 'world', 0);
+    expect(acts.filter((a) => a.verb === 'pd.updateReplicationConfig' && a.atMs >= offAt).map((a) => a.args)).toEqual([{ config: { 'enable-placement-rules': 'true' } }]);
+    // The upgrade: template written with nothing rolling, then one ordinal at a time, highest first.
+    const upgradeAt = entryAtMs(report, 'patch', 1);
+    const scaleInAt = entryAtMs(report, 'patch', 2);
+    const tiflashSets = (from: number, to: number) =>
+      acts
+        .filter((a) => a.verb === 'update' && a.name === 'basic-tiflash' && a.atMs >= from && a.atMs < to)
+        .map((a) => (a.object as { spec: { updateStrategy: { rollingUpdate?: { partition?: number } } } }).spec.updateStrategy.rollingUpdate?.partition);
+    expect(tiflashSets(upgradeAt, scaleInAt)).toEqual([2, 1, 0]);
+    // The scale-in: the store is deleted in PD, and only once it is Tombstone is its PVC marked and the set lowered.
+    const deleteStore = acts.findIndex((a) => a.verb === 'pd.deleteStore' && a.atMs >= scaleInAt);
+    const marked = acts.findIndex((a) => a.verb === 'patch' && a.name === 'data0-basic-tiflash-1' && JSON.stringify(a.object ?? {}).includes('tidb.pingcap.com/pvc-defer-deleting'));
+    expect(deleteStore).toBeGreaterThanOrEqual(0);
+    expect(marked).toBeGreaterThan(deleteStore);
+    // The step that marked it saw the store Tombstone (its status is written right after its actions).
+    const seenBy = acts.slice(marked).find((a) => a.verb === 'updateStatus');
+    const seen = (seenBy?.object as { status?: Status } | undefined)?.status?.tiflash?.tombstoneStores ?? {};
+    expect(Object.values(seen).map((s) => [s.podName, s.state])).toEqual([['basic-tiflash-1', 'Tombstone']]);
+    expect(acts.filter((a) => a.verb === 'delete' && a.kind === 'PersistentVolumeClaim')).toEqual([]);
+    const tiflash = (report.final.tidbcluster as { status: Status }).status.tiflash;
+    expect(tiflash).toMatchObject({ synced: true, image: 'pingcap/tiflash:v8.5.1' });
+    expect(Object.values(tiflash?.stores ?? {}).map((s) => [s.podName, s.state])).toEqual([['basic-tiflash-0', 'Up']]);
+    expect(Object.values(tiflash?.tombstoneStores ?? {}).map((s) => s.podName)).toEqual(['basic-tiflash-1']);
+  });
+
+  it('scale to 0 and back: the set left at 0 is made again, the tombstoned store\'s PVC deleted first, and a new store joins', async () => {
+    const report = await run('tiflash-scale-to-zero-and-back.yaml');
+    const acts = byReconciler(report);
+    const backAt = entryAtMs(report, 'patch', 1);
+    const after = acts.filter((a) => a.atMs >= backAt && (a.kind === 'StatefulSet' || (a.verb === 'delete' && a.kind === 'PersistentVolumeClaim')));
+    expect(after.map((a) => `${a.verb} ${a.kind}/${a.name}`)).toEqual(['delete StatefulSet/basic-tiflash', 'delete PersistentVolumeClaim/data0-basic-tiflash-0', 'create StatefulSet/basic-tiflash']);
+    const tiflash = (report.final.tidbcluster as { status: Status }).status.tiflash;
+    const [tombstone] = Object.keys(tiflash?.tombstoneStores ?? {});
+    const [live] = Object.entries(tiflash?.stores ?? {});
+    expect(live?.[1]).toMatchObject({ podName: 'basic-tiflash-0', state: 'Up' });
+    expect(live?.[0]).not.toBe(tombstone);
+  });
+});
+

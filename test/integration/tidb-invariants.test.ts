@@ -185,6 +185,26 @@ describe('one-pod-down-for-upgrade', () => {
     expect(violationsOf(w, 'one-pod-down-for-upgrade')).toEqual([expect.stringContaining('2 pods of StatefulSet demo/basic-tikv down for a rolling update at once: basic-tikv-1, basic-tikv-2')]);
   });
 
+  it('fires when two TiFlash pods on the old revision are deleted together', async () => {
+    // Prepare
+    const w = await startWorld();
+    world = w;
+    await w.deploy(handCluster({ tidb: 0, tiflash: 2 }), ['tidbcluster', 'discovery', 'pd', 'tikv', 'tiflash']);
+    await waitForHealthyPd(w, 3);
+    await waitForUpStores(w, 5);
+    await w.edit('StatefulSet', 'basic-tiflash', (s) => {
+      s.spec.updateStrategy = { type: 'RollingUpdate', rollingUpdate: { partition: 2 } };
+      s.spec.template.spec.containers[0].image = 'pingcap/tiflash:v7.5.1';
+    });
+    await w.clock.advance(1000);
+    // Act
+    await w.remove('Pod', 'basic-tiflash-1');
+    await w.remove('Pod', 'basic-tiflash-0');
+    await w.clock.advance(1000);
+    // Assess
+    expect(violationsOf(w, 'one-pod-down-for-upgrade')).toEqual([expect.stringContaining('2 pods of StatefulSet demo/basic-tiflash down for a rolling update at once: basic-tiflash-0, basic-tiflash-1')]);
+  });
+
   it('stays quiet through a one-at-a-time rolling update', async () => {
     // Prepare
     const w = await running();

@@ -10,6 +10,7 @@ import type { OwnedKind, OwnedObjects } from '../../model/kube.js';
 import type { PdView } from '../../model/pd.js';
 import type { TidbView } from '../../model/tidb.js';
 import type { PumpView, TicdcView } from '../../model/ticdc.js';
+import type { TiflashView } from '../../model/tiflash.js';
 import { allObjects, type PdReadFailure, type Snapshot } from '../../model/snapshot.js';
 
 /** The observed objects of `kind` the cluster owns, its components' and its own, in name order. */
@@ -48,3 +49,6 @@ export const observedTicdc = (snapshot: Snapshot): TicdcView | undefined => snap
 
 /** Pump as the step read it (the binlog registry); undefined when it was not read. */
 export const observedPump = (snapshot: Snapshot): PumpView | undefined => snapshot.components.pump.view;
+
+/** TiFlash's proxy store status as the step read it, by pod; undefined when TiFlash was not read. */
+export const observedTiflash = (snapshot: Snapshot): TiflashView | undefined => snapshot.components.tiflash.view;

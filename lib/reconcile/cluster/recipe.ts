@@ -11,6 +11,7 @@ import { planDiscovery } from './discovery.js';
 import { planMetaInfo } from './meta-info.js';
 import { planPaused } from './paused.js';
 import { pdRules } from '../components/pd/recipe.js';
+import { tiflashRules } from '../components/tiflash/recipe.js';
 import { tikvRules } from '../components/tikv/recipe.js';
 import { pumpRules } from '../components/pump/recipe.js';
 import { ticdcRules } from '../components/ticdc/recipe.js';
@@ -34,7 +35,9 @@ export const clusterRules: readonly Rule[] = [
   // PD: the member recipe (gate, status, dependencies, services, config map, force upgrade, scale,
   // failover, upgrade, StatefulSet); a stop inside it ends PD's rules only
   ...pdRules,
-  // TiFlash — next issue
+  // TiFlash (v1 runs it before TiKV): placement rules on in PD, its peer Service and config
+  // templates, the StatefulSet once PD is available, scale, upgrade with the store-status check
+  ...tiflashRules,
   // TiKV: the member recipe gated on PD available (stores, tombstones and phase from PD's view)
   ...tikvRules,
   // Pump: its Service, config, StatefulSet rolled natively (not written while PD/TiKV/TiFlash

@@ -178,6 +178,10 @@ function storageProblems(spec: Json): ValidationProblem[] {
   }
   const tiflash = spec.tiflash;
   if (isJsonObject(tiflash)) {
+    // As TiDB Operator v1: TiFlash's data volumes are its storage claims, and it needs one at least.
+    if (Array.isArray(tiflash.storageClaims) && tiflash.storageClaims.length === 0) {
+      problems.push({ field: 'spec.tiflash.storageClaims', message: 'storageClaims should be configured at least one item' });
+    }
     arrayOf(tiflash.storageClaims).forEach((claim, i) => {
       const requests = isJsonObject(claim.resources) ? claim.resources.requests : undefined;
       // As TiDB Operator v1.6: every TiFlash claim must say how much storage it wants.

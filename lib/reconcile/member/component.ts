@@ -62,13 +62,16 @@ export type Dependency = {
 export type UpgradeBlocker = { readonly name: MemberName; readonly title: string; readonly phases: readonly string[] };
 
 /**
- * §1.5 as data: what must be available before the component acts, what holds its upgrade, and
- * what holds every update of its StatefulSet — scaling included, creation not.
+ * §1.5 as data: what must be available before the component acts, what holds its upgrade, what
+ * holds every update of its StatefulSet — scaling included, creation not (Pump) — and what must be
+ * available before its StatefulSet is first created, its Services and ConfigMap written before that
+ * (TiFlash).
  */
 export type Dependencies = {
   readonly availableBefore: readonly Dependency[];
   readonly upgradeWaitsFor: readonly UpgradeBlocker[];
   readonly writeWaitsFor?: readonly UpgradeBlocker[];
+  readonly createWaitsFor?: readonly Dependency[];
 };
 
 /**

@@ -11,7 +11,7 @@ import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 
 import type { Action } from '../../model/action.js';
 import { componentLabels, ownerReference } from '../../model/labels.js';
-import { complete, retry } from '../engine/outcome.js';
+import { complete, retry, wait } from '../engine/outcome.js';
 import type { Decision } from '../engine/rule.js';
 import { planApply, STATEFUL_SET_APPLY } from './apply.js';
 import type { MemberInput } from './component.js';
@@ -126,6 +126,10 @@ export function replicasDraft(input: MemberInput, sts: IStatefulSet, replicas: n
 
 function createDecision(input: MemberInput): Decision {
   const { component } = input.scope;
+  const tc = input.cluster;
+  // As TiDB Operator's TiFlash: no StatefulSet until what it needs is available (a wait, not a requeue).
+  const missing = (component.dependencies.createWaitsFor ?? []).find((d) => tc.spec[d.name] !== undefined && !d.isAvailable(tc, input.status));
+  if (missing) return { actions: [], outcome: wait(`${component.title} waits for ${missing.name} to be available before its StatefulSet is created`) };
   const replicas = desiredReplicasOf(input);
   const create = planApply(STATEFUL_SET_APPLY, desiredStatefulSet(input, { replicas, partition: replicas }), undefined);
   // As TiDB Operator: a new StatefulSet's status starts empty (and some components requeue until they run).
@@ -138,9 +142,10 @@ function createDecision(input: MemberInput): Decision {
  * The `…StatefulSet` rule (a block's `finally`). Guarantees: the draft, when a rule chose one, is
  * written as an update under the observed resourceVersion — only if it differs from the
  * last-applied record; otherwise, when the block did not stop, a missing StatefulSet is created
- * (desired replicas, partition = replicas) and an existing one gets the live replicas, the resting
- * partition and the applied pod spec; a stopped block with no draft writes nothing; and an existing
- * StatefulSet is not written at all while a component of `writeWaitsFor` is in one of its phases.
+ * (desired replicas, partition = replicas; once every `createWaitsFor` dependency is available) and
+ * an existing one gets the live replicas, the resting partition and the applied pod spec; a stopped
+ * block with no draft writes nothing; and an existing StatefulSet is not written at all while a
+ * component of `writeWaitsFor` is in one of its phases.
  */
 export function planStatefulSetWrite(input: MemberInput, blockStopped: boolean): Decision {
   const live = input.scope.set;

@@ -8,8 +8,8 @@
  *   deleted by an injected fault or deleted while down because of one — any other deletion (of a
  *   pod, or of a StatefulSet whose TidbCluster stays) is;
  * - `no-data-loss`: a region lost every replica (all its stores' volumes deleted);
- * - `one-pod-down-for-upgrade`: two PD, two TiKV or two TiDB pods of one set were down for a
- *   rolling update at the same time;
+ * - `one-pod-down-for-upgrade`: two PD, two TiKV, two TiFlash or two TiDB pods of one set were
+ *   down for a rolling update at the same time;
  * - `no-tidb-upgrade-during-tikv-upgrade`: a TiDB pod was restarted for a rolling update while the
  *   cluster's TiKV StatefulSet was between revisions;
  * - `no-ddl-left-paused-after-upgrade`: TiDB's smooth-upgrade mode (DDL paused) is still on

@@ -7,9 +7,8 @@
 
 import type { Context } from 'aws-lambda';
 
-import type { TikvStatusPort } from '../../../lib/components/port.js';
 import type { KubeObject, KubePort, ObjectList, PageRequest, TidbClusterPage } from '../../../lib/kube/port.js';
-import type { PumpPort, TicdcPort, TidbStatusPort } from '../../../lib/components/port.js';
+import type { PumpPort, TicdcPort, TidbStatusPort, TiflashStatusPort, TikvStatusPort } from '../../../lib/components/port.js';
 import type { PdPort } from '../../../lib/pd/port.js';
 import { VirtualClock } from '../../../lib/platform/clock.js';
 import { DEFAULT_SWEEP_CONFIG, DEFAULT_STEP_CONFIG } from '../../../lib/platform/config.js';
@@ -116,9 +115,15 @@ const unreachable = <T extends object>(what: string): T =>
     },
   });
 
-/** Clients whose PD, TiKV, TiDB, TiCDC and Pump are unreachable. */
+const tiflashDown = (): TiflashStatusPort => ({
+  getStoreStatus: async () => {
+    throw new TransientError('TiFlash store status: HTTP 503: no endpoints available');
+  },
+});
+
+/** Clients whose PD, TiKV, TiFlash, TiDB, TiCDC and Pump are unreachable. */
 export function fakeClients(kube: KubePort): DeadlineClients {
-  const clients: ClusterClients = { kube, pd: pdDown, tikv: tikvDown, tidb: tidbDown, ticdc: () => unreachable<TicdcPort>('TiCDC status'), pump: () => unreachable<PumpPort>('Pump status') };
+  const clients: ClusterClients = { kube, pd: pdDown, tikv: tikvDown, tiflash: tiflashDown, tidb: tidbDown, ticdc: () => unreachable<TicdcPort>('TiCDC status'), pump: () => unreachable<PumpPort>('Pump status') };
   return { ...clients, withDeadline: () => clients };
 }
 

@@ -15,7 +15,7 @@ import type { IVolumeMount } from 'kubernetes-models/v1/VolumeMount';
 
 import type { TidbCluster } from '../../../model/kube.js';
 import { CLUSTER_CLIENT_TLS, clusterClientSecretName, clusterTlsSecretName, isTlsCluster } from '../../cluster/tls.js';
-import { quantityValue } from '../../cluster/validate.js';
+import { storeCapacityArg } from '../../member/capacity.js';
 import { mergeContainers } from '../../member/container-merge.js';
 import { componentImage, containerResources, defined, imagePullPolicyOf, isHostNetwork, podMetadata, podSchedulingSpec } from '../../member/pod-spec.js';
 import type { PodTemplate } from '../../member/statefulset.js';
@@ -38,16 +38,8 @@ export function tikvImage(tc: TidbCluster): string {
   return componentImage(tc, tc.spec.tikv, 'pingcap/tikv');
 }
 
-/**
- * As v1's `TiKVCapacity`: `spec.tikv.limits.storage` as `<n>GB` when it is a whole number of GiB,
- * else `<n>MB` (whole MiB); `0` (no limit) when unset or unreadable.
- */
-export function tikvCapacity(tc: TidbCluster): string {
-  const bytes = quantityValue(tc.spec.tikv?.limits?.storage);
-  if (bytes === undefined || !Number.isInteger(bytes)) return '0';
-  const gib = 2 ** 30;
-  return bytes % gib === 0 ? `${bytes / gib}GB` : `${Math.floor(bytes / 2 ** 20)}MB`;
-}
+/** As v1's `TiKVCapacity` of `spec.tikv.limits` (shared with TiFlash: member/capacity.ts). */
+export const tikvCapacity = (tc: TidbCluster): string => storeCapacityArg(tc.spec.tikv?.limits);
 
 function tlsWiring(tc: TidbCluster): { volumes: IVolume[]; mounts: IVolumeMount[] } {
   if (!isTlsCluster(tc)) return { volumes: [], mounts: [] };

@@ -14,7 +14,7 @@
 import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import type { IPod } from 'kubernetes-models/v1/Pod';
 
-import type { PdStore, PdView } from '../../../model/pd.js';
+import type { PdView } from '../../../model/pd.js';
 import { toKubeTime } from '../../cluster/condition.js';
 import { observedPd, pdReadError } from '../../cluster/observed.js';
 import { tikvDesiredReplicas } from '../../cluster/replicas.js';
@@ -22,12 +22,9 @@ import { complete } from '../../engine/outcome.js';
 import type { RuleInput, StatusDecision } from '../../engine/rule.js';
 import type { MemberInput } from '../../member/component.js';
 import { convergingRetryMs } from '../../member/converging.js';
-import { podReadySinceMs, podRevision, replicasOf } from '../../member/statefulset.js';
-import { tikvPeerServiceName, tikvSetName, type TikvStatus, type TikvStatusStore } from './names.js';
-
-type Stores = Record<string, TikvStatusStore>;
-
-const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+import { podRevision, replicasOf } from '../../member/statefulset.js';
+import { isOwnStoreAddress, planStoreMaps, storesConverging, type StoreMaps } from '../../member/store-status.js';
+import type { TikvStatus } from './names.js';
 
 /** The TiKV condition v1's volume modifier sets while it evicts leaders to resize a volume. */
 export const LEADER_EVICTING_CONDITION = 'LeaderEvicting';
@@ -36,12 +33,7 @@ export const LEADER_EVICTING_CONDITION = 'LeaderEvicting';
  * As TiDB Operator's `tikvStoreLimitPattern`: whether a store's address is a pod of this cluster
  * (`<tc>-tikv-N.<tc>-tikv-peer.<ns>.svc[.<domain>]:<port>`) rather than of another cluster sharing PD.
  */
-export function isOwnTikvStoreAddress(input: RuleInput, address: string): boolean {
-  const tc = input.cluster;
-  const domain = tc.spec.clusterDomain ? `\\.${escape(tc.spec.clusterDomain)}` : '';
-  const host = `^${escape(tikvSetName(tc))}-\\d+\\.${escape(tikvPeerServiceName(tc))}\\.${escape(tc.metadata.namespace ?? '')}\\.svc${domain}:\\d+`;
-  return new RegExp(host).test(address);
-}
+export const isOwnTikvStoreAddress = (input: RuleInput, address: string): boolean => isOwnStoreAddress(input, 'tikv', address);
 
 /**
  * As TiDB Operator's `tikvStatefulSetIsUpgrading`: the StatefulSet is between revisions, or has a
@@ -72,56 +64,15 @@ export function tikvPhaseOf(input: RuleInput, sts: IStatefulSet, pods: readonly 
   return evicting ? (previous?.phase ?? 'Normal') : 'Upgrade';
 }
 
-/** The host of a store address (`<pod>.<peer>.<ns>.svc:20160` → `<pod>.<peer>.<ns>.svc`). */
-const hostOf = (address: string): string => address.split(':')[0] ?? address;
-
-function toStatusStore(store: PdStore, previous: TikvStatusStore | undefined, now: string): TikvStatusStore {
-  const ip = hostOf(store.address);
-  const kept = previous !== undefined && previous.state === store.state ? previous.lastTransitionTime : undefined;
-  return {
-    id: store.id,
-    podName: ip.split('.')[0] ?? ip,
-    ip,
-    leaderCount: store.leaderCount,
-    state: store.state,
-    lastTransitionTime: kept ?? now,
-    ...(previous?.leaderCountBeforeUpgrade === undefined ? {} : { leaderCountBeforeUpgrade: previous.leaderCountBeforeUpgrade }),
-  };
-}
-
 /**
  * The `stores`, `peerStores` and `tombstoneStores` maps from what PD reports (see the module
- * comment); an unchanged state keeps its `lastTransitionTime`.
+ * comment; shared with TiFlash: member/store-status.ts); an unchanged state keeps its `lastTransitionTime`.
  */
-export function planTikvStores(input: RuleInput, view: PdView): { stores: Stores; peerStores: Stores; tombstoneStores: Stores } {
-  const previous = input.status.tikv ?? {};
-  const before = (id: string): TikvStatusStore | undefined => previous.stores?.[id] ?? previous.peerStores?.[id] ?? previous.tombstoneStores?.[id];
-  const now = toKubeTime(input.snapshot.nowMs);
-  const stores: Stores = {};
-  const peerStores: Stores = {};
-  const tombstoneStores: Stores = {};
-  for (const store of view.stores) {
-    const own = isOwnTikvStoreAddress(input, store.address);
-    const record = toStatusStore(store, before(store.id), now);
-    if (store.state === 'Tombstone') {
-      if (own) tombstoneStores[store.id] = record;
-    } else if (own) stores[store.id] = record;
-    else if (store.labels.engine !== 'tiflash') peerStores[store.id] = record;
-  }
-  return { stores, peerStores, tombstoneStores };
-}
+export const planTikvStores = (input: RuleInput, view: PdView): StoreMaps => planStoreMaps(input, 'tikv', view);
 
 /** The Ready TiKV pods whose store is not Up yet, and since when the latest of them is Ready (undefined: none). */
 export function tikvConverging(input: MemberInput, tikv: TikvStatus): { reason: string; sinceMs: number } | undefined {
-  if (tikv.synced !== true) return undefined;
-  const upPods = new Set(Object.values(tikv.stores ?? {}).filter((s) => s.state === 'Up').map((s) => s.podName));
-  const lagging = input.scope.pods.flatMap((pod) => {
-    const sinceMs = podReadySinceMs(pod);
-    const name = pod.metadata?.name ?? '';
-    return sinceMs === undefined || upPods.has(name) ? [] : [{ name, sinceMs }];
-  });
-  if (lagging.length === 0) return undefined;
-  return { reason: `TiKV stores of Ready pods not Up yet: ${lagging.map((p) => p.name).join(', ')}`, sinceMs: Math.max(...lagging.map((p) => p.sinceMs)) };
+  return tikv.synced === true ? storesConverging('TiKV', input.scope.pods, tikv.stores) : undefined;
 }
 
 function fromPd(input: MemberInput, sts: IStatefulSet, view: PdView, base: TikvStatus): TikvStatus {

@@ -92,6 +92,11 @@ describe('admission: every class of invalid spec is refused, naming its field', 
       problem: 'spec.tiflash.storageClaims: required',
     },
     {
+      name: 'a TiFlash with an empty list of storage claims (it has no data volume)',
+      changes: [tiflash([])],
+      problem: 'spec.tiflash.storageClaims: storageClaims should be configured at least one item',
+    },
+    {
       name: 'a config that is not TOML',
       changes: [component('pd', { config: 'a = = 1' })],
       problem: 'spec.pd.config: invalid TOML at line 1, column 5',

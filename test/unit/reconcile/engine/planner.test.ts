@@ -92,7 +92,7 @@ describe('planning a step: rules in order, later rules see earlier status', () =
 });
 
 describe('the registry', () => {
-  it('runs Admission first, Paused before anything writes, the PD recipe, then the TiKV, Pump, TiDB and TiCDC recipes, and ClusterStatus last', () => {
+  it('runs Admission first, Paused before anything writes, the PD recipe, then the TiFlash, TiKV, Pump, TiDB and TiCDC recipes, and ClusterStatus last', () => {
     expect(ruleNames(clusterRules)).toEqual([
       'act:Admission',
       'act:Paused',
@@ -109,6 +109,19 @@ describe('the registry', () => {
       'act:PdFailover',
       'act:PdUpgrade',
       'act:PdStatefulSet',
+      'act:TiflashGate',
+      'status:TiflashStatus',
+      'act:TiflashDependencies',
+      'act:TiflashPlacementRules',
+      'act:TiflashOldSet',
+      'act:TiflashServices',
+      'act:TiflashConfigMap',
+      'act:TiflashStoreIdLabels',
+      'act:TiflashFailoverRecovery',
+      'act:TiflashScale',
+      'act:TiflashFailover',
+      'act:TiflashUpgrade',
+      'act:TiflashStatefulSet',
       'act:TikvGate',
       'status:TikvStatus',
       'act:TikvDependencies',
