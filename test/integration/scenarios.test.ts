@@ -355,6 +355,20 @@ describe('what each story shows', () => {
   });
 });
 
+describe('what the whole-cluster stories show', () => {
+  it('suspend: the StatefulSet is deleted in the foreground once, status cleared; resume recreates it', async () => {
+    const report = await run('cluster-suspend-resume.yaml');
+    const sets = byReconciler(report).filter((a) => a.kind === 'StatefulSet' && (a.verb === 'delete' || a.verb === 'create'));
+    expect(sets.map((a) => `${a.verb} ${a.name ?? ''}`)).toEqual(['create basic-pd', 'delete basic-pd', 'create basic-pd']);
+    // The timeline's two patches of the TidbCluster: the ask, then its withdrawal.
+    const resumedAt = report.actions.filter((a) => a.actor === 'timeline' && a.kind === 'TidbCluster' && a.verb === 'patch')[1]?.atMs ?? -1;
+    expect(resumedAt).toBeGreaterThan(sets[1]?.atMs ?? 0);
+    // Nothing but status while suspended.
+    const during = byReconciler(report).filter((a) => a.atMs > (sets[1]?.atMs ?? 0) && a.atMs < resumedAt);
+    expect(during.filter((a) => a.verb !== 'updateStatus')).toEqual([]);
+  });
+});
+
 describe('tidb-reconciler simulate exit codes', () => {
   const cli = (args: string[]) => spawnSync(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'simulate', ...args], { encoding: 'utf8', timeout: 120_000 });
 
