@@ -10,6 +10,7 @@ import { planClusterStatus } from './cluster-status.js';
 import { planDiscovery } from './discovery.js';
 import { planMetaInfo } from './meta-info.js';
 import { planPaused } from './paused.js';
+import { managedSections, planUnmanaged } from './unmanaged.js';
 import { pdRules } from '../components/pd/recipe.js';
 import { actRule, statusRule, type Rule } from '../engine/rule.js';
 
@@ -23,6 +24,8 @@ export const clusterRules: readonly Rule[] = [
   actRule('Admission', planAdmission),
   // a paused cluster keeps its status in sync and gets no other write (TiDB Operator §1.7)
   actRule('Paused', planPaused),
+  // a component section no block below reconciles (TiProxy, pdms, …): a Warning Event and a condition
+  actRule('Unmanaged', (input) => planUnmanaged(input, managedSections(clusterRules))),
   // volumes: PV reclaim policy from spec.pvReclaimPolicy, v1's identity labels on PVCs and PVs
   actRule('MetaInfo', planMetaInfo),
   // discovery service, deployment and RBAC that PD members bootstrap through (skipped without PD)

@@ -96,10 +96,12 @@ describe('the registry', () => {
     expect(ruleNames(clusterRules)).toEqual([
       'act:Admission',
       'act:Paused',
+      'act:Unmanaged',
       'act:MetaInfo',
       'act:Discovery',
       'act:PdGate',
       'status:PdStatus',
+      'act:PdSuspend',
       'act:PdDependencies',
       'act:PdTlsSecret',
       'act:PdServices',
