@@ -356,6 +356,30 @@ describe('what each story shows', () => {
 });
 
 describe('what the whole-cluster stories show', () => {
+  it('PVC reclaim: each deferred claim goes once its pod is gone, its volume set to Delete first and deleted with it', async () => {
+    const report = await run('cluster-pvc-reclaim.yaml');
+    const acts = byReconciler(report);
+    const deletes = acts.filter((a) => a.verb === 'delete' && a.kind === 'PersistentVolumeClaim');
+    expect(deletes.map((a) => a.name).sort()).toEqual(['pd-basic-pd-3', 'pd-basic-pd-4']);
+    for (const d of deletes) {
+      const volumeName = (d.object as { spec: { volumeName: string } }).spec.volumeName;
+      const toDelete = acts.findIndex((a) => a.verb === 'patch' && a.kind === 'PersistentVolume' && a.name === volumeName && JSON.stringify(a.object).includes('"persistentVolumeReclaimPolicy":"Delete"'));
+      expect(toDelete).toBeGreaterThanOrEqual(0);
+      expect(toDelete).toBeLessThan(acts.indexOf(d));
+      expect(report.final.objects[`PersistentVolume/${volumeName}`]).toBeUndefined();
+      const podGone = report.actions.find((a) => a.verb === 'delete' && a.kind === 'Pod' && a.name === `basic-pd-${d.name?.slice(-1) ?? ''}`);
+      expect(podGone?.atMs).toBeLessThanOrEqual(d.atMs);
+    }
+  });
+
+  it('unmanaged TiProxy: one Warning Event and the condition, PD reconciled meanwhile, the condition gone with the section', async () => {
+    const report = await run('cluster-unmanaged-tiproxy.yaml');
+    expect(events(report, 'UnmanagedComponents')).toHaveLength(1);
+    const tc = report.final.tidbcluster as { status: { conditions: { type: string }[] } };
+    expect(tc.status.conditions.map((c) => c.type)).not.toContain('Unmanaged');
+    expect(byReconciler(report).filter((a) => (a.name ?? '').includes('tiproxy'))).toEqual([]);
+  });
+
   it('suspend: the StatefulSet is deleted in the foreground once, status cleared; resume recreates it', async () => {
     const report = await run('cluster-suspend-resume.yaml');
     const sets = byReconciler(report).filter((a) => a.kind === 'StatefulSet' && (a.verb === 'delete' || a.verb === 'create'));

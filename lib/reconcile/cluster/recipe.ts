@@ -6,9 +6,10 @@
  */
 
 import { planAdmission } from './admission.js';
+import { planOrphanPods, planPvcCleaner } from './cleaners.js';
 import { planClusterStatus } from './cluster-status.js';
 import { planDiscovery } from './discovery.js';
-import { planMetaInfo } from './meta-info.js';
+import { planMetaInfo, planPodLabels } from './meta-info.js';
 import { planPaused } from './paused.js';
 import { managedSections, planUnmanaged } from './unmanaged.js';
 import { pdRules } from '../components/pd/recipe.js';
@@ -28,12 +29,19 @@ export const clusterRules: readonly Rule[] = [
   actRule('Unmanaged', (input) => planUnmanaged(input, managedSections(clusterRules))),
   // volumes: PV reclaim policy from spec.pvReclaimPolicy, v1's identity labels on PVCs and PVs
   actRule('MetaInfo', planMetaInfo),
+  // pods: the cluster id from PD and their member / store id as labels (v1's UpdateMetaInfo, §2.9)
+  actRule('PodLabels', planPodLabels),
+  // PD/TiKV/TiFlash pods never scheduled whose claim is gone: deleted, so pod and claim come back together
+  actRule('OrphanPods', planOrphanPods),
   // discovery service, deployment and RBAC that PD members bootstrap through (skipped without PD)
   actRule('Discovery', planDiscovery),
   // PD: the member recipe (gate, status, dependencies, services, config map, force upgrade, scale,
   // failover, upgrade, StatefulSet); a stop inside it ends PD's rules only
   ...pdRules,
   // TiFlash, TiKV (gated on PD available), Pump, TiDB (gated on TiKV), TiCDC — next issue
+
+  // with enablePVReclaim: deferred claims of removed members deleted, their volumes reclaimed (Delete)
+  actRule('PvcCleaner', planPvcCleaner),
 
   // --- conditions ---
   // the Ready condition from the status computed above (TiDB Operator's condition updater)

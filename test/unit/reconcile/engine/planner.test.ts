@@ -98,6 +98,8 @@ describe('the registry', () => {
       'act:Paused',
       'act:Unmanaged',
       'act:MetaInfo',
+      'act:PodLabels',
+      'act:OrphanPods',
       'act:Discovery',
       'act:PdGate',
       'status:PdStatus',
@@ -111,6 +113,7 @@ describe('the registry', () => {
       'act:PdFailover',
       'act:PdUpgrade',
       'act:PdStatefulSet',
+      'act:PvcCleaner',
       'status:ClusterStatus',
     ]);
   });
