@@ -1,7 +1,10 @@
 /**
  * Actions: what a plan asks the engine to do, as data. Verbs are SCENARIOS.md's action verbs
- * exactly (`create`, `pd.transferLeader`, …), so a step's actions read the same in the scenario
- * report, the history and the logs. Every action is idempotent or verified by its executor first.
+ * (`create`, `pd.transferLeader`, …), so a step's actions read the same in the scenario report, the
+ * history and the logs — except three PD calls named for what the reconciler asks rather than the
+ * request PD records: `pd.beginEvictLeader` / `pd.endEvictLeader` (PD records
+ * `pd.addEvictLeaderScheduler` / `pd.removeEvictLeaderScheduler`) and `pd.setReplication`
+ * (`pd.updateReplicationConfig`). Every action is idempotent or verified by its executor first.
  */
 
 import type { KubeObject, ObjectRef } from './kube.js';
@@ -55,6 +58,41 @@ export type PdDeleteMemberAction =
   | { readonly kind: 'pd.deleteMember'; readonly name: string; readonly id?: never }
   | { readonly kind: 'pd.deleteMember'; readonly id: string; readonly name?: never };
 
+/**
+ * Starts taking a store offline (`DELETE /pd/api/v1/store/{id}`). As TiDB Operator: a store PD no
+ * longer lists among its live stores (gone, or already Tombstone) is done without a call; 404 is done.
+ */
+export type PdDeleteStoreAction = { readonly kind: 'pd.deleteStore'; readonly storeId: string };
+
+/**
+ * Adds `evict-leader-scheduler-<id>` for the store (`POST /pd/api/v1/schedulers`). A refused call
+ * is still done when PD then lists that scheduler (PD answers "scheduler existed" with an error).
+ */
+export type PdBeginEvictLeaderAction = { readonly kind: 'pd.beginEvictLeader'; readonly storeId: string };
+
+/**
+ * Removes the store's `evict-leader-scheduler-<id>` (`DELETE …/schedulers/evict-leader-scheduler-<id>`):
+ * 404 is done; otherwise done only when PD no longer lists the scheduler.
+ */
+export type PdEndEvictLeaderAction = { readonly kind: 'pd.endEvictLeader'; readonly storeId: string };
+
+/** Sets store labels (`POST /pd/api/v1/store/{id}/label` with `{key: value}`); PD merges them. */
+export type PdSetStoreLabelsAction = {
+  readonly kind: 'pd.setStoreLabels';
+  readonly storeId: string;
+  readonly labels: Readonly<Record<string, string>>;
+};
+
+/** Changes PD's replication config (`POST /pd/api/v1/config/replicate`); fields left out stay as they are. */
+export type PdSetReplicationAction = {
+  readonly kind: 'pd.setReplication';
+  readonly change: {
+    readonly maxReplicas?: number;
+    readonly locationLabels?: readonly string[];
+    readonly enablePlacementRules?: boolean;
+  };
+};
+
 /** Records a Kubernetes Event on `object` (as TiDB Operator's recorder: same reasons). */
 export type EventAction = {
   readonly kind: 'event';
@@ -83,8 +121,16 @@ export type DeleteDeadlineAction = { readonly kind: 'state.deleteDeadline'; read
 /** Kubernetes writes. */
 export type KubeAction = CreateAction | UpdateAction | UpdateStatusAction | PatchAction | DeleteAction;
 
-/** Calls to a component's own API (only PD's today: each component adds its calls with the rules that make them). */
-export type MemberAction = PdTransferLeaderAction | PdDeleteMemberAction;
+/** PD's store and scheduler calls (TiKV and TiFlash rules make them). */
+export type PdStoreAction =
+  | PdDeleteStoreAction
+  | PdBeginEvictLeaderAction
+  | PdEndEvictLeaderAction
+  | PdSetStoreLabelsAction
+  | PdSetReplicationAction;
+
+/** Calls to a component's own API (PD's today: each component adds its calls with the rules that make them). */
+export type MemberAction = PdTransferLeaderAction | PdDeleteMemberAction | PdStoreAction;
 
 /** Writes to the reconciler's own state; the engine runs these itself, under its fence. */
 export type StateAction = PutDeadlineAction | DeleteDeadlineAction;

@@ -63,6 +63,11 @@ export type PdView = {
   readonly members: readonly PdMember[];
   readonly leader: { readonly name: string; readonly id: string } | undefined;
   readonly stores: readonly PdStore[];
+  /**
+   * False when PD answered that no TiKV has ever joined ("TiKV cluster not bootstrapped, please
+   * start TiKV first"): then there are no stores, which is a state, not a read failure.
+   */
+  readonly bootstrapped: boolean;
   readonly schedulers: readonly string[];
   readonly config: PdConfig;
 };

@@ -20,6 +20,14 @@ export function describeAction(action: Action): string {
       return `${action.kind} to=${action.to}`;
     case 'pd.deleteMember':
       return action.name !== undefined ? `${action.kind} name=${action.name}` : `${action.kind} id=${action.id}`;
+    case 'pd.deleteStore':
+    case 'pd.beginEvictLeader':
+    case 'pd.endEvictLeader':
+      return `${action.kind} store=${action.storeId}`;
+    case 'pd.setStoreLabels':
+      return `${action.kind} store=${action.storeId} ${Object.entries(action.labels).map(([k, v]) => `${k}=${v}`).join(',')}`;
+    case 'pd.setReplication':
+      return `${action.kind} ${JSON.stringify(action.change)}`;
     case 'event':
       return `event ${action.type} ${action.reason} on ${describeRef(action.object)}`;
     case 'state.putDeadline':

@@ -1,11 +1,12 @@
 /**
  * PD calls of a plan (reference §3.1), each idempotent or verified as TiDB Operator's pdapi does:
  * a member PD no longer lists is already deleted (checked before calling); a 404 counts as done only
- * when a fresh read confirms it.
+ * when a fresh read confirms it. Store calls: a store PD does not list as live is already deleted; an
+ * evict-leader scheduler counts as added when PD lists it and as removed when PD does not.
  */
 
-import type { MemberAction, PdDeleteMemberAction } from '../model/action.js';
-import { NotFoundError, TerminalError } from '../platform/errors.js';
+import type { MemberAction, PdDeleteMemberAction, PdSetReplicationAction } from '../model/action.js';
+import { NotFoundError, TerminalError, TransientError } from '../platform/errors.js';
 import type { PdMembers, PdPort } from '../pd/port.js';
 
 /** The PD actions. */
@@ -18,6 +19,16 @@ export async function executePd(pd: PdPort, action: PdAction): Promise<void> {
       return transferLeader(pd, action.to);
     case 'pd.deleteMember':
       return deleteMember(pd, action);
+    case 'pd.deleteStore':
+      return deleteStore(pd, action.storeId);
+    case 'pd.beginEvictLeader':
+      return beginEvictLeader(pd, action.storeId);
+    case 'pd.endEvictLeader':
+      return endEvictLeader(pd, action.storeId);
+    case 'pd.setStoreLabels':
+      return pd.setStoreLabels(action.storeId, { ...action.labels });
+    case 'pd.setReplication':
+      return pd.setReplicationConfig(replicationChange(action.change));
     default: {
       const never: never = action;
       throw new TerminalError(`unknown PD action ${JSON.stringify(never)}`);
@@ -48,4 +59,57 @@ async function deleteMember(pd: PdPort, action: PdDeleteMemberAction): Promise<v
   } catch (err) {
     if (!(err instanceof NotFoundError) || isListed(await pd.getMembers())) throw err;
   }
+}
+
+/**
+ * As TiDB Operator's `DeleteStore`: only a store PD lists among its live stores (Up, Offline,
+ * Down, Disconnected) is deleted — a Tombstone or forgotten store is already gone; 200 and 404 end it.
+ */
+async function deleteStore(pd: PdPort, storeId: string): Promise<void> {
+  const live = await pd.getStores();
+  if (!live.stores.some((s) => s.id === storeId)) return;
+  try {
+    await pd.deleteStore(storeId);
+  } catch (err) {
+    if (!(err instanceof NotFoundError)) throw err;
+  }
+}
+
+const schedulerOf = (storeId: string): string => `evict-leader-scheduler-${storeId}`;
+
+/**
+ * As TiDB Operator's `BeginEvictLeader`: a refused POST (PD answers "scheduler existed" with an
+ * error status) is done when PD lists the store's scheduler; otherwise the refusal stands.
+ */
+async function beginEvictLeader(pd: PdPort, storeId: string): Promise<void> {
+  try {
+    await pd.beginEvictLeader(storeId);
+  } catch (err) {
+    if (!(await pd.getEvictLeaderSchedulers()).includes(schedulerOf(storeId))) throw err;
+  }
+}
+
+/**
+ * As TiDB Operator's `EndEvictLeader`: 404 is done; after any other answer PD is asked again, and
+ * the call is done only when the store's scheduler is no longer listed.
+ */
+async function endEvictLeader(pd: PdPort, storeId: string): Promise<void> {
+  let refusal: unknown;
+  try {
+    await pd.endEvictLeader(storeId);
+  } catch (err) {
+    if (err instanceof NotFoundError) return;
+    refusal = err;
+  }
+  if (!(await pd.getEvictLeaderSchedulers()).includes(schedulerOf(storeId))) return;
+  if (refusal !== undefined) throw refusal;
+  throw new TransientError(`end leader evict scheduler failed, the store:[${storeId}]'s leader evict scheduler still exists`);
+}
+
+function replicationChange(change: PdSetReplicationAction['change']): Parameters<PdPort['setReplicationConfig']>[0] {
+  return {
+    ...(change.maxReplicas === undefined ? {} : { maxReplicas: change.maxReplicas }),
+    ...(change.locationLabels === undefined ? {} : { locationLabels: [...change.locationLabels] }),
+    ...(change.enablePlacementRules === undefined ? {} : { enablePlacementRules: change.enablePlacementRules }),
+  };
 }

@@ -44,6 +44,11 @@ export class LiveExecutor implements Executor {
         return executeKube(this.clients.kube, action);
       case 'pd.transferLeader':
       case 'pd.deleteMember':
+      case 'pd.deleteStore':
+      case 'pd.beginEvictLeader':
+      case 'pd.endEvictLeader':
+      case 'pd.setStoreLabels':
+      case 'pd.setReplication':
         return executePd(this.clients.pd(target), action);
       case 'event':
         return this.recordEvent(key, ref, action, fence);

@@ -30,6 +30,7 @@ export type PdAnswers = {
   readonly members: PdMembers;
   readonly health: readonly PdMemberHealth[];
   readonly stores: readonly PdApiStore[];
+  readonly bootstrapped: boolean;
   readonly tombstones: readonly PdApiStore[];
   readonly config: PdApiConfig;
   readonly evictLeaderSchedulers: readonly string[];
@@ -50,7 +51,7 @@ export async function readPd(pd: PdPort): Promise<PdAnswers> {
     pd.getEvictLeaderSchedulers(),
     pd.getCluster(),
   ]);
-  return { members, health, stores: stores.stores, tombstones: tombstones.stores, config, evictLeaderSchedulers, clusterId: cluster.id };
+  return { members, health, stores: stores.stores, bootstrapped: stores.bootstrapped, tombstones: tombstones.stores, config, evictLeaderSchedulers, clusterId: cluster.id };
 }
 
 /** The snapshot's view of PD's answers (see the module comment). */
@@ -73,6 +74,7 @@ export function toPdView(answers: PdAnswers): PdView {
     members,
     leader: leader ? { name: leader.name, id: leader.memberId } : undefined,
     stores: [...byId.values()],
+    bootstrapped: answers.bootstrapped,
     schedulers: [...answers.evictLeaderSchedulers],
     config: {
       replication: {

@@ -456,3 +456,29 @@ async function crashStall(file: string): Promise<{ stallMs: number; crashed: Sce
   const faultFree = await converge({ ...parsed.scenario, timeline });
   return { stallMs: crashed.ms - faultFree.ms, crashed: crashed.report };
 }
+
+describe('what each TiKV story shows', () => {
+  type Status = { pd?: { members?: Record<string, { health: boolean }> }; tikv?: { synced?: boolean; bootStrapped?: boolean; stores?: Record<string, { state: string; podName: string }> } };
+  const statusOf = (a: ActionRecord | undefined): Status => (a?.object as { status?: Status } | undefined)?.status ?? {};
+
+  it('create: TiKV is written only once PD is available, and its three stores are reported Up', async () => {
+    const report = await run('tikv-create-ready.yaml');
+    const acts = byReconciler(report);
+    const firstTikv = acts.find((a) => a.verb === 'create' && (a.name ?? '').startsWith('basic-tikv'));
+    const stepStatus = acts.find((a) => a.verb === 'updateStatus' && a.atMs >= (firstTikv?.atMs ?? Infinity));
+    const healthyPd = Object.values(statusOf(stepStatus).pd?.members ?? {}).filter((m) => m.health).length;
+    expect(acts.filter((a) => a.verb === 'create' && (a.name ?? '').startsWith('basic-tikv')).map((a) => `${a.kind}/${a.name}`)).toEqual([
+      'Service/basic-tikv-peer',
+      expect.stringMatching(/^ConfigMap\/basic-tikv-[0-9a-f]{7}$/),
+      'StatefulSet/basic-tikv',
+    ]);
+    expect(healthyPd).toBeGreaterThanOrEqual(2);
+    const tikv = (report.final.tidbcluster as { status: Status }).status.tikv;
+    expect(tikv).toMatchObject({ synced: true, bootStrapped: true });
+    expect(Object.values(tikv?.stores ?? {}).map((s) => [s.podName, s.state]).sort()).toEqual([
+      ['basic-tikv-0', 'Up'],
+      ['basic-tikv-1', 'Up'],
+      ['basic-tikv-2', 'Up'],
+    ]);
+  });
+});

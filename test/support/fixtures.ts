@@ -192,6 +192,8 @@ export function pdViewOf(members: readonly PdMember[], leader?: string, clusterI
     members,
     leader: found ? { name: found.name, id: found.id } : undefined,
     stores: [],
+    // PD without a store answers "TiKV cluster not bootstrapped".
+    bootstrapped: false,
     schedulers: [],
     config: { replication: { maxReplicas: 3, locationLabels: [] } },
   };

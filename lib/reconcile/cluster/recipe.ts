@@ -13,6 +13,7 @@ import { planMetaInfo, planPodLabels } from './meta-info.js';
 import { planPaused } from './paused.js';
 import { managedSections, planUnmanaged } from './unmanaged.js';
 import { pdRules } from '../components/pd/recipe.js';
+import { tikvRules } from '../components/tikv/recipe.js';
 import { actRule, statusRule, type Rule } from '../engine/rule.js';
 
 /** The TidbCluster rules, in the order a step runs them. */
@@ -38,7 +39,10 @@ export const clusterRules: readonly Rule[] = [
   // PD: the member recipe (gate, status, dependencies, services, config map, force upgrade, scale,
   // failover, upgrade, StatefulSet); a stop inside it ends PD's rules only
   ...pdRules,
-  // TiFlash, TiKV (gated on PD available), Pump, TiDB (gated on TiKV), TiCDC — next issue
+  // TiFlash — next issue
+  // TiKV: the member recipe gated on PD available (stores, tombstones and phase from PD's view)
+  ...tikvRules,
+  // Pump, TiDB (gated on TiKV), TiCDC — next issue
 
   // with enablePVReclaim: deferred claims of removed members deleted, their volumes reclaimed (Delete)
   actRule('PvcCleaner', planPvcCleaner),

@@ -96,6 +96,49 @@ describe('PD actions are idempotent or verified', () => {
   });
 });
 
+/** A PD whose evict-leader DELETE answers 200 but leaves the scheduler in place. */
+function keepsScheduler(): FakePd {
+  const fake = new FakePd(undefined, undefined, ['1']);
+  fake.endEvictLeader = async (id) => void fake.calls.push(`endEvictLeader ${id}`);
+  return fake;
+}
+
+const failing = (call: string, error: Error, evicting: string[] = []): (() => FakePd) => () =>
+  Object.assign(new FakePd(undefined, undefined, evicting), { answers: new Map([[call, error]]) });
+
+const unavailable = () => new TransientError('HTTP 500: scheduler existed');
+
+describe('PD store actions are idempotent or verified', () => {
+  it.each([
+    { name: 'a live store is deleted', pd: () => new FakePd(), action: { kind: 'pd.deleteStore', storeId: '1' }, calls: ['deleteStore 1'], error: undefined },
+    { name: 'a store PD no longer lists as live (gone or Tombstone) is deleted without a call', pd: () => new FakePd(undefined, []), action: { kind: 'pd.deleteStore', storeId: '1' }, calls: [], error: undefined },
+    { name: 'a store delete answered 404 is done, as TiDB Operator', pd: failing('deleteStore', notFound()), action: { kind: 'pd.deleteStore', storeId: '1' }, calls: ['deleteStore 1'], error: undefined },
+    { name: 'a store delete PD refuses fails', pd: failing('deleteStore', unavailable()), action: { kind: 'pd.deleteStore', storeId: '1' }, calls: ['deleteStore 1'], error: TransientError },
+    { name: 'an evict-leader scheduler is added', pd: () => new FakePd(), action: { kind: 'pd.beginEvictLeader', storeId: '1' }, calls: ['beginEvictLeader 1'], error: undefined },
+    { name: 'a refused add is done when PD lists the scheduler ("scheduler existed")', pd: failing('beginEvictLeader', unavailable(), ['1']), action: { kind: 'pd.beginEvictLeader', storeId: '1' }, calls: ['beginEvictLeader 1'], error: undefined },
+    { name: 'a refused add PD does not list fails', pd: failing('beginEvictLeader', unavailable()), action: { kind: 'pd.beginEvictLeader', storeId: '1' }, calls: ['beginEvictLeader 1'], error: TransientError },
+    { name: 'an evict-leader scheduler is removed', pd: () => new FakePd(undefined, undefined, ['1']), action: { kind: 'pd.endEvictLeader', storeId: '1' }, calls: ['endEvictLeader 1'], error: undefined },
+    { name: 'a removal answered 404 is done', pd: failing('endEvictLeader', notFound()), action: { kind: 'pd.endEvictLeader', storeId: '1' }, calls: ['endEvictLeader 1'], error: undefined },
+    { name: 'a refused removal is done when PD no longer lists the scheduler', pd: failing('endEvictLeader', unavailable()), action: { kind: 'pd.endEvictLeader', storeId: '1' }, calls: ['endEvictLeader 1'], error: undefined },
+    { name: 'a refused removal PD still lists fails with the refusal', pd: failing('endEvictLeader', unavailable(), ['1']), action: { kind: 'pd.endEvictLeader', storeId: '1' }, calls: ['endEvictLeader 1'], error: TransientError },
+    { name: 'a removal answered 200 fails while PD still lists the scheduler', pd: keepsScheduler, action: { kind: 'pd.endEvictLeader', storeId: '1' }, calls: ['endEvictLeader 1'], error: TransientError },
+    { name: 'store labels are posted', pd: () => new FakePd(), action: { kind: 'pd.setStoreLabels', storeId: '1', labels: { zone: 'a' } }, calls: ['setStoreLabels 1'], error: undefined },
+    { name: 'a refused store label post fails', pd: failing('setStoreLabels', unavailable()), action: { kind: 'pd.setStoreLabels', storeId: '1', labels: { zone: 'a' } }, calls: ['setStoreLabels 1'], error: TransientError },
+    { name: 'a replication change posts only the fields it sets', pd: () => new FakePd(), action: { kind: 'pd.setReplication', change: { enablePlacementRules: true } }, calls: ['setReplicationConfig {"enablePlacementRules":true}'], error: undefined },
+  ] as { name: string; pd: () => FakePd; action: PdAction; calls: string[]; error: (new (...args: never[]) => Error) | undefined }[])('$name', async ({ pd, action, calls, error }) => {
+    // Prepare
+    const fake = pd();
+
+    // Act
+    const run = executePd(fake, action);
+
+    // Assess
+    if (error === undefined) await expect(run).resolves.toBeUndefined();
+    else await expect(run).rejects.toBeInstanceOf(error);
+    expect(fake.calls).toEqual(calls);
+  });
+});
+
 describe('Kubernetes writes carry a precondition or are refused', () => {
   it.each([
     { name: 'a JSON patch is refused, naming patchType', action: { kind: 'patch', ref: { kind: 'Pod', namespace: 'demo', name: 'p' }, patchType: 'json', patch: [], resourceVersion: '5' }, field: 'patchType' },
@@ -116,6 +159,7 @@ describe('PD answers become the snapshot view', () => {
     members: { members: [member('basic-pd-0', '18446744073709551615')], leader: member('basic-pd-0', '18446744073709551615') },
     health: [{ name: 'basic-pd-0', memberId: '18446744073709551615', clientUrls: [], health: true }],
     stores,
+    bootstrapped: true,
     tombstones,
     config: { replication: { maxReplicas: 3, locationLabels: ['zone', 'host'], enablePlacementRules: true } },
     evictLeaderSchedulers: ['evict-leader-scheduler-4'],

@@ -11,7 +11,7 @@ import type { IVolume } from 'kubernetes-models/v1/Volume';
 
 import type { TidbCluster } from '../../../model/kube.js';
 import { mergeContainers } from '../../member/container-merge.js';
-import { componentLabels } from '../../../model/labels.js';
+import { componentImage, containerResources, defined, imagePullPolicyOf, podMetadata, podSchedulingSpec } from '../../member/pod-spec.js';
 import type { PodTemplate } from '../../member/statefulset.js';
 import { PD_PORTS, pdPeerServiceName, pdSetName } from './names.js';
 import { pdTlsWiring } from './tls.js';
@@ -22,26 +22,9 @@ export const DEFAULT_PD_STORAGE = '1Gi';
 /** As TiDB Operator: without a readiness probe type, PD's probe is TCP on the client port after 10 s. */
 export const DEFAULT_PD_PROBE_DELAY_SECONDS = 10;
 
-type PodSpec = NonNullable<PodTemplate['spec']>;
-
-/** Drops the keys whose value is undefined (so built objects compare and serialise cleanly). */
-export function defined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-}
-
 /** The PD image: `spec.pd.image` when set, else `<baseImage>:<version>` (`spec.pd.version` or `spec.version`). */
 export function pdImage(tc: TidbCluster): string {
-  const pd = tc.spec.pd;
-  if (pd?.image !== undefined && pd.image !== '') return pd.image;
-  const base = pd?.baseImage ?? 'pingcap/pd';
-  const version = pd?.version ?? tc.spec.version;
-  return version === undefined || version === '' ? base : `${base}:${version}`;
-}
-
-function resources(tc: TidbCluster): IContainer['resources'] {
-  const { storage: _storage, ...requests } = tc.spec.pd?.requests ?? {};
-  const limits = tc.spec.pd?.limits;
-  return defined({ requests: Object.keys(requests).length > 0 ? requests : undefined, limits });
+  return componentImage(tc, tc.spec.pd, 'pingcap/pd');
 }
 
 function pdContainer(tc: TidbCluster): IContainer {
@@ -61,7 +44,7 @@ function pdContainer(tc: TidbCluster): IContainer {
   return defined({
     name: 'pd',
     image: pdImage(tc),
-    imagePullPolicy: pd?.imagePullPolicy ?? tc.spec.imagePullPolicy ?? 'IfNotPresent',
+    imagePullPolicy: imagePullPolicyOf(tc, pd),
     command: ['/bin/sh', '/usr/local/bin/pd_start_script.sh'],
     ports: [
       { name: 'server', containerPort: PD_PORTS.peer, protocol: 'TCP' },
@@ -76,7 +59,7 @@ function pdContainer(tc: TidbCluster): IContainer {
       ...storageMounts,
       ...(pd?.additionalVolumeMounts ?? []),
     ],
-    resources: resources(tc),
+    resources: containerResources(pd),
     env,
     envFrom: pd?.envFrom,
     // As TiDB Operator v1: a TCP probe on the client port only when spec.pd.readinessProbe asks for one.
@@ -102,54 +85,16 @@ function pdVolumes(tc: TidbCluster, configMap: string): IVolume[] {
   ];
 }
 
-function topologySpread(tc: TidbCluster): PodSpec['topologySpreadConstraints'] {
-  const constraints = tc.spec.pd?.topologySpreadConstraints ?? tc.spec.topologySpreadConstraints;
-  if (!constraints) return undefined;
-  return constraints.map((c) =>
-    defined({
-      maxSkew: c.maxSkew ?? 1,
-      topologyKey: c.topologyKey,
-      whenUnsatisfiable: 'DoNotSchedule',
-      labelSelector: { matchLabels: { ...componentLabels(tc, 'pd'), ...c.matchLabels } },
-      minDomains: c.minDomains,
-      nodeAffinityPolicy: c.nodeAffinityPolicy,
-    }),
-  );
-}
-
 /** The desired pod template: labels, Prometheus annotations, scheduling settings, the `pd` container. */
 export function pdPodTemplate(tc: TidbCluster, configMap: string): PodTemplate {
   const pd = tc.spec.pd;
-  const hostNetwork = pd?.hostNetwork ?? tc.spec.hostNetwork;
-  const nodeSelector = { ...tc.spec.nodeSelector, ...pd?.nodeSelector };
-  const annotations = {
-    'prometheus.io/scrape': 'true',
-    'prometheus.io/path': '/metrics',
-    'prometheus.io/port': String(PD_PORTS.client),
-    ...tc.spec.annotations,
-    ...pd?.annotations,
-  };
-  const spec: PodSpec = defined({
-    schedulerName: pd?.schedulerName ?? tc.spec.schedulerName,
-    affinity: pd?.affinity ?? tc.spec.affinity,
-    nodeSelector: Object.keys(nodeSelector).length > 0 ? nodeSelector : undefined,
-    tolerations: pd?.tolerations ?? tc.spec.tolerations,
-    priorityClassName: pd?.priorityClassName ?? tc.spec.priorityClassName,
-    imagePullSecrets: pd?.imagePullSecrets ?? tc.spec.imagePullSecrets,
-    securityContext: pd?.podSecurityContext ?? tc.spec.podSecurityContext,
-    serviceAccountName: pd?.serviceAccount ?? tc.spec.serviceAccount,
-    hostNetwork: hostNetwork === true ? true : undefined,
-    dnsPolicy: pd?.dnsPolicy ?? tc.spec.dnsPolicy ?? (hostNetwork === true ? 'ClusterFirstWithHostNet' : undefined),
-    dnsConfig: pd?.dnsConfig ?? tc.spec.dnsConfig,
-    terminationGracePeriodSeconds: pd?.terminationGracePeriodSeconds,
-    topologySpreadConstraints: topologySpread(tc),
-    initContainers: pd?.initContainers,
+  const spec = {
+    ...podSchedulingSpec(tc, 'pd', pd),
     // As TiDB Operator: an additional container named `pd` patches PD's own container.
     containers: mergeContainers([pdContainer(tc)], pd?.additionalContainers ?? []),
     volumes: pdVolumes(tc, configMap),
-  });
-  const labels = { ...tc.spec.labels, ...pd?.labels, ...componentLabels(tc, 'pd') };
-  return { metadata: { labels, annotations }, spec };
+  };
+  return { metadata: podMetadata(tc, 'pd', pd, PD_PORTS.client), spec };
 }
 
 /** PD's volume claim templates: `pd` (the data claim) and one per `spec.pd.storageVolumes` entry. */

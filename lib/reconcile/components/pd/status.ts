@@ -21,6 +21,7 @@ import { toKubeTime } from '../../cluster/condition.js';
 import { complete } from '../../engine/outcome.js';
 import type { RuleInput, StatusDecision } from '../../engine/rule.js';
 import type { MemberInput } from '../../member/component.js';
+import { convergingRetryMs } from '../../member/converging.js';
 import { memberOfPod, podNameOfMember } from '../../member/members.js';
 import { pdDesiredReplicas } from '../../cluster/replicas.js';
 import { isPodReady, isStatefulSetUpgrading, podReadySinceMs, replicasOf } from '../../member/statefulset.js';
@@ -157,16 +158,8 @@ export function pdConverging(input: MemberInput, pd: PdStatus): PdConverging | u
   return { reason: `PD members of Ready pods not joined or not healthy yet: ${names}`, sinceMs: Math.max(...lagging.map((p) => p.sinceMs)) };
 }
 
-const CONVERGING_MIN_MS = 1_000;
-const CONVERGING_MAX_MS = 30_000;
-
-/**
- * When to look again at a converging PD: a quarter of the time since its pods got Ready, from 1 s
- * to 30 s — promptly right after a change, less often the longer PD lags behind its pods (an outage).
- */
-export function convergingRetryMs(sinceMs: number, nowMs: number): number {
-  return Math.min(CONVERGING_MAX_MS, Math.max(CONVERGING_MIN_MS, Math.floor((nowMs - sinceMs) / 4)));
-}
+/** When to look again at a converging PD (member/converging.ts). */
+export { convergingRetryMs };
 
 /**
  * The `PdStatus` rule (a status rule: it runs on paused clusters too, as TiDB Operator §1.7).

@@ -92,7 +92,7 @@ describe('planning a step: rules in order, later rules see earlier status', () =
 });
 
 describe('the registry', () => {
-  it('runs Admission first, Paused before anything writes, the PD recipe, and ClusterStatus last', () => {
+  it('runs Admission first, Paused before anything writes, the PD recipe, then the TiKV recipe, and ClusterStatus last', () => {
     expect(ruleNames(clusterRules)).toEqual([
       'act:Admission',
       'act:Paused',
@@ -113,6 +113,16 @@ describe('the registry', () => {
       'act:PdFailover',
       'act:PdUpgrade',
       'act:PdStatefulSet',
+      'act:TikvGate',
+      'status:TikvStatus',
+      'act:TikvSuspend',
+      'act:TikvDependencies',
+      'act:TikvServices',
+      'act:TikvConfigMap',
+      'act:TikvScale',
+      'act:TikvFailover',
+      'act:TikvUpgrade',
+      'act:TikvStatefulSet',
       'act:PvcCleaner',
       'status:ClusterStatus',
     ]);
