@@ -380,15 +380,16 @@ describe('what the whole-cluster stories show', () => {
     expect(byReconciler(report).filter((a) => (a.name ?? '').includes('tiproxy'))).toEqual([]);
   });
 
-  it('suspend: the StatefulSet is deleted in the foreground once, status cleared; resume recreates it', async () => {
+  it('suspend: each StatefulSet is deleted once, TiKV before PD, status cleared; resume recreates them', async () => {
     const report = await run('cluster-suspend-resume.yaml');
     const sets = byReconciler(report).filter((a) => a.kind === 'StatefulSet' && (a.verb === 'delete' || a.verb === 'create'));
-    expect(sets.map((a) => `${a.verb} ${a.name ?? ''}`)).toEqual(['create basic-pd', 'delete basic-pd', 'create basic-pd']);
+    expect(sets.map((a) => `${a.verb} ${a.name ?? ''}`)).toEqual(['create basic-pd', 'create basic-tikv', 'delete basic-tikv', 'delete basic-pd', 'create basic-pd', 'create basic-tikv']);
     // The timeline's two patches of the TidbCluster: the ask, then its withdrawal.
     const resumedAt = report.actions.filter((a) => a.actor === 'timeline' && a.kind === 'TidbCluster' && a.verb === 'patch')[1]?.atMs ?? -1;
-    expect(resumedAt).toBeGreaterThan(sets[1]?.atMs ?? 0);
+    const suspendedAt = sets[3]?.atMs ?? 0;
+    expect(resumedAt).toBeGreaterThan(suspendedAt);
     // Nothing but status while suspended.
-    const during = byReconciler(report).filter((a) => a.atMs > (sets[1]?.atMs ?? 0) && a.atMs < resumedAt);
+    const during = byReconciler(report).filter((a) => a.atMs > suspendedAt && a.atMs < resumedAt);
     expect(during.filter((a) => a.verb !== 'updateStatus')).toEqual([]);
   });
 });
