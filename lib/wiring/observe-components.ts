@@ -8,10 +8,14 @@
 import type { OwnedObjects, TidbCluster } from '../model/kube.js';
 import type { ObservedComponentName, ObservedComponents } from '../model/snapshot.js';
 import type { ClusterClients, ClusterTarget } from './clients.js';
+import { pdTargetOf, referencedPdCluster } from './pd-target.js';
 import { pdReadFailureOf, readPd, toPdView, withMemberReadiness } from './pd-view.js';
 
-/** What a component read gets: the clients and which cluster to reach (https under cluster TLS). */
-export type ComponentReadContext = { readonly clients: ClusterClients; readonly target: ClusterTarget };
+/**
+ * What a component read gets: the clients, which cluster to reach (https under cluster TLS) and the
+ * TidbCluster as read (a cluster may use another one's PD, see `pd-target.ts`).
+ */
+export type ComponentReadContext = { readonly clients: ClusterClients; readonly target: ClusterTarget; readonly cluster: TidbCluster };
 
 /** The view type of component `N`. */
 export type ViewOf<N extends ObservedComponentName> = NonNullable<ObservedComponents[N]['view']>;
@@ -42,18 +46,23 @@ export function hasPd(cluster: TidbCluster): boolean {
   return cluster.spec.pd !== undefined && cluster.spec.pd !== null;
 }
 
+/** Whether the cluster uses a PD: its own, or the one of the cluster `spec.cluster` names. */
+export function usesPd(cluster: TidbCluster): boolean {
+  return hasPd(cluster) || referencedPdCluster(cluster) !== undefined;
+}
+
 /**
  * The readers. PD: members, health, leader, stores, config and evict-leader schedulers through the
- * `<tc>-pd` service (see `pd-view.ts`), then each member's readiness from its own pod — asked only
- * of PD pods this observation listed.
+ * `<tc>-pd` service of the PD the cluster uses (see `pd-view.ts`, `pd-target.ts`), then each member's
+ * readiness from its own pod — asked only of PD pods this observation listed.
  */
 export const COMPONENT_READERS: ComponentReaders = {
   pd: {
     title: 'PD',
-    inSpec: hasPd,
-    read: async ({ clients, target }) => toPdView(await readPd(clients.pd(target))),
-    complete: async (view, objects, { clients, target }) =>
-      withMemberReadiness(view, clients.pd(target), new Set(objects.Pod.map((p) => p.metadata?.name ?? ''))),
+    inSpec: usesPd,
+    read: async ({ clients, target, cluster }) => toPdView(await readPd(clients.pd(pdTargetOf(cluster, target)))),
+    complete: async (view, objects, { clients, target, cluster }) =>
+      withMemberReadiness(view, clients.pd(pdTargetOf(cluster, target)), new Set(objects.Pod.map((p) => p.metadata?.name ?? ''))),
     completeWhat: 'read PD member readiness',
     failureOf: pdReadFailureOf,
   },

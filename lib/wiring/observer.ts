@@ -62,7 +62,7 @@ export class LiveObserver implements Observer {
       return { cluster: undefined, owned: NO_OWNED_OBJECTS, components: NO_COMPONENTS };
     }
     const instance = instanceName(cluster);
-    const context: ComponentReadContext = { clients: this.clients, target: { namespace: ref.namespace, tcName: ref.name, tls: isTlsCluster(cluster) } };
+    const context: ComponentReadContext = { clients: this.clients, target: { namespace: ref.namespace, tcName: ref.name, tls: isTlsCluster(cluster) }, cluster };
     const [owned, api] = await Promise.all([this.readOwned(ref.namespace, instance, signal), this.readApis(cluster, ref, context, signal)]);
     this.index.remember(key, request.fence, instance, cluster, owned);
     const { rest, byComponent } = splitByComponent(owned, OBSERVED_COMPONENTS);
