@@ -30,11 +30,17 @@ function load(file: string) {
   return parsed.scenario;
 }
 
-/** The upstream path a scenario's description names (`examples/<dir>/<file>.yaml`). */
-function sourceOf(description: string): string {
-  const m = /(examples\/\S+\.yaml)/.exec(description);
-  if (!m?.[1]) throw new Error(`the description names no examples/… source: ${description}`);
-  return m[1];
+/** The upstream paths a scenario's description names (`examples/<dir>/<file>.yaml`), in order. */
+function sourcesOf(description: string): string[] {
+  const found = [...description.matchAll(/(?<![\w/-])(examples\/\S+?\.yaml)/g)].map((m) => m[1] ?? '');
+  if (found.length === 0) throw new Error(`the description names no examples/… source: ${description}`);
+  return found;
+}
+
+/** The TidbCluster manifest of an upstream file, as its fixture copy holds it. */
+function upstreamCluster(source: string): { metadata: Record<string, unknown> } | undefined {
+  const docs = parseAllDocuments(readFileSync(join(FIXTURES, source.replace(/^examples\//, '')), 'utf8')).map((d) => d.toJS() as Record<string, unknown> | null);
+  return docs.find((d) => d?.['kind'] === 'TidbCluster') as { metadata: Record<string, unknown> } | undefined;
 }
 
 async function run(file: string): Promise<ScenarioReport> {
@@ -52,16 +58,14 @@ describe("TiDB Operator's examples, unchanged", () => {
     expect(files.length).toBeGreaterThanOrEqual(30);
   });
 
-  it.each(files.map((file) => ({ name: file, file })))('$name holds its upstream manifest exactly', ({ file }) => {
+  it.each(files.map((file) => ({ name: file, file })))('$name holds its upstream manifests exactly', ({ file }) => {
     // Prepare
     const scenario = load(file);
-    const fixture = join(FIXTURES, sourceOf(scenario.description).replace(/^examples\//, ''));
-    const docs = parseAllDocuments(readFileSync(fixture, 'utf8')).map((d) => d.toJS() as Record<string, unknown> | null);
-    const upstream = docs.find((d) => d?.['kind'] === 'TidbCluster') as { metadata: Record<string, unknown> } | undefined;
-    // Assess: the same manifest, the namespace filled in only when the example leaves it out.
-    expect(upstream).toBeDefined();
-    const namespace = (upstream?.metadata['namespace'] as string | undefined) ?? 'default';
-    expect(scenario.cluster).toEqual({ ...upstream, metadata: { ...upstream?.metadata, namespace } });
+    const upstream = sourcesOf(scenario.description).map(upstreamCluster);
+    // Assess: the same manifests in order, the namespace filled in only when the example leaves it out.
+    expect(upstream.every((u) => u !== undefined)).toBe(true);
+    const want = upstream.map((u) => ({ ...u, metadata: { ...u?.metadata, namespace: (u?.metadata['namespace'] as string | undefined) ?? 'default' } }));
+    expect(scenario.clusters).toEqual(want);
   });
 });
 
