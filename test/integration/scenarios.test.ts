@@ -356,6 +356,19 @@ describe('what each story shows', () => {
 });
 
 describe('what the whole-cluster stories show', () => {
+  it("heterogeneous: the cluster without PD joins the other's, its stores are its own there and both get Ready promptly", async () => {
+    const report = await run('cluster-heterogeneous.yaml');
+    type Tc = { status: { tikv: { stores?: Record<string, { podName: string }>; peerStores?: Record<string, { podName: string }> } } };
+    const clusters = (report.final.tidbclusters ?? {}) as Record<string, Tc>;
+    const podsOf = (r?: Record<string, { podName: string }>) => Object.values(r ?? {}).map((s) => s.podName).sort();
+    expect(podsOf(clusters['demo/basic-hetero']?.status.tikv.stores)).toEqual(['basic-hetero-tikv-0', 'basic-hetero-tikv-1']);
+    expect(podsOf(clusters['demo/basic-hetero']?.status.tikv.peerStores)).toEqual(['basic-tikv-0', 'basic-tikv-1', 'basic-tikv-2']);
+    expect(report.final.pd.stores.filter((s) => s.state === 'Up')).toHaveLength(5);
+    // Ready without waiting for a sweep: the other cluster's PD coming up is not this cluster's event.
+    expect(report.timeline[0]?.endMs).toBeLessThan(60_000);
+    expect(byReconciler(report).filter((a) => a.name?.startsWith('basic-hetero-pd'))).toEqual([]);
+  });
+
   it('PVC reclaim: each deferred claim goes once its pod is gone, its volume set to Delete first and deleted with it', async () => {
     const report = await run('cluster-pvc-reclaim.yaml');
     const acts = byReconciler(report);

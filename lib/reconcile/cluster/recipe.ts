@@ -11,6 +11,7 @@ import { planClusterStatus } from './cluster-status.js';
 import { planDiscovery } from './discovery.js';
 import { planMetaInfo, planPodLabels } from './meta-info.js';
 import { planPaused } from './paused.js';
+import { planReferencedPd } from './referenced-pd.js';
 import { managedSections, planUnmanaged } from './unmanaged.js';
 import { pdRules } from '../components/pd/recipe.js';
 import { tikvRules } from '../components/tikv/recipe.js';
@@ -50,4 +51,6 @@ export const clusterRules: readonly Rule[] = [
   // --- conditions ---
   // the Ready condition from the status computed above (TiDB Operator's condition updater)
   statusRule('ClusterStatus', planClusterStatus),
+  // a cluster on another cluster's PD (spec.cluster) looks again while it converges: that PD's changes are not its events
+  statusRule('ReferencedPd', planReferencedPd),
 ];

@@ -125,6 +125,7 @@ describe('the registry', () => {
       'act:TikvStatefulSet',
       'act:PvcCleaner',
       'status:ClusterStatus',
+      'status:ReferencedPd',
     ]);
   });
 
