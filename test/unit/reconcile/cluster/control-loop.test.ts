@@ -10,6 +10,7 @@ import type { IPersistentVolume } from 'kubernetes-models/v1/PersistentVolume';
 import type { IPersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
 
 import type { RemoteAction } from '../../../../lib/model/action.js';
+import type { Outcome } from '../../../../lib/model/outcome.js';
 import type { Snapshot } from '../../../../lib/model/snapshot.js';
 import { TransientError } from '../../../../lib/platform/errors.js';
 import { clusterRules } from '../../../../lib/reconcile/cluster/recipe.js';
@@ -31,6 +32,7 @@ const volume = (policy: string, claim = 'pd-basic-pd-3'): IPersistentVolume => (
   metadata: { name: 'pv-3', resourceVersion: '40', labels: { ...labels, 'app.kubernetes.io/namespace': 'demo', 'app.kubernetes.io/name': 'tidb-cluster' }, annotations: { 'tidb.pingcap.com/pod-name': 'basic-pd-3' } },
   spec: { persistentVolumeReclaimPolicy: policy as 'Delete', claimRef: { namespace: 'demo', name: claim, uid: `uid-${claim}` } },
 });
+const errorOf = (outcome: Outcome | undefined): string => (outcome?.kind === 'fail' ? outcome.error : '');
 const withVolumes = (...volumes: IPersistentVolume[]): Change<Snapshot> => (s) => ({ ...s, volumes });
 
 describe('Fixture O: a failing part of the loop fails the step with its error, and the status is still written', () => {
@@ -63,8 +65,8 @@ describe('Fixture O: a failing part of the loop fails the step with its error, a
     const result = await runStep({ key: KEY, trigger: { reason: 'watch' }, owner: 'o', ports: h.ports, config: TEST_STEP_CONFIG, budgetMs: 60_000, rules: clusterRules });
     // Assess
     expect(result.outcome).toMatchObject({ kind: 'fail', terminal: false });
-    expect(result.outcome.kind === 'fail' ? result.outcome.error : '').toContain(error);
-    expect(result.outcome.kind === 'fail' ? result.outcome.error : '').toContain('the API server says no');
+    expect(errorOf(result.outcome)).toContain(error);
+    expect(errorOf(result.outcome)).toContain('the API server says no');
     const failed = result.actions.findIndex((a) => a.result === 'error');
     expect(result.actions.slice(failed + 1).filter((a) => !a.description.startsWith('updateStatus')).every((a) => a.result === 'not-run')).toBe(true);
     expect(result.statusWritten).toBe(true);
@@ -75,7 +77,7 @@ describe('Fixture O: a failing part of the loop fails the step with its error, a
     h.observer.observe = async () => ({ cluster: pdOnly, owned: snapshot().owned, components: snapshot().components });
     h.executor.failOn('updateStatus', new TransientError('etcd is slow'));
     const result = await runStep({ key: KEY, trigger: { reason: 'watch' }, owner: 'o', ports: h.ports, config: TEST_STEP_CONFIG, budgetMs: 60_000, rules: clusterRules });
-    expect(result.outcome.kind === 'fail' ? result.outcome.error : '').toContain('etcd is slow');
+    expect(errorOf(result.outcome)).toContain('etcd is slow');
     expect(result.statusWritten).toBe(false);
   });
 });
