@@ -36,7 +36,7 @@ export class LiveExecutor implements Executor {
     const { action, key, ref, fence } = request;
     // A cluster joining another one's PD (spec.cluster) sends its PD calls to that PD.
     const pd = this.index.referencedPd(key, fence);
-    const target = { namespace: pd?.namespace ?? ref.namespace, tcName: pd?.name ?? ref.name, tls: this.index.tls(key, fence) };
+    const target = { namespace: pd?.namespace || ref.namespace, tcName: pd?.name ?? ref.name, tls: this.index.tls(key, fence) };
     switch (action.kind) {
       case 'create':
       case 'update':

@@ -8,7 +8,8 @@
 import type { OwnedObjects, TidbCluster } from '../model/kube.js';
 import type { ObservedComponentName, ObservedComponents } from '../model/snapshot.js';
 import type { ClusterClients, ClusterTarget } from './clients.js';
-import { pdTargetOf, referencedPdCluster } from './pd-target.js';
+import { referencedPdOf } from '../reconcile/cluster/referenced-pd.js';
+import { pdTargetOf } from './pd-target.js';
 import { pdReadFailureOf, readPd, toPdView, withMemberReadiness } from './pd-view.js';
 
 /**
@@ -48,7 +49,7 @@ export function hasPd(cluster: TidbCluster): boolean {
 
 /** Whether the cluster uses a PD: its own, or the one of the cluster `spec.cluster` names. */
 export function usesPd(cluster: TidbCluster): boolean {
-  return hasPd(cluster) || referencedPdCluster(cluster) !== undefined;
+  return hasPd(cluster) || referencedPdOf(cluster) !== undefined;
 }
 
 /**

@@ -10,7 +10,7 @@ import type { ClusterKey } from '../model/key.js';
 import type { ObjectRef, OwnedObjects, TidbCluster } from '../model/kube.js';
 import { TerminalError } from '../platform/errors.js';
 import { isTlsCluster } from '../reconcile/cluster/tls.js';
-import { referencedPdCluster } from './pd-target.js';
+import { referencedPdOf } from '../reconcile/cluster/referenced-pd.js';
 
 /** How many clusters a warm process keeps observations of unless told otherwise. */
 export const DEFAULT_OBSERVED_CLUSTERS = 1_000;
@@ -28,7 +28,7 @@ type Entry = {
   readonly instance: string;
   readonly tls: boolean;
   /** The TidbCluster whose PD the cluster uses, when it is another one's (`spec.cluster`). */
-  readonly pd?: { readonly namespace?: string; readonly name: string };
+  readonly pd?: { readonly namespace: string; readonly name: string };
   readonly objects: ReadonlyMap<string, ObservedIdentity>;
 };
 
@@ -65,7 +65,7 @@ export class ObservedIndex {
     if (cluster) add('TidbCluster', cluster);
     for (const [kind, items] of Object.entries(owned)) for (const item of items) add(kind, item);
     this.entries.delete(key);
-    const pd = cluster === undefined ? undefined : referencedPdCluster(cluster);
+    const pd = cluster === undefined ? undefined : referencedPdOf(cluster);
     this.entries.set(key, { fence, instance, tls: cluster !== undefined && isTlsCluster(cluster), ...(pd ? { pd } : {}), objects });
     // A Map iterates in insertion order: the first key is the least recently used.
     for (const oldest of this.entries.keys()) {
@@ -90,7 +90,7 @@ export class ObservedIndex {
   }
 
   /** The TidbCluster whose PD `key` uses when it is another one's (observed under `fence`); else undefined. */
-  referencedPd(key: ClusterKey, fence: number): { readonly namespace?: string; readonly name: string } | undefined {
+  referencedPd(key: ClusterKey, fence: number): { readonly namespace: string; readonly name: string } | undefined {
     return this.entry(key, fence)?.pd;
   }
 
