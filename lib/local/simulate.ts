@@ -10,7 +10,7 @@ import { formatClock } from './scenario/progress.js';
 import { ReportBuilder, isVolumeOfNamespace, objectKey, type ActionRecord, type Actor, type FinalState, type ScenarioReport } from './scenario/report.js';
 import { jsonPathEquals } from './scenario/jsonpath.js';
 import type { Progress } from './scenario/progress.js';
-import type { TimelineEntry, WaitCondition } from './scenario/types.js';
+import { scenarioClusters, type TimelineEntry, type WaitCondition } from './scenario/types.js';
 import { runVerb, type VerbResult } from './timeline-verbs.js';
 import { seedTwin } from './twin.js';
 import { formatAdminAnswer, type TimeFormat } from './admin-format.js';
@@ -132,13 +132,14 @@ async function runEntry(stack: SimStack, entry: TimelineEntry, runUntil: RunUnti
   }
 }
 
-/** Whether a `waitFor` condition holds for the stored TidbCluster. */
+/** Whether a `waitFor` condition holds: `ready` for every TidbCluster of the scenario, the others for the first. */
 export function conditionHolds(stack: SimStack, until: WaitCondition): boolean {
   const m = stack.scenario.cluster.metadata;
   const tc = stack.world.store.get('TidbCluster', m.namespace, m.name);
+  const isReady = (c: KubeObject | undefined): boolean => (c?.status?.conditions ?? []).some((x: { type?: string; status?: string }) => x.type === 'Ready' && x.status === 'True');
   switch (until.kind) {
     case 'ready':
-      return (tc?.status?.conditions ?? []).some((c: { type?: string; status?: string }) => c.type === 'Ready' && c.status === 'True');
+      return scenarioClusters(stack.scenario).every((c) => isReady(stack.world.store.get('TidbCluster', c.metadata.namespace, c.metadata.name)));
     case 'phase':
       return tc?.status?.[until.component]?.phase === until.phase;
     case 'jsonpath':
@@ -156,14 +157,15 @@ export function conditionHolds(stack: SimStack, until: WaitCondition): boolean {
  */
 function applyCluster(stack: SimStack): void {
   const tc = stack.scenario.cluster;
+  const clusters = scenarioClusters(stack.scenario);
   const store = stack.world.store;
-  const namespaces = new Set([tc.metadata.namespace, ...stack.scenario.objects.map((o) => o.metadata.namespace)]);
+  const namespaces = new Set([...clusters.map((c) => c.metadata.namespace), ...stack.scenario.objects.map((o) => o.metadata.namespace)]);
   for (const ns of namespaces) if (!store.get('Namespace', undefined, ns)) store.create('Namespace', { metadata: { name: ns } });
   for (const object of stack.scenario.objects) store.create(object.kind, structuredClone(object) as unknown as KubeObject);
   const twin = stack.scenario.twinObjects;
   if (twin) seedTwin(store, structuredClone(tc) as unknown as Record<string, unknown>, twin as unknown as KubeObject[]);
   // Strict, as kubectl applies it: a misspelt field in the scenario fails the run instead of being pruned.
-  else store.create('TidbCluster', structuredClone(tc) as unknown as KubeObject, { fieldValidation: 'Strict' });
+  else for (const c of clusters) store.create('TidbCluster', structuredClone(c) as unknown as KubeObject, { fieldValidation: 'Strict' });
 }
 
 function recordWrite(record: (a: Omit<ActionRecord, 'atMs'>) => void, actor: Actor, w: WriteRecord): void {
@@ -178,15 +180,21 @@ function recordWrite(record: (a: Omit<ActionRecord, 'atMs'>) => void, actor: Act
 function finalState(stack: SimStack): FinalState {
   const m = stack.scenario.cluster.metadata;
   const store = stack.world.store;
+  const clusters = scenarioClusters(stack.scenario);
+  const namespaces = [...new Set(clusters.map((c) => c.metadata.namespace))];
   const objects: Record<string, unknown> = {};
-  for (const kind of FINAL_KINDS) {
-    for (const o of store.list(kind, m.namespace)) objects[`${kind}/${m.namespace}/${o.metadata.name ?? ''}`] = o;
+  for (const ns of namespaces) {
+    for (const kind of FINAL_KINDS) {
+      for (const o of store.list(kind, ns)) objects[`${kind}/${ns}/${o.metadata.name ?? ''}`] = o;
+    }
+    // Volumes are cluster-scoped: those of the clusters' claims, keyed PersistentVolume/<name>.
+    for (const pv of store.list('PersistentVolume', undefined, (v) => isVolumeOfNamespace(v, ns))) objects[objectKey('PersistentVolume', undefined, pv.metadata.name ?? '')] = pv;
   }
-  // Volumes are cluster-scoped: those of the cluster's claims, keyed PersistentVolume/<name>.
-  for (const pv of store.list('PersistentVolume', undefined, (v) => isVolumeOfNamespace(v, m.namespace))) objects[objectKey('PersistentVolume', undefined, pv.metadata.name ?? '')] = pv;
+  const all = clusters.length === 1 ? {} : { tidbclusters: Object.fromEntries(clusters.map((c) => [`${c.metadata.namespace}/${c.metadata.name}`, store.get('TidbCluster', c.metadata.namespace, c.metadata.name) ?? null])) };
   const pd = stack.sim.snapshot(m.namespace, m.name);
   return {
     tidbcluster: (store.get('TidbCluster', m.namespace, m.name) as Record<string, unknown> | undefined) ?? null,
+    ...all,
     objects,
     pd: {
       members: pd.members.map((x) => ({ name: x.name, id: x.id, health: x.health })),

@@ -7,7 +7,7 @@ import { ApiError } from '../sim/api-error.js';
 import { applyMergePatch } from '../sim/patch.js';
 import type { KubeObject } from '../sim/object.js';
 import type { SimStack } from './sim-stack.js';
-import type { AdminStep, Fault, HealTarget, TimelineEntry, WorldChange } from './scenario/types.js';
+import { namespaceOfPod, type AdminStep, type Fault, type HealTarget, type TimelineEntry, type WorldChange } from './scenario/types.js';
 
 /** How a verb ended: ok, or the error that failed the entry; an `admin` verb carries the function's answer. */
 export type VerbResult = ({ ok: true } | { ok: false; error: string }) & { answer?: unknown };
@@ -62,7 +62,9 @@ function patchCluster(stack: SimStack, patch: unknown): VerbResult {
 }
 
 function fault(stack: SimStack, f: Fault): VerbResult {
-  const { namespace, name } = clusterRef(stack);
+  const { name } = clusterRef(stack);
+  // A pod is in its own cluster's namespace (with `clusters:`, not necessarily the first's).
+  const namespace = 'pod' in f ? namespaceOfPod(stack.scenario, f.pod) : clusterRef(stack).namespace;
   const faults = stack.sim.faults;
   switch (f.kind) {
     case 'pod-down':
@@ -102,8 +104,7 @@ function fault(stack: SimStack, f: Fault): VerbResult {
 }
 
 function heal(stack: SimStack, h: HealTarget): VerbResult {
-  const { namespace } = clusterRef(stack);
-  if (h.kind === 'pod') stack.sim.faults.podUp(namespace, h.pod);
+  if (h.kind === 'pod') stack.sim.faults.podUp(namespaceOfPod(stack.scenario, h.pod), h.pod);
   else if (h.kind === 'node') stack.sim.faults.nodeUp(h.node);
   else stack.sim.faults.fixImage(h.image);
   return OK;

@@ -37,7 +37,9 @@ export class LiveExecutor implements Executor {
 
   private async route(request: ExecuteRequest): Promise<void> {
     const { action, key, ref, fence } = request;
-    const target = { namespace: ref.namespace, tcName: ref.name, tls: this.index.tls(key, fence) };
+    // A cluster joining another one's PD (spec.cluster) sends its PD calls to that PD.
+    const pd = this.index.referencedPd(key, fence);
+    const target = { namespace: pd?.namespace || ref.namespace, tcName: pd?.name ?? ref.name, tls: this.index.tls(key, fence) };
     switch (action.kind) {
       case 'create':
       case 'update':

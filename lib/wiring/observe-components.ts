@@ -8,12 +8,18 @@
 import type { OwnedObjects, TidbCluster } from '../model/kube.js';
 import type { ObservedComponentName, ObservedComponents } from '../model/snapshot.js';
 import type { ClusterClients, ClusterTarget } from './clients.js';
+import { referencedPdOf } from '../reconcile/cluster/referenced-pd.js';
+import { pdTargetOf } from './pd-target.js';
 import { ClusterIdCache, isPdRollingOut, pdReadFailureOf, readPd, readsPdStores, toPdView, withMemberReadiness } from './pd-view.js';
 import { readTidbServers, tidbReadFailureOf } from './tidb-view.js';
 import { readPump, readTicdc } from './ticdc-view.js';
 import { readTiflashView } from './tiflash-view.js';
 
-/** What a component read gets: the clients, which cluster to reach (https under cluster TLS), and its TidbCluster. */
+
+/**
+ * What a component read gets: the clients, which cluster to reach (https under cluster TLS) and the
+ * TidbCluster as read (a cluster may use another one's PD, see `pd-target.ts`).
+ */
 export type ComponentReadContext = { readonly clients: ClusterClients; readonly target: ClusterTarget; readonly cluster: TidbCluster };
 
 /** The view type of component `N`. */
@@ -45,6 +51,11 @@ export function hasPd(cluster: TidbCluster): boolean {
   return cluster.spec.pd !== undefined && cluster.spec.pd !== null;
 }
 
+/** Whether the cluster uses a PD: its own, or the one of the cluster `spec.cluster` names. */
+export function usesPd(cluster: TidbCluster): boolean {
+  return hasPd(cluster) || referencedPdOf(cluster) !== undefined;
+}
+
 /** The PD cluster ids this warm container has read (see `ClusterIdCache`: bounded). */
 const PD_CLUSTER_IDS = new ClusterIdCache();
 
@@ -53,19 +64,22 @@ const hasSection = (name: 'ticdc' | 'pump') => (cluster: TidbCluster): boolean =
 
 /**
  * The readers. PD: members, health and leader, with stores, config and evict-leader schedulers when
- * the cluster's rules use them, through the `<tc>-pd` service (see `pd-view.ts`), then — while PD
- * rolls out — each member's readiness from its own pod, asked only of PD pods this observation listed.
- * TiDB: each running TiDB pod's `/status` (see `tidb-view.ts`). TiCDC and Pump are asked through
- * their own pods, so both are read once the pods are listed (see `ticdc-view.ts`); neither read throws.
+ * the cluster's rules use them, through the `<tc>-pd` service of the PD the cluster uses (see
+ * `pd-view.ts`, `pd-target.ts`), then — while its own PD rolls out — each member's readiness from its
+ * own pod, asked only of PD pods this observation listed. TiDB: each running TiDB pod's `/status`
+ * (see `tidb-view.ts`). TiCDC and Pump are asked through their own pods, so both are read once the
+ * pods are listed (see `ticdc-view.ts`); neither read throws.
  */
 export const COMPONENT_READERS: ComponentReaders = {
   pd: {
     title: 'PD',
-    inSpec: hasPd,
-    read: async ({ clients, target, cluster }) =>
-      toPdView(await readPd(clients.pd(target), { stores: readsPdStores(cluster), clusterIds: PD_CLUSTER_IDS, pdName: `${target.namespace}/${target.tcName}` })),
+    inSpec: usesPd,
+    read: async ({ clients, target, cluster }) => {
+      const pd = pdTargetOf(cluster, target);
+      return toPdView(await readPd(clients.pd(pd), { stores: readsPdStores(cluster), clusterIds: PD_CLUSTER_IDS, pdName: `${pd.namespace}/${pd.tcName}` }));
+    },
     complete: async (view, objects, { clients, target, cluster }) =>
-      isPdRollingOut(cluster, objects) ? withMemberReadiness(view, clients.pd(target), new Set(objects.Pod.map((p) => p.metadata?.name ?? ''))) : view,
+      isPdRollingOut(cluster, objects) ? withMemberReadiness(view, clients.pd(pdTargetOf(cluster, target)), new Set(objects.Pod.map((p) => p.metadata?.name ?? ''))) : view,
     completeWhat: 'read PD member readiness',
     failureOf: pdReadFailureOf,
   },

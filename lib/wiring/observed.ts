@@ -10,6 +10,7 @@ import type { ClusterKey } from '../model/key.js';
 import type { ObjectRef, OwnedObjects, TidbCluster } from '../model/kube.js';
 import { TerminalError } from '../platform/errors.js';
 import { isTlsCluster } from '../reconcile/cluster/tls.js';
+import { referencedPdOf } from '../reconcile/cluster/referenced-pd.js';
 
 /** How many clusters a warm process keeps observations of unless told otherwise. */
 export const DEFAULT_OBSERVED_CLUSTERS = 1_000;
@@ -26,6 +27,8 @@ type Entry = {
   readonly fence: number;
   readonly instance: string;
   readonly tls: boolean;
+  /** The TidbCluster whose PD the cluster uses, when it is another one's (`spec.cluster`). */
+  readonly pd?: { readonly namespace: string; readonly name: string };
   readonly objects: ReadonlyMap<string, ObservedIdentity>;
 };
 
@@ -62,7 +65,8 @@ export class ObservedIndex {
     if (cluster) add('TidbCluster', cluster);
     for (const [kind, items] of Object.entries(owned)) for (const item of items) add(kind, item);
     this.entries.delete(key);
-    this.entries.set(key, { fence, instance, tls: cluster !== undefined && isTlsCluster(cluster), objects });
+    const pd = cluster === undefined ? undefined : referencedPdOf(cluster);
+    this.entries.set(key, { fence, instance, tls: cluster !== undefined && isTlsCluster(cluster), ...(pd ? { pd } : {}), objects });
     // A Map iterates in insertion order: the first key is the least recently used.
     for (const oldest of this.entries.keys()) {
       if (this.entries.size <= this.maxClusters) break;
@@ -83,6 +87,11 @@ export class ObservedIndex {
   /** Whether the observation of `key` under `fence` saw cluster TLS on (its PD is then reached over https). */
   tls(key: ClusterKey, fence: number): boolean {
     return this.entry(key, fence)?.tls ?? false;
+  }
+
+  /** The TidbCluster whose PD `key` uses when it is another one's (observed under `fence`); else undefined. */
+  referencedPd(key: ClusterKey, fence: number): { readonly namespace: string; readonly name: string } | undefined {
+    return this.entry(key, fence)?.pd;
   }
 
   /** The instance label value observed for `key` under `fence`, if it was observed. */

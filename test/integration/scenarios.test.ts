@@ -466,6 +466,58 @@ describe('what each story shows', () => {
   });
 });
 
+describe('what the whole-cluster stories show', () => {
+  it("heterogeneous: the cluster without PD joins the other's, its stores are its own there and both get Ready promptly", async () => {
+    const report = await run('cluster-heterogeneous.yaml');
+    type Tc = { status: { tikv: { stores?: Record<string, { podName: string }>; peerStores?: Record<string, { podName: string }> } } };
+    const clusters = (report.final.tidbclusters ?? {}) as Record<string, Tc>;
+    const podsOf = (r?: Record<string, { podName: string }>) => Object.values(r ?? {}).map((s) => s.podName).sort();
+    expect(podsOf(clusters['demo/basic-hetero']?.status.tikv.stores)).toEqual(['basic-hetero-tikv-0', 'basic-hetero-tikv-1']);
+    expect(podsOf(clusters['demo/basic-hetero']?.status.tikv.peerStores)).toEqual(['basic-tikv-0', 'basic-tikv-1', 'basic-tikv-2']);
+    expect(report.final.pd.stores.filter((s) => s.state === 'Up')).toHaveLength(5);
+    // Ready without waiting for a sweep: the other cluster's PD coming up is not this cluster's event.
+    expect(report.timeline[0]?.endMs).toBeLessThan(60_000);
+    expect(byReconciler(report).filter((a) => a.name?.startsWith('basic-hetero-pd'))).toEqual([]);
+  });
+
+  it('PVC reclaim: each deferred claim goes once its pod is gone, its volume set to Delete first and deleted with it', async () => {
+    const report = await run('cluster-pvc-reclaim.yaml');
+    const acts = byReconciler(report);
+    const deletes = acts.filter((a) => a.verb === 'delete' && a.kind === 'PersistentVolumeClaim');
+    expect(deletes.map((a) => a.name).sort()).toEqual(['pd-basic-pd-3', 'pd-basic-pd-4']);
+    for (const d of deletes) {
+      const volumeName = (d.object as { spec: { volumeName: string } }).spec.volumeName;
+      const toDelete = acts.findIndex((a) => a.verb === 'patch' && a.kind === 'PersistentVolume' && a.name === volumeName && JSON.stringify(a.object).includes('"persistentVolumeReclaimPolicy":"Delete"'));
+      expect(toDelete).toBeGreaterThanOrEqual(0);
+      expect(toDelete).toBeLessThan(acts.indexOf(d));
+      expect(report.final.objects[`PersistentVolume/${volumeName}`]).toBeUndefined();
+      const podGone = report.actions.find((a) => a.verb === 'delete' && a.kind === 'Pod' && a.name === `basic-pd-${d.name?.slice(-1) ?? ''}`);
+      expect(podGone?.atMs).toBeLessThanOrEqual(d.atMs);
+    }
+  });
+
+  it('unmanaged TiProxy: one Warning Event and the condition, PD reconciled meanwhile, the condition gone with the section', async () => {
+    const report = await run('cluster-unmanaged-tiproxy.yaml');
+    expect(events(report, 'UnmanagedComponents')).toHaveLength(1);
+    const tc = report.final.tidbcluster as { status: { conditions: { type: string }[] } };
+    expect(tc.status.conditions.map((c) => c.type)).not.toContain('Unmanaged');
+    expect(byReconciler(report).filter((a) => (a.name ?? '').includes('tiproxy'))).toEqual([]);
+  });
+
+  it('suspend: each StatefulSet is deleted once, TiKV before PD, status cleared; resume recreates them', async () => {
+    const report = await run('cluster-suspend-resume.yaml');
+    const sets = byReconciler(report).filter((a) => a.kind === 'StatefulSet' && (a.verb === 'delete' || a.verb === 'create'));
+    expect(sets.map((a) => `${a.verb} ${a.name ?? ''}`)).toEqual(['create basic-pd', 'create basic-tikv', 'delete basic-tikv', 'delete basic-pd', 'create basic-pd', 'create basic-tikv']);
+    // The timeline's two patches of the TidbCluster: the ask, then its withdrawal.
+    const resumedAt = report.actions.filter((a) => a.actor === 'timeline' && a.kind === 'TidbCluster' && a.verb === 'patch')[1]?.atMs ?? -1;
+    const suspendedAt = sets[3]?.atMs ?? 0;
+    expect(resumedAt).toBeGreaterThan(suspendedAt);
+    // Nothing but status while suspended.
+    const during = byReconciler(report).filter((a) => a.atMs > suspendedAt && a.atMs < resumedAt);
+    expect(during.filter((a) => a.verb !== 'updateStatus')).toEqual([]);
+  });
+});
+
 describe('tidb-reconciler simulate exit codes', () => {
   const cli = (args: string[]) => spawnSync(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'simulate', ...args], { encoding: 'utf8', timeout: 120_000 });
 

@@ -241,6 +241,10 @@ export type PodOptions = {
   deleting?: boolean;
   component?: string;
   instance?: string;
+  /** Extra labels (e.g. the id labels the PodLabels rule writes). */
+  labels?: Record<string, string>;
+  /** The node it runs on (default `node-0`: a Running pod is scheduled); null for a pod never scheduled. */
+  nodeName?: string | null;
 };
 
 /** A pod of the basic cluster (`component` label default `pd`), Ready unless said otherwise. */
@@ -251,6 +255,7 @@ export function testPod(name: string, o: PodOptions = {}): IPod {
     'app.kubernetes.io/instance': o.instance ?? REF.name,
     'app.kubernetes.io/component': o.component ?? 'pd',
     ...(o.revision === undefined ? {} : { 'controller-revision-hash': o.revision }),
+    ...(o.labels ?? {}),
   };
   const ready = o.ready ?? true;
   const since = toKubeTime(o.readySinceMs ?? T0 - 3_600_000);
@@ -267,10 +272,11 @@ export function testPod(name: string, o: PodOptions = {}): IPod {
       ...(o.deleting === true ? { deletionTimestamp: toKubeTime(T0) } : {}),
     },
     spec: {
+      ...(o.nodeName === null ? {} : { nodeName: o.nodeName ?? 'node-0' }),
       containers: [{ name: 'pd', image: 'pingcap/pd:v8.5.0' }],
       volumes: (o.claims ?? []).map((claimName, i) => ({ name: `v${i}`, persistentVolumeClaim: { claimName } })),
     },
-    status: { phase: 'Running', conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: since }] },
+    status: { phase: o.nodeName === null ? 'Pending' : 'Running', conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: since }] },
   };
 }
 
@@ -350,6 +356,9 @@ export function convergedPd(tc: TidbCluster): Change<Snapshot>[] {
  * all three pods on one revision and PD healthy with basic-pd-1 leading.
  */
 export function convergedPdObjects(tc: TidbCluster): Change<Snapshot>[] {
+  const members = [0, 1, 2].map((i) => pdMemberView(`basic-pd-${i}`, { ready: true }));
+  // The pods carry the ids the PodLabels rule writes: PD's cluster id (pdViewOf's) and their member id.
+  const idLabels = (m: PdMember | undefined): Record<string, string> => ({ 'tidb.pingcap.com/cluster-id': '6800000000000000001', ...(m ? { 'tidb.pingcap.com/member-id': m.id } : {}) });
   const discovery = desiredDiscoveryObjects(tc, snapshot().config);
   const of = (kind: string): never[] => discovery.filter((o) => o.kind === kind) as never[];
   return [
@@ -360,7 +369,7 @@ export function convergedPdObjects(tc: TidbCluster): Change<Snapshot>[] {
     withOwned('Service', ...of('Service'), pdClientService(tc), pdPeerService(tc)),
     withOwned('ConfigMap', planPdConfigMapObject(ruleInputOf(snapshot(withCluster(tc)))).configMap),
     withOwned('StatefulSet', pdSetOf(tc)),
-    withOwned('Pod', ...[0, 1, 2].map((i) => testPod(`basic-pd-${i}`, { revision: 'rev-1', claims: [`pd-basic-pd-${i}`] }))),
-    withPd(pdViewOf([0, 1, 2].map((i) => pdMemberView(`basic-pd-${i}`, { ready: true })), 'basic-pd-1')),
+    withOwned('Pod', ...[0, 1, 2].map((i) => testPod(`basic-pd-${i}`, { revision: 'rev-1', claims: [`pd-basic-pd-${i}`], labels: idLabels(members[i]) }))),
+    withPd(pdViewOf(members, 'basic-pd-1')),
   ];
 }

@@ -36,7 +36,7 @@ describe('a bad file is rejected with one line naming the line, the field and wh
     { name: 'YAML syntax', text: 'name: [x\n', error: 's.yaml:2: invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]' },
     { name: 'an empty file', text: '', error: 's.yaml: the file is empty (expected a mapping with name, cluster and timeline)' },
     { name: 'a list at the top', text: '- a\n', error: 's.yaml:1: expected a mapping with name, cluster and timeline, got a list' },
-    { name: 'an unknown top-level field', text: `${HEAD}timelin: []\n`, error: 's.yaml:7: timelin: unknown field (expected one of: name, description, seed, config, sim, cluster, objects, timeline)' },
+    { name: 'an unknown top-level field', text: `${HEAD}timelin: []\n`, error: 's.yaml:7: timelin: unknown field (expected one of: name, description, seed, config, sim, cluster, clusters, objects, timeline)' },
     { name: 'a missing name', text: HEAD.replace('name: t\n', ''), error: 's.yaml:1: name: required field is missing' },
     { name: 'a name that is not text', text: HEAD.replace('name: t', 'name: 5'), error: 's.yaml:1: name: expected a string, got number 5' },
     { name: 'a seed that is not whole', text: `${HEAD}seed: 1.5\n`, error: 's.yaml:7: seed: expected a whole number, got number 1.5' },
@@ -121,6 +121,34 @@ describe('a bad file is rejected with one line naming the line, the field and wh
   });
 });
 
+describe('clusters: several TidbClusters in one world', () => {
+  const MAIN = '  - metadata: {name: basic, namespace: demo}\n    spec: {pd: {replicas: 3}, tikv: {replicas: 3}}\n';
+  const HETERO = '  - metadata: {name: basic-hetero, namespace: demo}\n    spec: {cluster: {name: basic}, tikv: {replicas: 2}}\n';
+  const file = (clusters: string, timeline = '  - waitFor: ready\n'): string => `name: t\nclusters:\n${clusters}timeline:\n${timeline}`;
+
+  it('are read in order, the first one being the cluster the verbs act on', () => {
+    const scenario = parsed(file(MAIN + HETERO));
+    expect(scenario.clusters.map((c) => `${c.metadata.namespace}/${c.metadata.name}`)).toEqual(['demo/basic', 'demo/basic-hetero']);
+    expect(scenario.cluster).toBe(scenario.clusters[0]);
+  });
+
+  it("pods of every cluster may be named, each checked against its own cluster's spec", () => {
+    const scenario = parsed(file(MAIN + HETERO, '  - fault: {kind: pod-down, pod: basic-hetero-tikv-1}\n  - fault: {kind: pod-down, pod: basic-tikv-2}\n'));
+    expect(scenario.timeline.map((t) => (t.verb === 'fault' && 'pod' in t.fault ? t.fault.pod : ''))).toEqual(['basic-hetero-tikv-1', 'basic-tikv-2']);
+  });
+
+  it.each<{ name: string; text: string; error: string }>([
+    { name: 'both forms', text: `name: t\ncluster:\n  metadata: {name: basic}\n  spec: {}\nclusters:\n${MAIN}timeline: []\n`, error: 's.yaml:5: clusters: give either cluster (one TidbCluster) or clusters (a list), not both' },
+    { name: 'an empty list', text: 'name: t\nclusters: []\ntimeline: []\n', error: 's.yaml:2: clusters: expected a non-empty list of TidbCluster manifests, got a list' },
+    { name: 'the same cluster twice', text: file(MAIN + MAIN), error: 's.yaml:5: clusters[1].metadata.name: TidbCluster demo/basic is listed twice (also clusters[0])' },
+    { name: 'a field the CRD does not have, in the second cluster', text: file(MAIN + '  - metadata: {name: b}\n    spec: {tikv: {replica: 1}}\n'), error: 's.yaml:6: clusters[1].spec.tikv.replica: unknown field (the TidbCluster CRD has no such field)' },
+    { name: 'a pod beyond what its cluster can have', text: file(MAIN + HETERO, '  - fault: {kind: pod-down, pod: basic-hetero-tikv-5}\n'), error: 's.yaml:8: timeline[0].fault.pod: unknown pod "basic-hetero-tikv-5": tikv ordinals go up to 4 (replicas up to 2 + maxFailoverCount 3)' },
+  ])('$name', ({ text, error }) => {
+    const result = parseScenario(text, 's.yaml');
+    expect(result.ok ? 'accepted' : result.error).toBe(error);
+  });
+});
+
 describe('objects: Secrets and ConfigMaps created before the cluster', () => {
   const withObjects = (yaml: string): string => `${HEAD}objects:\n${yaml}timeline: []\n`;
 
@@ -169,6 +197,7 @@ describe('a file that leaves settings out gets the documented defaults', () => {
       config: { autoFailover: true, failoverPeriodMs: { pd: 300_000, tikv: 300_000, tidb: 300_000, tiflash: 300_000 }, sweepIntervalMs: 300_000 },
       sim: { nodes: 3, podStartupMs: 5_000, storeRemovalMs: 30_000, leaderEvictionMs: 10_000, maxStoreDownTimeMs: 1_800_000 },
       cluster: { apiVersion: 'pingcap.com/v1alpha1', kind: 'TidbCluster', metadata: { name: 'basic', namespace: 'default' }, spec: { pd: { replicas: 3 } } },
+      clusters: [{ apiVersion: 'pingcap.com/v1alpha1', kind: 'TidbCluster', metadata: { name: 'basic', namespace: 'default' }, spec: { pd: { replicas: 3 } } }],
       objects: [],
       timeline: [{ index: 0, line: 6, verb: 'waitFor', until: { kind: 'ready' }, timeoutMs: 1_800_000 }],
     });

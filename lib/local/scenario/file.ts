@@ -14,13 +14,13 @@ import { nodeNames } from '../../sim/nodes.js';
 import type { FieldPath } from './reader.js';
 import { expectMapping, FieldError, formatPath, readInteger, readString, rejectUnknownFields, required } from './reader.js';
 import { readObjects } from './objects.js';
-import { readCluster, readConfig, readSim } from './sections.js';
+import { readCluster, readClusters, readConfig, readSim } from './sections.js';
 import { readTimeline } from './timeline.js';
-import type { Scenario } from './types.js';
+import type { Scenario, TidbClusterManifest } from './types.js';
 import { MAX_SEED } from './types.js';
 
 /** The top-level fields of a scenario file. */
-export const SCENARIO_FIELDS = ['name', 'description', 'seed', 'config', 'sim', 'cluster', 'objects', 'timeline'] as const;
+export const SCENARIO_FIELDS = ['name', 'description', 'seed', 'config', 'sim', 'cluster', 'clusters', 'objects', 'timeline'] as const;
 
 /**
  * The outcome of parsing a file. On failure `error` is the one line to print (exit 2); `path` is
@@ -72,10 +72,16 @@ function readScenario(raw: unknown, fileName: string, lineOf: (path: FieldPath) 
   const config = readConfig(root['config']);
   const sim = readSim(root['sim']);
   if (options.cluster !== undefined && 'cluster' in root) throw new FieldError(['cluster'], 'the cluster comes from --from-kubeconfig: leave cluster out of the file');
-  const cluster = readCluster(options.cluster ?? required(root, 'cluster', []));
+  if (options.cluster !== undefined && 'clusters' in root) throw new FieldError(['clusters'], 'the cluster comes from --from-kubeconfig: leave clusters out of the file');
+  if ('cluster' in root && 'clusters' in root) throw new FieldError(['clusters'], 'give either cluster (one TidbCluster) or clusters (a list), not both');
+  const clusters = 'clusters' in root && options.cluster === undefined ? readClusters(root['clusters']) : [readCluster(options.cluster ?? required(root, 'cluster', []))];
+  const [cluster, ...others] = clusters as [TidbClusterManifest, ...TidbClusterManifest[]];
   const objects = readObjects(root['objects'], cluster.metadata.namespace);
-  const timeline = readTimeline(root['timeline'], buildNameRules(cluster, root['timeline'], sim.nodes, sim.nodePools ? nodeNames(sim.nodePools) : undefined), lineOf);
-  return { fileName, name, description, seed, config, sim, cluster, objects, timeline };
+  const nodes = sim.nodePools ? nodeNames(sim.nodePools) : undefined;
+  // Patches act on the first cluster; pods of every cluster may be named.
+  const rules = { ...buildNameRules(cluster, root['timeline'], sim.nodes, nodes), others: others.map((c) => buildNameRules(c, undefined, sim.nodes, nodes)) };
+  const timeline = readTimeline(root['timeline'], rules, lineOf);
+  return { fileName, name, description, seed, config, sim, cluster, clusters, objects, timeline };
 }
 
 function readDescription(value: unknown): string {

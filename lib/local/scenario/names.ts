@@ -22,6 +22,8 @@ export type NameRules = {
   readonly nodes: number;
   /** The node names when the world has node pools (else `node-0..node-(nodes-1)`). */
   readonly nodeNames?: readonly string[];
+  /** The rules of the scenario's other clusters (`clusters:`), whose pods may be named too. */
+  readonly others?: readonly NameRules[];
 };
 
 /**
@@ -50,6 +52,8 @@ export function hasComponent(rules: NameRules, component: Component): boolean {
 
 /** `value` as a pod name the cluster can have; of `component` when one is given. */
 export function readPod(value: unknown, path: FieldPath, rules: NameRules, component?: Component): string {
+  const owner = typeof value === 'string' ? ownerRules(value, rules) : undefined;
+  if (owner !== undefined && owner !== rules) return readPod(value, path, owner, component);
   const tc = rules.clusterName;
   if (typeof value !== 'string') throw new FieldError(path, `expected a pod name such as ${tc}-pd-0, got ${describeValue(value)}`);
   const parsed = splitPodName(value, tc);
@@ -68,6 +72,15 @@ export function readPod(value: unknown, path: FieldPath, rules: NameRules, compo
     throw new FieldError(path, `unknown pod "${value}": ${most} (${why})`);
   }
   return value;
+}
+
+/**
+ * The rules of the cluster a pod name belongs to: among `rules` and its others, the one with the
+ * longest name whose `<tc>-<component>-<ordinal>` shape fits; undefined when none does.
+ */
+export function ownerRules(pod: string, rules: NameRules): NameRules | undefined {
+  const fitting = [rules, ...(rules.others ?? [])].filter((r) => splitPodName(pod, r.clusterName) !== undefined);
+  return fitting.sort((a, b) => b.clusterName.length - a.clusterName.length)[0];
 }
 
 /** `value` as the name of one of the world's nodes. */

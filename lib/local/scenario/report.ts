@@ -100,6 +100,8 @@ export type FinalPd = {
  */
 export type FinalState = {
   readonly tidbcluster: Readonly<Record<string, unknown>> | null;
+  /** With several clusters (`clusters:`): each stored TidbCluster by `namespace/name`, the first included. */
+  readonly tidbclusters?: Readonly<Record<string, Readonly<Record<string, unknown>> | null>>;
   readonly objects: Readonly<Record<string, unknown>>;
   readonly pd: FinalPd;
 };
@@ -240,6 +242,7 @@ function finalState(f: FinalState): FinalState {
   for (const key of Object.keys(f.objects).sort()) objects[key] = structuredClone(f.objects[key]);
   return {
     tidbcluster: f.tidbcluster === null ? null : structuredClone(f.tidbcluster),
+    ...(f.tidbclusters === undefined ? {} : { tidbclusters: structuredClone(f.tidbclusters) }),
     objects,
     pd: {
       members: [...f.pd.members].sort((a, b) => compareText(a.name, b.name)).map((m) => ({ name: m.name, id: m.id, health: m.health })),

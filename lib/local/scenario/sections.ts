@@ -76,17 +76,16 @@ export function readSim(raw: unknown): SimSettings {
  * (types, enums, no unknown fields, as kubectl's Strict apply); what the schema allows but the
  * reconciler refuses (`replicas: -1`) is the reconciler's to report.
  */
-export function readCluster(raw: unknown): TidbClusterManifest {
-  const path: FieldPath = ['cluster'];
+export function readCluster(raw: unknown, path: FieldPath = ['cluster']): TidbClusterManifest {
   const manifest = readJsonObject(raw, path, 'a TidbCluster manifest (a mapping)');
-  expectConstant(manifest, 'apiVersion', TIDB_CLUSTER_API_VERSION);
-  expectConstant(manifest, 'kind', 'TidbCluster');
+  expectConstant(manifest, 'apiVersion', TIDB_CLUSTER_API_VERSION, path);
+  expectConstant(manifest, 'kind', 'TidbCluster', path);
   const metadataPath: FieldPath = [...path, 'metadata'];
   const metadata = readJsonObject(required(manifest, 'metadata', path), metadataPath);
   const name = readDnsLabel(required(metadata, 'name', metadataPath), [...metadataPath, 'name']);
   const namespace = 'namespace' in metadata ? readDnsLabel(metadata['namespace'], [...metadataPath, 'namespace']) : DEFAULT_NAMESPACE;
   const spec = readJsonObject(required(manifest, 'spec', path), [...path, 'spec']);
-  checkAgainstCrd({ ...manifest, spec });
+  checkAgainstCrd({ ...manifest, spec }, path);
   return {
     apiVersion: TIDB_CLUSTER_API_VERSION,
     kind: 'TidbCluster',
@@ -97,12 +96,26 @@ export function readCluster(raw: unknown): TidbClusterManifest {
 }
 
 /** The first field the TidbCluster CRD's schema does not know or refuses, as a FieldError. */
-function checkAgainstCrd(manifest: Record<string, unknown>): void {
+function checkAgainstCrd(manifest: Record<string, unknown>, path: FieldPath): void {
   const { unknownFields, causes } = applyStructuralSchema(tidbClusterSchema(), manifest);
   const [unknown] = unknownFields;
-  if (unknown !== undefined) throw new FieldError(['cluster', ...schemaPath(unknown)], 'unknown field (the TidbCluster CRD has no such field)');
+  if (unknown !== undefined) throw new FieldError([...path, ...schemaPath(unknown)], 'unknown field (the TidbCluster CRD has no such field)');
   const [cause] = causes;
-  if (cause) throw new FieldError(['cluster', ...schemaPath(cause.field)], cause.message);
+  if (cause) throw new FieldError([...path, ...schemaPath(cause.field)], cause.message);
+}
+
+/**
+ * Reads `clusters:`: a non-empty list of TidbCluster manifests, each read as `cluster:` is; no two
+ * with the same namespace and name.
+ */
+export function readClusters(raw: unknown): TidbClusterManifest[] {
+  if (!Array.isArray(raw) || raw.length === 0) throw new FieldError(['clusters'], `expected a non-empty list of TidbCluster manifests, got ${describeValue(raw)}`);
+  const clusters = raw.map((item, i) => readCluster(item, ['clusters', i]));
+  clusters.forEach((c, i) => {
+    const same = clusters.findIndex((o) => o.metadata.namespace === c.metadata.namespace && o.metadata.name === c.metadata.name);
+    if (same !== i) throw new FieldError(['clusters', i, 'metadata', 'name'], `TidbCluster ${c.metadata.namespace}/${c.metadata.name} is listed twice (also clusters[${same}])`);
+  });
+  return clusters;
 }
 
 /** `spec.pd.env[0].name` as a field path: ['spec', 'pd', 'env', 0, 'name']. */
@@ -118,9 +131,9 @@ function section(raw: unknown, key: string): Mapping {
   return raw === undefined || raw === null ? {} : expectMapping(raw, [key]);
 }
 
-function expectConstant(manifest: Mapping, key: string, expected: string): void {
+function expectConstant(manifest: Mapping, key: string, expected: string, path: FieldPath): void {
   if (!(key in manifest) || manifest[key] === expected) return;
-  throw new FieldError(['cluster', key], `expected ${expected}, got ${describeValue(manifest[key])}`);
+  throw new FieldError([...path, key], `expected ${expected}, got ${describeValue(manifest[key])}`);
 }
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

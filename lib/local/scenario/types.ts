@@ -147,7 +147,10 @@ export type Scenario = {
   readonly seed: number;
   readonly config: ScenarioConfig;
   readonly sim: SimSettings;
+  /** The cluster the timeline's verbs act on: the one of `cluster:`, or the first of `clusters:`. */
   readonly cluster: TidbClusterManifest;
+  /** Every TidbCluster applied at t = 0, in order (`cluster` first; one unless the file lists `clusters:`). */
+  readonly clusters: readonly TidbClusterManifest[];
   /** Secrets and ConfigMaps created at t = 0 before the cluster (`objects:`; see objects.ts). */
   readonly objects: readonly ScenarioObject[];
   readonly timeline: readonly TimelineEntry[];
@@ -161,4 +164,20 @@ export type Scenario = {
 /** Whether `value` is a seed a file or `--seed` may give: a whole number from 0 to `MAX_SEED`. */
 export function isSeed(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_SEED;
+}
+
+/**
+ * The clusters a scenario applies, in order: `cluster` first, then the other `clusters` (so a caller
+ * that replaced `cluster` with a changed copy gets that copy, and no cluster twice).
+ */
+export function scenarioClusters(scenario: Pick<Scenario, 'cluster' | 'clusters'>): readonly TidbClusterManifest[] {
+  const same = (c: TidbClusterManifest): boolean => c.metadata.namespace === scenario.cluster.metadata.namespace && c.metadata.name === scenario.cluster.metadata.name;
+  return [scenario.cluster, ...scenario.clusters.filter((c) => !same(c))];
+}
+
+/** The namespace of the cluster a pod name belongs to (the longest cluster name it starts with); the first cluster's when none. */
+export function namespaceOfPod(scenario: Pick<Scenario, 'cluster' | 'clusters'>, pod: string): string {
+  const owners = scenarioClusters(scenario).filter((c) => pod.startsWith(`${c.metadata.name}-`));
+  const owner = owners.sort((a, b) => b.metadata.name.length - a.metadata.name.length)[0] ?? scenario.cluster;
+  return owner.metadata.namespace;
 }

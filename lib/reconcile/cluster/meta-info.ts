@@ -1,7 +1,9 @@
 /**
  * Volumes keep data as the user asked, and carry who they belong to: TiDB Operator v1's reclaim
  * policy manager (§1.3 step 1) and meta manager (§1.3 step 13, `UpdateMetaInfo` of PVCs and PVs) as
- * one rule. Every bound claim of a component whose volume TiDB Operator manages gets its
+ * one rule (the pods' part of `UpdateMetaInfo`, §2.9, is `planPodLabels`: each pod of the cluster
+ * gets the ids it lacks as labels — the cluster id from PD, the member or store id). Every
+ * bound claim of a component whose volume TiDB Operator manages gets its
  * PersistentVolume's `persistentVolumeReclaimPolicy` set to `spec.pvReclaimPolicy` (default Retain);
  * each pod's claims get the pod-name label and annotation and the pod's member / store / cluster id
  * labels; each claim's volume gets the claim's namespace, name, managed-by, instance and component
@@ -144,6 +146,28 @@ export function planMetaInfo(input: RuleInput): Decision {
     if (patch) actions.push(patchOf('PersistentVolume', pv.metadata?.name ?? '', undefined, patch, pv.metadata?.resourceVersion));
   }
   return { actions, outcome: complete() };
+}
+
+/**
+ * The `PodLabels` rule, as v1's pod `UpdateMetaInfo`: the id labels (cluster, member, store) each pod
+ * of the cluster lacks, as merge patches under the observed resourceVersion; a pod going away is left
+ * alone; a label is never removed; never stops the sequence.
+ */
+export function planPodLabels(input: RuleInput): Decision {
+  const instance = instanceName(input.cluster);
+  return { actions: podLabelPatches(input, instance), outcome: complete() };
+}
+
+function podLabelPatches(input: RuleInput, instance: string): PatchAction[] {
+  const pd = observedPd(input.snapshot);
+  const clusterId = pd?.clusterId ?? input.status.clusterID;
+  return observedObjects(input.snapshot, 'Pod').flatMap((pod) => {
+    if (pod.metadata?.labels?.[LABEL.instance] !== instance || pod.metadata.deletionTimestamp) return [];
+    const id = podIdentity(pod, pd);
+    const labels = missing(pod.metadata.labels, idLabels({ ...id, ...(id.clusterId === undefined && clusterId ? { clusterId } : {}) }));
+    if (Object.keys(labels).length === 0) return [];
+    return [{ kind: 'patch', ref: { kind: 'Pod', namespace: pod.metadata.namespace ?? '', name: pod.metadata.name ?? '' }, patchType: 'merge', patch: { metadata: { labels } }, resourceVersion: pod.metadata.resourceVersion ?? '' }];
+  });
 }
 
 function patchOf(kind: 'PersistentVolume' | 'PersistentVolumeClaim', name: string, namespace: string | undefined, patch: Record<string, unknown>, resourceVersion: string | undefined): PatchAction {

@@ -6,10 +6,13 @@
  */
 
 import { planAdmission } from './admission.js';
+import { planOrphanPods, planPvcCleaner } from './cleaners.js';
 import { planClusterStatus } from './cluster-status.js';
 import { planDiscovery } from './discovery.js';
-import { planMetaInfo } from './meta-info.js';
+import { planMetaInfo, planPodLabels } from './meta-info.js';
 import { planPaused } from './paused.js';
+import { planReferencedPd } from './referenced-pd.js';
+import { managedSections, planUnmanaged } from './unmanaged.js';
 import { pdRules } from '../components/pd/recipe.js';
 import { tiflashRules } from '../components/tiflash/recipe.js';
 import { tikvRules } from '../components/tikv/recipe.js';
@@ -28,8 +31,14 @@ export const clusterRules: readonly Rule[] = [
   actRule('Admission', planAdmission),
   // a paused cluster keeps its status in sync and gets no other write (TiDB Operator §1.7)
   actRule('Paused', planPaused),
+  // a component section no block below reconciles (TiProxy, pdms, …): a Warning Event and a condition
+  actRule('Unmanaged', (input) => planUnmanaged(input, managedSections(clusterRules))),
   // volumes: PV reclaim policy from spec.pvReclaimPolicy, v1's identity labels on PVCs and PVs
   actRule('MetaInfo', planMetaInfo),
+  // pods: the cluster id from PD and their member / store id as labels (v1's UpdateMetaInfo, §2.9)
+  actRule('PodLabels', planPodLabels),
+  // PD/TiKV/TiFlash pods never scheduled whose claim is gone: deleted, so pod and claim come back together
+  actRule('OrphanPods', planOrphanPods),
   // discovery service, deployment and RBAC that PD members bootstrap through (skipped without PD)
   actRule('Discovery', planDiscovery),
   // PD: the member recipe (gate, status, dependencies, services, config map, force upgrade, scale,
@@ -49,7 +58,12 @@ export const clusterRules: readonly Rule[] = [
   // TiCDC (gated on PD and TiKV available): captures as status, drained before a pod leaves or restarts
   ...ticdcRules,
 
+  // with enablePVReclaim: deferred claims of removed members deleted, their volumes reclaimed (Delete)
+  actRule('PvcCleaner', planPvcCleaner),
+
   // --- conditions ---
   // the Ready condition from the status computed above (TiDB Operator's condition updater)
   statusRule('ClusterStatus', planClusterStatus),
+  // a cluster on another cluster's PD (spec.cluster) looks again while it converges: that PD's changes are not its events
+  statusRule('ReferencedPd', planReferencedPd),
 ];

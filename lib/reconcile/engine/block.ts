@@ -30,6 +30,8 @@ export type BlockEntry<C, D> = { readonly cluster: TidbCluster; readonly scope: 
 /** A block: its name, how to enter it, and its rules in order. */
 export type BlockSpec<C, D> = {
   readonly name: string;
+  /** The spec section the block reconciles, when it is one (see `BlockRule.section`). */
+  readonly section?: string;
   readonly enter: (input: RuleInput) => BlockEntry<C, D>;
   readonly rules: readonly ScopedRule<C, D>[];
 };
@@ -73,6 +75,7 @@ export function block<C, D>(spec: BlockSpec<C, D>): BlockRule {
   return {
     kind: 'block',
     name: spec.name,
+    ...(spec.section === undefined ? {} : { section: spec.section }),
     ruleNames,
     run: (input, stopped) => {
       const entry = spec.enter(input);

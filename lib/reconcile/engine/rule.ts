@@ -52,6 +52,8 @@ export type BlockStep = { readonly rule: string; readonly decision: StatusDecisi
 export type BlockRule = {
   readonly kind: 'block';
   readonly name: string;
+  /** What the block reconciles, when it is one spec section (a component's: `pd`, `tikv`, …). */
+  readonly section?: string;
   readonly ruleNames: readonly string[];
   readonly run: (input: RuleInput, stopped: boolean) => readonly BlockStep[];
 };

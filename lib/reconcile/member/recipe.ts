@@ -14,6 +14,7 @@ import type { ComponentDeclaration, MemberDecision, MemberInput, MemberRule, Set
 import { enterMember, type MemberContext } from './context.js';
 import { nothing } from './members.js';
 import { planMemberScale } from './scale.js';
+import { planSuspend } from './suspend.js';
 import { planStatefulSetWrite } from './statefulset-draft.js';
 import { planMemberUpgrade } from './upgrade.js';
 import { observedObjects } from '../cluster/observed.js';
@@ -23,13 +24,12 @@ type Rule = ScopedRule<MemberContext, SetDraft>;
 const act = (name: string, plan: (input: MemberInput) => MemberDecision): Rule => ({ kind: 'act', name, plan });
 
 /**
- * As TiDB Operator (§1.4 steps 1–2, §1.7): the component is in the spec, the cluster is not paused
- * and the component is not suspended — else its block stops here with nothing to do.
+ * As TiDB Operator (§1.4 step 1, §1.7): the component is in the spec and the cluster is not paused —
+ * else its block stops here with nothing to do. (Suspension is the `…Suspend` rule's, after the status.)
  */
 export function planPresenceGate(input: MemberInput): MemberDecision {
   const { spec } = input.scope;
-  const suspended = (spec?.suspendAction?.suspendStatefulSet ?? input.cluster.spec.suspendAction?.suspendStatefulSet) === true;
-  if (!spec || input.cluster.spec.paused === true || suspended) return { ...nothing(), stop: true };
+  if (!spec || input.cluster.spec.paused === true) return { ...nothing(), stop: true };
   return nothing();
 }
 
@@ -67,12 +67,15 @@ export function memberBlock(component: ComponentDeclaration): BlockRule {
   const n = component.ruleName;
   return block<MemberContext, SetDraft>({
     name: n,
+    section: component.name,
     enter: (input) => enterMember(component, input),
     rules: [
-      // no spec, a paused cluster or a suspended component: nothing but status
+      // no spec or a paused cluster: nothing but status
       act(`${n}Gate`, planPresenceGate),
       // status.<component> from the StatefulSet and the component itself (runs even when paused)
       { kind: 'status', name: `${n}Status`, plan: component.syncStatus },
+      // suspendAction: phase Suspend, StatefulSet deleted, status cleared — or back to Normal (§2.9)
+      act(`${n}Suspend`, planSuspend),
       // §1.5: what must be available first, then the component's own prerequisites
       act(`${n}Dependencies`, planDependencyGate),
       ...component.hooks.gates.map(named),

@@ -6,7 +6,8 @@
  *   TidbCluster is the user's act: pods whose deletion follows from it (the garbage collector
  *   taking its StatefulSets, then their pods) are not counted against the reconciler, nor are pods
  *   deleted by an injected fault or deleted while down because of one — any other deletion (of a
- *   pod, or of a StatefulSet whose TidbCluster stays) is;
+ *   pod, or of a StatefulSet whose TidbCluster stays) is, except a StatefulSet whose TidbCluster
+ *   asks for that component to be suspended (`suspendAction.suspendStatefulSet`, the user's act too);
  * - `no-data-loss`: a region lost every replica (all its stores' volumes deleted);
  * - `one-pod-down-for-upgrade`: two PD, two TiKV, two TiFlash or two TiDB pods of one set were
  *   down for a rolling update at the same time;
@@ -166,9 +167,23 @@ export class InvariantMonitor {
     if (ev.kind === 'Pod' && ev.type === 'ADDED') this.excusedPods.delete(key);
     if (!isDeletionStart(ev)) return;
     const owners = ev.object.metadata.ownerReferences ?? [];
-    const tornDown = ev.kind === 'TidbCluster' || owners.some((r) => this.tornDown.has(r.uid));
+    const tornDown = ev.kind === 'TidbCluster' || owners.some((r) => this.tornDown.has(r.uid)) || this.isSuspendedByUser(ev.kind, ev.object);
     if (tornDown) this.tornDown.add(ev.object.metadata.uid ?? '');
     if (ev.kind === 'Pod' && (tornDown || this.deps.isFaulted(ev.previous ?? ev.object))) this.excusedPods.add(key);
+  }
+
+  /** Whether `obj` is a StatefulSet whose TidbCluster asks for its component to be suspended. */
+  private isSuspendedByUser(kind: string, obj: KubeObject): boolean {
+    if (kind !== 'StatefulSet') return false;
+    const owner = (obj.metadata.ownerReferences ?? []).find((r) => r.kind === 'TidbCluster' && r.controller === true);
+    const tc = owner ? this.deps.store.get('TidbCluster', obj.metadata.namespace, owner.name) : undefined;
+    const component = obj.metadata.labels?.['app.kubernetes.io/component'];
+    if (!tc || tc.metadata.uid !== owner?.uid || component === undefined) return false;
+    type Action = { suspendStatefulSet?: boolean } | undefined;
+    const spec = (tc.spec ?? {}) as { suspendAction?: Action } & Record<string, { suspendAction?: Action } | undefined>;
+    const section = spec[component];
+    if (section === undefined) return false;
+    return (section.suspendAction ?? spec.suspendAction)?.suspendStatefulSet === true;
   }
 
   private checkPvcDeletion(pvc: KubeObject): void {

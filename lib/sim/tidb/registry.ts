@@ -48,6 +48,11 @@ export class ClusterRegistry {
     return state;
   }
 
+  /** `get` by key: the state of the cluster a process joins (see pd-address.ts), created on first use. */
+  at(key: { readonly namespace: string; readonly name: string }): ClusterState {
+    return this.get(key.namespace, key.name);
+  }
+
   /** The cluster's state if it exists. */
   find(namespace: string, name: string): ClusterState | undefined {
     return this.clusters.get(`${namespace}/${name}`);

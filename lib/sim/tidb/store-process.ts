@@ -11,6 +11,7 @@ import type { PdStore } from './pd-stores.js';
 import type { PodInfo } from './pod-info.js';
 import { TidbProcess } from './process.js';
 import type { SimContext } from './sim-context.js';
+import { pdClusterOf } from './pd-address.js';
 
 /** Base of the processes that own a PD store. */
 export abstract class StoreProcess extends TidbProcess {
@@ -24,7 +25,7 @@ export abstract class StoreProcess extends TidbProcess {
     private readonly engine: 'tikv' | 'tiflash',
   ) {
     super(sim, pod, hooks);
-    this.cluster = sim.clusters.get(pod.namespace, pod.cluster).pd;
+    this.cluster = sim.clusters.at(pdClusterOf(pod)).pd;
     if (!this.crashOnBadConfig()) this.after(sim.knobs.processBootMs, () => this.connect());
   }
 

@@ -12,6 +12,7 @@ import type { PdCluster } from './pd-cluster.js';
 import type { PodInfo } from './pod-info.js';
 import { TidbProcess } from './process.js';
 import type { SimContext } from './sim-context.js';
+import { pdClusterOf } from './pd-address.js';
 
 /** One TiCDC process. */
 export class TicdcProcess extends TidbProcess {
@@ -21,7 +22,7 @@ export class TicdcProcess extends TidbProcess {
 
   constructor(sim: SimContext, pod: PodInfo, hooks: ProcessHooks) {
     super(sim, pod, hooks);
-    const state = sim.clusters.get(pod.namespace, pod.cluster);
+    const state = sim.clusters.at(pdClusterOf(pod));
     this.captures = state.captures;
     this.cluster = state.pd;
     if (!this.crashOnBadConfig()) this.after(sim.knobs.processBootMs, () => this.connect());

@@ -13,6 +13,7 @@ import type { PodInfo } from './pod-info.js';
 import type { SmoothUpgradeMode } from './registry.js';
 import { TidbProcess } from './process.js';
 import type { SimContext } from './sim-context.js';
+import { pdClusterOf } from './pd-address.js';
 
 /** Whether a TiDB server of `cluster` can serve now: PD has a leader and some TiKV store is Up. */
 export function isStorageAvailable(cluster: PdCluster): boolean {
@@ -27,7 +28,7 @@ export class TidbServerProcess extends TidbProcess {
 
   constructor(sim: SimContext, pod: PodInfo, hooks: ProcessHooks) {
     super(sim, pod, hooks);
-    this.cluster = sim.clusters.get(pod.namespace, pod.cluster).pd;
+    this.cluster = sim.clusters.at(pdClusterOf(pod)).pd;
     if (!this.crashOnBadConfig()) this.after(sim.knobs.processBootMs, () => this.bootstrap());
   }
 

@@ -96,10 +96,14 @@ describe('the registry', () => {
     expect(ruleNames(clusterRules)).toEqual([
       'act:Admission',
       'act:Paused',
+      'act:Unmanaged',
       'act:MetaInfo',
+      'act:PodLabels',
+      'act:OrphanPods',
       'act:Discovery',
       'act:PdGate',
       'status:PdStatus',
+      'act:PdSuspend',
       'act:PdDependencies',
       'act:PdTlsSecret',
       'act:PdServices',
@@ -116,7 +120,7 @@ describe('the registry', () => {
       'act:TiflashOldSet',
       'act:TiflashServices',
       'act:TiflashConfigMap',
-      'act:TiflashStoreIdLabels',
+      'act:TiflashStoreIds',
       'act:TiflashFailoverRecovery',
       'act:TiflashScale',
       'act:TiflashFailover',
@@ -124,6 +128,7 @@ describe('the registry', () => {
       'act:TiflashStatefulSet',
       'act:TikvGate',
       'status:TikvStatus',
+      'act:TikvSuspend',
       'act:TikvDependencies',
       'act:TikvServices',
       'act:TikvConfigMap',
@@ -164,7 +169,9 @@ describe('the registry', () => {
       'act:TicdcFailover',
       'act:TicdcUpgrade',
       'act:TicdcStatefulSet',
+      'act:PvcCleaner',
       'status:ClusterStatus',
+      'status:ReferencedPd',
     ]);
   });
 

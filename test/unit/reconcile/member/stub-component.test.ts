@@ -65,6 +65,7 @@ describe('a component that is only a declaration', () => {
     expect(ruleNames(stubRules)).toEqual([
       'act:TicdcGate',
       'status:TicdcStatus',
+      'act:TicdcSuspend',
       'act:TicdcDependencies',
       'act:TicdcServices',
       'act:TicdcConfigMap',

@@ -34,6 +34,7 @@ describe('the PD recipe (pdRules)', () => {
     expect(ruleNames(pdRules)).toEqual([
       'act:PdGate',
       'status:PdStatus',
+      'act:PdSuspend',
       'act:PdDependencies',
       'act:PdTlsSecret',
       'act:PdServices',

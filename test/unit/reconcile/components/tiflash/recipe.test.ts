@@ -28,7 +28,7 @@ describe('TiFlash on the member recipe', () => {
       'act:TiflashOldSet',
       'act:TiflashServices',
       'act:TiflashConfigMap',
-      'act:TiflashStoreIdLabels',
+      'act:TiflashStoreIds',
       'act:TiflashFailoverRecovery',
       'act:TiflashScale',
       'act:TiflashFailover',

@@ -55,6 +55,7 @@ describe('the TiKV recipe (tikvRules)', () => {
     expect(ruleNames(tikvRules)).toEqual([
       'act:TikvGate',
       'status:TikvStatus',
+      'act:TikvSuspend',
       'act:TikvDependencies',
       'act:TikvServices',
       'act:TikvConfigMap',

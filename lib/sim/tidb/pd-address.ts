@@ -1,0 +1,32 @@
+/**
+ * Which PD a TiKV, TiFlash, TiDB, TiCDC or Pump process joins: the one its command line names, as the
+ * real binaries connect to the address they are given — `--pd=` (TiKV, TiFlash, TiCDC), `--path=`
+ * (TiDB), `-pd-urls=` (Pump), in the container's command or the start script it runs. The address
+ * `<name>-pd[.<namespace>[.svc…]]:2379` is the PD service of TidbCluster `<name>` (in the pod's
+ * namespace unless another is named); `${CLUSTER_NAME}` is the pod's own cluster. With no address
+ * found, or one of another shape, the process joins its own cluster's PD (its instance label).
+ */
+import type { PodInfo } from './pod-info.js';
+
+/** A simulated TiDB cluster's key: where its PD and registries live. */
+export type PdClusterKey = { readonly namespace: string; readonly name: string };
+
+const FLAG = /(?:^|[\s"'])(?:--pd|--path|-pd-urls)[= ]["']?([^\s"'\\]+)/;
+const SERVICE = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)-pd(?:\.([a-z0-9]([-a-z0-9]*[a-z0-9])?))?(?:\.svc(?:\.[^:/]*)?)?$/;
+
+/** The host of the first address in `value` (`http://a-pd:2379,http://b-pd:2379` → `a-pd`). */
+function hostOf(value: string): string {
+  const first = value.split(',')[0] ?? '';
+  return first.replace(/^[a-z]+:\/\//, '').replace(/[:/].*$/, '');
+}
+
+/** The PD cluster the process of `pod` joins (see the module comment). */
+export function pdClusterOf(pod: PodInfo): PdClusterKey {
+  const own = { namespace: pod.namespace, name: pod.cluster };
+  const command = [...(pod.container.command ?? []), ...(pod.container.args ?? [])].join(' ');
+  const match = FLAG.exec(command) ?? FLAG.exec(pod.startScript ?? '');
+  if (!match?.[1] || match[1].includes('${CLUSTER_NAME}')) return own;
+  const service = SERVICE.exec(hostOf(match[1]));
+  if (!service?.[1]) return own;
+  return { namespace: service[3] ?? pod.namespace, name: service[1] };
+}
