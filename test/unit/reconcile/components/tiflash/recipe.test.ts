@@ -23,6 +23,7 @@ describe('TiFlash on the member recipe', () => {
     expect(ruleNames(tiflashRules)).toEqual([
       'act:TiflashGate',
       'status:TiflashStatus',
+      'act:TiflashSuspend',
       'act:TiflashDependencies',
       'act:TiflashPlacementRules',
       'act:TiflashOldSet',
