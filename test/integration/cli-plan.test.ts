@@ -56,7 +56,7 @@ beforeAll(async () => {
   kubeconfig = join(mkdtempSync(join(tmpdir(), 'plan-')), 'sim.kubeconfig');
   writeSimKubeconfig(kubeconfig, world.url);
   world.store.create('Namespace', { metadata: { name: 'demo' } });
-  world.store.create('TidbCluster', parse(readFileSync(join(ROOT, 'examples', 'basic-tidbcluster.yaml'), 'utf8')) as KubeObject);
+  world.store.create('TidbCluster', parse(readFileSync(join(ROOT, 'test', 'fixtures', 'pd-tidbcluster.yaml'), 'utf8')) as KubeObject);
   stack = await startLocalStack({ kubeconfigPath: kubeconfig, logger: silentLogger });
   await until('the example is Ready', isReady);
 }, 120_000);

@@ -58,7 +58,7 @@ describe('the tidb-reconciler command', () => {
 
   it('start --kubeconfig --apply FILE runs the same stack against another API server (here a running sim serve) and applies that file', async () => {
     await withSimServe(async (dir, kubeconfig) => {
-      const example = join(ROOT, 'examples', 'basic-tidbcluster.yaml');
+      const example = join(ROOT, 'test', 'fixtures', 'pd-tidbcluster.yaml');
       const r = await startAgainst(dir, ['--once', '--timeout', '2m', '--kubeconfig', kubeconfig, '--apply', example]);
       expect(r.code).toBe(0);
       expect(r.stdout).toContain('applied TidbCluster demo/basic');
@@ -71,7 +71,7 @@ describe('the tidb-reconciler command', () => {
       // Prepare: two clusters a user created in two namespaces.
       const kc = new KubeConfig();
       kc.loadFromFile(kubeconfig);
-      const example = parse(readFileSync(join(ROOT, 'examples', 'basic-tidbcluster.yaml'), 'utf8')) as { metadata: Record<string, unknown>; spec: { pd: Record<string, unknown> } };
+      const example = parse(readFileSync(join(ROOT, 'test', 'fixtures', 'pd-tidbcluster.yaml'), 'utf8')) as { metadata: Record<string, unknown>; spec: { pd: Record<string, unknown> } };
       for (const [namespace, name] of [['team-a', 'alpha'], ['team-b', 'beta']] as const) {
         await kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
         const body = { ...example, metadata: { name, namespace }, spec: { ...example.spec, pd: { ...example.spec.pd, replicas: 1 } } };

@@ -30,8 +30,8 @@ beforeAll(async () => {
   sim = await startSimServe('500ms');
   kubectl = sim.kubectl;
   kubeconfigFile = sim.kubeconfigPath;
-  // The local stack applies examples/basic-tidbcluster.yaml and runs until the cluster is Ready.
-  const start = await run(['start', '--once', '--timeout', '2m', '--kubeconfig', kubeconfigFile, '--apply', join(ROOT, 'examples', 'basic-tidbcluster.yaml')]);
+  // The local stack applies a three-member PD cluster (test/fixtures/pd-tidbcluster.yaml) and runs until it is Ready.
+  const start = await run(['start', '--once', '--timeout', '2m', '--kubeconfig', kubeconfigFile, '--apply', join(ROOT, 'test', 'fixtures', 'pd-tidbcluster.yaml')]);
   if (start.code !== 0) throw new Error(`start --once failed (${start.code}): ${start.out}`);
 }, 180000);
 
