@@ -26,8 +26,11 @@ const NODE = join(ROOT, 'node_modules', '.bin', 'node');
 const VALGRIND = '/usr/bin/valgrind';
 const K8S = 'bench';
 
-/** What one cold process measured: import, and the first invocation when it ran one. */
-export type ColdSample = { importMs: number; readyMs: number; firstMs?: number };
+/**
+ * What one cold process measured: import, the first invocation when it ran one, and — when asked
+ * to repeat it — the mean wall time and CPU time (user + system) of each warm invocation after it.
+ */
+export type ColdSample = { importMs: number; readyMs: number; firstMs?: number; warmMs?: number; warmCpuMs?: number };
 
 /**
  * The local ends, the Lambda environment pointing at them, and `firstInvocation`: the event and
@@ -164,7 +167,21 @@ if (process.env.BENCH_EVENT) {
   const context = { awsRequestId: 'cold-' + process.pid, functionName: 'bench', memoryLimitInMB: '512', getRemainingTimeInMillis: () => deadline - Date.now() };
   const result = await m.handler(JSON.parse(process.env.BENCH_EVENT), context);
   sample.firstMs = performance.now() - t1;
-  if (result && (result.ok === false || (Array.isArray(result.batchItemFailures) && result.batchItemFailures.length > 0))) throw new Error('first invocation failed: ' + JSON.stringify(result));
+  const failed = (r) => r && (r.ok === false || (Array.isArray(r.batchItemFailures) && r.batchItemFailures.length > 0));
+  if (failed(result)) throw new Error('first invocation failed: ' + JSON.stringify(result));
+  const repeat = Number(process.env.BENCH_REPEAT ?? '0');
+  if (repeat > 0) {
+    const [c0, w0] = [process.cpuUsage(), performance.now()];
+    for (let i = 0; i < repeat; i++) {
+      const event = JSON.parse(process.env.BENCH_EVENT);
+      for (const record of event.Records ?? []) record.messageId += '-' + i;
+      const again = await m.handler(event, context);
+      if (failed(again)) throw new Error('warm invocation ' + i + ' failed: ' + JSON.stringify(again));
+    }
+    const cpu = process.cpuUsage(c0);
+    sample.warmMs = (performance.now() - w0) / repeat;
+    sample.warmCpuMs = (cpu.user + cpu.system) / 1000 / repeat;
+  }
 }
 process.stdout.write('\\n' + JSON.stringify(sample) + '\\n');
 process.exit(0);
@@ -174,11 +191,11 @@ process.exit(0);
 const CALLGRIND_DILATION = 60;
 
 /** How to run one cold process: the bundle, and the first invocation with its environment, if any. */
-export type ColdRun = { file: string; env?: Record<string, string>; first?: { event: unknown; remainingMs: number } };
+export type ColdRun = { file: string; env?: Record<string, string>; first?: { event: unknown; remainingMs: number }; repeat?: number };
 
 function childArgs(run: ColdRun): { args: string[]; env: NodeJS.ProcessEnv } {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '', BENCH_MODULE: pathToFileURL(run.file).href, ...(run.first ? run.env : {}) };
-  if (run.first) Object.assign(env, { BENCH_EVENT: JSON.stringify(run.first.event), BENCH_REMAINING_MS: String(run.first.remainingMs) });
+  if (run.first) Object.assign(env, { BENCH_EVENT: JSON.stringify(run.first.event), BENCH_REMAINING_MS: String(run.first.remainingMs), BENCH_REPEAT: String(run.repeat ?? 0) });
   return { args: ['--input-type=module', '-e', CHILD], env };
 }
 

@@ -1,0 +1,90 @@
+/**
+ * The Lambda CPU of a step with nothing to do, counted in the function's own process: the
+ * reconcile bundle exactly as serverless.yml builds it runs in a fresh `node_modules/.bin/node`
+ * process (bench/cold-start.ts) against a simulated three-member PD cluster at rest (reached over
+ * HTTPS with its own CA, as EKS) and the stack's own state table, takes its first (cold) step, then
+ * the same trigger again and again. The warm steps' CPU time (user + system, `process.cpuUsage`)
+ * is noisy on a loaded machine; callgrind's instruction count is not, so the instructions of one
+ * warm step are also given: the process with the warm steps minus the same process without them.
+ * Target: ≤ 8 ms of CPU per no-op step.
+ *
+ *   npx tsx bench/run.ts   (section "no-op step")
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTlsFront } from '../lib/local/tls-front.js';
+import { SimStack } from '../lib/local/sim-stack.js';
+import { runScenario } from '../lib/local/simulate.js';
+import { buildFunctions } from '../scripts/build.js';
+import { coldInstructions, coldRun, hasCallgrind, startColdEnds, type ColdRun } from './cold-start.js';
+import { BENCH_SCENARIOS, loadScenario } from './probes.js';
+import { table } from './stats.js';
+
+/** Warm steps per process, processes timed, and the target. */
+const WARM_STEPS = 20;
+const RUNS = 3;
+const TARGET_CPU_MS = 8;
+
+const QUIET = { entryStarted: () => undefined, entryFinished: () => undefined, invocationFailed: () => undefined, runFinished: () => undefined };
+
+/** The SQS event of one watch trigger for `key`, as the exporter sends it. */
+function watchTrigger(key: string): unknown {
+  const record = {
+    messageId: 'noop',
+    receiptHandle: 'rh-noop',
+    body: JSON.stringify({ key, reason: 'watch' }),
+    attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()) },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:bench-cold-reconcile',
+    awsRegion: 'us-east-1',
+  };
+  return { Records: [record] };
+}
+
+/** Median, min and max of a few samples. */
+function spread(xs: number[]): { median: number; min: number; max: number } {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return { median: sorted[Math.floor(sorted.length / 2)] ?? Number.NaN, min: sorted[0] ?? Number.NaN, max: sorted.at(-1) ?? Number.NaN };
+}
+
+/** Runs the section and returns its Markdown. */
+export async function benchNoopStep(): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'tidb-reconciler-noop-'));
+  const scenario = loadScenario(join(BENCH_SCENARIOS, 'pd-noop-step.yaml'));
+  const stack = await SimStack.start(scenario, scenario.seed);
+  const ends = await startColdEnds();
+  const front = await startTlsFront(stack.world.url);
+  try {
+    const report = await runScenario(stack, QUIET);
+    if (!report.passed) throw new Error('pd-noop-step.yaml did not reach Ready');
+    const reconcile = (await buildFunctions(join(dir, 'after'))).find((f) => f.name === 'reconcile');
+    if (!reconcile) throw new Error('no reconcile bundle');
+    const { namespace, name } = scenario.cluster.metadata;
+    const env = { ...ends.env, CLUSTER_NAME: stack.runtime.k8sCluster, KUBE_ENDPOINT: front.url, KUBE_CA_DATA: front.caData, AWS_ENDPOINT_URL_DYNAMODB: stack.dynamo.endpoint, STATE_TABLE: stack.dynamo.tableName };
+    const run = (repeat: number): ColdRun => ({ file: reconcile.file, env, first: { event: watchTrigger(`${stack.runtime.k8sCluster}/${namespace}/${name}`), remainingMs: 60_000 }, repeat });
+    const samples = [];
+    for (let i = 0; i < RUNS; i++) samples.push(await coldRun(run(WARM_STEPS)));
+    const cpu = spread(samples.map((s) => s.warmCpuMs ?? Number.NaN));
+    const wall = spread(samples.map((s) => s.warmMs ?? Number.NaN));
+    const instructions = hasCallgrind() ? ((await coldInstructions(run(WARM_STEPS))) - (await coldInstructions(run(0)))) / WARM_STEPS : undefined;
+    return [
+      '### The Lambda CPU of a no-op step',
+      '',
+      `bench/scenarios/pd-noop-step.yaml: three PD members, Ready, at rest. The reconcile bundle (as serverless.yml builds it) runs in its own \`node_modules/.bin/node\` process against that cluster over HTTPS and the stack's state table: one cold step, then ${WARM_STEPS} steps of the same watch trigger, each finding nothing to do. ${RUNS} processes; CPU is user + system time of the process over the warm steps (\`process.cpuUsage\`), divided by the steps; instructions come from callgrind (the process with ${WARM_STEPS} warm steps minus the same process with none, divided by ${WARM_STEPS}). The simulated API server, PD and dynalite run in the benchmark's process, so their work is not counted. Target: ≤ ${TARGET_CPU_MS} ms CPU.`,
+      '',
+      table(['per warm no-op step', 'median', 'min', 'max'], [
+        ['CPU ms (user + system)', cpu.median.toFixed(2), cpu.min.toFixed(2), cpu.max.toFixed(2)],
+        ['wall ms', wall.median.toFixed(2), wall.min.toFixed(2), wall.max.toFixed(2)],
+        ['M instructions (callgrind)', instructions === undefined ? '– (no valgrind)' : (instructions / 1e6).toFixed(1), '–', '–'],
+      ]),
+    ].join('\n');
+  } finally {
+    await front.close();
+    await ends.close();
+    await stack.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
