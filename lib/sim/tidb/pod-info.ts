@@ -2,9 +2,9 @@
  * What a simulated process reads about itself, as the real one reads its environment: its pod name
  * and namespace, its cluster (the `app.kubernetes.io/instance` label), its container's image tag,
  * its TOML config from the mounted ConfigMap, or the one its init container renders into a shared
- * volume (invalid TOML ⇒ the process exits), and the identity
- * of its data directory — the uid of the PVC mounted there, so data survives a pod restart and a
- * fresh PVC is a fresh member or store. Without a PVC the data lives and dies with the pod.
+ * volume (invalid TOML ⇒ the process exits), and the identity of its data directory — the uid of
+ * the PVC mounted there, so data survives a pod restart and a fresh PVC is a fresh member or store.
+ * Without a PVC the data lives and dies with the pod.
  */
 import { parse as parseToml } from 'smol-toml';
 import type { KubeObject } from '../object.js';
