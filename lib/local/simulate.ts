@@ -14,7 +14,7 @@ import { scenarioClusters, type TimelineEntry, type WaitCondition } from './scen
 import { runVerb, type VerbResult } from './timeline-verbs.js';
 import { seedTwin } from './twin.js';
 import { formatAdminAnswer, type TimeFormat } from './admin-format.js';
-import { explainTimeout } from './wait-diagnosis.js';
+import { explainTimeout, isClusterReady } from './wait-diagnosis.js';
 import type { KubeObject } from '../sim/object.js';
 import type { WriteRecord } from '../sim/server.js';
 
@@ -121,7 +121,7 @@ async function runEntry(stack: SimStack, entry: TimelineEntry, runUntil: RunUnti
   }
   if (entry.verb === 'waitFor') {
     const reached = await runUntil(now + entry.timeoutMs, () => conditionHolds(stack, entry.until));
-    return reached ? { ok: true } : { ok: false, error: await explainTimeout(stack, entry.timeoutMs, t0Ms) };
+    return reached ? { ok: true } : { ok: false, error: await explainTimeout(stack, entry.timeoutMs, t0Ms, entry.until) };
   }
   // The admin function is the reconciler's; everything else a timeline verb does is the user's.
   setPhase(entry.verb === 'admin' ? 'reconciler' : 'timeline');
@@ -136,10 +136,9 @@ async function runEntry(stack: SimStack, entry: TimelineEntry, runUntil: RunUnti
 export function conditionHolds(stack: SimStack, until: WaitCondition): boolean {
   const m = stack.scenario.cluster.metadata;
   const tc = stack.world.store.get('TidbCluster', m.namespace, m.name);
-  const isReady = (c: KubeObject | undefined): boolean => (c?.status?.conditions ?? []).some((x: { type?: string; status?: string }) => x.type === 'Ready' && x.status === 'True');
   switch (until.kind) {
     case 'ready':
-      return scenarioClusters(stack.scenario).every((c) => isReady(stack.world.store.get('TidbCluster', c.metadata.namespace, c.metadata.name)));
+      return scenarioClusters(stack.scenario).every((c) => isClusterReady(stack.world.store.get('TidbCluster', c.metadata.namespace, c.metadata.name)));
     case 'phase':
       return tc?.status?.[until.component]?.phase === until.phase;
     case 'jsonpath':

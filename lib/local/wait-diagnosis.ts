@@ -1,19 +1,40 @@
 /**
- * Why a `waitFor` was not reached, in one line: the timeout, the TidbCluster's Ready condition
+ * Why a `waitFor` was not reached, in one line: the timeout, a TidbCluster's Ready condition
  * (status, reason and message, as `kubectl describe` shows them) and the outcome of the last
  * reconcile step the state table recorded for the cluster, with its virtual time. This is the
  * error of the failed entry, so the progress lines, the summary line and the report all carry it.
  */
 import { formatClusterKey } from '../model/key.js';
+import type { KubeObject } from '../sim/object.js';
 import type { StateRecord } from '../state/port.js';
 import { formatClock } from './scenario/progress.js';
+import { scenarioClusters, type WaitCondition } from './scenario/types.js';
 import type { SimStack } from './sim-stack.js';
 
 type Condition = { type?: string; status?: string; reason?: string; message?: string };
 
-/** The error of a `waitFor` that timed out after `timeoutMs`; `t0Ms` is the run's start on the virtual clock. */
-export async function explainTimeout(stack: SimStack, timeoutMs: number, t0Ms: number): Promise<string> {
-  const { namespace, name } = stack.scenario.cluster.metadata;
+/** Whether the TidbCluster has the condition Ready=True (undefined: it does not exist, so no). */
+export const isClusterReady = (tc: KubeObject | undefined): boolean => ((tc?.status?.conditions ?? []) as Condition[]).some((c) => c.type === 'Ready' && c.status === 'True');
+
+/**
+ * The cluster a timed-out `until` is explained by: for `ready` (judged on every cluster) the first
+ * one that is not Ready, otherwise (and when all are) the first cluster, which the other conditions judge.
+ */
+function clusterToExplain(stack: SimStack, until: WaitCondition | undefined): { namespace: string; name: string } {
+  const clusters = scenarioClusters(stack.scenario).map((c) => c.metadata);
+  const first = stack.scenario.cluster.metadata;
+  if (until?.kind !== 'ready') return first;
+  return clusters.find((m) => !isClusterReady(stack.world.store.get('TidbCluster', m.namespace, m.name))) ?? first;
+}
+
+/**
+ * The error of a `waitFor` that timed out after `timeoutMs`; `t0Ms` is the run's start on the virtual
+ * clock. With several clusters (`clusters:`) it explains the one `clusterToExplain` picks and names it
+ * (`demo/basic-hetero: Ready=False (…)`), so a cluster that is Ready never hides one that is not.
+ */
+export async function explainTimeout(stack: SimStack, timeoutMs: number, t0Ms: number, until?: WaitCondition): Promise<string> {
+  const { namespace, name } = clusterToExplain(stack, until);
+  const named = scenarioClusters(stack.scenario).length > 1 ? `${namespace}/${name}: ` : '';
   const tc = stack.world.store.get('TidbCluster', namespace, name);
   const key = formatClusterKey({ k8sCluster: stack.runtime.k8sCluster, namespace, name });
   let state: StateRecord | undefined;
@@ -24,7 +45,7 @@ export async function explainTimeout(stack: SimStack, timeoutMs: number, t0Ms: n
     stateError = err instanceof Error ? err.message : String(err);
   }
   const ready = tc ? describeReady(((tc.status?.conditions ?? []) as Condition[]).find((c) => c.type === 'Ready')) : 'the TidbCluster does not exist';
-  return `not reached within ${timeoutMs / 1000}s; ${ready}; ${describeLastStep(state, stateError, t0Ms)}`;
+  return `not reached within ${timeoutMs / 1000}s; ${named}${ready}; ${describeLastStep(state, stateError, t0Ms)}`;
 }
 
 /** `Ready=False (PDUnhealthy: "…")`, or `no Ready condition`. */

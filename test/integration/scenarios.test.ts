@@ -483,6 +483,20 @@ describe('what the whole-cluster stories show', () => {
     expect(byReconciler(report).filter((a) => a.name?.startsWith('basic-hetero-pd'))).toEqual([]);
   });
 
+  it("heterogeneous TiFlash and TiDB: the cluster without PD runs them on the other's PD, Ready, then ten quiet minutes", async () => {
+    const report = await run('cluster-heterogeneous-tiflash.yaml');
+    type Tc = { status: { tiflash?: { stores?: Record<string, { podName: string; state: string }> }; tidb?: { members?: Record<string, { health: boolean }> } } };
+    const hetero = ((report.final.tidbclusters ?? {}) as Record<string, Tc>)['demo/basic-hetero'];
+    // Its TiFlash stores registered with basic's PD (the only PD there is) and are its own stores there.
+    const tiflashOnPd = report.final.pd.stores.filter((s) => s.labels['engine'] === 'tiflash').map((s) => [s.address.split('.')[0], s.state]);
+    expect(tiflashOnPd.sort()).toEqual([['basic-hetero-tiflash-0', 'Up'], ['basic-hetero-tiflash-1', 'Up']]);
+    expect(Object.values(hetero?.status.tiflash?.stores ?? {}).map((s) => [s.podName, s.state]).sort()).toEqual(tiflashOnPd.sort());
+    // Its TiDB serves on basic's PD and TiKV.
+    expect(hetero?.status.tidb?.members?.['basic-hetero-tidb-0']?.health).toBe(true);
+    const quietFrom = report.virtualMs - 10 * 60_000;
+    expect(byReconciler(report).filter((a) => a.atMs > quietFrom).map((a) => `${a.verb} ${a.kind ?? ''}/${a.name ?? ''}`)).toEqual([]);
+  });
+
   it('PVC reclaim: each deferred claim goes once its pod is gone, its volume set to Delete first and deleted with it', async () => {
     const report = await run('cluster-pvc-reclaim.yaml');
     const acts = byReconciler(report);
@@ -558,6 +572,20 @@ describe('tidb-reconciler simulate exit codes', () => {
     expect(summary).toMatch(/^\[ {5}8s\] pd-create-ready: FAILED \(.*timeline\[0\] waitFor failed: not reached within 8s; Ready=False \(\w+: ".+"\); last step at \d+s: \w+/);
     const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as ScenarioReport;
     expect(report.timeline[0]?.error).toBe(summary.slice(summary.indexOf('not reached'), -1));
+  });
+
+  it('with several clusters, a waitFor ready that times out explains the cluster that is not Ready, by name', async () => {
+    // Prepare: basic-hetero names a cluster that does not exist, so only basic can get Ready.
+    const text = readFileSync(join(DIR, 'cluster-heterogeneous.yaml'), 'utf8').replace(/cluster:\n(\s+)name: basic\n/, 'cluster:\n$1name: nowhere\n').replace(/timeline:[\s\S]*$/, 'timeline:\n  - waitFor: ready\n    timeout: 2m\n');
+    const parsed = parseScenario(text, 'nowhere.yaml');
+    if (!parsed.ok) throw new Error(parsed.error);
+    const stack = await SimStack.start(parsed.scenario, 1);
+    // Act
+    const report = await runScenario(stack, createProgress({ quiet: true })).finally(() => stack.stop());
+    // Assess
+    const clusters = (report.final.tidbclusters ?? {}) as Record<string, { status?: { conditions?: { type: string; status: string }[] } }>;
+    expect(clusters['demo/basic']?.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+    expect(report.timeline[0]?.error).toMatch(/^not reached within 120s; demo\/basic-hetero: (Ready=False \(\w+: ".+"\)|no Ready condition); last step at \d+m\d+s: /);
   });
 });
 

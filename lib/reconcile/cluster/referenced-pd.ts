@@ -26,6 +26,15 @@ export function referencedPdOf(tc: TidbCluster): { readonly namespace: string; r
 }
 
 /**
+ * The name of the TidbCluster whose PD Service (`<name>-pd`) the start scripts of tc's components
+ * connect to: the referenced cluster's when tc has no PD of its own (`referencedPdOf`), tc's own
+ * otherwise. As TiDB Operator v1's start scripts, the Service is named without a namespace.
+ */
+export function pdServiceClusterOf(tc: TidbCluster): string {
+  return referencedPdOf(tc)?.name ?? tc.metadata.name ?? '';
+}
+
+/**
  * The `ReferencedPd` rule (after the Ready condition is computed). Guarantees: never changes the
  * status; for a cluster with its own PD or no reference it asks for nothing; otherwise it asks to be
  * woken after `REFERENCED_PD_UNREAD_RETRY_MS` while that PD could not be read, after

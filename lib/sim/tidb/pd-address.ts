@@ -1,7 +1,8 @@
 /**
  * Which PD a TiKV, TiFlash, TiDB, TiCDC or Pump process joins: the one its command line names, as the
- * real binaries connect to the address they are given — `--pd=` (TiKV, TiFlash, TiCDC), `--path=`
- * (TiDB), `-pd-urls=` (Pump), in the container's command or the start script it runs. The address
+ * real binaries connect to the address they are given — `--pd=` (TiKV, TiCDC), `--path=` (TiDB),
+ * `-pd-urls=` (Pump), in the container's command or the start script it runs, and TiFlash's
+ * `[raft] pd_addr` in its config file (which its command names). The address
  * `<name>-pd[.<namespace>[.svc…]]:2379` is the PD service of TidbCluster `<name>` (in the pod's
  * namespace unless another is named); `${CLUSTER_NAME}` is the pod's own cluster. With no address
  * found, or one of another shape, the process joins its own cluster's PD (its instance label).
@@ -20,13 +21,21 @@ function hostOf(value: string): string {
   return first.replace(/^[a-z]+:\/\//, '').replace(/[:/].*$/, '');
 }
 
+/** TiFlash's PD address: `[raft] pd_addr` of its config file, when set. */
+function configuredPdAddress(pod: PodInfo): string | undefined {
+  if (pod.component !== 'tiflash' || !('ok' in pod.config)) return undefined;
+  const raft = pod.config.ok['raft'];
+  const address = typeof raft === 'object' && raft !== null ? (raft as Record<string, unknown>)['pd_addr'] : undefined;
+  return typeof address === 'string' ? address : undefined;
+}
+
 /** The PD cluster the process of `pod` joins (see the module comment). */
 export function pdClusterOf(pod: PodInfo): PdClusterKey {
   const own = { namespace: pod.namespace, name: pod.cluster };
   const command = [...(pod.container.command ?? []), ...(pod.container.args ?? [])].join(' ');
-  const match = FLAG.exec(command) ?? FLAG.exec(pod.startScript ?? '');
-  if (!match?.[1] || match[1].includes('${CLUSTER_NAME}')) return own;
-  const service = SERVICE.exec(hostOf(match[1]));
+  const address = configuredPdAddress(pod) ?? (FLAG.exec(command) ?? FLAG.exec(pod.startScript ?? ''))?.[1];
+  if (!address || address.includes('${CLUSTER_NAME}')) return own;
+  const service = SERVICE.exec(hostOf(address));
   if (!service?.[1]) return own;
   return { namespace: service[3] ?? pod.namespace, name: service[1] };
 }

@@ -1,9 +1,10 @@
 /**
  * What a simulated process reads about itself, as the real one reads its environment: its pod name
  * and namespace, its cluster (the `app.kubernetes.io/instance` label), its container's image tag,
- * its TOML config from the mounted ConfigMap (invalid TOML ⇒ the process exits), and the identity
- * of its data directory — the uid of the PVC mounted there, so data survives a pod restart and a
- * fresh PVC is a fresh member or store. Without a PVC the data lives and dies with the pod.
+ * its TOML config from the mounted ConfigMap, or the one its init container renders into a shared
+ * volume (invalid TOML ⇒ the process exits), and the identity of its data directory — the uid of
+ * the PVC mounted there, so data survives a pod restart and a fresh PVC is a fresh member or store.
+ * Without a PVC the data lives and dies with the pod.
  */
 import { parse as parseToml } from 'smol-toml';
 import type { KubeObject } from '../object.js';
@@ -153,11 +154,25 @@ function readStartScript(store: ObjectStore, namespace: string, pod: KubeObject,
   return undefined;
 }
 
-/** The component's TOML from the ConfigMap volume the container mounts. */
-function readConfig(store: ObjectStore, namespace: string, pod: KubeObject, container: Container, component: Component): PodInfo['config'] {
+/**
+ * The ConfigMap volumes whose files reach the container: those it mounts, then those an init
+ * container mounts next to a volume it shares with the container — the init container renders them
+ * there, as TiFlash's renders `/etc/tiflash/config_templ.toml` into `/data0/config.toml`.
+ */
+function configVolumes(pod: KubeObject, container: Container): Volume[] {
   const mounted = new Set((container.volumeMounts ?? []).map((m) => m.name));
-  const volumes = ((pod.spec?.volumes ?? []) as Volume[]).filter((v) => v.configMap && mounted.has(v.name));
-  for (const v of volumes) {
+  const rendered = new Set<string>();
+  for (const init of (pod.spec?.initContainers ?? []) as Container[]) {
+    const names = (init.volumeMounts ?? []).map((m) => m.name);
+    if (names.some((n) => mounted.has(n))) for (const n of names) rendered.add(n);
+  }
+  const volumes = ((pod.spec?.volumes ?? []) as Volume[]).filter((v) => v.configMap !== undefined);
+  return [...volumes.filter((v) => mounted.has(v.name)), ...volumes.filter((v) => !mounted.has(v.name) && rendered.has(v.name))];
+}
+
+/** The component's TOML from a ConfigMap volume whose files reach the container (`configVolumes`). */
+function readConfig(store: ObjectStore, namespace: string, pod: KubeObject, container: Container, component: Component): PodInfo['config'] {
+  for (const v of configVolumes(pod, container)) {
     const cm = store.get('ConfigMap', namespace, v.configMap?.name ?? '');
     if (!cm) {
       if (v.configMap?.optional) continue;

@@ -6,6 +6,7 @@
  */
 
 import type { TidbCluster } from '../../../model/kube.js';
+import { pdServiceClusterOf, referencedPdOf } from '../../cluster/referenced-pd.js';
 import { isTlsCluster } from '../../cluster/tls.js';
 import { renderConfig, type ConfigData, type TomlValue } from '../../member/config-data.js';
 import { tidbStartScript } from './start-script.js';
@@ -16,8 +17,13 @@ export const TIDB_CONFIG_KEYS = { config: 'config-file', script: 'startup-script
 /** Where the cluster TLS Secret `<tc>-tidb-cluster-secret` is mounted in the TiDB container. */
 export const TIDB_CLUSTER_TLS_PATH = '/var/lib/tidb-tls';
 
-/** PD's client address as TiDB's `--path` names it: `<tc>-pd:2379`, an FQDN with `spec.clusterDomain`. */
+/**
+ * PD's client address as TiDB's `--path` names it: `<tc>-pd:2379`, an FQDN with `spec.clusterDomain`.
+ * As TiDB Operator v1: a cluster without PD of its own that names another in `spec.cluster` uses that
+ * one's, `<ref>-pd:2379`.
+ */
 export function tidbPdPath(tc: TidbCluster): string {
+  if (referencedPdOf(tc) !== undefined) return `${pdServiceClusterOf(tc)}-pd:2379`;
   const name = tc.metadata.name ?? '';
   const domain = tc.spec.clusterDomain;
   return domain === undefined || domain === '' ? `${name}-pd:2379` : `${name}-pd.${tc.metadata.namespace ?? ''}.svc.${domain}:2379`;

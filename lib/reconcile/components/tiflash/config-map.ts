@@ -58,10 +58,32 @@ function setIfNil(doc: Doc, path: string, value: TomlValue): void {
 const podHost = (tc: TidbCluster, port: number): string =>
   `${tiflashSetName(tc)}-POD_NUM.${tiflashPeerServiceName(tc)}.${tc.metadata.namespace ?? ''}.svc${tc.spec.clusterDomain ? `.${tc.spec.clusterDomain}` : ''}:${port}`;
 
-function commonDefaults(tc: TidbCluster, doc: Doc): void {
-  const claims = tc.spec.tiflash?.storageClaims ?? [];
+/** `spec.cluster` as v1 defaults it (the namespace is tc's when unset), with its domain as a suffix; undefined without a name. */
+function clusterRefOf(tc: TidbCluster): { name: string; namespace: string; domain: string } | undefined {
+  const ref = tc.spec.cluster;
+  if (ref?.name === undefined || ref.name === '') return undefined;
+  return { name: ref.name, namespace: ref.namespace || tc.metadata.namespace || '', domain: ref.clusterDomain ? `.${ref.clusterDomain}` : '' };
+}
+
+/**
+ * As v1's `getTiFlashConfigV2`: PD at `<tc>-pd.<ns>.svc:2379` and TiDB's status at
+ * `<tc>-tidb.<ns>.svc:10080`; a heterogeneous cluster (`spec.cluster`) without a PD (or a TiDB) of
+ * its own uses the referenced cluster's, in that cluster's namespace and domain.
+ */
+function peerAddresses(tc: TidbCluster): { pd: string; tidbStatus: string } {
   const ns = tc.metadata.namespace ?? '';
   const name = tc.metadata.name ?? '';
+  const ref = clusterRefOf(tc);
+  const noLocal = (component: unknown): boolean => component === undefined || component === null;
+  return {
+    pd: ref && noLocal(tc.spec.pd) ? `${ref.name}-pd.${ref.namespace}.svc${ref.domain}:2379` : `${name}-pd.${ns}.svc:2379`,
+    tidbStatus: ref && noLocal(tc.spec.tidb) ? `${ref.name}-tidb.${ref.namespace}.svc${ref.domain}:10080` : `${name}-tidb.${ns}.svc:10080`,
+  };
+}
+
+function commonDefaults(tc: TidbCluster, doc: Doc): void {
+  const claims = tc.spec.tiflash?.storageClaims ?? [];
+  const peers = peerAddresses(tc);
   if (getPath(doc, ['path']) === undefined && getPath(doc, ['storage', 'main', 'dir']) === undefined) {
     setPath(doc, ['storage', 'main', 'dir'], claims.length === 0 ? ['/data0/db'] : claims.map((_, i) => `/data${i}/db`));
   }
@@ -72,7 +94,7 @@ function commonDefaults(tc: TidbCluster, doc: Doc): void {
     setIfNil(doc, 'tcp_port', TIFLASH_PORTS.tcp);
     setIfNil(doc, 'http_port', TIFLASH_PORTS.http);
   }
-  setIfNil(doc, 'flash.tidb_status_addr', `${name}-tidb.${ns}.svc:10080`);
+  setIfNil(doc, 'flash.tidb_status_addr', peers.tidbStatus);
   setIfNil(doc, 'flash.service_addr', `0.0.0.0:${TIFLASH_PORTS.tiflash}`);
   setIfNil(doc, 'flash.flash_cluster.log', '/data0/logs/flash_cluster_manager.log');
   setIfNil(doc, 'flash.proxy.addr', `0.0.0.0:${TIFLASH_PORTS.proxy}`);
@@ -81,7 +103,7 @@ function commonDefaults(tc: TidbCluster, doc: Doc): void {
   setIfNil(doc, 'flash.proxy.config', '/data0/proxy.toml');
   setIfNil(doc, 'logger.errorlog', '/data0/logs/error.log');
   setIfNil(doc, 'logger.log', '/data0/logs/server.log');
-  setIfNil(doc, 'raft.pd_addr', `${name}-pd.${ns}.svc:2379`);
+  setIfNil(doc, 'raft.pd_addr', peers.pd);
 }
 
 function proxyDefaults(tc: TidbCluster, doc: Doc): void {

@@ -126,6 +126,19 @@ describe('TiDB pod template and ConfigMap (§2.4)', () => {
     expect(script).toContain('--log-slow-query=${SLOW_LOG_FILE:-}');
   });
 
+  it.each([
+    { name: 'its own PD', change: (spec: TidbCluster['spec']) => spec, path: '--path=basic-pd:2379' },
+    { name: "a cluster without PD that names another in spec.cluster: that one's PD", change: (spec: TidbCluster['spec']) => ({ ...spec, pd: undefined, cluster: { name: 'main' } }), path: '--path=main-pd:2379' },
+    { name: 'a cluster with its own PD keeps it even when it names another', change: (spec: TidbCluster['spec']) => ({ ...spec, cluster: { name: 'main' } }), path: '--path=basic-pd:2379' },
+  ])('as TiDB Operator, the start script finds PD: $name', ({ change, path }) => {
+    // Prepare
+    const tc = tidbCluster(changeSpec((spec) => change({ ...spec, tidb: { baseImage: 'pingcap/tidb', replicas: 1 } })));
+    // Act
+    const script = tidbConfigData(tc)['startup-script'] ?? '';
+    // Assess
+    expect(script).toContain(path);
+  });
+
   it('tidb.toml carries the user config', () => {
     const config = tidbConfigData(withTidb({ config: { 'token-limit': 1000 } }))['config-file'];
     expect(config).toContain('token-limit = 1000');

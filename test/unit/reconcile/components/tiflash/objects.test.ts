@@ -126,6 +126,30 @@ describe('TiFlash objects as TiDB Operator v1 builds them', () => {
   });
 
   it.each([
+    { name: 'its own PD and TiDB', change: (spec: TidbCluster['spec']) => spec, pd: 'basic-pd.demo.svc:2379', tidb: 'basic-tidb.demo.svc:10080' },
+    {
+      name: "no PD of its own, spec.cluster names another: that one's PD, in the cluster's namespace",
+      change: (spec: TidbCluster['spec']) => ({ ...spec, pd: undefined, cluster: { name: 'main' } }),
+      pd: 'main-pd.demo.svc:2379',
+      tidb: 'basic-tidb.demo.svc:10080',
+    },
+    {
+      name: "no PD and no TiDB of its own: the other one's PD and TiDB, in its namespace and cluster domain",
+      change: (spec: TidbCluster['spec']) => ({ ...spec, pd: undefined, tidb: undefined, cluster: { name: 'main', namespace: 'tidb', clusterDomain: 'cluster.local' } }),
+      pd: 'main-pd.tidb.svc.cluster.local:2379',
+      tidb: 'main-tidb.tidb.svc.cluster.local:10080',
+    },
+    { name: 'its own PD wins over spec.cluster', change: (spec: TidbCluster['spec']) => ({ ...spec, cluster: { name: 'main' } }), pd: 'basic-pd.demo.svc:2379', tidb: 'basic-tidb.demo.svc:10080' },
+  ])('as TiDB Operator, raft.pd_addr and flash.tidb_status_addr: $name', ({ change, pd, tidb }) => {
+    // Prepare
+    const tc = tidbCluster(withTiflash(1), (t: TidbCluster) => ({ ...t, spec: change(t.spec) }));
+    // Act
+    const config = toml(tiflashConfigData(tc)[TIFLASH_CONFIG_KEYS.config]);
+    // Assess
+    expect([config.raft.pd_addr, config.flash.tidb_status_addr]).toEqual([pd, tidb]);
+  });
+
+  it.each([
     { name: 'before v7.1.0 the file keeps tcp_port and http_port', version: 'v6.5.0', ports: { tcp: 9000, http: 8123 } },
     { name: 'from v7.1.0 it does not', version: 'v7.1.0', ports: { tcp: undefined, http: undefined } },
   ])('$name', ({ version, ports }) => {
