@@ -26,11 +26,16 @@ export function isMemberSynced(input: MemberInput): boolean {
   return judge ? judge(input) : memberStatusOf(input).synced === true;
 }
 
-/** The first of `blockers` in one of its phases (§1.5), as `<title> is scaling|upgrading`, or undefined. */
+/** The first of `blockers` in one of its phases (§1.5), or another component whose status is not synced this step, as the reason, or undefined. */
 export function phaseBlocker(input: MemberInput, blockers: readonly UpgradeBlocker[]): string | undefined {
   for (const blocker of blockers) {
-    const phase = input.status[blocker.name]?.phase;
+    const status = input.status[blocker.name];
+    const phase = status?.phase;
     if (phase !== undefined && blocker.phases.includes(phase)) return `${blocker.title} is ${phase === 'Scale' ? 'scaling' : 'upgrading'}`;
+    // Another component whose status could not be synced this step may be about to upgrade or scale
+    // without its phase saying so yet: what waits for it waits (TiDB Operator's sync stops at its error).
+    const other = blocker.name !== input.scope.component.name && input.cluster.spec[blocker.name] !== undefined;
+    if (other && status !== undefined && 'synced' in status && status.synced === false) return `${blocker.title}'s status is not synced`;
   }
   return undefined;
 }
