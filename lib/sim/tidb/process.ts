@@ -9,6 +9,7 @@
 import type { TimerHandle } from '../../platform/clock.js';
 import type { ListenOptions, PortHandler, ProxyRequest, ProxyResponse } from '../proxy.js';
 import type { ProcessHooks, SimProcess } from '../runtime.js';
+import { type ServingTls, type TlsPaths, readServingTls } from './container-files.js';
 import type { PodInfo } from './pod-info.js';
 import type { SimContext } from './sim-context.js';
 
@@ -115,6 +116,18 @@ export abstract class TidbProcess implements SimProcess {
     const why = this.pod.config.error;
     this.after(this.sim.knobs.crashAfterMs, () => this.crash(why));
     return true;
+  }
+
+  /**
+   * The TLS the process serves with, from the certificate files its config names (`paths`); when
+   * they are half-configured or not in the container, the process exits after the knob's delay,
+   * as the real server does at start (then `problem` is set and the caller starts nothing).
+   */
+  protected servingTls(paths: TlsPaths): ServingTls {
+    const tls = readServingTls(this.sim.store, this.sim.store.get('Pod', this.pod.namespace, this.pod.name), this.pod, paths);
+    const problem = tls.problem;
+    if (problem !== undefined) this.after(this.sim.knobs.crashAfterMs, () => this.crash(problem));
+    return tls;
   }
 
   /** Re-evaluates readiness and tells the kubelet when it changed. */
