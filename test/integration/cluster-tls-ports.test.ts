@@ -62,6 +62,27 @@ describe('a cluster built by the reconciler with cluster TLS serves every compon
     });
   });
 
+  it('a TiDB pod with a command readiness probe gets Ready: its https curl trusts the cluster CA and presents TiDB’s certificate', async () => {
+    // Prepare
+    const s = scenario();
+    const clusters = s.clusters.map((c) => {
+      const spec = c['spec'] as { tidb: Record<string, unknown> };
+      return { ...c, spec: { ...spec, tidb: { ...spec.tidb, readinessProbe: { type: 'command' } } } };
+    });
+    // Act
+    await withStack({ ...s, cluster: clusters[0] ?? s.cluster, clusters }, 15 * 60_000, async (stack, passed) => {
+      // Assess
+      expect(passed).toBe(true);
+      // The cluster's Ready follows TiDB's /status (as v1); the pod's own Ready follows the probe.
+      await stack.clock.advance(60_000);
+      const pod = stack.world.store.get('Pod', 'demo', 'basic-tidb-0');
+      const ready = (pod?.status?.conditions as { type: string; status: string }[] | undefined)?.find((c) => c.type === 'Ready');
+      expect(ready?.status).toBe('True');
+      const probe = (pod?.spec?.containers?.[0] as { readinessProbe?: { exec?: { command: string[] } } }).readinessProbe;
+      expect(probe?.exec?.command).toEqual(expect.arrayContaining(['https://127.0.0.1:10080/status', '--cacert', '/var/lib/tidb-tls/ca.crt']));
+    });
+  });
+
   it.each([
     { name: 'TiDB', secret: 'basic-tidb-cluster-secret', pod: 'basic-tidb-0' },
     { name: 'TiKV', secret: 'basic-tikv-cluster-secret', pod: 'basic-tikv-0' },
