@@ -86,6 +86,7 @@ describe('a cluster built by the reconciler with cluster TLS serves every compon
   it.each([
     { name: 'TiDB', secret: 'basic-tidb-cluster-secret', pod: 'basic-tidb-0' },
     { name: 'TiKV', secret: 'basic-tikv-cluster-secret', pod: 'basic-tikv-0' },
+    { name: 'TiFlash', secret: 'basic-tiflash-cluster-secret', pod: 'basic-tiflash-0' },
     { name: 'TiCDC', secret: 'basic-ticdc-cluster-secret', pod: 'basic-ticdc-0' },
     { name: 'Pump', secret: 'basic-pump-cluster-secret', pod: 'basic-pump-0' },
   ])('$name exits at start when its certificate Secret has no tls.key, and the cluster never gets Ready', async ({ secret, pod }) => {

@@ -35,15 +35,17 @@ export function readContainerFile(store: ObjectStore, pod: KubeObject, info: Pod
 /** Whether a server listens with TLS, or why it exits at start. */
 export type ServingTls = { readonly tls: boolean; readonly problem?: string };
 
-/** The certificate files a server's config names (empty string: not set). */
-export type TlsPaths = { readonly ca: string; readonly cert: string; readonly key: string };
+/** The certificate files a server's config names (empty string: not set), or why its config cannot be read. */
+export type TlsPaths = { readonly ca: string; readonly cert: string; readonly key: string } | { readonly problem: string };
 
 /**
  * The TLS a server sets up from its configured `paths`, as TiDB, TiKV, TiCDC and Pump do: none of
  * them set ⇒ plain; a CA ⇒ TLS, which needs the certificate and key too (a server cannot serve
- * TLS without them) and every named file present in the container.
+ * TLS without them) and every named file present in the container. A config that cannot be read
+ * is a problem too: the server exits.
  */
 export function readServingTls(store: ObjectStore, pod: KubeObject | undefined, info: PodInfo, paths: TlsPaths): ServingTls {
+  if ('problem' in paths) return { tls: false, problem: paths.problem };
   // A pod gone before its process starts has no files at all.
   const named = [paths.ca, paths.cert, paths.key].filter((p) => p !== '');
   if (named.length === 0) return { tls: false };

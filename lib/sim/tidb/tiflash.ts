@@ -24,13 +24,15 @@ export class TiflashProcess extends StoreProcess {
   }
 
   protected tlsPaths(): TlsPaths {
-    const security = (this.proxyConfig()['security'] ?? {}) as Record<string, unknown>;
+    const config = this.proxyConfig();
+    if ('problem' in config) return config;
+    const security = (config.ok['security'] ?? {}) as Record<string, unknown>;
     const at = (key: string): string => (typeof security[`${key}-path`] === 'string' ? String(security[`${key}-path`]) : '');
     return { ca: at('ca'), cert: at('cert'), key: at('key') };
   }
 
-  /** The proxy's template from the pod's ConfigMap volumes (empty when there is none or it does not parse). */
-  private proxyConfig(): Record<string, unknown> {
+  /** The proxy's template from the pod's ConfigMap volumes (empty when there is none), or why it does not parse. */
+  private proxyConfig(): { ok: Record<string, unknown> } | { problem: string } {
     const pod = this.sim.store.get('Pod', this.pod.namespace, this.pod.name);
     const volumes = (pod?.spec?.volumes ?? []) as { configMap?: { name?: string } }[];
     for (const v of volumes) {
@@ -38,12 +40,12 @@ export class TiflashProcess extends StoreProcess {
       const text = data?.['proxy_templ.toml'];
       if (typeof text !== 'string') continue;
       try {
-        return parseToml(text) as Record<string, unknown>;
-      } catch {
-        return {};
+        return { ok: parseToml(text) as Record<string, unknown> };
+      } catch (err) {
+        return { problem: `invalid proxy configuration file: ${(err as Error).message.split('\n')[0] ?? ''}` };
       }
     }
-    return {};
+    return { ok: {} };
   }
 
   protected initialLabels(): { key: string; value: string }[] {
