@@ -39,17 +39,17 @@ export type ServingTls = { readonly tls: boolean; readonly problem?: string };
 export type TlsPaths = { readonly ca: string; readonly cert: string; readonly key: string } | { readonly problem: string };
 
 /**
- * The TLS a server sets up from its configured `paths`, as TiDB, TiKV, TiCDC and Pump do: none of
- * them set ⇒ plain; a CA ⇒ TLS, which needs the certificate and key too (a server cannot serve
- * TLS without them) and every named file present in the container. A config that cannot be read
- * is a problem too: the server exits.
+ * The TLS a server sets up from its configured `paths`: none of them set ⇒ plain; all three ⇒ TLS,
+ * every named file present in the container. A partial set is refused with TiKV's message (TiDB
+ * and Pump would quietly serve plain without a CA; the simulator refuses it for every server, so
+ * half-wired TLS never passes unnoticed). A config that cannot be read is a problem too.
  */
 export function readServingTls(store: ObjectStore, pod: KubeObject | undefined, info: PodInfo, paths: TlsPaths): ServingTls {
   if ('problem' in paths) return { tls: false, problem: paths.problem };
-  // A pod gone before its process starts has no files at all.
   const named = [paths.ca, paths.cert, paths.key].filter((p) => p !== '');
   if (named.length === 0) return { tls: false };
   if (paths.ca === '' || paths.cert === '' || paths.key === '') return { tls: paths.ca !== '', problem: 'ca, cert and private key should be all configured' };
+  // A pod gone before its process starts has no files at all.
   const absent = pod === undefined ? named[0] : named.find((p) => readContainerFile(store, pod, info, p) === undefined);
   if (absent !== undefined) return { tls: true, problem: `open ${absent}: no such file or directory` };
   return { tls: true };
