@@ -17,12 +17,14 @@ export const PUMP_PORT = 8250;
 export class PumpClient implements PumpPort {
   constructor(
     private readonly caller: ComponentCaller,
-    readonly target: { namespace: string; tcName: string },
+    /** `scheme: 'https'` under cluster TLS (Pump then serves TLS with its `security.ssl-*`); http when unset. */
+    readonly target: { namespace: string; tcName: string; scheme?: 'http' | 'https' },
   ) {}
 
   /** The endpoint of one Pump pod. */
   endpoint(podName: string): Endpoint {
-    return { type: 'pod', namespace: this.target.namespace, pod: podName, subdomain: `${this.target.tcName}-pump`, port: PUMP_PORT };
+    const { namespace, tcName, scheme } = this.target;
+    return { type: 'pod', namespace, pod: podName, subdomain: `${tcName}-pump`, port: PUMP_PORT, ...(scheme ? { scheme } : {}) };
   }
 
   async getNodes(podName: string): Promise<PumpNode[]> {

@@ -14,7 +14,8 @@ export const TICDC_PORT = 8301;
 export class TicdcClient implements TicdcPort {
   constructor(
     private readonly caller: ComponentCaller,
-    readonly target: { namespace: string; tcName: string },
+    /** `scheme: 'https'` under cluster TLS (TiCDC then serves TLS, as v1's `tc.Scheme()` URLs); http when unset. */
+    readonly target: { namespace: string; tcName: string; scheme?: 'http' | 'https' },
   ) {}
 
   /** The same client with every call also ending by `deadlineAtMs`. */
@@ -24,7 +25,8 @@ export class TicdcClient implements TicdcPort {
 
   /** The endpoint of one TiCDC pod. */
   endpoint(podName: string): Endpoint {
-    return { type: 'pod', namespace: this.target.namespace, pod: podName, subdomain: `${this.target.tcName}-ticdc-peer`, port: TICDC_PORT };
+    const { namespace, tcName, scheme } = this.target;
+    return { type: 'pod', namespace, pod: podName, subdomain: `${tcName}-ticdc-peer`, port: TICDC_PORT, ...(scheme ? { scheme } : {}) };
   }
 
   async getStatus(podName: string): Promise<TicdcCapture> {

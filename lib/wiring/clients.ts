@@ -96,11 +96,11 @@ export class ApiServerClients implements DeadlineClients {
   }
 
   ticdc(target: ClusterTarget): TicdcPort {
-    return new TicdcClient(this.caller, { namespace: target.namespace, tcName: target.tcName });
+    return new TicdcClient(this.caller, { namespace: target.namespace, tcName: target.tcName, scheme: target.tls === true ? 'https' : 'http' });
   }
 
   pump(target: ClusterTarget): PumpPort {
-    return new PumpClient(this.caller, { namespace: target.namespace, tcName: target.tcName });
+    return new PumpClient(this.caller, { namespace: target.namespace, tcName: target.tcName, scheme: target.tls === true ? 'https' : 'http' });
   }
 
   tiflash(target: ClusterTarget): TiflashStatusPort {

@@ -254,6 +254,18 @@ describe('what each story shows', () => {
     expect(events(report, 'ClusterClientSecretMissing')).toEqual([]);
   });
 
+  it('cluster TLS on every component: Ready, TiCDC drained and Pump offline over https, the upgrade completes', async () => {
+    const report = await run('cluster-tls-components.yaml');
+    expect(report.passed).toBe(true);
+    const calls = byReconciler(report).filter((a) => /^(ticdc|pump|tidb)\./.test(a.verb));
+    expect(calls.filter((a) => a.verb === 'ticdc.drainCapture').length).toBeGreaterThan(0);
+    expect(calls.filter((a) => a.verb === 'pump.offline')).toHaveLength(1);
+    expect(calls.filter((a) => a.error !== undefined)).toEqual([]);
+    const status = (report.final.tidbcluster as { status: { tidb: { members: Record<string, { health: boolean }> }; tikv: { image: string }; ticdc: { phase: string } } }).status;
+    expect(Object.values(status.tidb.members).map((m) => m.health)).toEqual([true]);
+    expect([status.tikv.image, status.ticdc.phase]).toEqual(['pingcap/tikv:v8.5.1', 'Normal']);
+  });
+
   it('TLS without its Secrets: never Ready, PD pods wait for their Secret, the event names the missing one', async () => {
     const parsed = parseScenario(readFileSync(join(DIR, 'pd-tls.yaml'), 'utf8'), 'pd-tls.yaml');
     if (!parsed.ok) throw new Error(parsed.error);

@@ -2,13 +2,15 @@
  * The life of one simulated TiDB process, shared by every component: it listens on ports (registers
  * handlers with the proxy registry, so the API server's pod and service proxies reach it) only
  * while it runs, evaluates its container's readiness probe against its own handlers (tcpSocket =
- * listening, httpGet/exec curl = the answer's status; no probe = ready while running, as
+ * listening, httpGet/exec curl = the answer's status, an https curl also needing the CA and client
+ * certificate files it names; no probe = ready while running, as
  * Kubernetes does), tells the kubelet when readiness changes, and exits or is stopped cleanly —
  * every timer and port released, so a stopped process never heartbeats or answers again.
  */
 import type { TimerHandle } from '../../platform/clock.js';
 import type { ListenOptions, PortHandler, ProxyRequest, ProxyResponse } from '../proxy.js';
 import type { ProcessHooks, SimProcess } from '../runtime.js';
+import { type ServingTls, type TlsPaths, readContainerFile, readServingTls } from './container-files.js';
 import type { PodInfo } from './pod-info.js';
 import type { SimContext } from './sim-context.js';
 
@@ -117,6 +119,18 @@ export abstract class TidbProcess implements SimProcess {
     return true;
   }
 
+  /**
+   * The TLS the process serves with, from the certificate files its config names (`paths`); when
+   * they are half-configured or not in the container, the process exits after the knob's delay,
+   * as the real server does at start (then `problem` is set and the caller starts nothing).
+   */
+  protected servingTls(paths: TlsPaths): ServingTls {
+    const tls = readServingTls(this.sim.store, this.sim.store.get('Pod', this.pod.namespace, this.pod.name), this.pod, paths);
+    const problem = tls.problem;
+    if (problem !== undefined) this.after(this.sim.knobs.crashAfterMs, () => this.crash(problem));
+    return tls;
+  }
+
   /** Re-evaluates readiness and tells the kubelet when it changed. */
   protected refreshReadiness(): void {
     const ready = this.isReady();
@@ -139,8 +153,9 @@ export abstract class TidbProcess implements SimProcess {
     if (!probe) return true;
     if (probe.tcpSocket) return this.resolvePort(probe.tcpSocket.port) !== undefined && this.ports.has(this.resolvePort(probe.tcpSocket.port) ?? -1);
     if (probe.httpGet) return this.httpOk(this.resolvePort(probe.httpGet.port), probe.httpGet.path ?? '/', probe.httpGet.scheme === 'HTTPS');
-    const url = (probe.exec?.command ?? []).join(' ').match(/(https?):\/\/[^/\s:]+:(\d+)(\/[^\s'"]*)?/);
-    if (url) return this.httpOk(Number(url[2]), url[3] ?? '/', url[1] === 'https');
+    const command = probe.exec?.command ?? [];
+    const url = command.join(' ').match(/(https?):\/\/[^/\s:]+:(\d+)(\/[^\s'"]*)?/);
+    if (url) return this.httpOk(Number(url[2]), url[3] ?? '/', url[1] === 'https') && (url[1] === 'http' || this.curlHasCertificates(command));
     return true;
   }
 
@@ -155,6 +170,23 @@ export abstract class TidbProcess implements SimProcess {
     } catch {
       return false;
     }
+  }
+
+  /**
+   * Whether an https `curl` can complete the handshake: it must trust the server's cluster CA
+   * (`--cacert <file>`, or `-k`) and present a client certificate (`--cert`, `--key`), because the
+   * TLS status servers verify clients against their CA; every named file must be in the container.
+   */
+  private curlHasCertificates(command: readonly string[]): boolean {
+    const value = (flag: string): string | undefined => {
+      const i = command.indexOf(flag);
+      const inline = command.find((a) => a.startsWith(`${flag}=`));
+      return i >= 0 ? command[i + 1] : inline?.slice(flag.length + 1);
+    };
+    const pod = this.sim.store.get('Pod', this.pod.namespace, this.pod.name);
+    const present = (path: string | undefined): boolean => path !== undefined && pod !== undefined && readContainerFile(this.sim.store, pod, this.pod, path) !== undefined;
+    const trusts = command.includes('-k') || command.includes('--insecure') || present(value('--cacert'));
+    return trusts && present(value('--cert')) && present(value('--key'));
   }
 
   private resolvePort(port: number | string): number | undefined {

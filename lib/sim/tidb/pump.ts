@@ -3,12 +3,15 @@
  * serves `/status` (every Pump node of the cluster with its state) and takes the offline call
  * `PUT /state/<nodeId>/close`: closing, then offline after `pumpOfflineMs`, after which the
  * process stops serving but keeps running (the start script tails /dev/null so the pod stays).
+ * With `security.ssl-ca` in pump.toml (cluster TLS) 8250 is a TLS listener; a named file missing
+ * from the container makes Pump exit at start.
  */
 import type { ProxyRequest, ProxyResponse } from '../proxy.js';
 import type { ProcessHooks } from '../runtime.js';
 import { json, text } from './http.js';
 import type { PdCluster } from './pd-cluster.js';
 import type { PodInfo } from './pod-info.js';
+import { configString, type ServingTls } from './container-files.js';
 import { TidbProcess } from './process.js';
 import type { PumpNode, PumpRegistry } from './pumps.js';
 import type { SimContext } from './sim-context.js';
@@ -19,13 +22,17 @@ export class PumpProcess extends TidbProcess {
   private readonly pumps: PumpRegistry;
   private readonly cluster: PdCluster;
   private node: PumpNode | undefined;
+  private tls: ServingTls = { tls: false };
 
   constructor(sim: SimContext, pod: PodInfo, hooks: ProcessHooks) {
     super(sim, pod, hooks);
     const state = sim.clusters.at(pdClusterOf(pod));
     this.pumps = state.pumps;
     this.cluster = state.pd;
-    if (!this.crashOnBadConfig()) this.after(sim.knobs.processBootMs, () => this.connect());
+    if (this.crashOnBadConfig()) return;
+    const at = (key: string): string => configString(pod, `security.ssl-${key}`);
+    this.tls = this.servingTls({ ca: at('ca'), cert: at('cert'), key: at('key') });
+    if (this.tls.problem === undefined) this.after(sim.knobs.processBootMs, () => this.connect());
   }
 
   protected onEnd(): void {
@@ -41,7 +48,7 @@ export class PumpProcess extends TidbProcess {
     const node = this.pumps.register(`${this.pod.name}:8250`, `${this.pod.name}.${this.pod.subdomain}:8250`);
     this.node = node;
     this.status = 'serving';
-    this.listen(8250, (req) => this.handle(node, req));
+    this.listen(8250, (req) => this.handle(node, req), { tls: this.tls.tls });
   }
 
   private handle(node: PumpNode, req: ProxyRequest): ProxyResponse {

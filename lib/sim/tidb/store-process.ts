@@ -3,12 +3,14 @@
  * the store for their data directory (the same store again on the same PVC; a tombstoned store or
  * an address still held by another live store makes the process exit, as PD refuses them), then
  * heartbeat every `storeHeartbeatMs` while PD has a leader. Stopping ends the heartbeats, so PD
- * sees the store go Disconnected, then Down.
+ * sees the store go Disconnected, then Down. With a CA in their `[security]` config (cluster TLS)
+ * they serve their ports as TLS listeners, and exit at start when a named file is missing.
  */
 import type { ProcessHooks } from '../runtime.js';
 import type { PdCluster } from './pd-cluster.js';
 import type { PdStore } from './pd-stores.js';
 import type { PodInfo } from './pod-info.js';
+import { type ServingTls, type TlsPaths } from './container-files.js';
 import { TidbProcess } from './process.js';
 import type { SimContext } from './sim-context.js';
 import { pdClusterOf } from './pd-address.js';
@@ -17,6 +19,8 @@ import { pdClusterOf } from './pd-address.js';
 export abstract class StoreProcess extends TidbProcess {
   protected readonly cluster: PdCluster;
   protected store: PdStore | undefined;
+  /** Whether the ports serve TLS, as the `[security]` config says. */
+  protected readonly tls: ServingTls = { tls: false };
 
   constructor(
     sim: SimContext,
@@ -26,7 +30,9 @@ export abstract class StoreProcess extends TidbProcess {
   ) {
     super(sim, pod, hooks);
     this.cluster = sim.clusters.at(pdClusterOf(pod)).pd;
-    if (!this.crashOnBadConfig()) this.after(sim.knobs.processBootMs, () => this.connect());
+    if (this.crashOnBadConfig()) return;
+    this.tls = this.servingTls(this.tlsPaths());
+    if (this.tls.problem === undefined) this.after(sim.knobs.processBootMs, () => this.connect());
   }
 
   /** The store this process registered, once it has. */
@@ -41,6 +47,9 @@ export abstract class StoreProcess extends TidbProcess {
 
   /** The store's advertised address and status address. */
   protected abstract addresses(): { address: string; statusAddress: string };
+
+  /** The certificate files the server's `[security]` config names. */
+  protected abstract tlsPaths(): TlsPaths;
 
   /** The store labels the process starts with. */
   protected abstract initialLabels(): { key: string; value: string }[];

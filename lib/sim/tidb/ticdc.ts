@@ -2,7 +2,8 @@
  * A TiCDC server process on 8301: registers a capture in PD's etcd once PD has a leader, and
  * serves `/status`, `/api/v1/captures`, `/api/v1/health`, `POST /api/v1/owner/resign` (202; any
  * capture forwards it to the owner) and `PUT /api/v1/captures/drain` (202 with the falling
- * `current_table_count`).
+ * `current_table_count`). Started with `--ca`, `--cert` and `--key` (TiDB Operator passes them
+ * under cluster TLS), it serves 8301 as a TLS listener, and exits when a named file is missing.
  */
 import type { ProxyRequest, ProxyResponse } from '../proxy.js';
 import type { ProcessHooks } from '../runtime.js';
@@ -10,6 +11,7 @@ import type { Capture, CaptureRegistry } from './captures.js';
 import { json, objectBody, text } from './http.js';
 import type { PdCluster } from './pd-cluster.js';
 import type { PodInfo } from './pod-info.js';
+import { type ServingTls, type TlsPaths } from './container-files.js';
 import { TidbProcess } from './process.js';
 import type { SimContext } from './sim-context.js';
 import { pdClusterOf } from './pd-address.js';
@@ -19,13 +21,16 @@ export class TicdcProcess extends TidbProcess {
   private readonly captures: CaptureRegistry;
   private readonly cluster: PdCluster;
   private capture: Capture | undefined;
+  private tls: ServingTls = { tls: false };
 
   constructor(sim: SimContext, pod: PodInfo, hooks: ProcessHooks) {
     super(sim, pod, hooks);
     const state = sim.clusters.at(pdClusterOf(pod));
     this.captures = state.captures;
     this.cluster = state.pd;
-    if (!this.crashOnBadConfig()) this.after(sim.knobs.processBootMs, () => this.connect());
+    if (this.crashOnBadConfig()) return;
+    this.tls = this.servingTls(cdcFlagPaths([...(pod.container.command ?? []), ...(pod.container.args ?? [])].join(' ')));
+    if (this.tls.problem === undefined) this.after(sim.knobs.processBootMs, () => this.connect());
   }
 
   protected onEnd(): void {
@@ -42,7 +47,7 @@ export class TicdcProcess extends TidbProcess {
     const capture = this.captures.register(this.pod.name, address, this.pod.version);
     this.capture = capture;
     this.status = 'serving';
-    this.listen(8301, (req) => this.handle(capture, req));
+    this.listen(8301, (req) => this.handle(capture, req), { tls: this.tls.tls });
   }
 
   private handle(capture: Capture, req: ProxyRequest): ProxyResponse {
@@ -74,4 +79,10 @@ export class TicdcProcess extends TidbProcess {
     this.sim.record({ verb: 'ticdc.drainCapture', args: { capture: id, pod } });
     return json(202, { current_table_count: result.ok });
   }
+}
+
+/** The certificate files `cdc server` is started with (`--ca=…`, `--cert=…`, `--key=…`). */
+export function cdcFlagPaths(commandLine: string): TlsPaths {
+  const flag = (name: string): string => new RegExp(`(?:^|\\s)--${name}[= ]([^\\s"']+)`).exec(commandLine)?.[1] ?? '';
+  return { ca: flag('ca'), cert: flag('cert'), key: flag('key') };
 }

@@ -3,7 +3,10 @@
  * TiKV store, as TiDB's bootstrap needs storage; afterwards `/status` answers 200 only while PD has
  * a leader (raft quorum) and at least one TiKV store is Up, and 500 otherwise. `/labels` takes the
  * server labels TiDB Operator posts (TiDB ≥ 6.3); `/upgrade/start` and `/upgrade/finish` enter and
- * leave the cluster-wide smooth-upgrade mode (DDL paused).
+ * leave the cluster-wide smooth-upgrade mode (DDL paused). As TiDB's `security.cluster-ssl-*`
+ * (what TiDB Operator sets under cluster TLS, pointing at the mounted `<tc>-tidb-cluster-secret`),
+ * a configured CA makes the status port a TLS listener: plain http to it gets Go's 400. Named
+ * files missing from the container make TiDB exit at start.
  */
 import type { ProxyRequest, ProxyResponse } from '../proxy.js';
 import type { ProcessHooks } from '../runtime.js';
@@ -11,6 +14,7 @@ import { json, objectBody, text } from './http.js';
 import type { PdCluster } from './pd-cluster.js';
 import type { PodInfo } from './pod-info.js';
 import type { SmoothUpgradeMode } from './registry.js';
+import { configString, type ServingTls } from './container-files.js';
 import { TidbProcess } from './process.js';
 import type { SimContext } from './sim-context.js';
 import { pdClusterOf } from './pd-address.js';
@@ -25,11 +29,15 @@ export function isStorageAvailable(cluster: PdCluster): boolean {
 export class TidbServerProcess extends TidbProcess {
   private readonly cluster: PdCluster;
   private labels: Record<string, string> = {};
+  private tls: ServingTls = { tls: false };
 
   constructor(sim: SimContext, pod: PodInfo, hooks: ProcessHooks) {
     super(sim, pod, hooks);
     this.cluster = sim.clusters.at(pdClusterOf(pod)).pd;
-    if (!this.crashOnBadConfig()) this.after(sim.knobs.processBootMs, () => this.bootstrap());
+    if (this.crashOnBadConfig()) return;
+    const at = (key: string): string => configString(pod, `security.cluster-ssl-${key}`);
+    this.tls = this.servingTls({ ca: at('ca'), cert: at('cert'), key: at('key') });
+    if (this.tls.problem === undefined) this.after(sim.knobs.processBootMs, () => this.bootstrap());
   }
 
   protected onEnd(): void {
@@ -45,7 +53,7 @@ export class TidbServerProcess extends TidbProcess {
     this.status = 'serving';
     this.onCleanup(this.cluster.onChange(() => this.refreshReadiness()));
     this.listen(4000, () => text(400, 'not an HTTP port', false));
-    this.listen(10080, (req) => this.handle(req));
+    this.listen(10080, (req) => this.handle(req), { tls: this.tls.tls });
   }
 
   private handle(req: ProxyRequest): ProxyResponse {

@@ -40,7 +40,10 @@ function readinessProbe(tc: TidbCluster): IContainer['readinessProbe'] {
   const timing = { initialDelaySeconds: probe?.initialDelaySeconds ?? DEFAULT_TIDB_PROBE_DELAY_SECONDS, periodSeconds: probe?.periodSeconds };
   if (probe?.type === 'command') {
     const scheme = isTlsCluster(tc) ? 'https' : 'http';
-    return defined({ exec: { command: ['curl', `${scheme}://127.0.0.1:${TIDB_PORTS.status}/status`, '--fail', '--location'] }, ...timing });
+    // As TiDB Operator: under cluster TLS curl trusts the cluster CA and presents TiDB's own certificate.
+    const at = (file: string): string => `${TIDB_CLUSTER_TLS_PATH}/${file}`;
+    const tls = isTlsCluster(tc) ? ['--cacert', at('ca.crt'), '--cert', at('tls.crt'), '--key', at('tls.key')] : [];
+    return defined({ exec: { command: ['curl', `${scheme}://127.0.0.1:${TIDB_PORTS.status}/status`, '--fail', '--location', ...tls] }, ...timing });
   }
   return defined({ tcpSocket: { port: TIDB_PORTS.server }, ...timing });
 }

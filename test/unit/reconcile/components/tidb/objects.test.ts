@@ -105,8 +105,19 @@ describe('TiDB pod template and ConfigMap (§2.4)', () => {
       containers: ['tidb', 'slowlog'],
       probe: { exec: { command: ['curl', 'http://127.0.0.1:10080/status', '--fail', '--location'] }, initialDelaySeconds: 5 },
     },
-  ])('$name', ({ tidb, containers, probe }) => {
-    const template = tidbPodTemplate(withTidb(tidb as Partial<TidbSpec>), 'cm');
+    {
+      name: 'readinessProbe type command under cluster TLS: curl https /status with the cluster CA and TiDB’s certificate',
+      tidb: { readinessProbe: { type: 'command' as const } },
+      tls: true,
+      containers: ['tidb', 'slowlog'],
+      probe: {
+        exec: { command: ['curl', 'https://127.0.0.1:10080/status', '--fail', '--location', '--cacert', '/var/lib/tidb-tls/ca.crt', '--cert', '/var/lib/tidb-tls/tls.crt', '--key', '/var/lib/tidb-tls/tls.key'] },
+        initialDelaySeconds: 10,
+      },
+    },
+  ])('$name', ({ tidb, containers, probe, ...rest }) => {
+    const tc = withTidb(tidb as Partial<TidbSpec>);
+    const template = tidbPodTemplate('tls' in rest ? { ...tc, spec: { ...tc.spec, tlsCluster: { enabled: true } } } : tc, 'cm');
     expect(template.spec?.containers.map((c) => c.name)).toEqual(containers);
     expect(template.spec?.containers[0]?.readinessProbe).toEqual(probe);
   });
