@@ -136,6 +136,21 @@ describe('what each story shows', () => {
     expect(report.final.pd.schedulers.filter((n) => n.startsWith('evict-leader-scheduler'))).toEqual([]);
   });
 
+  it('whole cluster: created to Ready, then a version upgrade rolls the components in TiDB Operator\'s order, none before the one ahead of it finished', async () => {
+    const report = await run('cluster-full-upgrade.yaml');
+    const patchAtMs = entryAtMs(report, 'patch', 0);
+    // Pods the StatefulSet controller deletes to roll them, after the version patch, by component.
+    const restarts = report.actions.filter((a) => a.actor === 'sim' && a.verb === 'delete' && a.kind === 'Pod' && a.atMs >= patchAtMs);
+    const order = ['pd', 'tiflash', 'tikv', 'pump', 'tidb', 'ticdc'];
+    const times = order.map((c) => restarts.filter((a) => (a.name ?? '').startsWith(`basic-${c}-`)).map((a) => a.atMs));
+    // Every component rolled: 3 PD, 1 TiFlash, 3 TiKV, 1 Pump, 2 TiDB, 2 TiCDC pods.
+    expect(times.map((t) => t.length)).toEqual([3, 1, 3, 1, 2, 2]);
+    for (let i = 1; i < order.length; i++) expect(Math.min(...(times[i] ?? []))).toBeGreaterThan(Math.max(...(times[i - 1] ?? [])));
+    expect(report.invariants.flatMap((inv) => inv.violations)).toEqual([]);
+    const conditions = (report.final.tidbcluster as { status?: { conditions?: { type: string; status: string }[] } } | null)?.status?.conditions ?? [];
+    expect(conditions.find((c) => c.type === 'Ready')?.status).toBe('True');
+  });
+
   it('TiKV scale-in below max-replicas: refused with one FailedScaleIn Warning, no store deleted, no PVC touched, no retry storm', async () => {
     const report = await run('tikv-scale-in-refused.yaml');
     const acts = byReconciler(report);
