@@ -175,7 +175,7 @@ function operationsTable(runs: Runs, extraRows: readonly (string | number)[][]):
   const opF = runs.opFail.map(failover);
   const opMean = opF.reduce((a, x) => a + (x.healthyMs - x.deadlineMs), 0) / opF.length;
   rows.push([
-    'failover: deadline → replacement healthy (steps: fault → healthy)',
+    'failover: deadline → Ready again, a fresh member in its place (steps: fault → Ready)',
     secs(minimum),
     `**${secs(f.healthyMs - f.deadlineMs)}**`,
     `**${ratio(f.healthyMs - f.deadlineMs, minimum)}**`,
@@ -213,7 +213,7 @@ function failoverTable(runs: Runs): string {
     secs(x.healthyMs - x.deadlineMs),
     x.measured.steps,
   ];
-  return table(['driver', 'fault at', 'fault → unhealthy in status', 'deadline at', 'deadline → failure mark', 'deadline → deleted from PD', 'deadline → replacement healthy', 'steps'], [
+  return table(['driver', 'fault at', 'fault → unhealthy in status', 'deadline at', 'deadline → failure mark', 'deadline → deleted from PD', 'deadline → Ready again', 'steps'], [
     row('ours', failover(runs.oursFail)),
     ...runs.opFail.map((run, i) => row(`TiDB-Operator-like, next resync ${secs(RESYNC_PHASES_MS[i] ?? 0)} after the fault`, failover(run))),
     ['physical minimum (ours\' run)', '–', '–', '–', '0 s', '0 s', secs(failoverMinimum(runs.oursFail, failover(runs.oursFail))), '–'],
@@ -236,7 +236,7 @@ function callsTable(runs: Runs): string {
   ];
   return table(['operation', 'steps', 'Kubernetes LIST per step', 'Kubernetes GET (one object) per step', 'GETs by kind, per step', 'Kubernetes writes', 'PD reads per step', 'PD writes'], [
     ...OPERATIONS.map((op) => row(op.name, measure(runs.oursOps, op))),
-    row('failover: fault → replacement healthy', failover(runs.oursFail).measured),
+    row('failover: fault → Ready again', failover(runs.oursFail).measured),
   ]);
 }
 
@@ -263,7 +263,7 @@ export async function benchOperations(): Promise<string> {
     ...tikv.notes,
     `- failover: the replacement member's pod, created after the ${secs(periodMs)} failover period (policy, not physics) has run out, until its member serves.`,
     '',
-    `**Failover latency after the deadline** (basic-pd-1's process dies two minutes after Ready; deadline = its \`lastTransitionTime\` in status + pdFailoverPeriod ${secs(periodMs)}, as TiDB Operator; times since the run's start; steps counted from the fault to the replacement healthy):`,
+    `**Failover latency after the deadline** (basic-pd-1's process dies two minutes after Ready; deadline = its \`lastTransitionTime\` in status + pdFailoverPeriod ${secs(periodMs)}, as TiDB Operator; times since the run's start; steps counted from the fault to Ready again):`,
     '',
     failoverTable(runs),
     '',
