@@ -206,7 +206,7 @@ describe('a file that leaves settings out gets the documented defaults', () => {
   it.each<{ name: string; text: string; expected: Partial<Scenario> }>([
     { name: 'an empty config section means every default', text: `${HEAD}config:\n`, expected: { config: parsed(HEAD).config } },
     { name: 'a missing timeline is an empty one', text: HEAD, expected: { timeline: [] } },
-    { name: 'settings given replace the defaults', text: `${HEAD}seed: 7\nconfig: {autoFailover: false, pdFailoverPeriod: 1h30m}\nsim: {nodes: 5, podStartup: 250ms}\n`, expected: { seed: 7, config: { autoFailover: false, failoverPeriodMs: { pd: 5_400_000, tikv: 300_000, tidb: 300_000, tiflash: 300_000 }, sweepIntervalMs: 300_000 }, sim: { nodes: 5, podStartupMs: 250, storeRemovalMs: 30_000, leaderEvictionMs: 10_000, maxStoreDownTimeMs: 1_800_000 } } },
+    { name: 'settings given replace the defaults', text: `${HEAD}seed: 7\nconfig: {autoFailover: false, detectNodeFailure: true, pdFailoverPeriod: 1h30m}\nsim: {nodes: 5, podStartup: 250ms}\n`, expected: { seed: 7, config: { autoFailover: false, detectNodeFailure: true, failoverPeriodMs: { pd: 5_400_000, tikv: 300_000, tidb: 300_000, tiflash: 300_000 }, sweepIntervalMs: 300_000 }, sim: { nodes: 5, podStartupMs: 250, storeRemovalMs: 30_000, leaderEvictionMs: 10_000, maxStoreDownTimeMs: 1_800_000 } } },
   ])('$name', ({ text, expected }) => {
     expect(parsed(text)).toMatchObject(expected);
   });
