@@ -6,7 +6,8 @@
  * cluster TLS over https, and only once `<tc>-cluster-client-secret` is seen to exist, docs/adr/0005);
  * last, together, the PersistentVolumes bound to the listed claims (see `observe-volumes.ts`), the
  * leader counts of TiKV pods being evicted (see `observe-tikv-leaders.ts`) and
- * the Nodes of TiKV pods when store labels are wanted (see `observe-nodes.ts`) and
+ * the Nodes of TiKV pods when store labels are wanted, and of failure stores' pods with
+ * `detectNodeFailure` (see `observe-nodes.ts`), and
  * what each component's own objects add to its view (PD: each listed PD pod's readiness). The listed
  * objects are split by their component label: each observed component's go to
  * `components[name].objects`, the rest stay in `owned`. At rest (`ObserveRequest.verified` names the

@@ -7,7 +7,8 @@
  * replacement. Nothing is marked while PD cannot vouch for the stores (unread, no leader, no quorum).
  * The extra stores hold data, so they go only when the user asks (`recoverFailover`, or
  * `failover.recoverByUID` equal to `status.<c>.failoverUID`) and every desired ordinal is Ready with
- * an Up store; the extra ordinals then leave through the component's normal scale-in.
+ * an Up store; the extra ordinals then leave through the component's normal scale-in. With
+ * `detectNodeFailure` the host-down recovery (`store-host-down.ts`) runs first, as v1's hook.
  */
 
 import { createHash } from 'node:crypto';
