@@ -245,7 +245,7 @@ function reconcilerConfig(scenario: Scenario): ReconcilerConfig {
     ...base,
     step: {
       ...base.step,
-      reconcile: { ...d, ...base.step.reconcile, autoFailover: scenario.config.autoFailover, failoverPeriodMs: scenario.config.failoverPeriodMs },
+      reconcile: { ...d, ...base.step.reconcile, autoFailover: scenario.config.autoFailover, detectNodeFailure: scenario.config.detectNodeFailure, failoverPeriodMs: scenario.config.failoverPeriodMs },
     },
   };
 }

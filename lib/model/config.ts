@@ -25,6 +25,12 @@ export type FailoverPeriods = {
 /** Settings visible to rules. */
 export type ReconcileConfig = {
   readonly autoFailover: boolean;
+  /**
+   * TiDB Operator's `--detect-node-failure` (default off): failure stores on a failed host are
+   * marked `hostDown` and, with the TidbCluster annotation `app.kubernetes.io/auto-failure-recovery`,
+   * recovered (see `member/failure-recovery.ts`). Unset means off.
+   */
+  readonly detectNodeFailure?: boolean;
   readonly failoverPeriodMs: FailoverPeriods;
   readonly backoff: BackoffPolicy;
   /**

@@ -59,6 +59,7 @@ export const DEFAULT_STEP_CONFIG: StepConfig = {
   budgetRetryAfterMs: 1_000,
   reconcile: {
     autoFailover: true,
+    detectNodeFailure: false,
     failoverPeriodMs: { pd: 300_000, tikv: 300_000, tidb: 300_000, tiflash: 300_000 },
     backoff: { baseMs: 1_000, maxMs: 100_000, jitterRatio: 0.1 },
   },
@@ -109,6 +110,7 @@ export function parseConfig(env: Env): ReconcilerConfig {
     budgetRetryAfterMs: read.milliseconds('BUDGET_RETRY_AFTER_MS', d.budgetRetryAfterMs, 0),
     reconcile: {
       autoFailover: read.boolean('AUTO_FAILOVER', d.reconcile.autoFailover),
+      detectNodeFailure: read.boolean('DETECT_NODE_FAILURE', d.reconcile.detectNodeFailure ?? false),
       failoverPeriodMs: readFailover(read),
       backoff,
     },

@@ -1,8 +1,10 @@
 /**
  * Reading the Nodes store labels are taken from (TiDB Operator v1 reads them through its node
  * lister): only when labels are wanted — PD's `location-labels` or `spec.tikv.storeLabels` — and
- * then one GET per distinct node a TiKV pod of the cluster is scheduled on. A steady cluster without
- * location labels reads no Node at all.
+ * then one GET per distinct node a TiKV pod of the cluster is scheduled on; and, with
+ * `detectNodeFailure`, the nodes of the pods TiKV's and TiFlash's failure stores name (host-down
+ * detection reads their conditions). A steady cluster without location labels or failure stores
+ * reads no Node at all.
  */
 
 import type { INode } from 'kubernetes-models/v1/Node';
@@ -16,11 +18,22 @@ import { tikvStoreLabelKeys } from '../reconcile/components/tikv/store-labels.js
 import { withinBudget } from './abortable.js';
 import { plainJson } from './plain-json.js';
 
-/** The names of the nodes to read: those of the cluster's TiKV pods, when any store label is wanted. */
-export function storeNodeNames(cluster: TidbCluster, owned: OwnedObjects, pd: PdView | undefined): string[] {
-  if (cluster.spec.tikv === undefined || tikvStoreLabelKeys(cluster, pd).length === 0) return [];
-  const tikvPods = owned.Pod.filter((p) => p.metadata?.labels?.[LABEL.component] === 'tikv');
-  return [...new Set(tikvPods.flatMap((p) => (p.spec?.nodeName ? [p.spec.nodeName] : [])))].sort();
+/**
+ * The names of the nodes to read: those of the cluster's TiKV pods, when any store label is wanted,
+ * and with `detectNodeFailure` those of the pods named by TiKV's and TiFlash's failure stores.
+ */
+export function storeNodeNames(cluster: TidbCluster, owned: OwnedObjects, pd: PdView | undefined, detectNodeFailure = false): string[] {
+  const labelled = cluster.spec.tikv !== undefined && tikvStoreLabelKeys(cluster, pd).length > 0;
+  const tikvPods = labelled ? owned.Pod.filter((p) => p.metadata?.labels?.[LABEL.component] === 'tikv') : [];
+  const failing = detectNodeFailure ? failureStorePods(cluster) : new Set<string>();
+  const failingPods = owned.Pod.filter((p) => failing.has(p.metadata?.name ?? ''));
+  return [...new Set([...tikvPods, ...failingPods].flatMap((p) => (p.spec?.nodeName ? [p.spec.nodeName] : [])))].sort();
+}
+
+/** The pod names TiKV's and TiFlash's `failureStores` record. */
+function failureStorePods(cluster: TidbCluster): Set<string> {
+  const failures = [cluster.status?.tikv?.failureStores, cluster.status?.tiflash?.failureStores].flatMap((f) => Object.values(f ?? {}));
+  return new Set(failures.flatMap((f) => (f.podName ? [f.podName] : [])));
 }
 
 /**

@@ -6,7 +6,8 @@
  * cluster TLS over https, and only once `<tc>-cluster-client-secret` is seen to exist, docs/adr/0005);
  * last, together, the PersistentVolumes bound to the listed claims (see `observe-volumes.ts`), the
  * leader counts of TiKV pods being evicted (see `observe-tikv-leaders.ts`) and
- * the Nodes of TiKV pods when store labels are wanted (see `observe-nodes.ts`) and
+ * the Nodes of TiKV pods when store labels are wanted, and of failure stores' pods with
+ * `detectNodeFailure` (see `observe-nodes.ts`), and
  * what each component's own objects add to its view (PD: each listed PD pod's readiness). The listed
  * objects are split by their component label: each observed component's go to
  * `components[name].objects`, the rest stay in `owned`. At rest (`ObserveRequest.verified` names the
@@ -54,6 +55,9 @@ type ApiRead = { readonly view: unknown; readonly error?: string; readonly error
 /** Every component's API read, and the Secrets found missing on the way. */
 type ApiReads = { readonly reads: readonly ApiRead[]; readonly missingSecrets?: readonly string[] };
 
+/** What the observer reads besides the defaults: `detectNodeFailure` adds the Nodes of failure stores' pods. */
+export type ObserverOptions = { readonly detectNodeFailure?: boolean };
+
 /**
  * Reads one cluster's world. Guarantees: a missing TidbCluster is `cluster: undefined` with nothing
  * owned and no component read (not an error); any Kubernetes read failure is thrown as the client's
@@ -66,6 +70,7 @@ export class LiveObserver implements Observer {
   constructor(
     private readonly clients: ClusterClients,
     private readonly index: ObservedIndex = new ObservedIndex(),
+    private readonly options: ObserverOptions = {},
   ) {}
 
   async observe(request: ObserveRequest): Promise<Observation> {
@@ -87,7 +92,7 @@ export class LiveObserver implements Observer {
     const [volumes, tikvLeaders, nodes, ...completed] = await Promise.all([
       readBoundVolumes(this.clients.kube, ref.namespace, instance, owned, signal),
       withinBudget(signal, 'read TiKV leader counts', () => readTikvLeaders(this.clients.tikv(context.target), owned, signal)),
-      readStoreNodes(this.clients.kube, storeNodeNames(cluster, owned, pdView), signal),
+      readStoreNodes(this.clients.kube, storeNodeNames(cluster, owned, pdView, this.options.detectNodeFailure), signal),
       ...OBSERVED_COMPONENTS.map((name, i) => this.complete(reader(name), api.reads[i], byComponent[name], context, signal)),
     ]);
     const components = Object.fromEntries(

@@ -70,7 +70,7 @@ export function stepPorts(runtime: Runtime, deadlineAtMs: number): StepPorts {
   const clients = runtime.clients.withDeadline(deadlineAtMs, deadlineAtMs - runtime.config.step.safetyMarginMs);
   const { state, timers, queue, clock, logger, metrics, index, random, newReconcileId } = runtime;
   const seeded = { ...(random ? { random } : {}), ...(newReconcileId ? { newReconcileId } : {}) };
-  return { state, observer: new LiveObserver(clients, index), executor: new LiveExecutor(clients, index), timers, queue, clock, logger, metrics, ...seeded };
+  return { state, observer: new LiveObserver(clients, index, { detectNodeFailure: runtime.config.step.reconcile.detectNodeFailure === true }), executor: new LiveExecutor(clients, index), timers, queue, clock, logger, metrics, ...seeded };
 }
 
 /** The invocation's deadline on the runtime's clock. */

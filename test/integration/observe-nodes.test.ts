@@ -31,22 +31,28 @@ const pod = (name: string, component: string, nodeName?: string): IPod => ({
 const owned = (...pods: IPod[]) => ({ ...NO_OWNED_OBJECTS, Pod: pods });
 const located = (labels: string[]) => ({ ...pdViewOf([]), config: { replication: { maxReplicas: 3, locationLabels: labels } } });
 const withStoreLabels = (labels: string[]) => changeSpec((spec) => ({ ...spec, tikv: { replicas: 3, storeLabels: labels } }));
+const failing = (tc: TidbCluster): TidbCluster => ({
+  ...tc,
+  status: { ...tc.status, tikv: { failureStores: { '2': { podName: 'basic-tikv-1', storeID: '2', pvcUIDSet: { u: {} } } } } },
+});
 const gets = (): number => s.server.requestCounts.get('GET') ?? 0;
 const PODS = owned(pod('basic-tikv-0', 'tikv', 'n1'), pod('basic-tikv-1', 'tikv', 'n2'), pod('basic-tikv-2', 'tikv', 'n1'), pod('basic-tikv-3', 'tikv'), pod('basic-pd-0', 'pd', 'n3'));
 
 describe("reading the nodes of a cluster's TiKV pods for store labels", () => {
-  it.each<{ name: string; tc: TidbCluster; pd: ReturnType<typeof located> | undefined; want: string[] | undefined; requests: number }>([
+  it.each<{ name: string; tc: TidbCluster; pd: ReturnType<typeof located> | undefined; want: string[] | undefined; requests: number; detect?: boolean }>([
     { name: 'no label wanted: nothing is read', tc: tidbCluster(), pd: located([]), want: undefined, requests: 0 },
     { name: 'PD location-labels: one GET per distinct node of a scheduled TiKV pod', tc: tidbCluster(), pd: located(['zone']), want: ['n1', 'n2'], requests: 2 },
     { name: 'spec.tikv.storeLabels alone, PD not read', tc: tidbCluster(withStoreLabels(['rack'])), pd: undefined, want: ['n1', 'n2'], requests: 2 },
     { name: 'no TiKV in the spec: nothing', tc: tidbCluster(changeSpec((spec) => ({ ...spec, tikv: undefined }))), pd: located(['zone']), want: undefined, requests: 0 },
-  ])('$name', async ({ tc, pd, want, requests }) => {
+    { name: 'detectNodeFailure: the node of a failure store’s pod is read', tc: failing(tidbCluster()), pd: located([]), want: ['n2'], requests: 1, detect: true },
+    { name: 'detectNodeFailure off: a failure store’s node is not read', tc: failing(tidbCluster()), pd: located([]), want: undefined, requests: 0, detect: false },
+  ])('$name', async ({ tc, pd, want, requests, detect }) => {
     // Prepare
     for (const name of ['n1', 'n2', 'n3']) s.store.create('Node', { metadata: { name, labels: { 'topology.kubernetes.io/zone': `zone-${name}` } } });
     const before = gets();
 
     // Act
-    const nodes = await readStoreNodes(kube, storeNodeNames(tc, PODS, pd), new AbortController().signal);
+    const nodes = await readStoreNodes(kube, storeNodeNames(tc, PODS, pd, detect), new AbortController().signal);
 
     // Assess
     expect(nodes?.map((n) => n.metadata?.name)).toEqual(want);

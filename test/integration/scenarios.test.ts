@@ -868,6 +868,26 @@ describe('store failover stories', () => {
     expect(tikvWrites(report).filter((w) => w.atMs < healedMs && w.failurePods.length > 0)).toEqual([]);
     expect(storeMarks(report).map((e) => e.atMs >= healedMs)).toEqual([true]);
   });
+
+  it('tikv host-down recovery: marked hostDown, the stuck pod force-deleted once, the store deleted 10m after the restart, then its claim; a new store on a fresh volume', async () => {
+    const report = await run('tikv-host-down-recovery.yaml');
+    expect(report.passed).toBe(true);
+    const deletes = (kind: string) => byReconciler(report).filter((a) => a.verb === 'delete' && a.kind === kind && (a.name ?? '').includes('basic-tikv-1'));
+    const [marked] = events(report, 'NodeFailure');
+    const [forced, onOldVolume] = deletes('Pod');
+    const storeDeletes = events(report, 'StoreDeleted');
+    expect(events(report, 'NodeFailure')).toHaveLength(1);
+    expect(deletes('Pod')).toHaveLength(2);
+    expect(forced?.atMs).toBeGreaterThanOrEqual(marked?.atMs ?? Number.NaN);
+    // restartToDeleteStoreGap: the store is deleted no sooner than 10m after the pod was recreated.
+    expect(storeDeletes).toHaveLength(1);
+    expect((storeDeletes[0]?.atMs ?? 0) - (forced?.atMs ?? Number.NaN)).toBeGreaterThanOrEqual(10 * 60_000);
+    // The claim (and the pod on it) go only after the store was deleted; basic-tikv-1 then has a new store.
+    expect(deletes('PersistentVolumeClaim').map((a) => a.atMs)).toEqual([onOldVolume?.atMs]);
+    expect(onOldVolume?.atMs).toBeGreaterThan(storeDeletes[0]?.atMs ?? Number.NaN);
+    expect(storeIdsByPod(report)['basic-tikv-1']).toBeDefined();
+    expect(storeIdsByPod(report)['basic-tikv-1']).not.toBe('2');
+  });
 });
 
 describe('what each TiFlash story shows', () => {

@@ -36,6 +36,7 @@ describe('configuration from the environment', () => {
       STEP_SAFETY_MARGIN_MS: '3000',
       BUDGET_RETRY_AFTER_MS: '2000',
       AUTO_FAILOVER: 'FALSE',
+      DETECT_NODE_FAILURE: 'true',
       PD_FAILOVER_PERIOD_MS: '60000',
       TIKV_FAILOVER_PERIOD_MS: '120000',
       TIDB_FAILOVER_PERIOD_MS: '180000',
@@ -56,6 +57,7 @@ describe('configuration from the environment', () => {
         budgetRetryAfterMs: 2_000,
         reconcile: {
           autoFailover: false,
+          detectNodeFailure: true,
           failoverPeriodMs: { pd: 60_000, tikv: 120_000, tidb: 180_000, tiflash: 240_000 },
           backoff: { baseMs: 500, maxMs: 60_000, jitterRatio: 0.25 },
         },

@@ -58,6 +58,7 @@ File (YAML; full format in docs/SCENARIOS.md):
   seed: N                       default ${DEFAULT_SEED}
   config:                       reconciler settings
     autoFailover: BOOL          default ${c.autoFailover}
+    detectNodeFailure: BOOL     default ${c.detectNodeFailure} (host-down recovery, as --detect-node-failure)
     pdFailoverPeriod: DURATION  default ${formatSpan(c.failoverPeriodMs.pd)} (also tikv-, tidb-, tiflashFailoverPeriod)
     sweepInterval: DURATION     default ${formatSpan(c.sweepIntervalMs)}
   sim:                          simulated world

@@ -11,6 +11,7 @@ export const DEFAULT_SEED = 1;
 /** `config:` when the file leaves a setting out: failover on, every period 5 minutes, sweep every 5 minutes. */
 export const DEFAULT_CONFIG: ScenarioConfig = {
   autoFailover: true,
+  detectNodeFailure: false,
   failoverPeriodMs: { pd: 300_000, tikv: 300_000, tidb: 300_000, tiflash: 300_000 },
   sweepIntervalMs: 300_000,
 };

@@ -24,6 +24,7 @@ import type { ScenarioConfig, SimSettings, TidbClusterManifest } from './types.j
 /** The settings `config:` accepts. */
 export const CONFIG_FIELDS = [
   'autoFailover',
+  'detectNodeFailure',
   'pdFailoverPeriod',
   'tikvFailoverPeriod',
   'tidbFailoverPeriod',
@@ -43,6 +44,7 @@ export function readConfig(raw: unknown): ScenarioConfig {
     key in map ? readDuration(map[key], ['config', key], positive) : fallback;
   return {
     autoFailover: 'autoFailover' in map ? readBoolean(map['autoFailover'], ['config', 'autoFailover']) : d.autoFailover,
+    detectNodeFailure: 'detectNodeFailure' in map ? readBoolean(map['detectNodeFailure'], ['config', 'detectNodeFailure']) : d.detectNodeFailure,
     failoverPeriodMs: {
       pd: duration('pdFailoverPeriod', d.failoverPeriodMs.pd),
       tikv: duration('tikvFailoverPeriod', d.failoverPeriodMs.tikv),

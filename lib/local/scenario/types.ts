@@ -54,6 +54,8 @@ export type JsonObject = { [key: string]: JsonValue };
 /** Reconciler settings (`config:`), as the reconcile rules and the sweep take them. */
 export type ScenarioConfig = {
   readonly autoFailover: boolean;
+  /** TiDB Operator's `--detect-node-failure` (default false). */
+  readonly detectNodeFailure: boolean;
   readonly failoverPeriodMs: FailoverPeriods;
   readonly sweepIntervalMs: number;
 };

@@ -26,6 +26,8 @@ export const EVENT_REASON = {
   failedSetStoreLabels: 'FailedSetStoreLabels',
   /** A TiKV store or TiDB member was marked as a failure. */
   unhealthy: 'Unhealthy',
+  /** Host-down recovery deleted a failure store in PD (`--detect-node-failure`). */
+  storeDeleted: 'StoreDeleted',
   /** Ours: restarting or removing a PD member waits, because it would leave PD without a majority serving. */
   pdQuorumAtRisk: 'PDQuorumAtRisk',
 } as const;

@@ -7,7 +7,8 @@
  * replacement. Nothing is marked while PD cannot vouch for the stores (unread, no leader, no quorum).
  * The extra stores hold data, so they go only when the user asks (`recoverFailover`, or
  * `failover.recoverByUID` equal to `status.<c>.failoverUID`) and every desired ordinal is Ready with
- * an Up store; the extra ordinals then leave through the component's normal scale-in.
+ * an Up store; the extra ordinals then leave through the component's normal scale-in. With
+ * `detectNodeFailure` the host-down recovery (`store-host-down.ts`) runs first, as v1's hook.
  */
 
 import { createHash } from 'node:crypto';
@@ -21,6 +22,7 @@ import type { MemberDecision, MemberInput } from './component.js';
 import { failoverDeadline, failoverDeadlinePuts, hasQuorum, staleFailoverDeadlines } from './failover.js';
 import { nothing, unlessRecorded } from './members.js';
 import { isPodReady } from './statefulset.js';
+import { planStoreHostDown } from './store-host-down.js';
 import { storeSpecOf, storeStatusOf, withFailureFields, type FailureStore, type StatusStore, type StoreAccess } from './store-access.js';
 
 // As TiDB Operator's defaulting of `maxFailoverCount`.
@@ -140,6 +142,12 @@ function watchSilentStores(access: StoreAccess, input: MemberInput, stale: reado
   return { actions: stale, outcome: complete(`${access.title} failover: a silent store is Down for PD at ${toKubeTime(downAtMs)}`), wakeAtMs: downAtMs };
 }
 
+/** `decision` woken no later than `wakeAtMs` (when given). */
+function earliestWake(decision: MemberDecision, wakeAtMs: number | undefined): MemberDecision {
+  if (wakeAtMs === undefined) return decision;
+  return { ...decision, wakeAtMs: decision.wakeAtMs === undefined ? wakeAtMs : Math.min(decision.wakeAtMs, wakeAtMs) };
+}
+
 /** The stores past their deadline: nothing to do, held without PD, or marked (`mark`). */
 function planDue(access: StoreAccess, input: MemberInput, down: readonly DownStore[], prelude: readonly Action[], wakeAtMs: number | undefined): MemberDecision {
   const due = down.filter((d) => input.snapshot.nowMs >= d.deadline.deadlineAtMs);
@@ -168,9 +176,13 @@ export function planStoreFailover(access: StoreAccess): (input: MemberInput) => 
     const down = downStores(access, input);
     const waiting = down.filter((d) => !d.recorded);
     const stale = staleFailoverDeadlines(input, access.component, new Set(waiting.map((d) => d.store.podName)));
-    if (!shouldRunFailover(access, input)) return watchSilentStores(access, input, stale);
+    // As TiDB Operator the host-down recovery hook runs first (only with detectNodeFailure); here also
+    // while all stores are Up, so a clean-up begun is seen through (storeDeleted) once the ordinal is back.
+    const hostDown = planStoreHostDown(access, input, pdQuorumProblem(access, input));
+    if ('decision' in hostDown) return { ...hostDown.decision, actions: [...stale, ...hostDown.decision.actions] };
+    if (!shouldRunFailover(access, input)) return earliestWake(watchSilentStores(access, input, stale), hostDown.wakeAtMs);
     const pending = waiting.filter((d) => input.snapshot.nowMs < d.deadline.deadlineAtMs);
-    const moments = [...pending.map((d) => d.deadline.deadlineAtMs), ...downMoments(access, input)];
+    const moments = [...pending.map((d) => d.deadline.deadlineAtMs), ...downMoments(access, input), ...(hostDown.wakeAtMs === undefined ? [] : [hostDown.wakeAtMs])];
     const wakeAtMs = moments.length > 0 ? Math.min(...moments) : undefined;
     const prelude = [...stale, ...failoverDeadlinePuts(input, waiting.map((d) => d.deadline))];
     const decision = planDue(access, input, down, prelude, wakeAtMs);
