@@ -10,7 +10,7 @@ import type { ObservedComponentName, ObservedComponents } from '../model/snapsho
 import type { ClusterClients, ClusterTarget } from './clients.js';
 import { referencedPdOf } from '../reconcile/cluster/referenced-pd.js';
 import { pdTargetOf } from './pd-target.js';
-import { ClusterIdCache, isPdRollingOut, pdReadFailureOf, readPd, readsPdStores, toPdView, withMemberReadiness } from './pd-view.js';
+import { type ClusterIdCache, isPdRollingOut, pdReadFailureOf, readPd, readsPdStores, toPdView, withMemberReadiness } from './pd-view.js';
 import { readTidbServers, tidbReadFailureOf } from './tidb-view.js';
 import { readPump, readTicdc } from './ticdc-view.js';
 import { readTiflashView } from './tiflash-view.js';
@@ -20,7 +20,13 @@ import { readTiflashView } from './tiflash-view.js';
  * What a component read gets: the clients, which cluster to reach (https under cluster TLS) and the
  * TidbCluster as read (a cluster may use another one's PD, see `pd-target.ts`).
  */
-export type ComponentReadContext = { readonly clients: ClusterClients; readonly target: ClusterTarget; readonly cluster: TidbCluster };
+export type ComponentReadContext = {
+  readonly clients: ClusterClients;
+  readonly target: ClusterTarget;
+  readonly cluster: TidbCluster;
+  /** The PD cluster ids the observer has read (its own bounded cache, kept while it lives: a warm container). */
+  readonly clusterIds: ClusterIdCache;
+};
 
 /** The view type of component `N`. */
 export type ViewOf<N extends ObservedComponentName> = NonNullable<ObservedComponents[N]['view']>;
@@ -56,9 +62,6 @@ export function usesPd(cluster: TidbCluster): boolean {
   return hasPd(cluster) || referencedPdOf(cluster) !== undefined;
 }
 
-/** The PD cluster ids this warm container has read (see `ClusterIdCache`: bounded). */
-const PD_CLUSTER_IDS = new ClusterIdCache();
-
 /** Whether the spec has a section for `name` (a component the reconciler runs). */
 const hasSection = (name: 'ticdc' | 'pump') => (cluster: TidbCluster): boolean => cluster.spec[name] !== undefined && cluster.spec[name] !== null;
 
@@ -74,9 +77,9 @@ export const COMPONENT_READERS: ComponentReaders = {
   pd: {
     title: 'PD',
     inSpec: usesPd,
-    read: async ({ clients, target, cluster }) => {
+    read: async ({ clients, target, cluster, clusterIds }) => {
       const pd = pdTargetOf(cluster, target);
-      return toPdView(await readPd(clients.pd(pd), { stores: readsPdStores(cluster), clusterIds: PD_CLUSTER_IDS, pdName: `${pd.namespace}/${pd.tcName}` }));
+      return toPdView(await readPd(clients.pd(pd), { stores: readsPdStores(cluster), clusterIds, pdName: `${pd.namespace}/${pd.tcName}` }));
     },
     complete: async (view, objects, { clients, target, cluster }) =>
       isPdRollingOut(cluster, objects) ? withMemberReadiness(view, clients.pd(pdTargetOf(cluster, target)), new Set(objects.Pod.map((p) => p.metadata?.name ?? ''))) : view,

@@ -30,6 +30,7 @@ import { errorText } from '../step/error-outcome.js';
 import { NO_COMPONENTS, NO_OWNED_OBJECTS, type Observation, type Observer, type ObserveRequest } from '../step/ports.js';
 import { abortError, withinBudget } from './abortable.js';
 import type { ClusterClients } from './clients.js';
+import { ClusterIdCache } from './pd-view.js';
 import { COMPONENT_READERS, type ComponentReadContext, type ComponentReader } from './observe-components.js';
 import { ObservedIndex } from './observed.js';
 import { readStoreNodes, storeNodeNames } from './observe-nodes.js';
@@ -73,6 +74,9 @@ export class LiveObserver implements Observer {
     private readonly options: ObserverOptions = {},
   ) {}
 
+  /** The PD cluster ids this observer has read: its own, so two worlds in one process never share one. */
+  private readonly clusterIds = new ClusterIdCache();
+
   async observe(request: ObserveRequest): Promise<Observation> {
     const { key, ref, signal } = request;
     const cluster = await this.readCluster(ref, signal);
@@ -81,7 +85,7 @@ export class LiveObserver implements Observer {
       return { cluster: undefined, owned: NO_OWNED_OBJECTS, components: NO_COMPONENTS };
     }
     const instance = instanceName(cluster);
-    const context: ComponentReadContext = { clients: this.clients, target: { namespace: ref.namespace, tcName: ref.name, tls: isTlsCluster(cluster) }, cluster };
+    const context: ComponentReadContext = { clients: this.clients, target: { namespace: ref.namespace, tcName: ref.name, tls: isTlsCluster(cluster) }, cluster, clusterIds: this.clusterIds };
     const atRest = request.verified !== undefined && request.verified.uid === cluster.metadata.uid && request.verified.generation === cluster.metadata.generation;
     const kinds = atRest ? REST_KINDS : OWNED_KINDS;
     const [owned, api] = await Promise.all([this.readOwned(ref.namespace, instance, kinds, signal), this.readApis(cluster, ref, context, signal)]);
