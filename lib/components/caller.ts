@@ -83,7 +83,8 @@ export class ComponentCaller {
     accept: (status: number, text: string) => boolean = () => false,
     options: CallOptions = {},
   ): Promise<ComponentAnswer> {
-    const repeat: RetryCall = req.method === 'GET' || options.idempotent === true ? REPEATABLE : ONCE;
+    const repeatable = req.method === 'GET' || options.idempotent === true;
+    const repeat: RetryCall = !repeatable ? ONCE : endpoint.type === 'service' ? REPEATABLE_VIA_SERVICE : REPEATABLE;
     return withRetries(this.retry, repeat, async () => {
       const timeoutMs = callTimeoutMs(this.budget, this.clock.nowMs(), what);
       const answer = await this.http.send(endpoint, req, timeoutMs, what);
@@ -124,22 +125,26 @@ export function componentError(what: string, status: number, text: string, retry
 /**
  * Whether a failed component call may pass if repeated: 429 or a 5xx other than 501 (from the
  * component or from the API server's proxy in front of it), or no answer at all (timeout, reset).
+ * `via` is how the call was addressed: through a Service the proxy picks one ready endpoint per
+ * request, so a pod refusing connections (Ready, but its process not listening yet or any more)
+ * says nothing about the next request, which may reach another member; addressed to one pod, it
+ * is a fact about that pod.
  */
-export function isRetryableComponentFailure(err: unknown): boolean {
+export function isRetryableComponentFailure(err: unknown, via: Endpoint['type'] = 'pod'): boolean {
   if (!(err instanceof TransientError)) return false;
   if (!(err.cause instanceof ComponentStatusError)) return isRetryableKubeFailure(err);
   const { status, body } = err.cause;
-  if (status === 503 && isUnreachable(body)) return false;
+  if (status === 503 && isUnreachable(body, via)) return false;
   return status === 429 || (status >= 500 && status !== 501);
 }
 
 /**
  * The proxy's 503 for a backend that is not there — no ready endpoint behind the service, or the
- * pod refusing connections: a fact about the component (it is down or not started), which the rules
- * act on, not a blip that a repeat a moment later would get past.
+ * addressed pod refusing connections: a fact about the component (it is down or not started),
+ * which the rules act on, not a blip that a repeat a moment later would get past.
  */
-function isUnreachable(body: string): boolean {
-  return body.includes('no endpoints available') || body.includes('connection refused');
+function isUnreachable(body: string, via: Endpoint['type']): boolean {
+  return body.includes('no endpoints available') || (via === 'pod' && body.includes('connection refused'));
 }
 
 function componentRetryAfterMs(err: unknown): number | undefined {
@@ -147,7 +152,8 @@ function componentRetryAfterMs(err: unknown): number | undefined {
   return retryAfterMsOf(err);
 }
 
-const REPEATABLE: RetryCall = { isRetryable: isRetryableComponentFailure, retryAfterMs: componentRetryAfterMs };
+const REPEATABLE: RetryCall = { isRetryable: (err) => isRetryableComponentFailure(err, 'pod'), retryAfterMs: componentRetryAfterMs };
+const REPEATABLE_VIA_SERVICE: RetryCall = { isRetryable: (err) => isRetryableComponentFailure(err, 'service'), retryAfterMs: componentRetryAfterMs };
 const ONCE: RetryCall = { isRetryable: () => false };
 
 /** True when `err` reports an answer that came back (any status), as opposed to no answer at all. */

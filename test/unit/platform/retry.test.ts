@@ -220,6 +220,8 @@ describe('component calls: reads are repeated, writes only when idempotent', () 
   }
   const overloaded = { status: 429, text: STATUS(429, 'TooManyRequests') };
   const internal = { status: 500, text: STATUS(500, 'InternalError') };
+  const refused = { status: 503, text: 'error trying to reach service: dial tcp 10.0.0.1:2379: connect: connection refused' };
+  const podEndpoint: Endpoint = { type: 'pod', namespace: 'demo', pod: 'basic-pd-0', subdomain: 'basic-pd-peer', port: 2379 };
 
   it.each([
     { name: 'a GET through a 429 and a 500', method: 'GET' as const, idempotent: false, answers: [overloaded, internal], sent: 3, ok: true },
@@ -228,16 +230,18 @@ describe('component calls: reads are repeated, writes only when idempotent', () 
     { name: 'a PUT not marked idempotent is sent once', method: 'PUT' as const, idempotent: false, answers: [overloaded], sent: 1, ok: false },
     { name: 'a GET answered 404 is not repeated', method: 'GET' as const, idempotent: false, answers: [{ status: 404, text: 'no such member' }], sent: 1, ok: false },
     { name: 'a GET to a service with no endpoints is not repeated', method: 'GET' as const, idempotent: false, answers: [{ status: 503, text: 'no endpoints available for service "basic-pd"' }], sent: 1, ok: false },
-    { name: 'a GET to a pod refusing connections is not repeated', method: 'GET' as const, idempotent: false, answers: [{ status: 503, text: 'dial tcp 10.0.0.1:2379: connect: connection refused' }], sent: 1, ok: false },
+    { name: 'a GET to a pod refusing connections is not repeated', method: 'GET' as const, idempotent: false, answers: [refused], sent: 1, ok: false, via: podEndpoint },
+    { name: 'a GET to a service whose chosen pod refuses connections is repeated (the proxy picks an endpoint per request)', method: 'GET' as const, idempotent: false, answers: [refused], sent: 2, ok: true },
+    { name: 'a POST to a service whose chosen pod refuses connections is sent once', method: 'POST' as const, idempotent: false, answers: [refused], sent: 1, ok: false },
     { name: 'a GET answered 503 by PD itself (no leader yet) is repeated', method: 'GET' as const, idempotent: false, answers: [{ status: 503, text: 'no leader' }], sent: 2, ok: true },
-  ])('$name', async ({ method, idempotent, answers, sent, ok }) => {
+  ])('$name', async ({ method, idempotent, answers, sent, ok, via }: { method: ComponentRequest['method']; idempotent: boolean; answers: { status: number; text: string }[]; sent: number; ok: boolean; via?: Endpoint }) => {
     // Prepare
     const { clock } = sleepingClock();
     const port = http(answers);
     const caller = new ComponentCaller(port, { clock, random: () => 0.5 });
 
     // Act
-    const outcome = caller.call(endpoint, { method, path: '/pd/api/v1/members' }, 'PD call', undefined, { idempotent });
+    const outcome = caller.call(via ?? endpoint, { method, path: '/pd/api/v1/members' }, 'PD call', undefined, { idempotent });
 
     // Assess
     if (ok) await expect(outcome).resolves.toMatchObject({ status: 200 });
