@@ -216,7 +216,11 @@ export class EntryRecorder implements Progress {
   mark(index: number): EntryMark {
     const mark = this.marks.find((x) => x.index === index);
     const scenario = this.stack.scenario.name;
-    if (!mark) throw new Error(`${scenario}: timeline entry #${index} did not run`);
+    if (!mark) {
+      const failed = this.marks.find((x) => !x.ok);
+      const why = failed === undefined ? '' : `: entry #${failed.index} (${failed.verb}) failed: ${failed.error ?? 'unknown error'}`;
+      throw new Error(`${scenario}: timeline entry #${index} did not run${why}`);
+    }
     if (!mark.ok) throw new Error(`${scenario}: timeline entry #${index} (${mark.verb}) failed: ${mark.error ?? 'unknown error'}`);
     return mark;
   }

@@ -102,6 +102,32 @@ describe('PD members API', () => {
     expect(call('GET', '/pd/api/v1/leader').json.name).toBe(target);
   });
 
+  it('goes on with a transfer in progress when asked again for the same member (as raft), and replaces it for another', async () => {
+    // Prepare
+    const { call, pd, clock, knobs, members } = await startCluster();
+    const [first, second] = members.filter((m) => m.name !== pd.members.leader()?.name).map((m) => m.name);
+    if (!first || !second) throw new Error('no members');
+    const leaderBefore = pd.members.leader()?.name;
+    // Act
+    call('POST', `/pd/api/v1/leader/transfer/${first}`);
+    await clock.advance(knobs.pdLeaderTransferMs - 1);
+    const again = call('POST', `/pd/api/v1/leader/transfer/${first}`);
+    await clock.advance(1);
+    const afterRepeat = pd.members.leader()?.name;
+    call('POST', `/pd/api/v1/leader/transfer/${second}`);
+    await clock.advance(knobs.pdLeaderTransferMs - 1);
+    call('POST', `/pd/api/v1/leader/transfer/${leaderBefore ?? ''}`);
+    await clock.advance(1);
+    const afterSwitch = pd.members.leader()?.name;
+    await clock.advance(knobs.pdLeaderTransferMs);
+    // Assess
+    expect(leaderBefore).not.toBe(first);
+    expect(again.status).toBe(200);
+    expect(afterRepeat).toBe(first);
+    expect(afterSwitch).toBe(first);
+    expect(pd.members.leader()?.name).toBe(leaderBefore);
+  });
+
   it('answers 503 "no leader" to every redirected call once a majority is down', async () => {
     // Prepare
     const { call, pd, members } = await startCluster();

@@ -32,6 +32,8 @@ export class PdMembers {
   private leaderName: string | undefined;
   private election: TimerHandle | undefined;
   private transfer: TimerHandle | undefined;
+  /** The member the transfer in progress goes to. */
+  private transferTo: PdMember | undefined;
 
   constructor(private readonly ctx: PdContext) {}
 
@@ -100,15 +102,20 @@ export class PdMembers {
 
   /**
    * Moves leadership to `name` after the transfer delay. As PD's ResignEtcdLeader: refused (500)
-   * without a leader, for an unknown member, or for one that is not serving.
+   * without a leader, for an unknown member, or for one that is not serving. As raft, a transfer to
+   * the member a transfer in progress already goes to is ignored (the one in progress goes on, its
+   * time unchanged); a transfer to another member replaces it.
    */
   transferLeader(name: string): PdResult {
     const target = this.byName.get(name);
     if (!this.leader()) return refuse(500, 'no leader');
     if (!target || !target.serving) return refuse(500, 'no valid pd to transfer etcd leader');
+    if (this.transfer && this.transferTo === target) return { ok: true };
     if (this.transfer) this.ctx.clock.clearTimer(this.transfer);
+    this.transferTo = target;
     this.transfer = this.ctx.clock.setTimer(() => {
       this.transfer = undefined;
+      this.transferTo = undefined;
       if (target.serving && this.hasQuorum() && this.byName.get(name) === target) this.setLeader(name);
     }, this.ctx.knobs.pdLeaderTransferMs);
     return { ok: true };
@@ -146,6 +153,7 @@ export class PdMembers {
     if (this.transfer) this.ctx.clock.clearTimer(this.transfer);
     this.election = undefined;
     this.transfer = undefined;
+    this.transferTo = undefined;
   }
 
   /** A new member is serving from the start: its process adds it and runs it in one go. */
