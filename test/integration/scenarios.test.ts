@@ -415,6 +415,22 @@ describe('what each story shows', () => {
     }
   });
 
+  it('PD quorum lost under a whole cluster: Ready says PDQuorumLost throughout, TiDB\'s status goes on syncing, no failover starts', async () => {
+    const report = await run('cluster-pd-quorum-loss.yaml');
+    const from = entryAtMs(report, 'fault', 1);
+    const to = entryAtMs(report, 'heal', 1);
+    const writes = byReconciler(report).filter((a) => a.verb === 'updateStatus' && a.atMs > from && a.atMs <= to);
+    type Status = { status?: { conditions?: { type: string; reason: string }[]; tidb?: { members?: Record<string, { health: boolean }>; failureMembers?: unknown }; tikv?: { failureStores?: unknown } } };
+    const statuses = writes.map((w) => (w.object as Status).status);
+    expect(statuses.map((st) => st?.conditions?.find((c) => c.type === 'Ready')?.reason)).toEqual(statuses.map(() => 'PDQuorumLost'));
+    // TiDB's health is synced while PD is down (within seconds), not kept from before.
+    const tidbDown = writes.find((w) => Object.values((w.object as Status).status?.tidb?.members ?? {}).every((m) => !m.health));
+    expect((tidbDown?.atMs ?? Number.POSITIVE_INFINITY) - from).toBeLessThan(15_000);
+    expect(statuses.every((st) => st?.tidb?.failureMembers === undefined && st?.tikv?.failureStores === undefined)).toBe(true);
+    const back = readyWrites(report).find((w) => w.atMs > to && w.ready?.status === 'True');
+    expect((back?.atMs ?? Number.POSITIVE_INFINITY) - to).toBeLessThan(60_000);
+  });
+
   it('upgrade with a member down: waits with a PDQuorumAtRisk Warning, restarts nothing until it is back, then rolls', async () => {
     const report = await run('pd-upgrade-member-down.yaml');
     const downAt = entryAtMs(report, 'fault', 0);
