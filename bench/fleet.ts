@@ -28,6 +28,8 @@ export type FleetResult = {
   ready: number;
   readyVirtualMs: number;
   readyWallMs: number;
+  /** CPU time of the process (every thread) to Ready: on a shared machine, wall time alone says little. */
+  readyCpuMs: number;
   readySteps: number;
   restSteps: number;
   restWallMs: number;
@@ -118,6 +120,7 @@ export async function runFleet(n: number, seed: number, wallBudgetMs: number, pr
       store.create('TidbCluster', { ...structuredClone(cluster), metadata: { ...structuredClone(cluster.metadata), namespace: namespaceOf(i) } } as unknown as KubeObject);
     }
     const wallStart = performance.now();
+    const cpuStart = process.cpuUsage();
     const t0 = stack.clock.nowMs();
     let reported = 0;
     const allReady = await runUntil(stack, t0 + READY_WITHIN_MS, wallStart + wallBudgetMs, () => {
@@ -129,10 +132,12 @@ export async function runFleet(n: number, seed: number, wallBudgetMs: number, pr
       return ready === n;
     });
     const readyWallMs = performance.now() - wallStart;
+    const cpu = process.cpuUsage(cpuStart);
+    const readyCpuMs = (cpu.user + cpu.system) / 1000;
     const readyVirtualMs = stack.clock.nowMs() - t0;
     const readySteps = stack.steps;
     const ready = tally.count;
-    if (!allReady) return { clusters: n, ready, readyVirtualMs, readyWallMs, readySteps, restSteps: 0, restWallMs: 0, restRequests: 0, restVirtualMs: 0, ...memory(), timedOut: true };
+    if (!allReady) return { clusters: n, ready, readyVirtualMs, readyWallMs, readyCpuMs, readySteps, restSteps: 0, restWallMs: 0, restRequests: 0, restVirtualMs: 0, ...memory(), timedOut: true };
     const before = requests.snapshot();
     const restStart = performance.now();
     const r0 = stack.clock.nowMs();
@@ -144,6 +149,7 @@ export async function runFleet(n: number, seed: number, wallBudgetMs: number, pr
       ready: tally.count,
       readyVirtualMs,
       readyWallMs,
+      readyCpuMs,
       readySteps,
       restSteps: stack.steps - readySteps,
       restWallMs: performance.now() - restStart,
@@ -165,6 +171,7 @@ function row(r: FleetResult): (string | number)[] {
     r.timedOut ? `${r.ready}/${r.clusters} (wall budget spent)` : `${r.ready}/${r.clusters}`,
     `${(r.readyVirtualMs / 1000).toFixed(0)} s`,
     (r.readyWallMs / 1000).toFixed(1),
+    (r.readyCpuMs / 1000).toFixed(1),
     r.readySteps,
     stepsPerS(r.readySteps, r.readyWallMs),
     `${(r.restVirtualMs / 60_000).toFixed(1)} min`,
@@ -186,9 +193,9 @@ export async function benchFleet(sizes: readonly number[] = [1, 10, 100, 1000], 
   return [
     `### The simulated fleet (PD-only TidbClusters, 3 members each, seed ${seed})`,
     '',
-    `Each size on a fresh \`SimStack\` (simulated API server, controllers and PD, dynalite, in-process queue, the real handlers; one reconcile batch at a time, as \`simulate\`), one namespace per cluster, ⌈4n/80⌉ nodes (at least 3; a cluster is 3 PD pods and the discovery pod). Ready: every cluster's Ready condition True, within ${READY_WITHIN_MS / 60_000} min virtual and ${wallBudgetMs / 1000} s wall. At rest: ${REST_MS / 60_000} min virtual (or what ${restWallBudgetMs / 1000} s of wall time reach) with the sweep every ${SWEEP_EVERY_MS / 60_000} min; API server requests (Kubernetes and PD through the proxy) scaled to an hour. Memory: the process after a GC when \`--expose-gc\` is on, measured at the end of the size (sizes run one after another in one process).`,
+    `Each size on a fresh \`SimStack\` (simulated API server, controllers and PD, dynalite, in-process queue, the real handlers; one reconcile batch at a time, as \`simulate\`), one namespace per cluster, ⌈4n/80⌉ nodes (at least 3; a cluster is 3 PD pods and the discovery pod). Ready: every cluster's Ready condition True, within ${READY_WITHIN_MS / 60_000} min virtual and ${wallBudgetMs / 1000} s wall. At rest: ${REST_MS / 60_000} min virtual (or what ${restWallBudgetMs / 1000} s of wall time reach) with the sweep every ${SWEEP_EVERY_MS / 60_000} min; API server requests (Kubernetes and PD through the proxy) scaled to an hour. CPU: the process's user and system time to Ready (the machine is shared, so wall time alone says little). Memory: the process after a GC when \`--expose-gc\` is on, measured at the end of the size (sizes run one after another in one process).`,
     '',
-    table(['clusters', 'Ready', 'virtual time to Ready', 'wall s to Ready', 'steps to Ready', 'steps/s to Ready', 'virtual time at rest', 'steps/s at rest', 'API requests per cluster per hour at rest', 'RSS MiB', 'heap MiB'], results.map(row)),
+    table(['clusters', 'Ready', 'virtual time to Ready', 'wall s to Ready', 'CPU s to Ready', 'steps to Ready', 'steps/s to Ready', 'virtual time at rest', 'steps/s at rest', 'API requests per cluster per hour at rest', 'RSS MiB', 'heap MiB'], results.map(row)),
     '',
     sweep,
   ].join('\n');
@@ -205,7 +212,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   for (const n of sizes) {
     const restBudget = Number(arg('--rest-wall-budget-s') ?? budget / 1000) * 1000;
     results.push(await runFleet(n, Number(arg('--seed') ?? 1), budget, (line) => process.stderr.write(`${line}\n`), restBudget));
-    console.log(table(['clusters', 'Ready', 'virtual time to Ready', 'wall s to Ready', 'steps to Ready', 'steps/s to Ready', 'virtual time at rest', 'steps/s at rest', 'API requests per cluster per hour at rest', 'RSS MiB', 'heap MiB'], results.map(row)));
+    console.log(table(['clusters', 'Ready', 'virtual time to Ready', 'wall s to Ready', 'CPU s to Ready', 'steps to Ready', 'steps/s to Ready', 'virtual time at rest', 'steps/s at rest', 'API requests per cluster per hour at rest', 'RSS MiB', 'heap MiB'], results.map(row)));
   }
   process.exit(0);
 }
