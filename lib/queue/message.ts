@@ -16,12 +16,14 @@ export type ClusterRef = {
 
 /**
  * A well-formed reconcile message. `key` is the canonical `<k8sCluster>/<namespace>/<name>` string
- * exactly as received, `ref` its three parts, `reason` the producer's free-text trigger, if given.
+ * exactly as received, `ref` its three parts, `reason` the producer's free-text trigger, if given,
+ * and `dueAtMs` the time a timer's wake-up was armed for, if it says.
  */
 export type ReconcileMessage = {
   readonly key: string;
   readonly ref: ClusterRef;
   readonly reason?: string;
+  readonly dueAtMs?: number;
 };
 
 /**
@@ -60,7 +62,8 @@ const K8S_CLUSTER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
  * Parses one SQS message body. Guarantees: never throws, whatever `body` is (a record built by hand
  * may carry a number or null); a returned message has a key of exactly three non-empty parts, each
  * valid under the rules Kubernetes (and EKS) apply to that part, naming `options.k8sCluster` when
- * that is given, and a `reason` that is a string (cut to `MAX_REASON_BYTES`, saying so) when present.
+ * that is given, a `reason` that is a string (cut to `MAX_REASON_BYTES`, saying so) when present,
+ * and a `dueAtMs` that is a finite number when present.
  * Unknown fields are ignored, so producers can add fields without breaking older consumers. On
  * failure the error names the first bad field.
  */
@@ -85,10 +88,13 @@ export function parseReconcileMessage(body: unknown, options: ParseMessageOption
   const foreign = foreignClusterProblem(ref.ref, options.k8sCluster);
   if (foreign !== undefined) return fail('key.k8sCluster', foreign);
 
+  const due = fields['dueAtMs'];
+  if (due !== undefined && (typeof due !== 'number' || !Number.isFinite(due))) return fail('dueAtMs', `dueAtMs must be a finite number, got ${describe(due)}`);
+  const dueAtMs = due === undefined ? {} : { dueAtMs: due };
   const reason = fields['reason'];
-  if (reason === undefined) return { ok: true, message: { key, ref: ref.ref } };
+  if (reason === undefined) return { ok: true, message: { key, ref: ref.ref, ...dueAtMs } };
   if (typeof reason !== 'string') return fail('reason', `reason must be a string, got ${describe(reason)}`);
-  return { ok: true, message: { key, ref: ref.ref, reason: cutText(reason, MAX_REASON_BYTES) } };
+  return { ok: true, message: { key, ref: ref.ref, reason: cutText(reason, MAX_REASON_BYTES), ...dueAtMs } };
 }
 
 type ParseKeyResult = { readonly ok: true; readonly ref: ClusterRef } | { readonly ok: false; readonly error: MessageError };

@@ -4,7 +4,7 @@
  */
 import { ApiError, badRequest, invalid } from './api-error.js';
 import { decodeBuiltinFields } from './builtin-fields.js';
-import { buildFilter } from './filters.js';
+import { buildSelection } from './filters.js';
 import type { KubeObject } from './object.js';
 import { APPLY_PATCH_TYPE, handleApply } from './apply-handler.js';
 import { applyPatch } from './patch.js';
@@ -100,8 +100,8 @@ function decoding(r: ResourceRequest, write: () => KubeObject): KubeObject {
 }
 
 function listObjects(store: ObjectStore, r: ResourceRequest): Record<string, unknown> {
-  const filter = buildFilter(r.resource.kind, r.query.get('labelSelector'), r.query.get('fieldSelector'));
-  const all = store.list(r.resource.kind, r.namespace, filter);
+  const { filter, labels } = buildSelection(r.resource.kind, r.query.get('labelSelector'), r.query.get('fieldSelector'));
+  const all = store.list(r.resource.kind, r.namespace, filter, labels);
   const rv = store.currentResourceVersion();
   const limit = Number(r.query.get('limit') ?? '0');
   const token = r.query.get('continue');
@@ -133,9 +133,9 @@ function decodeContinue(token: string, all: KubeObject[]): number {
 }
 
 function deleteCollection(store: ObjectStore, r: ResourceRequest): Record<string, unknown> {
-  const filter = buildFilter(r.resource.kind, r.query.get('labelSelector'), r.query.get('fieldSelector'));
+  const { filter, labels } = buildSelection(r.resource.kind, r.query.get('labelSelector'), r.query.get('fieldSelector'));
   const items: KubeObject[] = [];
-  for (const obj of store.list(r.resource.kind, r.namespace, filter)) {
+  for (const obj of store.list(r.resource.kind, r.namespace, filter, labels)) {
     try {
       items.push(store.delete(r.resource.kind, obj.metadata.namespace, obj.metadata.name ?? '', deleteOptions(r)).object);
     } catch (err) {

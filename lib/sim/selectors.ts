@@ -23,9 +23,16 @@ const NAME_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
 const NAME_MSG = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const VALUE_MSG = `a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`;
 
-/** `fmt` (a Go regex as the server prints it) as an anchored JavaScript RegExp. */
+const compiled = new Map<string, RegExp>();
+
+/**
+ * `fmt` (a Go regex as the server prints it) as an anchored JavaScript RegExp, compiled once per
+ * format (every label and name of every write is checked; the formats are a few constants).
+ */
 export function anchoredRegex(fmt: string): RegExp {
-  return new RegExp(`^(?:${fmt})$`);
+  let re = compiled.get(fmt);
+  if (!re) compiled.set(fmt, (re = new RegExp(`^(?:${fmt})$`)));
+  return re;
 }
 
 /** Go's validation.RegexError: the message, examples, and the regex, worded as the server words it. */

@@ -1,7 +1,8 @@
 /**
  * The object store's per-kind storage: stored objects by `namespace/name`, indexed by namespace so a
- * namespaced LIST reads only its namespace, and frozen so a reference the store hands out can never
- * change what is stored (the store replaces objects, it never edits them).
+ * namespaced LIST reads only its namespace and by label so a selected LIST (`app=x`) reads only the
+ * objects carrying that label, and frozen so a reference the store hands out can never change what
+ * is stored (the store replaces objects, it never edits them).
  */
 import type { KubeObject } from './object.js';
 import type { StoreEvent } from './store.js';
@@ -27,10 +28,18 @@ export function keyOf(obj: KubeObject): string {
   return objectKey(obj.metadata.namespace, obj.metadata.name ?? '');
 }
 
+/**
+ * Labels every listed object must carry with exactly these values (a selector's `key=value` terms).
+ * The store narrows its scan with them; the list's filter still decides what matches.
+ */
+export type LabelEquals = readonly { readonly key: string; readonly value: string }[];
+
 /** The stored objects of one kind. Every object put here is deeply frozen first. */
 export class KindBucket {
   private readonly all = new Map<string, KubeObject>();
   private readonly byNamespace = new Map<string, Map<string, KubeObject>>();
+  /** `label key` → `value` → the keys of the objects carrying it. */
+  private readonly byLabel = new Map<string, Map<string, Set<string>>>();
 
   /** The object stored under `key`, if any. */
   get(key: string): KubeObject | undefined {
@@ -46,6 +55,12 @@ export class KindBucket {
   set(obj: KubeObject): KubeObject {
     const key = keyOf(obj);
     deepFreeze(obj);
+    const old = this.all.get(key);
+    // A write that kept the labels object (a status write, most controller writes) keeps the index as it is.
+    if (old?.metadata.labels !== obj.metadata.labels) {
+      this.unindex(key, old?.metadata.labels);
+      this.index(key, obj.metadata.labels);
+    }
     this.all.set(key, obj);
     const ns = obj.metadata.namespace ?? '';
     let inNs = this.byNamespace.get(ns);
@@ -57,6 +72,7 @@ export class KindBucket {
   /** Removes the object stored under `obj`'s key. */
   delete(obj: KubeObject): void {
     const key = keyOf(obj);
+    this.unindex(key, this.all.get(key)?.metadata.labels);
     this.all.delete(key);
     const ns = obj.metadata.namespace ?? '';
     const inNs = this.byNamespace.get(ns);
@@ -64,10 +80,55 @@ export class KindBucket {
     if (inNs?.size === 0) this.byNamespace.delete(ns);
   }
 
-  /** The stored objects of one namespace, or of all namespaces when `namespace` is empty. */
-  values(namespace?: string): IterableIterator<KubeObject> {
-    if (!namespace) return this.all.values();
-    return (this.byNamespace.get(namespace) ?? new Map<string, KubeObject>()).values();
+  /**
+   * The stored objects of one namespace, or of all namespaces when `namespace` is empty — or, when
+   * `labels` are given and fewer objects carry one of them than the namespace holds, those objects
+   * (still of that namespace only). Every object the namespace holds that carries all `labels` is
+   * among them; the caller's filter decides the rest.
+   */
+  values(namespace?: string, labels: LabelEquals = []): Iterable<KubeObject> {
+    const inScope = namespace ? this.byNamespace.get(namespace) : this.all;
+    if (!inScope) return [];
+    const narrowest = this.narrowest(labels);
+    if (narrowest === undefined || narrowest.size >= inScope.size) return inScope.values();
+    const out: KubeObject[] = [];
+    for (const key of narrowest) {
+      const obj = this.all.get(key);
+      if (obj && (!namespace || obj.metadata.namespace === namespace)) out.push(obj);
+    }
+    return out;
+  }
+
+  /** The smallest set of keys carrying one of `labels` (empty when one is carried by none), if any label is given. */
+  private narrowest(labels: LabelEquals): ReadonlySet<string> | undefined {
+    let best: ReadonlySet<string> | undefined;
+    for (const { key, value } of labels) {
+      const keys = this.byLabel.get(key)?.get(value);
+      if (!keys) return new Set();
+      if (!best || keys.size < best.size) best = keys;
+    }
+    return best;
+  }
+
+  private index(key: string, labels: Readonly<Record<string, string>> | undefined): void {
+    for (const [name, value] of Object.entries(labels ?? {})) {
+      let values = this.byLabel.get(name);
+      if (!values) this.byLabel.set(name, (values = new Map()));
+      let keys = values.get(value);
+      if (!keys) values.set(value, (keys = new Set()));
+      keys.add(key);
+    }
+  }
+
+  private unindex(key: string, labels: Readonly<Record<string, string>> | undefined): void {
+    for (const [name, value] of Object.entries(labels ?? {})) {
+      const values = this.byLabel.get(name);
+      const keys = values?.get(value);
+      if (!values || !keys) continue;
+      keys.delete(key);
+      if (keys.size === 0) values.delete(value);
+      if (values.size === 0) this.byLabel.delete(name);
+    }
   }
 }
 

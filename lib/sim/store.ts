@@ -13,7 +13,7 @@ import { validateObject } from './validation.js';
 import { CRD_KIND, ResourceRegistry } from './crd/registry.js';
 import { admitCustomResource, prepareCrd, validateCrdAgainst } from './crd/admission.js';
 import { CRD_CLEANUP_FINALIZER } from './crd/definitions.js';
-import { EventHistory, KindBucket, ServiceIps, compareKeys, deepFreeze, keyOf } from './store-bucket.js';
+import { EventHistory, KindBucket, type LabelEquals, ServiceIps, compareKeys, deepFreeze, keyOf } from './store-bucket.js';
 import { ClusterIpAllocator, applyCreateDefaults, applySpecDefaults } from './defaults.js';
 import { defaultClassName, defaultStorageClass } from './storage-classes.js';
 
@@ -110,12 +110,15 @@ export class ObjectStore {
   }
 
   /**
-   * The stored objects of a kind (in a namespace, or all), sorted by namespace/name. They are the
-   * stored objects themselves, deeply frozen, so listing costs no copy; the array is the caller's.
+   * The stored objects of a kind (in a namespace, or all) that pass `filter`, sorted by
+   * namespace/name. They are the stored objects themselves, deeply frozen, so listing costs no copy;
+   * the array is the caller's. `labels`, terms `filter` also requires, let the store read only the
+   * objects carrying them (a selected LIST of a cluster-scoped kind costs what it returns, not what
+   * is stored).
    */
-  list(kind: string, namespace?: string, filter?: ObjectFilter): KubeObject[] {
+  list(kind: string, namespace?: string, filter?: ObjectFilter, labels?: LabelEquals): KubeObject[] {
     const out: KubeObject[] = [];
-    for (const obj of this.bucket(kind).values(namespace)) {
+    for (const obj of this.bucket(kind).values(namespace, labels)) {
       if (filter && !filter(obj)) continue;
       out.push(obj);
     }

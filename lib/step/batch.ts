@@ -82,7 +82,7 @@ function groupByKey(records: readonly BatchRecord[], deps: BatchDeps): { groups:
       malformed.push(record.messageId);
       continue;
     }
-    const trigger = toTrigger(record, parsed.message.reason ?? 'unspecified');
+    const trigger = toTrigger(record, parsed.message.reason ?? 'unspecified', parsed.message.dueAtMs);
     const group = groups.get(parsed.message.key);
     if (!group) groups.set(parsed.message.key, { key: parsed.message.key, messageIds: [record.messageId], trigger });
     else {
@@ -93,21 +93,31 @@ function groupByKey(records: readonly BatchRecord[], deps: BatchDeps): { groups:
   return { groups: [...groups.values()], malformed };
 }
 
-function toTrigger(record: BatchRecord, reason: string): Trigger {
+function toTrigger(record: BatchRecord, reason: string, dueAtMs: number | undefined): Trigger {
   const enqueuedAtMs = enqueuedAt(record);
   const handles = record.receiptHandle ? { receiptHandles: [record.receiptHandle] } : {};
-  return { reason, messageId: record.messageId, ...(enqueuedAtMs === undefined ? {} : { enqueuedAtMs }), ...handles };
+  const due = dueAtMs !== undefined && isTimerTrigger({ reason }) ? { dueAtMs } : {};
+  return { reason, messageId: record.messageId, ...(enqueuedAtMs === undefined ? {} : { enqueuedAtMs }), ...handles, ...due };
 }
 
+/**
+ * Two records of one key as one trigger (see `groupByKey`). Two timers' wake-ups stand for the later
+ * of their due times (the step consumes both); one that does not say when it was due makes the
+ * merged one not say either, so it is never taken for a replaced wake-up.
+ */
 function mergeTriggers(a: Trigger, b: Trigger): Trigger {
   const rank = (t: Trigger): number => (isTimerTrigger(t) ? 2 : isLeaseWake(t) ? 0 : 1);
   const chosen = rank(b) > rank(a) ? b : a;
   const times = [a.enqueuedAtMs, b.enqueuedAtMs].filter((t): t is number => t !== undefined);
   const handles = [...(a.receiptHandles ?? []), ...(b.receiptHandles ?? [])];
+  const { dueAtMs: _chosenDue, ...rest } = chosen;
+  const bothTimers = isTimerTrigger(a) && isTimerTrigger(b);
+  const due = bothTimers ? (a.dueAtMs === undefined || b.dueAtMs === undefined ? undefined : Math.max(a.dueAtMs, b.dueAtMs)) : chosen.dueAtMs;
   return {
-    ...chosen,
+    ...rest,
     ...(times.length === 0 ? {} : { enqueuedAtMs: Math.min(...times) }),
     ...(handles.length === 0 ? {} : { receiptHandles: handles }),
+    ...(due === undefined ? {} : { dueAtMs: due }),
   };
 }
 

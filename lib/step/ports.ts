@@ -21,12 +21,14 @@ import type { Timers } from '../timer/port.js';
  * when it was enqueued (for queue lag) and the SQS message id when there is one. `receiptHandles`
  * are the handles of the queue records the step stands for (one per record of its key in the
  * batch): a step that claims the lease makes them reappear when the lease ends should it die.
+ * `dueAtMs` is the time a timer's wake-up was armed for, when its message says.
  */
 export type Trigger = {
   readonly reason: string;
   readonly enqueuedAtMs?: number;
   readonly messageId?: string;
   readonly receiptHandles?: readonly string[];
+  readonly dueAtMs?: number;
 };
 
 /**

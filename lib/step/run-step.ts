@@ -39,6 +39,7 @@ import { errorText } from './error-outcome.js';
 import { holdRecordsForLease } from './lease-hold.js';
 import { armLeaseWake, leaseBoundBudget, leaseWakeFence, leaseWakeIsSuperseded } from './lease-wake.js';
 import { observeStep } from './observe.js';
+import { isReplacedWake } from './schedule.js';
 import { isTimerTrigger, type StepPorts, type Trigger } from './ports.js';
 import { reportStep, steppedResult, unclaimedResult, type StepIdentity, type StepResult } from './result.js';
 
@@ -120,7 +121,8 @@ function noBudget(input: RunStepInput, identity: StepIdentity): StepResult {
 
 /**
  * A wake-up reads the key's state once before claiming, and is dropped when it has nothing to do:
- * a lease-expiry wake-up whose lease was released or taken over (`superseded`), or a timer armed
+ * a lease-expiry wake-up whose lease was released or taken over, or a timer's wake-up that a later
+ * one replaced (`isReplacedWake`) — both `superseded` — or a timer armed
  * before the key was forgotten — its TidbCluster gone, not claimed since — which a delayed message
  * cannot withdraw and whose claim would make the forgotten item permanent again (`ignored`). Other
  * triggers step without the read: the cluster may have been created again. A failed read leaves a
@@ -139,7 +141,9 @@ async function wakeUpToSkip(
   } catch (err) {
     return wakeFence === undefined ? undefined : { disposition: 'claim-failed', error: `read state: ${errorText(err)}` };
   }
-  if (wakeFence !== undefined && leaseWakeIsSuperseded(state, wakeFence, input.ports.clock.nowMs())) return { disposition: 'superseded' };
+  const nowMs = input.ports.clock.nowMs();
+  if (wakeFence !== undefined && leaseWakeIsSuperseded(state, wakeFence, nowMs)) return { disposition: 'superseded' };
+  if (isReplacedWake(state, input.trigger, nowMs)) return { disposition: 'superseded' };
   const forgotten = state !== undefined && state.expiresAtSeconds !== undefined && state.lease === undefined;
   return isTimer && forgotten ? { disposition: 'ignored' } : undefined;
 }

@@ -59,6 +59,20 @@ export function isInBackoffWindow(input: Pick<ScheduleInput, 'claimed' | 'nowMs'
   );
 }
 
+/**
+ * Rule 3, seen from a timer's wake-up: whether it was replaced. A wake-up due at `dueAtMs` is
+ * replaced when the stored wake-up (`nextWakeAtMs`) is later than it and still to come: a step ran
+ * after it was armed — a timer's step that consumed it or a copy of it, or a step that saw it due
+ * — and armed the stored one from a newer look at the world. As client-go's `AddAfter`, a key has
+ * one pending wake-up: the replaced one is dropped, so duplicate wake-ups do not each start a
+ * chain of steps. A wake-up that does not say when it was due is never taken for replaced.
+ */
+export function isReplacedWake(claimed: Pick<StateRecord, 'nextWakeAtMs'> | undefined, trigger: Trigger, nowMs: number): boolean {
+  const stored = claimed?.nextWakeAtMs;
+  const due = trigger.dueAtMs;
+  return isTimerTrigger(trigger) && due !== undefined && stored !== undefined && stored > due && stored > nowMs;
+}
+
 /** Rule 3: the wake-up armed before this step that will still arrive, if any. */
 export function pendingWakeAtMs(input: Pick<ScheduleInput, 'claimed' | 'nowMs' | 'trigger'>): number | undefined {
   const at = input.claimed.nextWakeAtMs;

@@ -53,7 +53,7 @@ export class QueueSchedulerTimers implements Timers {
     const afterMs = atMs - nowMs;
     if (afterMs <= MAX_DELAY_SECONDS * 1000) {
       const delaySeconds = Math.max(0, Math.ceil(afterMs / 1000));
-      const message: ReconcileMessageBody = { key, reason: timerReason(kind), enqueuedAtMs: nowMs };
+      const message: ReconcileMessageBody = { key, reason: timerReason(kind), enqueuedAtMs: nowMs, dueAtMs: atMs };
       await this.o.queue.send([{ message, delaySeconds }]);
       return { via: 'queue', delaySeconds };
     }
@@ -76,7 +76,7 @@ export class QueueSchedulerTimers implements Timers {
    * the real send time into a JSON number).
    */
   private scheduleRequest(key: string, kind: TimerKind, atMs: number): ScheduleRequest {
-    const message: ReconcileMessageBody = { key, reason: timerReason(kind), enqueuedAtMs: atMs };
+    const message: ReconcileMessageBody = { key, reason: timerReason(kind), enqueuedAtMs: atMs, dueAtMs: atMs };
     return {
       Name: scheduleName(key, kind),
       ...(this.o.groupName === undefined ? {} : { GroupName: this.o.groupName }),

@@ -152,6 +152,23 @@ describe('wake-ups', () => {
     expect(await wakeAt()).toBe(370_000);
   });
 
+  it('a wake-up a later one replaced is dropped without a step: one chain of wake-ups per key', async () => {
+    // Prepare: a rule that polls every second; its first step arms a wake-up for +1 s
+    const rules = [actRule('Poll', () => ({ actions: [], outcome: retry(1_000, 'poll') }))];
+    const w = stepWorld(dynamo, { rules });
+    await w.trigger();
+    await w.drain();
+    // An event steps the key once that wake-up is due but before it is delivered: it arms +2 s.
+    await w.clock.advance(1_000);
+    await runStep({ key: w.key, trigger: { reason: 'watch' }, owner: 'event', ports: w.ports, config: TEST_STEP_CONFIG, budgetMs: 60_000, rules });
+    // Act
+    const replaced = await w.drain();
+    const later = await w.runFor(5_000);
+    // Assess: the replaced wake-up reads the state only; then one timer step a second, not two.
+    expect(replaced.map((s) => [s.disposition, s.trigger.reason])).toEqual([['superseded', 'timer:wake']]);
+    expect(later.map((s) => [s.disposition, s.startedAtMs - T0])).toEqual([1, 2, 3, 4, 5].map((n) => ['stepped', 1_000 + n * 1_000]));
+  });
+
   it('a long wake-up is a schedule that only moves earlier', async () => {
     let afterMs = 2 * 3_600_000;
     const w = stepWorld(dynamo, { rules: [actRule('Poll', () => ({ actions: [], outcome: retry(afterMs, 'poll') }))] });

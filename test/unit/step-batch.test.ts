@@ -51,6 +51,19 @@ describe('one SQS batch → one step per distinct key', () => {
   });
 
   it.each([
+    { name: 'alone, it keeps its due time', due: [T0 + 1_000], want: T0 + 1_000 },
+    { name: 'two stand for the later one (the step consumes both)', due: [T0 + 2_000, T0 + 1_000], want: T0 + 2_000 },
+    { name: 'one that does not say makes the merged one not say', due: [T0 + 1_000, undefined], want: undefined },
+  ])("a timer's due time rides on its trigger: $name", async ({ due, want }) => {
+    // Prepare: the timers' records of one key, and a watch's (which carries no due time)
+    const timers = due.map((dueAtMs, i) => record(`t${i}`, { key: 'c/ns/a', reason: 'timer:wake', enqueuedAtMs: T0, ...(dueAtMs === undefined ? {} : { dueAtMs }) }));
+    // Act
+    const { inputs } = await batch([record('w', { key: 'c/ns/a', reason: 'watch', enqueuedAtMs: T0 }), ...timers]);
+    // Assess
+    expect(inputs.map((i) => [i.trigger.reason, i.trigger.dueAtMs])).toEqual([['timer:wake', want]]);
+  });
+
+  it.each([
     { name: 'a wake-up first, then a watch', reasons: ['lease:3', 'watch'], chosen: 'watch' },
     { name: 'a watch first, then a wake-up', reasons: ['watch', 'lease:3'], chosen: 'watch' },
     { name: 'a wake-up and a timer', reasons: ['lease:3', 'timer:wake'], chosen: 'timer:wake' },

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 
 import type { Outcome } from '../../lib/model/outcome.js';
 import { complete, fail, retry, wait } from '../../lib/reconcile/engine/outcome.js';
-import { planSchedule, type ScheduleInput } from '../../lib/step/schedule.js';
+import { isReplacedWake, planSchedule, type ScheduleInput } from '../../lib/step/schedule.js';
 import { T0 } from '../support/fixtures.js';
 
 const NOW = T0 + 10_000;
@@ -104,5 +104,22 @@ describe('wake-ups', () => {
     const claimed = { failures: 0, nextWakeAtMs, lastStep: undefined };
     const schedule = planSchedule(input(retry(60_000, 'poll'), { trigger, claimed }));
     expect(schedule).toMatchObject({ pendingWakeAtMs: undefined, armAtMs: NOW + 60_000, storeWakeAtMs: NOW + 60_000 });
+  });
+});
+
+describe("a timer's wake-up that a later one replaced", () => {
+  it.each([
+    { name: 'the stored wake-up is later and still to come: replaced', due: NOW - 1_000, stored: NOW + 500, trigger: TIMER, replaced: true },
+    { name: 'it is the stored wake-up: consumed, not replaced', due: NOW - 1_000, stored: NOW - 1_000, trigger: TIMER, replaced: false },
+    { name: 'the stored wake-up is due as well: not replaced (it may have been lost to a held lease)', due: NOW - 2_000, stored: NOW, trigger: TIMER, replaced: false },
+    { name: 'the stored wake-up is earlier (an early Scheduler wake-up): not replaced', due: NOW + 30_000, stored: NOW + 5_000, trigger: TIMER, replaced: false },
+    { name: 'nothing stored: not replaced', due: NOW - 1_000, stored: undefined, trigger: TIMER, replaced: false },
+    { name: 'a wake-up that does not say when it was due: never replaced', due: undefined, stored: NOW + 500, trigger: TIMER, replaced: false },
+    { name: 'not a timer: never replaced', due: NOW - 1_000, stored: NOW + 500, trigger: EVENT, replaced: false },
+  ])('$name', ({ due, stored, trigger, replaced }) => {
+    // Act
+    const result = isReplacedWake({ nextWakeAtMs: stored }, { ...trigger, ...(due === undefined ? {} : { dueAtMs: due }) }, NOW);
+    // Assess
+    expect(result).toBe(replaced);
   });
 });

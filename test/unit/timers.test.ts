@@ -98,7 +98,7 @@ describe('timers: up to 900 s ride on the queue delay', () => {
     expect(client.calls).toEqual([]);
     await clock.advance(delaySeconds * 1000);
     const [record] = await queue.receive(10, 0);
-    expect(JSON.parse(record?.body ?? '{}')).toEqual({ key: KEY, reason: 'timer:requeue', enqueuedAtMs: T0 });
+    expect(JSON.parse(record?.body ?? '{}')).toEqual({ key: KEY, reason: 'timer:requeue', enqueuedAtMs: T0, dueAtMs: T0 + afterMs });
   });
 });
 
@@ -126,7 +126,7 @@ describe('timers: longer waits are one-time EventBridge schedules', () => {
           Target: {
             Arn: QUEUE_ARN,
             RoleArn: ROLE_ARN,
-            Input: JSON.stringify({ key: KEY, reason: 'timer:failover-tikv', enqueuedAtMs: T0 + afterMs }),
+            Input: JSON.stringify({ key: KEY, reason: 'timer:failover-tikv', enqueuedAtMs: T0 + afterMs, dueAtMs: T0 + afterMs }),
           },
         },
       },
@@ -243,7 +243,7 @@ describe('memory scheduler on the virtual clock', () => {
     await clock.advance(1);
     // Assess: 45 s early, as Scheduler's 60 s precision allows; then the schedule is gone.
     expect(before).toEqual([]);
-    expect(await received()).toEqual([{ key: KEY, reason: 'timer:failover-tikv', enqueuedAtMs: deadlineMs }]);
+    expect(await received()).toEqual([{ key: KEY, reason: 'timer:failover-tikv', enqueuedAtMs: deadlineMs, dueAtMs: deadlineMs }]);
     expect(scheduler.list()).toEqual([]);
   });
 

@@ -23,6 +23,11 @@ describe('parseReconcileMessage', () => {
       message: { key: 'eks/tidb/basic', ref: { k8sCluster: 'eks', namespace: 'tidb', name: 'basic' } },
     },
     {
+      name: "a timer's due time is kept",
+      body: '{"key":"eks/tidb/basic","reason":"timer:wake","enqueuedAtMs":1767225600000,"dueAtMs":1767225601000}',
+      message: { key: 'eks/tidb/basic', ref: { k8sCluster: 'eks', namespace: 'tidb', name: 'basic' }, reason: 'timer:wake', dueAtMs: 1767225601000 },
+    },
+    {
       name: 'a name may be a DNS-1123 subdomain with dots',
       body: '{"key":"local.kind/ns1/db.v8"}',
       message: { key: 'local.kind/ns1/db.v8', ref: { k8sCluster: 'local.kind', namespace: 'ns1', name: 'db.v8' } },
@@ -51,6 +56,7 @@ describe('parseReconcileMessage', () => {
     { name: 'a name ending in a dash is rejected', body: '{"key":"eks/tidb/basic-"}', field: 'key.name', says: '"basic-"' },
     { name: 'a name longer than 253 characters is rejected', body: `{"key":"eks/tidb/${'a'.repeat(254)}"}`, field: 'key.name', says: 'at most 253' },
     { name: 'a reason must be a string', body: '{"key":"eks/tidb/basic","reason":{"kind":"timer"}}', field: 'reason', says: 'got an object' },
+    { name: 'a due time must be a number', body: '{"key":"eks/tidb/basic","reason":"timer:wake","dueAtMs":"soon"}', field: 'dueAtMs', says: 'got a string' },
   ])('$name', ({ body, field, says }) => {
     // Act
     const result = parseReconcileMessage(body);
