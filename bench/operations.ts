@@ -17,7 +17,7 @@ import { BENCH_SCENARIOS, EntryRecorder, RequestTally, diffCounts, emptyCounts, 
 import { table } from './stats.js';
 import { STORE_FAILOVER_SCENARIO, StoreStartupProbe, storeFailover, storeFailoverMinimumMs, storeFailoverTable } from './store-failover.js';
 import { benchTikvScaleIn } from './tikv-scale-in.js';
-import { PdStartupProbe } from './world-timing.js';
+import { WorldTimingProbe } from './world-timing.js';
 
 /**
  * How long after each user action the next resync comes, one TiDB-Operator-like run per value: the
@@ -25,21 +25,25 @@ import { PdStartupProbe } from './world-timing.js';
  */
 export const RESYNC_PHASES_MS = [5_000, 15_000, 25_000];
 
-export type Run = { rec: EntryRecorder; t0: number; scenario: Scenario; violations: number; driver: OperatorRunStats | undefined; world: PdStartupProbe; stores: StoreStartupProbe };
+export type Run = { rec: EntryRecorder; t0: number; scenario: Scenario; violations: number; driver: OperatorRunStats | undefined; world: WorldTimingProbe; stores: StoreStartupProbe };
 export type Driver = (stack: SimStack, rec: EntryRecorder) => Promise<OperatorRunStats | undefined>;
 
-/** One run of a bench scenario with `driver`, recorded entry by entry. */
-export async function recordRun(file: string, driver: Driver): Promise<Run> {
+/**
+ * One run of a bench scenario with `driver`, recorded entry by entry; `atEnd`, when given, runs on
+ * the stack after the timeline (e.g. to measure the cluster at rest), before invariants are read.
+ */
+export async function recordRun(file: string, driver: Driver, atEnd?: (stack: SimStack) => Promise<void>): Promise<Run> {
   const scenario = loadScenario(join(BENCH_SCENARIOS, file));
   const stack = await SimStack.start(scenario, scenario.seed);
   try {
     const rec = new EntryRecorder(stack, new RequestTally(stack));
     const t0 = stack.clock.nowMs();
-    const world = new PdStartupProbe(stack, t0);
+    const world = new WorldTimingProbe(stack, t0);
     const stores = new StoreStartupProbe(stack, t0);
     const stats = await driver(stack, rec);
     world.stop();
     stores.stop();
+    await atEnd?.(stack);
     const violations = stack.sim.invariants().reduce((n, inv) => n + inv.violations.length, 0);
     return { rec, t0, scenario, violations, driver: stats, world, stores };
   } finally {
@@ -61,20 +65,20 @@ export const operatorLike =
  * entry `to`; `minimum` is the world's own time for it in a run (see world-timing.ts), `why` says
  * what that is.
  */
-type Operation = { name: string; from?: number; to: number; minimum: (world: PdStartupProbe, fromMs: number, toMs: number) => number; why: string };
+type Operation = { name: string; from?: number; to: number; minimum: (world: WorldTimingProbe, fromMs: number, toMs: number) => number; why: string };
 
 const OPERATIONS: Operation[] = [
   {
     name: 'create → Ready (3 PD)',
     to: 0,
-    minimum: (w, from, to) => w.parallelStartMs(from, to),
+    minimum: (w, from, to) => w.parallelStartMs('pd', from, to),
     why: 'Parallel pod management: the three PD pods start together; the slowest one, from its pod created to its member serving (the start script waits 0–4 s between discovery calls, as TiDB Operator\'s).',
   },
   {
     name: 'scale out 3 → 5',
     from: 2,
     to: 6,
-    minimum: (w, from, to) => w.parallelStartMs(from, to),
+    minimum: (w, from, to) => w.parallelStartMs('pd', from, to),
     why: 'replicas go up one per step (as TiDB Operator), but nothing waits for a new pod before the next one: the slowest new pod, created → serving.',
   },
   { name: 'scale in 5 → 3', from: 8, to: 13, minimum: () => 0, why: 'no pod starts; members leave PD one per step.' },
@@ -128,7 +132,8 @@ export function spread(xs: number[], fmt: (n: number) => string): string {
 export const num = (n: number): string => (Number.isInteger(n) ? String(n) : n.toFixed(1));
 const perStep = (n: number, steps: number): string => (steps === 0 ? '–' : (n / steps).toFixed(2));
 
-function driverLine(run: Run | undefined): string {
+/** What the TiDB-Operator-like driver did in `run` (syncs, rate-limited requeues, longest delay); – for ours. */
+export function driverLine(run: Run | undefined): string {
   const d = run?.driver;
   return d ? `${d.syncs} syncs, ${d.rateLimitedRequeues} rate-limited requeues, longest delay ${secs(d.longestBackoffMs)}` : '–';
 }
@@ -161,7 +166,7 @@ export const ratio = (ours: number, minimum: number): string => (minimum === 0 ?
 
 /** The failover's minimum in `run`: the replacement's pod created → its member serving, after the deadline. */
 function failoverMinimum(run: Run, f: Failover): number {
-  return run.world.parallelStartMs(f.deadlineMs, f.healthyMs);
+  return run.world.parallelStartMs('pd', f.deadlineMs, f.healthyMs);
 }
 
 function operationsTable(runs: Runs, extraRows: readonly (string | number)[][]): string {

@@ -32,18 +32,23 @@ export function loadScenario(path: string): Scenario {
 export type RequestClass = 'list' | 'get' | 'write' | 'pd-read' | 'pd-write' | 'other';
 
 /**
- * Counts of each `RequestClass`, plus writes by method and every request by what it addressed
- * (`LIST Pod`, `GET TidbCluster`, `PD GET /pd/api/v1/members`, …).
+ * Counts of each `RequestClass`, plus writes by method, every request by what it addressed
+ * (`LIST Pod`, `GET TidbCluster`, `PD GET /pd/api/v1/members`, …) and proxied calls by the pod or
+ * service they went to (`basic-pd`, `basic-tidb-0`, …).
  */
-export type RequestCounts = Record<RequestClass, number> & { readonly byWriteMethod: Record<string, number>; readonly detail: Record<string, number> };
+export type RequestCounts = Record<RequestClass, number> & {
+  readonly byWriteMethod: Record<string, number>;
+  readonly detail: Record<string, number>;
+  readonly byProxyTarget: Record<string, number>;
+};
 
 /** What a simulated world serves, to tell what a path addresses. */
 const SERVED = defaultResources();
 
 /** The class of a request (see `RequestClass`) and what it addressed, e.g. `LIST Pod`. */
-export function classifyRequest(method: string, path: string): { cls: RequestClass; what: string } {
+export function classifyRequest(method: string, path: string): { cls: RequestClass; what: string; proxyTarget?: string } {
   const route = parseRoute(path, (g, v, p) => SERVED.byPlural(g, v, p));
-  if (route.type === 'proxy') return { cls: method === 'GET' ? 'pd-read' : 'pd-write', what: `PD ${method} ${route.rest}${route.target === 'pods' ? ' (one pod)' : ''}` };
+  if (route.type === 'proxy') return { cls: method === 'GET' ? 'pd-read' : 'pd-write', what: `PD ${method} ${route.rest}${route.target === 'pods' ? ' (one pod)' : ''}`, proxyTarget: route.name };
   if (route.type !== 'resource') return { cls: 'other', what: `${method} ${path}` };
   const sub = route.subresource === undefined ? '' : `/${route.subresource}`;
   if (method !== 'GET') return { cls: 'write', what: `${method} ${route.resource.kind}${sub}` };
@@ -52,7 +57,7 @@ export function classifyRequest(method: string, path: string): { cls: RequestCla
 
 /** No requests (the counts before anything ran). */
 export function emptyCounts(): RequestCounts {
-  return { list: 0, get: 0, write: 0, 'pd-read': 0, 'pd-write': 0, other: 0, byWriteMethod: {}, detail: {} };
+  return { list: 0, get: 0, write: 0, 'pd-read': 0, 'pd-write': 0, other: 0, byWriteMethod: {}, detail: {}, byProxyTarget: {} };
 }
 
 /**
@@ -75,13 +80,14 @@ export class RequestTally {
 
   /** A copy of the counts so far. */
   snapshot(): RequestCounts {
-    return { ...this.counts, byWriteMethod: { ...this.counts.byWriteMethod }, detail: { ...this.counts.detail } };
+    return { ...this.counts, byWriteMethod: { ...this.counts.byWriteMethod }, detail: { ...this.counts.detail }, byProxyTarget: { ...this.counts.byProxyTarget } };
   }
 
   private count(method: string, path: string): void {
-    const { cls: c, what } = classifyRequest(method, path);
+    const { cls: c, what, proxyTarget } = classifyRequest(method, path);
     this.counts[c]++;
     this.counts.detail[what] = (this.counts.detail[what] ?? 0) + 1;
+    if (proxyTarget !== undefined) this.counts.byProxyTarget[proxyTarget] = (this.counts.byProxyTarget[proxyTarget] ?? 0) + 1;
     if (c !== 'write' && c !== 'pd-write') return;
     const label = `${c === 'write' ? 'Kubernetes' : 'PD'} ${method}`;
     this.counts.byWriteMethod[label] = (this.counts.byWriteMethod[label] ?? 0) + 1;
@@ -99,13 +105,11 @@ export function diffMap(before: ReadonlyMap<string, number>, after: ReadonlyMap<
 export function diffCounts(before: RequestCounts, after: RequestCounts): RequestCounts {
   const out = emptyCounts();
   for (const k of ['list', 'get', 'write', 'pd-read', 'pd-write', 'other'] as const) out[k] = after[k] - before[k];
-  for (const [m, n] of Object.entries(after.byWriteMethod)) {
-    const d = n - (before.byWriteMethod[m] ?? 0);
-    if (d !== 0) out.byWriteMethod[m] = d;
-  }
-  for (const [w, n] of Object.entries(after.detail)) {
-    const d = n - (before.detail[w] ?? 0);
-    if (d !== 0) out.detail[w] = d;
+  for (const field of ['byWriteMethod', 'detail', 'byProxyTarget'] as const) {
+    for (const [k, n] of Object.entries(after[field])) {
+      const d = n - (before[field][k] ?? 0);
+      if (d !== 0) out[field][k] = d;
+    }
   }
   return out;
 }

@@ -20,13 +20,18 @@ import { benchOperations } from './operations.js';
 import { BENCH_SCENARIOS, EntryRecorder, RequestTally, STATE_WRITES, StateTally, diffCounts, diffMap, loadScenario, type RequestCounts } from './probes.js';
 import { table } from './stats.js';
 
-const STEADY_STEPS = 20;
-const STEADY_SPACING_MS = 30_000;
+/** How many triggers the at-rest measurement sends, and how far apart in virtual time. */
+export const STEADY_STEPS = 20;
+export const STEADY_SPACING_MS = 30_000;
 
-type Window = { steps: number; requests: RequestCounts; state: Map<string, number>; byMethod: Map<string, number>; virtualMs: number };
+/** What a run of at-rest steps did: steps, API server requests, state store calls by method, requests by HTTP method, virtual time. */
+export type Window = { steps: number; requests: RequestCounts; state: Map<string, number>; byMethod: Map<string, number>; virtualMs: number };
 
-/** Steps the cluster `count` times, one trigger every `spacingMs` of virtual time, and counts what that did. */
-async function steadySteps(stack: SimStack, requests: RequestTally, state: StateTally, count: number, spacingMs: number): Promise<Window> {
+/**
+ * Steps the cluster `count` times, one trigger every `spacingMs` of virtual time, and counts what
+ * that did; the sweep and the wake-ups steps arm are not delivered in between.
+ */
+export async function steadySteps(stack: SimStack, requests: RequestTally, state: StateTally, count: number, spacingMs: number): Promise<Window> {
   const m = stack.scenario.cluster.metadata;
   const key = clusterKeyOf(stack.runtime, m.namespace, m.name);
   const start = { steps: stack.steps, requests: requests.snapshot(), state: state.snapshot(), byMethod: new Map(stack.world.server.requestCounts), atMs: stack.clock.nowMs() };
@@ -48,10 +53,13 @@ async function steadySteps(stack: SimStack, requests: RequestTally, state: State
   };
 }
 
-const sum = (m: ReadonlyMap<string, number>, keys: readonly string[]): number => keys.reduce((n, k) => n + (m.get(k) ?? 0), 0);
-const perStep = (n: number, steps: number): string => (steps === 0 ? '–' : (n / steps).toFixed(2));
+/** The sum of `m`'s counts under `keys`. */
+export const sum = (m: ReadonlyMap<string, number>, keys: readonly string[]): number => keys.reduce((n, k) => n + (m.get(k) ?? 0), 0);
+/** `n / steps` to two decimals (– without steps). */
+export const perStep = (n: number, steps: number): string => (steps === 0 ? '–' : (n / steps).toFixed(2));
 const writesOf = (m: ReadonlyMap<string, number>): [string, number][] => [...m].filter(([k]) => (STATE_WRITES as readonly string[]).includes(k));
-const listed = (entries: Iterable<[string, number]>, steps: number): string =>
+/** `name n/steps` for each entry, sorted by name, comma-separated ('none' when empty). */
+export const listed = (entries: Iterable<[string, number]>, steps: number): string =>
   [...entries].sort((a, b) => a[0].localeCompare(b[0])).map(([k, n]) => `${k} ${perStep(n, steps)}`).join(', ') || 'none';
 
 /** Runs the steady-state and simulate-hour benchmark and returns its Markdown section. */

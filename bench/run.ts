@@ -10,6 +10,7 @@ import { benchBundle } from './bundle.js';
 import { benchCrashStall } from './crash-stall.js';
 import { benchEngine } from './engine.js';
 import { benchFleet } from './fleet.js';
+import { benchFullCluster } from './full-cluster.js';
 import { benchNoopStep } from './noop-step.js';
 import { benchTikvUpgrade } from './operations.js';
 import { benchOperations, benchSteadyState } from './reconciler.js';
@@ -29,6 +30,7 @@ const SECTIONS: Section[] = [
   { name: 'reconciler steady state and simulate hour', run: benchSteadyState },
   { name: 'reconciler operations', run: benchOperations },
   { name: 'TiKV rolling upgrade', run: benchTikvUpgrade },
+  { name: 'full cluster: create, upgrade, at rest', run: benchFullCluster },
   { name: 'failover under API errors', run: benchApiErrors },
   { name: 'crashed step during a scale-out', run: () => benchCrashStall() },
   // 1 000 clusters take minutes of wall time: each size gets at most 4 min to Ready and 1 min at rest.

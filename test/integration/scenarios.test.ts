@@ -146,6 +146,10 @@ describe('what each story shows', () => {
     // Every component rolled: 3 PD, 1 TiFlash, 3 TiKV, 1 Pump, 2 TiDB, 2 TiCDC pods.
     expect(times.map((t) => t.length)).toEqual([3, 1, 3, 1, 2, 2]);
     for (let i = 1; i < order.length; i++) expect(Math.min(...(times[i] ?? []))).toBeGreaterThan(Math.max(...(times[i - 1] ?? [])));
+    // As TiDB Operator: TiCDC's upgrade (its pod spec written, a capture drained) waits for TiDB's
+    // rollout, also while TiDB is only pausing DDL for its smooth upgrade.
+    const ticdcWork = report.actions.filter((a) => a.atMs >= patchAtMs && (a.verb === 'ticdc.drainCapture' || (a.actor === 'reconciler' && a.verb === 'update' && a.name === 'basic-ticdc')));
+    expect(Math.min(...ticdcWork.map((a) => a.atMs))).toBeGreaterThan(Math.max(...(times[4] ?? [])));
     expect(report.invariants.flatMap((inv) => inv.violations)).toEqual([]);
     const conditions = (report.final.tidbcluster as { status?: { conditions?: { type: string; status: string }[] } } | null)?.status?.conditions ?? [];
     expect(conditions.find((c) => c.type === 'Ready')?.status).toBe('True');

@@ -111,9 +111,11 @@ export function planMemberUpgrade(input: MemberInput): MemberDecision {
   if (component.changesNeedSynced !== false && !isMemberSynced(input)) return { actions: [], outcome: fail(`${upgraderWho(input)}'s ${component.name} status sync failed, can not to be upgraded`) };
   const blocked = phaseBlocker(input, component.dependencies.upgradeWaitsFor);
   if (blocked !== undefined) return frozen(input, set, `${blocked}: the upgrade waits`);
-  const first = component.hooks.beforeUpgrade?.(input);
-  if (first !== undefined) return first;
+  // As TiDB Operator: the phase is Upgrade before the component's own first step (TiDB's smooth
+  // upgrade start), so the components that wait for it (TiCDC behind TiDB) see it in this step.
   const next = { ...input, status: withMemberStatus(input, { phase: 'Upgrade' }) };
+  const first = component.hooks.beforeUpgrade?.(next);
+  if (first !== undefined) return { ...first, status: first.status ?? next.status };
   if (changed) {
     const draft = desiredStatefulSet(next, { replicas: replicasOf(set), partition: restPartition(next, replicasOf(set)) });
     return { status: next.status, actions: [], draft, outcome: retry(component.retryMs, `${component.title} pod template changed: upgrade starts`), stop: true };

@@ -160,6 +160,18 @@ describe('TiDB smooth upgrade (Fixture J S138, P20)', () => {
     expect(decision.outcome.kind).toBe('retry');
   });
 
+  it.each([
+    { name: 'persisting the marker', changes: [] },
+    { name: 'the /upgrade/start call', changes: [annotate(marker)] },
+    { name: 'finishing a stale marker', changes: [annotate({ ...marker, [SMOOTH_UPGRADE.sourceVersion]: 'v7.1.2' })] },
+  ])('as TiDB Operator, TiDB is in phase Upgrade from the smooth upgrade\'s first step on ($name), so TiCDC behind it waits', ({ changes }) => {
+    // Act: a step that only does the smooth upgrade's work (no pod spec written yet)
+    const decision = step(...changes);
+    // Assess
+    expect(stsWrites(decision.actions)).toEqual([]);
+    expect(decision.status?.tidb?.phase).toBe('Upgrade');
+  });
+
   it('S138 once started, the new pod spec is written with partition = replicas', () => {
     const decision = step(annotate({ ...marker, [SMOOTH_UPGRADE.startedAt]: '2026-01-01T00:00:00Z' }));
     expect(partitionOfWrite(decision.actions)).toBe(2);
