@@ -117,18 +117,32 @@ export class KubeHttp {
 
   /**
    * Sends `req` and reads the whole body within `timeoutMs`. A timeout or a network failure is a
-   * `TransientError` naming `what`; any HTTP status is returned, not thrown.
+   * `TransientError` naming `what`; any HTTP status is returned, not thrown. The deadline is one
+   * timer that destroys the request (and with it the body being read): the same bound as an abort
+   * signal, without an `AbortSignal` and its stream listeners on every call.
    */
   async send(req: HttpRequest, timeoutMs: number, what: string): Promise<HttpAnswer> {
-    const signal = AbortSignal.timeout(timeoutMs);
+    const deadline = new CallDeadline(timeoutMs);
     try {
-      const res = await this.open(req, signal, what);
-      const retryAfterSeconds = parseRetryAfterSeconds(res.headers['retry-after']);
-      return { status: res.statusCode ?? 0, text: await readText(res), ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) };
+      const url = new URL(this.baseUrl() + req.path);
+      const options = await this.prepare(req, url, what);
+      deadline.throwIfPassed();
+      return await new Promise<HttpAnswer>((resolve, reject) => {
+        const sendRequest = url.protocol === 'https:' ? httpsRequest : httpRequest;
+        const request = sendRequest(url, { ...options, method: req.method }, (res) => {
+          const retryAfterSeconds = parseRetryAfterSeconds(res.headers['retry-after']);
+          readText(res).then((text) => resolve({ status: res.statusCode ?? 0, text, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) }), reject);
+        });
+        deadline.onPassed((reason) => request.destroy(reason));
+        request.on('error', reject);
+        request.end(req.body);
+      });
     } catch (err) {
       if (err instanceof ReconcilerError) throw err;
-      if (signal.aborted) throw timeoutError(what, timeoutMs, err);
+      if (deadline.passed) throw timeoutError(what, timeoutMs, deadline.reason);
       throw new TransientError(`${what} failed: ${describeNetworkError(err)}`, { cause: err });
+    } finally {
+      deadline.clear();
     }
   }
 
@@ -181,11 +195,56 @@ export class KubeHttp {
   }
 }
 
-/** The whole body of an answer as UTF-8 text. */
-export async function readText(res: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of res) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+/**
+ * The whole body of an answer as UTF-8 text; rejects when the body ends early (the request was
+ * destroyed, the connection reset). Read with stream events: an async iterator over the body costs
+ * a promise per chunk, and every step reads a dozen bodies.
+ */
+export function readText(res: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('error', reject);
+    // 'close' without 'end' (and without an error) is a body cut short; after 'end' this rejection is ignored.
+    res.on('close', () => {
+      if (!res.complete) reject(new Error('the answer ended before its body was complete'));
+    });
+  });
+}
+
+/**
+ * One call's time limit: `passed` once `timeoutMs` have gone by, when the callback given to
+ * `onPassed` (if any) runs with `reason` (the `TimeoutError` an `AbortSignal.timeout` would carry).
+ */
+class CallDeadline {
+  passed = false;
+  reason: DOMException | undefined;
+  private onPass: ((reason: DOMException) => void) | undefined;
+  private readonly timer: ReturnType<typeof setTimeout>;
+
+  constructor(timeoutMs: number) {
+    this.timer = setTimeout(() => {
+      this.passed = true;
+      this.reason = new DOMException('The operation was aborted due to timeout', 'TimeoutError');
+      this.onPass?.(this.reason);
+    }, timeoutMs);
+  }
+
+  /** Runs `callback` when the deadline passes (at once if it has). */
+  onPassed(callback: (reason: DOMException) => void): void {
+    if (this.reason) callback(this.reason);
+    else this.onPass = callback;
+  }
+
+  /** Throws the deadline's reason if it has passed. */
+  throwIfPassed(): void {
+    if (this.reason) throw this.reason;
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+  }
 }
 
 /**

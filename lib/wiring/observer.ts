@@ -56,8 +56,12 @@ type ApiRead = { readonly view: unknown; readonly error?: string; readonly error
 /** Every component's API read, and the Secrets found missing on the way. */
 type ApiReads = { readonly reads: readonly ApiRead[]; readonly missingSecrets?: readonly string[] };
 
-/** What the observer reads besides the defaults: `detectNodeFailure` adds the Nodes of failure stores' pods. */
-export type ObserverOptions = { readonly detectNodeFailure?: boolean };
+/**
+ * What the observer reads besides the defaults: `detectNodeFailure` adds the Nodes of failure stores'
+ * pods. `clusterIds` is where PD cluster ids read before are kept: pass the runtime's, so the
+ * observers of a warm container's steps share it (default: one of this observer's own).
+ */
+export type ObserverOptions = { readonly detectNodeFailure?: boolean; readonly clusterIds?: ClusterIdCache };
 
 /**
  * Reads one cluster's world. Guarantees: a missing TidbCluster is `cluster: undefined` with nothing
@@ -72,10 +76,12 @@ export class LiveObserver implements Observer {
     private readonly clients: ClusterClients,
     private readonly index: ObservedIndex = new ObservedIndex(),
     private readonly options: ObserverOptions = {},
-  ) {}
+  ) {
+    this.clusterIds = options.clusterIds ?? new ClusterIdCache();
+  }
 
-  /** The PD cluster ids this observer has read: its own, so two worlds in one process never share one. */
-  private readonly clusterIds = new ClusterIdCache();
+  /** The PD cluster ids read before: the runtime's when given, so two worlds in one process never share one. */
+  private readonly clusterIds: ClusterIdCache;
 
   async observe(request: ObserveRequest): Promise<Observation> {
     const { key, ref, signal } = request;

@@ -32,6 +32,7 @@ import { ApiServerClients, type DeadlineClients } from './clients.js';
 import { LiveExecutor } from './executor.js';
 import { lambdaSettings } from './lambda-env.js';
 import { ObservedIndex } from './observed.js';
+import { ClusterIdCache } from './pd-view.js';
 import { LiveObserver } from './observer.js';
 
 /** What every handler of one process shares. `k8sCluster` is the first part of every cluster key. */
@@ -47,6 +48,12 @@ export type Runtime = {
   readonly clients: DeadlineClients;
   /** Shared by each step's observer and executor (identities of what was observed, per key). */
   readonly index: ObservedIndex;
+  /**
+   * The PD cluster ids this runtime's steps have read (bounded, keyed by the PD's member ids), so a
+   * warm container reads each PD's id once, not on every step. The runtime's own: two runtimes (two
+   * simulated worlds in one process) never share one.
+   */
+  readonly clusterIds: ClusterIdCache;
   /** Jitters the backoff (default Math.random); a simulation passes a seeded one. */
   readonly random?: () => number;
   /** Names each step (default a random UUID); a simulation passes a seeded one, so its reports repeat. */
@@ -68,9 +75,10 @@ export function invocationOf(context: Pick<Context, 'awsRequestId' | 'getRemaini
  */
 export function stepPorts(runtime: Runtime, deadlineAtMs: number): StepPorts {
   const clients = runtime.clients.withDeadline(deadlineAtMs, deadlineAtMs - runtime.config.step.safetyMarginMs);
-  const { state, timers, queue, clock, logger, metrics, index, random, newReconcileId } = runtime;
+  const { state, timers, queue, clock, logger, metrics, index, clusterIds, random, newReconcileId } = runtime;
   const seeded = { ...(random ? { random } : {}), ...(newReconcileId ? { newReconcileId } : {}) };
-  return { state, observer: new LiveObserver(clients, index, { detectNodeFailure: runtime.config.step.reconcile.detectNodeFailure === true }), executor: new LiveExecutor(clients, index), timers, queue, clock, logger, metrics, ...seeded };
+  const observerOptions = { detectNodeFailure: runtime.config.step.reconcile.detectNodeFailure === true, clusterIds };
+  return { state, observer: new LiveObserver(clients, index, observerOptions), executor: new LiveExecutor(clients, index), timers, queue, clock, logger, metrics, ...seeded };
 }
 
 /** The invocation's deadline on the runtime's clock. */
@@ -108,6 +116,7 @@ export function lambdaRuntime(env: NodeJS.ProcessEnv = process.env): Runtime {
     timers: new QueueSchedulerTimers({ queue, scheduler, queueArn: s.queueArn, schedulerRoleArn: s.schedulerRoleArn, ...(s.schedulerGroup ? { groupName: s.schedulerGroup } : {}) }),
     clients: ApiServerClients.fromKubeConfig(kubeConfig, clock),
     index: new ObservedIndex(config.step.observedClusters),
+    clusterIds: new ClusterIdCache(),
   };
 }
 
@@ -151,6 +160,7 @@ export function localRuntime(options: LocalRuntimeOptions): Runtime {
     timers: new QueueSchedulerTimers({ queue, scheduler, ...timerTarget }),
     clients: ApiServerClients.fromKubeConfig(toKubeConfig(options.kubeConfig), clock, options.clientRandom ? { random: options.clientRandom } : {}),
     index: new ObservedIndex(config.step.observedClusters),
+    clusterIds: new ClusterIdCache(),
   };
 }
 

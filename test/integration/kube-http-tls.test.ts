@@ -5,11 +5,11 @@
  * alive, bodies go with their type and length, and a server that never answers is a timeout.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse, createServer, get as httpGet } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { EksTokenSource, eksKubeConfig } from '../../lib/kube/auth.js';
-import { KubeHttp, isTimeout } from '../../lib/kube/http.js';
+import { KubeHttp, isTimeout, readText } from '../../lib/kube/http.js';
 import { type TlsFront, selfSignedCert, startTlsFront } from '../../lib/local/tls-front.js';
 import { RealClock } from '../../lib/platform/clock.js';
 import { TransientError } from '../../lib/platform/errors.js';
@@ -29,6 +29,11 @@ beforeAll(async () => {
     req.on('end', () => {
       seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
       if (req.url?.startsWith('/hang')) return; // never answers
+      if (req.url?.startsWith('/stall')) return void res.writeHead(200, { 'content-type': 'application/json' }).write('{"kind":'); // head and part of the body, then nothing
+      if (req.url?.startsWith('/cut')) {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' }).write('{"kind":');
+        return void setTimeout(() => res.destroy(), 20); // a body shorter than announced, then the connection is gone
+      }
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ kind: 'Status', path: req.url }));
     });
@@ -102,18 +107,36 @@ describe('KubeHttp over TLS with an EKS kubeconfig', () => {
     expect(Number(last?.headers['content-length'])).toBe(Buffer.byteLength(body));
   });
 
-  it('a server that never answers is a timeout within the call budget', async () => {
+  it.each([
+    { name: 'a server that never answers is a timeout within the call budget', path: '/hang', timeoutMs: 300 },
+    { name: 'a body that stops coming after the head is a timeout within the call budget', path: '/stall', timeoutMs: 500 },
+  ])('$name', async ({ path, timeoutMs }) => {
     // Prepare
     const http = eksHttp();
     const started = Date.now();
 
     // Act
-    const failure = await http.send({ method: 'GET', path: '/hang' }, 300, 'read pod').catch((e: unknown) => e);
+    const failure = await http.send({ method: 'GET', path }, timeoutMs, 'read pod').catch((e: unknown) => e);
 
     // Assess
     expect(isTimeout(failure)).toBe(true);
-    expect((failure as Error).message).toBe('read pod timed out after 300 ms');
+    expect((failure as Error).message).toBe(`read pod timed out after ${timeoutMs} ms`);
     expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it('a body cut short by a closed connection is read as a failure, never as a partial answer', async () => {
+    // Prepare: straight to the upstream, whose answer announces 100 bytes and closes after 8
+    const { port } = upstream.address() as AddressInfo;
+    const res = await new Promise<IncomingMessage>((resolve, reject) => httpGet({ host: '127.0.0.1', port, path: '/cut' }, resolve).on('error', reject));
+
+    // Act
+    const read = await readText(res).then(
+      (text) => ({ text }),
+      (err: unknown) => ({ err }),
+    );
+
+    // Assess
+    expect(read).toHaveProperty('err');
   });
 
   it('an http server without skip-verify is a configuration error, not retried', async () => {

@@ -21,6 +21,7 @@ import { MemoryScheduler } from '../../../lib/timer/memory-scheduler.js';
 import { QueueSchedulerTimers } from '../../../lib/timer/timers.js';
 import type { ClusterClients, DeadlineClients } from '../../../lib/wiring/clients.js';
 import { ObservedIndex } from '../../../lib/wiring/observed.js';
+import { ClusterIdCache } from '../../../lib/wiring/pd-view.js';
 import type { Runtime } from '../../../lib/wiring/ports.js';
 import { MemoryStateStore } from '../../support/memory-state.js';
 
@@ -154,7 +155,7 @@ export function fakeRuntime(clusters: KubeObject[] = []): FakeRuntime {
   const metrics = new MemoryMetrics();
   const timers = new QueueSchedulerTimers({ queue, scheduler: new MemoryScheduler({ clock, queue }), queueArn: 'arn:q', schedulerRoleArn: 'arn:r' });
   const config = { step: DEFAULT_STEP_CONFIG, sweep: DEFAULT_SWEEP_CONFIG, deployment: {} };
-  const runtime: Runtime = { k8sCluster: 'eks-test', config, clock, logger, metrics, state, queue: recordingQueue, timers, clients: fakeClients(kube), index: new ObservedIndex() };
+  const runtime: Runtime = { k8sCluster: 'eks-test', config, clock, logger, metrics, state, queue: recordingQueue, timers, clients: fakeClients(kube), index: new ObservedIndex(), clusterIds: new ClusterIdCache() };
   return { runtime, clock, kube, state, queue, sent, logger, metrics };
 }
 
