@@ -813,6 +813,18 @@ describe('what the TiCDC upgrade story shows', () => {
   });
 });
 
+describe('what the single-capture TiCDC upgrade story shows', () => {
+  it('the lone capture is neither resigned nor drained, and the upgrade takes a pod restart, not the graceful-shutdown timeout', async () => {
+    const report = await run('ticdc-single-capture-upgrade.yaml');
+    const acts = byReconciler(report);
+    const begin = acts.findIndex((a) => a.verb === 'patch' && a.kind === 'Pod' && a.name === 'basic-ticdc-0' && JSON.stringify(a.object ?? {}).includes('ticdc-graceful-shutdown-begin-time'));
+    expect(begin).toBeGreaterThanOrEqual(0); // the graceful shutdown is still recorded, as TiDB Operator
+    expect(acts.filter((a) => a.verb.startsWith('ticdc.')).map((a) => a.verb)).toEqual([]);
+    // waitFor entries: ready, synced, phase Upgrade, phase Normal
+    expect(entryAtMs(report, 'waitFor', 3) - entryAtMs(report, 'waitFor', 2)).toBeLessThan(30_000);
+  });
+});
+
 describe('store failover stories', () => {
   type StoreStatus = { podName?: string; state?: string; lastTransitionTime?: string };
   type TikvWrite = { atMs: number; stores: StoreStatus[]; failurePods: string[] };
