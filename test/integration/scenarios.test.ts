@@ -510,6 +510,19 @@ describe('what the whole-cluster stories show', () => {
     expect(byReconciler(report).filter((a) => a.name?.startsWith('basic-hetero-pd'))).toEqual([]);
   });
 
+  it("heterogeneous: the other cluster's new store shows in this cluster's peerStores within seconds of its own status, not at the sweep", async () => {
+    const report = await run('cluster-heterogeneous-peer-store.yaml');
+    type Stores = Record<string, { podName: string; state: string }>;
+    type Status = { tikv?: { stores?: Stores; peerStores?: Stores } };
+    const upAtMs = (cluster: string, field: 'stores' | 'peerStores'): number =>
+      byReconciler(report).find((a) => a.verb === 'updateStatus' && a.name === cluster && Object.values((a.object as { status?: Status }).status?.tikv?.[field] ?? {}).some((x) => x.podName === 'basic-tikv-3' && x.state === 'Up'))?.atMs ?? Number.NaN;
+    const own = upAtMs('basic', 'stores');
+    const peer = upAtMs('basic-hetero', 'peerStores');
+    expect(own).toBeGreaterThan(entryAtMs(report, 'patch', 0));
+    // The sweep is 10 minutes away: only the exporter's reference index can bring it this soon.
+    expect(peer - own).toBeLessThan(15_000);
+  });
+
   it("heterogeneous TiFlash and TiDB: the cluster without PD runs them on the other's PD, Ready, then ten quiet minutes", async () => {
     const report = await run('cluster-heterogeneous-tiflash.yaml');
     type Tc = { status: { tiflash?: { stores?: Record<string, { podName: string; state: string }> }; tidb?: { members?: Record<string, { health: boolean }> } } };
