@@ -5,7 +5,9 @@
  * time. Guarantees: one message per key per flush window; a checkpoint is written only after the
  * messages for every event before it were sent (never before), so a crash re-sends and never loses;
  * 410 Gone relists (a full resync of that resource); bookmarks advance checkpoints without sending;
- * stream errors reconnect with capped exponential backoff.
+ * stream errors reconnect with capped exponential backoff. A TidbCluster's event also queues the
+ * clusters whose `spec.cluster` names it (`references.ts`; the index is rebuilt from a LIST when a
+ * TidbCluster watch resumes without the previous session's copy).
  */
 import type { BackoffPolicy } from '../model/config.js';
 import type { Clock } from '../platform/clock.js';
@@ -16,9 +18,11 @@ import { backoffDelayMs } from '../step/backoff.js';
 import { errorText, type Positions } from './checkpoints.js';
 import { clusterKeyOf } from './cluster-key.js';
 import { Flusher } from './flusher.js';
+import { listAll } from './list.js';
 import { ChangeFilter, type Remembered } from './meaningful.js';
 import { CountingMetrics, type ExporterCounts } from './metrics.js';
 import { EXPORTER_METRIC, ResourceExpiredError, type ExporterMetrics, type WatchEvent, type WatchSource } from './ports.js';
+import { ReferenceIndex, type ReferenceEntry } from './references.js';
 import type { WatchedResource } from './resources.js';
 import { Sleeps } from './timers.js';
 
@@ -53,10 +57,12 @@ export type ExporterOptions = {
   backoff?: BackoffPolicy;
   /** Fingerprints a previous session left, reused only where it stopped at the stored checkpoint. */
   carry?: ExporterCarry;
+  /** At most this many clusters with `spec.cluster` are indexed (default 10 000; more fall to the sweep). */
+  maxReferrers?: number;
 };
 
 /** What one session hands the next: per resource, its checkpoint and the fingerprints as of it. */
-export type ExporterCarry = ReadonlyMap<string, { resourceVersion: string; entries: [string, Remembered][] }>;
+export type ExporterCarry = ReadonlyMap<string, { resourceVersion: string; entries: [string, Remembered][]; references?: [string, ReferenceEntry][] }>;
 
 /** What a watch loop is doing, for health checks and tests. */
 export type LoopStatus = 'starting' | 'listing' | 'watching' | 'waiting' | 'stopped';
@@ -74,6 +80,7 @@ export class Exporter {
   private readonly sleeps: Sleeps;
   private readonly stopSignal = new AbortController();
   private readonly random: () => number;
+  private readonly references: ReferenceIndex;
   private running: Promise<unknown>[] = [];
 
   constructor(
@@ -93,6 +100,8 @@ export class Exporter {
       },
     );
     this.sleeps = new Sleeps(deps.clock);
+    const onUnindexed = () => this.counts.count(EXPORTER_METRIC.referencesUnindexed);
+    this.references = new ReferenceIndex(options.k8sCluster, { ...(options.maxReferrers === undefined ? {} : { maxReferrers: options.maxReferrers }), onUnindexed });
     this.loops = options.resources.map((resource) => ({ resource, status: 'starting', failures: 0, filter: new ChangeFilter(resource.kind), position: undefined }));
   }
 
@@ -146,7 +155,9 @@ export class Exporter {
     return new Map(
       this.loops.flatMap((l) => {
         const rv = settled.get(l.resource.name);
-        return rv === undefined ? [] : [[l.resource.name, { resourceVersion: rv, entries: l.filter.entries() }] as const];
+        if (rv === undefined) return [];
+        const references = l.resource.kind === 'TidbCluster' ? { references: this.references.snapshot(l.resource.namespace) } : {};
+        return [[l.resource.name, { resourceVersion: rv, entries: l.filter.entries(), ...references }] as const];
       }),
     );
   }
@@ -182,19 +193,27 @@ export class Exporter {
     loop.status = 'stopped';
   }
 
-  /** Starts `loop` at its stored checkpoint, retried with backoff while the table cannot be read. */
+  /**
+   * Starts `loop` at its stored checkpoint, retried with backoff while the table cannot be read or
+   * (for TidbClusters resumed without the previous session's index) the index cannot be listed.
+   */
   private async resume(loop: Loop): Promise<void> {
     while (!this.stopping) {
       try {
         const rv = await this.output.checkpoints.load(loop.resource.name);
         if (rv === undefined) return;
         const carried = this.options.carry?.get(loop.resource.name);
-        if (carried?.resourceVersion === rv) loop.filter = new ChangeFilter(loop.resource.kind, carried.entries);
+        const resumed = carried?.resourceVersion === rv ? carried : undefined;
+        if (resumed) loop.filter = new ChangeFilter(loop.resource.kind, resumed.entries);
+        if (loop.resource.kind === 'TidbCluster') {
+          if (resumed?.references) this.references.restore(resumed.references);
+          else this.references.reset(loop.resource.namespace, (await listAll(this.deps.source, loop.resource, this.listPageSize, () => this.stopping)).items);
+        }
         this.advance(loop, rv);
         return;
       } catch (err) {
         loop.failures += 1;
-        this.deps.logger.warn('exporter checkpoint not readable', { resource: loop.resource.name, error: errorText(err) });
+        this.deps.logger.warn('exporter cannot resume: checkpoint or TidbCluster list not readable', { resource: loop.resource.name, error: errorText(err) });
         await this.backoff(loop);
       }
     }
@@ -208,16 +227,8 @@ export class Exporter {
     const { resource } = loop;
     loop.status = 'listing';
     this.counts.count(EXPORTER_METRIC.relists);
-    const pageSize = this.options.listPageSize ?? 500;
-    let page = await this.deps.source.list(resource, { limit: pageSize });
-    // Every page of one LIST is one snapshot, at the first page's version.
-    const rv = page.resourceVersion;
-    const items = [...page.items];
-    while (page.continue && !this.stopping) {
-      page = await this.deps.source.list(resource, { limit: pageSize, continue: page.continue });
-      items.push(...page.items);
-    }
-    if (this.stopping) throw new Error('stopped during a relist');
+    const { resourceVersion: rv, items } = await listAll(this.deps.source, resource, this.listPageSize, () => this.stopping);
+    if (resource.kind === 'TidbCluster') this.references.reset(resource.namespace, items);
     const mapped = items.map((object) => ({ object, key: clusterKeyOf(resource.kind, object, this.options.k8sCluster) }));
     const gone = loop.filter.reset(mapped);
     const keys = new Set([...mapped.flatMap((m) => (m.key === undefined ? [] : [m.key])), ...gone]);
@@ -273,6 +284,9 @@ export class Exporter {
       const { namespace, name } = event.object.metadata;
       this.output.trigger(key, `${resource.kind} ${namespace ?? ''}/${name ?? ''} ${event.type.toLowerCase()}`);
     }
+    // The clusters whose spec.cluster names this one, when the change concerns them (references.ts).
+    const referrers = resource.kind === 'TidbCluster' && key !== undefined ? this.references.observe(event, key, meaningful) : [];
+    for (const referrer of referrers) this.output.trigger(referrer, `referenced ${resource.kind} ${event.object.metadata.namespace ?? ''}/${event.object.metadata.name ?? ''} ${event.type.toLowerCase()}`);
     const rv = event.object.metadata.resourceVersion;
     if (rv) this.advance(loop, rv);
   }
@@ -296,6 +310,10 @@ export class Exporter {
     const deadline = this.options.deadlineAtMs;
     if (deadline === undefined) return spread;
     return Math.min(spread, Math.floor((deadline - this.deps.clock.nowMs()) / 1000));
+  }
+
+  private get listPageSize(): number {
+    return this.options.listPageSize ?? 500;
   }
 
   private get backoffPolicy(): BackoffPolicy {

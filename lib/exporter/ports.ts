@@ -66,6 +66,8 @@ export const EXPORTER_METRIC = {
   watchErrors: 'ExporterWatchErrors',
   /** Sends that failed; their keys stay pending and the checkpoint does not move. */
   sendErrors: 'ExporterSendErrors',
+  /** Clusters with `spec.cluster` left out of the reference index because it was full (the sweep still covers them). */
+  referencesUnindexed: 'ExporterReferencesUnindexed',
   checkpointsWritten: 'ExporterCheckpointsWritten',
   checkpointErrors: 'ExporterCheckpointErrors',
 } as const;

@@ -13,11 +13,13 @@ export type TicdcCaptureView =
   | { readonly podName: string; readonly ready: false; readonly detail: string };
 
 /**
- * A drain of one capture, as TiCDC answered `PUT /api/v1/captures/drain` this step: the tables still
- * on it (0: drained, or nothing to move them to), or why it must be asked again (`retry`: 503, the
- * capture is still the owner, or TiCDC could not be asked).
+ * A drain of one capture, as TiCDC answered this step: `alone` when `GET /api/v1/captures` lists this
+ * capture alone (or none) — there is no other capture to take its ownership or its tables; else as
+ * `PUT /api/v1/captures/drain` answered, the tables still on it (0: drained, or TiCDC cannot drain),
+ * or why it must be asked again (`retry`: 503, the capture is still the owner, or TiCDC could not be
+ * asked).
  */
-export type TicdcDrainView = { readonly kind: 'tables'; readonly count: number } | { readonly kind: 'retry'; readonly reason: string };
+export type TicdcDrainView = { readonly kind: 'alone' } | { readonly kind: 'tables'; readonly count: number } | { readonly kind: 'retry'; readonly reason: string };
 
 /**
  * TiCDC as a step observed it: every pod's capture by pod name, and — for the pods whose drain the

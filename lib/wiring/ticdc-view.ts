@@ -11,7 +11,7 @@
 import type { IPod } from 'kubernetes-models/v1/Pod';
 
 import { ComponentStatusError } from '../components/caller.js';
-import type { PumpPort, TicdcPort } from '../components/port.js';
+import type { PumpPort, TicdcCapture, TicdcPort } from '../components/port.js';
 import type { PumpView, TicdcCaptureView, TicdcDrainView, TicdcView } from '../model/ticdc.js';
 import { NotFoundError } from '../platform/errors.js';
 import { TICDC_GRACEFUL_SHUTDOWN_BEGIN } from '../reconcile/components/ticdc/names.js';
@@ -29,17 +29,28 @@ async function readCapture(ticdc: TicdcPort, podName: string): Promise<TicdcCapt
   }
 }
 
+/** `GET /api/v1/captures` through `podName`; a TiCDC without the API (404) lists none, as TiDB Operator reads it. */
+async function listCaptures(ticdc: TicdcPort, podName: string): Promise<readonly TicdcCapture[]> {
+  try {
+    return await ticdc.getCaptures(podName);
+  } catch (err) {
+    if (err instanceof NotFoundError) return [];
+    throw err;
+  }
+}
+
 /**
- * As TiDB Operator's `DrainCapture`: the owner is not drained (it resigns first); with one capture
- * or none there is nowhere to move tables (0); a TiCDC without the drain API (404) has nothing to
- * drain (0); 503 asks to come back.
+ * As TiDB Operator's `ResignOwner` and `DrainCapture`: TiCDC's captures are listed first — one capture
+ * or none leaves nowhere to move the ownership or the tables (`alone`, whether or not it is the
+ * owner; a TiCDC that cannot list them, 404, is taken alike); the owner is not drained (it resigns
+ * first); a TiCDC without the drain API (404) has nothing to drain (0); 503 asks to come back.
  */
 async function readDrain(ticdc: TicdcPort, capture: TicdcCaptureView): Promise<TicdcDrainView> {
   if (!capture.ready) return { kind: 'retry', reason: `capture of ${capture.podName} did not answer: ${capture.detail}` };
-  if (capture.isOwner) return { kind: 'retry', reason: `${capture.podName} is still the owner` };
   try {
-    const captures = await ticdc.getCaptures(capture.podName);
-    if (captures.length <= 1) return { kind: 'tables', count: 0 };
+    const captures = await listCaptures(ticdc, capture.podName);
+    if (captures.length <= 1) return { kind: 'alone' };
+    if (capture.isOwner) return { kind: 'retry', reason: `${capture.podName} is still the owner` };
     return { kind: 'tables', count: await ticdc.drainCapture(capture.podName, capture.id) };
   } catch (err) {
     if (err instanceof NotFoundError) return { kind: 'tables', count: 0 };

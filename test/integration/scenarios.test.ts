@@ -530,6 +530,19 @@ describe('what the whole-cluster stories show', () => {
     expect(byReconciler(report).filter((a) => a.name?.startsWith('basic-hetero-pd'))).toEqual([]);
   });
 
+  it("heterogeneous: the other cluster's new store shows in this cluster's peerStores within seconds of its own status, not at the sweep", async () => {
+    const report = await run('cluster-heterogeneous-peer-store.yaml');
+    type Stores = Record<string, { podName: string; state: string }>;
+    type Status = { tikv?: { stores?: Stores; peerStores?: Stores } };
+    const upAtMs = (cluster: string, field: 'stores' | 'peerStores'): number =>
+      byReconciler(report).find((a) => a.verb === 'updateStatus' && a.name === cluster && Object.values((a.object as { status?: Status }).status?.tikv?.[field] ?? {}).some((x) => x.podName === 'basic-tikv-3' && x.state === 'Up'))?.atMs ?? Number.NaN;
+    const own = upAtMs('basic', 'stores');
+    const peer = upAtMs('basic-hetero', 'peerStores');
+    expect(own).toBeGreaterThan(entryAtMs(report, 'patch', 0));
+    // The sweep is 10 minutes away: only the exporter's reference index can bring it this soon.
+    expect(peer - own).toBeLessThan(15_000);
+  });
+
   it("heterogeneous TiFlash and TiDB: the cluster without PD runs them on the other's PD, Ready, then ten quiet minutes", async () => {
     const report = await run('cluster-heterogeneous-tiflash.yaml');
     type Tc = { status: { tiflash?: { stores?: Record<string, { podName: string; state: string }> }; tidb?: { members?: Record<string, { health: boolean }> } } };
@@ -830,6 +843,18 @@ describe('what the TiCDC upgrade story shows', () => {
       expect(drains.length).toBeGreaterThan(0);
       expect(drains.at(-1)).toBeLessThan(rolls[n]?.i ?? -1);
     }
+  });
+});
+
+describe('what the single-capture TiCDC upgrade story shows', () => {
+  it('the lone capture is neither resigned nor drained, and the upgrade takes a pod restart, not the graceful-shutdown timeout', async () => {
+    const report = await run('ticdc-single-capture-upgrade.yaml');
+    const acts = byReconciler(report);
+    const begin = acts.findIndex((a) => a.verb === 'patch' && a.kind === 'Pod' && a.name === 'basic-ticdc-0' && JSON.stringify(a.object ?? {}).includes('ticdc-graceful-shutdown-begin-time'));
+    expect(begin).toBeGreaterThanOrEqual(0); // the graceful shutdown is still recorded, as TiDB Operator
+    expect(acts.filter((a) => a.verb.startsWith('ticdc.')).map((a) => a.verb)).toEqual([]);
+    // waitFor entries: ready, synced, phase Upgrade, phase Normal
+    expect(entryAtMs(report, 'waitFor', 3) - entryAtMs(report, 'waitFor', 2)).toBeLessThan(30_000);
   });
 });
 

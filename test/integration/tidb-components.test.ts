@@ -68,6 +68,31 @@ describe('TiCDC', () => {
   });
 });
 
+describe('TiCDC with one capture', () => {
+  it('a resigning lone owner leaves TiCDC without an owner until its next campaign, then owns again; drain is refused', async () => {
+    // Prepare
+    const w = await begin({ tidb: 0, ticdc: 1 }, ['tikv', 'ticdc']);
+    await w.waitFor('one capture', async () => (await w.podProxy('basic-ticdc-0', 8301, '/api/v1/captures')).json?.length === 1);
+    const before = (await w.podProxy('basic-ticdc-0', 8301, '/status')).json as { id: string; is_owner: boolean };
+    // Act
+    const resign = await w.podProxy('basic-ticdc-0', 8301, '/api/v1/owner/resign', 'POST');
+    const between = (await w.podProxy('basic-ticdc-0', 8301, '/status')).json as { id: string; is_owner: boolean };
+    const health = await w.podProxy('basic-ticdc-0', 8301, '/api/v1/health');
+    const again = await w.podProxy('basic-ticdc-0', 8301, '/api/v1/owner/resign', 'POST');
+    const drain = await w.podProxy('basic-ticdc-0', 8301, '/api/v1/captures/drain', 'PUT', { capture_id: before.id });
+    await w.clock.advance(1_000);
+    const after = (await w.podProxy('basic-ticdc-0', 8301, '/status')).json as { id: string; is_owner: boolean };
+    // Assess
+    expect(before.is_owner).toBe(true);
+    expect(resign.status).toBe(202);
+    expect([between.id, between.is_owner]).toEqual([before.id, false]);
+    expect(health.status).toBe(500);
+    expect(again.status).toBe(500); // no owner to forward the resignation to
+    expect(drain.status).toBe(503);
+    expect([after.id, after.is_owner]).toEqual([before.id, true]);
+  });
+});
+
 describe('Pump', () => {
   it('goes closing then offline after the offline call, and stops serving', async () => {
     // Prepare

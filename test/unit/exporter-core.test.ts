@@ -186,3 +186,61 @@ describe('exporter core', () => {
     expect(await w.state.getCheckpoint('eks', 'tidbclusters')).toBe('11');
   });
 });
+
+describe('exporter: clusters that name another in spec.cluster', () => {
+  const withStores = (name: string, rv: string, ...ids: string[]): KubeObject => ({
+    metadata: { name, namespace: 'demo', resourceVersion: rv },
+    spec: { pd: { replicas: 3 } },
+    status: { tikv: { stores: Object.fromEntries(ids.map((id) => [id, { id, state: 'Up' }])) } },
+  });
+  const hetero: KubeObject = { metadata: { name: 'basic-hetero', namespace: 'demo', resourceVersion: '3' }, spec: { cluster: { name: 'basic' } } };
+
+  it("resumed from a checkpoint, the index is rebuilt from one list; the referenced cluster's new store queues the referrer, not itself", async () => {
+    // Prepare: the first event of basic after the restart counts for basic itself (not seen yet)
+    let go: () => void = () => undefined;
+    const source = new ScriptedSource({ items: [withStores('basic', '4', '1'), hetero], resourceVersion: '7' }).script(
+      { type: 'MODIFIED', object: withStores('basic', '11', '1') },
+      new Promise<void>((resolve) => (go = resolve)),
+      { type: 'MODIFIED', object: withStores('basic', '12', '1', '2') },
+      { type: 'MODIFIED', object: withStores('basic', '13', '1', '2') },
+    );
+    const w = world(source);
+    await w.state.putCheckpoint('eks', 'tidbclusters', '5');
+    w.exporter.start();
+    await until(() => w.exporter.positions().get('tidbclusters') === '11');
+    await w.exporter.flush();
+    const first = await w.sent();
+    // Act: status-only writes of basic, the first with a new store
+    go();
+    await until(() => w.exporter.positions().get('tidbclusters') === '13');
+    await w.exporter.flush();
+    // Assess
+    expect(first).toEqual(['eks/demo/basic', 'eks/demo/basic-hetero']);
+    expect(await w.sent()).toEqual(['eks/demo/basic-hetero']);
+    expect([source.lists.length, source.watches.map((x) => x.resourceVersion)]).toEqual([1, ['5']]);
+    expect(w.exporter.stats()).toMatchObject({ relists: 0, eventsDropped: 2 });
+    await w.exporter.stop();
+  });
+
+  it('a session resuming where the last one stopped takes its index over without listing', async () => {
+    // Prepare: a first session learns the reference from its initial list and stops at 11
+    const first = new ScriptedSource({ items: [withStores('basic', '4', '1'), hetero], resourceVersion: '7' }).script({ type: 'MODIFIED', object: withStores('other', '11') });
+    const w1 = world(first);
+    w1.exporter.start();
+    await until(() => w1.exporter.positions().get('tidbclusters') === '11');
+    await w1.exporter.stop();
+    const carry = w1.exporter.carry();
+    const second = new ScriptedSource().script({ type: 'MODIFIED', object: withStores('basic', '12', '1', '2') });
+    const clock = new VirtualClock();
+    const queue = new MemoryReconcileQueue({ clock });
+    const exporter = new Exporter({ source: second, queue, state: w1.state, clock, logger: new MemoryLogger(), random: () => 0 }, { k8sCluster: 'eks', resources: TC_ONLY, flushWindowMs: 1_000, checkpointIntervalMs: 0, carry });
+    // Act
+    exporter.start();
+    await until(() => exporter.positions().get('tidbclusters') === '12');
+    await exporter.flush();
+    // Assess
+    expect((await queue.receive(10, 0)).map((r) => (JSON.parse(r.body) as { key: string }).key)).toEqual(['eks/demo/basic-hetero']);
+    expect(second.lists).toEqual([]);
+    await exporter.stop();
+  });
+});

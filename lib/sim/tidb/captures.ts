@@ -72,11 +72,25 @@ export class CaptureRegistry {
     return () => this.stopListeners.delete(listener);
   }
 
-  /** `POST /api/v1/owner/resign`: the owner steps down and another live capture wins the campaign. */
-  resignOwner(): void {
+  /**
+   * `POST /api/v1/owner/resign` (the owner's `AsyncStop`): the owner steps down and another live
+   * capture wins the campaign at once. With no other capture TiCDC has no owner until the same
+   * capture campaigns again (its campaigns are rate-limited): that capture is answered, and whoever
+   * runs it calls `campaign` after `ticdcCampaignMs`. Nothing happens without an owner.
+   */
+  resignOwner(): Capture | undefined {
     const old = this.owner();
-    const next = this.alive().find((c) => c !== old) ?? old;
+    if (!old) return undefined;
+    const next = this.alive().find((c) => c !== old);
     this.ownerId = next?.id;
+    this.ctx.changed();
+    return next ? undefined : old;
+  }
+
+  /** `capture` campaigns for the ownership: it wins while it is alive and TiCDC has no owner. */
+  campaign(capture: Capture): void {
+    if (this.owner() || !capture.alive) return;
+    this.ownerId = capture.id;
     this.ctx.changed();
   }
 

@@ -42,6 +42,8 @@ export type TidbSimKnobs = {
   ticdcTablesPerCapture: number;
   /** A drained TiCDC capture reaches 0 tables in this time (default 10 s). */
   ticdcDrainMs: number;
+  /** A TiCDC owner that resigned with no other capture to win is owner again after this: its next campaign (TiCDC rate-limits them, default 1 s). */
+  ticdcCampaignMs: number;
   /** A Pump told to go offline is offline after this (default 5 s). */
   pumpOfflineMs: number;
   /** An evict-leader scheduler still present this long after a TiKV rollout completed is a violation (10 m). */
@@ -68,6 +70,7 @@ export const DEFAULT_KNOBS: Readonly<TidbSimKnobs> = Object.freeze({
   crashAfterMs: 1_000,
   ticdcTablesPerCapture: 12,
   ticdcDrainMs: 10_000,
+  ticdcCampaignMs: 1_000,
   pumpOfflineMs: 5_000,
   evictLeaderGraceMs: 10 * 60_000,
 });

@@ -1,7 +1,8 @@
 /**
  * A TiCDC server process on 8301: registers a capture in PD's etcd once PD has a leader, and
  * serves `/status`, `/api/v1/captures`, `/api/v1/health`, `POST /api/v1/owner/resign` (202; any
- * capture forwards it to the owner) and `PUT /api/v1/captures/drain` (202 with the falling
+ * capture forwards it to the owner, 500 while there is none; a lone owner is owner again after its
+ * next campaign) and `PUT /api/v1/captures/drain` (202 with the falling
  * `current_table_count`). Started with `--ca`, `--cert` and `--key` (TiDB Operator passes them
  * under cluster TLS), it serves 8301 as a TLS listener, and exits when a named file is missing.
  */
@@ -15,6 +16,8 @@ import { type ServingTls, type TlsPaths } from './container-files.js';
 import { TidbProcess } from './process.js';
 import type { SimContext } from './sim-context.js';
 import { pdClusterOf } from './pd-address.js';
+
+const OWNER_NOT_FOUND = { error_msg: 'owner not found', error_code: 'CDC:ErrOwnerNotFound' };
 
 /** One TiCDC process. */
 export class TicdcProcess extends TidbProcess {
@@ -54,16 +57,22 @@ export class TicdcProcess extends TidbProcess {
     const route = `${req.method} ${req.path}`;
     if (route === 'GET /status') return json(200, { version: capture.version, git_hash: '0000000', id: capture.id, pid: 1, is_owner: this.captures.owner() === capture, liveness: 0 });
     if (route === 'GET /api/v1/captures') return json(200, this.captures.alive().map((c) => ({ id: c.id, is_owner: this.captures.owner() === c, address: c.address, cluster_id: 'default' })));
-    if (route === 'GET /api/v1/health') return this.cluster.hasLeader() && this.captures.owner() ? json(200, {}) : json(500, { error_msg: 'owner not found', error_code: 'CDC:ErrOwnerNotFound' });
+    if (route === 'GET /api/v1/health') return this.cluster.hasLeader() && this.captures.owner() ? json(200, {}) : json(500, OWNER_NOT_FOUND);
     if (route === 'POST /api/v1/owner/resign') return this.resign();
     if (route === 'PUT /api/v1/captures/drain') return this.drain(req);
     return text(404, '404 page not found');
   }
 
+  // As TiCDC: a capture that is not the owner forwards the resignation to it, which fails without one.
   private resign(): ProxyResponse {
     const owner = this.captures.owner();
-    this.sim.record({ verb: 'ticdc.resignOwner', args: { capture: owner?.id ?? '', pod: owner?.podName ?? '' } });
-    this.captures.resignOwner();
+    if (!owner) {
+      this.sim.record({ verb: 'ticdc.resignOwner', args: { capture: '', pod: '' }, error: OWNER_NOT_FOUND.error_msg });
+      return json(500, OWNER_NOT_FOUND);
+    }
+    this.sim.record({ verb: 'ticdc.resignOwner', args: { capture: owner.id, pod: owner.podName } });
+    const alone = this.captures.resignOwner();
+    if (alone) this.after(this.sim.knobs.ticdcCampaignMs, () => this.captures.campaign(alone));
     return { status: 202, body: '' };
   }
 

@@ -42,7 +42,8 @@ describe('the TiCDC read (as TiDB Operator syncTiCDCStatus and DrainCapture)', (
   it.each([
     { name: 'tables left: the count', owner: false, others: true, drain: () => 4, expected: { kind: 'tables', count: 4 }, asked: ['basic-ticdc-1 cap-1'] },
     { name: 'the owner is not drained (it resigns first)', owner: true, others: true, drain: () => 4, expected: { kind: 'retry' }, asked: [] },
-    { name: 'the only capture: nothing to move tables to, 0', owner: false, others: false, drain: () => 4, expected: { kind: 'tables', count: 0 }, asked: [] },
+    { name: 'the only capture: nothing to move tables to', owner: false, others: false, drain: () => 4, expected: { kind: 'alone' }, asked: [] },
+    { name: 'the only capture, the owner: nothing to move the ownership to either', owner: true, others: false, drain: () => 4, expected: { kind: 'alone' }, asked: [] },
     { name: 'no drain API (404): 0', owner: false, others: true, drain: () => { throw statusError(404); }, expected: { kind: 'tables', count: 0 }, asked: ['basic-ticdc-1 cap-1'] },
     { name: '503: ask again', owner: false, others: true, drain: () => { throw statusError(503); }, expected: { kind: 'retry' }, asked: ['basic-ticdc-1 cap-1'] },
   ])('a pod being drained: $name', async ({ owner, others, drain, expected, asked }) => {
@@ -55,6 +56,18 @@ describe('the TiCDC read (as TiDB Operator syncTiCDCStatus and DrainCapture)', (
     expect(view.drains['basic-ticdc-1']).toMatchObject(expected);
     expect(view.drains['basic-ticdc-0']).toBeUndefined(); // only pods the reconciler began draining
     expect(calls).toEqual(asked);
+  });
+
+  it('a TiCDC that cannot list its captures (404) is taken as alone, as TiDB Operator reads it', async () => {
+    // Prepare
+    const calls: string[] = [];
+    const base = ticdc({ 'basic-ticdc-0': capture('basic-ticdc-0', true), 'basic-ticdc-1': capture('basic-ticdc-1', false) }, () => 4, calls);
+    const noList: TicdcPort = { ...base, getCaptures: async () => Promise.reject(statusError(404)) };
+    // Act
+    const view = await readTicdc(noList, [pod('basic-ticdc-0'), pod('basic-ticdc-1', true)]);
+    // Assess
+    expect(view.drains['basic-ticdc-1']).toEqual({ kind: 'alone' });
+    expect(calls).toEqual([]);
   });
 });
 

@@ -4,7 +4,8 @@
  * recorded once — on the pod (v1's annotation, which also tells the observer whose drain to follow)
  * and as a persisted deadline `ticdc/<pod>/gracefulShutdown` at begin + `gracefulShutdownTimeout`;
  * the owner resigns first; then the capture is drained, polled with short waits, until it holds no
- * table. Past the deadline the pod goes whatever it still holds, as TiDB Operator.
+ * table. Past the deadline the pod goes whatever it still holds, as TiDB Operator; and, as its
+ * `ResignOwner` and `DrainCapture`, a capture TiCDC lists alone goes at once (nothing to move to).
  */
 
 import type { IPod } from 'kubernetes-models/v1/Pod';
@@ -53,11 +54,22 @@ export function resignIfOwner(input: MemberInput, podName: string): Action[] {
 }
 
 /**
+ * Whether TiCDC may have another capture to take `podName`'s ownership, before its drain was first
+ * read: another of the cluster's pods has a ready capture. (TiCDC's own list, read once the drain
+ * has begun, is the word: captures of another cluster on the same PD count there too.)
+ */
+export function hasPeerCapture(input: MemberInput, podName: string): boolean {
+  return Object.values(observedTicdc(input.snapshot)?.captures ?? {}).some((c) => c.ready && c.podName !== podName);
+}
+
+/**
  * The drain of `podName` (see the module comment). Guarantees: a missing pod needs nothing; the
  * first step records the begin time (pod annotation under its resourceVersion, then the deadline)
- * and resigns the owner there; later steps re-put a deadline that is missing, resign while the
- * capture is still the owner, and poll the drain every few seconds (never past the deadline) until
- * TiCDC answers zero tables; once the deadline has passed the pod may go.
+ * and resigns the owner there when another capture of the cluster is ready; once TiCDC lists the
+ * capture alone the pod may go at once, with nothing resigned or drained (as TiDB Operator: with
+ * one capture there is nothing to move to); otherwise later steps re-put a deadline that is missing,
+ * resign while the capture is still the owner, and poll the drain every few seconds (never past the
+ * deadline) until TiCDC answers zero tables; once the deadline has passed the pod may go.
  */
 export function planTicdcDrain(input: MemberInput, podName: string): DrainStep {
   const pod = input.scope.pod(podName);
@@ -73,16 +85,18 @@ export function planTicdcDrain(input: MemberInput, podName: string): DrainStep {
       resourceVersion: pod.metadata?.resourceVersion ?? '',
     };
     const deadline = drainDeadline(input, podName, nowMs);
-    return hold([patch, { kind: 'state.putDeadline', deadline }, ...resignIfOwner(input, podName)], TICDC_RETRY_MS, `graceful shutdown of TiCDC ${podName} begins`);
+    const resign = hasPeerCapture(input, podName) ? resignIfOwner(input, podName) : [];
+    return hold([patch, { kind: 'state.putDeadline', deadline }, ...resign], TICDC_RETRY_MS, `graceful shutdown of TiCDC ${podName} begins`);
   }
   const persisted = input.snapshot.state.deadlines.find((d) => d.component === 'ticdc' && d.member === podName && d.kind === TICDC_DRAIN_DEADLINE);
   const deadline = persisted ?? drainDeadline(input, podName, began);
   if (nowMs >= deadline.deadlineAtMs) return { done: `graceful shutdown of ${podName} timed out at ${toKubeTime(deadline.deadlineAtMs)}`, timedOut: true };
+  const drain = observedTicdc(input.snapshot)?.drains[podName];
+  if (drain?.kind === 'alone') return { done: `${podName} is TiCDC's only capture: no other capture to take its ownership or tables`, timedOut: false };
   const put: Action[] = persisted !== undefined || hasDeadline(input.snapshot.state.deadlines, deadline) ? [] : [{ kind: 'state.putDeadline', deadline }];
   const pollMs = Math.min(TICDC_RETRY_MS, deadline.deadlineAtMs - nowMs);
   const resign = resignIfOwner(input, podName);
   if (resign.length > 0) return hold([...put, ...resign], pollMs, `ticdc: ${podName} is still the owner, try resign owner again`);
-  const drain = observedTicdc(input.snapshot)?.drains[podName];
   if (drain === undefined) return hold(put, pollMs, `waiting to see the drain of ${podName}`);
   if (drain.kind === 'retry') return hold(put, pollMs, `ticdc: ${podName} needs to retry drain capture: ${drain.reason}`);
   if (drain.count > 0) return hold(put, pollMs, `ticdc: ${podName} still has ${drain.count} tables, wait draining`);
