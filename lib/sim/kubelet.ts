@@ -232,7 +232,7 @@ export class Kubelet {
   }
 
   private spawn(key: string, pod: KubeObject, c: ContainerRun): SimProcess {
-    const hooks = { onChange: () => this.loop.enqueue(key), container: c.name };
+    const hooks = { onChange: () => this.loop.enqueue(key), container: c.name, restartCount: c.restartCount };
     if (!this.brokenImages.has(c.image)) return startProcess(this.runtimes, pod, hooks);
     return new CrashingProcess((fn, afterMs) => this.store.clock.setTimer(fn, afterMs), hooks, this.crashAfterMs);
   }
