@@ -314,6 +314,28 @@ describe('what each story shows', () => {
     expect(byReconciler(report).filter((a) => a.verb.startsWith('pd.'))).toEqual([]);
   });
 
+  it("TiDB's tlsClient without its server Secret: TiDB pods never start and the kubelet's FailedMount names the Secret", async () => {
+    const file = 'examples/basic-tls-tidb-cluster.yaml';
+    const parsed = parseScenario(readFileSync(join(DIR, file), 'utf8'), file);
+    if (!parsed.ok) throw new Error(parsed.error);
+    const objects = parsed.scenario.objects.filter((o) => o.metadata.name !== 'basic-tls-tidb-server-secret');
+    const first = parsed.scenario.timeline.slice(0, 1).map((t) => (t.verb === 'waitFor' ? { ...t, timeoutMs: 5 * 60_000 } : t));
+    const stack = await SimStack.start({ ...parsed.scenario, objects, timeline: first }, 1);
+    let report: ScenarioReport;
+    let mounts: string[];
+    try {
+      report = await runScenario(stack, createProgress({ quiet: true }));
+      mounts = stack.world.store.list('Event', 'default', (e) => e['reason'] === 'FailedMount').map((e) => String(e['message']));
+    } finally {
+      await stack.stop();
+    }
+    expect(report.passed).toBe(false);
+    const pod = report.final.objects['Pod/default/basic-tls-tidb-0'] as { spec: { volumes: { name: string; secret?: { secretName: string } }[] }; status: { phase: string; containerStatuses: { state: { waiting?: { reason: string } } }[] } };
+    expect(pod.spec.volumes.find((v) => v.name === 'tidb-server-tls')?.secret?.secretName).toBe('basic-tls-tidb-server-secret');
+    expect([pod.status.phase, pod.status.containerStatuses[0]?.state.waiting?.reason]).toEqual(['Pending', 'ContainerCreating']);
+    expect(mounts).toEqual(['MountVolume.SetUp failed for volume "tidb-server-tls" : secret "basic-tls-tidb-server-secret" not found']);
+  });
+
   it('under API errors: the failover still completes within twice its fault-free time, deleting the member once', async () => {
     const report = await run('pd-failover-under-api-errors.yaml');
     const faultAtMs = report.timeline[2]?.startMs ?? 0;
