@@ -9,14 +9,14 @@
  *
  * Beyond v1, which posts on every sync, a post is made once per running process. TiDB keeps server
  * labels only in memory, so what was posted is remembered on the pod itself, in the annotation
- * `SERVER_LABELS_ANNOTATION`: the restart count of the `tidb` container and the location labels it
- * answered, written only after TiDB accepted the post. A new pod (an upgrade, a recreation) starts
+ * `SERVER_LABELS_ANNOTATION`: the restart count of the `tidb` container and the location labels
+ * posted, written only after TiDB accepted the post. A new pod (an upgrade, a recreation) starts
  * without the annotation and a container restart moves the count, so a new process is always asked
  * again, and nothing stale can match it. The pod was chosen over the state table because the
  * observer already lists the pods: it can tell from them alone which Nodes this rule needs, and reads
  * none at rest; and over TiDB's `/labels` because TiDB answers only POST there — reading the labels
- * back would be one call per server on every step. A node's labels changing under a running server is
- * followed at that server's next restart (zone and region labels of a node do not change in practice).
+ * back would be one call per server on every step (docs/adr/0013). A node's labels changing under a
+ * running server are followed at its next restart (a node's zone and region do not change in practice).
  */
 
 import type { INode } from 'kubernetes-models/v1/Node';
