@@ -58,8 +58,16 @@ export type PdDeleteMemberAction =
   | { readonly kind: 'pd.deleteMember'; readonly name: string; readonly id?: never }
   | { readonly kind: 'pd.deleteMember'; readonly id: string; readonly name?: never };
 
-/** Posts server labels to the TiDB server of `pod` (`POST /labels`, TiDB ≥ 6.3). */
-export type TidbSetLabelsAction = { readonly kind: 'tidb.setLabels'; readonly pod: string; readonly labels: Readonly<Record<string, string>> };
+/** Posts server labels to the TiDB server of `pod` (`POST /labels`, TiDB ≥ 6.3); TiDB merges them. */
+export type TidbSetLabelsAction = {
+  readonly kind: 'tidb.setLabels';
+  readonly pod: string;
+  readonly labels: Readonly<Record<string, string>>;
+  /** When the call fails, this Event is recorded with the error appended and the step goes on (as `pd.setStoreLabels`). */
+  readonly onError?: EventAction;
+  /** Run right after the call succeeded, and only then (the pod annotation remembering the post). */
+  readonly onSuccess?: PatchAction;
+};
 
 /** Puts the cluster in smooth-upgrade mode (DDL paused) through the TiDB server of `pod` (`POST /upgrade/start`). */
 export type TidbStartUpgradeAction = { readonly kind: 'tidb.startUpgrade'; readonly pod: string };

@@ -97,7 +97,8 @@ export type Snapshot = {
   readonly tikvLeaders?: Readonly<Record<string, TikvLeaderRead>>;
   /**
    * The Nodes the cluster's TiKV pods run on (cluster-scoped), read only when store labels are
-   * wanted (PD's `location-labels` or `spec.tikv.storeLabels`); absent when none was read.
+   * wanted (PD's `location-labels` or `spec.tikv.storeLabels`), and those of TiDB servers that still
+   * need their server labels; absent when none was read.
    */
   readonly nodes?: readonly INode[];
   /** Secrets the reconciler itself needs that do not exist (cluster TLS: `<tc>-cluster-client-secret`). */

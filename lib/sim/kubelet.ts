@@ -17,6 +17,7 @@
  */
 import { type KubeObject, jsonEqual } from './object.js';
 import { UNREACHABLE_TAINT, isNodeReady, nodeInternalIP, setNodeReady } from './nodes.js';
+import { missingSecretVolumes, recordFailedMounts } from './kubelet-events.js';
 import { type ContainerRuntime, CrashingProcess, type SimProcess, startProcess } from './runtime.js';
 import type { ObjectStore, StoreEvent } from './store.js';
 import { type ErrorSink, LevelController, type SyncResult, keyOf, splitKey } from './controllers/base.js';
@@ -199,7 +200,9 @@ export class Kubelet {
       const claim = this.store.get('PersistentVolumeClaim', pod.metadata.namespace, claimName);
       return claim !== undefined && claim.status?.phase === 'Bound' && !claim.metadata.deletionTimestamp;
     });
-    return claimsReady && podSecretNames(pod).every((name) => this.store.get('Secret', pod.metadata.namespace, name) !== undefined);
+    const missing = missingSecretVolumes(this.store, pod);
+    recordFailedMounts(this.store, pod, missing);
+    return claimsReady && missing.length === 0;
   }
 
   private stepContainer(key: string, pod: KubeObject, c: ContainerRun, now: number): number | undefined {
@@ -232,7 +235,7 @@ export class Kubelet {
   }
 
   private spawn(key: string, pod: KubeObject, c: ContainerRun): SimProcess {
-    const hooks = { onChange: () => this.loop.enqueue(key), container: c.name };
+    const hooks = { onChange: () => this.loop.enqueue(key), container: c.name, restartCount: c.restartCount };
     if (!this.brokenImages.has(c.image)) return startProcess(this.runtimes, pod, hooks);
     return new CrashingProcess((fn, afterMs) => this.store.clock.setTimer(fn, afterMs), hooks, this.crashAfterMs);
   }

@@ -13,6 +13,11 @@ export type ProcessHooks = {
   onChange(): void;
   /** The name of the container being started (a pod may hold several images). */
   readonly container: string;
+  /**
+   * Which instance of the container this is: its restart count (as `containerStatuses[].restartCount`).
+   * A process revived in the same container instance (after a hang) sees the same number.
+   */
+  readonly restartCount?: number;
 };
 
 /**

@@ -27,7 +27,8 @@ export type ActResult = { readonly records: readonly ActionRecord[]; readonly ou
 
 /**
  * Runs `actions` in order. Guarantees: an action runs only after the previous one succeeded (or
- * failed with its `onError` Event recorded); the first other failure stops the rest (outcome: its `fail`); when less than the safety margin of the budget is left
+ * failed with its `onError` Event recorded); an action's `onSuccess` runs right after it, only when
+ * it succeeded; the first other failure stops the rest (outcome: its `fail`); when less than the safety margin of the budget is left
  * the rest is not attempted (outcome: `retry` after `budgetRetryAfterMs`, so the step comes back soon
  * rather than being killed mid-commit); every action appears in `records`, in order.
  */
@@ -44,9 +45,12 @@ export async function executeActions(ctx: StepContext, actions: readonly Action[
     const reported = done.outcome ? await reportFailure(ctx, action, done.record) : undefined;
     if (reported) records.push(reported.record);
     if (reported && !reported.outcome) continue;
-    if (done.outcome) {
+    const after = done.outcome ? undefined : await followUp(ctx, action);
+    if (after) records.push(after.record);
+    const outcome = done.outcome ?? after?.outcome;
+    if (outcome) {
       records.push(...actions.slice(index + 1).map(notRun));
-      return { records, outcome: done.outcome };
+      return { records, outcome };
     }
   }
   return { records, outcome: undefined };
@@ -61,6 +65,15 @@ async function reportFailure(ctx: StepContext, action: Action, failed: ActionRec
   const event = 'onError' in action ? action.onError : undefined;
   if (event === undefined || ctx.workSignal.aborted) return undefined;
   return executeOne(ctx, { ...event, message: `${event.message}${failed.error ?? ''}` }, ctx.workSignal);
+}
+
+/**
+ * For an action that names what to do once it succeeded (`onSuccess`): runs that, as the next
+ * action of the plan (its failure stops the rest as any). Undefined when the action names none.
+ */
+async function followUp(ctx: StepContext, action: Action): Promise<{ record: ActionRecord; outcome?: FailOutcome } | undefined> {
+  const next = 'onSuccess' in action ? action.onSuccess : undefined;
+  return next === undefined ? undefined : executeOne(ctx, next, ctx.workSignal);
 }
 
 /** Runs one action and records it; a thrown error becomes the record's error and a `fail` outcome. */

@@ -1,10 +1,11 @@
 /**
- * Reading the Nodes store labels are taken from (TiDB Operator v1 reads them through its node
- * lister): only when labels are wanted — PD's `location-labels` or `spec.tikv.storeLabels` — and
- * then one GET per distinct node a TiKV pod of the cluster is scheduled on; and, with
- * `detectNodeFailure`, the nodes of the pods TiKV's and TiFlash's failure stores name (host-down
- * detection reads their conditions). A steady cluster without location labels or failure stores
- * reads no Node at all.
+ * Reading the Nodes store and server labels are taken from (TiDB Operator v1 reads them through its
+ * node lister): only when labels are wanted — PD's `location-labels` or `spec.tikv.storeLabels` — and
+ * then one GET per distinct node a TiKV pod of the cluster is scheduled on; the nodes of healthy
+ * TiDB servers whose running process still needs its server labels (TiDB ≥ 6.3 with a zone location
+ * label; once posted, none); and, with `detectNodeFailure`, the nodes of the pods TiKV's and
+ * TiFlash's failure stores name (host-down detection reads their conditions). A steady cluster
+ * without location labels or failure stores reads no Node at all.
  */
 
 import type { INode } from 'kubernetes-models/v1/Node';
@@ -13,7 +14,9 @@ import type { KubePort } from '../kube/port.js';
 import type { OwnedObjects, TidbCluster } from '../model/kube.js';
 import { LABEL } from '../model/labels.js';
 import type { PdView } from '../model/pd.js';
+import type { TidbView } from '../model/tidb.js';
 import { NotFoundError } from '../platform/errors.js';
+import { serverLabelNodeNames } from '../reconcile/components/tidb/server-labels.js';
 import { tikvStoreLabelKeys } from '../reconcile/components/tikv/store-labels.js';
 import { withinBudget } from './abortable.js';
 import { plainJson } from './plain-json.js';
@@ -28,6 +31,16 @@ export function storeNodeNames(cluster: TidbCluster, owned: OwnedObjects, pd: Pd
   const failing = detectNodeFailure ? failureStorePods(cluster) : new Set<string>();
   const failingPods = owned.Pod.filter((p) => failing.has(p.metadata?.name ?? ''));
   return [...new Set([...tikvPods, ...failingPods].flatMap((p) => (p.spec?.nodeName ? [p.spec.nodeName] : [])))].sort();
+}
+
+/**
+ * The names of the nodes of the cluster's TiDB pods whose server needs its labels, healthy by the
+ * step's `/status` read (none when TiDB was not read): see `serverLabelNodeNames`.
+ */
+export function serverNodeNames(cluster: TidbCluster, owned: OwnedObjects, pd: PdView | undefined, tidb: TidbView | undefined): string[] {
+  if (!tidb) return [];
+  const tidbPods = owned.Pod.filter((p) => p.metadata?.labels?.[LABEL.component] === 'tidb');
+  return [...new Set(serverLabelNodeNames(cluster, pd, tidbPods, (name) => tidb.servers[name]?.healthy === true))].sort();
 }
 
 /** The pod names TiKV's and TiFlash's `failureStores` record. */

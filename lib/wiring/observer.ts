@@ -6,10 +6,11 @@
  * cluster TLS over https, and only once `<tc>-cluster-client-secret` is seen to exist, docs/adr/0005);
  * last, together, the PersistentVolumes bound to the listed claims (see `observe-volumes.ts`), the
  * leader counts of TiKV pods being evicted (see `observe-tikv-leaders.ts`) and
- * the Nodes of TiKV pods when store labels are wanted, and of failure stores' pods with
+ * the Nodes of TiKV pods when store labels are wanted and of failure stores' pods with
  * `detectNodeFailure` (see `observe-nodes.ts`), and
- * what each component's own objects add to its view (PD: each listed PD pod's readiness). The listed
- * objects are split by their component label: each observed component's go to
+ * what each component's own objects add to its view (PD: each listed PD pod's readiness, TiDB: each
+ * server's `/status`); then, only when some healthy TiDB server still needs its server labels, the
+ * Nodes those servers run on (`serverNodeNames`; none at rest). The listed objects are split by their component label: each observed component's go to
  * `components[name].objects`, the rest stay in `owned`. At rest (`ObserveRequest.verified` names the
  * TidbCluster read, same uid and generation) the kinds only the discovery rule reads are not listed
  * (`DISCOVERY_ONLY_KINDS`) and the observation says `reads: 'rest'`. The persisted part of the snapshot (fence,
@@ -21,6 +22,7 @@ import { OWNED_KINDS as KUBE_OWNED_KINDS, type KubeObject, type OwnedKind as Kub
 import type { ClusterRef } from '../model/key.js';
 import type { OwnedObjects, TidbCluster } from '../model/kube.js';
 import type { PdView } from '../model/pd.js';
+import type { TidbView } from '../model/tidb.js';
 import { instanceName, ownedLabels } from '../model/labels.js';
 import { OBSERVED_COMPONENTS, splitByComponent, type ComponentObservation, type ObservedComponents } from '../model/snapshot.js';
 import { NotFoundError, TerminalError } from '../platform/errors.js';
@@ -33,7 +35,7 @@ import type { ClusterClients } from './clients.js';
 import { ClusterIdCache } from './pd-view.js';
 import { COMPONENT_READERS, type ComponentReadContext, type ComponentReader } from './observe-components.js';
 import { ObservedIndex } from './observed.js';
-import { readStoreNodes, storeNodeNames } from './observe-nodes.js';
+import { readStoreNodes, serverNodeNames, storeNodeNames } from './observe-nodes.js';
 import { readBoundVolumes } from './observe-volumes.js';
 import { readTikvLeaders } from './observe-tikv-leaders.js';
 import { plainJson } from './plain-json.js';
@@ -99,12 +101,19 @@ export class LiveObserver implements Observer {
     const { rest, byComponent } = splitByComponent(owned, OBSERVED_COMPONENTS);
     // The bound claims' volumes and what each component's objects add to its view both follow from the owned objects.
     const pdView = api.reads[OBSERVED_COMPONENTS.indexOf('pd')]?.view as PdView | undefined;
-    const [volumes, tikvLeaders, nodes, ...completed] = await Promise.all([
+    const storeNodes = storeNodeNames(cluster, owned, pdView, this.options.detectNodeFailure);
+    const [volumes, tikvLeaders, read, ...completed] = await Promise.all([
       readBoundVolumes(this.clients.kube, ref.namespace, instance, owned, signal),
       withinBudget(signal, 'read TiKV leader counts', () => readTikvLeaders(this.clients.tikv(context.target), owned, signal)),
-      readStoreNodes(this.clients.kube, storeNodeNames(cluster, owned, pdView, this.options.detectNodeFailure), signal),
+      readStoreNodes(this.clients.kube, storeNodes, signal),
       ...OBSERVED_COMPONENTS.map((name, i) => this.complete(reader(name), api.reads[i], byComponent[name], context, signal)),
     ]);
+    // Server labels go to healthy TiDB servers only, known once their /status was read: the few
+    // nodes that adds (none once every running server has its labels) are read after it.
+    const tidbView = completed[OBSERVED_COMPONENTS.indexOf('tidb')]?.view as TidbView | undefined;
+    const serverNodes = serverNodeNames(cluster, owned, pdView, tidbView).filter((name) => !storeNodes.includes(name));
+    const more = await readStoreNodes(this.clients.kube, serverNodes, signal);
+    const nodes = read === undefined && more === undefined ? undefined : [...(read ?? []), ...(more ?? [])];
     const components = Object.fromEntries(
       OBSERVED_COMPONENTS.map((name, i): [string, ComponentObservation<unknown, string>] => [name, observed(byComponent[name], completed[i])]),
     ) as unknown as ObservedComponents;

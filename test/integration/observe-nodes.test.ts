@@ -1,6 +1,7 @@
 /**
- * The observer's read of the Nodes store labels come from, against the simulated API server: only
- * when a store label is wanted, one GET per distinct node of a TiKV pod, a vanished node left out.
+ * The observer's read of the Nodes store and server labels come from, against the simulated API
+ * server: only when a store label is wanted, one GET per distinct node of a TiKV pod, a vanished node
+ * left out; for TiDB, only the nodes of healthy servers whose process still needs its labels.
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { IPod } from 'kubernetes-models/v1/Pod';
@@ -8,7 +9,9 @@ import type { IPod } from 'kubernetes-models/v1/Pod';
 import { KubeClient } from '../../lib/kube/client.js';
 import type { TidbCluster } from '../../lib/model/kube.js';
 import { NO_OWNED_OBJECTS } from '../../lib/step/ports.js';
-import { readStoreNodes, storeNodeNames } from '../../lib/wiring/observe-nodes.js';
+import type { TidbView } from '../../lib/model/tidb.js';
+import { SERVER_LABELS_ANNOTATION } from '../../lib/reconcile/components/tidb/server-labels.js';
+import { readStoreNodes, serverNodeNames, storeNodeNames } from '../../lib/wiring/observe-nodes.js';
 import { type BareServer, startBareServer } from '../support/api-server.js';
 import { changeSpec, pdViewOf, tidbCluster } from '../support/fixtures.js';
 
@@ -68,5 +71,34 @@ describe("reading the nodes of a cluster's TiKV pods for store labels", () => {
 
     // Assess
     expect(nodes?.map((n) => n.metadata?.name)).toEqual(['n1']);
+  });
+});
+
+describe("reading the nodes of a cluster's TiDB pods for server labels", () => {
+  /** A TiDB pod on `nodeName` whose `tidb` container runs, with the server-labels annotation when `posted`. */
+  const server = (name: string, nodeName: string, posted?: string[]): IPod => {
+    const p = pod(name, 'tidb', nodeName);
+    const annotations: Record<string, string> = posted === undefined ? {} : { [SERVER_LABELS_ANNOTATION]: JSON.stringify({ restartCount: 0, locationLabels: posted }) };
+    return { ...p, metadata: { ...p.metadata, annotations }, status: { containerStatuses: [{ name: 'tidb', image: 'pingcap/tidb:v8.5.0', imageID: '', ready: true, restartCount: 0 }] } };
+  };
+  const HEALTHY: TidbView = { servers: { 'basic-tidb-0': { healthy: true }, 'basic-tidb-1': { healthy: true } } };
+
+  it.each<{ name: string; pods: IPod[]; pd: ReturnType<typeof located>; tidb: TidbView | undefined; want: string[] | undefined; requests: number }>([
+    { name: 'servers still to be labelled: one GET per distinct node', pods: [server('basic-tidb-0', 'n1'), server('basic-tidb-1', 'n2')], pd: located(['zone', 'host']), tidb: HEALTHY, want: ['n1', 'n2'], requests: 2 },
+    { name: 'at rest (every server labelled for these keys): nothing is read', pods: [server('basic-tidb-0', 'n1', ['zone', 'host']), server('basic-tidb-1', 'n2', ['zone', 'host'])], pd: located(['zone', 'host']), tidb: HEALTHY, want: undefined, requests: 0 },
+    { name: 'no zone key among the location labels: nothing is read', pods: [server('basic-tidb-0', 'n1')], pd: located(['host']), tidb: HEALTHY, want: undefined, requests: 0 },
+    { name: 'TiDB not read: nothing is read', pods: [server('basic-tidb-0', 'n1')], pd: located(['zone']), tidb: undefined, want: undefined, requests: 0 },
+    { name: 'an unhealthy server: its node is not read', pods: [server('basic-tidb-0', 'n1')], pd: located(['zone']), tidb: { servers: { 'basic-tidb-0': { healthy: false } } }, want: undefined, requests: 0 },
+  ])('$name', async ({ pods, pd, tidb, want, requests }) => {
+    // Prepare
+    for (const name of ['n1', 'n2']) s.store.create('Node', { metadata: { name, labels: { 'topology.kubernetes.io/zone': `zone-${name}` } } });
+    const before = gets();
+
+    // Act
+    const nodes = await readStoreNodes(kube, serverNodeNames(tidbCluster(), owned(...pods), pd, tidb), new AbortController().signal);
+
+    // Assess
+    expect(nodes?.map((n) => n.metadata?.name)).toEqual(want);
+    expect(gets() - before).toBe(requests);
   });
 });

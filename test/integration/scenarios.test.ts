@@ -29,6 +29,19 @@ async function run(file: string, seed?: number): Promise<ScenarioReport> {
   }
 }
 
+/** Runs `file` and, before the world stops, asks `inspect` about it (e.g. a process's memory). */
+async function runAndInspect<T>(file: string, seed: number | undefined, inspect: (stack: SimStack) => Promise<T>): Promise<{ report: ScenarioReport; seen: T }> {
+  const parsed = parseScenario(readFileSync(join(DIR, file), 'utf8'), file);
+  if (!parsed.ok) throw new Error(parsed.error);
+  const stack = await SimStack.start(parsed.scenario, seed ?? parsed.scenario.seed);
+  try {
+    const report = await runScenario(stack, createProgress({ quiet: true }));
+    return { report, seen: await inspect(stack) };
+  } finally {
+    await stack.stop();
+  }
+}
+
 /** Runs `file` with its cluster's PD spec changed (e.g. another maxFailoverCount or replicas). */
 async function runWithPd(file: string, seed: number, pd: Record<string, unknown>): Promise<ScenarioReport> {
   const parsed = parseScenario(readFileSync(join(DIR, file), 'utf8'), file);
@@ -303,6 +316,28 @@ describe('what each story shows', () => {
     const pod = report.final.objects['Pod/demo/basic-pd-0'] as { status: { phase: string; containerStatuses: { state: { waiting?: { reason: string } } }[] } };
     expect([pod.status.phase, pod.status.containerStatuses[0]?.state.waiting?.reason]).toEqual(['Pending', 'ContainerCreating']);
     expect(byReconciler(report).filter((a) => a.verb.startsWith('pd.'))).toEqual([]);
+  });
+
+  it("TiDB's tlsClient without its server Secret: TiDB pods never start and the kubelet's FailedMount names the Secret", async () => {
+    const file = 'examples/basic-tls-tidb-cluster.yaml';
+    const parsed = parseScenario(readFileSync(join(DIR, file), 'utf8'), file);
+    if (!parsed.ok) throw new Error(parsed.error);
+    const objects = parsed.scenario.objects.filter((o) => o.metadata.name !== 'basic-tls-tidb-server-secret');
+    const first = parsed.scenario.timeline.slice(0, 1).map((t) => (t.verb === 'waitFor' ? { ...t, timeoutMs: 5 * 60_000 } : t));
+    const stack = await SimStack.start({ ...parsed.scenario, objects, timeline: first }, 1);
+    let report: ScenarioReport;
+    let mounts: string[];
+    try {
+      report = await runScenario(stack, createProgress({ quiet: true }));
+      mounts = stack.world.store.list('Event', 'default', (e) => e['reason'] === 'FailedMount').map((e) => String(e['message']));
+    } finally {
+      await stack.stop();
+    }
+    expect(report.passed).toBe(false);
+    const pod = report.final.objects['Pod/default/basic-tls-tidb-0'] as { spec: { volumes: { name: string; secret?: { secretName: string } }[] }; status: { phase: string; containerStatuses: { state: { waiting?: { reason: string } } }[] } };
+    expect(pod.spec.volumes.find((v) => v.name === 'tidb-server-tls')?.secret?.secretName).toBe('basic-tls-tidb-server-secret');
+    expect([pod.status.phase, pod.status.containerStatuses[0]?.state.waiting?.reason]).toEqual(['Pending', 'ContainerCreating']);
+    expect(mounts).toEqual(['MountVolume.SetUp failed for volume "tidb-server-tls" : secret "basic-tls-tidb-server-secret" not found']);
   });
 
   it('under API errors: the failover still completes within twice its fault-free time, deleting the member once', async () => {
@@ -796,6 +831,47 @@ describe('what each TiDB story shows', () => {
     // The smooth upgrade began and finished once per version.
     expect(byReconciler(report).filter((a) => a.verb.startsWith('tidb.')).map((a) => a.verb)).toEqual(['tidb.startUpgrade', 'tidb.finishUpgrade', 'tidb.startUpgrade', 'tidb.finishUpgrade']);
   });
+});
+
+describe('what the TiDB server labels story shows', () => {
+  /** Each TiDB pod's node labels as the server labels should carry them, and what its process holds (`POST /labels {}` answers them). */
+  const serverLabels = async (stack: SimStack) =>
+    Promise.all(
+      ['basic-tidb-0', 'basic-tidb-1'].map(async (pod) => {
+        const node = stack.world.store.get('Node', undefined, String(stack.world.store.get('Pod', 'demo', pod)?.spec?.nodeName)) as { metadata: { labels: Record<string, string> } };
+        const zone = node.metadata.labels['topology.kubernetes.io/zone'];
+        const want = { zone, rack: node.metadata.labels['rack'], host: node.metadata.labels['kubernetes.io/hostname'] };
+        const answer = await stack.world.proxy.toPod('demo', pod, '10080', { method: 'POST', path: '/labels', query: new URLSearchParams(), body: '{}', headers: {} });
+        return { pod, want, held: JSON.parse(answer.body) as unknown };
+      }),
+    );
+  const postsBetween = (r: ScenarioReport, fromMs: number, toMs: number) =>
+    byReconciler(r)
+      .filter((a) => a.verb === 'tidb.setLabels' && a.atMs >= fromMs && a.atMs < toMs)
+      .map((a) => (a.args as { pod: string }).pod)
+      .sort();
+
+  it.each([1, 2, 3].map((seed) => ({ name: `seed ${seed}`, seed })))(
+    'each new TiDB process gets its node\'s zone, rack and host once, after crashes, a pod deletion and an upgrade ($name)',
+    async ({ seed }) => {
+      const { report, seen } = await runAndInspect('tidb-server-labels.yaml', seed, serverLabels);
+      expect(report.passed).toBe(true);
+      const crashAt = entryAtMs(report, 'fault', 0);
+      const deletedAt = entryAtMs(report, 'fault', 1);
+      const upgradeAt = entryAtMs(report, 'patch', 0);
+      // Once per process: both first servers, both crash-restarted ones, the recreated basic-tidb-1, both upgraded pods.
+      expect(postsBetween(report, 0, crashAt)).toEqual(['basic-tidb-0', 'basic-tidb-1']);
+      expect(postsBetween(report, crashAt, deletedAt)).toEqual(['basic-tidb-0', 'basic-tidb-1']);
+      expect(postsBetween(report, deletedAt, upgradeAt)).toEqual(['basic-tidb-1']);
+      expect(postsBetween(report, upgradeAt, Infinity)).toEqual(['basic-tidb-0', 'basic-tidb-1']);
+      expect(events(report, 'FailedSetServerLabels')).toEqual([]);
+      // Every process ends holding its node's labels.
+      for (const { want, held } of seen) {
+        expect(want.zone).toMatch(/^us-west-2[ab]$/);
+        expect(held).toEqual(want);
+      }
+    },
+  );
 });
 
 describe('what each TiCDC and Pump story shows', () => {

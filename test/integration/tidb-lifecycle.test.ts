@@ -131,6 +131,39 @@ describe('TiKV and TiDB', () => {
     expect(during.status).toBe(500);
   });
 
+  it('keeps TiDB server labels in the process only: through a hang, not through a container restart or a new pod', async () => {
+    // Prepare
+    const w = await begin();
+    await w.deploy(handCluster(), ['tidbcluster', 'discovery', 'pd', 'tikv', 'tidb']);
+    await w.waitFor('TiDB /status', async () => (await w.podProxy('basic-tidb-0', 10080, '/status')).status === 200);
+    const labels = async () => (await w.podProxy('basic-tidb-0', 10080, '/labels', 'POST', {})).json;
+    const posted = await w.podProxy('basic-tidb-0', 10080, '/labels', 'POST', { zone: 'z1' });
+    // Act: a hung process comes back; then the container crashes and restarts; then the pod is recreated.
+    w.sim.faults.podDown('demo', 'basic-tidb-0');
+    await w.clock.advance(5000);
+    w.sim.faults.podUp('demo', 'basic-tidb-0');
+    await w.waitFor('TiDB back', async () => (await w.podProxy('basic-tidb-0', 10080, '/status')).status === 200);
+    const afterHang = await labels();
+    await w.podProxy('basic-tidb-0', 10080, '/labels', 'POST', { zone: 'z2' });
+    w.sim.faults.breakImage('pingcap/tidb:v7.5.0');
+    await w.clock.advance(3000);
+    w.sim.faults.fixImage('pingcap/tidb:v7.5.0');
+    await w.waitFor('TiDB restarted', async () => (await w.podProxy('basic-tidb-0', 10080, '/status')).status === 200);
+    const restarts = (await w.object('Pod', 'basic-tidb-0')).json.status.containerStatuses.find((c: any) => c.name === 'tidb').restartCount;
+    const afterRestart = await labels();
+    await w.podProxy('basic-tidb-0', 10080, '/labels', 'POST', { zone: 'z3' });
+    const uid = (await w.object('Pod', 'basic-tidb-0')).json.metadata.uid;
+    await w.remove('Pod', 'basic-tidb-0');
+    await w.waitFor('a new TiDB pod serving', async () => (await w.object('Pod', 'basic-tidb-0')).json?.metadata?.uid !== uid && (await w.podProxy('basic-tidb-0', 10080, '/status')).status === 200);
+    const inNewPod = await labels();
+    // Assess
+    expect([posted.status, posted.json]).toEqual([200, { zone: 'z1' }]);
+    expect(afterHang).toEqual({ zone: 'z1' });
+    expect(restarts).toBeGreaterThan(0);
+    expect(afterRestart).toEqual({});
+    expect(inNewPod).toEqual({});
+  });
+
   it('keeps the store ID when a TiKV pod is recreated on the same PVC, and a fresh PVC is a fresh store', async () => {
     // Prepare
     const w = await begin();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 
-import type { Action, EventAction } from '../../lib/model/action.js';
+import type { Action, EventAction, PatchAction } from '../../lib/model/action.js';
 import { ConflictError, TerminalError, TransientError } from '../../lib/platform/errors.js';
 import { METRIC } from '../../lib/platform/metrics.js';
 import { complete, fail, retry } from '../../lib/reconcile/engine/outcome.js';
@@ -124,6 +124,50 @@ describe('runStep: claim → observe → decide → act → commit', () => {
     expect(recorded?.kind === 'event' ? recorded.message : undefined).toBe('failed to set labels map[zone:a] for store (id: 4, pod: demo/basic-tikv-0): TransientError: PD 500');
     expect(result.outcome).toEqual(complete());
     expect(result.failures).toBe(0);
+  });
+
+  it.each([
+    {
+      name: 'an accepted server-labels post is followed by its onSuccess write, then the next action',
+      fails: false,
+      expected: [
+        ['tidb.setLabels pod=basic-tidb-0', 'ok'],
+        ['patch Pod demo/basic-tidb-0', 'ok'],
+        ['event Normal Next on TidbCluster demo/basic', 'ok'],
+        ['updateStatus TidbCluster demo/basic', 'ok'],
+      ],
+    },
+    {
+      name: 'a refused server-labels post records its Warning, skips its onSuccess write, and the step goes on',
+      fails: true,
+      expected: [
+        ['tidb.setLabels pod=basic-tidb-0', 'error'],
+        ['event Warning FailedSetServerLabels on TidbCluster demo/basic', 'ok'],
+        ['event Normal Next on TidbCluster demo/basic', 'ok'],
+        ['updateStatus TidbCluster demo/basic', 'ok'],
+      ],
+    },
+  ])('$name', async ({ fails, expected }) => {
+    // Prepare
+    const h = setup();
+    if (fails) h.executor.failOn('tidb.setLabels', new TransientError('TiDB 400'));
+    const object = { kind: 'TidbCluster' as const, namespace: 'demo', name: 'basic' };
+    const remember: PatchAction = { kind: 'patch', ref: { kind: 'Pod', namespace: 'demo', name: 'basic-tidb-0' }, patchType: 'merge', patch: { metadata: { annotations: { a: 'b' } } }, resourceVersion: '7' };
+    const post: Action = {
+      kind: 'tidb.setLabels',
+      pod: 'basic-tidb-0',
+      labels: { zone: 'a' },
+      onError: { kind: 'event', type: 'Warning', reason: 'FailedSetServerLabels', object, message: 'failed: ' },
+      onSuccess: remember,
+    };
+
+    // Act
+    const result = await step(h, { rules: [emitting(post, event('Next')), ...ENGINE_RULES] });
+
+    // Assess
+    expect(result.actions.map((a) => [a.description, a.result])).toEqual(expected);
+    expect(h.executor.executed.some((a) => a.kind === 'patch')).toBe(!fails);
+    expect(result.outcome).toEqual(complete());
   });
 
   it('a status write that loses to a newer resourceVersion (409) fails the step, retryably', async () => {

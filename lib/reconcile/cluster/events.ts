@@ -24,6 +24,8 @@ export const EVENT_REASON = {
   pdMemberDeleted: 'PDMemberDeleted',
   /** PD refused the labels of a store (the step goes on). */
   failedSetStoreLabels: 'FailedSetStoreLabels',
+  /** Ours (v1 only logs it): a TiDB server refused its server labels (the step goes on). */
+  failedSetServerLabels: 'FailedSetServerLabels',
   /** A TiKV store or TiDB member was marked as a failure. */
   unhealthy: 'Unhealthy',
   /** Host-down recovery deleted a failure store in PD (`--detect-node-failure`). */

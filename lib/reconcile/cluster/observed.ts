@@ -19,7 +19,7 @@ export const observedObjects = <K extends OwnedKind>(snapshot: Snapshot, kind: K
 /** The PersistentVolumes bound to the cluster's claims (none when none was read). */
 export const observedVolumes = (snapshot: Snapshot): readonly IPersistentVolume[] => snapshot.volumes ?? [];
 
-/** The Nodes read for store labels (none when none was read). */
+/** The Nodes read for store and server labels (none when none was read). */
 export const observedNodes = (snapshot: Snapshot): readonly INode[] => snapshot.nodes ?? [];
 
 /** PD as the step read it; undefined when PD was not read (no PD) or could not be. */

@@ -10,6 +10,7 @@ import type { TidbSimKnobs } from './knobs.js';
 import { PdCluster } from './pd-cluster.js';
 import type { PdContext } from './pd-context.js';
 import { PumpRegistry } from './pumps.js';
+import type { HeldLabels } from './server-labels.js';
 import type { Rng } from './rng.js';
 
 /**
@@ -18,7 +19,7 @@ import type { Rng } from './rng.js';
  */
 export type SmoothUpgradeMode = { ddlPaused: boolean; sinceMs: number | undefined };
 
-/** Everything one TiDB cluster keeps: PD (members, stores, regions), TiCDC captures, Pump nodes, TiDB's upgrade mode. */
+/** Everything one TiDB cluster keeps: PD (members, stores, regions), TiCDC captures, Pump nodes, TiDB's upgrade mode and server labels. */
 export type ClusterState = {
   readonly namespace: string;
   readonly name: string;
@@ -26,6 +27,8 @@ export type ClusterState = {
   readonly captures: CaptureRegistry;
   readonly pumps: PumpRegistry;
   readonly smoothUpgrade: SmoothUpgradeMode;
+  /** The labels of each TiDB server joined to this PD, by `namespace/pod`, with the container instance whose memory holds them. */
+  readonly serverLabels: Map<string, HeldLabels>;
 };
 
 /** All clusters of the simulation. */
@@ -42,7 +45,7 @@ export class ClusterRegistry {
     if (existing) return existing;
     const pd = new PdCluster(namespace, name, { clock: this.deps.clock, rng: this.deps.rng.fork(), knobs: this.deps.knobs });
     const ctx: PdContext = { clock: this.deps.clock, rng: this.deps.rng.fork(), knobs: this.deps.knobs, changed: () => pd.changed() };
-    const state: ClusterState = { namespace, name, pd, captures: new CaptureRegistry(ctx), pumps: new PumpRegistry(ctx), smoothUpgrade: { ddlPaused: false, sinceMs: undefined } };
+    const state: ClusterState = { namespace, name, pd, captures: new CaptureRegistry(ctx), pumps: new PumpRegistry(ctx), smoothUpgrade: { ddlPaused: false, sinceMs: undefined }, serverLabels: new Map() };
     this.clusters.set(key, state);
     for (const l of this.createListeners) l(state);
     return state;

@@ -10,7 +10,8 @@
  */
 import type { ProxyRequest, ProxyResponse } from '../proxy.js';
 import type { ProcessHooks } from '../runtime.js';
-import { json, objectBody, text } from './http.js';
+import { json, text } from './http.js';
+import { answerLabels, configuredLabels, type HeldLabels } from './server-labels.js';
 import type { PdCluster } from './pd-cluster.js';
 import type { PodInfo } from './pod-info.js';
 import type { SmoothUpgradeMode } from './registry.js';
@@ -25,15 +26,32 @@ export function isStorageAvailable(cluster: PdCluster): boolean {
   return cluster.stores.list().some((s) => s.engine === 'tikv' && cluster.stores.stateName(s) === 'Up');
 }
 
+/**
+ * The labels of the container instance `hooks` starts (pod uid and restart count): those a process
+ * revived in the same instance held, else a fresh set from tidb.toml's `[labels]` — a restarted
+ * container or a new pod forgets what was posted, as a real TiDB does.
+ */
+function heldLabels(sim: SimContext, pod: PodInfo, hooks: ProcessHooks): HeldLabels {
+  const byPod = sim.clusters.at(pdClusterOf(pod)).serverLabels;
+  const key = `${pod.namespace}/${pod.name}`;
+  const instance = `${pod.uid}/${hooks.restartCount ?? 0}`;
+  const held = byPod.get(key);
+  if (held?.instance === instance) return held;
+  const fresh = { instance, labels: configuredLabels('ok' in pod.config ? pod.config.ok : undefined) };
+  byPod.set(key, fresh);
+  return fresh;
+}
+
 /** One TiDB process. */
 export class TidbServerProcess extends TidbProcess {
   private readonly cluster: PdCluster;
-  private labels: Record<string, string> = {};
+  private readonly labels: HeldLabels;
   private tls: ServingTls = { tls: false };
 
   constructor(sim: SimContext, pod: PodInfo, hooks: ProcessHooks) {
     super(sim, pod, hooks);
     this.cluster = sim.clusters.at(pdClusterOf(pod)).pd;
+    this.labels = heldLabels(sim, pod, hooks);
     if (this.crashOnBadConfig()) return;
     const at = (key: string): string => configString(pod, `security.cluster-ssl-${key}`);
     this.tls = this.servingTls({ ca: at('ca'), cert: at('cert'), key: at('key') });
@@ -58,13 +76,12 @@ export class TidbServerProcess extends TidbProcess {
 
   private handle(req: ProxyRequest): ProxyResponse {
     if (req.path === '/status' && req.method === 'GET') return this.status200();
-    if (req.path === '/labels' && req.method === 'GET') return json(200, this.labels);
-    if (req.path === '/labels' && req.method === 'POST') {
-      const body = objectBody(req);
-      if (!body || Object.values(body).some((v) => typeof v !== 'string')) return text(400, 'invalid labels');
-      this.labels = { ...this.labels, ...(body as Record<string, string>) };
-      this.sim.record({ verb: 'tidb.setLabels', args: { pod: this.pod.name, labels: body } });
-      return text(200, 'success!', false);
+    if (req.path === '/labels') {
+      const args = { pod: this.pod.name };
+      return answerLabels(req, this.labels, {
+        accepted: (labels) => this.sim.record({ verb: 'tidb.setLabels', args: { ...args, labels } }),
+        refused: (error) => this.sim.record({ verb: 'tidb.setLabels', args: { ...args, body: req.body }, error }),
+      });
     }
     if (req.path === '/upgrade/start' && req.method === 'POST') return this.upgradeMode(true);
     if (req.path === '/upgrade/finish' && req.method === 'POST') return this.upgradeMode(false);

@@ -3,7 +3,8 @@
  * (§2.0, §2.4): image `<baseImage>:<version>`, the start script and tidb.toml from the ConfigMap,
  * ports `server` 4000 and `status` 10080, a readiness probe (TCP 4000 after 10 s, or `curl /status`
  * for `readinessProbe.type: command`), the slow-log sidecar `slowlog` tailing the slow-query file on
- * an emptyDir (unless `separateSlowLog: false`), scheduling settings, and claim templates only for
+ * an emptyDir (unless `separateSlowLog: false`), the cluster and MySQL-client TLS Secrets when
+ * `tlsCluster` / `tidb.tlsClient` are on, scheduling settings, and claim templates only for
  * `spec.tidb.storageVolumes` (TiDB keeps no data of its own).
  */
 
@@ -16,7 +17,7 @@ import { clusterTlsSecretName, isTlsCluster } from '../../cluster/tls.js';
 import { mergeContainers } from '../../member/container-merge.js';
 import { componentImage, containerResources, defined, imagePullPolicyOf, podMetadata, podSchedulingSpec } from '../../member/pod-spec.js';
 import type { PodTemplate } from '../../member/statefulset.js';
-import { TIDB_CLUSTER_TLS_PATH } from './config-map.js';
+import { TIDB_CLUSTER_TLS_PATH, TIDB_SERVER_TLS_PATH, isTidbTlsClient, tidbServerSecretName } from './config-map.js';
 import { TIDB_PORTS, tidbPeerServiceName } from './names.js';
 
 /** As TiDB Operator: the readiness probe starts after 10 s. */
@@ -76,6 +77,7 @@ function tidbContainer(tc: TidbCluster): IContainer {
       { name: 'config', readOnly: true, mountPath: '/etc/tidb' },
       { name: 'startup-script', readOnly: true, mountPath: '/usr/local/bin' },
       ...(isTlsCluster(tc) ? [{ name: 'tidb-tls', readOnly: true, mountPath: TIDB_CLUSTER_TLS_PATH }] : []),
+      ...(isTidbTlsClient(tc) ? [{ name: 'tidb-server-tls', readOnly: true, mountPath: TIDB_SERVER_TLS_PATH }] : []),
       ...(slowLog ? [{ name: 'slowlog', mountPath: '/var/log/tidb' }] : []),
       ...storageMounts,
       ...(tidb?.additionalVolumeMounts ?? []),
@@ -108,6 +110,8 @@ function tidbVolumes(tc: TidbCluster, configMap: string): IVolume[] {
     fromConfigMap('config', 'config-file', 'tidb.toml'),
     fromConfigMap('startup-script', 'startup-script', 'tidb_start_script.sh'),
     ...(isTlsCluster(tc) ? [{ name: 'tidb-tls', secret: { secretName: clusterTlsSecretName(tc.metadata.name ?? '', 'tidb') } }] : []),
+    // As TiDB Operator: the pod does not start until the server Secret exists (the kubelet cannot mount it).
+    ...(isTidbTlsClient(tc) ? [{ name: 'tidb-server-tls', secret: { secretName: tidbServerSecretName(tc) } }] : []),
     // As TiDB Operator: the slow log lives on an emptyDir unless a named volume is given for it.
     ...(isSlowLogSeparate(tidb) && (tidb?.slowLogVolumeName ?? '') === '' ? [{ name: 'slowlog', emptyDir: {} }] : []),
     ...(tidb?.additionalVolumes ?? []),

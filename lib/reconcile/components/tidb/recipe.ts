@@ -16,6 +16,7 @@ import { planTidbFailover } from './failover.js';
 import { TIDB_RETRY_MS } from './names.js';
 import { tidbClaimTemplates, tidbPodTemplate } from './pod-template.js';
 import { tidbServices } from './services.js';
+import { planTidbServerLabels } from './server-labels.js';
 import { planSmoothUpgradeFinish, planSmoothUpgradeStart } from './smooth-upgrade.js';
 import { isTidbSynced, planTidbStatus } from './status.js';
 import { beforeTidbRestart, tidbUpdatedPodHold } from './upgrade.js';
@@ -64,7 +65,11 @@ export const tidbComponent: ComponentDeclaration = {
   hooks: {
     gates: [],
     // the smooth upgrade's finish re-runs until TiDB confirmed it and the marker is cleared (P20)
-    extra: [{ name: 'TidbSmoothUpgradeFinish', plan: planSmoothUpgradeFinish }],
+    extra: [
+      { name: 'TidbSmoothUpgradeFinish', plan: planSmoothUpgradeFinish },
+      // TiDB ≥ 6.3 with a zone among PD's location labels: each healthy server's node topology, once per process
+      { name: 'TidbServerLabels', plan: planTidbServerLabels },
+    ],
     // as TiDB Operator: nothing to do in TiDB before a member goes (its PVCs, if any, are deferred)
     beforeScaleIn: () => ({ first: [] }),
     // recover, or record one unhealthy scheduled member after tidbFailoverPeriod (deadline persisted and woken at)

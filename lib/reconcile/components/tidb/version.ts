@@ -1,8 +1,8 @@
 /**
  * TiDB version tags as TiDB Operator v1 compares them (go-version over `vX.Y.Z[-pre]`): which
- * version pairs support the smooth upgrade (§2.4, `smooth_upgrade.go`), and whether a version has
- * server labels (≥ v6.3.0). A tag that is not a `v`-prefixed version (`latest`, `nightly`, a digest)
- * compares as nothing: no feature that needs a version is used for it.
+ * version pairs support the smooth upgrade (§2.4, `smooth_upgrade.go`). A tag that is not a
+ * `v`-prefixed version (`latest`, `nightly`, a digest) compares as nothing: no feature that needs a
+ * version is used for it.
  */
 
 /** A parsed version: numbers, and whether a pre-release suffix makes it sort before its release. */
@@ -52,6 +52,3 @@ export function classifySmoothUpgrade(source: string, target: string): SmoothUpg
   const switchControlled = (in712(source) && in712(target)) || ((in712(source) || gte(source, 'v7.4.0')) && gte(target, 'v7.4.0'));
   return switchControlled ? 'SwitchControlled' : 'Unsupported';
 }
-
-/** Whether a TiDB version takes server labels (`POST /labels`): v6.3.0 and later. */
-export const hasServerLabels = (version: string): boolean => gte(version, 'v6.3.0');

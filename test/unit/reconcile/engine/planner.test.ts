@@ -158,6 +158,7 @@ describe('the registry', () => {
       'act:TidbServices',
       'act:TidbConfigMap',
       'act:TidbSmoothUpgradeFinish',
+      'act:TidbServerLabels',
       'act:TidbScale',
       'act:TidbFailover',
       'act:TidbUpgrade',

@@ -155,3 +155,49 @@ describe('TiDB pod template and ConfigMap (§2.4)', () => {
     expect(config).toContain('token-limit = 1000');
   });
 });
+
+describe('TiDB MySQL client TLS (spec.tidb.tlsClient, as v1)', () => {
+  const mountsOf = (tc: TidbCluster) => tidbPodTemplate(tc, 'cm').spec?.containers.find((c) => c.name === 'tidb')?.volumeMounts?.filter((m) => m.name.startsWith('tidb-')) ?? [];
+  const volumesOf = (tc: TidbCluster) => tidbPodTemplate(tc, 'cm').spec?.volumes?.filter((v) => v.name.startsWith('tidb-')) ?? [];
+  const securityOf = (tc: TidbCluster) => tidbConfigData(tc)['config-file']?.split('\n').filter((l) => l.startsWith('ssl-') || l.startsWith('cluster-ssl-'));
+
+  it.each<{ name: string; tc: TidbCluster; mounts: unknown[]; volumes: unknown[]; security: string[] }>([
+    { name: 'off: no server Secret mounted, no ssl settings', tc: withTidb({}), mounts: [], volumes: [], security: [] },
+    { name: 'enabled: false is off', tc: withTidb({ tlsClient: { enabled: false } }), mounts: [], volumes: [], security: [] },
+    {
+      name: 'enabled: <tc>-tidb-server-secret mounted read-only at /var/lib/tidb-server-tls, ssl-ca, ssl-cert and ssl-key pointing into it',
+      tc: withTidb({ tlsClient: { enabled: true } }),
+      mounts: [{ name: 'tidb-server-tls', readOnly: true, mountPath: '/var/lib/tidb-server-tls' }],
+      volumes: [{ name: 'tidb-server-tls', secret: { secretName: 'basic-tidb-server-secret' } }],
+      security: ['ssl-ca = "/var/lib/tidb-server-tls/ca.crt"', 'ssl-cert = "/var/lib/tidb-server-tls/tls.crt"', 'ssl-key = "/var/lib/tidb-server-tls/tls.key"'],
+    },
+    {
+      name: 'disableClientAuthn: no ssl-ca (clients are not verified)',
+      tc: withTidb({ tlsClient: { enabled: true, disableClientAuthn: true } }),
+      mounts: [{ name: 'tidb-server-tls', readOnly: true, mountPath: '/var/lib/tidb-server-tls' }],
+      volumes: [{ name: 'tidb-server-tls', secret: { secretName: 'basic-tidb-server-secret' } }],
+      security: ['ssl-cert = "/var/lib/tidb-server-tls/tls.crt"', 'ssl-key = "/var/lib/tidb-server-tls/tls.key"'],
+    },
+  ])('$name', ({ tc, mounts, volumes, security }) => {
+    // Act / Assess
+    expect(mountsOf(tc)).toEqual(mounts);
+    expect(volumesOf(tc)).toEqual(volumes);
+    expect(securityOf(tc)).toEqual(security);
+  });
+
+  it('with cluster TLS too, both Secrets are mounted and both sets of settings written', () => {
+    // Prepare
+    const base = withTidb({ tlsClient: { enabled: true } });
+    const tc = { ...base, spec: { ...base.spec, tlsCluster: { enabled: true } } };
+
+    // Act
+    const names = mountsOf(tc).map((m) => [m.name, m.mountPath]);
+
+    // Assess
+    expect(names).toEqual([
+      ['tidb-tls', '/var/lib/tidb-tls'],
+      ['tidb-server-tls', '/var/lib/tidb-server-tls'],
+    ]);
+    expect(securityOf(tc)).toHaveLength(6);
+  });
+});
