@@ -1,11 +1,41 @@
 /**
- * The opening every start script of TiDB Operator v1's start-script v1 templates shares (PD, TiKV,
- * TiDB): the shebang and header comment, `set -uo pipefail`, the pod's annotations sourced from the
- * downward-API file (exit when it is missing), debug run mode (`runmode=debug` idles the container),
- * and `POD_NAME` falling back to `$HOSTNAME`. A component's start-script.ts appends only its own
- * arguments. The upstream templates differ in spacing, and the text feeds the ConfigMap's content
- * hash, so the layout is declared per component and kept to the byte.
+ * What the components TiDB Operator v1 starts by a script (PD, TiKV, TiDB) share: the ConfigMap keys
+ * `config-file` and `startup-script`, their volumes and mounts (`/etc/<c>/<c>.toml`,
+ * `/usr/local/bin/<c>_start_script.sh`) and the container command, and the opening of every
+ * start-script v1 template: the shebang and header comment, `set -uo pipefail`, the pod's
+ * annotations sourced from the downward-API file (exit when it is missing), debug run mode
+ * (`runmode=debug` idles the container), and `POD_NAME` falling back to `$HOSTNAME`. A component's
+ * start-script.ts appends only its own arguments. The upstream templates differ in spacing, and the
+ * text feeds the ConfigMap's content hash, so the layout is declared per component and kept to the byte.
  */
+
+import type { IVolume } from 'kubernetes-models/v1/Volume';
+import type { IVolumeMount } from 'kubernetes-models/v1/VolumeMount';
+
+import type { MemberName } from './component.js';
+import { configMapFileVolume } from './pod-volumes.js';
+
+/** The ConfigMap keys of a component started by a script: its TOML file and its start script. */
+export const SCRIPTED_CONFIG_KEYS = { config: 'config-file', script: 'startup-script' } as const;
+
+/** As v1: the container command, the start script from the `startup-script` volume. */
+export const startScriptCommand = (component: MemberName): string[] => ['/bin/sh', `/usr/local/bin/${component}_start_script.sh`];
+
+/** As v1: the read-only mounts of the `config` volume at `/etc/<c>` and the `startup-script` volume at `/usr/local/bin`. */
+export function scriptedConfigMounts(component: MemberName): IVolumeMount[] {
+  return [
+    { name: 'config', readOnly: true, mountPath: `/etc/${component}` },
+    { name: 'startup-script', readOnly: true, mountPath: '/usr/local/bin' },
+  ];
+}
+
+/** As v1: the `config` volume (`config-file` as `<c>.toml`) and the `startup-script` volume (as `<c>_start_script.sh`) of ConfigMap `configMap`. */
+export function scriptedConfigVolumes(component: MemberName, configMap: string): IVolume[] {
+  return [
+    configMapFileVolume('config', configMap, SCRIPTED_CONFIG_KEYS.config, `${component}.toml`),
+    configMapFileVolume('startup-script', configMap, SCRIPTED_CONFIG_KEYS.script, `${component}_start_script.sh`),
+  ];
+}
 
 /** How a component's upstream template lays out the shared opening. */
 export type StartScriptLayout = {

@@ -3,7 +3,7 @@ import { describe, expect, it } from '@jest/globals';
 import { pdStartScript } from '../../../../lib/reconcile/components/pd/start-script.js';
 import { tidbStartScript } from '../../../../lib/reconcile/components/tidb/start-script.js';
 import { tikvStartScript } from '../../../../lib/reconcile/components/tikv/start-script.js';
-import { clusterDomainSuffix, startScriptOpening } from '../../../../lib/reconcile/member/start-script.js';
+import { clusterDomainSuffix, scriptedConfigMounts, scriptedConfigVolumes, startScriptCommand, startScriptOpening } from '../../../../lib/reconcile/member/start-script.js';
 
 const pd = pdStartScript({ dataDir: '/var/lib/pd', startTimeoutSeconds: 30, scheme: 'http', clusterDomain: '' });
 const tikv = tikvStartScript({ dataDir: '/var/lib/tikv', pdAddress: 'http://${CLUSTER_NAME}-pd:2379', clusterDomain: '', preferIPv6: false, advertiseStatusAddr: false });
@@ -38,5 +38,23 @@ describe('the opening v1 start scripts share', () => {
     { name: 'a cluster domain follows .svc', clusterDomain: 'cluster.local', suffix: '.cluster.local' },
   ])('the DNS suffix: $name', ({ clusterDomain, suffix }) => {
     expect(clusterDomainSuffix(clusterDomain)).toBe(suffix);
+  });
+
+  it('the script and the TOML file come from the ConfigMap: <c>.toml under /etc/<c>, <c>_start_script.sh under /usr/local/bin, which the command runs', () => {
+    // Act
+    const volumes = scriptedConfigVolumes('tikv', 'basic-tikv-3961');
+    const mounts = scriptedConfigMounts('tikv');
+    const command = startScriptCommand('tikv');
+
+    // Assess
+    expect(volumes).toEqual([
+      { name: 'config', configMap: { name: 'basic-tikv-3961', items: [{ key: 'config-file', path: 'tikv.toml' }] } },
+      { name: 'startup-script', configMap: { name: 'basic-tikv-3961', items: [{ key: 'startup-script', path: 'tikv_start_script.sh' }] } },
+    ]);
+    expect(mounts).toEqual([
+      { name: 'config', readOnly: true, mountPath: '/etc/tikv' },
+      { name: 'startup-script', readOnly: true, mountPath: '/usr/local/bin' },
+    ]);
+    expect(command).toEqual(['/bin/sh', '/usr/local/bin/tikv_start_script.sh']);
   });
 });
