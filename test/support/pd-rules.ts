@@ -9,37 +9,22 @@ import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import type { Decision, RuleInput, StatusDecision } from '../../lib/reconcile/engine/rule.js';
 import { pdComponent } from '../../lib/reconcile/components/pd/recipe.js';
 import { planPdStatus as pdStatusRule } from '../../lib/reconcile/components/pd/status.js';
-import { STATEFUL_SET_APPLY, planApply } from '../../lib/reconcile/member/apply.js';
 import type { MemberDecision, MemberInput } from '../../lib/reconcile/member/component.js';
 import type { ConfigMapPlan } from '../../lib/reconcile/member/config-map.js';
-import { enterMember } from '../../lib/reconcile/member/context.js';
-import { planConfigMap, planPresenceGate, planServices } from '../../lib/reconcile/member/recipe.js';
+import { planConfigMap, planServices } from '../../lib/reconcile/member/recipe.js';
 import { planMemberScale } from '../../lib/reconcile/member/scale.js';
 import { desiredStatefulSet, planStatefulSetWrite, type SetChoice } from '../../lib/reconcile/member/statefulset-draft.js';
 import { planMemberUpgrade } from '../../lib/reconcile/member/upgrade.js';
 import { planPdFailover as pdFailoverRule } from '../../lib/reconcile/components/pd/failover.js';
 import { planPdForceUpgrade as pdForceUpgradeRule } from '../../lib/reconcile/components/pd/force-upgrade.js';
 import { planPdTlsSecret as pdTlsSecretRule } from '../../lib/reconcile/components/pd/tls.js';
+import { memberInputOf, memberRule } from './member-rules.js';
 
 /** The input of a PD rule, as the PD block enters it. */
-export function pdInputOf(input: RuleInput): MemberInput {
-  const entry = enterMember(pdComponent, input);
-  return { ...input, cluster: entry.cluster, scope: entry.scope, draft: entry.draft };
-}
+export const pdInputOf = (input: RuleInput): MemberInput => memberInputOf(pdComponent, input);
 
 /** One PD act rule behind the presence gate, the StatefulSet it chose written after it (one decision). */
-export function pdRule(plan: (input: MemberInput) => MemberDecision): (input: RuleInput) => Decision {
-  return (raw) => {
-    const input = pdInputOf(raw);
-    const gate = planPresenceGate(input);
-    if (gate.stop === true) return { actions: gate.actions, outcome: gate.outcome };
-    const { draft, ...decision } = plan(input);
-    const live = input.scope.set;
-    const write = draft !== undefined && live ? planApply(STATEFUL_SET_APPLY, draft, live) : undefined;
-    return write ? { ...decision, actions: [...decision.actions, write] } : decision;
-  };
-}
-
+export const pdRule = (plan: (input: MemberInput) => MemberDecision): ((input: RuleInput) => Decision) => memberRule(pdComponent, plan);
 
 /** The `PdServices` rule. */
 export const planPdServices = pdRule(planServices);

@@ -12,31 +12,16 @@ import type { TidbServerHealth } from '../../lib/model/tidb.js';
 import { tidbComponent } from '../../lib/reconcile/components/tidb/recipe.js';
 import { planTidbStatus as tidbStatusRule } from '../../lib/reconcile/components/tidb/status.js';
 import type { Decision, RuleInput, StatusDecision } from '../../lib/reconcile/engine/rule.js';
-import { STATEFUL_SET_APPLY, planApply } from '../../lib/reconcile/member/apply.js';
 import type { MemberDecision, MemberInput } from '../../lib/reconcile/member/component.js';
-import { enterMember } from '../../lib/reconcile/member/context.js';
-import { planPresenceGate } from '../../lib/reconcile/member/recipe.js';
-import { desiredStatefulSet, type SetChoice } from '../../lib/reconcile/member/statefulset-draft.js';
-import { REF, T0, ruleInputOf, snapshot, testPod, withCluster, type Change, type PodOptions } from './fixtures.js';
+import { type SetChoice } from '../../lib/reconcile/member/statefulset-draft.js';
+import { REF, T0, testPod, type Change, type PodOptions } from './fixtures.js';
+import { builtSetOf, memberInputOf, memberRule } from './member-rules.js';
 
 /** The input of a TiDB rule, as the TiDB block enters it. */
-export function tidbInputOf(input: RuleInput): MemberInput {
-  const entry = enterMember(tidbComponent, input);
-  return { ...input, cluster: entry.cluster, scope: entry.scope, draft: entry.draft };
-}
+export const tidbInputOf = (input: RuleInput): MemberInput => memberInputOf(tidbComponent, input);
 
 /** One TiDB act rule behind the presence gate, the StatefulSet it chose written after it (one decision). */
-export function tidbRule(plan: (input: MemberInput) => MemberDecision): (input: RuleInput) => Decision {
-  return (raw) => {
-    const input = tidbInputOf(raw);
-    const gate = planPresenceGate(input);
-    if (gate.stop === true) return { actions: gate.actions, outcome: gate.outcome };
-    const { draft, ...decision } = plan(input);
-    const live = input.scope.set;
-    const write = draft !== undefined && live ? planApply(STATEFUL_SET_APPLY, draft, live) : undefined;
-    return write ? { ...decision, actions: [...decision.actions, write] } : decision;
-  };
-}
+export const tidbRule = (plan: (input: MemberInput) => MemberDecision): ((input: RuleInput) => Decision) => memberRule(tidbComponent, plan);
 
 /** The `TidbStatus` rule (a status rule: no gate). */
 export const planTidbStatusOf = (input: RuleInput): StatusDecision => tidbStatusRule(tidbInputOf(input));
@@ -57,7 +42,7 @@ export type TidbSetOptions = {
 export function tidbSetOf(tc: TidbCluster, o: TidbSetOptions = {}): IStatefulSet {
   const replicas = o.replicas ?? tc.spec.tidb?.replicas ?? 2;
   const choice: SetChoice = { replicas, partition: o.partition ?? replicas };
-  const built = desiredStatefulSet(tidbInputOf(ruleInputOf(snapshot(withCluster(o.templateOf ?? tc)))), choice);
+  const built = builtSetOf(tidbComponent, o.templateOf ?? tc, choice);
   return {
     ...built,
     metadata: { ...built.metadata, resourceVersion: '60', generation: 1, uid: 'uid-sts-tidb' },

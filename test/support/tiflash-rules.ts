@@ -11,33 +11,17 @@ import type { Snapshot } from '../../lib/model/snapshot.js';
 import type { TiflashStoreStatusRead } from '../../lib/model/tiflash.js';
 import type { Decision, RuleInput } from '../../lib/reconcile/engine/rule.js';
 import { tiflashComponent } from '../../lib/reconcile/components/tiflash/recipe.js';
-import { STATEFUL_SET_APPLY, planApply } from '../../lib/reconcile/member/apply.js';
 import type { MemberDecision, MemberInput } from '../../lib/reconcile/member/component.js';
-import { enterMember } from '../../lib/reconcile/member/context.js';
-import { planPresenceGate } from '../../lib/reconcile/member/recipe.js';
-import { desiredStatefulSet } from '../../lib/reconcile/member/statefulset-draft.js';
-import { REF, ruleInputOf, snapshot, testPod, withCluster, withSpec, type Change, type PodOptions } from './fixtures.js';
+import { REF, testPod, withSpec, type Change, type PodOptions } from './fixtures.js';
+import { builtSetOf, memberInputOf, memberRule } from './member-rules.js';
 
 type TiflashStore = NonNullable<NonNullable<TidbClusterStatus['tiflash']>['stores']>[string];
 
 /** The input of a TiFlash rule, as the TiFlash block enters it. */
-export function tiflashInputOf(input: RuleInput): MemberInput {
-  const entry = enterMember(tiflashComponent, input);
-  return { ...input, cluster: entry.cluster, scope: entry.scope, draft: entry.draft };
-}
+export const tiflashInputOf = (input: RuleInput): MemberInput => memberInputOf(tiflashComponent, input);
 
 /** One TiFlash act rule behind the presence gate, the StatefulSet it chose written after it (one decision). */
-export function tiflashRule(plan: (input: MemberInput) => MemberDecision): (input: RuleInput) => Decision {
-  return (raw) => {
-    const input = tiflashInputOf(raw);
-    const gate = planPresenceGate(input);
-    if (gate.stop === true) return { actions: gate.actions, outcome: gate.outcome };
-    const { draft, ...decision } = plan(input);
-    const live = input.scope.set;
-    const write = draft !== undefined && live ? planApply(STATEFUL_SET_APPLY, draft, live) : undefined;
-    return write ? { ...decision, actions: [...decision.actions, write] } : decision;
-  };
-}
+export const tiflashRule = (plan: (input: MemberInput) => MemberDecision): ((input: RuleInput) => Decision) => memberRule(tiflashComponent, plan);
 
 /** `spec.tiflash` with `replicas`, one 10Gi storage claim and the given fields. */
 export const withTiflash = (replicas: number, fields: Partial<NonNullable<TidbCluster['spec']['tiflash']>> = {}): Change<TidbCluster> =>
@@ -49,7 +33,7 @@ export type TiflashSetOptions = { replicas?: number; partition?: number; current
 /** The TiFlash StatefulSet as the rules would have written it for `tc`, with a controller status. */
 export function tiflashSetOf(tc: TidbCluster, o: TiflashSetOptions = {}): IStatefulSet {
   const replicas = o.replicas ?? tc.spec.tiflash?.replicas ?? 1;
-  const built = desiredStatefulSet(tiflashInputOf(ruleInputOf(snapshot(withCluster(tc)))), { replicas, partition: o.partition ?? replicas });
+  const built = builtSetOf(tiflashComponent, tc, { replicas, partition: o.partition ?? replicas });
   const annotations = o.lastApplied === false ? {} : built.metadata?.annotations;
   return {
     ...built,

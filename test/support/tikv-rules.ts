@@ -11,19 +11,15 @@ import type { PdStore, PdStoreState, PdView } from '../../lib/model/pd.js';
 import { tikvComponent } from '../../lib/reconcile/components/tikv/recipe.js';
 import type { RuleInput, StatusDecision } from '../../lib/reconcile/engine/rule.js';
 import type { MemberInput } from '../../lib/reconcile/member/component.js';
-import { enterMember } from '../../lib/reconcile/member/context.js';
-import { desiredStatefulSet } from '../../lib/reconcile/member/statefulset-draft.js';
 import type { INode } from 'kubernetes-models/v1/Node';
 import type { IPod } from 'kubernetes-models/v1/Pod';
 
 import type { Snapshot } from '../../lib/model/snapshot.js';
-import { REF, ruleInputOf, snapshot, testPod, withCluster, type Change, type PodOptions } from './fixtures.js';
+import { REF, testPod, type Change, type PodOptions } from './fixtures.js';
+import { builtSetOf, memberInputOf } from './member-rules.js';
 
 /** The input of a TiKV rule, as the TiKV block enters it. */
-export function tikvInputOf(input: RuleInput): MemberInput {
-  const entry = enterMember(tikvComponent, input);
-  return { ...input, cluster: entry.cluster, scope: entry.scope, draft: entry.draft };
-}
+export const tikvInputOf = (input: RuleInput): MemberInput => memberInputOf(tikvComponent, input);
 
 /** The `TikvStatus` rule (a status rule: no gate). */
 export const planTikvStatus = (input: RuleInput): StatusDecision => tikvComponent.syncStatus(tikvInputOf(input));
@@ -41,7 +37,7 @@ export type TikvSetOptions = {
 /** The `<tc>-tikv` StatefulSet as the TiKV rules would write it for `tc`, with `o` and a controller status. */
 export function tikvSetOf(tc: TidbCluster, o: TikvSetOptions = {}): IStatefulSet {
   const replicas = o.replicas ?? tc.spec.tikv?.replicas ?? 3;
-  const built = desiredStatefulSet(tikvInputOf(ruleInputOf(snapshot(withCluster(tc)))), { replicas, partition: replicas });
+  const built = builtSetOf(tikvComponent, tc, { replicas, partition: replicas });
   return {
     ...built,
     metadata: { ...built.metadata, resourceVersion: '60', generation: o.generation ?? 1, uid: 'uid-sts-tikv' },

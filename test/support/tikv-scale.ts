@@ -13,25 +13,20 @@ import type { PdStore, PdView } from '../../lib/model/pd.js';
 import type { Snapshot } from '../../lib/model/snapshot.js';
 import { toKubeTime } from '../../lib/reconcile/cluster/condition.js';
 import type { MemberDecision, MemberInput } from '../../lib/reconcile/member/component.js';
-import { enterMember } from '../../lib/reconcile/member/context.js';
 import { planMemberScale } from '../../lib/reconcile/member/scale.js';
-import { desiredStatefulSet } from '../../lib/reconcile/member/statefulset-draft.js';
 import { tikvComponent } from '../../lib/reconcile/components/tikv/recipe.js';
-import { REF, T0, pdViewOf, ruleInputOf, snapshot, testPod, testPvc, withCluster, withOwned, withPd, type Change } from './fixtures.js';
+import { REF, T0, pdViewOf, ruleInputOf, testPod, testPvc, withOwned, withPd, type Change } from './fixtures.js';
+import { builtSetOf, memberInputOf } from './member-rules.js';
 
 /** The input of TiKV's scale rule, as the TiKV block enters it. */
-export function tikvInputOf(s: Snapshot): MemberInput {
-  const input = ruleInputOf(s);
-  const entry = enterMember(tikvComponent, input);
-  return { ...input, cluster: entry.cluster, scope: entry.scope, draft: entry.draft };
-}
+export const tikvInputOf = (s: Snapshot): MemberInput => memberInputOf(tikvComponent, ruleInputOf(s));
 
 /** The `TikvScale` rule's decision. */
 export const planTikvScale = (s: Snapshot): MemberDecision => planMemberScale(tikvInputOf(s));
 
 /** The live `<tc>-tikv` StatefulSet at `replicas` (as the TiKV rules would have written it). */
 export function tikvSetOf(tc: TidbCluster, replicas: number): IStatefulSet {
-  const built = desiredStatefulSet(tikvInputOf(snapshot(withCluster(tc))), { replicas, partition: replicas });
+  const built = builtSetOf(tikvComponent, tc, { replicas, partition: replicas });
   return { ...built, metadata: { ...built.metadata, resourceVersion: '70', generation: 1 }, status: { replicas, readyReplicas: replicas, observedGeneration: 1 } };
 }
 

@@ -10,30 +10,17 @@ import type { TidbCluster } from '../../lib/model/kube.js';
 import type { Snapshot } from '../../lib/model/snapshot.js';
 import type { Decision, RuleInput } from '../../lib/reconcile/engine/rule.js';
 import { tikvComponent } from '../../lib/reconcile/components/tikv/recipe.js';
-import { STATEFUL_SET_APPLY, planApply } from '../../lib/reconcile/member/apply.js';
 import type { MemberDecision, MemberInput } from '../../lib/reconcile/member/component.js';
-import { enterMember } from '../../lib/reconcile/member/context.js';
-import { planPresenceGate } from '../../lib/reconcile/member/recipe.js';
-import { desiredStatefulSet } from '../../lib/reconcile/member/statefulset-draft.js';
-import { type Change, ruleInputOf, snapshot, testPod, withCluster, withOwned } from './fixtures.js';
+import { type Change, ruleInputOf, testPod, withOwned } from './fixtures.js';
+import { builtSetOf, memberInputOf, memberRule } from './member-rules.js';
 
 /** The input of a TiKV rule, as the TiKV block enters it. */
-export function tikvInputOf(input: RuleInput): MemberInput {
-  const entry = enterMember(tikvComponent, input);
-  return { ...input, cluster: entry.cluster, scope: entry.scope, draft: entry.draft };
-}
+export const tikvInputOf = (input: RuleInput): MemberInput => memberInputOf(tikvComponent, input);
 
 /** One TiKV act rule behind the presence gate, the StatefulSet it chose written after it (one decision). */
 export function tikvRule(plan: (input: MemberInput) => MemberDecision): (s: Snapshot) => Decision {
-  return (s) => {
-    const input = tikvInputOf(ruleInputOf(s));
-    const gate = planPresenceGate(input);
-    if (gate.stop === true) return { actions: gate.actions, outcome: gate.outcome };
-    const { draft, ...decision } = plan(input);
-    const live = input.scope.set;
-    const write = draft !== undefined && live ? planApply(STATEFUL_SET_APPLY, draft, live) : undefined;
-    return write ? { ...decision, actions: [...decision.actions, write] } : decision;
-  };
+  const rule = memberRule(tikvComponent, plan);
+  return (s) => rule(ruleInputOf(s));
 }
 
 /** Options of the live `<tc>-tikv` StatefulSet. */
@@ -42,8 +29,7 @@ export type TikvSetOptions = { replicas?: number; partition?: number; currentRev
 /** The `<tc>-tikv` StatefulSet as the TiKV rules would write it for `tc` (last-applied matching), with a controller status. */
 export function tikvSetOf(tc: TidbCluster, o: TikvSetOptions = {}): IStatefulSet {
   const replicas = o.replicas ?? tc.spec.tikv?.replicas ?? 3;
-  const input = tikvInputOf(ruleInputOf(snapshot(withCluster(tc))));
-  const built = desiredStatefulSet(input, { replicas, partition: o.partition ?? replicas });
+  const built = builtSetOf(tikvComponent, tc, { replicas, partition: o.partition ?? replicas });
   return {
     ...built,
     metadata: { ...built.metadata, resourceVersion: '60', generation: 1, uid: 'uid-sts-tikv' },

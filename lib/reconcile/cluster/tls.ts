@@ -1,6 +1,6 @@
 /**
  * Cluster TLS (`spec.tlsCluster.enabled`) as TiDB Operator v1 wires it (§2.1, §2.10): each component
- * mounts its own certificate Secret `<tc>-<component>-cluster-secret` (components/<name>/tls.ts) and
+ * mounts its own certificate Secret `<tc>-<component>-cluster-secret` (member/pod-volumes.ts) and
  * points its `[security]` config at the files in it; clients of the cluster (the operator, BR, a
  * component with `mountClusterClientSecret`) use `<tc>-cluster-client-secret`, mounted at
  * `/var/lib/cluster-client-tls`. Every Secret holds `ca.crt`, `tls.crt` and `tls.key`.

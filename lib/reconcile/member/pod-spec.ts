@@ -2,15 +2,18 @@
  * The parts of a component's pod template every component builds the same way, as TiDB Operator
  * v1's `ComponentAccessor` (`component_spec.go`): the image `<baseImage>:<version>`, the scheduling
  * settings (component spec over cluster spec), resources without the storage request, topology
- * spread constraints with the component's selector, the pod labels and Prometheus annotations.
- * A component's pod-template.ts adds only its container and volumes.
+ * spread constraints with the component's selector, the pod labels and Prometheus annotations,
+ * a TCP readiness probe, and the pod template put together from them. A component's
+ * pod-template.ts adds only its containers and volumes (member/pod-volumes.ts has the shared ones).
  */
 
 import type { IContainer } from 'kubernetes-models/v1/Container';
+import type { IVolume } from 'kubernetes-models/v1/Volume';
 
 import type { TidbCluster } from '../../model/kube.js';
 import { componentLabels } from '../../model/labels.js';
 import type { MemberName } from './component.js';
+import { mergeContainers } from './container-merge.js';
 import type { PodTemplate } from './statefulset.js';
 
 type PodSpec = NonNullable<PodTemplate['spec']>;
@@ -42,6 +45,7 @@ export type ComponentPodSettings = Pick<
   | 'initContainers'
   | 'annotations'
   | 'labels'
+  | 'additionalContainers'
 >;
 
 /** Drops the keys whose value is undefined (so built objects compare and serialise cleanly). */
@@ -124,4 +128,43 @@ export function podMetadata(tc: TidbCluster, name: MemberName, spec: ComponentPo
   };
   const labels = { ...tc.spec.labels, ...spec?.labels, ...componentLabels(tc, name) };
   return { labels, annotations };
+}
+
+/**
+ * A TCP readiness probe on `port` with `probe`'s timing (`initialDelaySeconds` defaulting to
+ * `defaultDelaySeconds`), as v1 builds one for PD, TiKV and TiDB.
+ */
+export function tcpReadinessProbe(port: number, probe: { initialDelaySeconds?: number; periodSeconds?: number } | undefined, defaultDelaySeconds: number): IContainer['readinessProbe'] {
+  return defined({ tcpSocket: { port }, initialDelaySeconds: probe?.initialDelaySeconds ?? defaultDelaySeconds, periodSeconds: probe?.periodSeconds });
+}
+
+/** What a component builds of its pod template itself. */
+export type OwnPodParts = {
+  /** Its own containers; an additional container of the same name patches one (v1's merge). */
+  readonly containers: readonly IContainer[];
+  readonly volumes: IVolume[];
+  /** The port Prometheus scrapes (`prometheus.io/port`). */
+  readonly metricsPort: number;
+  /** Its own init containers, replacing the user's list as given (TiFlash puts its `init` first). */
+  readonly initContainers?: IContainer[];
+  /** Annotations of its own, ahead of the Prometheus and user annotations (TiFlash's proxy metrics). */
+  readonly annotations?: Readonly<Record<string, string>>;
+};
+
+/**
+ * The desired pod template, as every component's v1 StatefulSet builder assembles it: the pod
+ * metadata, the scheduling settings, the component's containers patched by
+ * `spec.<c>.additionalContainers`, and its volumes.
+ */
+export function componentPodTemplate(tc: TidbCluster, name: MemberName, spec: ComponentPodSettings | undefined, parts: OwnPodParts): PodTemplate {
+  const metadata = podMetadata(tc, name, spec, parts.metricsPort);
+  return {
+    metadata: parts.annotations === undefined ? metadata : { ...metadata, annotations: { ...parts.annotations, ...metadata?.annotations } },
+    spec: {
+      ...podSchedulingSpec(tc, name, spec),
+      ...(parts.initContainers === undefined ? {} : { initContainers: parts.initContainers }),
+      containers: mergeContainers(parts.containers, spec?.additionalContainers ?? []),
+      volumes: parts.volumes,
+    },
+  };
 }

@@ -7,11 +7,9 @@
 import type { TidbCluster } from '../../../model/kube.js';
 import { clusterScheme } from '../../cluster/tls.js';
 import { renderConfig, type ConfigData, type TomlValue } from '../../member/config-data.js';
+import { SCRIPTED_CONFIG_KEYS } from '../../member/start-script.js';
 import { DEFAULT_PD_START_TIMEOUT_SECONDS, pdStartScript } from './start-script.js';
 import { pdSecurityConfig } from './tls.js';
-
-/** The ConfigMap keys of PD. */
-export const PD_CONFIG_KEYS = { config: 'config-file', script: 'startup-script' } as const;
 
 /** PD's data directory: `/var/lib/pd`, or a sub-directory of it (`spec.pd.dataSubDir`). */
 export function pdDataDir(tc: TidbCluster): string {
@@ -31,5 +29,5 @@ export function pdConfigData(tc: TidbCluster): ConfigData {
     scheme: clusterScheme(tc),
     clusterDomain: tc.spec.clusterDomain ?? '',
   });
-  return { [PD_CONFIG_KEYS.config]: renderConfig(tc.spec.pd?.config, overlay), [PD_CONFIG_KEYS.script]: script };
+  return { [SCRIPTED_CONFIG_KEYS.config]: renderConfig(tc.spec.pd?.config, overlay), [SCRIPTED_CONFIG_KEYS.script]: script };
 }

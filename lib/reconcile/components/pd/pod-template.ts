@@ -5,13 +5,13 @@
  * member/statefulset-draft.ts; the rules decide its replicas and partition.
  */
 
-import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import type { IContainer } from 'kubernetes-models/v1/Container';
 import type { IVolume } from 'kubernetes-models/v1/Volume';
 
 import type { TidbCluster } from '../../../model/kube.js';
-import { mergeContainers } from '../../member/container-merge.js';
-import { componentImage, containerResources, defined, imagePullPolicyOf, podMetadata, podSchedulingSpec } from '../../member/pod-spec.js';
+import { componentImage, componentPodTemplate, containerResources, defined, imagePullPolicyOf, tcpReadinessProbe } from '../../member/pod-spec.js';
+import { ANNOTATIONS_MOUNT, ANNOTATIONS_VOLUME, claimTemplate, storageVolumeClaims, storageVolumeMounts, type ClaimTemplate } from '../../member/pod-volumes.js';
+import { scriptedConfigMounts, scriptedConfigVolumes, startScriptCommand } from '../../member/start-script.js';
 import type { PodTemplate } from '../../member/statefulset.js';
 import { PD_PORTS, pdPeerServiceName, pdSetName } from './names.js';
 import { pdTlsWiring } from './tls.js';
@@ -37,26 +37,22 @@ function pdContainer(tc: TidbCluster): IContainer {
     { name: 'TZ', value: tc.spec.timezone ?? 'UTC' },
     ...(pd?.env ?? []),
   ];
-  const storageMounts = (pd?.storageVolumes ?? []).flatMap((v) =>
-    v.mountPath === undefined ? [] : [{ name: `pd-${v.name}`, mountPath: v.mountPath }],
-  );
   const probe = pd?.readinessProbe;
   return defined({
     name: 'pd',
     image: pdImage(tc),
     imagePullPolicy: imagePullPolicyOf(tc, pd),
-    command: ['/bin/sh', '/usr/local/bin/pd_start_script.sh'],
+    command: startScriptCommand('pd'),
     ports: [
       { name: 'server', containerPort: PD_PORTS.peer, protocol: 'TCP' },
       { name: 'client', containerPort: PD_PORTS.client, protocol: 'TCP' },
     ],
     volumeMounts: [
-      { name: 'annotations', readOnly: true, mountPath: '/etc/podinfo' },
-      { name: 'config', readOnly: true, mountPath: '/etc/pd' },
-      { name: 'startup-script', readOnly: true, mountPath: '/usr/local/bin' },
+      ANNOTATIONS_MOUNT,
+      ...scriptedConfigMounts('pd'),
       { name: 'pd', mountPath: '/var/lib/pd' },
       ...pdTlsWiring(tc).mounts,
-      ...storageMounts,
+      ...storageVolumeMounts('pd', pd),
       ...(pd?.additionalVolumeMounts ?? []),
     ],
     resources: containerResources(pd),
@@ -65,21 +61,14 @@ function pdContainer(tc: TidbCluster): IContainer {
     // As TiDB Operator v1: a TCP probe on the client port only when spec.pd.readinessProbe asks for one.
     // Without it a PD pod is Ready once its container runs, which a force upgrade relies on to roll
     // every member of a PD that cannot serve.
-    readinessProbe: probe
-      ? defined({ tcpSocket: { port: PD_PORTS.client }, initialDelaySeconds: probe.initialDelaySeconds ?? DEFAULT_PD_PROBE_DELAY_SECONDS, periodSeconds: probe.periodSeconds })
-      : undefined,
+    readinessProbe: probe ? tcpReadinessProbe(PD_PORTS.client, probe, DEFAULT_PD_PROBE_DELAY_SECONDS) : undefined,
   });
 }
 
 function pdVolumes(tc: TidbCluster, configMap: string): IVolume[] {
-  const fromConfigMap = (name: string, key: string, path: string): IVolume => ({
-    name,
-    configMap: { name: configMap, items: [{ key, path }] },
-  });
   return [
-    { name: 'annotations', downwardAPI: { items: [{ path: 'annotations', fieldRef: { fieldPath: 'metadata.annotations' } }] } },
-    fromConfigMap('config', 'config-file', 'pd.toml'),
-    fromConfigMap('startup-script', 'startup-script', 'pd_start_script.sh'),
+    ANNOTATIONS_VOLUME,
+    ...scriptedConfigVolumes('pd', configMap),
     ...pdTlsWiring(tc).volumes,
     ...(tc.spec.pd?.additionalVolumes ?? []),
   ];
@@ -87,30 +76,12 @@ function pdVolumes(tc: TidbCluster, configMap: string): IVolume[] {
 
 /** The desired pod template: labels, Prometheus annotations, scheduling settings, the `pd` container. */
 export function pdPodTemplate(tc: TidbCluster, configMap: string): PodTemplate {
-  const pd = tc.spec.pd;
-  const spec = {
-    ...podSchedulingSpec(tc, 'pd', pd),
-    // As TiDB Operator: an additional container named `pd` patches PD's own container.
-    containers: mergeContainers([pdContainer(tc)], pd?.additionalContainers ?? []),
-    volumes: pdVolumes(tc, configMap),
-  };
-  return { metadata: podMetadata(tc, 'pd', pd, PD_PORTS.client), spec };
+  // As TiDB Operator: an additional container named `pd` patches PD's own container.
+  return componentPodTemplate(tc, 'pd', tc.spec.pd, { containers: [pdContainer(tc)], volumes: pdVolumes(tc, configMap), metricsPort: PD_PORTS.client });
 }
 
 /** PD's volume claim templates: `pd` (the data claim) and one per `spec.pd.storageVolumes` entry. */
-export function pdClaimTemplates(tc: TidbCluster): NonNullable<NonNullable<IStatefulSet['spec']>['volumeClaimTemplates']> {
+export function pdClaimTemplates(tc: TidbCluster): ClaimTemplate[] {
   const pd = tc.spec.pd;
-  const claim = (name: string, storage: string | number, storageClassName: string | undefined) => ({
-    metadata: { name },
-    spec: defined({
-      accessModes: ['ReadWriteOnce' as const],
-      resources: { requests: { storage } },
-      storageClassName,
-      volumeAttributesClassName: pd?.volumeAttributesClassName,
-    }),
-  });
-  return [
-    claim('pd', pd?.requests?.storage ?? DEFAULT_PD_STORAGE, pd?.storageClassName),
-    ...(pd?.storageVolumes ?? []).map((v) => claim(`pd-${v.name}`, v.storageSize, v.storageClassName ?? pd?.storageClassName)),
-  ];
+  return [claimTemplate('pd', pd?.requests?.storage ?? DEFAULT_PD_STORAGE, pd?.storageClassName, pd?.volumeAttributesClassName), ...storageVolumeClaims('pd', pd)];
 }

@@ -8,8 +8,9 @@ import type { TidbCluster } from '../../../model/kube.js';
 import type { Rule } from '../../engine/rule.js';
 import type { ComponentDeclaration } from '../../member/component.js';
 import { memberBlock } from '../../member/recipe.js';
+import { SCRIPTED_CONFIG_KEYS } from '../../member/start-script.js';
 import { pdDesiredReplicas } from '../../cluster/replicas.js';
-import { PD_CONFIG_KEYS, pdConfigData } from './config-map.js';
+import { pdConfigData } from './config-map.js';
 import { planPdFailover } from './failover.js';
 import { planPdForceUpgrade } from './force-upgrade.js';
 import { PD_RETRY_MS } from './names.js';
@@ -33,7 +34,7 @@ export const pdComponent: ComponentDeclaration = {
   // client Service <tc>-pd and headless peer Service <tc>-pd-peer
   services: (tc) => [pdClientService(tc), pdPeerService(tc)],
   // pd.toml (compared as TOML) and the start script
-  config: { data: pdConfigData, tomlKeys: [PD_CONFIG_KEYS.config] },
+  config: { data: pdConfigData, tomlKeys: [SCRIPTED_CONFIG_KEYS.config] },
   // the `pd` container, its volumes and scheduling settings
   podTemplate: pdPodTemplate,
   // spec + failure members deleted from PD + spare during a volume replacement

@@ -5,6 +5,8 @@
  * data directory — with the arguments the discovery service hands out.
  */
 
+import { clusterDomainSuffix, startScriptOpening, type StartScriptLayout } from '../../member/start-script.js';
+
 /** What the script depends on. */
 export type PdStartScriptOptions = {
   /** `/var/lib/pd`, or `/var/lib/pd/<dataSubDir>`. */
@@ -20,41 +22,14 @@ export type PdStartScriptOptions = {
 /** As TiDB Operator: 30 s to wait for the pod's DNS name. */
 export const DEFAULT_PD_START_TIMEOUT_SECONDS = 30;
 
+// As v1's PD template: blank lines around the annotations block, the debug block indented by spaces.
+const PD_LAYOUT: StartScriptLayout = { blankLines: true, debugIndent: '    ' };
+
 /** The script text. Guarantees: the same options give byte-identical text (it feeds the content hash). */
 export function pdStartScript(o: PdStartScriptOptions): string {
-  const domainSuffix = o.clusterDomain === '' ? '' : `.${o.clusterDomain}`;
+  const domainSuffix = clusterDomainSuffix(o.clusterDomain);
   const name = o.clusterDomain === '' ? '${POD_NAME}' : '${domain}';
-  return `#!/bin/sh
-
-# This script is used to start pd containers in kubernetes cluster
-
-# Use DownwardAPIVolumeFiles to store informations of the cluster:
-# https://kubernetes.io/docs/tasks/inject-data-application/downward-api-volume-expose-pod-information/#the-downward-api
-#
-#   runmode="normal/debug"
-#
-
-set -uo pipefail
-
-ANNOTATIONS="/etc/podinfo/annotations"
-
-if [[ ! -f "\${ANNOTATIONS}" ]]
-then
-    echo "\${ANNOTATIONS} does't exist, exiting."
-    exit 1
-fi
-source \${ANNOTATIONS} 2>/dev/null
-
-runmode=\${runmode:-normal}
-if [[ X\${runmode} == Xdebug ]]
-then
-    echo "entering debug mode."
-    tail -f /dev/null
-fi
-
-# Use HOSTNAME if POD_NAME is unset for backward compatibility.
-POD_NAME=\${POD_NAME:-$HOSTNAME}
-# the general form of variable PEER_SERVICE_NAME is: "<clusterName>-pd-peer"
+  return `${startScriptOpening('pd', PD_LAYOUT)}# the general form of variable PEER_SERVICE_NAME is: "<clusterName>-pd-peer"
 cluster_name=\`echo \${PEER_SERVICE_NAME} | sed 's/-pd-peer//'\`
 domain="\${POD_NAME}.\${PEER_SERVICE_NAME}.\${NAMESPACE}.svc${domainSuffix}"
 discovery_url="\${cluster_name}-discovery.\${NAMESPACE}.svc:10261"

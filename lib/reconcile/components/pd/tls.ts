@@ -5,23 +5,14 @@
  * client Secret exists before PD's objects are written.
  */
 
-import type { IVolume } from 'kubernetes-models/v1/Volume';
-import type { IVolumeMount } from 'kubernetes-models/v1/VolumeMount';
-
 import type { TidbCluster } from '../../../model/kube.js';
 import { clusterEvent } from '../../cluster/events.js';
-import {
-  CLUSTER_CLIENT_TLS,
-  TLS_SECRET_KEYS,
-  clusterClientSecretName,
-  clusterTlsSecretName,
-  isTlsCluster,
-  type TlsWiring,
-} from '../../cluster/tls.js';
+import { TLS_SECRET_KEYS, clusterClientSecretName, isTlsCluster, type TlsWiring } from '../../cluster/tls.js';
 import { retry } from '../../engine/outcome.js';
 import type { MemberDecision, MemberInput } from '../../member/component.js';
 import type { TomlValue } from '../../member/config-data.js';
 import { nothing } from '../../member/members.js';
+import { clusterCertWiring } from '../../member/pod-volumes.js';
 import { missingSecrets } from '../../cluster/observed.js';
 
 /** PD's own certificate: volume `pd-tls` at `/var/lib/pd-tls` (v1's `pdClusterCertPath`). */
@@ -33,15 +24,7 @@ export const PD_CLUSTER_TLS = { volume: 'pd-tls', mountPath: '/var/lib/pd-tls' }
  * cluster client Secret at `/var/lib/cluster-client-tls` (for pd-ctl inside the pod).
  */
 export function pdTlsWiring(tc: TidbCluster): TlsWiring {
-  if (!isTlsCluster(tc)) return { volumes: [], mounts: [] };
-  const name = tc.metadata.name ?? '';
-  const volumes: IVolume[] = [{ name: PD_CLUSTER_TLS.volume, secret: { secretName: clusterTlsSecretName(name, 'pd') } }];
-  const mounts: IVolumeMount[] = [{ name: PD_CLUSTER_TLS.volume, readOnly: true, mountPath: PD_CLUSTER_TLS.mountPath }];
-  if (tc.spec.pd?.mountClusterClientSecret === true) {
-    volumes.push({ name: CLUSTER_CLIENT_TLS.volume, secret: { secretName: clusterClientSecretName(name) } });
-    mounts.push({ name: CLUSTER_CLIENT_TLS.volume, readOnly: true, mountPath: CLUSTER_CLIENT_TLS.mountPath });
-  }
-  return { volumes, mounts };
+  return clusterCertWiring(tc, 'pd', tc.spec.pd?.mountClusterClientSecret === true);
 }
 
 /**

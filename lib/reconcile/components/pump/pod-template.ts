@@ -7,14 +7,13 @@
  * claim `data` at `/data`.
  */
 
-import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import type { IContainer } from 'kubernetes-models/v1/Container';
 
 import type { TidbCluster } from '../../../model/kube.js';
-import { clusterScheme, clusterTlsSecretName, isTlsCluster } from '../../cluster/tls.js';
+import { clusterScheme, isTlsCluster } from '../../cluster/tls.js';
 import { renderConfig, type ConfigData, type TomlValue } from '../../member/config-data.js';
-import { mergeContainers } from '../../member/container-merge.js';
-import { componentImage, containerResources, defined, imagePullPolicyOf, isHostNetwork, podMetadata, podSchedulingSpec } from '../../member/pod-spec.js';
+import { componentImage, componentPodTemplate, containerResources, defined, imagePullPolicyOf, isHostNetwork } from '../../member/pod-spec.js';
+import { ANNOTATIONS_MOUNT, ANNOTATIONS_VOLUME, claimTemplate, clusterCertWiring, configMapFileVolume, type ClaimTemplate } from '../../member/pod-volumes.js';
 import type { PodTemplate } from '../../member/statefulset.js';
 import { PUMP_PORT, pumpSetName } from './names.js';
 
@@ -24,13 +23,13 @@ export const PUMP_CONFIG_KEY = 'pump-config';
 /** Used when `spec.pump.requests.storage` is unset. */
 export const DEFAULT_PUMP_STORAGE = '1Gi';
 
-// As TiDB Operator: where Pump's cluster certificate is mounted.
-const PUMP_CERT = { volume: 'pump-tls', mountPath: '/var/lib/pump-tls' } as const;
+// As TiDB Operator: where Pump's cluster certificate is mounted (member/pod-volumes.ts mounts it).
+const PUMP_CERT_PATH = '/var/lib/pump-tls';
 
 /** The ConfigMap data: `pump-config`, with `security.ssl-*` pointing at the certificate under cluster TLS. */
 export function pumpConfigData(tc: TidbCluster): ConfigData {
   const overlay: Record<string, TomlValue> = isTlsCluster(tc)
-    ? { 'security.ssl-ca': `${PUMP_CERT.mountPath}/ca.crt`, 'security.ssl-cert': `${PUMP_CERT.mountPath}/tls.crt`, 'security.ssl-key': `${PUMP_CERT.mountPath}/tls.key` }
+    ? { 'security.ssl-ca': `${PUMP_CERT_PATH}/ca.crt`, 'security.ssl-cert': `${PUMP_CERT_PATH}/tls.crt`, 'security.ssl-key': `${PUMP_CERT_PATH}/tls.key` }
     : {};
   return { [PUMP_CONFIG_KEY]: renderConfig(tc.spec.pump?.config, overlay) };
 }
@@ -80,8 +79,8 @@ function pumpContainer(tc: TidbCluster): IContainer {
     volumeMounts: [
       { name: 'data', mountPath: '/data' },
       { name: 'config', mountPath: '/etc/pump' },
-      ...(isTlsCluster(tc) ? [{ name: PUMP_CERT.volume, readOnly: true, mountPath: PUMP_CERT.mountPath }] : []),
-      { name: 'annotations', readOnly: true, mountPath: '/etc/podinfo' },
+      ...clusterCertWiring(tc, 'pump', false).mounts,
+      ANNOTATIONS_MOUNT,
       ...(pump?.additionalVolumeMounts ?? []),
     ],
     readinessProbe: { tcpSocket: { port: PUMP_PORT } },
@@ -90,32 +89,17 @@ function pumpContainer(tc: TidbCluster): IContainer {
 
 /** The desired pod template: labels, Prometheus annotations, scheduling settings, the `pump` container. */
 export function pumpPodTemplate(tc: TidbCluster, configMap: string): PodTemplate {
-  const pump = tc.spec.pump;
-  const spec = {
-    ...podSchedulingSpec(tc, 'pump', pump),
-    containers: mergeContainers([pumpContainer(tc)], pump?.additionalContainers ?? []),
-    volumes: [
-      { name: 'config', configMap: { name: configMap, items: [{ key: PUMP_CONFIG_KEY, path: 'pump.toml' }] } },
-      ...(isTlsCluster(tc) ? [{ name: PUMP_CERT.volume, secret: { secretName: clusterTlsSecretName(tc.metadata.name ?? '', 'pump') } }] : []),
-      { name: 'annotations', downwardAPI: { items: [{ path: 'annotations', fieldRef: { fieldPath: 'metadata.annotations' } }] } },
-      ...(pump?.additionalVolumes ?? []),
-    ],
-  };
-  return { metadata: podMetadata(tc, 'pump', pump, PUMP_PORT), spec };
+  const volumes = [
+    configMapFileVolume('config', configMap, PUMP_CONFIG_KEY, 'pump.toml'),
+    ...clusterCertWiring(tc, 'pump', false).volumes,
+    ANNOTATIONS_VOLUME,
+    ...(tc.spec.pump?.additionalVolumes ?? []),
+  ];
+  return componentPodTemplate(tc, 'pump', tc.spec.pump, { containers: [pumpContainer(tc)], volumes, metricsPort: PUMP_PORT });
 }
 
 /** Pump's claim template: the data claim `data` (PVCs `data-<tc>-pump-<ordinal>`). */
-export function pumpClaimTemplates(tc: TidbCluster): NonNullable<NonNullable<IStatefulSet['spec']>['volumeClaimTemplates']> {
+export function pumpClaimTemplates(tc: TidbCluster): ClaimTemplate[] {
   const pump = tc.spec.pump;
-  return [
-    {
-      metadata: { name: 'data' },
-      spec: defined({
-        accessModes: ['ReadWriteOnce' as const],
-        resources: { requests: { storage: pump?.requests?.storage ?? DEFAULT_PUMP_STORAGE } },
-        storageClassName: pump?.storageClassName,
-        volumeAttributesClassName: pump?.volumeAttributesClassName,
-      }),
-    },
-  ];
+  return [claimTemplate('data', pump?.requests?.storage ?? DEFAULT_PUMP_STORAGE, pump?.storageClassName, pump?.volumeAttributesClassName)];
 }

@@ -6,23 +6,31 @@
  * claims only for `spec.ticdc.storageVolumes`. The StatefulSet around them is the shared draft.
  */
 
-import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import type { IContainer } from 'kubernetes-models/v1/Container';
 import type { IVolume } from 'kubernetes-models/v1/Volume';
 
 import type { TidbCluster } from '../../../model/kube.js';
-import { CLUSTER_CLIENT_TLS, clusterClientSecretName, clusterScheme, clusterTlsSecretName, isTlsCluster } from '../../cluster/tls.js';
+import type { TlsWiring } from '../../cluster/tls.js';
+import { clusterScheme, isTlsCluster } from '../../cluster/tls.js';
 import { renderConfig, type ConfigData } from '../../member/config-data.js';
-import { mergeContainers } from '../../member/container-merge.js';
-import { componentImage, containerResources, defined, imagePullPolicyOf, podMetadata, podSchedulingSpec } from '../../member/pod-spec.js';
+import { componentImage, componentPodTemplate, containerResources, defined, imagePullPolicyOf } from '../../member/pod-spec.js';
+import {
+  ANNOTATIONS_MOUNT,
+  ANNOTATIONS_VOLUME,
+  clusterCertWiring,
+  configMapFileVolume,
+  storageVolumeClaims,
+  storageVolumeMounts,
+  type ClaimTemplate,
+} from '../../member/pod-volumes.js';
 import type { PodTemplate } from '../../member/statefulset.js';
 import { TICDC_PORT, ticdcPeerServiceName } from './names.js';
 
 /** TiCDC's ConfigMap key. */
 export const TICDC_CONFIG_KEY = 'config-file';
 
-// As TiDB Operator: where the cluster certificate of TiCDC is mounted.
-const TICDC_CERT = { volume: 'ticdc-tls', mountPath: '/var/lib/ticdc-tls' } as const;
+// As TiDB Operator: where the cluster certificate of TiCDC is mounted (member/pod-volumes.ts mounts it).
+const TICDC_CERT_PATH = '/var/lib/ticdc-tls';
 
 /** The ConfigMap data: `config-file` from `spec.ticdc.config` — none at all when it is unset (no ConfigMap). */
 export function ticdcConfigData(tc: TidbCluster): ConfigData {
@@ -40,7 +48,7 @@ export function ticdcStartScript(tc: TidbCluster): string {
   const advertise = `\${TICDC_POD_NAME}.${ticdcPeerServiceName(tc)}.${tc.metadata.namespace ?? ''}.svc${domain}:${TICDC_PORT}`;
   const pdName = tc.spec.pd === undefined && tc.spec.cluster?.name ? tc.spec.cluster.name : name;
   const extra = [
-    ...(isTlsCluster(tc) ? [`--ca=${TICDC_CERT.mountPath}/ca.crt`, `--cert=${TICDC_CERT.mountPath}/tls.crt`, `--key=${TICDC_CERT.mountPath}/tls.key`] : []),
+    ...(isTlsCluster(tc) ? [`--ca=${TICDC_CERT_PATH}/ca.crt`, `--cert=${TICDC_CERT_PATH}/tls.crt`, `--key=${TICDC_CERT_PATH}/tls.key`] : []),
     ...(tc.spec.ticdc?.config !== undefined ? ['--config=/etc/ticdc/ticdc.toml'] : []),
   ];
   return [
@@ -59,15 +67,11 @@ export function ticdcStartScript(tc: TidbCluster): string {
   ].join('\n');
 }
 
+// As TiDB Operator: TiCDC mounts its own certificate and the cluster client certificate under cluster TLS.
+const tlsWiring = (tc: TidbCluster): TlsWiring => clusterCertWiring(tc, 'ticdc', true);
+
 function ticdcContainer(tc: TidbCluster): IContainer {
   const ticdc = tc.spec.ticdc;
-  const tls = isTlsCluster(tc)
-    ? [
-        { name: TICDC_CERT.volume, readOnly: true, mountPath: TICDC_CERT.mountPath },
-        { name: CLUSTER_CLIENT_TLS.volume, readOnly: true, mountPath: CLUSTER_CLIENT_TLS.mountPath },
-      ]
-    : [];
-  const storageMounts = (ticdc?.storageVolumes ?? []).flatMap((v) => (v.mountPath === undefined ? [] : [{ name: `ticdc-${v.name}`, mountPath: v.mountPath }]));
   return defined({
     name: 'ticdc',
     image: ticdcImage(tc),
@@ -75,9 +79,9 @@ function ticdcContainer(tc: TidbCluster): IContainer {
     command: ['/bin/sh', '-c', ticdcStartScript(tc)],
     ports: [{ name: 'ticdc', containerPort: TICDC_PORT, protocol: 'TCP' }],
     volumeMounts: [
-      { name: 'annotations', readOnly: true, mountPath: '/etc/podinfo' },
-      ...tls,
-      ...storageMounts,
+      ANNOTATIONS_MOUNT,
+      ...tlsWiring(tc).mounts,
+      ...storageVolumeMounts('ticdc', ticdc),
       ...(ticdc?.additionalVolumeMounts ?? []),
       ...(ticdc?.config !== undefined ? [{ name: 'config', readOnly: true, mountPath: '/etc/ticdc' }] : []),
       ...(ticdc?.tlsClientSecretNames ?? []).map((s) => ({ name: s, readOnly: true, mountPath: `/var/lib/sink-tls/${s}` })),
@@ -95,44 +99,22 @@ function ticdcContainer(tc: TidbCluster): IContainer {
 }
 
 function ticdcVolumes(tc: TidbCluster, configMap: string): IVolume[] {
-  const name = tc.metadata.name ?? '';
   const ticdc = tc.spec.ticdc;
-  const tls: IVolume[] = isTlsCluster(tc)
-    ? [
-        { name: TICDC_CERT.volume, secret: { secretName: clusterTlsSecretName(name, 'ticdc') } },
-        { name: CLUSTER_CLIENT_TLS.volume, secret: { secretName: clusterClientSecretName(name) } },
-      ]
-    : [];
   return [
-    { name: 'annotations', downwardAPI: { items: [{ path: 'annotations', fieldRef: { fieldPath: 'metadata.annotations' } }] } },
-    ...tls,
+    ANNOTATIONS_VOLUME,
+    ...tlsWiring(tc).volumes,
     ...(ticdc?.additionalVolumes ?? []),
     ...(ticdc?.tlsClientSecretNames ?? []).map((s) => ({ name: s, secret: { secretName: s } })),
-    ...(ticdc?.config !== undefined ? [{ name: 'config', configMap: { name: configMap, items: [{ key: TICDC_CONFIG_KEY, path: 'ticdc.toml' }] } }] : []),
+    ...(ticdc?.config !== undefined ? [configMapFileVolume('config', configMap, TICDC_CONFIG_KEY, 'ticdc.toml')] : []),
   ];
 }
 
 /** The desired pod template: labels, Prometheus annotations, scheduling settings, the `ticdc` container. */
 export function ticdcPodTemplate(tc: TidbCluster, configMap: string): PodTemplate {
-  const ticdc = tc.spec.ticdc;
-  const spec = {
-    ...podSchedulingSpec(tc, 'ticdc', ticdc),
-    containers: mergeContainers([ticdcContainer(tc)], ticdc?.additionalContainers ?? []),
-    volumes: ticdcVolumes(tc, configMap),
-  };
-  return { metadata: podMetadata(tc, 'ticdc', ticdc, TICDC_PORT), spec };
+  return componentPodTemplate(tc, 'ticdc', tc.spec.ticdc, { containers: [ticdcContainer(tc)], volumes: ticdcVolumes(tc, configMap), metricsPort: TICDC_PORT });
 }
 
 /** TiCDC's claim templates: one `ticdc-<name>` per `spec.ticdc.storageVolumes` entry (none by default). */
-export function ticdcClaimTemplates(tc: TidbCluster): NonNullable<NonNullable<IStatefulSet['spec']>['volumeClaimTemplates']> {
-  const ticdc = tc.spec.ticdc;
-  return (ticdc?.storageVolumes ?? []).map((v) => ({
-    metadata: { name: `ticdc-${v.name}` },
-    spec: defined({
-      accessModes: ['ReadWriteOnce' as const],
-      resources: { requests: { storage: v.storageSize } },
-      storageClassName: v.storageClassName ?? ticdc?.storageClassName,
-      volumeAttributesClassName: ticdc?.volumeAttributesClassName,
-    }),
-  }));
+export function ticdcClaimTemplates(tc: TidbCluster): ClaimTemplate[] {
+  return storageVolumeClaims('ticdc', tc.spec.ticdc);
 }

@@ -10,10 +10,8 @@ import type { TidbCluster } from '../../../model/kube.js';
 import { pdServiceClusterOf, referencedPdOf } from '../../cluster/referenced-pd.js';
 import { isTlsCluster } from '../../cluster/tls.js';
 import { renderConfig, type ConfigData, type TomlValue } from '../../member/config-data.js';
+import { SCRIPTED_CONFIG_KEYS } from '../../member/start-script.js';
 import { tidbStartScript } from './start-script.js';
-
-/** The ConfigMap keys of TiDB. */
-export const TIDB_CONFIG_KEYS = { config: 'config-file', script: 'startup-script' } as const;
 
 /** Where the cluster TLS Secret `<tc>-tidb-cluster-secret` is mounted in the TiDB container. */
 export const TIDB_CLUSTER_TLS_PATH = '/var/lib/tidb-tls';
@@ -61,5 +59,5 @@ export function tidbConfigData(tc: TidbCluster): ConfigData {
     : {};
   const overlay = { ...cluster, ...serverTlsOverlay(tc) };
   const script = tidbStartScript({ pdPath: tidbPdPath(tc), clusterDomain: tc.spec.clusterDomain ?? '' });
-  return { [TIDB_CONFIG_KEYS.config]: renderConfig(tc.spec.tidb?.config, overlay), [TIDB_CONFIG_KEYS.script]: script };
+  return { [SCRIPTED_CONFIG_KEYS.config]: renderConfig(tc.spec.tidb?.config, overlay), [SCRIPTED_CONFIG_KEYS.script]: script };
 }

@@ -8,14 +8,14 @@
  * `spec.tidb.storageVolumes` (TiDB keeps no data of its own).
  */
 
-import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import type { IContainer } from 'kubernetes-models/v1/Container';
 import type { IVolume } from 'kubernetes-models/v1/Volume';
 
 import type { TidbCluster } from '../../../model/kube.js';
-import { clusterTlsSecretName, isTlsCluster } from '../../cluster/tls.js';
-import { mergeContainers } from '../../member/container-merge.js';
-import { componentImage, containerResources, defined, imagePullPolicyOf, podMetadata, podSchedulingSpec } from '../../member/pod-spec.js';
+import { isTlsCluster } from '../../cluster/tls.js';
+import { componentImage, componentPodTemplate, containerResources, defined, imagePullPolicyOf, tcpReadinessProbe } from '../../member/pod-spec.js';
+import { ANNOTATIONS_MOUNT, ANNOTATIONS_VOLUME, clusterCertWiring, storageVolumeClaims, storageVolumeMounts, type ClaimTemplate } from '../../member/pod-volumes.js';
+import { scriptedConfigMounts, scriptedConfigVolumes, startScriptCommand } from '../../member/start-script.js';
 import type { PodTemplate } from '../../member/statefulset.js';
 import { TIDB_CLUSTER_TLS_PATH, TIDB_SERVER_TLS_PATH, isTidbTlsClient, tidbServerSecretName } from './config-map.js';
 import { TIDB_PORTS, tidbPeerServiceName } from './names.js';
@@ -27,7 +27,6 @@ export const TIDB_SLOW_LOG_FILE = '/var/log/tidb/slowlog';
 /** As TiDB Operator: the helper image of the slow-log sidecar unless `spec.helper.image` says otherwise. */
 export const DEFAULT_HELPER_IMAGE = 'busybox:1.26.2';
 
-type PodSpec = NonNullable<PodTemplate['spec']>;
 type TidbSpec = NonNullable<TidbCluster['spec']['tidb']>;
 
 /** The TiDB image: `spec.tidb.image` when set, else `<baseImage>:<version>` (`spec.tidb.version` or `spec.version`). */
@@ -38,15 +37,15 @@ export const isSlowLogSeparate = (tidb: TidbSpec | undefined): boolean => tidb?.
 
 function readinessProbe(tc: TidbCluster): IContainer['readinessProbe'] {
   const probe = tc.spec.tidb?.readinessProbe;
-  const timing = { initialDelaySeconds: probe?.initialDelaySeconds ?? DEFAULT_TIDB_PROBE_DELAY_SECONDS, periodSeconds: probe?.periodSeconds };
   if (probe?.type === 'command') {
+    const timing = { initialDelaySeconds: probe.initialDelaySeconds ?? DEFAULT_TIDB_PROBE_DELAY_SECONDS, periodSeconds: probe.periodSeconds };
     const scheme = isTlsCluster(tc) ? 'https' : 'http';
     // As TiDB Operator: under cluster TLS curl trusts the cluster CA and presents TiDB's own certificate.
     const at = (file: string): string => `${TIDB_CLUSTER_TLS_PATH}/${file}`;
     const tls = isTlsCluster(tc) ? ['--cacert', at('ca.crt'), '--cert', at('tls.crt'), '--key', at('tls.key')] : [];
     return defined({ exec: { command: ['curl', `${scheme}://127.0.0.1:${TIDB_PORTS.status}/status`, '--fail', '--location', ...tls] }, ...timing });
   }
-  return defined({ tcpSocket: { port: TIDB_PORTS.server }, ...timing });
+  return tcpReadinessProbe(TIDB_PORTS.server, probe, DEFAULT_TIDB_PROBE_DELAY_SECONDS);
 }
 
 function tidbContainer(tc: TidbCluster): IContainer {
@@ -62,24 +61,22 @@ function tidbContainer(tc: TidbCluster): IContainer {
     { name: 'HEADLESS_SERVICE_NAME', value: tidbPeerServiceName(tc) },
     ...(tidb?.env ?? []),
   ];
-  const storageMounts = (tidb?.storageVolumes ?? []).flatMap((v) => (v.mountPath === undefined ? [] : [{ name: `tidb-${v.name}`, mountPath: v.mountPath }]));
   return defined({
     name: 'tidb',
     image: tidbImage(tc),
     imagePullPolicy: imagePullPolicyOf(tc, tidb),
-    command: ['/bin/sh', '/usr/local/bin/tidb_start_script.sh'],
+    command: startScriptCommand('tidb'),
     ports: [
       { name: 'server', containerPort: TIDB_PORTS.server, protocol: 'TCP' },
       { name: 'status', containerPort: TIDB_PORTS.status, protocol: 'TCP' },
     ],
     volumeMounts: [
-      { name: 'annotations', readOnly: true, mountPath: '/etc/podinfo' },
-      { name: 'config', readOnly: true, mountPath: '/etc/tidb' },
-      { name: 'startup-script', readOnly: true, mountPath: '/usr/local/bin' },
-      ...(isTlsCluster(tc) ? [{ name: 'tidb-tls', readOnly: true, mountPath: TIDB_CLUSTER_TLS_PATH }] : []),
+      ANNOTATIONS_MOUNT,
+      ...scriptedConfigMounts('tidb'),
+      ...clusterCertWiring(tc, 'tidb', false).mounts,
       ...(isTidbTlsClient(tc) ? [{ name: 'tidb-server-tls', readOnly: true, mountPath: TIDB_SERVER_TLS_PATH }] : []),
       ...(slowLog ? [{ name: 'slowlog', mountPath: '/var/log/tidb' }] : []),
-      ...storageMounts,
+      ...storageVolumeMounts('tidb', tidb),
       ...(tidb?.additionalVolumeMounts ?? []),
     ],
     resources: containerResources(tidb),
@@ -103,13 +100,12 @@ function slowLogContainer(tc: TidbCluster): IContainer {
 }
 
 function tidbVolumes(tc: TidbCluster, configMap: string): IVolume[] {
-  const fromConfigMap = (name: string, key: string, path: string): IVolume => ({ name, configMap: { name: configMap, items: [{ key, path }] } });
   const tidb = tc.spec.tidb;
   return [
-    { name: 'annotations', downwardAPI: { items: [{ path: 'annotations', fieldRef: { fieldPath: 'metadata.annotations' } }] } },
-    fromConfigMap('config', 'config-file', 'tidb.toml'),
-    fromConfigMap('startup-script', 'startup-script', 'tidb_start_script.sh'),
-    ...(isTlsCluster(tc) ? [{ name: 'tidb-tls', secret: { secretName: clusterTlsSecretName(tc.metadata.name ?? '', 'tidb') } }] : []),
+    ANNOTATIONS_VOLUME,
+    ...scriptedConfigVolumes('tidb', configMap),
+    // As TiDB Operator: TiDB's certificate at /var/lib/tidb-tls (TIDB_CLUSTER_TLS_PATH), no client certificate.
+    ...clusterCertWiring(tc, 'tidb', false).volumes,
     // As TiDB Operator: the pod does not start until the server Secret exists (the kubelet cannot mount it).
     ...(isTidbTlsClient(tc) ? [{ name: 'tidb-server-tls', secret: { secretName: tidbServerSecretName(tc) } }] : []),
     // As TiDB Operator: the slow log lives on an emptyDir unless a named volume is given for it.
@@ -120,27 +116,12 @@ function tidbVolumes(tc: TidbCluster, configMap: string): IVolume[] {
 
 /** The desired pod template: labels, Prometheus annotations, scheduling settings, `tidb` and `slowlog`. */
 export function tidbPodTemplate(tc: TidbCluster, configMap: string): PodTemplate {
-  const tidb = tc.spec.tidb;
-  const own = isSlowLogSeparate(tidb) ? [tidbContainer(tc), slowLogContainer(tc)] : [tidbContainer(tc)];
-  const spec: PodSpec = {
-    ...podSchedulingSpec(tc, 'tidb', tidb),
-    // As TiDB Operator: an additional container named `tidb` or `slowlog` patches that container.
-    containers: mergeContainers(own, tidb?.additionalContainers ?? []),
-    volumes: tidbVolumes(tc, configMap),
-  };
-  return { metadata: podMetadata(tc, 'tidb', tidb, TIDB_PORTS.status), spec };
+  const own = isSlowLogSeparate(tc.spec.tidb) ? [tidbContainer(tc), slowLogContainer(tc)] : [tidbContainer(tc)];
+  // As TiDB Operator: an additional container named `tidb` or `slowlog` patches that container.
+  return componentPodTemplate(tc, 'tidb', tc.spec.tidb, { containers: own, volumes: tidbVolumes(tc, configMap), metricsPort: TIDB_PORTS.status });
 }
 
 /** TiDB's volume claim templates: one per `spec.tidb.storageVolumes` entry (`tidb-<name>`), none otherwise. */
-export function tidbClaimTemplates(tc: TidbCluster): NonNullable<NonNullable<IStatefulSet['spec']>['volumeClaimTemplates']> {
-  const tidb = tc.spec.tidb;
-  return (tidb?.storageVolumes ?? []).map((v) => ({
-    metadata: { name: `tidb-${v.name}` },
-    spec: defined({
-      accessModes: ['ReadWriteOnce' as const],
-      resources: { requests: { storage: v.storageSize } },
-      storageClassName: v.storageClassName ?? tidb?.storageClassName,
-      volumeAttributesClassName: tidb?.volumeAttributesClassName,
-    }),
-  }));
+export function tidbClaimTemplates(tc: TidbCluster): ClaimTemplate[] {
+  return storageVolumeClaims('tidb', tc.spec.tidb);
 }

@@ -9,7 +9,8 @@ import { tidbDesiredReplicas } from '../../cluster/replicas.js';
 import type { Rule } from '../../engine/rule.js';
 import type { ComponentDeclaration } from '../../member/component.js';
 import { memberBlock } from '../../member/recipe.js';
-import { TIDB_CONFIG_KEYS, tidbConfigData } from './config-map.js';
+import { SCRIPTED_CONFIG_KEYS } from '../../member/start-script.js';
+import { tidbConfigData } from './config-map.js';
 import { isTikvAvailable } from '../tikv/availability.js';
 import { isPumpAvailableForTidb } from './dependencies.js';
 import { planTidbFailover } from './failover.js';
@@ -37,7 +38,7 @@ export const tidbComponent: ComponentDeclaration = {
   // the client Service <tc>-tidb only when spec.tidb.service is set; the headless <tc>-tidb-peer always
   services: tidbServices,
   // tidb.toml (compared as TOML) and the start script
-  config: { data: tidbConfigData, tomlKeys: [TIDB_CONFIG_KEYS.config] },
+  config: { data: tidbConfigData, tomlKeys: [SCRIPTED_CONFIG_KEYS.config] },
   // the `tidb` container and the `slowlog` sidecar, their volumes and scheduling settings
   podTemplate: tidbPodTemplate,
   // spec + failure members

@@ -6,6 +6,8 @@
  * the environment asks for them.
  */
 
+import { clusterDomainSuffix, startScriptOpening, type StartScriptLayout } from '../../member/start-script.js';
+
 /** What the script depends on. */
 export type TidbStartScriptOptions = {
   /** `<tc>-pd:2379` (with `spec.clusterDomain`: `<tc>-pd.<ns>.svc.<domain>:2379`). */
@@ -14,38 +16,13 @@ export type TidbStartScriptOptions = {
   readonly clusterDomain: string;
 };
 
+// As v1's TiDB template: no blank lines around the annotations block, the debug block indented by spaces.
+const TIDB_LAYOUT: StartScriptLayout = { blankLines: false, debugIndent: '    ' };
+
 /** The script text. Guarantees: the same options give byte-identical text (it feeds the content hash). */
 export function tidbStartScript(o: TidbStartScriptOptions): string {
-  const domain = o.clusterDomain === '' ? '' : `.${o.clusterDomain}`;
-  return `#!/bin/sh
-
-# This script is used to start tidb containers in kubernetes cluster
-
-# Use DownwardAPIVolumeFiles to store informations of the cluster:
-# https://kubernetes.io/docs/tasks/inject-data-application/downward-api-volume-expose-pod-information/#the-downward-api
-#
-#   runmode="normal/debug"
-#
-set -uo pipefail
-
-ANNOTATIONS="/etc/podinfo/annotations"
-
-if [[ ! -f "\${ANNOTATIONS}" ]]
-then
-    echo "\${ANNOTATIONS} does't exist, exiting."
-    exit 1
-fi
-source \${ANNOTATIONS} 2>/dev/null
-runmode=\${runmode:-normal}
-if [[ X\${runmode} == Xdebug ]]
-then
-    echo "entering debug mode."
-    tail -f /dev/null
-fi
-
-# Use HOSTNAME if POD_NAME is unset for backward compatibility.
-POD_NAME=\${POD_NAME:-$HOSTNAME}
-ARGS="--store=tikv \\
+  const domain = clusterDomainSuffix(o.clusterDomain);
+  return `${startScriptOpening('tidb', TIDB_LAYOUT)}ARGS="--store=tikv \\
 --advertise-address=\${POD_NAME}.\${HEADLESS_SERVICE_NAME}.\${NAMESPACE}.svc${domain} \\
 --host=0.0.0.0 \\
 --path=${o.pdPath} \\

@@ -5,25 +5,19 @@
  * into `/data0`; the `tiflash` container starts from `/data0/config.toml`, with v1's ports and env.
  */
 
-import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import type { IContainer } from 'kubernetes-models/v1/Container';
 import type { IVolume } from 'kubernetes-models/v1/Volume';
 
 import type { TidbCluster } from '../../../model/kube.js';
-import { clusterTlsSecretName, isTlsCluster } from '../../cluster/tls.js';
 import { storeCapacityArg } from '../../member/capacity.js';
 import { imageTagOf } from '../../member/cmpver.js';
-import { mergeContainers } from '../../member/container-merge.js';
-import { componentImage, containerResources, defined, imagePullPolicyOf, podMetadata, podSchedulingSpec } from '../../member/pod-spec.js';
+import { componentImage, componentPodTemplate, containerResources, defined, imagePullPolicyOf } from '../../member/pod-spec.js';
+import { ANNOTATIONS_MOUNT, ANNOTATIONS_VOLUME, claimTemplate, clusterCertWiring, type ClaimTemplate } from '../../member/pod-volumes.js';
 import type { PodTemplate } from '../../member/statefulset.js';
 import { TIFLASH_PORTS, tiflashDataVolume, tiflashPeerServiceName, type TiflashSpec } from './names.js';
 
 /** TiDB Operator's default helper image (`spec.helper.image`), which runs TiFlash's init container. */
 export const DEFAULT_HELPER_IMAGE = 'busybox:1.26.2';
-
-/** The TLS volume TiFlash mounts under cluster TLS. */
-const CERT_VOLUME = 'tiflash-tls';
-const CERT_PATH = '/var/lib/tiflash-tls';
 
 /** As TiDB Operator: the init container turns the templates into the pod's own files (ordinal for `POD_NUM`). */
 export const TIFLASH_INIT_SCRIPT =
@@ -32,8 +26,6 @@ export const TIFLASH_INIT_SCRIPT =
 /** As TiDB Operator: TiFlash starts from the rendered file on its first data volume. */
 export const TIFLASH_START_COMMAND = '/tiflash/tiflash server --config-file /data0/config.toml';
 
-type PodSpec = NonNullable<PodTemplate['spec']>;
-
 const specOf = (tc: TidbCluster): Partial<TiflashSpec> => tc.spec.tiflash ?? {};
 
 /** The TiFlash image: `spec.tiflash.image` when set, else `<baseImage>:<version>` (`spec.tiflash.version` or `spec.version`). */
@@ -41,11 +33,6 @@ export const tiflashImage = (tc: TidbCluster): string => componentImage(tc, tc.s
 
 /** The version TiFlash runs, as TiDB Operator's `TiFlashVersion`: the tag of its image. */
 export const tiflashVersion = (tc: TidbCluster): string => imageTagOf(tiflashImage(tc));
-
-function resources(requests: Record<string, unknown> | undefined, limits: Record<string, unknown> | undefined): IContainer['resources'] {
-  const { storage: _storage, ...rest } = requests ?? {};
-  return defined({ requests: Object.keys(rest).length > 0 ? rest : undefined, limits }) as IContainer['resources'];
-}
 
 function initContainer(tc: TidbCluster): IContainer {
   const tiflash = specOf(tc);
@@ -58,7 +45,7 @@ function initContainer(tc: TidbCluster): IContainer {
       { name: tiflashDataVolume(0), mountPath: '/data0' },
       { name: 'config', readOnly: true, mountPath: '/etc/tiflash' },
     ],
-    resources: tiflash.initializer ? resources(tiflash.initializer.requests, tiflash.initializer.limits) : undefined,
+    resources: tiflash.initializer ? containerResources(tiflash.initializer) : undefined,
   });
 }
 
@@ -89,10 +76,11 @@ function tiflashContainer(tc: TidbCluster): IContainer {
       port('metrics', TIFLASH_PORTS.metrics),
     ],
     volumeMounts: [
-      { name: 'annotations', readOnly: true, mountPath: '/etc/podinfo' },
+      ANNOTATIONS_MOUNT,
       ...dataMounts,
       ...(tiflash.additionalVolumeMounts ?? []),
-      ...(isTlsCluster(tc) ? [{ name: CERT_VOLUME, readOnly: true, mountPath: CERT_PATH }] : []),
+      // As TiDB Operator: TiFlash's certificate at /var/lib/tiflash-tls, no client certificate.
+      ...clusterCertWiring(tc, 'tiflash', false).mounts,
     ],
     resources: containerResources(tc.spec.tiflash),
     env,
@@ -101,44 +89,30 @@ function tiflashContainer(tc: TidbCluster): IContainer {
 }
 
 function volumes(tc: TidbCluster, configMap: string): IVolume[] {
-  const tls: IVolume[] = isTlsCluster(tc) ? [{ name: CERT_VOLUME, secret: { secretName: clusterTlsSecretName(tc.metadata.name ?? '', 'tiflash') } }] : [];
-  return [
-    { name: 'annotations', downwardAPI: { items: [{ path: 'annotations', fieldRef: { fieldPath: 'metadata.annotations' } }] } },
-    { name: 'config', configMap: { name: configMap } },
-    ...tls,
-    ...(specOf(tc).additionalVolumes ?? []),
-  ];
+  return [ANNOTATIONS_VOLUME, { name: 'config', configMap: { name: configMap } }, ...clusterCertWiring(tc, 'tiflash', false).volumes, ...(specOf(tc).additionalVolumes ?? [])];
 }
 
 /** The desired pod template: labels, Prometheus annotations (TiFlash and its proxy), the init and `tiflash` containers. */
 export function tiflashPodTemplate(tc: TidbCluster, configMap: string): PodTemplate {
-  const tiflash = specOf(tc);
-  const metadata = podMetadata(tc, 'tiflash', tc.spec.tiflash, TIFLASH_PORTS.metrics);
   // As TiDB Operator: the proxy's metrics are announced too, under the pod's own annotations.
   const proxy = {
     'tiflash.proxy.prometheus.io/scrape': 'true',
     'tiflash.proxy.prometheus.io/path': '/metrics',
     'tiflash.proxy.prometheus.io/port': String(TIFLASH_PORTS.proxyMetrics),
   };
-  const spec: PodSpec = {
-    ...podSchedulingSpec(tc, 'tiflash', tc.spec.tiflash),
-    initContainers: [initContainer(tc), ...(tiflash.initContainers ?? [])],
-    // As TiDB Operator: an additional container named `tiflash` patches TiFlash's own container.
-    containers: mergeContainers([tiflashContainer(tc)], tiflash.additionalContainers ?? []),
+  // As TiDB Operator: an additional container named `tiflash` patches TiFlash's own container.
+  return componentPodTemplate(tc, 'tiflash', tc.spec.tiflash, {
+    containers: [tiflashContainer(tc)],
     volumes: volumes(tc, configMap),
-  };
-  return { metadata: { ...metadata, annotations: { ...proxy, ...metadata?.annotations } }, spec };
+    metricsPort: TIFLASH_PORTS.metrics,
+    initContainers: [initContainer(tc), ...(specOf(tc).initContainers ?? [])],
+    annotations: proxy,
+  });
 }
 
 /** TiFlash's claim templates: `data<i>` for the i-th `spec.tiflash.storageClaims` entry (ReadWriteOnce). */
-export function tiflashClaimTemplates(tc: TidbCluster): NonNullable<NonNullable<IStatefulSet['spec']>['volumeClaimTemplates']> {
-  return (specOf(tc).storageClaims ?? []).map((claim, i) => ({
-    metadata: { name: tiflashDataVolume(i) },
-    spec: defined({
-      accessModes: ['ReadWriteOnce' as const],
-      resources: { requests: { storage: claim.resources?.requests?.storage ?? '' } },
-      storageClassName: claim.storageClassName,
-      volumeAttributesClassName: claim.volumeAttributesClassName,
-    }),
-  }));
+export function tiflashClaimTemplates(tc: TidbCluster): ClaimTemplate[] {
+  return (specOf(tc).storageClaims ?? []).map((claim, i) =>
+    claimTemplate(tiflashDataVolume(i), claim.resources?.requests?.storage ?? '', claim.storageClassName, claim.volumeAttributesClassName),
+  );
 }

@@ -7,10 +7,8 @@
 import type { TidbCluster } from '../../../model/kube.js';
 import { clusterScheme, isTlsCluster, TLS_SECRET_KEYS } from '../../cluster/tls.js';
 import { parseTomlText, renderConfig, type ConfigData, type TomlValue } from '../../member/config-data.js';
+import { SCRIPTED_CONFIG_KEYS } from '../../member/start-script.js';
 import { tikvStartScript } from './start-script.js';
-
-/** The ConfigMap keys of TiKV. */
-export const TIKV_CONFIG_KEYS = { config: 'config-file', script: 'startup-script' } as const;
 
 /** TiKV's own certificate: volume `tikv-tls` at `/var/lib/tikv-tls` (v1's `tikvClusterCertPath`). */
 export const TIKV_CLUSTER_TLS = { volume: 'tikv-tls', mountPath: '/var/lib/tikv-tls' } as const;
@@ -70,5 +68,5 @@ export function tikvConfigData(tc: TidbCluster): ConfigData {
     preferIPv6: tc.spec.preferIPv6 === true,
     advertiseStatusAddr: tc.spec.enableDynamicConfiguration === true,
   });
-  return { [TIKV_CONFIG_KEYS.config]: renderConfig(tc.spec.tikv?.config, { ...tikvNumericOverlay(tc.spec.tikv?.config), ...tikvSecurityConfig(tc) }), [TIKV_CONFIG_KEYS.script]: script };
+  return { [SCRIPTED_CONFIG_KEYS.config]: renderConfig(tc.spec.tikv?.config, { ...tikvNumericOverlay(tc.spec.tikv?.config), ...tikvSecurityConfig(tc) }), [SCRIPTED_CONFIG_KEYS.script]: script };
 }

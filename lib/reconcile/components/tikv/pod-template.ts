@@ -8,19 +8,17 @@
  * member/statefulset-draft.ts.
  */
 
-import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import type { IContainer } from 'kubernetes-models/v1/Container';
 import type { IVolume } from 'kubernetes-models/v1/Volume';
-import type { IVolumeMount } from 'kubernetes-models/v1/VolumeMount';
 
 import type { TidbCluster } from '../../../model/kube.js';
-import { CLUSTER_CLIENT_TLS, clusterClientSecretName, clusterTlsSecretName, isTlsCluster } from '../../cluster/tls.js';
+import type { TlsWiring } from '../../cluster/tls.js';
 import { storeCapacityArg } from '../../member/capacity.js';
-import { mergeContainers } from '../../member/container-merge.js';
-import { componentImage, containerResources, defined, imagePullPolicyOf, isHostNetwork, podMetadata, podSchedulingSpec } from '../../member/pod-spec.js';
+import { componentImage, componentPodTemplate, containerResources, defined, imagePullPolicyOf, isHostNetwork, tcpReadinessProbe } from '../../member/pod-spec.js';
+import { ANNOTATIONS_MOUNT, ANNOTATIONS_VOLUME, claimTemplate, clusterCertWiring, storageVolumeClaims, storageVolumeMounts, type ClaimTemplate } from '../../member/pod-volumes.js';
+import { scriptedConfigMounts, scriptedConfigVolumes, startScriptCommand } from '../../member/start-script.js';
 import type { PodTemplate } from '../../member/statefulset.js';
-import { TIKV_CLUSTER_TLS, TIKV_CONFIG_KEYS } from './config-map.js';
-import { TIKV_PORTS, tikvPeerServiceName, type TikvSpec } from './names.js';
+import { TIKV_PORTS, tikvPeerServiceName } from './names.js';
 
 /** Used when `spec.tikv.requests.storage` is unset (TiDB Operator would write a claim the API server rejects). */
 export const DEFAULT_TIKV_STORAGE = '1Gi';
@@ -41,20 +39,8 @@ export function tikvImage(tc: TidbCluster): string {
 /** As v1's `TiKVCapacity` of `spec.tikv.limits` (shared with TiFlash: member/capacity.ts). */
 export const tikvCapacity = (tc: TidbCluster): string => storeCapacityArg(tc.spec.tikv?.limits);
 
-function tlsWiring(tc: TidbCluster): { volumes: IVolume[]; mounts: IVolumeMount[] } {
-  if (!isTlsCluster(tc)) return { volumes: [], mounts: [] };
-  const name = tc.metadata.name ?? '';
-  const volumes: IVolume[] = [{ name: TIKV_CLUSTER_TLS.volume, secret: { secretName: clusterTlsSecretName(name, 'tikv') } }];
-  const mounts: IVolumeMount[] = [{ name: TIKV_CLUSTER_TLS.volume, readOnly: true, mountPath: TIKV_CLUSTER_TLS.mountPath }];
-  if (tc.spec.tikv?.mountClusterClientSecret === true) {
-    volumes.push({ name: CLUSTER_CLIENT_TLS.volume, secret: { secretName: clusterClientSecretName(name) } });
-    mounts.push({ name: CLUSTER_CLIENT_TLS.volume, readOnly: true, mountPath: CLUSTER_CLIENT_TLS.mountPath });
-  }
-  return { volumes, mounts };
-}
-
-const storageMounts = (tikv: TikvSpec | undefined): IVolumeMount[] =>
-  (tikv?.storageVolumes ?? []).flatMap((v) => (v.mountPath === undefined ? [] : [{ name: `tikv-${v.name}`, mountPath: v.mountPath }]));
+// As v1: TiKV's certificate at /var/lib/tikv-tls, the client certificate only when asked for.
+const tlsWiring = (tc: TidbCluster): TlsWiring => clusterCertWiring(tc, 'tikv', tc.spec.tikv?.mountClusterClientSecret === true);
 
 /**
  * As v1: a log tailer reads `<file>` from the data volume, or from the named storage volume
@@ -62,7 +48,7 @@ const storageMounts = (tikv: TikvSpec | undefined): IVolumeMount[] =>
  */
 function logTailer(tc: TidbCluster, container: string, volumeName: string | undefined, file: string): IContainer | undefined {
   const tikv = tc.spec.tikv;
-  const mounts = [...storageMounts(tikv), ...(tikv?.additionalVolumeMounts ?? [])];
+  const mounts = [...storageVolumeMounts('tikv', tikv), ...(tikv?.additionalVolumeMounts ?? [])];
   const mount = volumeName === undefined || volumeName === '' ? DATA_MOUNT : mounts.find((m) => m.name === `tikv-${volumeName}` || m.name === volumeName);
   if (!mount) return undefined;
   const path = `${mount.mountPath}/${file}`;
@@ -101,36 +87,31 @@ function tikvContainer(tc: TidbCluster): IContainer {
     name: 'tikv',
     image: tikvImage(tc),
     imagePullPolicy: imagePullPolicyOf(tc, tikv),
-    command: ['/bin/sh', '/usr/local/bin/tikv_start_script.sh'],
+    command: startScriptCommand('tikv'),
     securityContext: { privileged: tikv?.privileged === true },
     ports: [
       { name: 'server', containerPort: TIKV_PORTS.server, protocol: 'TCP' },
       ...(tikv?.enableNamedStatusPort === true ? [{ name: 'status', containerPort: TIKV_PORTS.status, protocol: 'TCP' as const }] : []),
     ],
     volumeMounts: [
-      { name: 'annotations', readOnly: true, mountPath: '/etc/podinfo' },
+      ANNOTATIONS_MOUNT,
       DATA_MOUNT,
-      { name: 'config', readOnly: true, mountPath: '/etc/tikv' },
-      { name: 'startup-script', readOnly: true, mountPath: '/usr/local/bin' },
+      ...scriptedConfigMounts('tikv'),
       ...(tikv?.additionalVolumeMounts ?? []),
       ...tlsWiring(tc).mounts,
-      ...storageMounts(tikv),
+      ...storageVolumeMounts('tikv', tikv),
     ],
     resources: containerResources(tikv),
     env,
     envFrom: tikv?.envFrom,
-    readinessProbe: probe
-      ? defined({ tcpSocket: { port: TIKV_PORTS.server }, initialDelaySeconds: probe.initialDelaySeconds ?? DEFAULT_TIKV_PROBE_DELAY_SECONDS, periodSeconds: probe.periodSeconds })
-      : undefined,
+    readinessProbe: probe ? tcpReadinessProbe(TIKV_PORTS.server, probe, DEFAULT_TIKV_PROBE_DELAY_SECONDS) : undefined,
   });
 }
 
 function tikvVolumes(tc: TidbCluster, configMap: string): IVolume[] {
-  const fromConfigMap = (name: string, key: string, path: string): IVolume => ({ name, configMap: { name: configMap, items: [{ key, path }] } });
   return [
-    { name: 'annotations', downwardAPI: { items: [{ path: 'annotations', fieldRef: { fieldPath: 'metadata.annotations' } }] } },
-    fromConfigMap('config', TIKV_CONFIG_KEYS.config, 'tikv.toml'),
-    fromConfigMap('startup-script', TIKV_CONFIG_KEYS.script, 'tikv_start_script.sh'),
+    ANNOTATIONS_VOLUME,
+    ...scriptedConfigVolumes('tikv', configMap),
     ...tlsWiring(tc).volumes,
     ...(tc.spec.tikv?.additionalVolumes ?? []),
   ];
@@ -138,30 +119,12 @@ function tikvVolumes(tc: TidbCluster, configMap: string): IVolume[] {
 
 /** The desired pod template: labels, Prometheus annotations (status port), scheduling settings, sidecars and the `tikv` container. */
 export function tikvPodTemplate(tc: TidbCluster, configMap: string): PodTemplate {
-  const tikv = tc.spec.tikv;
-  const spec = {
-    ...podSchedulingSpec(tc, 'tikv', tikv),
-    // As TiDB Operator: an additional container named `tikv` patches TiKV's own container.
-    containers: mergeContainers([...sidecars(tc), tikvContainer(tc)], tikv?.additionalContainers ?? []),
-    volumes: tikvVolumes(tc, configMap),
-  };
-  return { metadata: podMetadata(tc, 'tikv', tikv, TIKV_PORTS.status), spec };
+  // As TiDB Operator: an additional container named `tikv` patches TiKV's own container.
+  return componentPodTemplate(tc, 'tikv', tc.spec.tikv, { containers: [...sidecars(tc), tikvContainer(tc)], volumes: tikvVolumes(tc, configMap), metricsPort: TIKV_PORTS.status });
 }
 
 /** TiKV's volume claim templates: `tikv` (the data claim) and one per `spec.tikv.storageVolumes` entry. */
-export function tikvClaimTemplates(tc: TidbCluster): NonNullable<NonNullable<IStatefulSet['spec']>['volumeClaimTemplates']> {
+export function tikvClaimTemplates(tc: TidbCluster): ClaimTemplate[] {
   const tikv = tc.spec.tikv;
-  const claim = (name: string, storage: string | number, storageClassName: string | undefined) => ({
-    metadata: { name },
-    spec: defined({
-      accessModes: ['ReadWriteOnce' as const],
-      resources: { requests: { storage } },
-      storageClassName,
-      volumeAttributesClassName: tikv?.volumeAttributesClassName,
-    }),
-  });
-  return [
-    claim('tikv', tikv?.requests?.storage ?? DEFAULT_TIKV_STORAGE, tikv?.storageClassName),
-    ...(tikv?.storageVolumes ?? []).map((v) => claim(`tikv-${v.name}`, v.storageSize, v.storageClassName ?? tikv?.storageClassName)),
-  ];
+  return [claimTemplate('tikv', tikv?.requests?.storage ?? DEFAULT_TIKV_STORAGE, tikv?.storageClassName, tikv?.volumeAttributesClassName), ...storageVolumeClaims('tikv', tikv)];
 }

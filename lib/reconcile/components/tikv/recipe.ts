@@ -11,8 +11,9 @@ import type { ComponentDeclaration } from '../../member/component.js';
 import { memberBlock } from '../../member/recipe.js';
 import { planStoreIdentity } from '../../member/store-identity.js';
 import { isPdAvailable } from '../pd/availability.js';
-import { TIKV_CONFIG_KEYS, tikvConfigData } from './config-map.js';
+import { tikvConfigData } from './config-map.js';
 import { planStoreFailover, planStoreRecovery } from '../../member/store-failover.js';
+import { SCRIPTED_CONFIG_KEYS } from '../../member/start-script.js';
 import { planEvictLeaderCleanup } from './evict-leader.js';
 import { TIKV_STORES } from './failover.js';
 import { beforeTikvScaleIn, beforeTikvScaleOut, settleTikvScaleIn } from './scale.js';
@@ -36,7 +37,7 @@ export const tikvComponent: ComponentDeclaration = {
   // only the headless peer Service <tc>-tikv-peer (port peer 20160)
   services: (tc) => [tikvPeerService(tc)],
   // tikv.toml (compared as TOML) and the start script
-  config: { data: tikvConfigData, tomlKeys: [TIKV_CONFIG_KEYS.config] },
+  config: { data: tikvConfigData, tomlKeys: [SCRIPTED_CONFIG_KEYS.config] },
   // the `tikv` container (capacity from limits.storage), log tailers only when asked
   podTemplate: tikvPodTemplate,
   // spec + every failure store + spare during a volume replacement

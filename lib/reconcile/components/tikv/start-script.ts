@@ -5,6 +5,8 @@
  * advertising the pod's DNS name under the peer Service, with the capacity from `$CAPACITY`.
  */
 
+import { clusterDomainSuffix, startScriptOpening, type StartScriptLayout } from '../../member/start-script.js';
+
 /** What the script depends on. */
 export type TikvStartScriptOptions = {
   /** `/var/lib/tikv`, or `/var/lib/tikv/<dataSubDir>`. */
@@ -19,42 +21,15 @@ export type TikvStartScriptOptions = {
   readonly advertiseStatusAddr: boolean;
 };
 
+// As v1's TiKV template: blank lines around the annotations block, the debug block indented by a tab.
+const TIKV_LAYOUT: StartScriptLayout = { blankLines: true, debugIndent: '\t' };
+
 /** The script text. Guarantees: the same options give byte-identical text (it feeds the content hash). */
 export function tikvStartScript(o: TikvStartScriptOptions): string {
-  const domain = o.clusterDomain === '' ? '' : `.${o.clusterDomain}`;
+  const domain = clusterDomainSuffix(o.clusterDomain);
   const host = o.preferIPv6 ? '[::]' : '0.0.0.0';
   const statusAdvertise = o.advertiseStatusAddr ? `\n--advertise-status-addr=\${POD_NAME}.\${HEADLESS_SERVICE_NAME}.\${NAMESPACE}.svc${domain}:20180 \\` : '';
-  return `#!/bin/sh
-
-# This script is used to start tikv containers in kubernetes cluster
-
-# Use DownwardAPIVolumeFiles to store informations of the cluster:
-# https://kubernetes.io/docs/tasks/inject-data-application/downward-api-volume-expose-pod-information/#the-downward-api
-#
-#   runmode="normal/debug"
-#
-
-set -uo pipefail
-
-ANNOTATIONS="/etc/podinfo/annotations"
-
-if [[ ! -f "\${ANNOTATIONS}" ]]
-then
-    echo "\${ANNOTATIONS} does't exist, exiting."
-    exit 1
-fi
-source \${ANNOTATIONS} 2>/dev/null
-
-runmode=\${runmode:-normal}
-if [[ X\${runmode} == Xdebug ]]
-then
-	echo "entering debug mode."
-	tail -f /dev/null
-fi
-
-# Use HOSTNAME if POD_NAME is unset for backward compatibility.
-POD_NAME=\${POD_NAME:-$HOSTNAME}
-ARGS="--pd=${o.pdAddress} \\
+  return `${startScriptOpening('tikv', TIKV_LAYOUT)}ARGS="--pd=${o.pdAddress} \\
 --advertise-addr=\${POD_NAME}.\${HEADLESS_SERVICE_NAME}.\${NAMESPACE}.svc${domain}:20160 \\
 --addr=${host}:20160 \\
 --status-addr=${host}:20180 \\${statusAdvertise}

@@ -7,23 +7,7 @@ import { retry } from '../../../../../lib/reconcile/engine/outcome.js';
 import { planStep } from '../../../../../lib/reconcile/engine/planner.js';
 import { ruleNames } from '../../../../../lib/reconcile/engine/rule.js';
 import { pdRules } from '../../../../../lib/reconcile/components/pd/recipe.js';
-import { planPdConfigMapObject } from '../../../../support/pd-rules.js';
-import { pdClientService, pdPeerService } from '../../../../../lib/reconcile/components/pd/services.js';
-import {
-  changeSpec,
-  convergedPdObjects,
-  pdMemberView,
-  pdSetOf,
-  pdViewOf,
-  ruleInputOf,
-  snapshot,
-  testPod,
-  tidbCluster,
-  withCluster,
-  withOwned,
-  withPd,
-  type Change,
-} from '../../../../support/fixtures.js';
+import { changeSpec, convergedPdObjects, snapshot, tidbCluster, withCluster, type Change } from '../../../../support/fixtures.js';
 
 const pdOnly = changeSpec((spec) => ({ ...spec, tikv: undefined, tidb: undefined }));
 /** The converged world of a 3-member PD cluster (shared with the registry test). */
