@@ -84,7 +84,7 @@ export class ComponentCaller {
     options: CallOptions = {},
   ): Promise<ComponentAnswer> {
     const repeatable = req.method === 'GET' || options.idempotent === true;
-    const repeat: RetryCall = !repeatable ? ONCE : endpoint.type === 'service' ? REPEATABLE_VIA_SERVICE : REPEATABLE;
+    const repeat: RetryCall = !repeatable ? ONCE : endpoint.type === 'service' ? repeatableViaService() : REPEATABLE;
     return withRetries(this.retry, repeat, async () => {
       const timeoutMs = callTimeoutMs(this.budget, this.clock.nowMs(), what);
       const answer = await this.http.send(endpoint, req, timeoutMs, what);
@@ -153,7 +153,22 @@ function componentRetryAfterMs(err: unknown): number | undefined {
 }
 
 const REPEATABLE: RetryCall = { isRetryable: (err) => isRetryableComponentFailure(err, 'pod'), retryAfterMs: componentRetryAfterMs };
-const REPEATABLE_VIA_SERVICE: RetryCall = { isRetryable: (err) => isRetryableComponentFailure(err, 'service'), retryAfterMs: componentRetryAfterMs };
+/**
+ * How many times one call through a Service is repeated after the pod the proxy chose refused the
+ * connection: enough to reach another endpoint when one is not listening, few enough that a
+ * component none of whose pods listens yet (PD at create) costs the step well under a second
+ * before the rules see it as unreachable.
+ */
+export const SERVICE_REFUSAL_RETRIES = 2;
+
+/** The retry rule of one call through a Service: `REPEATABLE`, plus at most `SERVICE_REFUSAL_RETRIES` refusals. */
+function repeatableViaService(): RetryCall {
+  let refusals = 0;
+  return {
+    isRetryable: (err) => isRetryableComponentFailure(err, 'pod') || (isRetryableComponentFailure(err, 'service') && ++refusals <= SERVICE_REFUSAL_RETRIES),
+    retryAfterMs: componentRetryAfterMs,
+  };
+}
 const ONCE: RetryCall = { isRetryable: () => false };
 
 /** True when `err` reports an answer that came back (any status), as opposed to no answer at all. */

@@ -231,7 +231,9 @@ describe('component calls: reads are repeated, writes only when idempotent', () 
     { name: 'a GET answered 404 is not repeated', method: 'GET' as const, idempotent: false, answers: [{ status: 404, text: 'no such member' }], sent: 1, ok: false },
     { name: 'a GET to a service with no endpoints is not repeated', method: 'GET' as const, idempotent: false, answers: [{ status: 503, text: 'no endpoints available for service "basic-pd"' }], sent: 1, ok: false },
     { name: 'a GET to a pod refusing connections is not repeated', method: 'GET' as const, idempotent: false, answers: [refused], sent: 1, ok: false, via: podEndpoint },
-    { name: 'a GET to a service whose chosen pod refuses connections is repeated (the proxy picks an endpoint per request)', method: 'GET' as const, idempotent: false, answers: [refused], sent: 2, ok: true },
+    { name: 'a GET to a service whose chosen pod refuses connections is repeated (the proxy picks an endpoint per request)', method: 'GET' as const, idempotent: false, answers: [refused, refused], sent: 3, ok: true },
+    { name: 'a GET to a service none of whose pods listens gives up after two repeats', method: 'GET' as const, idempotent: false, answers: [refused, refused, refused, refused], sent: 3, ok: false },
+    { name: 'the repeats after refusals do not use up those for other failures', method: 'GET' as const, idempotent: false, answers: [refused, refused, internal, internal], sent: 5, ok: true },
     { name: 'a POST to a service whose chosen pod refuses connections is sent once', method: 'POST' as const, idempotent: false, answers: [refused], sent: 1, ok: false },
     { name: 'a GET answered 503 by PD itself (no leader yet) is repeated', method: 'GET' as const, idempotent: false, answers: [{ status: 503, text: 'no leader' }], sent: 2, ok: true },
   ])('$name', async ({ method, idempotent, answers, sent, ok, via }: { method: ComponentRequest['method']; idempotent: boolean; answers: { status: number; text: string }[]; sent: number; ok: boolean; via?: Endpoint }) => {
