@@ -156,17 +156,23 @@ const REPEATABLE: RetryCall = { isRetryable: (err) => isRetryableComponentFailur
 /**
  * How many times one call through a Service is repeated after the pod the proxy chose refused the
  * connection: enough to reach another endpoint when one is not listening, few enough that a
- * component none of whose pods listens yet (PD at create) costs the step well under a second
+ * component none of whose pods listens yet (PD at create) costs the step two more requests
  * before the rules see it as unreachable.
  */
 export const SERVICE_REFUSAL_RETRIES = 2;
 
-/** The retry rule of one call through a Service: `REPEATABLE`, plus at most `SERVICE_REFUSAL_RETRIES` refusals. */
+/**
+ * The retry rule of one call through a Service: `REPEATABLE`, plus at most `SERVICE_REFUSAL_RETRIES`
+ * refusals, each repeated at once (the proxy picks the endpoint; waiting would not help, and no
+ * jitter is drawn, so a simulation stays the same for a seed whatever order parallel calls fail in).
+ */
 function repeatableViaService(): RetryCall {
   let refusals = 0;
+  const isRefusal = (err: unknown): boolean => !isRetryableComponentFailure(err, 'pod') && isRetryableComponentFailure(err, 'service');
   return {
-    isRetryable: (err) => isRetryableComponentFailure(err, 'pod') || (isRetryableComponentFailure(err, 'service') && ++refusals <= SERVICE_REFUSAL_RETRIES),
+    isRetryable: (err) => isRetryableComponentFailure(err, 'pod') || (isRefusal(err) && ++refusals <= SERVICE_REFUSAL_RETRIES),
     retryAfterMs: componentRetryAfterMs,
+    repeatAtOnce: isRefusal,
   };
 }
 const ONCE: RetryCall = { isRetryable: () => false };

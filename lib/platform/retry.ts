@@ -37,6 +37,11 @@ export type RetryCall = {
   readonly isRetryable: (err: unknown) => boolean;
   /** The server's Retry-After in milliseconds, when the failure carries one. */
   readonly retryAfterMs?: (err: unknown) => number | undefined;
+  /**
+   * Whether a retryable failure is repeated at once, with no wait (and no draw of the jitter): for
+   * a failure that says nothing about time, only about where the request went.
+   */
+  readonly repeatAtOnce?: (err: unknown) => boolean;
 };
 
 /**
@@ -61,6 +66,7 @@ export async function withRetries<T>(ctx: RetryContext, call: RetryCall, attempt
       return await attempt(n);
     } catch (err) {
       if (n + 1 >= ctx.policy.attempts || !call.isRetryable(err)) throw err;
+      if (call.repeatAtOnce?.(err) === true) continue;
       const waitMs = retryDelayMs(ctx.policy, n, ctx.random, call.retryAfterMs?.(err));
       if (ctx.deadlineAtMs !== undefined && ctx.clock.nowMs() + waitMs >= ctx.deadlineAtMs) throw err;
       await ctx.clock.sleep(waitMs);

@@ -251,6 +251,24 @@ describe('component calls: reads are repeated, writes only when idempotent', () 
     expect(port.methods.length).toBe(sent);
   });
 
+  it('refusals through a Service are repeated at once: no time passes and no jitter is drawn', async () => {
+    // Prepare
+    const { clock, virtual } = sleepingClock();
+    const port = http([refused, refused]);
+    let draws = 0;
+    const caller = new ComponentCaller(port, { clock, random: () => (draws++, 0.5) });
+    const start = virtual.nowMs();
+
+    // Act
+    const answer = await caller.call(endpoint, { method: 'GET', path: '/pd/api/v1/members' }, 'PD call');
+
+    // Assess
+    expect(answer.status).toBe(200);
+    expect(port.methods.length).toBe(3);
+    expect(virtual.nowMs() - start).toBe(0);
+    expect(draws).toBe(0);
+  });
+
   it('a failure a component answer did not cause (reset connection) is repeated', () => {
     expect(isRetryableComponentFailure(new TransientError('PD get members failed: fetch failed (ECONNRESET)'))).toBe(true);
   });
