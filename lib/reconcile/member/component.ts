@@ -61,6 +61,12 @@ export type Dependency = {
 /** A component whose phase holds this one's upgrade (§1.5's right column); `title` names it in messages. */
 export type UpgradeBlocker = { readonly name: MemberName; readonly title: string; readonly phases: readonly string[] };
 
+/** Each member component's name in messages, as TiDB Operator writes it. */
+export const MEMBER_TITLES: Readonly<Record<MemberName, string>> = { pd: 'PD', tikv: 'TiKV', tiflash: 'TiFlash', tidb: 'TiDB', ticdc: 'TiCDC', pump: 'Pump' };
+
+/** The blocker `name` in one of `phases` (§1.5), titled as `MEMBER_TITLES` says. */
+export const blockedBy = (name: MemberName, phases: readonly string[]): UpgradeBlocker => ({ name, title: MEMBER_TITLES[name], phases });
+
 /**
  * §1.5 as data: what must be available before the component acts, what holds its upgrade, what
  * holds every update of its StatefulSet — scaling included, creation not (Pump) — and what must be

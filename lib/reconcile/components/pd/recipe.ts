@@ -6,7 +6,7 @@
 
 import type { TidbCluster } from '../../../model/kube.js';
 import type { Rule } from '../../engine/rule.js';
-import type { ComponentDeclaration } from '../../member/component.js';
+import { blockedBy, type ComponentDeclaration } from '../../member/component.js';
 import { memberBlock } from '../../member/recipe.js';
 import { SCRIPTED_CONFIG_KEYS } from '../../member/start-script.js';
 import { pdDesiredReplicas } from '../../cluster/replicas.js';
@@ -44,7 +44,7 @@ export const pdComponent: ComponentDeclaration = {
   // as TiDB Operator: "waiting for PD cluster running" after the StatefulSet is created
   requeueAfterCreate: true,
   // §1.5: PD waits for nothing; its upgrade waits while PD scales
-  dependencies: { availableBefore: [], upgradeWaitsFor: [{ name: 'pd', title: 'PD', phases: ['Scale'] }] },
+  dependencies: { availableBefore: [], upgradeWaitsFor: [blockedBy('pd', ['Scale'])] },
   hooks: {
     // cluster TLS without <tc>-cluster-client-secret: Warning Event, recheck in 30 s
     gates: [{ name: 'PdTlsSecret', plan: planPdTlsSecret }],

@@ -8,7 +8,7 @@
 
 import type { TidbCluster } from '../../../model/kube.js';
 import type { Rule } from '../../engine/rule.js';
-import type { ComponentDeclaration } from '../../member/component.js';
+import { blockedBy, type ComponentDeclaration } from '../../member/component.js';
 import { nothing } from '../../member/members.js';
 import { memberBlock } from '../../member/recipe.js';
 import { PUMP_RETRY_MS, pumpSetName } from './names.js';
@@ -47,9 +47,9 @@ export const pumpComponent: ComponentDeclaration = {
     availableBefore: [],
     upgradeWaitsFor: [],
     writeWaitsFor: [
-      { name: 'tiflash', title: 'TiFlash', phases: ['Upgrade'] },
-      { name: 'pd', title: 'PD', phases: ['Upgrade'] },
-      { name: 'tikv', title: 'TiKV', phases: ['Upgrade'] },
+      blockedBy('tiflash', ['Upgrade']),
+      blockedBy('pd', ['Upgrade']),
+      blockedBy('tikv', ['Upgrade']),
     ],
   },
   hooks: {

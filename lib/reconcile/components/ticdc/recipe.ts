@@ -8,7 +8,7 @@
 import type { TidbCluster } from '../../../model/kube.js';
 import { complete } from '../../engine/outcome.js';
 import type { Rule } from '../../engine/rule.js';
-import type { ComponentDeclaration, MemberDecision, MemberInput } from '../../member/component.js';
+import { blockedBy, type ComponentDeclaration, type MemberDecision, type MemberInput } from '../../member/component.js';
 import { nothing } from '../../member/members.js';
 import { memberBlock } from '../../member/recipe.js';
 import { isPdAvailable } from '../pd/availability.js';
@@ -57,11 +57,11 @@ export const ticdcComponent: ComponentDeclaration = {
       { name: 'tikv', isAvailable: isTikvAvailable },
     ],
     upgradeWaitsFor: [
-      { name: 'pd', title: 'PD', phases: busy },
-      { name: 'tikv', title: 'TiKV', phases: busy },
-      { name: 'tiflash', title: 'TiFlash', phases: busy },
-      { name: 'pump', title: 'Pump', phases: busy },
-      { name: 'tidb', title: 'TiDB', phases: busy },
+      blockedBy('pd', busy),
+      blockedBy('tikv', busy),
+      blockedBy('tiflash', busy),
+      blockedBy('pump', busy),
+      blockedBy('tidb', busy),
     ],
   },
   hooks: {

@@ -7,7 +7,7 @@
 import type { TidbCluster } from '../../../model/kube.js';
 import { tidbDesiredReplicas } from '../../cluster/replicas.js';
 import type { Rule } from '../../engine/rule.js';
-import type { ComponentDeclaration } from '../../member/component.js';
+import { blockedBy, type ComponentDeclaration } from '../../member/component.js';
 import { memberBlock } from '../../member/recipe.js';
 import { SCRIPTED_CONFIG_KEYS } from '../../member/start-script.js';
 import { tidbConfigData } from './config-map.js';
@@ -56,11 +56,11 @@ export const tidbComponent: ComponentDeclaration = {
       { name: 'pump', isAvailable: isPumpAvailableForTidb },
     ],
     upgradeWaitsFor: [
-      { name: 'pd', title: 'PD', phases: BLOCKERS },
-      { name: 'tikv', title: 'TiKV', phases: BLOCKERS },
-      { name: 'tiflash', title: 'TiFlash', phases: BLOCKERS },
-      { name: 'pump', title: 'Pump', phases: BLOCKERS },
-      { name: 'tidb', title: 'TiDB', phases: ['Scale'] },
+      blockedBy('pd', BLOCKERS),
+      blockedBy('tikv', BLOCKERS),
+      blockedBy('tiflash', BLOCKERS),
+      blockedBy('pump', BLOCKERS),
+      blockedBy('tidb', ['Scale']),
     ],
   },
   hooks: {

@@ -7,7 +7,7 @@
 import type { TidbCluster } from '../../../model/kube.js';
 import { tiflashDesiredReplicas } from '../../cluster/replicas.js';
 import type { Rule } from '../../engine/rule.js';
-import type { ComponentDeclaration } from '../../member/component.js';
+import { blockedBy, type ComponentDeclaration } from '../../member/component.js';
 import { memberBlock } from '../../member/recipe.js';
 import { TIFLASH_STORES } from './failover.js';
 import { planStoreFailover, planStoreRecovery } from '../../member/store-failover.js';
@@ -51,8 +51,8 @@ export const tiflashComponent: ComponentDeclaration = {
     availableBefore: [],
     createWaitsFor: [{ name: 'pd', isAvailable: isPdAvailable }],
     upgradeWaitsFor: [
-      { name: 'pd', title: 'PD', phases: ['Upgrade', 'Scale'] },
-      { name: 'tiflash', title: 'TiFlash', phases: ['Scale'] },
+      blockedBy('pd', ['Upgrade', 'Scale']),
+      blockedBy('tiflash', ['Scale']),
     ],
   },
   hooks: {

@@ -7,7 +7,7 @@
 import type { TidbCluster } from '../../../model/kube.js';
 import { tikvDesiredReplicas } from '../../cluster/replicas.js';
 import type { Rule } from '../../engine/rule.js';
-import type { ComponentDeclaration } from '../../member/component.js';
+import { blockedBy, type ComponentDeclaration } from '../../member/component.js';
 import { memberBlock } from '../../member/recipe.js';
 import { planStoreIdentity } from '../../member/store-identity.js';
 import { isPdAvailable } from '../pd/availability.js';
@@ -51,9 +51,9 @@ export const tikvComponent: ComponentDeclaration = {
   dependencies: {
     availableBefore: [{ name: 'pd', isAvailable: isPdAvailable }],
     upgradeWaitsFor: [
-      { name: 'tiflash', title: 'TiFlash', phases: ['Upgrade', 'Scale'] },
-      { name: 'pd', title: 'PD', phases: ['Upgrade', 'Scale'] },
-      { name: 'tikv', title: 'TiKV', phases: ['Scale'] },
+      blockedBy('tiflash', ['Upgrade', 'Scale']),
+      blockedBy('pd', ['Upgrade', 'Scale']),
+      blockedBy('tikv', ['Scale']),
     ],
   },
   hooks: {
