@@ -13,12 +13,13 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, ReceiveMessageCommand, SQSClient, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { createSqsServer } from 'local-aws-sqs';
 import { type EmbeddedDynamo, startEmbeddedDynamo } from '../lib/local/dynalite.js';
 import { type TlsFront, startTlsFront } from '../lib/local/tls-front.js';
 import type { KubeObject } from '../lib/kube/port.js';
 import { RealClock } from '../lib/platform/clock.js';
+import { MAX_VISIBILITY_SECONDS } from '../lib/queue/port.js';
 import { SimWorld } from '../lib/sim/world.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -30,7 +31,15 @@ const K8S = 'bench';
  * What one cold process measured: import, the first invocation when it ran one, and — when asked
  * to repeat it — the mean wall time and CPU time (user + system) of each warm invocation after it.
  */
-export type ColdSample = { importMs: number; readyMs: number; firstMs?: number; warmMs?: number; warmCpuMs?: number };
+export type ColdSample = {
+  importMs: number;
+  readyMs: number;
+  firstMs?: number;
+  warmMs?: number;
+  warmCpuMs?: number;
+  /** The reconcile steps the process logged as stepped (not skipped or held), all invocations. */
+  stepped?: number;
+};
 
 /**
  * The local ends, the Lambda environment pointing at them, and `firstInvocation`: the event and
@@ -39,6 +48,11 @@ export type ColdSample = { importMs: number; readyMs: number; firstMs?: number; 
 export type ColdEnds = {
   readonly env: Record<string, string>;
   firstInvocation(fn: string, n: number): { event: unknown; remainingMs: number };
+  /**
+   * `count` receipt handles of real messages received from the reconcile queue (and held for the
+   * queue's maximum visibility), so that a step's visibility change succeeds as it does in Lambda.
+   */
+  receipts(count: number): Promise<string[]>;
   close(): Promise<void>;
 };
 
@@ -51,7 +65,6 @@ export async function startColdEnds(): Promise<ColdEnds> {
   const sqsEndpoint = `http://127.0.0.1:${(sqsServer.address() as AddressInfo).port}`;
   const sqs = new SQSClient({ endpoint: sqsEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'bench-cold-reconcile' }))).QueueUrl ?? '';
-  sqs.destroy();
   const env = {
     CLUSTER_NAME: K8S,
     KUBE_ENDPOINT: front.url,
@@ -83,7 +96,20 @@ export async function startColdEnds(): Promise<ColdEnds> {
       if (fn === 'reconcile' || fn === 'admin') world.store.create('TidbCluster', pausedCluster(`cold-${n}`));
       return first;
     },
+    receipts: async (count) => {
+      const handles: string[] = [];
+      for (let sent = 0; sent < count; sent += 10) {
+        const entries = Array.from({ length: Math.min(10, count - sent) }, (_, i) => ({ Id: `r${i}`, MessageBody: `{"bench":${sent + i}}` }));
+        await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
+      }
+      while (handles.length < count) {
+        const got = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: Math.min(10, count - handles.length), VisibilityTimeout: MAX_VISIBILITY_SECONDS }));
+        for (const m of got.Messages ?? []) if (m.ReceiptHandle) handles.push(m.ReceiptHandle);
+      }
+      return handles;
+    },
     close: async () => {
+      sqs.destroy();
       await front.close();
       await world.stop();
       await dynamo.close();
@@ -165,17 +191,31 @@ const sample = { importMs: t1 - t0, readyMs: t1 };
 if (process.env.BENCH_EVENT) {
   const deadline = Date.now() + Number(process.env.BENCH_REMAINING_MS);
   const context = { awsRequestId: 'cold-' + process.pid, functionName: 'bench', memoryLimitInMB: '512', getRemainingTimeInMillis: () => deadline - Date.now() };
-  const result = await m.handler(JSON.parse(process.env.BENCH_EVENT), context);
-  sample.firstMs = performance.now() - t1;
+  // Invocation i (-1 the first): its own message ids, and the next real receipt handle when given.
+  const receipts = JSON.parse(process.env.BENCH_RECEIPTS ?? '[]');
+  let nextReceipt = 0;
+  const eventOf = (i) => {
+    const event = JSON.parse(process.env.BENCH_EVENT);
+    for (const record of event.Records ?? []) {
+      if (i >= 0) record.messageId += '-' + i;
+      if (nextReceipt < receipts.length) record.receiptHandle = receipts[nextReceipt++];
+    }
+    return event;
+  };
   const failed = (r) => r && (r.ok === false || (Array.isArray(r.batchItemFailures) && r.batchItemFailures.length > 0));
+  const result = await m.handler(eventOf(-1), context);
+  sample.firstMs = performance.now() - t1;
   if (failed(result)) throw new Error('first invocation failed: ' + JSON.stringify(result));
+  const warmup = Number(process.env.BENCH_WARMUP ?? '0');
   const repeat = Number(process.env.BENCH_REPEAT ?? '0');
+  for (let i = 0; i < warmup; i++) {
+    const again = await m.handler(eventOf(repeat + i), context);
+    if (failed(again)) throw new Error('warm-up invocation ' + i + ' failed: ' + JSON.stringify(again));
+  }
   if (repeat > 0) {
     const [c0, w0] = [process.cpuUsage(), performance.now()];
     for (let i = 0; i < repeat; i++) {
-      const event = JSON.parse(process.env.BENCH_EVENT);
-      for (const record of event.Records ?? []) record.messageId += '-' + i;
-      const again = await m.handler(event, context);
+      const again = await m.handler(eventOf(i), context);
       if (failed(again)) throw new Error('warm invocation ' + i + ' failed: ' + JSON.stringify(again));
     }
     const cpu = process.cpuUsage(c0);
@@ -191,11 +231,21 @@ process.exit(0);
 const CALLGRIND_DILATION = 60;
 
 /** How to run one cold process: the bundle, and the first invocation with its environment, if any. */
-export type ColdRun = { file: string; env?: Record<string, string>; first?: { event: unknown; remainingMs: number }; repeat?: number };
+export type ColdRun = {
+  file: string;
+  env?: Record<string, string>;
+  first?: { event: unknown; remainingMs: number };
+  /** Invocations of the same event after the first, measured. */
+  repeat?: number;
+  /** Invocations run between the first and the measured ones, not measured (the JIT warming up). */
+  warmup?: number;
+  /** Receipt handles for the first invocation, the warm-up and the measured ones, in that order. */
+  receipts?: readonly string[];
+};
 
 function childArgs(run: ColdRun): { args: string[]; env: NodeJS.ProcessEnv } {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '', BENCH_MODULE: pathToFileURL(run.file).href, ...(run.first ? run.env : {}) };
-  if (run.first) Object.assign(env, { BENCH_EVENT: JSON.stringify(run.first.event), BENCH_REMAINING_MS: String(run.first.remainingMs), BENCH_REPEAT: String(run.repeat ?? 0) });
+  if (run.first) Object.assign(env, { BENCH_EVENT: JSON.stringify(run.first.event), BENCH_REMAINING_MS: String(run.first.remainingMs), BENCH_REPEAT: String(run.repeat ?? 0), BENCH_WARMUP: String(run.warmup ?? 0), BENCH_RECEIPTS: JSON.stringify(run.receipts ?? []) });
   return { args: ['--input-type=module', '-e', CHILD], env };
 }
 
@@ -217,7 +267,8 @@ export async function coldRun(run: ColdRun): Promise<ColdSample> {
   const { args, env } = childArgs(run);
   const out = await runAsync(NODE, args, env, 60_000);
   if (out.status !== 0) throw new Error(`cold run of ${run.file} failed (${out.status}): ${out.stderr.slice(-800)}`);
-  return JSON.parse(out.stdout.trim().split('\n').at(-1) ?? '{}') as ColdSample;
+  const sample = JSON.parse(out.stdout.trim().split('\n').at(-1) ?? '{}') as ColdSample;
+  return { ...sample, stepped: out.stdout.split('"disposition":"stepped"').length - 1 };
 }
 
 /** True when callgrind can be run (`/usr/bin/valgrind`). */
