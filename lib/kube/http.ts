@@ -191,6 +191,9 @@ export class KubeHttp {
     if (url.protocol !== 'https:') return (this.agent = new HttpAgent({ keepAlive: true }));
     const tls: Record<string, unknown> = {};
     for (const field of TLS_FIELDS) if (options[field] !== undefined) tls[field] = options[field];
+    // The agent names each request's pool from its TLS options: a CA kept as a Buffer is turned
+    // back into text on every request, the PEM text is not.
+    if (Buffer.isBuffer(tls.ca)) tls.ca = tls.ca.toString('utf8');
     return (this.agent = new HttpsAgent({ ...tls, keepAlive: true }));
   }
 }
