@@ -9,6 +9,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { EksTokenSource, credentialsFromEnv, eksKubeConfig, kubeConfigFromFile } from '../kube/auth.js';
 import type { Clock } from '../platform/clock.js';
+import { withoutSdkLogging } from '../queue/aws-call.js';
 import { SqsReconcileQueue } from '../queue/sqs.js';
 import type { ReconcileQueue } from '../queue/port.js';
 import { DynamoStateStore } from '../state/dynamo.js';
@@ -20,8 +21,8 @@ export type ExporterEnds = { kubeConfig: KubeConfig; queue: ReconcileQueue; stat
 
 /** Builds the real ends for `settings`; the EKS token source re-mints on `clock` as tokens age. */
 export function realEnds(settings: ExporterSettings, clock: Clock): ExporterEnds {
-  const queue = new SqsReconcileQueue({ client: new SQSClient({}), queueUrl: settings.queueUrl });
-  const state = new DynamoStateStore(new DynamoDBClient({}), { tableName: settings.stateTable });
+  const queue = new SqsReconcileQueue({ client: withoutSdkLogging(new SQSClient({})), queueUrl: settings.queueUrl });
+  const state = new DynamoStateStore(withoutSdkLogging(new DynamoDBClient({})), { tableName: settings.stateTable });
   return { kubeConfig: kubeConfigFor(settings.kube, clock), queue, state };
 }
 

@@ -59,3 +59,17 @@ export function classifyAwsError(operation: string, err: unknown): Error {
   if (RETRYABLE.has(name) || fault === 'server' || fault === undefined) return new TransientError(text, { cause: err });
   return new TerminalError(text, { cause: err });
 }
+
+/** An AWS SDK client: what `withoutSdkLogging` needs of it. */
+type SdkClient = { readonly middlewareStack: { remove(name: string): boolean } };
+
+/**
+ * `client` without the SDK's logger middleware. The project never gives the SDK a logger, yet with
+ * the SDK's default (a no-op logger) that middleware still filters every call's input and output for
+ * sensitive fields to build a log entry nobody writes: a few per cent of a no-op step's CPU. Errors
+ * are unaffected: they reach the caller and its own log lines as before.
+ */
+export function withoutSdkLogging<C extends SdkClient>(client: C): C {
+  client.middlewareStack.remove('loggerMiddleware');
+  return client;
+}

@@ -9,6 +9,7 @@ import { RealClock } from '../platform/clock.js';
 import { parseConfig } from '../platform/config.js';
 import { PowertoolsLogger } from '../platform/logger.js';
 import { PowertoolsMetrics } from '../platform/metrics.js';
+import { withoutSdkLogging } from '../queue/aws-call.js';
 import { SqsReconcileQueue } from '../queue/sqs.js';
 import { lambdaSettings } from './lambda-env.js';
 import type { Runtime } from './ports.js';
@@ -25,6 +26,6 @@ export function lambdaEnqueueRuntime(env: NodeJS.ProcessEnv = process.env): Enqu
     clock: new RealClock(),
     logger: new PowertoolsLogger(),
     metrics: new PowertoolsMetrics(),
-    queue: new SqsReconcileQueue({ client: new SQSClient({ region: s.region }), queueUrl: s.queueUrl }),
+    queue: new SqsReconcileQueue({ client: withoutSdkLogging(new SQSClient({ region: s.region })), queueUrl: s.queueUrl }),
   };
 }

@@ -20,6 +20,7 @@ import { parseConfig, type ReconcilerConfig } from '../platform/config.js';
 import { PowertoolsLogger, silentLogger, type Logger } from '../platform/logger.js';
 import { PowertoolsMetrics, silentMetrics, type Metrics } from '../platform/metrics.js';
 import type { ReconcileQueue } from '../queue/port.js';
+import { withoutSdkLogging } from '../queue/aws-call.js';
 import { SqsReconcileQueue } from '../queue/sqs.js';
 import { DynamoStateStore } from '../state/dynamo.js';
 import type { StateStore } from '../state/port.js';
@@ -103,15 +104,15 @@ export function lambdaRuntime(env: NodeJS.ProcessEnv = process.env): Runtime {
   const clock = new RealClock();
   const tokens = new EksTokenSource({ clusterName: s.clusterName, region: s.region, credentials: () => credentialsFromEnv(env), clock });
   const kubeConfig = eksKubeConfig({ endpoint: s.kubeEndpoint, caData: s.kubeCaData, tokens, clusterName: s.clusterName });
-  const queue = new SqsReconcileQueue({ client: new SQSClient({ region: s.region }), queueUrl: s.queueUrl });
-  const scheduler = new EventBridgeScheduler({ client: new SchedulerClient({ region: s.region }) });
+  const queue = new SqsReconcileQueue({ client: withoutSdkLogging(new SQSClient({ region: s.region })), queueUrl: s.queueUrl });
+  const scheduler = new EventBridgeScheduler({ client: withoutSdkLogging(new SchedulerClient({ region: s.region })) });
   return {
     k8sCluster: s.clusterName,
     config,
     clock,
     logger: new PowertoolsLogger(),
     metrics: new PowertoolsMetrics(),
-    state: new DynamoStateStore(new DynamoDBClient({ region: s.region }), { tableName: s.stateTable }),
+    state: new DynamoStateStore(withoutSdkLogging(new DynamoDBClient({ region: s.region })), { tableName: s.stateTable }),
     queue,
     timers: new QueueSchedulerTimers({ queue, scheduler, queueArn: s.queueArn, schedulerRoleArn: s.schedulerRoleArn, ...(s.schedulerGroup ? { groupName: s.schedulerGroup } : {}) }),
     clients: ApiServerClients.fromKubeConfig(kubeConfig, clock),
@@ -165,11 +166,13 @@ export function localRuntime(options: LocalRuntimeOptions): Runtime {
 }
 
 function localDynamo(where: { readonly endpoint: string; readonly region?: string }): DynamoDBClient {
-  return new DynamoDBClient({
-    endpoint: where.endpoint,
-    region: where.region ?? 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  return withoutSdkLogging(
+    new DynamoDBClient({
+      endpoint: where.endpoint,
+      region: where.region ?? 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
+  );
 }
 
 function toKubeConfig(source: KubeConfigSource): KubeConfig {
