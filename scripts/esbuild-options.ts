@@ -14,7 +14,7 @@ const ROOT = join(import.meta.dirname, '..');
 type EsbuildBlock = Record<string, unknown>;
 
 /** The keys of serverless-esbuild's block that are mapped to esbuild options. */
-const MAPPED = ['bundle', 'minify', 'keepNames', 'sourcemap', 'target', 'platform', 'format', 'outputFileExtension', 'exclude', 'external', 'mainFields', 'plugins', 'banner'];
+const MAPPED = ['bundle', 'minify', 'minifyWhitespace', 'minifySyntax', 'minifyIdentifiers', 'keepNames', 'sourcemap', 'target', 'platform', 'format', 'outputFileExtension', 'exclude', 'external', 'mainFields', 'plugins', 'banner'];
 
 /**
  * serverless.yml's `custom.esbuild`, as esbuild options; throws on a key it does not know. Paths
@@ -30,6 +30,9 @@ export function serverlessEsbuildOptions(path = join(ROOT, 'serverless.yml')): {
   const options: BuildOptions = {
     bundle: block.bundle === true,
     minify: block.minify === true,
+    ...(typeof block.minifyWhitespace === 'boolean' ? { minifyWhitespace: block.minifyWhitespace } : {}),
+    ...(typeof block.minifySyntax === 'boolean' ? { minifySyntax: block.minifySyntax } : {}),
+    ...(typeof block.minifyIdentifiers === 'boolean' ? { minifyIdentifiers: block.minifyIdentifiers } : {}),
     keepNames: block.keepNames === true,
     sourcemap: block.sourcemap as BuildOptions['sourcemap'],
     target: String(block.target),

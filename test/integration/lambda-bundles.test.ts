@@ -81,6 +81,18 @@ describe('Lambda bundles', () => {
     }
   });
 
+  it('an error thrown from a bundle carries its class name (error classes name themselves from their constructor)', () => {
+    // Prepare: the reconcile bundle, invoked without the Lambda environment
+    const reconcile = built.find((b) => b.name === 'reconcile');
+    if (!reconcile) throw new Error('no reconcile bundle');
+
+    // Act
+    const run = importAlone(reconcile.file, "try { await m.handler({}, { getRemainingTimeInMillis: () => 1000, awsRequestId: 'r' }); } catch (e) { console.log(e.name + ': ' + e.message); }");
+
+    // Assess
+    expect(run.stdout).toMatch(/^ConfigError: invalid configuration: CLUSTER_NAME: not set;/);
+  });
+
   it("a left-out module's stand-in throws, naming what was left out and why", async () => {
     // Prepare: an entry that reaches undici, bundled with the Lambda options
     const { options } = serverlessEsbuildOptions();
