@@ -40,7 +40,7 @@ type Variant = 'before' | 'after';
 type Measured = { samples: ColdSample[]; importInstructions?: number; coldInstructions?: number };
 
 /** Builds the baseline commit's functions with its own serverless.yml into `dir/before`. */
-async function buildBaseline(dir: string): Promise<BuiltFunction[]> {
+export async function buildBaseline(dir: string): Promise<BuiltFunction[]> {
   const src = join(dir, 'baseline-src');
   mkdirSync(src);
   const paths = ['functions', 'lib', 'scripts', 'types', 'serverless.yml', 'package.json', 'tsconfig.json'];

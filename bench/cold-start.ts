@@ -268,7 +268,7 @@ export async function coldRun(run: ColdRun): Promise<ColdSample> {
   const out = await runAsync(NODE, args, env, 60_000);
   if (out.status !== 0) throw new Error(`cold run of ${run.file} failed (${out.status}): ${out.stderr.slice(-800)}`);
   const sample = JSON.parse(out.stdout.trim().split('\n').at(-1) ?? '{}') as ColdSample;
-  return { ...sample, stepped: out.stdout.split('"disposition":"stepped"').length - 1 };
+  return { ...sample, stepped: steppedIn(out.stdout) };
 }
 
 /** True when callgrind can be run (`/usr/bin/valgrind`). */
@@ -276,11 +276,19 @@ export function hasCallgrind(): boolean {
   return spawnSync(VALGRIND, ['--version'], { encoding: 'utf8' }).status === 0;
 }
 
-/** The same cold process under callgrind: the instructions it executed, all threads, start to exit. */
-export async function coldInstructions(run: ColdRun): Promise<number> {
+/**
+ * The same cold process under callgrind: the instructions it executed, all threads, start to exit;
+ * with `expectStepped`, it must have logged exactly that many reconcile steps taken.
+ */
+export async function coldInstructions(run: ColdRun, expectStepped?: number): Promise<number> {
   const { args, env } = childArgs(run);
-  const out = await runAsync(VALGRIND, ['--tool=callgrind', '--callgrind-out-file=/dev/null', NODE, ...args], { ...env, BENCH_TIME_DILATION: String(CALLGRIND_DILATION) }, 900_000);
+  const out = await runAsync(VALGRIND, ['--tool=callgrind', '--callgrind-out-file=/dev/null', NODE, ...args], { ...env, BENCH_TIME_DILATION: String(CALLGRIND_DILATION) }, 1_800_000);
   const collected = /Collected\s*:\s*(\d+)/.exec(out.stderr)?.[1];
   if (out.status !== 0 || collected === undefined) throw new Error(`callgrind run of ${run.file} failed (${out.status}): ${out.stderr.slice(-800)}`);
+  const stepped = steppedIn(out.stdout);
+  if (expectStepped !== undefined && stepped !== expectStepped) throw new Error(`callgrind run of ${run.file}: ${stepped} of ${expectStepped} invocations stepped`);
   return Number(collected);
 }
+
+/** The reconcile steps a process logged as taken (not skipped, e.g. on a held lease). */
+const steppedIn = (stdout: string): number => stdout.split('"disposition":"stepped"').length - 1;
