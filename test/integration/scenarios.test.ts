@@ -125,6 +125,20 @@ describe('what each story shows', () => {
     expect(deferred.length).toBe(2);
   });
 
+  it('scaling: the next ordinal is acted on at once, not after a watch event; a member deleted from PD is recorded at once', async () => {
+    const report = await run('pd-scale-out-in.yaml');
+    const replicasAt = (replicas: number, afterMs: number) =>
+      byReconciler(report).find((a) => a.verb === 'update' && a.kind === 'StatefulSet' && a.atMs >= afterMs && (a.object as { spec: { replicas: number } }).spec.replicas === replicas)?.atMs;
+    const outMs = entryAtMs(report, 'patch', 0);
+    const inMs = entryAtMs(report, 'patch', 1);
+    // 3 → 5: replicas 5 is written in the same instant as 4 (the pods start together).
+    expect(replicasAt(5, outMs)).toBe(replicasAt(4, outMs));
+    // 5 → 3: basic-pd-3 goes in the same instant as basic-pd-4, and Ready is True in that instant too.
+    const threeMs = replicasAt(3, inMs);
+    expect(threeMs).toBe(replicasAt(4, inMs));
+    expect(readyWrites(report).find((w) => w.atMs >= (threeMs ?? Number.NaN) && w.ready?.status === 'True')?.atMs).toBe(threeMs);
+  });
+
   it('TiKV scale-in: each store is evicted, deleted and Tombstone before its PVCs are released and replicas drop; out again gets a fresh store', async () => {
     const report = await run('tikv-scale-out-in.yaml');
     const acts = byReconciler(report);

@@ -17,6 +17,13 @@ export function wait(message: string): WaitOutcome {
   return { kind: 'wait', message };
 }
 
+/**
+ * The look-again of a rule that just changed what it acts on (a failure mark written, a member
+ * deleted, replicas raised with more to come): the next step runs at once, as nothing else has to
+ * happen before it can go on — no watch event's flush window, no poll interval.
+ */
+export const AT_ONCE_MS = 0;
+
 /** Come back after `afterMs` (negative values count as 0). */
 export function retry(afterMs: number, message: string): RetryOutcome {
   return { kind: 'retry', afterMs: Math.max(0, afterMs), message };

@@ -98,11 +98,18 @@ export type Walk =
 /**
  * What a scale-in needs of the component before a member goes: hold (a decision), or the actions
  * that go before its PVCs are marked (`first`) and after them (`then`), ahead of the replicas write,
- * and annotations its PVCs get besides the defer-deleting mark.
+ * and annotations its PVCs get besides the defer-deleting mark. `seenAtOnce`: those actions change
+ * what the very next step observes (PD forgets a deleted member at the call), so it runs at once to
+ * record it rather than waiting for a watch event.
  */
 export type ScaleInCheck =
   | { readonly hold: MemberDecision }
-  | { readonly first: readonly Action[]; readonly then?: readonly Action[]; readonly pvcAnnotations?: Readonly<Record<string, string>> };
+  | {
+      readonly first: readonly Action[];
+      readonly then?: readonly Action[];
+      readonly pvcAnnotations?: Readonly<Record<string, string>>;
+      readonly seenAtOnce?: boolean;
+    };
 
 /**
  * What to do about a scale-in left in flight when the component no longer scales in (P14): nothing

@@ -10,7 +10,7 @@ import type { IPersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolu
 
 import type { Action, DeleteAction, PatchAction } from '../../model/action.js';
 import { toKubeTime } from '../cluster/condition.js';
-import { fail, retry } from '../engine/outcome.js';
+import { AT_ONCE_MS, fail, retry } from '../engine/outcome.js';
 import type { MemberDecision, MemberInput } from './component.js';
 import { isMemberSynced } from './member-status.js';
 import { clusterPath, isTerminating, nothing } from './members.js';
@@ -93,13 +93,19 @@ export const isDeferDeleting = (pvc: IPersistentVolumeClaim): boolean =>
  * defer-deleting, the hook's `then` actions run and replicas − 1 — in that order, so a failed action
  * leaves replicas untouched. When not scaling in, the component's `settleScaleIn` sees the highest
  * ordinal first: a scale-in left in flight there is cancelled or finished before anything else.
- * A replicas change is the block's draft; every move stops the block.
+ * A replicas change is the block's draft; every move stops the block. The step after a replicas
+ * change runs at once when another ordinal follows the same way (it can act on it right away, as
+ * TiDB Operator's next sync does on the StatefulSet's event), or when the component says its
+ * scale-in changed what the next step observes (PD forgets a deleted member at the call); else it
+ * looks again after the component's `retryMs`, or sooner on a watch event, as the new pod starts or
+ * the old one goes.
  */
 export function planMemberScale(input: MemberInput): MemberDecision {
   const { component, set } = input.scope;
   if (!set) return nothing();
   const actual = replicasOf(set);
-  const step = planScaleOne(actual, desiredReplicasOf(input));
+  const desired = desiredReplicasOf(input);
+  const step = planScaleOne(actual, desired);
   const settle = step.direction >= 0 && actual > 0 ? component.hooks.settleScaleIn?.(input, input.scope.podName(actual - 1)) : undefined;
   const settling = settle !== undefined && settle.kind !== 'none';
   if (step.direction === 0 && !settling) return nothing();
@@ -109,11 +115,19 @@ export function planMemberScale(input: MemberInput): MemberDecision {
   }
   // A scale-in in flight is settled before anything else (P14): cancelled, or finished first.
   if (settle?.kind === 'hold') return settle.decision;
-  if (settle?.kind === 'finish') return scaleIn(input, set, planScaleOne(actual, actual - 1));
-  return step.direction > 0 ? scaleOut(input, set, step) : scaleIn(input, set, step);
+  if (settle?.kind === 'finish') return scaleIn(input, set, planScaleOne(actual, actual - 1), false);
+  const more = step.replicas !== desired;
+  return step.direction > 0 ? scaleOut(input, set, step, more) : scaleIn(input, set, step, more);
 }
 
-function scaleOut(input: MemberInput, set: IStatefulSet, step: ScaleStep): MemberDecision {
+/**
+ * How soon the step after a replicas change looks again: at once when it can act right away (`atOnce`),
+ * else after the component's `retryMs` (watch events about the pods come sooner).
+ */
+const afterScaleMs = (input: MemberInput, atOnce: boolean): number => (atOnce ? AT_ONCE_MS : input.scope.component.retryMs);
+
+/** Raises replicas by one (`more`: another ordinal follows) once the next ordinal's deferred PVCs are gone. */
+function scaleOut(input: MemberInput, set: IStatefulSet, step: ScaleStep, more: boolean): MemberDecision {
   const { component } = input.scope;
   const podName = input.scope.podName(step.ordinal);
   const { toDelete } = planDeferredPvcDeletes(input.scope.pvcsLabelledFor(podName), podName);
@@ -126,10 +140,11 @@ function scaleOut(input: MemberInput, set: IStatefulSet, step: ScaleStep): Membe
   const held = component.hooks.beforeScaleOut?.(input, podName);
   if (held) return held;
   const draft = replicasDraft(input, set, step.replicas);
-  return { actions: [], draft, outcome: retry(component.retryMs, `scaling ${component.title} out to ${step.replicas}`), stop: true };
+  return { actions: [], draft, outcome: retry(afterScaleMs(input, more), `scaling ${component.title} out to ${step.replicas}`), stop: true };
 }
 
-function scaleIn(input: MemberInput, set: IStatefulSet, step: ScaleStep): MemberDecision {
+/** Lowers replicas by one (`more`: another ordinal follows the same way) once the component's check lets the member go. */
+function scaleIn(input: MemberInput, set: IStatefulSet, step: ScaleStep, more: boolean): MemberDecision {
   const { component } = input.scope;
   const podName = input.scope.podName(step.ordinal);
   const check = component.hooks.beforeScaleIn(input, podName);
@@ -143,5 +158,6 @@ function scaleIn(input: MemberInput, set: IStatefulSet, step: ScaleStep): Member
     ...(check.then ?? []),
   ];
   const draft = replicasDraft(input, set, step.replicas);
-  return { actions, draft, outcome: retry(component.retryMs, `scaling ${component.title} in to ${step.replicas}`), stop: true };
+  const atOnce = more || check.seenAtOnce === true;
+  return { actions, draft, outcome: retry(afterScaleMs(input, atOnce), `scaling ${component.title} in to ${step.replicas}`), stop: true };
 }

@@ -12,7 +12,7 @@ import type { Action } from '../../../model/action.js';
 import type { Outcome } from '../../../model/outcome.js';
 import { toKubeTime } from '../../cluster/condition.js';
 import { EVENT_REASON, clusterWarning } from '../../cluster/events.js';
-import { complete, fail, retry, wait } from '../../engine/outcome.js';
+import { AT_ONCE_MS, complete, fail, retry, wait } from '../../engine/outcome.js';
 import type { MemberDecision, MemberInput } from '../../member/component.js';
 import {
   failoverDeadline,
@@ -24,7 +24,7 @@ import {
 import { isTerminating, podNameOfMember, unlessRecorded } from '../../member/members.js';
 import { isPdAllMembersReady, pdDesiredReplicas } from '../../cluster/replicas.js';
 import { isPodReady } from '../../member/statefulset.js';
-import { AT_ONCE_MS, pdStatusOf, withPdStatus, type PdFailureMember, type PdStatusMember } from './names.js';
+import { pdStatusOf, withPdStatus, type PdFailureMember, type PdStatusMember } from './names.js';
 import { observedObjects, observedPd } from '../../cluster/observed.js';
 
 const MAX_UINT64 = 18_446_744_073_709_551_615n;

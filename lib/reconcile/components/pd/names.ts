@@ -32,12 +32,6 @@ export const PD_RETRY_MS = 5_000;
  */
 export const PD_POLL_MS = 1_000;
 
-/**
- * The look-again of a rule that just changed what it acts on (a failure mark written, a member
- * deleted): the next step runs at once, as nothing else has to happen before it can go on.
- */
-export const AT_ONCE_MS = 0;
-
 /** The StatefulSet (and ConfigMap, client Service) name: `<tc>-pd`. */
 export const pdSetName = (tc: TidbCluster): string => `${tc.metadata.name ?? ''}-pd`;
 

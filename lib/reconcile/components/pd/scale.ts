@@ -85,7 +85,7 @@ export function scaleInLeaderTarget(input: MemberInput, currentReplicas: number)
  * PD's `beforeScaleIn`. Guarantees, in this order: PD to 0 while in use waits (a `FailedScaleIn`
  * Warning, once); a removal that would cost quorum retries (a `PDQuorumAtRisk` Warning, once); a
  * leader on the pod is moved away first (the block stops); otherwise the member PD still lists is
- * deleted from PD before its PVCs are marked and replicas drop.
+ * deleted from PD before its PVCs are marked and replicas drop, and the next step runs at once.
  */
 export function beforePdScaleIn(input: MemberInput, podName: string): ScaleInCheck {
   const tc = input.cluster;
@@ -107,5 +107,6 @@ export function beforePdScaleIn(input: MemberInput, podName: string): ScaleInChe
   }
   const listed = observedPd(input.snapshot)?.members.some((m) => m.name === memberName) === true;
   const first: Action[] = listed ? [{ kind: 'pd.deleteMember', name: memberName }] : [];
-  return { first };
+  // PD drops the member at the call: the next step sees PD without it and records that at once.
+  return { first, seenAtOnce: listed };
 }

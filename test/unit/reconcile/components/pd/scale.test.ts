@@ -9,7 +9,7 @@ import type { TidbCluster, TidbClusterStatus } from '../../../../../lib/model/ku
 import type { PdStore } from '../../../../../lib/model/pd.js';
 import type { Snapshot } from '../../../../../lib/model/snapshot.js';
 import { toKubeTime } from '../../../../../lib/reconcile/cluster/condition.js';
-import { fail, retry, wait } from '../../../../../lib/reconcile/engine/outcome.js';
+import { AT_ONCE_MS, fail, retry, wait } from '../../../../../lib/reconcile/engine/outcome.js';
 import { isPdInUse } from '../../../../../lib/reconcile/components/pd/scale.js';
 import { planPdScale } from '../../../../support/pd-rules.js';
 import { planDeferredPvcDeletes, planScaleOne } from '../../../../../lib/reconcile/member/scale.js';
@@ -94,7 +94,7 @@ describe('Fixture D — PD scale-out (5 → 7, next ordinal 5), one member per s
       tc: tidbCluster(specReplicas(7), pdStatus(5)),
       changes: [withOwned('PersistentVolumeClaim', pvc5())],
       actions: [stsUpdate(6, 7)],
-      outcome: retry(5_000, 'scaling PD out to 6'),
+      outcome: retry(AT_ONCE_MS, 'scaling PD out to 6'),
       stop: true,
     },
     {
@@ -102,7 +102,7 @@ describe('Fixture D — PD scale-out (5 → 7, next ordinal 5), one member per s
       tc: tidbCluster(specReplicas(7), pdStatus(5, { phase: 'Upgrade' })),
       changes: [],
       actions: [stsUpdate(6, 7)],
-      outcome: retry(5_000, 'scaling PD out to 6'),
+      outcome: retry(AT_ONCE_MS, 'scaling PD out to 6'),
       stop: true,
     },
     {
@@ -110,7 +110,7 @@ describe('Fixture D — PD scale-out (5 → 7, next ordinal 5), one member per s
       tc: tidbCluster(specReplicas(7), pdStatus(5)),
       changes: [],
       actions: [stsUpdate(6, 7)],
-      outcome: retry(5_000, 'scaling PD out to 6'),
+      outcome: retry(AT_ONCE_MS, 'scaling PD out to 6'),
       stop: true,
     },
     {
@@ -153,6 +153,26 @@ describe('Fixture D — PD scale-out (5 → 7, next ordinal 5), one member per s
   });
 });
 
+describe('the step after a PD replicas change runs at once only when it can act right away', () => {
+  const pod4 = withOwned('Pod', testPod('basic-pd-4', { claims: ['pd-basic-pd-4'] }));
+  const pvc4 = withOwned('PersistentVolumeClaim', testPvc('pd-basic-pd-4', 'basic-pd-4'));
+  it.each<{ name: string; desired: number; listed: number; afterMs: number; replicas: number; message: string }>([
+    { name: 'out 5 → 7: ordinal 6 follows, so at once', desired: 7, listed: 5, afterMs: AT_ONCE_MS, replicas: 6, message: 'scaling PD out to 6' },
+    { name: 'out 5 → 6: the last ordinal; its pod starts, so the usual look-again', desired: 6, listed: 5, afterMs: 5_000, replicas: 6, message: 'scaling PD out to 6' },
+    { name: 'in 5 → 3: ordinal 3 follows, so at once', desired: 3, listed: 5, afterMs: AT_ONCE_MS, replicas: 4, message: 'scaling PD in to 4' },
+    { name: 'in 5 → 4 with the member deleted from PD: PD forgets it at the call, so at once', desired: 4, listed: 5, afterMs: AT_ONCE_MS, replicas: 4, message: 'scaling PD in to 4' },
+    { name: 'in 5 → 4 with the member already gone from PD: nothing changed that the next step sees, so the usual look-again', desired: 4, listed: 4, afterMs: 5_000, replicas: 4, message: 'scaling PD in to 4' },
+  ])('$name', ({ desired, listed, afterMs, replicas, message }) => {
+    // Prepare
+    const tc = tidbCluster(specReplicas(desired), pdStatus(5));
+    // Act
+    const decision = scaleWith(tc, 5, view(listed, 'basic-pd-0'), pod4, pvc4);
+    // Assess
+    expect(decision.outcome).toEqual(retry(afterMs, message));
+    expect(decision.actions).toContainEqual(expect.objectContaining({ kind: 'update', object: expect.objectContaining({ spec: expect.objectContaining({ replicas }) }) }));
+  });
+});
+
 describe('Fixture D — PD scale-in (5 → 3, ordinal 4 removed), one member per step; partition stays ≥ replicas so nothing rolls', () => {
   const pod4 = withOwned('Pod', testPod('basic-pd-4', { claims: ['pd-scaler-4-1', 'pd-scaler-4-2'] }));
   const pvcs4 = withOwned('PersistentVolumeClaim', testPvc('pd-scaler-4-1', 'basic-pd-4'), testPvc('pd-scaler-4-2', 'basic-pd-4'));
@@ -162,7 +182,7 @@ describe('Fixture D — PD scale-in (5 → 3, ordinal 4 removed), one member per
       tc: tidbCluster(specReplicas(3), pdStatus(5)),
       changes: [view(5, 'basic-pd-0'), pod4, pvcs4],
       actions: [{ kind: 'pd.deleteMember', name: 'basic-pd-4' }, deferPatch('pd-scaler-4-1'), deferPatch('pd-scaler-4-2'), stsUpdate(4, 4)],
-      outcome: retry(5_000, 'scaling PD in to 4'),
+      outcome: retry(AT_ONCE_MS, 'scaling PD in to 4'),
       stop: true,
     },
     {
@@ -170,7 +190,7 @@ describe('Fixture D — PD scale-in (5 → 3, ordinal 4 removed), one member per
       tc: tidbCluster(specReplicas(3), pdStatus(5, { phase: 'Upgrade' })),
       changes: [view(5, 'basic-pd-0'), pod4, pvcs4],
       actions: [{ kind: 'pd.deleteMember', name: 'basic-pd-4' }, deferPatch('pd-scaler-4-1'), deferPatch('pd-scaler-4-2'), stsUpdate(4, 4)],
-      outcome: retry(5_000, 'scaling PD in to 4'),
+      outcome: retry(AT_ONCE_MS, 'scaling PD in to 4'),
       stop: true,
     },
     {
@@ -182,7 +202,7 @@ describe('Fixture D — PD scale-in (5 → 3, ordinal 4 removed), one member per
         withOwned('PersistentVolumeClaim', testPvc('pd-scaler-4-1', 'basic-pd-4', { annotations: { [DEFER]: 'x' } }), testPvc('pd-scaler-4-2', 'basic-pd-4')),
       ],
       actions: [deferPatch('pd-scaler-4-2'), stsUpdate(4, 4)],
-      outcome: retry(5_000, 'scaling PD in to 4'),
+      outcome: retry(AT_ONCE_MS, 'scaling PD in to 4'),
       stop: true,
     },
     {

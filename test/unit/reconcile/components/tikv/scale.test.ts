@@ -3,7 +3,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { TidbCluster } from '../../../../../lib/model/kube.js';
 import type { Snapshot } from '../../../../../lib/model/snapshot.js';
 import { toKubeTime } from '../../../../../lib/reconcile/cluster/condition.js';
-import { fail, retry, wait } from '../../../../../lib/reconcile/engine/outcome.js';
+import { AT_ONCE_MS, fail, retry, wait } from '../../../../../lib/reconcile/engine/outcome.js';
 import { T0, changeSpec, changeStatus, snapshot, tidbCluster, withCluster, withOwned, type Change } from '../../../../support/fixtures.js';
 import { kubeTimeAt, planTikvScale, tikvPod, tikvPvcs, tikvSetOf, tikvStore, withStores, withTikvPods } from '../../../../support/tikv-scale.js';
 
@@ -66,7 +66,7 @@ describe('Fixture G — TiKV scale-out (5 → 7, next ordinal 5), one ordinal pe
       ],
       outcome: retry(5_000, 'TiKV demo/basic ready to scale out, wait for next round: PVC log-basic-tikv-5, tikv-basic-tikv-5 of basic-tikv-5 still exists'),
     },
-    { name: 'G S75: no PVC: replicas 6', changes: [withStores(othersUp)], actions: [], outcome: retry(5_000, 'scaling TiKV out to 6'), replicas: 6 },
+    { name: 'G S75: no PVC: replicas 6', changes: [withStores(othersUp)], actions: [], outcome: retry(AT_ONCE_MS, 'scaling TiKV out to 6'), replicas: 6 },
     {
       name: 'G S76/S77: defer-deleting PVCs are deleted (uid-guarded) and the step ends there, so a failed delete leaves replicas 5',
       changes: [withOwned('PersistentVolumeClaim', ...pvc5({ [DEFER]: kubeTimeAt(-MINUTE) })), withStores(othersUp)],
@@ -83,7 +83,7 @@ describe('Fixture G — TiKV scale-out (5 → 7, next ordinal 5), one ordinal pe
       name: 'P12: an unmarked PVC whose store PD still counts (Down, its pod gone) is mounted again, not waited on forever: replicas 6',
       changes: [withOwned('PersistentVolumeClaim', ...pvc5()), withStores([...othersUp, tikvStore('4', 'basic-tikv-5', { state: 'Tombstone' }), tikvStore('9', 'basic-tikv-5', { state: 'Down' })])],
       actions: [],
-      outcome: retry(5_000, 'scaling TiKV out to 6'),
+      outcome: retry(AT_ONCE_MS, 'scaling TiKV out to 6'),
       replicas: 6,
     },
     {
@@ -160,7 +160,7 @@ describe('Fixture G — TiKV scale-in (5 → 3, ordinal 4): the store leaves PD 
       name: 'G S82: store Tombstone → both PVCs defer-deleting, then the evict-leader scheduler ends, replicas 4',
       changes: [withTikvPods(pod4({ annotations: marked })), withStores([...othersUp, tikvStore('1', 'basic-tikv-4', { state: 'Tombstone' })], { evicting: ['1'] })],
       actions: [...releaseTombstone, { kind: 'pd.endEvictLeader', storeId: '1' }],
-      outcome: retry(5_000, 'scaling TiKV in to 4'),
+      outcome: retry(AT_ONCE_MS, 'scaling TiKV in to 4'),
       replicas: 4,
     },
     {
@@ -168,14 +168,14 @@ describe('Fixture G — TiKV scale-in (5 → 3, ordinal 4): the store leaves PD 
       status: tikvStatus({ phase: 'Upgrade' }),
       changes: [withTikvPods(pod4({ annotations: marked })), withStores([...othersUp, tikvStore('1', 'basic-tikv-4', { state: 'Tombstone' })])],
       actions: releaseTombstone,
-      outcome: retry(5_000, 'scaling TiKV in to 4'),
+      outcome: retry(AT_ONCE_MS, 'scaling TiKV in to 4'),
       replicas: 4,
     },
     {
       name: 'P13: a Tombstone is matched by its address even when the pod never got its store-id label',
       changes: [withTikvPods(pod4({ storeId: undefined })), withStores([...othersUp, tikvStore('1', 'basic-tikv-4', { state: 'Tombstone' })])],
       actions: releaseTombstone,
-      outcome: retry(5_000, 'scaling TiKV in to 4'),
+      outcome: retry(AT_ONCE_MS, 'scaling TiKV in to 4'),
       replicas: 4,
     },
     {
@@ -212,7 +212,7 @@ describe('Fixture G — TiKV scale-in (5 → 3, ordinal 4): the store leaves PD 
       name: 'G S89: no store, pod not Ready, created 1 h ago → PVCs defer-deleting, replicas 4',
       changes: [withTikvPods(pod4({ ready: false })), withStores(othersUp)],
       actions: releasePvcs,
-      outcome: retry(5_000, 'scaling TiKV in to 4'),
+      outcome: retry(AT_ONCE_MS, 'scaling TiKV in to 4'),
       replicas: 4,
     },
     {
@@ -225,7 +225,7 @@ describe('Fixture G — TiKV scale-in (5 → 3, ordinal 4): the store leaves PD 
       name: 'G S91: no store, pod Ready, tikv-no-active-store-since 1 h ago → PVCs defer-deleting, replicas 4',
       changes: [withTikvPods(pod4({ annotations: { 'tidb.pingcap.com/tikv-no-active-store-since': kubeTimeAt(-60 * MINUTE) } })), withStores(othersUp)],
       actions: releasePvcs,
-      outcome: retry(5_000, 'scaling TiKV in to 4'),
+      outcome: retry(AT_ONCE_MS, 'scaling TiKV in to 4'),
       replicas: 4,
     },
     {
