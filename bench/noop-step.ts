@@ -32,6 +32,8 @@ const WARM_STEPS = 20;
 const STEADY_AFTER = 200;
 /** Steps counted under callgrind: more than timed, so a one-off (a major GC, a tier-up) weighs little. */
 const COUNTED_STEPS = 50;
+/** Warm steps whose API server requests are counted (at the simulated API server, per variant). */
+const ROUND_TRIP_STEPS = 10;
 const RUNS = 3;
 const TARGET_CPU_MS = 8;
 
@@ -97,20 +99,31 @@ export async function benchNoopStep(): Promise<string> {
       const instructions = hasCallgrind() ? ((await counted(COUNTED_STEPS)) - (await counted(0))) / COUNTED_STEPS : undefined;
       return { cpu: spread(samples.map((s) => s.warmCpuMs ?? Number.NaN)), wall: spread(samples.map((s) => s.warmMs ?? Number.NaN)), instructions };
     };
+    // API server requests (Kubernetes, and PD through the proxy) of one warm step: the requests of a
+    // process with ROUND_TRIP_STEPS warm steps minus those of the same process with none.
+    const apiRequests = (): number => [...stack.world.server.requestCounts.values()].reduce((a, b) => a + b, 0);
+    const requestsPerStep = async (variant: Variant): Promise<number> => {
+      const before = apiRequests();
+      await coldRun(await run(variant, 0, 0));
+      const alone = apiRequests() - before;
+      await coldRun(await run(variant, 0, ROUND_TRIP_STEPS));
+      return (apiRequests() - before - 2 * alone) / ROUND_TRIP_STEPS;
+    };
+    const roundTrips: Record<Variant, number> = { after: await requestsPerStep('after'), before: await requestsPerStep('before') };
     const results: Record<string, Record<Variant, Measured>> = {};
     for (const [phase, warmup] of [['early', 0], ['steady', STEADY_AFTER]] as const) {
       const a = await measure('after', warmup);
       results[phase] = { after: a, before: await measure('before', warmup) };
     }
-    const rows = Object.entries(results).flatMap(([phase, m]) => [
+    const rows = [['API server requests (Kubernetes and PD)', roundTrips.before.toFixed(1), roundTrips.after.toFixed(1), pct(roundTrips.after, roundTrips.before)], ...Object.entries(results).flatMap(([phase, m]) => [
       [`${phase}: CPU ms (user + system)`, m.before.cpu.median.toFixed(2), `**${m.after.cpu.median.toFixed(2)}** (${m.after.cpu.min.toFixed(2)}–${m.after.cpu.max.toFixed(2)})`, pct(m.after.cpu.median, m.before.cpu.median)],
       [`${phase}: wall ms`, m.before.wall.median.toFixed(2), `${m.after.wall.median.toFixed(2)} (${m.after.wall.min.toFixed(2)}–${m.after.wall.max.toFixed(2)})`, pct(m.after.wall.median, m.before.wall.median)],
       [`${phase}: M instructions (callgrind)`, mi(m.before.instructions), mi(m.after.instructions), m.before.instructions && m.after.instructions ? pct(m.after.instructions, m.before.instructions) : '–'],
-    ]);
+    ])];
     return [
       '### The Lambda CPU of a no-op step, before → after',
       '',
-      `bench/scenarios/pd-noop-step.yaml: three PD members, Ready, at rest. A reconcile bundle runs in its own \`node_modules/.bin/node\` process against that cluster over HTTPS: one cold step, then steps of the same watch trigger, each finding nothing to do, each with the receipt handle of a real message on the local reconcile queue (so its lease hold succeeds, as in Lambda). **After**: this tree's bundle (as serverless.yml builds it) and the stack's state table. **Before**: the reconcile function of commit ${BASELINE_COMMIT.slice(0, 7)} (the cold-start section's baseline) built with its own serverless.yml, with a state table of its own, against the same cluster. Measured: the ${WARM_STEPS} steps right after the cold one (**early**: a container that has just started), and ${WARM_STEPS} steps after ${STEADY_AFTER} more (**steady**: a container in service, its hot code compiled by V8 — where a fleet's steps run). ${RUNS} processes each; every invocation must log a step taken (none skipped on a held lease). CPU is user + system time of the process over the measured steps (\`process.cpuUsage\`), divided by the steps (median of the processes, after: median (min–max)); instructions come from callgrind (the process with ${COUNTED_STEPS} measured steps minus the same process without them, divided by ${COUNTED_STEPS}; every invocation of both must log a step taken). The simulated API server, PD and dynalite run in the benchmark's process, so their work is not counted. Target: ≤ ${TARGET_CPU_MS} ms CPU.`,
+      `bench/scenarios/pd-noop-step.yaml: three PD members, Ready, at rest. A reconcile bundle runs in its own \`node_modules/.bin/node\` process against that cluster over HTTPS: one cold step, then steps of the same watch trigger, each finding nothing to do, each with the receipt handle of a real message on the local reconcile queue (so its lease hold succeeds, as in Lambda). **After**: this tree's bundle (as serverless.yml builds it) and the stack's state table. **Before**: the reconcile function of commit ${BASELINE_COMMIT.slice(0, 7)} (the cold-start section's baseline) built with its own serverless.yml, with a state table of its own, against the same cluster. Measured: the ${WARM_STEPS} steps right after the cold one (**early**: a container that has just started), and ${WARM_STEPS} steps after ${STEADY_AFTER} more (**steady**: a container in service, its hot code compiled by V8 — where a fleet's steps run). ${RUNS} processes each; every invocation must log a step taken (none skipped on a held lease). CPU is user + system time of the process over the measured steps (\`process.cpuUsage\`), divided by the steps (median of the processes, after: median (min–max)); instructions come from callgrind (the process with ${COUNTED_STEPS} measured steps minus the same process without them, divided by ${COUNTED_STEPS}; every invocation of both must log a step taken). API server requests are counted at the simulated API server: a process with ${ROUND_TRIP_STEPS} warm steps minus one with none, divided by ${ROUND_TRIP_STEPS} (DynamoDB and SQS calls are not in them). The simulated API server, PD and dynalite run in the benchmark's process, so their work is not counted. Target: ≤ ${TARGET_CPU_MS} ms CPU.`,
       '',
       table(['per warm no-op step', 'before', 'after', 'after / before'], rows),
     ].join('\n');

@@ -15,9 +15,10 @@ import type { StepPorts, Trigger } from './ports.js';
  * How a step ended up: `stepped` (it held the lease and committed or tried to), `skipped` (another
  * step held the lease; the key was marked dirty, so the holder runs it again, or the lease-expiry
  * wake-up does if the holder died), `superseded` (a lease-expiry wake-up whose lease was released or
- * taken over, or a timer's wake-up a later one replaced: nothing to do), `claim-failed` (the state store could not be reached, or no time budget
- * was left; nothing ran), `rejected` (the key is malformed; nothing ran), `ignored` (a timer's wake-up
- * for a key that was forgotten when its TidbCluster went away; nothing ran).
+ * taken over, or a timer's wake-up a later one replaced: nothing to do), `claim-failed` (the state
+ * store could not be reached, or no time budget was left; nothing ran), `rejected` (the key is
+ * malformed; nothing ran), `ignored` (a timer's wake-up for a key that was forgotten when its
+ * TidbCluster went away; nothing ran).
  */
 export type StepDisposition = 'stepped' | 'skipped' | 'superseded' | 'claim-failed' | 'rejected' | 'ignored';
 
