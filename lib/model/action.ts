@@ -137,6 +137,12 @@ export type EventAction = {
   readonly reason: string;
   readonly message: string;
   readonly object: ObjectRef;
+  /**
+   * Reported once while it persists: not recorded when the cluster's recent Events already hold one
+   * with this reason and message (the executor reads them when it runs such an action, so a step
+   * that records none reads no Events).
+   */
+  readonly once?: true;
 };
 
 /** Identifies one persisted deadline of one member of one component (e.g. `tikv`/`basic-tikv-2`/`failover`). */

@@ -10,7 +10,6 @@ import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import type { IRole } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
 import type { IRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
 import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap';
-import type { IEvent } from 'kubernetes-models/v1/Event';
 import type { IPersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
 import type { IPod } from 'kubernetes-models/v1/Pod';
 import type { IService } from 'kubernetes-models/v1/Service';
@@ -24,7 +23,8 @@ export type TidbClusterStatus = ITidbClusterStatus;
 
 /**
  * Everything a cluster owns, by kind, as read with one label-selected LIST per kind (DESIGN §1.2).
- * Events are the cluster's recent events (so a rule can avoid repeating one), not owned objects.
+ * Its Events are not among them: no rule reads them (an Event reported once is checked by the
+ * executor that records it).
  */
 export type OwnedObjects = {
   readonly StatefulSet: readonly IStatefulSet[];
@@ -36,7 +36,6 @@ export type OwnedObjects = {
   readonly ServiceAccount: readonly IServiceAccount[];
   readonly Role: readonly IRole[];
   readonly RoleBinding: readonly IRoleBinding[];
-  readonly Event: readonly IEvent[];
 };
 
 /** The kinds listed in `OwnedObjects`. */

@@ -135,7 +135,6 @@ export const NO_OWNED_OBJECTS: OwnedObjects = {
   ServiceAccount: [],
   Role: [],
   RoleBinding: [],
-  Event: [],
 };
 
 /** No components: what an observer returns for a cluster that does not exist (nothing owned, nothing read). */

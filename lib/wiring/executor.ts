@@ -76,14 +76,20 @@ export class LiveExecutor implements Executor {
    * resourceVersion: a step retried after a crash observes the same version and re-creates the same
    * Event name (AlreadyExists ⇒ already recorded), while a later change of the object makes a new
    * occurrence. An object this step's observation did not see (created by the step itself) falls
-   * back to the step's fence. The Event gets the owned-object labels, so the next observe lists it.
+   * back to the step's fence. The Event gets the owned-object labels, so the cluster's Events can be
+   * listed by them. An Event reported `once` is not recorded while the cluster's recent Events hold
+   * one with its reason and message (read at the step's first such Event, see `recentEvents`).
    */
   private async recordEvent(key: ClusterKey, ref: ClusterRef, action: EventAction, fence: number): Promise<void> {
+    const namespace = action.object.namespace ?? ref.namespace;
+    const labels = ownedLabels(this.index.instance(key, fence) ?? ref.name);
+    const recorded = action.once ? await this.recentEvents(key, fence, namespace, labels) : undefined;
+    if (recorded?.has(eventIdentity(action))) return;
     const identity = this.index.identity(key, fence, action.object);
     await this.clients.kube.createEvent({
       involvedObject: {
         kind: action.object.kind,
-        namespace: action.object.namespace ?? ref.namespace,
+        namespace,
         name: action.object.name,
         uid: identity?.uid ?? '',
         ...(identity?.apiVersion ? { apiVersion: identity.apiVersion } : {}),
@@ -93,9 +99,27 @@ export class LiveExecutor implements Executor {
       reason: action.reason,
       message: action.message,
       occurrenceKey: identity?.resourceVersion ? `rv:${identity.resourceVersion}` : `fence:${fence}`,
-      labels: ownedLabels(this.index.instance(key, fence) ?? ref.name),
+      labels,
     });
+    recorded?.add(eventIdentity(action));
   }
+
+  /**
+   * The reasons and messages of the cluster's recent Events (one label-selected LIST), read once per
+   * step: the index keeps them with the step's observation, and this step's own Events join them.
+   */
+  private recentEvents(key: ClusterKey, fence: number, namespace: string, labels: Record<string, string>): Promise<Set<string>> {
+    const read = async (): Promise<Set<string>> => {
+      const list = await this.clients.kube.listOwned(namespace, 'Event', labels);
+      return new Set(list.items.map((e) => eventIdentity({ reason: String(e['reason'] ?? ''), message: String(e['message'] ?? '') })));
+    };
+    return this.index.recentEvents(key, fence, read);
+  }
+}
+
+/** What makes two Events the same report: reason and message. */
+function eventIdentity(event: { readonly reason: string; readonly message: string }): string {
+  return `${event.reason}\n${event.message}`;
 }
 
 function unknownAction(action: never): never {

@@ -30,6 +30,8 @@ type Entry = {
   /** The TidbCluster whose PD the cluster uses, when it is another one's (`spec.cluster`). */
   readonly pd?: { readonly namespace: string; readonly name: string };
   readonly objects: ReadonlyMap<string, ObservedIdentity>;
+  /** The cluster's recent Events as the executor read them for this step, once it needed them. */
+  recentEvents?: Promise<Set<string>>;
 };
 
 /**
@@ -97,6 +99,24 @@ export class ObservedIndex {
   /** The instance label value observed for `key` under `fence`, if it was observed. */
   instance(key: ClusterKey, fence: number): string | undefined {
     return this.entry(key, fence)?.instance;
+  }
+
+  /**
+   * What `read` gives, read once for the step that observed `key` under `fence`: later calls of that
+   * step get the same set (a failed read is forgotten, so a retry reads again). Without that
+   * observation (evicted, or another fence) every call reads.
+   */
+  recentEvents(key: ClusterKey, fence: number, read: () => Promise<Set<string>>): Promise<Set<string>> {
+    const entry = this.entry(key, fence);
+    if (!entry) return read();
+    if (!entry.recentEvents) {
+      const reading = read();
+      entry.recentEvents = reading;
+      reading.catch(() => {
+        if (entry.recentEvents === reading) delete entry.recentEvents;
+      });
+    }
+    return entry.recentEvents;
   }
 
   /** The entry of `key` if `fence` made it, marked as just used. */

@@ -40,8 +40,8 @@ import { readBoundVolumes } from './observe-volumes.js';
 import { readTikvLeaders } from './observe-tikv-leaders.js';
 import { plainJson } from './plain-json.js';
 
-/** The owned kinds the observer lists: every kind the Kubernetes port reads per TidbCluster. */
-const OWNED_KINDS: readonly (keyof OwnedObjects & KubeOwnedKind)[] = KUBE_OWNED_KINDS;
+/** The owned kinds the observer lists: every kind the Kubernetes port reads per TidbCluster but its Events (no rule reads them). */
+const OWNED_KINDS = KUBE_OWNED_KINDS.filter((kind): kind is keyof OwnedObjects & KubeOwnedKind => kind !== 'Event');
 
 /** The kinds only the discovery rule reads (its Service is listed anyway, with every other Service). */
 const DISCOVERY_ONLY_KINDS: ReadonlySet<string> = new Set(DISCOVERY_KINDS.filter((kind) => kind !== 'Service'));

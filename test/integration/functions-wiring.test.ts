@@ -28,6 +28,10 @@ const live = () => new AbortController().signal;
 const observe = (ref = REF, signal = live(), fence = 7) => observer.observe({ key: `sim/${ref.namespace}/${ref.name}`, ref, fence, nowMs: w.clock.nowMs(), signal });
 const execute = (action: RemoteAction, fence = 7) => executor.execute({ key: KEY, ref: REF, action, fence, signal: live() });
 const verbs = (verb: string) => w.actions.filter((a) => a.verb === verb);
+/** The kinds the observer lists (every owned kind but Events, which no rule reads). */
+const OBSERVED_KINDS = OWNED_KINDS.filter((kind): kind is Exclude<typeof kind, 'Event'> => kind !== 'Event');
+/** The cluster's Events with `reason`, as the API server holds them. */
+const eventsWith = (reason: string) => w.world.store.list('Event', 'demo', (e) => e['reason'] === reason);
 
 beforeAll(async () => {
   w = await startWorld();
@@ -54,7 +58,7 @@ describe('LiveObserver', () => {
 
     // Assess
     expect(observation.cluster?.metadata?.name).toBe('basic');
-    const counts = Object.fromEntries(OWNED_KINDS.map((kind) => [kind, allObjects(observation, kind).length]));
+    const counts = Object.fromEntries(OBSERVED_KINDS.map((kind) => [kind, allObjects(observation, kind).length]));
     expect(counts).toEqual(expect.objectContaining({ StatefulSet: 4, Deployment: 1, Service: 6, ConfigMap: 4, Pod: 10, PersistentVolumeClaim: 6 }));
     const pdObjects = Object.fromEntries(Object.entries(observation.components.pd.objects).map(([kind, items]) => [kind, items.length]));
     expect(pdObjects).toEqual(expect.objectContaining({ StatefulSet: 1, Service: 2, ConfigMap: 1, Pod: 3, PersistentVolumeClaim: 3, Deployment: 0 }));
@@ -97,7 +101,7 @@ describe('LiveObserver', () => {
     const changed = await at(tc.metadata.generation + 1);
 
     // Assess
-    const counts = (o: typeof rest) => Object.fromEntries(['Deployment', 'Role', 'RoleBinding', 'ServiceAccount', 'Service', 'Pod'].map((kind) => [kind, allObjects(o, kind as (typeof OWNED_KINDS)[number]).length]));
+    const counts = (o: typeof rest) => Object.fromEntries(['Deployment', 'Role', 'RoleBinding', 'ServiceAccount', 'Service', 'Pod'].map((kind) => [kind, allObjects(o, kind as (typeof OBSERVED_KINDS)[number]).length]));
     expect(rest.reads).toBe('rest');
     expect(counts(rest)).toEqual({ Deployment: 0, Role: 0, RoleBinding: 0, ServiceAccount: 0, Service: 6, Pod: 10 });
     expect(changed.reads).toBeUndefined();
@@ -222,9 +226,47 @@ describe('LiveExecutor', () => {
     await execute(event, 9);
 
     // Assess
-    const events = (await observe()).owned.Event.filter((e) => e.reason === 'PDMemberUnhealthy');
+    const events = eventsWith('PDMemberUnhealthy');
     expect(events).toHaveLength(1);
-    expect(events[0]?.involvedObject).toEqual(expect.objectContaining({ kind: 'TidbCluster', name: 'basic', uid: expect.any(String) }));
+    expect(events[0]?.['involvedObject']).toEqual(expect.objectContaining({ kind: 'TidbCluster', name: 'basic', uid: expect.any(String) }));
+  });
+
+  it('an Event reported once is recorded only while no recent Event has its reason and message, reading the Events once per step', async () => {
+    // Prepare
+    const object = { kind: 'TidbCluster', namespace: 'demo', name: 'basic' } as const;
+    const once = (message: string) => ({ kind: 'event', type: 'Warning', reason: 'FailedScaleIn', message, object, once: true }) as const;
+    const eventLists = () => w.world.server.requestCounts.get('GET') ?? 0;
+    await observe(REF, live(), 20);
+
+    // Act: one step reports two conditions twice each; a later step (a new observation) reports the first again.
+    const before = eventLists();
+    for (const action of [once('first'), once('second'), once('first'), once('second')]) await execute(action, 20);
+    const oneStep = eventLists() - before;
+    await observe(REF, live(), 21);
+    await execute(once('first'), 21);
+
+    // Assess
+    expect(eventsWith('FailedScaleIn').map((e) => e['message']).sort()).toEqual(['first', 'second']);
+    expect(oneStep).toBe(1);
+  });
+
+  it('a step that reports no Event reads none', async () => {
+    // Prepare
+    const paths: string[] = [];
+    const hook = w.world.server.requestHook;
+    w.world.server.requestHook = (method, path) => (paths.push(`${method} ${path}`), hook?.(method, path));
+
+    // Act
+    try {
+      await observe(REF, live(), 30);
+      await execute({ kind: 'event', type: 'Normal', reason: 'Probe', message: 'recorded by name', object: { kind: 'TidbCluster', namespace: 'demo', name: 'basic' } }, 30);
+    } finally {
+      w.world.server.requestHook = hook;
+    }
+
+    // Assess
+    expect(paths.filter((p) => p.startsWith('GET')).length).toBeGreaterThan(3);
+    expect(paths.filter((p) => p.endsWith('/events'))).toEqual(['POST /api/v1/namespaces/demo/events']);
   });
 });
 

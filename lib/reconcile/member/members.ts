@@ -6,7 +6,6 @@
 import type { EventAction } from '../../model/action.js';
 import { complete } from '../engine/outcome.js';
 import type { Decision, RuleInput } from '../engine/rule.js';
-import { observedObjects } from '../cluster/observed.js';
 
 /** The pod a member runs in: its name up to the first dot (members may be named by FQDN). */
 export const podNameOfMember = (memberName: string): string => memberName.split('.')[0] ?? memberName;
@@ -31,10 +30,10 @@ export const nothing = (message?: string): Decision => ({ actions: [], outcome: 
 export const clusterPath = (input: RuleInput): string => `${input.cluster.metadata.namespace ?? ''}/${input.cluster.metadata.name ?? ''}`;
 
 /**
- * `event` unless the cluster's recent Events already hold one with the same reason and message
- * (so a condition that persists across steps is reported once, as the event recorder aggregates).
+ * `event`, reported once while the condition persists: the executor records it only when the
+ * cluster's recent Events hold none with the same reason and message, as the event recorder
+ * aggregates (rules never read Events, so a step that reports nothing reads none).
  */
-export function unlessRecorded(input: RuleInput, event: EventAction): EventAction[] {
-  const seen = observedObjects(input.snapshot, 'Event').some((e) => e.reason === event.reason && e.message === event.message);
-  return seen ? [] : [event];
+export function unlessRecorded(event: EventAction): EventAction[] {
+  return [{ ...event, once: true }];
 }

@@ -116,7 +116,7 @@ function mark(access: StoreAccess, input: MemberInput, due: readonly DownStore[]
     const pvcUIDSet = Object.fromEntries(input.scope.pvcsLabelledFor(store.podName).map((pvc) => [pvc.metadata?.uid ?? '', {}]));
     failureStores[store.id] = { podName: store.podName, storeID: store.id, pvcUIDSet, createdAt: toKubeTime(input.snapshot.nowMs) };
     const message = `${access.component} pod[${store.podName}] is unhealthy, msg:store[${store.id}] is Down`;
-    events.push(...unlessRecorded(input, clusterWarning(input.cluster, EVENT_REASON.unhealthy, message)));
+    events.push(...unlessRecorded(clusterWarning(input.cluster, EVENT_REASON.unhealthy, message)));
   }
   const uid = status.failoverUID !== undefined && status.failoverUID !== '' ? status.failoverUID : failoverUidFor(access, input);
   const added = Object.keys(failureStores).length - Object.keys(failuresOf(access, input)).length;

@@ -53,7 +53,7 @@ function markHostDown(access: StoreAccess, input: MemberInput, failures: Failure
     const reason = hostDownReasonOf(failure, sinceMs, pod, node, input.snapshot.nowMs);
     if (!reason) continue;
     const message = `${access.component} pod[${failure.podName ?? ''}] of store[${id}] is host-down: ${reason}`;
-    const actions = unlessRecorded(input, clusterWarning(input.cluster, reason, message));
+    const actions = unlessRecorded(clusterWarning(input.cluster, reason, message));
     return { status: withFailure(access, input, id, { ...failure, hostDown: true }), actions, outcome: retry(access.retryMs, message), stop: true };
   }
   return undefined;

@@ -97,7 +97,7 @@ export function planStoreScaleIn(input: MemberInput, podName: string, options: S
   const refusal = upStoresRefusal(input, podName, store, options);
   if (refusal !== undefined) {
     const warning = clusterWarning(input.cluster, EVENT_REASON.failedScaleIn, refusal);
-    return { hold: { actions: unlessRecorded(input, warning), outcome: wait(refusal) } };
+    return { hold: { actions: unlessRecorded(warning), outcome: wait(refusal) } };
   }
   if (store !== undefined && !isStoreId(store.id)) return { hold: { actions: [], outcome: fail(`store id ${JSON.stringify(store.id)} of ${podName} is not an integer`) } };
   if (store !== undefined && !isRemovedStore(store)) return { hold: removeStore(input, podName, store, options) };
@@ -184,5 +184,5 @@ export function planStoreScaleOutClaims(input: MemberInput, podName: string): Me
   const names = claims.map((pvc) => pvc.metadata?.name ?? '').join(', ');
   const message = `${input.scope.component.title} ${clusterPath(input)} ready to scale out, wait for next round: PVC ${names} of ${podName} still exists`;
   const warning = clusterWarning(input.cluster, 'FailedScaleOut', `${message} and is not marked ${'tidb.pingcap.com/pvc-defer-deleting'}`);
-  return { actions: unlessRecorded(input, warning), outcome: retry(retryMs, message) };
+  return { actions: unlessRecorded(warning), outcome: retry(retryMs, message) };
 }

@@ -55,8 +55,8 @@ function unhealthyEvents(input: MemberInput): Action[] {
   const own = Object.entries(pd.members ?? {}).filter(([, m]) => !m.health);
   const peers = Object.values(pd.peerMembers ?? {}).filter((m) => !m.health);
   return [
-    ...own.flatMap(([name, m]) => unlessRecorded(input, clusterWarning(tc, EVENT_REASON.pdMemberUnhealthy, `${tc.metadata.namespace ?? ''}/${name}(${m.id}) is unhealthy`))),
-    ...peers.flatMap((m) => unlessRecorded(input, clusterWarning(tc, EVENT_REASON.pdPeerMemberUnhealthy, `${m.name}(${m.id}) is unhealthy`))),
+    ...own.flatMap(([name, m]) => unlessRecorded(clusterWarning(tc, EVENT_REASON.pdMemberUnhealthy, `${tc.metadata.namespace ?? ''}/${name}(${m.id}) is unhealthy`))),
+    ...peers.flatMap((m) => unlessRecorded(clusterWarning(tc, EVENT_REASON.pdPeerMemberUnhealthy, `${m.name}(${m.id}) is unhealthy`))),
   ];
 }
 
@@ -86,7 +86,7 @@ function mark(input: MemberInput, member: PdStatusMember, events: Action[]): Mem
   const message = `pd pod[${podName}] is unhealthy, msg:pd member[${member.id}] is unhealthy`;
   const actions: Action[] = [
     ...events,
-    ...unlessRecorded(input, clusterWarning(tc, EVENT_REASON.unhealthy, message)),
+    ...unlessRecorded(clusterWarning(tc, EVENT_REASON.unhealthy, message)),
     failoverDeadlineDelete('pd', member.name),
   ];
   return { status, actions, outcome: retry(AT_ONCE_MS, `marking Pod: ${ns}/${podName} pd member: ${member.name} as failure`), stop: true };

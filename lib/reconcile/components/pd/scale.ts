@@ -91,13 +91,13 @@ export function beforePdScaleIn(input: MemberInput, podName: string): ScaleInChe
   const tc = input.cluster;
   if (tc.spec.pd?.replicas === 0 && isPdInUse(input)) {
     const message = `The PD is in use by TidbCluster [${clusterPath(input)}], can't scale in PD to 0`;
-    return { hold: { actions: unlessRecorded(input, clusterWarning(tc, EVENT_REASON.failedScaleIn, message)), outcome: wait(message) } };
+    return { hold: { actions: unlessRecorded(clusterWarning(tc, EVENT_REASON.failedScaleIn, message)), outcome: wait(message) } };
   }
   const memberName = memberOfPod(pdStatusOf(input).members, podName)?.name ?? podName;
   if (!keepsPdQuorum(input, memberName)) {
     const message = `removing PD member ${memberName} now would leave PD without quorum`;
     const warning = clusterWarning(tc, EVENT_REASON.pdQuorumAtRisk, `scaling PD in waits: ${message}`);
-    return { hold: { actions: unlessRecorded(input, warning), outcome: retry(PD_RETRY_MS, message) } };
+    return { hold: { actions: unlessRecorded(warning), outcome: retry(PD_RETRY_MS, message) } };
   }
   const leader = observedPd(input.snapshot)?.leader?.name ?? pdStatusOf(input).leader?.name;
   const target = input.scope.set ? scaleInLeaderTarget(input, replicasOf(input.scope.set)) : undefined;

@@ -64,7 +64,7 @@ export function beforePdRestart(input: MemberInput, ordinal: number): Walk {
   const quorum = pdRestartQuorum(input, podName);
   if (!quorum.keepsQuorum) {
     const event = pdQuorumHoldEvent(input, `restarting ${podName} for the PD upgrade`, quorum);
-    return { kind: 'hold', outcome: retry(PD_RETRY_MS, event.message), actions: unlessRecorded(input, event) };
+    return { kind: 'hold', outcome: retry(PD_RETRY_MS, event.message), actions: unlessRecorded(event) };
   }
   const leader = observedPd(input.snapshot)?.leader?.name ?? pdStatusOf(input).leader?.name;
   if (leader === undefined || podNameOfMember(leader) !== podName) return { kind: 'roll', ordinal };

@@ -62,7 +62,7 @@ function mark(input: MemberInput, member: TidbStatusMember, first: readonly Acti
   const record: TidbFailureMember = { podName: member.name, createdAt: toKubeTime(input.snapshot.nowMs) };
   const status = withTidbStatus(input, { ...tidbStatusOf(input), failureMembers: { ...failures(input), [member.name]: record } });
   const message = `tidb[${member.name}] is unhealthy`;
-  const actions: Action[] = [...first, ...unlessRecorded(input, clusterWarning(tc, EVENT_REASON.unhealthy, message)), failoverDeadlineDelete('tidb', member.name)];
+  const actions: Action[] = [...first, ...unlessRecorded(clusterWarning(tc, EVENT_REASON.unhealthy, message)), failoverDeadlineDelete('tidb', member.name)];
   return { status, actions, outcome: retry(TIDB_RETRY_MS, `marking TiDB member ${member.name} as failure`), stop: true };
 }
 

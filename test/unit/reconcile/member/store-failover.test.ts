@@ -30,12 +30,14 @@ type FailureStores = NonNullable<TikvStatus['failureStores']>;
 const MIN = 60_000;
 const PERIOD_MS = 60 * MIN;
 const CLUSTER = { kind: 'TidbCluster', namespace: 'demo', name: 'basic' } as const;
+/** The Warning marking a store's pod a failure, reported once (the executor skips it while a recent Event has it). */
 const unhealthy = (pod: number, id: string): Action => ({
   kind: 'event',
   type: 'Warning',
   reason: 'Unhealthy',
   message: `tikv pod[basic-tikv-${pod}] is unhealthy, msg:store[${id}] is Down`,
   object: CLUSTER,
+  once: true,
 });
 
 /** Store `id` of pod basic-tikv-`pod`: Up, or Down since `downSinceMs` (null: no transition time). */

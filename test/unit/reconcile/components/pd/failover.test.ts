@@ -1,6 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
 
-import type { IEvent } from 'kubernetes-models/v1/Event';
 
 import type { Action, DeadlineSpec } from '../../../../../lib/model/action.js';
 import type { TidbCluster, TidbClusterStatus } from '../../../../../lib/model/kube.js';
@@ -35,7 +34,9 @@ const MIN = 60_000;
 const IDS = ['0', '12891273174085095651', '2'];
 const CLUSTER = { kind: 'TidbCluster', namespace: 'demo', name: 'basic' } as const;
 const warning = (reason: string, message: string): Action => ({ kind: 'event', type: 'Warning', reason, message, object: CLUSTER });
-const unhealthyEvent = (i: number) => warning('PDMemberUnhealthy', `demo/basic-pd-${i}(${IDS[i] ?? ''}) is unhealthy`);
+/** A warning reported once while its condition persists (the executor skips it when a recent Event has it). */
+const onceWarning = (reason: string, message: string): Action => ({ kind: 'event', type: 'Warning', reason, message, object: CLUSTER, once: true });
+const unhealthyEvent = (i: number) => onceWarning('PDMemberUnhealthy', `demo/basic-pd-${i}(${IDS[i] ?? ''}) is unhealthy`);
 
 /** Fixture A's member i: id from IDS, healthy unless `sinceMs` says since when it is not (null: no transition time). */
 function member(i: number, unhealthySinceMs?: number | null): Member {
@@ -132,8 +133,8 @@ describe('Fixture A — PD failover: marking (only with quorum, on time, one at 
     {
       name: 'A S05b: the deadline already persisted is not written again (still woken at it)',
       tc: tidbCluster(fixtureA([member(0), member(1, T0 - 2 * MIN), member(2)])),
-      changes: [pod1(), pvcs1(), withDeadlines(deadline1(T0 - 2 * MIN)), withOwned('Event', { reason: 'PDMemberUnhealthy', message: `demo/basic-pd-1(${IDS[1] ?? ''}) is unhealthy` } as IEvent)],
-      actions: [],
+      changes: [pod1(), pvcs1(), withDeadlines(deadline1(T0 - 2 * MIN))],
+      actions: [unhealthyEvent(1)],
       outcome: complete(`PD failover deadline at ${toKubeTime(T0 + 3 * MIN)}`),
       wakeAtMs: T0 + 3 * MIN,
     },
@@ -157,7 +158,7 @@ describe('Fixture A — PD failover: marking (only with quorum, on time, one at 
       changes: [pod1(), pvcs1(), withDeadlines(deadline1(T0 - 10 * MIN))],
       actions: [
         unhealthyEvent(1),
-        warning('Unhealthy', `pd pod[basic-pd-1] is unhealthy, msg:pd member[${IDS[1] ?? ''}] is unhealthy`),
+        onceWarning('Unhealthy', `pd pod[basic-pd-1] is unhealthy, msg:pd member[${IDS[1] ?? ''}] is unhealthy`),
         { kind: 'state.deleteDeadline', deadline: { component: 'pd', member: 'basic-pd-1', kind: 'failover' } },
       ],
       outcome: retry(0, 'marking Pod: demo/basic-pd-1 pd member: basic-pd-1 as failure'),
@@ -166,9 +167,10 @@ describe('Fixture A — PD failover: marking (only with quorum, on time, one at 
     {
       name: 'A S08b: on time — at exactly the deadline the member is marked',
       tc: tidbCluster(fixtureA([member(0), member(1, T0 - 5 * MIN), member(2)])),
-      changes: [pod1(), pvcs1(), withOwned('Event', { reason: 'PDMemberUnhealthy', message: `demo/basic-pd-1(${IDS[1] ?? ''}) is unhealthy` } as IEvent)],
+      changes: [pod1(), pvcs1()],
       actions: [
-        warning('Unhealthy', `pd pod[basic-pd-1] is unhealthy, msg:pd member[${IDS[1] ?? ''}] is unhealthy`),
+        unhealthyEvent(1),
+        onceWarning('Unhealthy', `pd pod[basic-pd-1] is unhealthy, msg:pd member[${IDS[1] ?? ''}] is unhealthy`),
         { kind: 'state.deleteDeadline', deadline: { component: 'pd', member: 'basic-pd-1', kind: 'failover' } },
       ],
       outcome: retry(0, 'marking Pod: demo/basic-pd-1 pd member: basic-pd-1 as failure'),
@@ -218,85 +220,84 @@ describe('Fixture A — PD failover: deleting the marked member (verified across
   const podDelete: Action = { kind: 'delete', ref: { kind: 'Pod', namespace: 'demo', name: 'basic-pd-1' }, uid: 'uid-basic-pd-1', resourceVersion: '7' };
   const pvcDelete = (n: number): Action => ({ kind: 'delete', ref: { kind: 'PersistentVolumeClaim', namespace: 'demo', name: `pd-test-pd-1-${n}` }, uid: `pvc-1-uid-${n}` });
   const deleting = retry(0, 'deleting failure member basic-pd-1');
-  const seen = withOwned('Event', { reason: 'PDMemberUnhealthy', message: `demo/basic-pd-1(${IDS[1] ?? ''}) is unhealthy` } as IEvent);
   it.each<Row>([
     {
       name: 'A S10: delete from PD by id, then the pod (uid-guarded); memberDeleted stays false until observed',
       tc: marked(),
-      changes: [view(0, 1, 2), pod1(), seen],
-      actions: [deleteMember, deletedEvent, podDelete],
+      changes: [view(0, 1, 2), pod1()],
+      actions: [unhealthyEvent(1), deleteMember, deletedEvent, podDelete],
       outcome: deleting,
       failureMembers: 'unchanged',
     },
     {
       name: 'A S10 (next step): member gone from PD, pod replaced: memberDeleted true',
       tc: marked(),
-      changes: [view(0, 2), pod1({ createdAtMs: T0 }), seen],
-      actions: [],
+      changes: [view(0, 2), pod1({ createdAtMs: T0 })],
+      actions: [unhealthyEvent(1)],
       outcome: retry(0, 'failure member basic-pd-1 deleted: a replacement follows'),
       failureMembers: recorded({ deleted: true }).failureMembers,
     },
     {
       name: 'a pod recreated while its old claims are still terminating runs on them: deleted again, memberDeleted waits',
       tc: marked(),
-      changes: [view(0, 2), pod1({ createdAtMs: T0 }), pvcs1(true), seen],
-      actions: [podDelete],
+      changes: [view(0, 2), pod1({ createdAtMs: T0 }), pvcs1(true)],
+      actions: [unhealthyEvent(1), podDelete],
       outcome: deleting,
       failureMembers: 'unchanged',
     },
     {
       name: 'a pod recreated on fresh claims (the old ones gone) is the replacement: memberDeleted true',
       tc: marked(),
-      changes: [view(0, 2), pod1({ createdAtMs: T0 }), withOwned('PersistentVolumeClaim', testPvc('pd-test-pd-1-1', 'basic-pd-1', { uid: 'fresh-1' }), testPvc('pd-test-pd-1-2', 'basic-pd-1', { uid: 'fresh-2' })), seen],
-      actions: [],
+      changes: [view(0, 2), pod1({ createdAtMs: T0 }), withOwned('PersistentVolumeClaim', testPvc('pd-test-pd-1-1', 'basic-pd-1', { uid: 'fresh-1' }), testPvc('pd-test-pd-1-2', 'basic-pd-1', { uid: 'fresh-2' }))],
+      actions: [unhealthyEvent(1)],
       outcome: retry(0, 'failure member basic-pd-1 deleted: a replacement follows'),
       failureMembers: recorded({ deleted: true }).failureMembers,
     },
     {
       name: 'A S11: a member id that is not a uint64: fail, no PD delete',
       tc: marked({ memberID: 'wrong-id' }),
-      changes: [view(0, 1, 2), pod1(), seen],
-      actions: [],
+      changes: [view(0, 1, 2), pod1()],
+      actions: [unhealthyEvent(1)],
       outcome: fail('strconv.ParseUint: parsing "wrong-id": invalid syntax'),
       failureMembers: 'unchanged',
     },
     {
       name: 'A S12/S14: with PVCs: member, then pod, then both PVCs — in order, so a failure stops the rest',
       tc: marked(),
-      changes: [view(0, 1, 2), pod1(), pvcs1(), seen],
-      actions: [deleteMember, deletedEvent, podDelete, pvcDelete(1), pvcDelete(2)],
+      changes: [view(0, 1, 2), pod1(), pvcs1()],
+      actions: [unhealthyEvent(1), deleteMember, deletedEvent, podDelete, pvcDelete(1), pvcDelete(2)],
       outcome: deleting,
       failureMembers: 'unchanged',
     },
     {
       name: 'A S13: the member already left PD but the pod delete failed: the pod and PVCs again, no second PD delete',
       tc: marked(),
-      changes: [view(0, 2), pod1(), pvcs1(), seen],
-      actions: [podDelete, pvcDelete(1), pvcDelete(2)],
+      changes: [view(0, 2), pod1(), pvcs1()],
+      actions: [unhealthyEvent(1), podDelete, pvcDelete(1), pvcDelete(2)],
       outcome: deleting,
       failureMembers: 'unchanged',
     },
     {
       name: 'A S15: the pod is already terminating: not deleted again, PVCs deleted',
       tc: marked(),
-      changes: [view(0, 1, 2), pod1({ deleting: true }), pvcs1(), seen],
-      actions: [deleteMember, deletedEvent, pvcDelete(1), pvcDelete(2)],
+      changes: [view(0, 1, 2), pod1({ deleting: true }), pvcs1()],
+      actions: [unhealthyEvent(1), deleteMember, deletedEvent, pvcDelete(1), pvcDelete(2)],
       outcome: deleting,
       failureMembers: 'unchanged',
     },
     {
       name: 'A S16: the PVCs are already terminating: only the pod',
       tc: marked(),
-      changes: [view(0, 2), pod1(), pvcs1(true), seen],
-      actions: [podDelete],
+      changes: [view(0, 2), pod1(), pvcs1(true)],
+      actions: [unhealthyEvent(1), podDelete],
       outcome: deleting,
       failureMembers: 'unchanged',
     },
     {
       name: 'never more than one un-deleted failure member: pd-2 unhealthy too (3 of 5 healthy), only pd-1 is handled',
       tc: tidbCluster(fixtureA([member(0), member(1, T0 - 10 * MIN), member(2, T0 - 10 * MIN), { ...member(0), name: 'basic-pd-3' }, { ...member(0), name: 'basic-pd-4' }], recorded())),
-      changes: [view(0, 2), pod1({ createdAtMs: T0 }), seen, withOwned('Event', { reason: 'PDMemberUnhealthy', message: 'demo/basic-pd-2(2) is unhealthy' } as IEvent)],
-      actions: [],
+      changes: [view(0, 2), pod1({ createdAtMs: T0 })],
+      actions: [unhealthyEvent(1), unhealthyEvent(2)],
       outcome: retry(0, 'failure member basic-pd-1 deleted: a replacement follows'),
       failureMembers: recorded({ deleted: true }).failureMembers,
     },
