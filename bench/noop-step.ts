@@ -30,6 +30,13 @@ import { table } from './stats.js';
  */
 const WARM_STEPS = 20;
 const STEADY_AFTER = 200;
+/**
+ * The steps before the long-run measurement: V8 goes on optimizing a step's code well past
+ * STEADY_AFTER (its compiler threads' CPU is in the process's), so a container that has served this
+ * many steps shows what is left once that settles. Timed only: under callgrind these steps take
+ * minutes per process.
+ */
+const LONG_AFTER = 1_000;
 /** Steps counted under callgrind: more than timed, so a one-off (a major GC, a tier-up) weighs little. */
 const COUNTED_STEPS = 50;
 /** Warm steps whose API server requests are counted (at the simulated API server, per variant). */
@@ -87,7 +94,7 @@ export async function benchNoopStep(): Promise<string> {
     const fileOf: Record<Variant, string> = { after: after.file, before: before.file };
     const event = watchTrigger(`${stack.runtime.k8sCluster}/${namespace}/${name}`);
     const run = async (variant: Variant, warmup: number, repeat: number): Promise<ColdRun> => ({ file: fileOf[variant], env: envOf[variant], first: { event, remainingMs: 60_000 }, warmup, repeat, receipts: await ends.receipts(1 + warmup + repeat) });
-    const measure = async (variant: Variant, warmup: number): Promise<Measured> => {
+    const measure = async (variant: Variant, warmup: number, counted: boolean): Promise<Measured> => {
       const samples = [];
       for (let i = 0; i < RUNS; i++) {
         const sample = await coldRun(await run(variant, warmup, WARM_STEPS));
@@ -95,8 +102,8 @@ export async function benchNoopStep(): Promise<string> {
         if (sample.stepped !== 1 + warmup + WARM_STEPS) throw new Error(`${variant}: ${sample.stepped} of ${1 + warmup + WARM_STEPS} invocations stepped`);
         samples.push(sample);
       }
-      const counted = async (repeat: number): Promise<number> => coldInstructions(await run(variant, warmup, repeat), 1 + warmup + repeat);
-      const instructions = hasCallgrind() ? ((await counted(COUNTED_STEPS)) - (await counted(0))) / COUNTED_STEPS : undefined;
+      const count = async (repeat: number): Promise<number> => coldInstructions(await run(variant, warmup, repeat), 1 + warmup + repeat);
+      const instructions = counted && hasCallgrind() ? ((await count(COUNTED_STEPS)) - (await count(0))) / COUNTED_STEPS : undefined;
       return { cpu: spread(samples.map((s) => s.warmCpuMs ?? Number.NaN)), wall: spread(samples.map((s) => s.warmMs ?? Number.NaN)), instructions };
     };
     // API server requests (Kubernetes, and PD through the proxy) of one warm step: the requests of a
@@ -111,19 +118,19 @@ export async function benchNoopStep(): Promise<string> {
     };
     const roundTrips: Record<Variant, number> = { after: await requestsPerStep('after'), before: await requestsPerStep('before') };
     const results: Record<string, Record<Variant, Measured>> = {};
-    for (const [phase, warmup] of [['early', 0], ['steady', STEADY_AFTER]] as const) {
-      const a = await measure('after', warmup);
-      results[phase] = { after: a, before: await measure('before', warmup) };
+    for (const [phase, warmup, counted] of [['early', 0, true], ['steady', STEADY_AFTER, true], ['long-run', LONG_AFTER, false]] as const) {
+      const a = await measure('after', warmup, counted);
+      results[phase] = { after: a, before: await measure('before', warmup, counted) };
     }
     const rows = [['API server requests (Kubernetes and PD)', roundTrips.before.toFixed(1), roundTrips.after.toFixed(1), pct(roundTrips.after, roundTrips.before)], ...Object.entries(results).flatMap(([phase, m]) => [
       [`${phase}: CPU ms (user + system)`, m.before.cpu.median.toFixed(2), `**${m.after.cpu.median.toFixed(2)}** (${m.after.cpu.min.toFixed(2)}–${m.after.cpu.max.toFixed(2)})`, pct(m.after.cpu.median, m.before.cpu.median)],
       [`${phase}: wall ms`, m.before.wall.median.toFixed(2), `${m.after.wall.median.toFixed(2)} (${m.after.wall.min.toFixed(2)}–${m.after.wall.max.toFixed(2)})`, pct(m.after.wall.median, m.before.wall.median)],
-      [`${phase}: M instructions (callgrind)`, mi(m.before.instructions), mi(m.after.instructions), m.before.instructions && m.after.instructions ? pct(m.after.instructions, m.before.instructions) : '–'],
+      ...(phase === 'long-run' ? [] : [[`${phase}: M instructions (callgrind)`, mi(m.before.instructions), mi(m.after.instructions), m.before.instructions && m.after.instructions ? pct(m.after.instructions, m.before.instructions) : '–']]),
     ])];
     return [
       '### The Lambda CPU of a no-op step, before → after',
       '',
-      `bench/scenarios/pd-noop-step.yaml: three PD members, Ready, at rest. A reconcile bundle runs in its own \`node_modules/.bin/node\` process against that cluster over HTTPS: one cold step, then steps of the same watch trigger, each finding nothing to do, each with the receipt handle of a real message on the local reconcile queue (so its lease hold succeeds, as in Lambda). **After**: this tree's bundle (as serverless.yml builds it) and the stack's state table. **Before**: the reconcile function of commit ${BASELINE_COMMIT.slice(0, 7)} (the cold-start section's baseline) built with its own serverless.yml, with a state table of its own, against the same cluster. Measured: the ${WARM_STEPS} steps right after the cold one (**early**: a container that has just started), and ${WARM_STEPS} steps after ${STEADY_AFTER} more (**steady**: a container in service, its hot code compiled by V8 — where a fleet's steps run). ${RUNS} processes each; every invocation must log a step taken (none skipped on a held lease). CPU is user + system time of the process over the measured steps (\`process.cpuUsage\`), divided by the steps (median of the processes, after: median (min–max)); instructions come from callgrind (the process with ${COUNTED_STEPS} measured steps minus the same process without them, divided by ${COUNTED_STEPS}; every invocation of both must log a step taken). API server requests are counted at the simulated API server: a process with ${ROUND_TRIP_STEPS} warm steps minus one with none, divided by ${ROUND_TRIP_STEPS} (DynamoDB and SQS calls are not in them). The simulated API server, PD and dynalite run in the benchmark's process, so their work is not counted. Target: ≤ ${TARGET_CPU_MS} ms CPU.`,
+      `bench/scenarios/pd-noop-step.yaml: three PD members, Ready, at rest. A reconcile bundle runs in its own \`node_modules/.bin/node\` process against that cluster over HTTPS: one cold step, then steps of the same watch trigger, each finding nothing to do, each with the receipt handle of a real message on the local reconcile queue (so its lease hold succeeds, as in Lambda). **After**: this tree's bundle (as serverless.yml builds it) and the stack's state table. **Before**: the reconcile function of commit ${BASELINE_COMMIT.slice(0, 7)} (the cold-start section's baseline) built with its own serverless.yml, with a state table of its own, against the same cluster. Measured: the ${WARM_STEPS} steps right after the cold one (**early**: a container that has just started), ${WARM_STEPS} steps after ${STEADY_AFTER} more (**steady**: a container in service, its hottest code compiled by V8), and ${WARM_STEPS} steps after ${LONG_AFTER} more (**long-run**: V8 goes on compiling a step's code for hundreds of steps, on threads whose CPU the process's time includes; timed only, since under callgrind these steps take minutes). ${RUNS} processes each; every invocation must log a step taken (none skipped on a held lease). CPU is user + system time of the process over the measured steps (\`process.cpuUsage\`), divided by the steps (median of the processes, after: median (min–max)); instructions come from callgrind (the process with ${COUNTED_STEPS} measured steps minus the same process without them, divided by ${COUNTED_STEPS}; every invocation of both must log a step taken). API server requests are counted at the simulated API server: a process with ${ROUND_TRIP_STEPS} warm steps minus one with none, divided by ${ROUND_TRIP_STEPS} (DynamoDB and SQS calls are not in them). The simulated API server, PD and dynalite run in the benchmark's process, so their work is not counted. Target: ≤ ${TARGET_CPU_MS} ms CPU.`,
       '',
       table(['per warm no-op step', 'before', 'after', 'after / before'], rows),
     ].join('\n');

@@ -37,7 +37,10 @@ export type KubeObject = {
   [key: string]: unknown;
 };
 
-/** The kinds a TidbCluster owns, each read with one label-selected LIST per step. */
+/**
+ * The kinds a TidbCluster owns, each read with one label-selected LIST: per step, but Events only when
+ * a step reports a persisting condition (see `LiveExecutor`).
+ */
 export const OWNED_KINDS = [
   'Pod',
   'StatefulSet',
