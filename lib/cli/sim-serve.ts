@@ -65,7 +65,7 @@ export async function runSimServe(args: string[]): Promise<number> {
   }
   // The TiDB processes run inside the pods, so a reconciler pointed at this server finds PD and TiKV.
   const sim = new TidbSimulation({ seed: 1, knobs: { nodes: opts.nodes, podStartupMs: opts.podStartupMs } });
-  const world = await SimWorld.start({ clock: new RealClock(), onControllerError: reportControllerError, nodes: opts.nodes, podStartupMs: opts.podStartupMs, port: opts.port, runtimes: [sim.runtime], random: sim.random });
+  const world = await SimWorld.start({ clock: new RealClock(), onControllerError: reportControllerError, nodes: opts.nodes, podStartupMs: opts.podStartupMs, port: opts.port, runtimes: [sim.runtime], random: sim.random, proxyRandom: sim.proxyRandom });
   sim.attach(world);
   writeSimKubeconfig(opts.kubeconfig, world.url);
   console.log(`simulated Kubernetes API server listening on ${world.url}`);

@@ -103,7 +103,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
 async function startSimulatedWorld(clock: RealClock): Promise<{ world: SimWorld; sim: TidbSimulation }> {
   const sim = new TidbSimulation({ seed: 1 });
-  const world = await SimWorld.start({ clock, runtimes: [sim.runtime], random: sim.random, onControllerError: reportControllerError });
+  const world = await SimWorld.start({ clock, runtimes: [sim.runtime], random: sim.random, proxyRandom: sim.proxyRandom, onControllerError: reportControllerError });
   sim.attach(world);
   return { world, sim };
 }

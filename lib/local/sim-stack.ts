@@ -99,7 +99,7 @@ export class SimStack {
     // The pools shape the world's nodes; the TiDB simulation's knobs are the numbers.
     const { nodePools, ...knobs } = scenario.sim;
     const sim = new TidbSimulation({ seed, knobs });
-    const world = await SimWorld.start({ clock: clock, nodes: nodePools ?? scenario.sim.nodes, podStartupMs: scenario.sim.podStartupMs, runtimes: [sim.runtime], random: sim.random });
+    const world = await SimWorld.start({ clock: clock, nodes: nodePools ?? scenario.sim.nodes, podStartupMs: scenario.sim.podStartupMs, runtimes: [sim.runtime], random: sim.random, proxyRandom: sim.proxyRandom });
     sim.attach(world);
     const dynamo = await startEmbeddedDynamo();
     const queue = new MemoryReconcileQueue({ clock: clock, visibilityTimeoutSeconds: 370, maxReceiveCount: 5, random: seededRandom(seed) });

@@ -1,7 +1,8 @@
 /**
  * In-process HTTP handlers standing in for the processes inside pods. The API server's pod and
- * service proxy paths forward to them; a service picks one ready endpoint as the real proxy does,
- * and answers 503 when none backs it. A listener is plain or TLS, and the scheme must match as on
+ * service proxy paths forward to them; a service picks one ready endpoint at random per request, as
+ * the API server's service proxy and kube-proxy (iptables `statistic --mode random`) do, and answers
+ * 503 when none backs it. A listener is plain or TLS, and the scheme must match as on
  * the wire: plain http to a TLS listener gets Go's `400 Client sent an HTTP request to an HTTPS
  * server.`; https to a plain one fails the handshake, which the proxy reports as 503
  * `error trying to reach service: tls: first record does not look like a TLS handshake`.
@@ -29,9 +30,12 @@ type Listener = { readonly handler: PortHandler; readonly tls: boolean };
 /** Registered handlers by `namespace/pod:port`. */
 export class ProxyRegistry {
   private readonly handlers = new Map<string, Listener>();
-  private readonly rotation = new Map<string, number>();
 
-  constructor(private readonly store: ObjectStore) {}
+  /** `random` picks a service's endpoint per request; a seeded one makes a run reproducible (default Math.random). */
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly random: () => number = Math.random,
+  ) {}
 
   /** Registers the handler a process serves on `port` of a pod (TLS with `tls: true`); returns the unregister function. */
   register(namespace: string, pod: string, port: number, handler: PortHandler, options: ListenOptions = {}): () => void {
@@ -60,7 +64,11 @@ export class ProxyRegistry {
     return listener.handler(req);
   }
 
-  /** Forwards over `scheme` to one ready pod behind a Service port (name or number); 503 without one. */
+  /**
+   * Forwards over `scheme` to one ready pod behind a Service port (name or number), drawn at random
+   * for each request; 503 without one. A Ready pod whose process does not listen refuses the
+   * connection (503) as on the wire; the next request draws again, so no caller keeps landing on it.
+   */
   async toService(namespace: string, serviceName: string, port: string, req: ProxyRequest, scheme: ProxyScheme = 'http'): Promise<ProxyResponse> {
     const svc = this.store.mustGet('Service', namespace, serviceName);
     const svcPort = (svc.spec?.ports ?? []).find((p: { name?: string; port: number }) => p.name === port || String(p.port) === port);
@@ -72,10 +80,7 @@ export class ProxyRegistry {
     if (Object.keys(selector).length === 0 || ready.length === 0) {
       throw new ApiError(503, 'ServiceUnavailable', `no endpoints available for service "${serviceName}"`);
     }
-    const key = `${namespace}/${serviceName}`;
-    const n = this.rotation.get(key) ?? 0;
-    this.rotation.set(key, n + 1);
-    const pod = ready[n % ready.length];
+    const pod = ready[Math.min(Math.floor(this.random() * ready.length), ready.length - 1)];
     if (!pod) throw new ApiError(503, 'ServiceUnavailable', `no endpoints available for service "${serviceName}"`);
     const target = svcPort?.targetPort ?? svcPort?.port ?? port;
     return this.toPod(namespace, pod.metadata.name ?? '', String(target), req, scheme);

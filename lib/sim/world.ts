@@ -31,6 +31,8 @@ export type SimWorldOptions = {
   runtimes?: ContainerRuntime[];
   /** Source of randomness for uids and generated names (default Math.random). */
   random?: () => number;
+  /** Source of randomness for the endpoint a service request reaches (default Math.random). */
+  proxyRandom?: () => number;
   requestHook?: RequestHook;
   /** Where unexpected controller failures go (default: rethrown, which fails tests loudly). */
   onControllerError?: ErrorSink;
@@ -63,7 +65,7 @@ export class SimWorld {
       onError: opts.onControllerError,
     });
     controllers.start();
-    const proxy = new ProxyRegistry(store);
+    const proxy = new ProxyRegistry(store, opts.proxyRandom);
     const server = new SimApiServer(store, proxy, { token: opts.token, requestHook: opts.requestHook });
     const url = await server.listen(opts.port ?? 0);
     return new SimWorld(opts.clock, store, gc, controllers, proxy, server, url, opts.token);

@@ -51,7 +51,7 @@ const isReady = (): boolean => (cluster()?.status?.conditions ?? []).some((c: { 
 
 beforeAll(async () => {
   sim = new TidbSimulation({ seed: 1, knobs: { podStartupMs: POD_STARTUP_MS } });
-  world = await SimWorld.start({ clock: new RealClock(), podStartupMs: POD_STARTUP_MS, runtimes: [sim.runtime], random: sim.random });
+  world = await SimWorld.start({ clock: new RealClock(), podStartupMs: POD_STARTUP_MS, runtimes: [sim.runtime], random: sim.random, proxyRandom: sim.proxyRandom });
   sim.attach(world);
   kubeconfig = join(mkdtempSync(join(tmpdir(), 'plan-')), 'sim.kubeconfig');
   writeSimKubeconfig(kubeconfig, world.url);

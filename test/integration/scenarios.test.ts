@@ -496,8 +496,13 @@ describe('what each story shows', () => {
     expect((rolls[0]?.atMs ?? Number.POSITIVE_INFINITY) - healAt).toBeLessThan(15_000);
   });
 
-  it('upgrade with a member down and failover on: rolls on only once failover has replaced the member', async () => {
-    const report = await run('pd-upgrade-member-failover.yaml');
+  it.each([
+    { name: "the file's seed", seed: undefined },
+    // Discovery's members call once fell in step with the reconciler's and always met the two PD pods refusing it.
+    { name: 'seed 14', seed: 14 },
+  ])('upgrade with a member down and failover on: rolls on only once failover has replaced the member ($name)', async ({ seed }) => {
+    const report = await run('pd-upgrade-member-failover.yaml', seed);
+    expect(report.passed).toBe(true);
     expect(events(report, 'PDQuorumAtRisk')).toHaveLength(1);
     const deletedAt = byReconciler(report).find((a) => a.verb === 'pd.deleteMember' && 'id' in ((a.args ?? {}) as object))?.atMs ?? Number.NaN;
     const firstRoll = partitionWrites(report).find((w) => w.atMs > entryAtMs(report, 'fault', 0) && w.rolls);

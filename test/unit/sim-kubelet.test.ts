@@ -262,6 +262,34 @@ describe('kubelet: crashes and faults', () => {
     expect(w.pod('p').status.containerStatuses[0]).toMatchObject({ restartCount: 1, lastState: { terminated: { exitCode: 137, reason: 'OOMKilled' } }, state: { running: {} } });
   });
 
+  it('in CrashLoopBackOff the pod is Running with Ready and ContainersReady False; restarted without a probe it is Ready before its process is', async () => {
+    // Prepare: the second exit puts the container in back-off (10 s).
+    const runtime = new ScriptedRuntime();
+    const w = world([runtime]);
+    w.store.create('Pod', newPod('p', {}, 'scripted:1'));
+    await w.clock.advance(6000);
+    for (let i = 0; i < 2; i++) {
+      const p = runtime.started[i] as ScriptedProcess;
+      p.exit = { reason: 'Error', exitCode: 1 };
+      p.hooks.onChange();
+      await w.clock.advance(1);
+    }
+
+    // Act
+    const waiting = w.pod('p');
+    await w.clock.advance(10_000);
+    const restarted = w.pod('p');
+
+    // Assess
+    expect(waiting.status).toMatchObject({ phase: 'Running', containerStatuses: [{ ready: false, started: false, state: { waiting: { reason: 'CrashLoopBackOff' } } }] });
+    expect(condition(waiting, 'Ready')).toMatchObject({ status: 'False', reason: 'ContainersNotReady' });
+    expect(condition(waiting, 'ContainersReady')).toMatchObject({ status: 'False', reason: 'ContainersNotReady' });
+    expect((runtime.started[2] as ScriptedProcess).ready).toBe(false);
+    expect(restarted.status.containerStatuses[0]).toMatchObject({ ready: true, restartCount: 2, state: { running: {} } });
+    expect(condition(restarted, 'Ready')).toMatchObject({ status: 'True' });
+    expect(condition(restarted, 'ContainersReady')).toMatchObject({ status: 'True' });
+  });
+
   it('a process down leaves the pod Running but not Ready, with no restart, until healed', async () => {
     // Prepare
     const w = world();

@@ -2,8 +2,8 @@
  * The simulated TiDB world on top of a SimWorld: the runtime that starts PD, TiKV, TiFlash, TiDB,
  * TiCDC, Pump and discovery processes in pods, the per-cluster state they share, the faults, and
  * the invariant monitors. Build it before the world (the kubelet takes its runtimes at
- * construction), pass `sim.runtime` and `sim.random` to `SimWorld.start`, then `attach` the world —
- * or let `startTidbWorld` do all three. Same seed, same inputs ⇒ same run.
+ * construction), pass `sim.runtime`, `sim.random` and `sim.proxyRandom` to `SimWorld.start`, then
+ * `attach` the world — or let `startTidbWorld` do all three. Same seed, same inputs ⇒ same run.
  */
 import type { Clock } from '../../platform/clock.js';
 import type { ProxyRegistry } from '../proxy.js';
@@ -47,6 +47,8 @@ export class TidbSimulation {
   readonly runtime = new TidbRuntime();
   /** Seeded randomness for the world's object store (uids, generated names). */
   readonly random: () => number;
+  /** Seeded randomness for the world's service proxy (which ready endpoint a request reaches). */
+  readonly proxyRandom: () => number;
   private readonly rng: Rng;
   private attached: Attached | undefined;
   private sink: ActionSink;
@@ -55,7 +57,10 @@ export class TidbSimulation {
     this.knobs = resolveKnobs(opts.knobs);
     this.rng = new Rng(opts.seed ?? 1);
     const worldRng = this.rng.fork();
+    // A stream of its own, so the number of proxied requests does not shift uids and names.
+    const proxyRng = worldRng.fork();
     this.random = () => worldRng.next();
+    this.proxyRandom = () => proxyRng.next();
     this.sink = opts.record ?? (() => undefined);
   }
 
@@ -154,7 +159,7 @@ export type TidbWorldOptions = TidbSimulationOptions & { clock: Clock; token?: s
 /** Starts a SimWorld whose pods run simulated TiDB processes, with nodes and pod start-up from the knobs. */
 export async function startTidbWorld(opts: TidbWorldOptions): Promise<{ world: SimWorld; sim: TidbSimulation }> {
   const sim = new TidbSimulation(opts);
-  const world = await SimWorld.start({ clock: opts.clock, token: opts.token, port: opts.port, nodes: sim.knobs.nodes, podStartupMs: sim.knobs.podStartupMs, runtimes: [sim.runtime], random: sim.random });
+  const world = await SimWorld.start({ clock: opts.clock, token: opts.token, port: opts.port, nodes: sim.knobs.nodes, podStartupMs: sim.knobs.podStartupMs, runtimes: [sim.runtime], random: sim.random, proxyRandom: sim.proxyRandom });
   sim.attach(world);
   return { world, sim };
 }
