@@ -192,7 +192,8 @@ if (process.env.BENCH_EVENT) {
   const deadline = Date.now() + Number(process.env.BENCH_REMAINING_MS);
   const context = { awsRequestId: 'cold-' + process.pid, functionName: 'bench', memoryLimitInMB: '512', getRemainingTimeInMillis: () => deadline - Date.now() };
   // Invocation i (-1 the first): its own message ids, and the next real receipt handle when given.
-  const receipts = JSON.parse(process.env.BENCH_RECEIPTS ?? '[]');
+  // Receipt handles come on stdin: a thousand of them would not fit in one environment variable.
+  const receipts = process.env.BENCH_RECEIPTS_ON_STDIN ? JSON.parse((await import('node:fs')).readFileSync(0, 'utf8')) : [];
   let nextReceipt = 0;
   const eventOf = (i) => {
     const event = JSON.parse(process.env.BENCH_EVENT);
@@ -243,16 +244,18 @@ export type ColdRun = {
   receipts?: readonly string[];
 };
 
-function childArgs(run: ColdRun): { args: string[]; env: NodeJS.ProcessEnv } {
+function childArgs(run: ColdRun): { args: string[]; env: NodeJS.ProcessEnv; input?: string } {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '', BENCH_MODULE: pathToFileURL(run.file).href, ...(run.first ? run.env : {}) };
-  if (run.first) Object.assign(env, { BENCH_EVENT: JSON.stringify(run.first.event), BENCH_REMAINING_MS: String(run.first.remainingMs), BENCH_REPEAT: String(run.repeat ?? 0), BENCH_WARMUP: String(run.warmup ?? 0), BENCH_RECEIPTS: JSON.stringify(run.receipts ?? []) });
-  return { args: ['--input-type=module', '-e', CHILD], env };
+  if (!run.first) return { args: ['--input-type=module', '-e', CHILD], env };
+  Object.assign(env, { BENCH_EVENT: JSON.stringify(run.first.event), BENCH_REMAINING_MS: String(run.first.remainingMs), BENCH_REPEAT: String(run.repeat ?? 0), BENCH_WARMUP: String(run.warmup ?? 0), BENCH_RECEIPTS_ON_STDIN: '1' });
+  return { args: ['--input-type=module', '-e', CHILD], env, input: JSON.stringify(run.receipts ?? []) };
 }
 
 /** Runs a process to its end without blocking this one (the local ends are served from here). */
-function runAsync(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function runAsync(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number, input?: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
+    const child = spawn(command, args, { env, stdio: ['pipe', 'pipe', 'pipe'], timeout: timeoutMs });
+    child.stdin.end(input ?? '');
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -264,8 +267,8 @@ function runAsync(command: string, args: string[], env: NodeJS.ProcessEnv, timeo
 
 /** One cold process, timed. Throws with the process's stderr when it fails. */
 export async function coldRun(run: ColdRun): Promise<ColdSample> {
-  const { args, env } = childArgs(run);
-  const out = await runAsync(NODE, args, env, 60_000);
+  const { args, env, input } = childArgs(run);
+  const out = await runAsync(NODE, args, env, 300_000, input);
   if (out.status !== 0) throw new Error(`cold run of ${run.file} failed (${out.status}): ${out.stderr.slice(-800)}`);
   const sample = JSON.parse(out.stdout.trim().split('\n').at(-1) ?? '{}') as ColdSample;
   return { ...sample, stepped: steppedIn(out.stdout) };
@@ -281,8 +284,8 @@ export function hasCallgrind(): boolean {
  * with `expectStepped`, it must have logged exactly that many reconcile steps taken.
  */
 export async function coldInstructions(run: ColdRun, expectStepped?: number): Promise<number> {
-  const { args, env } = childArgs(run);
-  const out = await runAsync(VALGRIND, ['--tool=callgrind', '--callgrind-out-file=/dev/null', NODE, ...args], { ...env, BENCH_TIME_DILATION: String(CALLGRIND_DILATION) }, 1_800_000);
+  const { args, env, input } = childArgs(run);
+  const out = await runAsync(VALGRIND, ['--tool=callgrind', '--callgrind-out-file=/dev/null', NODE, ...args], { ...env, BENCH_TIME_DILATION: String(CALLGRIND_DILATION) }, 1_800_000, input);
   const collected = /Collected\s*:\s*(\d+)/.exec(out.stderr)?.[1];
   if (out.status !== 0 || collected === undefined) throw new Error(`callgrind run of ${run.file} failed (${out.status}): ${out.stderr.slice(-800)}`);
   const stepped = steppedIn(out.stdout);
