@@ -17,15 +17,14 @@ import { CreateQueueCommand, ReceiveMessageCommand, SQSClient, SendMessageBatchC
 import { createSqsServer } from 'local-aws-sqs';
 import { type EmbeddedDynamo, startEmbeddedDynamo } from '../lib/local/dynalite.js';
 import { type TlsFront, startTlsFront } from '../lib/local/tls-front.js';
-import type { KubeObject } from '../lib/kube/port.js';
 import { RealClock } from '../lib/platform/clock.js';
 import { MAX_VISIBILITY_SECONDS } from '../lib/queue/port.js';
 import { SimWorld } from '../lib/sim/world.js';
+import { type FirstInvocation, K8S, exporterInvocation, firstInvocation, pausedCluster } from './cold-invocations.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const NODE = join(ROOT, 'node_modules', '.bin', 'node');
 const VALGRIND = '/usr/bin/valgrind';
-const K8S = 'bench';
 
 /**
  * What one cold process measured: import, the first invocation when it ran one, and — when asked
@@ -42,12 +41,12 @@ export type ColdSample = {
 };
 
 /**
- * The local ends, the Lambda environment pointing at them, and `firstInvocation`: the event and
- * Lambda time left of a function's first invocation, its cluster (when it needs one) created first.
+ * The local ends, the Lambda environment pointing at them, and `firstInvocation`: a function's
+ * first invocation, what it reads (its cluster, the exporter's namespace) created first.
  */
 export type ColdEnds = {
   readonly env: Record<string, string>;
-  firstInvocation(fn: string, n: number): { event: unknown; remainingMs: number };
+  firstInvocation(fn: string, n: number): FirstInvocation;
   /**
    * `count` receipt handles of real messages received from the reconcile queue (and held for the
    * queue's maximum visibility), so that a step's visibility change succeeds as it does in Lambda.
@@ -84,7 +83,7 @@ export async function startColdEnds(): Promise<ColdEnds> {
     SCHEDULER_GROUP: 'bench-timers',
     FUNCTION_TIMEOUT_SECONDS: '60',
     QUEUE_VISIBILITY_TIMEOUT_SECONDS: '370',
-    // The exporter's first session: list and watch, then stop 1 s into it.
+    // The exporter's session is its Lambda time left less this (see EXPORTER_SESSION_MS).
     EXPORTER_SAFETY_MARGIN_MS: '1000',
     EXPORTER_FLUSH_WINDOW_MS: '100',
     POWERTOOLS_DEV: 'false',
@@ -92,8 +91,9 @@ export async function startColdEnds(): Promise<ColdEnds> {
   return {
     env,
     firstInvocation: (fn, n) => {
+      if (fn === 'exporter') return exporterInvocation(world, n);
       const first = firstInvocation(fn, n);
-      if (fn === 'reconcile' || fn === 'admin') world.store.create('TidbCluster', pausedCluster(`cold-${n}`));
+      if (fn === 'reconcile' || fn === 'admin') world.store.create('TidbCluster', pausedCluster(`cold-${n}`, 'default'));
       return first;
     },
     receipts: async (count) => {
@@ -117,42 +117,6 @@ export async function startColdEnds(): Promise<ColdEnds> {
       await new Promise((resolve) => sqsServer.close(resolve));
     },
   };
-}
-
-/**
- * A TidbCluster whose reconciliation is paused (`spec.paused`, as TiDB Operator): a step reads and
- * validates it and changes nothing.
- */
-function pausedCluster(name: string): KubeObject {
-  return { apiVersion: 'pingcap.com/v1alpha1', kind: 'TidbCluster', metadata: { name, namespace: 'default' }, spec: { version: 'v8.5.0', paused: true, pd: { replicas: 3, baseImage: 'pingcap/pd' } } };
-}
-
-/**
- * The first invocation each function gets, with the Lambda time left: a reconcile step (SQS
- * batch of one) for a paused TidbCluster, a sweep of the cluster, a timer wake-up, an admin
- * `status` of a paused TidbCluster, and an exporter session of 1 s. `n` makes every run's cluster
- * its own, so no run finds another's lease or state.
- */
-function firstInvocation(fn: string, n: number): { event: unknown; remainingMs: number } {
-  const name = `cold-${n}`;
-  const key = `${K8S}/default/${name}`;
-  switch (fn) {
-    case 'reconcile':
-      return {
-        event: { Records: [{ messageId: `m-${n}`, receiptHandle: `rh-${n}`, body: JSON.stringify({ key, reason: 'bench' }), attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()) }, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:bench-cold-reconcile', awsRegion: 'us-east-1' }] },
-        remainingMs: 60_000,
-      };
-    case 'sweep':
-      return { event: {}, remainingMs: 60_000 };
-    case 'timer':
-      return { event: { key, kind: 'resync' }, remainingMs: 30_000 };
-    case 'admin':
-      return { event: { action: 'status', cluster: { namespace: 'default', name } }, remainingMs: 30_000 };
-    case 'exporter':
-      return { event: {}, remainingMs: 2_000 };
-    default:
-      throw new Error(`no first invocation for ${fn}`);
-  }
 }
 
 // Runs in the measured process. Stdout also carries the functions' own log lines, so the sample
@@ -235,7 +199,7 @@ const CALLGRIND_DILATION = 60;
 export type ColdRun = {
   file: string;
   env?: Record<string, string>;
-  first?: { event: unknown; remainingMs: number };
+  first?: FirstInvocation;
   /** Invocations of the same event after the first, measured. */
   repeat?: number;
   /** Invocations run between the first and the measured ones, not measured (the JIT warming up). */
@@ -245,7 +209,7 @@ export type ColdRun = {
 };
 
 function childArgs(run: ColdRun): { args: string[]; env: NodeJS.ProcessEnv; input?: string } {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '', BENCH_MODULE: pathToFileURL(run.file).href, ...(run.first ? run.env : {}) };
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '', BENCH_MODULE: pathToFileURL(run.file).href, ...(run.first ? { ...run.env, ...run.first.env } : {}) };
   if (!run.first) return { args: ['--input-type=module', '-e', CHILD], env };
   Object.assign(env, { BENCH_EVENT: JSON.stringify(run.first.event), BENCH_REMAINING_MS: String(run.first.remainingMs), BENCH_REPEAT: String(run.repeat ?? 0), BENCH_WARMUP: String(run.warmup ?? 0), BENCH_RECEIPTS_ON_STDIN: '1' });
   return { args: ['--input-type=module', '-e', CHILD], env, input: JSON.stringify(run.receipts ?? []) };
@@ -270,6 +234,7 @@ export async function coldRun(run: ColdRun): Promise<ColdSample> {
   const { args, env, input } = childArgs(run);
   const out = await runAsync(NODE, args, env, 300_000, input);
   if (out.status !== 0) throw new Error(`cold run of ${run.file} failed (${out.status}): ${out.stderr.slice(-800)}`);
+  checkFirst(run, out.stdout, 'cold run');
   const sample = JSON.parse(out.stdout.trim().split('\n').at(-1) ?? '{}') as ColdSample;
   return { ...sample, stepped: steppedIn(out.stdout) };
 }
@@ -288,9 +253,16 @@ export async function coldInstructions(run: ColdRun, expectStepped?: number): Pr
   const out = await runAsync(VALGRIND, ['--tool=callgrind', '--callgrind-out-file=/dev/null', NODE, ...args], { ...env, BENCH_TIME_DILATION: String(CALLGRIND_DILATION) }, 1_800_000, input);
   const collected = /Collected\s*:\s*(\d+)/.exec(out.stderr)?.[1];
   if (out.status !== 0 || collected === undefined) throw new Error(`callgrind run of ${run.file} failed (${out.status}): ${out.stderr.slice(-800)}`);
+  checkFirst(run, out.stdout, 'callgrind run');
   const stepped = steppedIn(out.stdout);
   if (expectStepped !== undefined && stepped !== expectStepped) throw new Error(`callgrind run of ${run.file}: ${stepped} of ${expectStepped} invocations stepped`);
   return Number(collected);
+}
+
+/** Throws when the first invocation's own check finds it did not do its work. */
+function checkFirst(run: ColdRun, stdout: string, what: string): void {
+  const problem = run.first?.check?.(stdout);
+  if (problem !== undefined) throw new Error(`${what} of ${run.file}: ${problem}`);
 }
 
 /** The reconcile steps a process logged as taken (not skipped, e.g. on a held lease). */
