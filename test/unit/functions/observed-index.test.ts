@@ -128,3 +128,58 @@ describe('ObservedIndex answers only for the step (fence) that observed', () => 
     expect(index.identity(key('a'), 3, { kind: 'Pod', namespace: 'demo', name: 'basic-pd-0' })).toBeUndefined();
   });
 });
+
+describe('ObservedIndex keeps the recent Events a step read, for that step only', () => {
+  /** A read of the recent Events that counts its calls and fails while `failing` is set. */
+  const reader = () => {
+    const calls = { n: 0, failing: false };
+    const read = async (): Promise<Set<string>> => {
+      calls.n++;
+      if (calls.failing) throw new Error('list Events: 503');
+      return new Set(['FailedScaleIn\nrefused']);
+    };
+    return { calls, read };
+  };
+
+  it.each([
+    { name: 'the same step reads once and shares the set', fences: [5, 5, 5], reads: 1 },
+    { name: 'a new step (another fence) reads again', fences: [5, 6], reads: 2 },
+    { name: 'a step whose observation is not kept reads every time', fences: [9, 9], reads: 2 },
+  ])('$name', async ({ fences, reads }) => {
+    // Prepare
+    const index = new ObservedIndex();
+    const { calls, read } = reader();
+    const sets: Set<string>[] = [];
+
+    // Act
+    // Each step observes once (fence 9's observation is not kept), then records its Events.
+    let observed: number | undefined;
+    for (const fence of fences) {
+      if (fence !== 9 && fence !== observed) index.remember(key('a'), fence, 'a', cluster('a'), NO_OWNED_OBJECTS);
+      observed = fence;
+      sets.push(await index.recentEvents(key('a'), fence, read));
+    }
+
+    // Assess
+    expect(calls.n).toBe(reads);
+    expect(sets.every((s) => s.has('FailedScaleIn\nrefused'))).toBe(true);
+  });
+
+  it('a failed read is forgotten: the step\'s next Event reads again', async () => {
+    // Prepare
+    const index = new ObservedIndex();
+    index.remember(key('a'), 5, 'a', cluster('a'), NO_OWNED_OBJECTS);
+    const { calls, read } = reader();
+    calls.failing = true;
+
+    // Act
+    const first = index.recentEvents(key('a'), 5, read);
+    await expect(first).rejects.toThrow('503');
+    calls.failing = false;
+    const second = await index.recentEvents(key('a'), 5, read);
+
+    // Assess
+    expect(calls.n).toBe(2);
+    expect(second.has('FailedScaleIn\nrefused')).toBe(true);
+  });
+});
