@@ -39,7 +39,7 @@ export function describeAction(action: Action): string {
     case 'pump.offline':
       return `${action.kind} nodeId=${action.nodeId}`;
     case 'event':
-      return `event ${action.type} ${action.reason} on ${describeRef(action.object)}`;
+      return `event ${action.type} ${action.reason} on ${describeRef(action.object)}${action.once ? ' (once: not again while a recent Event has it)' : ''}`;
     case 'state.putDeadline':
       return `${action.kind} ${describeDeadline(action.deadline)} at=${action.deadline.deadlineAtMs}`;
     case 'state.deleteDeadline':
