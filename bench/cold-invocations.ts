@@ -35,7 +35,7 @@ export type FirstInvocation = {
  * A TidbCluster whose reconciliation is paused (`spec.paused`, as TiDB Operator): a step reads and
  * validates it and changes nothing.
  */
-export function pausedCluster(name: string, namespace: string): KubeObject {
+function pausedCluster(name: string, namespace: string): KubeObject {
   return { apiVersion: 'pingcap.com/v1alpha1', kind: 'TidbCluster', metadata: { name, namespace }, spec: { version: 'v8.5.0', paused: true, pd: { replicas: 3, baseImage: 'pingcap/pd' } } };
 }
 
@@ -49,7 +49,7 @@ export function pausedCluster(name: string, namespace: string): KubeObject {
  * The check fails a run that did anything else (a list cut short by the deadline, a failed send
  * or write).
  */
-export function exporterInvocation(world: SimWorld, n: number): FirstInvocation {
+function exporterInvocation(world: SimWorld, n: number): FirstInvocation {
   const namespace = `exporter-${String(n).padStart(4, '0')}`;
   world.store.create('Namespace', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
   for (let i = 0; i < EXPORTER_CLUSTERS; i++) world.store.create('TidbCluster', pausedCluster(`cluster-${i}`, namespace));
@@ -65,16 +65,20 @@ export function exporterInvocation(world: SimWorld, n: number): FirstInvocation 
 }
 
 /**
- * The first invocation the other functions get, with the Lambda time left: a reconcile step (SQS
- * batch of one) for a paused TidbCluster, a sweep of the cluster, a timer wake-up and an admin
- * `status` of a paused TidbCluster. `n` makes every run's cluster its own, so no run finds
- * another's lease or state.
+ * Function `fn`'s first invocation in run `n`, with what it reads created in `world` first: a
+ * reconcile step (SQS batch of one) for a paused TidbCluster, a sweep of the cluster, a timer
+ * wake-up, an admin `status` of a paused TidbCluster, or the exporter's fixed session (above). `n`
+ * makes every run's cluster its own, so no run finds another's lease or state.
  */
-export function firstInvocation(fn: string, n: number): FirstInvocation {
+export function firstInvocation(world: SimWorld, fn: string, n: number): FirstInvocation {
   const name = `cold-${n}`;
   const key = `${K8S}/default/${name}`;
+  const paused = (): void => {
+    world.store.create('TidbCluster', pausedCluster(name, 'default'));
+  };
   switch (fn) {
     case 'reconcile':
+      paused();
       return {
         event: { Records: [{ messageId: `m-${n}`, receiptHandle: `rh-${n}`, body: JSON.stringify({ key, reason: 'bench' }), attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()) }, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:bench-cold-reconcile', awsRegion: 'us-east-1' }] },
         remainingMs: 60_000,
@@ -84,7 +88,10 @@ export function firstInvocation(fn: string, n: number): FirstInvocation {
     case 'timer':
       return { event: { key, kind: 'resync' }, remainingMs: 30_000 };
     case 'admin':
+      paused();
       return { event: { action: 'status', cluster: { namespace: 'default', name } }, remainingMs: 30_000 };
+    case 'exporter':
+      return exporterInvocation(world, n);
     default:
       throw new Error(`no first invocation for ${fn}`);
   }

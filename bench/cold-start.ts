@@ -20,7 +20,7 @@ import { type TlsFront, startTlsFront } from '../lib/local/tls-front.js';
 import { RealClock } from '../lib/platform/clock.js';
 import { MAX_VISIBILITY_SECONDS } from '../lib/queue/port.js';
 import { SimWorld } from '../lib/sim/world.js';
-import { type FirstInvocation, K8S, exporterInvocation, firstInvocation, pausedCluster } from './cold-invocations.js';
+import { type FirstInvocation, K8S, firstInvocation } from './cold-invocations.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const NODE = join(ROOT, 'node_modules', '.bin', 'node');
@@ -90,12 +90,7 @@ export async function startColdEnds(): Promise<ColdEnds> {
   };
   return {
     env,
-    firstInvocation: (fn, n) => {
-      if (fn === 'exporter') return exporterInvocation(world, n);
-      const first = firstInvocation(fn, n);
-      if (fn === 'reconcile' || fn === 'admin') world.store.create('TidbCluster', pausedCluster(`cold-${n}`, 'default'));
-      return first;
-    },
+    firstInvocation: (fn, n) => firstInvocation(world, fn, n),
     receipts: async (count) => {
       const handles: string[] = [];
       for (let sent = 0; sent < count; sent += 10) {
