@@ -20,6 +20,12 @@ import { executePumpOffline, executeTicdcResign } from './execute-ticdc.js';
 import { ObservedIndex } from './observed.js';
 
 /**
+ * The kinds whose writes change what a step keeps for the next (`KeptReads`): its Services,
+ * ConfigMaps and volumes, and the claims the volumes are bound to.
+ */
+const KEPT_KINDS_WRITTEN: ReadonlySet<string> = new Set(['Service', 'ConfigMap', 'PersistentVolume', 'PersistentVolumeClaim']);
+
+/**
  * Runs one action. Guarantees: resolves only when the action took effect or was verified to be
  * unnecessary; throws the adapters' typed errors otherwise (`ConflictError` for a stale
  * resourceVersion, `TerminalError` for an action no retry can make valid); gives up with the budget
@@ -46,6 +52,8 @@ export class LiveExecutor implements Executor {
       case 'updateStatus':
       case 'patch':
       case 'delete':
+        // What the next step would take from this one's reads of these kinds is no longer what is there.
+        if (KEPT_KINDS_WRITTEN.has(action.ref.kind)) this.index.dropKept(key);
         return executeKube(this.clients.kube, action);
       case 'pd.transferLeader':
       case 'pd.deleteMember':

@@ -28,7 +28,7 @@ export function volumeLabels(namespace: string, instance: string): Record<string
  * (nothing read) when no claim is bound.
  */
 export async function readBoundVolumes(kube: KubePort, namespace: string, instance: string, owned: OwnedObjects, signal: AbortSignal): Promise<IPersistentVolume[] | undefined> {
-  const names = owned.PersistentVolumeClaim.flatMap((pvc) => (pvc.spec?.volumeName ? [pvc.spec.volumeName] : []));
+  const names = boundVolumeNames(owned);
   if (names.length === 0) return undefined;
   const labelled = await withinBudget(signal, 'list PersistentVolumes', () => kube.listPersistentVolumes(volumeLabels(namespace, instance)));
   const byName = new Map<string, KubeObject>(labelled.items.map((pv) => [pv.metadata.name ?? '', pv]));
@@ -36,6 +36,11 @@ export async function readBoundVolumes(kube: KubePort, namespace: string, instan
   const fetched = await Promise.all(missing.map((name) => withinBudget(signal, `get PersistentVolume ${name}`, () => getIfExists(kube, name))));
   for (const pv of fetched) if (pv) byName.set(pv.metadata.name ?? '', pv);
   return plainJson<IPersistentVolume[]>(names.flatMap((name) => { const pv = byName.get(name); return pv ? [pv] : []; }));
+}
+
+/** The volume names the claims of `owned` are bound to (`spec.volumeName`), in claim order. */
+export function boundVolumeNames(owned: OwnedObjects): string[] {
+  return owned.PersistentVolumeClaim.flatMap((pvc) => (pvc.spec?.volumeName ? [pvc.spec.volumeName] : []));
 }
 
 async function getIfExists(kube: KubePort, name: string): Promise<KubeObject | undefined> {

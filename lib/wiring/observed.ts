@@ -4,7 +4,12 @@
  * cluster TLS, per cluster key and fence. An Event names its involved object by uid and
  * resourceVersion; taking them from the observation costs no extra request and gives the executor
  * exactly the version the rules decided on.
+ *
+ * It also keeps, for the next step of the same key, what a step read of the kinds no watch reports
+ * (`KeptReads`, see `keptFor`): a step at rest takes them from here instead of reading them again.
  */
+
+import type { IPersistentVolume } from 'kubernetes-models/v1/PersistentVolume';
 
 import type { ClusterKey } from '../model/key.js';
 import type { ObjectRef, OwnedObjects, TidbCluster } from '../model/kube.js';
@@ -14,6 +19,26 @@ import { referencedPdOf } from '../reconcile/cluster/referenced-pd.js';
 
 /** How many clusters a warm process keeps observations of unless told otherwise. */
 export const DEFAULT_OBSERVED_CLUSTERS = 1_000;
+
+/**
+ * How many clusters a warm process keeps `KeptReads` of unless told otherwise: they hold whole
+ * objects (tens of KB for a cluster with every component), so fewer than the identities.
+ */
+export const DEFAULT_KEPT_CLUSTERS = 100;
+
+/**
+ * What one step read of the kinds no watch reports (the exporter watches TidbClusters,
+ * StatefulSets, Pods and PersistentVolumeClaims; a change of these comes as a trigger, a change of
+ * the others does not): the cluster's Services and ConfigMaps, the volumes bound to its claims
+ * (`volumes.names`: the bound volume names they were read for, in claim order; `items` undefined
+ * when no claim was bound), and whether the cluster client Secret existed (cluster TLS only).
+ */
+export type KeptReads = {
+  readonly Service: OwnedObjects['Service'];
+  readonly ConfigMap: OwnedObjects['ConfigMap'];
+  readonly volumes: { readonly names: readonly string[]; readonly items: readonly IPersistentVolume[] | undefined };
+  readonly clientSecretSeen?: true;
+};
 
 /** One observed object's identity. */
 export type ObservedIdentity = { readonly uid: string; readonly resourceVersion: string; readonly apiVersion: string };
@@ -44,10 +69,17 @@ type Entry = {
  */
 export class ObservedIndex {
   private readonly entries = new Map<ClusterKey, Entry>();
+  private readonly kept = new Map<ClusterKey, { readonly fence: number; readonly reads: KeptReads }>();
 
-  constructor(readonly maxClusters: number = DEFAULT_OBSERVED_CLUSTERS) {
+  constructor(
+    readonly maxClusters: number = DEFAULT_OBSERVED_CLUSTERS,
+    readonly maxKept: number = Math.min(maxClusters, DEFAULT_KEPT_CLUSTERS),
+  ) {
     if (!Number.isInteger(maxClusters) || maxClusters < 1) {
       throw new TerminalError(`ObservedIndex: maxClusters must be a whole number ≥ 1, got ${maxClusters}`, { field: 'maxClusters' });
+    }
+    if (!Number.isInteger(maxKept) || maxKept < 0) {
+      throw new TerminalError(`ObservedIndex: maxKept must be a whole number ≥ 0, got ${maxKept}`, { field: 'maxKept' });
     }
   }
 
@@ -79,6 +111,38 @@ export class ObservedIndex {
   /** Forgets a key (its cluster is gone). */
   forget(key: ClusterKey): void {
     this.entries.delete(key);
+    this.kept.delete(key);
+  }
+
+  /**
+   * Keeps what the step holding `fence` read of the unwatched kinds, for the next step of `key`
+   * (replacing what was kept before). At most `maxKept` keys are kept, the least recently kept going
+   * first.
+   */
+  keep(key: ClusterKey, fence: number, reads: KeptReads): void {
+    this.kept.delete(key);
+    if (this.maxKept === 0) return;
+    this.kept.set(key, { fence, reads });
+    for (const oldest of this.kept.keys()) {
+      if (this.kept.size <= this.maxKept) break;
+      this.kept.delete(oldest);
+    }
+  }
+
+  /**
+   * What the step before the one holding `fence` kept, if that step (fence − 1) ran in this process
+   * and wrote none of those kinds (`dropKept`). Fences count claims, so no other step of the key ran
+   * in between, here or in another process: the reads are as that step left them, unless someone
+   * other than the reconciler changed them since (which no trigger reports either way).
+   */
+  keptFor(key: ClusterKey, fence: number): KeptReads | undefined {
+    const found = this.kept.get(key);
+    return found?.fence === fence - 1 ? found.reads : undefined;
+  }
+
+  /** Drops what is kept for `key`: its step is about to write one of the kinds kept. */
+  dropKept(key: ClusterKey): void {
+    this.kept.delete(key);
   }
 
   /** The observed identity of `ref`, if the observation of `key` under `fence` saw it. */

@@ -13,7 +13,9 @@
  * Nodes those servers run on (`serverNodeNames`; none at rest). The listed objects are split by their component label: each observed component's go to
  * `components[name].objects`, the rest stay in `owned`. At rest (`ObserveRequest.verified` names the
  * TidbCluster read, same uid and generation) the kinds only the discovery rule reads are not listed
- * (`DISCOVERY_ONLY_KINDS`) and the observation says `reads: 'rest'`. The persisted part of the snapshot (fence,
+ * (`DISCOVERY_ONLY_KINDS`) and the observation says `reads: 'rest'`; what no watch reports (Services,
+ * ConfigMaps, the bound volumes, the cluster client Secret) is then taken from the step before when
+ * this process ran it and it wrote none of them (`ObservedIndex.keptFor`), and read otherwise. The persisted part of the snapshot (fence,
  * failures, wake-up, deadlines) is not read here: the engine has it from its claim and reads the
  * deadlines itself, alongside this observer.
  */
@@ -34,9 +36,9 @@ import { abortError, withinBudget } from './abortable.js';
 import type { ClusterClients } from './clients.js';
 import { ClusterIdCache } from './pd-view.js';
 import { COMPONENT_READERS, type ComponentReadContext, type ComponentReader } from './observe-components.js';
-import { ObservedIndex } from './observed.js';
+import { ObservedIndex, type KeptReads } from './observed.js';
 import { readStoreNodes, serverNodeNames, storeNodeNames } from './observe-nodes.js';
-import { readBoundVolumes } from './observe-volumes.js';
+import { boundVolumeNames, readBoundVolumes } from './observe-volumes.js';
 import { readTikvLeaders } from './observe-tikv-leaders.js';
 import { plainJson } from './plain-json.js';
 
@@ -49,14 +51,20 @@ const DISCOVERY_ONLY_KINDS: ReadonlySet<string> = new Set(DISCOVERY_KINDS.filter
 /** The kinds a step at rest lists. */
 const REST_KINDS = OWNED_KINDS.filter((kind) => !DISCOVERY_ONLY_KINDS.has(kind));
 
+/** The owned kinds no watch reports, which a step at rest takes from the step before (`KeptReads`). */
+const KEPT_KINDS = ['Service', 'ConfigMap'] as const;
+
+/** The kinds a step at rest lists when the step before kept its reads. */
+const REST_KINDS_KEPT = REST_KINDS.filter((kind) => !(KEPT_KINDS as readonly string[]).includes(kind));
+
 /** A component reader seen without its view's type (the table is walked generically). */
 type AnyReader = ComponentReader<unknown, string>;
 
 /** What reading one component's API gave: a view, or the error (and its kind) that prevented it. */
 type ApiRead = { readonly view: unknown; readonly error?: string; readonly errorKind?: string };
 
-/** Every component's API read, and the Secrets found missing on the way. */
-type ApiReads = { readonly reads: readonly ApiRead[]; readonly missingSecrets?: readonly string[] };
+/** Every component's API read, and the Secrets found missing on the way (or the cluster client Secret seen to exist). */
+type ApiReads = { readonly reads: readonly ApiRead[]; readonly missingSecrets?: readonly string[]; readonly clientSecretSeen?: true };
 
 /**
  * What the observer reads besides the defaults: `detectNodeFailure` adds the Nodes of failure stores'
@@ -95,15 +103,19 @@ export class LiveObserver implements Observer {
     const instance = instanceName(cluster);
     const context: ComponentReadContext = { clients: this.clients, target: { namespace: ref.namespace, tcName: ref.name, tls: isTlsCluster(cluster) }, cluster, clusterIds: this.clusterIds };
     const atRest = request.verified !== undefined && request.verified.uid === cluster.metadata.uid && request.verified.generation === cluster.metadata.generation;
-    const kinds = atRest ? REST_KINDS : OWNED_KINDS;
-    const [owned, api] = await Promise.all([this.readOwned(ref.namespace, instance, kinds, signal), this.readApis(cluster, ref, context, signal)]);
+    const kept = atRest ? this.index.keptFor(key, request.fence) : undefined;
+    const kinds = atRest ? (kept ? REST_KINDS_KEPT : REST_KINDS) : OWNED_KINDS;
+    const [listed, api] = await Promise.all([this.readOwned(ref.namespace, instance, kinds, signal), this.readApis(cluster, ref, context, signal, kept)]);
+    const owned: OwnedObjects = kept ? { ...listed, Service: kept.Service, ConfigMap: kept.ConfigMap } : listed;
     this.index.remember(key, request.fence, instance, cluster, owned);
     const { rest, byComponent } = splitByComponent(owned, OBSERVED_COMPONENTS);
     // The bound claims' volumes and what each component's objects add to its view both follow from the owned objects.
     const pdView = api.reads[OBSERVED_COMPONENTS.indexOf('pd')]?.view as PdView | undefined;
     const storeNodes = storeNodeNames(cluster, owned, pdView, this.options.detectNodeFailure);
+    const volumeNames = boundVolumeNames(owned);
+    const keptVolumes = kept && sameNames(kept.volumes.names, volumeNames) ? kept.volumes : undefined;
     const [volumes, tikvLeaders, read, ...completed] = await Promise.all([
-      readBoundVolumes(this.clients.kube, ref.namespace, instance, owned, signal),
+      keptVolumes ? keptVolumes.items : readBoundVolumes(this.clients.kube, ref.namespace, instance, owned, signal),
       withinBudget(signal, 'read TiKV leader counts', () => readTikvLeaders(this.clients.tikv(context.target), owned, signal)),
       readStoreNodes(this.clients.kube, storeNodes, signal),
       ...OBSERVED_COMPONENTS.map((name, i) => this.complete(reader(name), api.reads[i], byComponent[name], context, signal)),
@@ -114,6 +126,12 @@ export class LiveObserver implements Observer {
     const serverNodes = serverNodeNames(cluster, owned, pdView, tidbView).filter((name) => !storeNodes.includes(name));
     const more = await readStoreNodes(this.clients.kube, serverNodes, signal);
     const nodes = read === undefined && more === undefined ? undefined : [...(read ?? []), ...(more ?? [])];
+    this.index.keep(key, request.fence, {
+      Service: owned.Service,
+      ConfigMap: owned.ConfigMap,
+      volumes: { names: volumeNames, items: volumes },
+      ...(api.clientSecretSeen ? { clientSecretSeen: true as const } : {}),
+    });
     const components = Object.fromEntries(
       OBSERVED_COMPONENTS.map((name, i): [string, ComponentObservation<unknown, string>] => [name, observed(byComponent[name], completed[i])]),
     ) as unknown as ObservedComponents;
@@ -159,15 +177,15 @@ export class LiveObserver implements Observer {
    * The API of every component the spec has, together. Under cluster TLS none is contacted before the
    * client Secret is seen to exist; without it each such component's error says so.
    */
-  private async readApis(cluster: TidbCluster, ref: ClusterRef, context: ComponentReadContext, signal: AbortSignal): Promise<ApiReads> {
+  private async readApis(cluster: TidbCluster, ref: ClusterRef, context: ComponentReadContext, signal: AbortSignal, kept: KeptReads | undefined): Promise<ApiReads> {
     const wanted = OBSERVED_COMPONENTS.map((name) => reader(name).inSpec(cluster));
     if (!wanted.some(Boolean)) return { reads: wanted.map(() => ({ view: undefined })) };
-    if (context.target.tls === true) {
+    if (context.target.tls === true && kept?.clientSecretSeen !== true) {
       const missing = await this.missingClientSecret(ref, signal);
       if (missing) return { reads: wanted.map((w) => (w ? { view: undefined, error: missing.why } : { view: undefined })), missingSecrets: [missing.name] };
     }
     const reads = await Promise.all(OBSERVED_COMPONENTS.map((name, i) => (wanted[i] ? this.readApi(reader(name), context, signal) : { view: undefined })));
-    return { reads };
+    return { reads, ...(context.target.tls === true ? { clientSecretSeen: true as const } : {}) };
   }
 
   private async readApi(read: AnyReader, context: ComponentReadContext, signal: AbortSignal): Promise<ApiRead> {
@@ -200,6 +218,11 @@ export class LiveObserver implements Observer {
   private async missingClientSecret(ref: ClusterRef, signal: AbortSignal): Promise<{ name: string; why: string } | undefined> {
     return withinBudget(signal, 'get the cluster client Secret', () => missingClientSecretOf(this.clients.kube, ref));
   }
+}
+
+/** Whether two lists of volume names are the same, in the same order. */
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((name, i) => name === b[i]);
 }
 
 /** A component's observation: its objects and what reading its API gave. */

@@ -1,7 +1,8 @@
 /**
  * The warm process's `ObservedIndex`: what a step's observer leaves for the executor of the same
  * step. It is bounded (least recently used clusters go first) and answers only for the fence that
- * observed, so an executor never acts on another step's observation.
+ * observed, so an executor never acts on another step's observation. What a step read of the kinds
+ * no watch reports is kept for the next step of its key only.
  */
 import { describe, expect, it } from '@jest/globals';
 
@@ -9,7 +10,7 @@ import type { OwnedObjects, TidbCluster } from '../../../lib/model/kube.js';
 import { DEFAULT_STEP_CONFIG, parseConfig } from '../../../lib/platform/config.js';
 import { TerminalError } from '../../../lib/platform/errors.js';
 import { NO_OWNED_OBJECTS } from '../../../lib/step/ports.js';
-import { ObservedIndex } from '../../../lib/wiring/observed.js';
+import { DEFAULT_KEPT_CLUSTERS, ObservedIndex, type KeptReads } from '../../../lib/wiring/observed.js';
 
 const cluster = (name: string, tls = false): TidbCluster => ({
   apiVersion: 'pingcap.com/v1alpha1',
@@ -181,5 +182,73 @@ describe('ObservedIndex keeps the recent Events a step read, for that step only'
     // Assess
     expect(calls.n).toBe(2);
     expect(second.has('FailedScaleIn\nrefused')).toBe(true);
+  });
+});
+
+describe('ObservedIndex keeps the unwatched reads of a step for the next step of its key only', () => {
+  const reads = (service: string): KeptReads => ({
+    Service: [{ apiVersion: 'v1', kind: 'Service', metadata: { name: service, namespace: 'demo', uid: `uid-${service}` } }],
+    ConfigMap: [],
+    volumes: { names: ['pv-1'], items: [{ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv-1' } }] },
+  });
+
+  it('the step right after finds them; the same step, a later one and another key do not', () => {
+    // Prepare
+    const index = new ObservedIndex();
+
+    // Act
+    index.keep(key('a'), 7, reads('basic-pd'));
+
+    // Assess
+    expect(index.keptFor(key('a'), 8)?.Service.map((s) => s.metadata?.name)).toEqual(['basic-pd']);
+    expect(index.keptFor(key('a'), 7)).toBeUndefined();
+    expect(index.keptFor(key('a'), 9)).toBeUndefined();
+    expect(index.keptFor(key('b'), 8)).toBeUndefined();
+  });
+
+  it('a step that writes one of the kinds drops them, and a forgotten cluster has none', () => {
+    // Prepare
+    const index = new ObservedIndex();
+    index.keep(key('a'), 7, reads('basic-pd'));
+    index.keep(key('b'), 7, reads('other-pd'));
+
+    // Act
+    index.dropKept(key('a'));
+    index.forget(key('b'));
+
+    // Assess
+    expect(index.keptFor(key('a'), 8)).toBeUndefined();
+    expect(index.keptFor(key('b'), 8)).toBeUndefined();
+  });
+
+  it('keeping again replaces, and at most maxKept keys are kept, the least recently kept going first', () => {
+    // Prepare
+    const index = new ObservedIndex(10, 2);
+
+    // Act
+    index.keep(key('a'), 1, reads('a-1'));
+    index.keep(key('b'), 1, reads('b-1'));
+    index.keep(key('a'), 2, reads('a-2'));
+    index.keep(key('c'), 1, reads('c-1'));
+
+    // Assess
+    expect(index.keptFor(key('a'), 3)?.Service[0]?.metadata?.name).toBe('a-2');
+    expect(index.keptFor(key('b'), 2)).toBeUndefined();
+    expect(index.keptFor(key('c'), 2)?.Service[0]?.metadata?.name).toBe('c-1');
+  });
+
+  it('by default it keeps fewer clusters than identities; a cap of 0 keeps none, a negative or fractional one is refused', () => {
+    // Prepare
+    const none = new ObservedIndex(10, 0);
+
+    // Act
+    none.keep(key('a'), 1, reads('a-1'));
+
+    // Assess
+    expect(new ObservedIndex().maxKept).toBe(DEFAULT_KEPT_CLUSTERS);
+    expect(new ObservedIndex(10).maxKept).toBe(10);
+    expect(none.keptFor(key('a'), 2)).toBeUndefined();
+    expect(() => new ObservedIndex(10, -1)).toThrow(TerminalError);
+    expect(() => new ObservedIndex(10, 0.5)).toThrow(TerminalError);
   });
 });

@@ -9,6 +9,8 @@ import type { KubeObject, ObjectList, OwnedKind } from '../../../lib/kube/port.j
 import { LABEL } from '../../../lib/model/labels.js';
 import { allObjects, splitByComponent } from '../../../lib/model/snapshot.js';
 import { NO_OWNED_OBJECTS } from '../../../lib/step/ports.js';
+import { LiveExecutor } from '../../../lib/wiring/executor.js';
+import { ObservedIndex } from '../../../lib/wiring/observed.js';
 import { LiveObserver } from '../../../lib/wiring/observer.js';
 import { FakeKube, fakeClients, tidbCluster } from './runtime-fakes.js';
 
@@ -22,13 +24,25 @@ const labelled = (kind: string, name: string, component?: string): KubeObject =>
 class ListingKube extends FakeKube {
   constructor(
     clusters: KubeObject[],
-    private readonly objects: KubeObject[],
+    readonly objects: KubeObject[],
   ) {
     super(clusters);
   }
 
   /** The kinds listed, in order. */
   readonly listed: (OwnedKind | undefined)[] = [];
+  /** How often the PersistentVolumes and the cluster client Secret were read. */
+  readonly reads = { volumes: 0, secret: 0 };
+
+  override async listPersistentVolumes(): Promise<ObjectList> {
+    this.reads.volumes++;
+    return { items: this.objects.filter((o) => o.kind === 'PersistentVolume'), resourceVersion: '1' };
+  }
+
+  override hasSecret = async (): Promise<boolean> => {
+    this.reads.secret++;
+    return true;
+  };
 
   override async listOwned(_namespace?: string, kind?: OwnedKind): Promise<ObjectList> {
     this.listed.push(kind);
@@ -90,6 +104,95 @@ describe('LiveObserver: observed per component', () => {
     expect(observation.components.pd.view).toBeUndefined();
     expect(observation.components.pd.error).toBeUndefined();
     expect(names(observation.components.pd.objects.Pod)).toEqual(['basic-pd-0']);
+  });
+});
+
+describe('LiveObserver at rest: what no watch reports comes from the step before, when this process ran it', () => {
+  const bound = (claim: string, volume: string): KubeObject => ({ ...labelled('PersistentVolumeClaim', claim, 'pd'), spec: { volumeName: volume } });
+  const world = (): KubeObject[] => [
+    ...WORLD,
+    labelled('ConfigMap', 'basic-pd', 'pd'),
+    bound('pd-basic-pd-0', 'pv-0'),
+    { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv-0', uid: 'uid-pv-0' } },
+  ];
+  const cluster = (tls = false): KubeObject => {
+    const tc = tidbCluster('basic');
+    return { ...tc, metadata: { ...tc.metadata, generation: 3 }, spec: { ...tc.spec, ...(tls ? { tlsCluster: { enabled: true } } : {}) } };
+  };
+  /** An observer and executor sharing one index, as in a warm process; `step(fence, rest)` observes as that step. */
+  const warm = (kube: ListingKube) => {
+    const index = new ObservedIndex();
+    const observer = new LiveObserver(fakeClients(kube), index);
+    const executor = new LiveExecutor(fakeClients(kube), index);
+    const step = (fence: number, rest = true) =>
+      observer.observe({ ...REQUEST, fence, signal: new AbortController().signal, ...(rest ? { verified: { uid: 'uid-basic', generation: 3 } } : {}) });
+    const listedSince = (from: number) => kube.listed.slice(from);
+    return { executor, step, listedSince };
+  };
+
+  it('the step after a full read lists neither Services nor ConfigMaps nor volumes, and sees what that read saw', async () => {
+    // Prepare
+    const kube = new ListingKube([cluster()], world());
+    const { step, listedSince } = warm(kube);
+    const full = await step(1, false);
+    const before = kube.listed.length;
+
+    // Act
+    const rest = await step(2);
+
+    // Assess
+    expect(full.reads).toBeUndefined();
+    expect(rest.reads).toBe('rest');
+    expect(listedSince(before)).not.toContain('Service');
+    expect(listedSince(before)).not.toContain('ConfigMap');
+    expect(listedSince(before)).toContain('Pod');
+    expect(kube.reads.volumes).toBe(1);
+    expect(names(allObjects(rest, 'Service'))).toEqual(names(allObjects(full, 'Service')));
+    expect(names(allObjects(rest, 'ConfigMap'))).toEqual(['basic-pd']);
+    expect(names(rest.volumes ?? [])).toEqual(['pv-0']);
+  });
+
+  it('after a step that writes a Service, a step that skipped a fence, a full read or a claim bound anew, they are read again', async () => {
+    // Prepare
+    const kube = new ListingKube([cluster()], world());
+    const { executor, step, listedSince } = warm(kube);
+    const servicesListed = async (fence: number, rest = true) => {
+      const from = kube.listed.length;
+      await step(fence, rest);
+      return listedSince(from).includes('Service');
+    };
+    await step(1, false);
+
+    // Act
+    const afterFull = await servicesListed(2);
+    await executor.execute({ key: REQUEST.key, ref: REQUEST.ref, fence: 2, signal: new AbortController().signal, action: { kind: 'delete', ref: { kind: 'Service', namespace: 'demo', name: 'basic-pd' }, uid: 'uid-basic-pd' } });
+    const afterWrite = await servicesListed(3);
+    const afterGap = await servicesListed(5);
+    const chained = await servicesListed(6);
+    const notAtRest = await servicesListed(7, false);
+    const volumesBefore = kube.reads.volumes;
+    kube.objects.push(bound('pd-basic-pd-1', 'pv-1'));
+    const newClaim = await servicesListed(8);
+
+    // Assess
+    expect([afterFull, afterWrite, afterGap, chained, notAtRest, newClaim]).toEqual([false, true, true, false, true, false]);
+    expect(kube.reads.volumes).toBe(volumesBefore + 1);
+  });
+
+  it('under cluster TLS the client Secret seen by the step before is not asked for again at rest', async () => {
+    // Prepare
+    const kube = new ListingKube([cluster(true)], world());
+    const { step } = warm(kube);
+
+    // Act
+    await step(1, false);
+    await step(2);
+    const atRest = kube.reads.secret;
+    await step(3, false);
+
+    // Assess
+    expect(atRest).toBe(1);
+    expect(kube.reads.secret).toBe(2);
   });
 });
 

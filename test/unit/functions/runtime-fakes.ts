@@ -58,7 +58,7 @@ export class FakeKube implements KubePort {
     return found;
   }
 
-  async listPersistentVolumes() {
+  async listPersistentVolumes(): Promise<ObjectList> {
     return { items: [], resourceVersion: '1' };
   }
 
