@@ -70,6 +70,14 @@ export function serverlessFunctions(path = join(ROOT, 'serverless.yml')): Lambda
   });
 }
 
+/** The memory (MB) serverless.yml gives its functions: `provider.memorySize`, else the framework's default of 1024. */
+export function serverlessMemorySize(path = join(ROOT, 'serverless.yml')): number {
+  const size = (readServerlessYml(path) as { provider?: { memorySize?: unknown } }).provider?.memorySize;
+  if (size === undefined) return 1024;
+  if (typeof size !== 'number' || !Number.isInteger(size) || size < 128) throw new Error(`serverless.yml: provider.memorySize must be a whole number of MB ≥ 128, got ${JSON.stringify(size)}`);
+  return size;
+}
+
 function readServerlessYml(path: string): Record<string, unknown> {
   // CloudFormation tags (!Ref, !GetAtt, !Sub) are not YAML the parser knows; they only warn.
   const doc = parseDocument(readFileSync(path, 'utf8'));
