@@ -19,7 +19,7 @@ import { startTlsFront } from '../lib/local/tls-front.js';
 import { SimStack } from '../lib/local/sim-stack.js';
 import { runScenario } from '../lib/local/simulate.js';
 import { buildFunctions } from '../scripts/build.js';
-import { coldInstructions, coldRun, hasCallgrind, startColdEnds, type ColdRun } from './cold-start.js';
+import { coldInstructions, coldRun, hasCallgrind, startColdEnds, type ColdRun, type ColdSample } from './cold-start.js';
 import { BASELINE_COMMIT, buildBaseline } from './bundle.js';
 import { BENCH_SCENARIOS, loadScenario } from './probes.js';
 import { table } from './stats.js';
@@ -28,7 +28,7 @@ import { table } from './stats.js';
  * Warm steps measured per process; the steps a container has taken before the steady-state
  * measurement (V8 has compiled the hot code by then); processes timed; the target.
  */
-const WARM_STEPS = 20;
+const WARM_STEPS = 50;
 const STEADY_AFTER = 200;
 /**
  * The steps before the long-run measurement: V8 goes on optimizing a step's code well past
@@ -37,11 +37,11 @@ const STEADY_AFTER = 200;
  * minutes per process.
  */
 const LONG_AFTER = 1_000;
-/** Steps counted under callgrind: more than timed, so a one-off (a major GC, a tier-up) weighs little. */
+/** Steps counted under callgrind: enough that a one-off (a major GC, a tier-up) weighs little. */
 const COUNTED_STEPS = 50;
 /** Warm steps whose API server requests are counted (at the simulated API server, per variant). */
 const ROUND_TRIP_STEPS = 10;
-const RUNS = 3;
+const RUNS = 5;
 const TARGET_CPU_MS = 8;
 
 const QUIET = { entryStarted: () => undefined, entryFinished: () => undefined, invocationFailed: () => undefined, runFinished: () => undefined };
@@ -65,6 +65,7 @@ function watchTrigger(key: string): unknown {
 /** The measured steps of a few processes. */
 type Measured = { cpu: Spread; wall: Spread; instructions: number | undefined };
 type Variant = 'before' | 'after';
+const VARIANTS: readonly Variant[] = ['after', 'before'];
 type Spread = { median: number; min: number; max: number };
 
 /** Median, min and max of a few samples. */
@@ -94,20 +95,29 @@ export async function benchNoopStep(): Promise<string> {
     const fileOf: Record<Variant, string> = { after: after.file, before: before.file };
     const event = watchTrigger(`${stack.runtime.k8sCluster}/${namespace}/${name}`);
     const run = async (variant: Variant, warmup: number, repeat: number): Promise<ColdRun> => ({ file: fileOf[variant], env: envOf[variant], first: { event, remainingMs: 60_000 }, warmup, repeat, receipts: await ends.receipts(1 + warmup + repeat) });
-    const measure = async (variant: Variant, warmup: number, counted: boolean): Promise<Measured> => {
-      const samples = [];
-      for (let i = 0; i < RUNS; i++) {
-        const sample = await coldRun(await run(variant, warmup, WARM_STEPS));
-        // A step that found the lease held (or was skipped) would not be a no-op step's work.
-        if (sample.stepped !== 1 + warmup + WARM_STEPS) throw new Error(`${variant}: ${sample.stepped} of ${1 + warmup + WARM_STEPS} invocations stepped`);
-        samples.push(sample);
-      }
+    const timed = async (variant: Variant, warmup: number) => {
+      const sample = await coldRun(await run(variant, warmup, WARM_STEPS));
+      // A step that found the lease held (or was skipped) would not be a no-op step's work.
+      if (sample.stepped !== 1 + warmup + WARM_STEPS) throw new Error(`${variant}: ${sample.stepped} of ${1 + warmup + WARM_STEPS} invocations stepped`);
+      return sample;
+    };
+    const instructionsOf = async (variant: Variant, warmup: number): Promise<number> => {
       const count = async (repeat: number): Promise<number> => coldInstructions(await run(variant, warmup, repeat), 1 + warmup + repeat);
       // After a warm-up, the first measured steps also finish the compilations it queued (a process
       // that ends right after its warm-up drops them): those are counted past them.
       const from = warmup === 0 ? 0 : COUNTED_STEPS;
-      const instructions = counted && hasCallgrind() ? ((await count(from + COUNTED_STEPS)) - (await count(from))) / COUNTED_STEPS : undefined;
-      return { cpu: spread(samples.map((s) => s.warmCpuMs ?? Number.NaN)), wall: spread(samples.map((s) => s.warmMs ?? Number.NaN)), instructions };
+      return ((await count(from + COUNTED_STEPS)) - (await count(from))) / COUNTED_STEPS;
+    };
+    // Before and after take turns, so a stretch of a busy machine falls on both alike.
+    const measure = async (warmup: number, counted: boolean): Promise<Record<Variant, Measured>> => {
+      const samples: Record<Variant, ColdSample[]> = { after: [], before: [] };
+      for (let i = 0; i < RUNS; i++) for (const variant of VARIANTS) samples[variant].push(await timed(variant, warmup));
+      const measured = async (variant: Variant): Promise<Measured> => ({
+        cpu: spread(samples[variant].map((s) => s.warmCpuMs ?? Number.NaN)),
+        wall: spread(samples[variant].map((s) => s.warmMs ?? Number.NaN)),
+        instructions: counted && hasCallgrind() ? await instructionsOf(variant, warmup) : undefined,
+      });
+      return { after: await measured('after'), before: await measured('before') };
     };
     // API server requests (Kubernetes, and PD through the proxy) of one warm step: the requests of a
     // process with ROUND_TRIP_STEPS warm steps minus those of the same process with none.
@@ -122,8 +132,7 @@ export async function benchNoopStep(): Promise<string> {
     const roundTrips: Record<Variant, number> = { after: await requestsPerStep('after'), before: await requestsPerStep('before') };
     const results: Record<string, Record<Variant, Measured>> = {};
     for (const [phase, warmup, counted] of [['early', 0, true], ['steady', STEADY_AFTER, true], ['long-run', LONG_AFTER, false]] as const) {
-      const a = await measure('after', warmup, counted);
-      results[phase] = { after: a, before: await measure('before', warmup, counted) };
+      results[phase] = await measure(warmup, counted);
     }
     const rows = [['API server requests (Kubernetes and PD)', roundTrips.before.toFixed(1), roundTrips.after.toFixed(1), pct(roundTrips.after, roundTrips.before)], ...Object.entries(results).flatMap(([phase, m]) => [
       [`${phase}: CPU ms (user + system)`, m.before.cpu.median.toFixed(2), `**${m.after.cpu.median.toFixed(2)}** (${m.after.cpu.min.toFixed(2)}–${m.after.cpu.max.toFixed(2)})`, pct(m.after.cpu.median, m.before.cpu.median)],
@@ -133,7 +142,7 @@ export async function benchNoopStep(): Promise<string> {
     return [
       '### The Lambda CPU of a no-op step, before → after',
       '',
-      `bench/scenarios/pd-noop-step.yaml: three PD members, Ready, at rest. A reconcile bundle runs in its own \`node_modules/.bin/node\` process against that cluster over HTTPS: one cold step, then steps of the same watch trigger, each finding nothing to do, each with the receipt handle of a real message on the local reconcile queue (so its lease hold succeeds, as in Lambda). **After**: this tree's bundle (as serverless.yml builds it) and the stack's state table. **Before**: the reconcile function of commit ${BASELINE_COMMIT.slice(0, 7)} (the cold-start section's baseline) built with its own serverless.yml, with a state table of its own, against the same cluster. Measured: the ${WARM_STEPS} steps right after the cold one (**early**: a container that has just started), ${WARM_STEPS} steps after ${STEADY_AFTER} more (**steady**: a container in service, its hottest code compiled by V8), and ${WARM_STEPS} steps after ${LONG_AFTER} more (**long-run**: V8 goes on compiling a step's code for hundreds of steps, on threads whose CPU the process's time includes; timed only, since under callgrind these steps take minutes). ${RUNS} processes each; every invocation must log a step taken (none skipped on a held lease). CPU is user + system time of the process over the measured steps (\`process.cpuUsage\`), divided by the steps (median of the processes, after: median (min–max)); instructions come from callgrind (early: the process with ${COUNTED_STEPS} measured steps minus the same process without them; steady: with ${2 * COUNTED_STEPS} minus with ${COUNTED_STEPS}, since a process that ends right after its warm-up drops the compilations the warm-up queued, which the next steps finish; divided by ${COUNTED_STEPS}; every invocation of both must log a step taken). API server requests are counted at the simulated API server: a process with ${ROUND_TRIP_STEPS} warm steps minus one with none, divided by ${ROUND_TRIP_STEPS} (DynamoDB and SQS calls are not in them). The simulated API server, PD and dynalite run in the benchmark's process, so their work is not counted. Target: ≤ ${TARGET_CPU_MS} ms CPU.`,
+      `bench/scenarios/pd-noop-step.yaml: three PD members, Ready, at rest. A reconcile bundle runs in its own \`node_modules/.bin/node\` process against that cluster over HTTPS: one cold step, then steps of the same watch trigger, each finding nothing to do, each with the receipt handle of a real message on the local reconcile queue (so its lease hold succeeds, as in Lambda). **After**: this tree's bundle (as serverless.yml builds it) and the stack's state table. **Before**: the reconcile function of commit ${BASELINE_COMMIT.slice(0, 7)} (the cold-start section's baseline) built with its own serverless.yml, with a state table of its own, against the same cluster. Measured: the ${WARM_STEPS} steps right after the cold one (**early**: a container that has just started), ${WARM_STEPS} steps after ${STEADY_AFTER} more (**steady**: a container in service, its hottest code compiled by V8), and ${WARM_STEPS} steps after ${LONG_AFTER} more (**long-run**: V8 goes on compiling a step's code for hundreds of steps, on threads whose CPU the process's time includes; timed only, since under callgrind these steps take minutes). ${RUNS} processes each, before and after taking turns; every invocation must log a step taken (none skipped on a held lease). CPU is user + system time of the process over the measured steps (\`process.cpuUsage\`), divided by the steps (median of the processes, after: median (min–max)); instructions come from callgrind (early: the process with ${COUNTED_STEPS} measured steps minus the same process without them; steady: with ${2 * COUNTED_STEPS} minus with ${COUNTED_STEPS}, since a process that ends right after its warm-up drops the compilations the warm-up queued, which the next steps finish; divided by ${COUNTED_STEPS}; every invocation of both must log a step taken). API server requests are counted at the simulated API server: a process with ${ROUND_TRIP_STEPS} warm steps minus one with none, divided by ${ROUND_TRIP_STEPS} (DynamoDB and SQS calls are not in them). The simulated API server, PD and dynalite run in the benchmark's process, so their work is not counted. Target: ≤ ${TARGET_CPU_MS} ms CPU.`,
       '',
       table(['per warm no-op step', 'before', 'after', 'after / before'], rows),
     ].join('\n');
