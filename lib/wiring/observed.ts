@@ -14,6 +14,7 @@ import type { IPersistentVolume } from 'kubernetes-models/v1/PersistentVolume';
 import type { ClusterKey } from '../model/key.js';
 import type { ObjectRef, OwnedObjects, TidbCluster } from '../model/kube.js';
 import { TerminalError } from '../platform/errors.js';
+import { LruMap } from '../platform/lru.js';
 import { isTlsCluster } from '../reconcile/cluster/tls.js';
 import { referencedPdOf } from '../reconcile/cluster/referenced-pd.js';
 
@@ -65,11 +66,12 @@ type Entry = {
  * the executor of a step sees that step's observation and never an older step's (a key's steps never
  * overlap: the lease); at most `maxClusters` keys are kept, the least recently used going first, so a
  * warm process that saw many clusters holds a bounded few KB each. A key a lookup does not find
- * (evicted, or another fence) reads as not observed.
+ * (evicted, or another fence) reads as not observed. What a step kept for the next (`keep`) is
+ * bounded alike, by `maxKept`.
  */
 export class ObservedIndex {
-  private readonly entries = new Map<ClusterKey, Entry>();
-  private readonly kept = new Map<ClusterKey, { readonly fence: number; readonly reads: KeptReads }>();
+  private readonly entries: LruMap<ClusterKey, Entry>;
+  private readonly kept: LruMap<ClusterKey, { readonly fence: number; readonly reads: KeptReads }>;
 
   constructor(
     readonly maxClusters: number = DEFAULT_OBSERVED_CLUSTERS,
@@ -81,6 +83,8 @@ export class ObservedIndex {
     if (!Number.isInteger(maxKept) || maxKept < 0) {
       throw new TerminalError(`ObservedIndex: maxKept must be a whole number ≥ 0, got ${maxKept}`, { field: 'maxKept' });
     }
+    this.entries = new LruMap(maxClusters);
+    this.kept = new LruMap(maxKept);
   }
 
   /** How many keys are kept now. */
@@ -98,14 +102,8 @@ export class ObservedIndex {
     };
     if (cluster) add('TidbCluster', cluster);
     for (const [kind, items] of Object.entries(owned)) for (const item of items) add(kind, item);
-    this.entries.delete(key);
     const pd = cluster === undefined ? undefined : referencedPdOf(cluster);
     this.entries.set(key, { fence, instance, tls: cluster !== undefined && isTlsCluster(cluster), ...(pd ? { pd } : {}), objects });
-    // A Map iterates in insertion order: the first key is the least recently used.
-    for (const oldest of this.entries.keys()) {
-      if (this.entries.size <= this.maxClusters) break;
-      this.entries.delete(oldest);
-    }
   }
 
   /** Forgets a key (its cluster is gone). */
@@ -120,13 +118,7 @@ export class ObservedIndex {
    * first.
    */
   keep(key: ClusterKey, fence: number, reads: KeptReads): void {
-    this.kept.delete(key);
-    if (this.maxKept === 0) return;
     this.kept.set(key, { fence, reads });
-    for (const oldest of this.kept.keys()) {
-      if (this.kept.size <= this.maxKept) break;
-      this.kept.delete(oldest);
-    }
   }
 
   /**
@@ -136,7 +128,7 @@ export class ObservedIndex {
    * other than the reconciler changed them since (which no trigger reports either way).
    */
   keptFor(key: ClusterKey, fence: number): KeptReads | undefined {
-    const found = this.kept.get(key);
+    const found = this.kept.peek(key);
     return found?.fence === fence - 1 ? found.reads : undefined;
   }
 
@@ -185,11 +177,7 @@ export class ObservedIndex {
 
   /** The entry of `key` if `fence` made it, marked as just used. */
   private entry(key: ClusterKey, fence: number): Entry | undefined {
-    const found = this.entries.get(key);
-    if (found?.fence !== fence) return undefined;
-    this.entries.delete(key);
-    this.entries.set(key, found);
-    return found;
+    return this.entries.peek(key)?.fence === fence ? this.entries.get(key) : undefined;
   }
 }
 

@@ -17,6 +17,7 @@ import { LABEL } from '../model/labels.js';
 import type { PdMember, PdStore, PdStoreState, PdView } from '../model/pd.js';
 import type { PdReadFailure } from '../model/snapshot.js';
 import { TransientError } from '../platform/errors.js';
+import { LruMap } from '../platform/lru.js';
 import type { PdMemberHealth, PdMembers, PdPort, PdStore as PdApiStore, PdConfig as PdApiConfig } from '../pd/port.js';
 
 const STORE_STATES: ReadonlySet<string> = new Set<PdStoreState>([
@@ -69,33 +70,9 @@ export const CLUSTER_ID_CACHE_SIZE = 1_000;
  * PD cluster's id never changes; a PD bootstrapped again (its data gone) has new member ids, so it is
  * a new key and its id is read again. Bounded, least recently used first out.
  */
-export class ClusterIdCache {
-  private readonly ids = new Map<string, string>();
-
-  constructor(readonly maxEntries: number = CLUSTER_ID_CACHE_SIZE) {}
-
-  /** The id read before for `key`, if still kept (and now the most recently used). */
-  get(key: string): string | undefined {
-    const id = this.ids.get(key);
-    if (id === undefined) return undefined;
-    this.ids.delete(key);
-    this.ids.set(key, id);
-    return id;
-  }
-
-  /** Keeps `id` for `key`, dropping the least recently used entry beyond the bound. */
-  set(key: string, id: string): void {
-    this.ids.delete(key);
-    this.ids.set(key, id);
-    if (this.ids.size > this.maxEntries) {
-      const oldest = this.ids.keys().next();
-      if (oldest.done !== true) this.ids.delete(oldest.value);
-    }
-  }
-
-  /** How many ids are kept. */
-  get size(): number {
-    return this.ids.size;
+export class ClusterIdCache extends LruMap<string, string> {
+  constructor(maxEntries: number = CLUSTER_ID_CACHE_SIZE) {
+    super(maxEntries);
   }
 }
 
