@@ -246,9 +246,18 @@ export class KubeClient implements KubePort {
 
 type RawList = { items?: KubeObject[]; metadata?: { resourceVersion?: string; continue?: string } };
 
-/** List items come without apiVersion/kind from the real server; set them so they can be written back. */
+/**
+ * List items come without apiVersion/kind from the real server; set them so they can be written
+ * back. The list was parsed for this call alone, so its items are completed in place, not copied.
+ */
 function itemsOf(list: RawList, info: KindInfo): KubeObject[] {
-  return (list.items ?? []).map((item) => ({ ...item, apiVersion: apiVersionOf(info), kind: info.kind }));
+  const items = list.items ?? [];
+  const apiVersion = apiVersionOf(info);
+  for (const item of items as { apiVersion: string; kind: string }[]) {
+    item.apiVersion = apiVersion;
+    item.kind = info.kind;
+  }
+  return items;
 }
 
 /** The uid of the object's controller owner reference, if it has one. */

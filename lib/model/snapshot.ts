@@ -119,10 +119,26 @@ export type Snapshot = {
  * (the order one LIST of the kind returns them in).
  */
 export function allObjects<K extends OwnedKind>(snapshot: Pick<Snapshot, 'owned' | 'components'>, kind: K): OwnedObjects[K] {
+  let memo = merged.get(snapshot);
+  if (memo?.owned !== snapshot.owned || memo.components !== snapshot.components) {
+    memo = { owned: snapshot.owned, components: snapshot.components, byKind: new Map() };
+    merged.set(snapshot, memo);
+  }
+  const known = memo.byKind.get(kind);
+  if (known) return known as OwnedObjects[K];
   const parts = [snapshot.owned, ...Object.values<ComponentObservation<unknown, string>>(snapshot.components).map((c) => c.objects)];
   const all: OwnedObjects[K][number][] = parts.flatMap((part) => [...part[kind]]);
-  return all.sort((a, b) => compareNames(a.metadata?.name, b.metadata?.name)) as unknown as OwnedObjects[K];
+  const sorted = all.sort((a, b) => compareNames(a.metadata?.name, b.metadata?.name)) as unknown as OwnedObjects[K];
+  memo.byKind.set(kind, sorted);
+  return sorted;
 }
+
+/**
+ * `allObjects`' answers per snapshot, since every rule asks again: a snapshot and the lists in it
+ * are never changed once built (their types are read-only), so an answer holds for as long as the
+ * snapshot has the same `owned` and `components`.
+ */
+const merged = new WeakMap<object, { owned: OwnedObjects; components: object; byKind: Map<OwnedKind, OwnedObjects[OwnedKind]> }>();
 
 function compareNames(a: string | undefined, b: string | undefined): number {
   const [x, y] = [a ?? '', b ?? ''];

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { isLosslessNumber } from 'lossless-json';
 import { asId, asStringList, checkId, idNumber, parseLossless, stringifyLossless } from '../../lib/components/json.js';
 import { leaderCountFromMetrics } from '../../lib/components/tikv.js';
 import { DirectHttp, proxyPath, type Endpoint } from '../../lib/components/transport.js';
@@ -17,6 +18,17 @@ describe('lossless ids', () => {
     { name: 'an id sent as a string', text: '{"id":"42"}', id: '42' },
   ])('an id $name is read digit for digit', ({ text, id }) => {
     expect(asId((parseLossless(text, 't') as { id: unknown }).id, 't')).toBe(id);
+  });
+
+  it('every number, at any depth, keeps its digits as written; everything else parses as JSON does', () => {
+    const parsed = parseLossless('{"a":[1.50,-0,1e400,{"b":18446744073709551615}],"s":"12","t":true,"n":null}', 't') as { a: [unknown, unknown, unknown, { b: unknown }]; s: unknown; t: unknown; n: unknown };
+    expect([parsed.a[0], parsed.a[1], parsed.a[2], parsed.a[3].b].map((v) => (isLosslessNumber(v) ? v.toString() : v))).toEqual(['1.50', '-0', '1e400', '18446744073709551615']);
+    expect([parsed.s, parsed.t, parsed.n]).toEqual(['12', true, null]);
+  });
+
+  it('an answer that is not JSON is a transient error naming the call', () => {
+    expect(() => parseLossless('{"members":[', 'read PD members')).toThrow(/read PD members: the answer is not JSON/);
+    expect(() => parseLossless('{"members":[', 'read PD members')).toThrow(TransientError);
   });
 
   it('an id is written back as a JSON number with the same digits', () => {

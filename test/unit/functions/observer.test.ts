@@ -6,6 +6,7 @@
 import { describe, expect, it } from '@jest/globals';
 
 import type { KubeObject, ObjectList, OwnedKind } from '../../../lib/kube/port.js';
+import type { OwnedObjects } from '../../../lib/model/kube.js';
 import { LABEL } from '../../../lib/model/labels.js';
 import { allObjects, splitByComponent } from '../../../lib/model/snapshot.js';
 import { NO_OWNED_OBJECTS } from '../../../lib/step/ports.js';
@@ -209,5 +210,27 @@ describe('splitByComponent', () => {
     expect(names(byComponent.tikv.Pod)).toEqual(['basic-tikv-0']);
     expect(names(rest.Pod)).toEqual(['basic-discovery-x1']);
     expect(Object.keys(rest).sort()).toEqual(Object.keys(NO_OWNED_OBJECTS).sort());
+  });
+});
+
+describe('allObjects', () => {
+  it('answers a snapshot once per kind, and a snapshot with other objects anew', () => {
+    // Prepare
+    const pods = WORLD.filter((o) => o.kind === 'Pod') as never[];
+    const { rest, byComponent } = splitByComponent({ ...NO_OWNED_OBJECTS, Pod: pods }, ['pd', 'tidb', 'pump', 'ticdc', 'tiflash']);
+    const observed = (objects: OwnedObjects) => ({ objects, view: undefined });
+    const components = { pd: observed(byComponent.pd), tidb: observed(byComponent.tidb), pump: observed(byComponent.pump), ticdc: observed(byComponent.ticdc), tiflash: observed(byComponent.tiflash) };
+    const snapshot = { owned: rest, components };
+
+    // Act
+    const first = allObjects(snapshot, 'Pod');
+    const again = allObjects(snapshot, 'Pod');
+    const fewer = allObjects({ ...snapshot, owned: NO_OWNED_OBJECTS }, 'Pod');
+
+    // Assess
+    expect(names(first)).toEqual(['basic-discovery-x1', 'basic-pd-0', 'basic-tikv-0']);
+    expect(again).toBe(first);
+    expect(names(fewer)).toEqual(['basic-pd-0']);
+    expect(allObjects(snapshot, 'Service')).toEqual([]);
   });
 });
