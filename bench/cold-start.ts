@@ -51,6 +51,8 @@ export type ColdSample = {
   firstMs?: number;
   warmMs?: number;
   warmCpuMs?: number;
+  /** The mean CPU time of the first `splitAfter` warm invocations alone, when asked. */
+  splitCpuMs?: number;
   /** The reconcile steps the process logged as stepped (not skipped or held), all invocations. */
   stepped?: number;
 };
@@ -163,8 +165,13 @@ if (typeof m.handler !== 'function') throw new Error('the bundle exports no hand
 const t1 = performance.now();
 const sample = { importMs: t1 - t0, readyMs: t1 };
 if (process.env.BENCH_EVENT) {
-  const deadline = Date.now() + Number(process.env.BENCH_REMAINING_MS);
+  // Each invocation has the function's whole timeout ahead of it, as in Lambda.
+  let deadline = 0;
   const context = { awsRequestId: 'cold-' + process.pid, functionName: 'bench', memoryLimitInMB: '${MEMORY_MB}', getRemainingTimeInMillis: () => deadline - Date.now() };
+  const invoke = (event) => {
+    deadline = Date.now() + Number(process.env.BENCH_REMAINING_MS);
+    return m.handler(event, context);
+  };
   // Invocation i (-1 the first): its own message ids, and the next real receipt handle when given.
   // Receipt handles come on stdin: a thousand of them would not fit in one environment variable.
   const receipts = process.env.BENCH_RECEIPTS_ON_STDIN ? JSON.parse((await import('node:fs')).readFileSync(0, 'utf8')) : [];
@@ -178,20 +185,25 @@ if (process.env.BENCH_EVENT) {
     return event;
   };
   const failed = (r) => r && (r.ok === false || (Array.isArray(r.batchItemFailures) && r.batchItemFailures.length > 0));
-  const result = await m.handler(eventOf(-1), context);
+  const result = await invoke(eventOf(-1));
   sample.firstMs = performance.now() - t1;
   if (failed(result)) throw new Error('first invocation failed: ' + JSON.stringify(result));
   const warmup = Number(process.env.BENCH_WARMUP ?? '0');
   const repeat = Number(process.env.BENCH_REPEAT ?? '0');
   for (let i = 0; i < warmup; i++) {
-    const again = await m.handler(eventOf(repeat + i), context);
+    const again = await invoke(eventOf(repeat + i));
     if (failed(again)) throw new Error('warm-up invocation ' + i + ' failed: ' + JSON.stringify(again));
   }
+  const split = Number(process.env.BENCH_SPLIT ?? '0');
   if (repeat > 0) {
     const [c0, w0] = [process.cpuUsage(), performance.now()];
     for (let i = 0; i < repeat; i++) {
-      const again = await m.handler(eventOf(i), context);
+      const again = await invoke(eventOf(i));
       if (failed(again)) throw new Error('warm invocation ' + i + ' failed: ' + JSON.stringify(again));
+      if (i + 1 === split) {
+        const first = process.cpuUsage(c0);
+        sample.splitCpuMs = (first.user + first.system) / 1000 / split;
+      }
     }
     const cpu = process.cpuUsage(c0);
     sample.warmMs = (performance.now() - w0) / repeat;
@@ -214,6 +226,8 @@ export type ColdRun = {
   repeat?: number;
   /** Invocations run between the first and the measured ones, not measured (the JIT warming up). */
   warmup?: number;
+  /** Also time this many of the measured invocations, the first ones, on their own (`splitCpuMs`). */
+  splitAfter?: number;
   /** Receipt handles for the first invocation, the warm-up and the measured ones, in that order. */
   receipts?: readonly string[];
 };
@@ -222,7 +236,7 @@ function childArgs(run: ColdRun): { args: string[]; env: NodeJS.ProcessEnv; inpu
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '', BENCH_MODULE: pathToFileURL(run.file).href, ...(run.first ? { ...run.env, ...run.first.env } : {}) };
   const args = [...lambdaNodeArgs(MEMORY_MB), '--input-type=module', '-e', CHILD];
   if (!run.first) return { args, env };
-  Object.assign(env, { BENCH_EVENT: JSON.stringify(run.first.event), BENCH_REMAINING_MS: String(run.first.remainingMs), BENCH_REPEAT: String(run.repeat ?? 0), BENCH_WARMUP: String(run.warmup ?? 0), BENCH_RECEIPTS_ON_STDIN: '1' });
+  Object.assign(env, { BENCH_EVENT: JSON.stringify(run.first.event), BENCH_REMAINING_MS: String(run.first.remainingMs), BENCH_REPEAT: String(run.repeat ?? 0), BENCH_WARMUP: String(run.warmup ?? 0), BENCH_SPLIT: String(run.splitAfter ?? 0), BENCH_RECEIPTS_ON_STDIN: '1' });
   return { args, env, input: JSON.stringify(run.receipts ?? []) };
 }
 

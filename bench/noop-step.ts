@@ -31,12 +31,18 @@ import { table } from './stats.js';
 const WARM_STEPS = 50;
 const STEADY_AFTER = 200;
 /**
- * The steps before the long-run measurement: V8 goes on optimizing a step's code well past
- * STEADY_AFTER (its compiler threads' CPU is in the process's), so a container that has served this
- * many steps shows what is left once that settles. Timed only: under callgrind these steps take
- * minutes per process.
+ * The long-run measurement: LONG_STEPS steps after LONG_AFTER. V8 optimizes a function with
+ * TurboFan once it has run about 3 000 times (node 22's --invocation-count-for-turbofan), on
+ * threads whose CPU the process's time includes; so a function a step runs k times is compiled
+ * near step 3 000 / k, once per container. Fifty steps after the first thousand fall on the compiling of
+ * everything a step runs three times (each AWS SDK call's code, each of three members' code); the
+ * steps up to 3 000 include the compiling of what a step runs once or twice. Their mean is what a
+ * step costs a container in long service, each one-off compilation spread over the steps it serves;
+ * the first WARM_STEPS of them are also shown on their own. Timed only: under callgrind these steps
+ * take minutes per process.
  */
 const LONG_AFTER = 1_000;
+const LONG_STEPS = 2_000;
 /** Steps counted under callgrind: enough that a one-off (a major GC, a tier-up) weighs little. */
 const COUNTED_STEPS = 50;
 /** Warm steps whose API server requests are counted (at the simulated API server, per variant). */
@@ -63,7 +69,17 @@ function watchTrigger(key: string): unknown {
 }
 
 /** The measured steps of a few processes. */
-type Measured = { cpu: Spread; wall: Spread; instructions: number | undefined };
+type Measured = { cpu: Spread; splitCpu?: Spread; wall: Spread; instructions: number | undefined };
+/**
+ * One measurement: `steps` timed after `warmup`, named by `label`; the first `splitAfter` of them
+ * also timed on their own; `counted` under callgrind as well.
+ */
+type Phase = { label: string; warmup: number; steps: number; splitAfter?: number; counted: boolean };
+const PHASES: readonly Phase[] = [
+  { label: `early (steps 2–${1 + WARM_STEPS})`, warmup: 0, steps: WARM_STEPS, counted: true },
+  { label: `steady (steps ${STEADY_AFTER + 2}–${STEADY_AFTER + 1 + WARM_STEPS})`, warmup: STEADY_AFTER, steps: WARM_STEPS, counted: true },
+  { label: `long-run (steps ${LONG_AFTER + 2}–${LONG_AFTER + 1 + LONG_STEPS}, mean)`, warmup: LONG_AFTER, steps: LONG_STEPS, splitAfter: WARM_STEPS, counted: false },
+];
 type Variant = 'before' | 'after';
 const VARIANTS: readonly Variant[] = ['after', 'before'];
 type Spread = { median: number; min: number; max: number };
@@ -94,11 +110,12 @@ export async function benchNoopStep(): Promise<string> {
     const envOf: Record<Variant, Record<string, string>> = { after: env, before: { ...env, AWS_ENDPOINT_URL_DYNAMODB: beforeState.endpoint, STATE_TABLE: beforeState.tableName } };
     const fileOf: Record<Variant, string> = { after: after.file, before: before.file };
     const event = watchTrigger(`${stack.runtime.k8sCluster}/${namespace}/${name}`);
-    const run = async (variant: Variant, warmup: number, repeat: number): Promise<ColdRun> => ({ file: fileOf[variant], env: envOf[variant], first: { event, remainingMs: 60_000 }, warmup, repeat, receipts: await ends.receipts(1 + warmup + repeat) });
-    const timed = async (variant: Variant, warmup: number) => {
-      const sample = await coldRun(await run(variant, warmup, WARM_STEPS));
+    const run = async (variant: Variant, warmup: number, repeat: number, splitAfter?: number): Promise<ColdRun> => ({ file: fileOf[variant], env: envOf[variant], first: { event, remainingMs: 60_000 }, warmup, repeat, splitAfter, receipts: await ends.receipts(1 + warmup + repeat) });
+    const timed = async (variant: Variant, phase: Phase) => {
+      const sample = await coldRun(await run(variant, phase.warmup, phase.steps, phase.splitAfter));
       // A step that found the lease held (or was skipped) would not be a no-op step's work.
-      if (sample.stepped !== 1 + warmup + WARM_STEPS) throw new Error(`${variant}: ${sample.stepped} of ${1 + warmup + WARM_STEPS} invocations stepped`);
+      const invocations = 1 + phase.warmup + phase.steps;
+      if (sample.stepped !== invocations) throw new Error(`${variant}: ${sample.stepped} of ${invocations} invocations stepped`);
       return sample;
     };
     const instructionsOf = async (variant: Variant, warmup: number): Promise<number> => {
@@ -109,13 +126,14 @@ export async function benchNoopStep(): Promise<string> {
       return ((await count(from + COUNTED_STEPS)) - (await count(from))) / COUNTED_STEPS;
     };
     // Before and after take turns, so a stretch of a busy machine falls on both alike.
-    const measure = async (warmup: number, counted: boolean): Promise<Record<Variant, Measured>> => {
+    const measure = async (phase: Phase): Promise<Record<Variant, Measured>> => {
       const samples: Record<Variant, ColdSample[]> = { after: [], before: [] };
-      for (let i = 0; i < RUNS; i++) for (const variant of VARIANTS) samples[variant].push(await timed(variant, warmup));
+      for (let i = 0; i < RUNS; i++) for (const variant of VARIANTS) samples[variant].push(await timed(variant, phase));
       const measured = async (variant: Variant): Promise<Measured> => ({
         cpu: spread(samples[variant].map((s) => s.warmCpuMs ?? Number.NaN)),
+        splitCpu: phase.splitAfter ? spread(samples[variant].map((s) => s.splitCpuMs ?? Number.NaN)) : undefined,
         wall: spread(samples[variant].map((s) => s.warmMs ?? Number.NaN)),
-        instructions: counted && hasCallgrind() ? await instructionsOf(variant, warmup) : undefined,
+        instructions: phase.counted && hasCallgrind() ? await instructionsOf(variant, phase.warmup) : undefined,
       });
       return { after: await measured('after'), before: await measured('before') };
     };
@@ -130,19 +148,22 @@ export async function benchNoopStep(): Promise<string> {
       return (apiRequests() - before - 2 * alone) / ROUND_TRIP_STEPS;
     };
     const roundTrips: Record<Variant, number> = { after: await requestsPerStep('after'), before: await requestsPerStep('before') };
-    const results: Record<string, Record<Variant, Measured>> = {};
-    for (const [phase, warmup, counted] of [['early', 0, true], ['steady', STEADY_AFTER, true], ['long-run', LONG_AFTER, false]] as const) {
-      results[phase] = await measure(warmup, counted);
-    }
-    const rows = [['API server requests (Kubernetes and PD)', roundTrips.before.toFixed(1), roundTrips.after.toFixed(1), pct(roundTrips.after, roundTrips.before)], ...Object.entries(results).flatMap(([phase, m]) => [
-      [`${phase}: CPU ms (user + system)`, m.before.cpu.median.toFixed(2), `**${m.after.cpu.median.toFixed(2)}** (${m.after.cpu.min.toFixed(2)}–${m.after.cpu.max.toFixed(2)})`, pct(m.after.cpu.median, m.before.cpu.median)],
-      [`${phase}: wall ms`, m.before.wall.median.toFixed(2), `${m.after.wall.median.toFixed(2)} (${m.after.wall.min.toFixed(2)}–${m.after.wall.max.toFixed(2)})`, pct(m.after.wall.median, m.before.wall.median)],
-      ...(phase === 'long-run' ? [] : [[`${phase}: M instructions (callgrind)`, mi(m.before.instructions), mi(m.after.instructions), m.before.instructions && m.after.instructions ? pct(m.after.instructions, m.before.instructions) : '–']]),
+    const results: [Phase, Record<Variant, Measured>][] = [];
+    for (const phase of PHASES) results.push([phase, await measure(phase)]);
+    const cpuRow = (label: string, before: Spread, after: Spread, bold: boolean): string[] => {
+      const median = after.median.toFixed(2);
+      return [label, before.median.toFixed(2), `${bold ? `**${median}**` : median} (${after.min.toFixed(2)}–${after.max.toFixed(2)})`, pct(after.median, before.median)];
+    };
+    const rows = [['API server requests (Kubernetes and PD)', roundTrips.before.toFixed(1), roundTrips.after.toFixed(1), pct(roundTrips.after, roundTrips.before)], ...results.flatMap(([phase, m]) => [
+      cpuRow(`${phase.label}: CPU ms (user + system)`, m.before.cpu, m.after.cpu, true),
+      ...(m.before.splitCpu && m.after.splitCpu ? [cpuRow(`… of which steps ${phase.warmup + 2}–${phase.warmup + 1 + (phase.splitAfter ?? 0)} alone: CPU ms`, m.before.splitCpu, m.after.splitCpu, false)] : []),
+      [`${phase.label}: wall ms`, m.before.wall.median.toFixed(2), `${m.after.wall.median.toFixed(2)} (${m.after.wall.min.toFixed(2)}–${m.after.wall.max.toFixed(2)})`, pct(m.after.wall.median, m.before.wall.median)],
+      ...(phase.counted ? [[`${phase.label}: M instructions (callgrind)`, mi(m.before.instructions), mi(m.after.instructions), m.before.instructions && m.after.instructions ? pct(m.after.instructions, m.before.instructions) : '–']] : []),
     ])];
     return [
       '### The Lambda CPU of a no-op step, before → after',
       '',
-      `bench/scenarios/pd-noop-step.yaml: three PD members, Ready, at rest. A reconcile bundle runs in its own \`node_modules/.bin/node\` process against that cluster over HTTPS: one cold step, then steps of the same watch trigger, each finding nothing to do, each with the receipt handle of a real message on the local reconcile queue (so its lease hold succeeds, as in Lambda). **After**: this tree's bundle (as serverless.yml builds it) and the stack's state table. **Before**: the reconcile function of commit ${BASELINE_COMMIT.slice(0, 7)} (the cold-start section's baseline) built with its own serverless.yml, with a state table of its own, against the same cluster. Measured: the ${WARM_STEPS} steps right after the cold one (**early**: a container that has just started), ${WARM_STEPS} steps after ${STEADY_AFTER} more (**steady**: a container in service, its hottest code compiled by V8), and ${WARM_STEPS} steps after ${LONG_AFTER} more (**long-run**: V8 goes on compiling a step's code for hundreds of steps, on threads whose CPU the process's time includes; timed only, since under callgrind these steps take minutes). ${RUNS} processes each, before and after taking turns; every invocation must log a step taken (none skipped on a held lease). CPU is user + system time of the process over the measured steps (\`process.cpuUsage\`), divided by the steps (median of the processes, after: median (min–max)); instructions come from callgrind (early: the process with ${COUNTED_STEPS} measured steps minus the same process without them; steady: with ${2 * COUNTED_STEPS} minus with ${COUNTED_STEPS}, since a process that ends right after its warm-up drops the compilations the warm-up queued, which the next steps finish; divided by ${COUNTED_STEPS}; every invocation of both must log a step taken). API server requests are counted at the simulated API server: a process with ${ROUND_TRIP_STEPS} warm steps minus one with none, divided by ${ROUND_TRIP_STEPS} (DynamoDB and SQS calls are not in them). The simulated API server, PD and dynalite run in the benchmark's process, so their work is not counted. Target: ≤ ${TARGET_CPU_MS} ms CPU.`,
+      `bench/scenarios/pd-noop-step.yaml: three PD members, Ready, at rest. A reconcile bundle runs in its own \`node_modules/.bin/node\` process against that cluster over HTTPS: one cold step, then steps of the same watch trigger, each finding nothing to do, each with the receipt handle of a real message on the local reconcile queue (so its lease hold succeeds, as in Lambda). **After**: this tree's bundle (as serverless.yml builds it) and the stack's state table. **Before**: the reconcile function of commit ${BASELINE_COMMIT.slice(0, 7)} (the cold-start section's baseline) built with its own serverless.yml, with a state table of its own, against the same cluster. Measured: the ${WARM_STEPS} steps right after the cold one (**early**: a container that has just started), ${WARM_STEPS} steps after ${STEADY_AFTER} more (**steady**: a container in service, its hottest code compiled by V8), and ${LONG_STEPS} steps after ${LONG_AFTER} more (**long-run**: a container in long service. V8 compiles a function with TurboFan once it has run about 3 000 times, on threads whose CPU the process's time includes, so what a step runs three times (each AWS SDK call's code, each member's code) is compiled around step 1 000 and what it runs once around step 3 000, once per container. The mean over these steps spreads each such compilation over the steps it serves; the first ${WARM_STEPS} of them, on the compiling of what a step runs three times, are shown on their own. Timed only, since under callgrind these steps take minutes). ${RUNS} processes each, before and after taking turns; every invocation must log a step taken (none skipped on a held lease). CPU is user + system time of the process over the measured steps (\`process.cpuUsage\`), divided by the steps (median of the processes, after: median (min–max)); instructions come from callgrind (early: the process with ${COUNTED_STEPS} measured steps minus the same process without them; steady: with ${2 * COUNTED_STEPS} minus with ${COUNTED_STEPS}, since a process that ends right after its warm-up drops the compilations the warm-up queued, which the next steps finish; divided by ${COUNTED_STEPS}; every invocation of both must log a step taken). API server requests are counted at the simulated API server: a process with ${ROUND_TRIP_STEPS} warm steps minus one with none, divided by ${ROUND_TRIP_STEPS} (DynamoDB and SQS calls are not in them). The simulated API server, PD and dynalite run in the benchmark's process, so their work is not counted. Each invocation starts with a minute of remaining time, as under a one-minute Lambda timeout. Target: ≤ ${TARGET_CPU_MS} ms CPU.`,
       '',
       table(['per warm no-op step', 'before', 'after', 'after / before'], rows),
     ].join('\n');
