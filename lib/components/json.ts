@@ -9,10 +9,13 @@ import { TerminalError, TransientError } from '../platform/errors.js';
 
 /**
  * `JSON.parse`'s reviver, given each number's source text (node 22's JSON.parse source access):
- * every number becomes a `LosslessNumber` of its digits.
+ * every number becomes a `LosslessNumber` of its digits. A runtime that gives no source text is
+ * refused rather than trusted: its doubles would round the ids silently.
  */
-function keepDigits(_key: string, value: unknown, context?: { source?: string }): unknown {
-  return typeof value === 'number' && context?.source !== undefined ? new LosslessNumber(context.source) : value;
+export function keepDigits(_key: string, value: unknown, context?: { source?: string }): unknown {
+  if (typeof value !== 'number') return value;
+  if (context?.source === undefined) throw new TerminalError('JSON.parse gives no number source text on this runtime (node 22 or later is needed): PD ids would lose digits', { field: 'runtime' });
+  return new LosslessNumber(context.source);
 }
 
 /**
@@ -22,8 +25,9 @@ function keepDigits(_key: string, value: unknown, context?: { source?: string })
  */
 export function parseLossless(text: string, what: string): unknown {
   try {
-    return JSON.parse(text, keepDigits as (key: string, value: unknown) => unknown);
+    return JSON.parse(text, keepDigits);
   } catch (err) {
+    if (err instanceof TerminalError) throw err;
     throw new TransientError(`${what}: the answer is not JSON: ${text.slice(0, 200)}`, { cause: err });
   }
 }

@@ -17,13 +17,7 @@ import { executeKube } from './execute-kube.js';
 import { executePd } from './execute-pd.js';
 import { executeTidb } from './execute-tidb.js';
 import { executePumpOffline, executeTicdcResign } from './execute-ticdc.js';
-import { ObservedIndex } from './observed.js';
-
-/**
- * The kinds whose writes change what a step keeps for the next (`KeptReads`): its Services,
- * ConfigMaps and volumes, and the claims the volumes are bound to.
- */
-const KEPT_KINDS_WRITTEN: ReadonlySet<string> = new Set(['Service', 'ConfigMap', 'PersistentVolume', 'PersistentVolumeClaim']);
+import { KEPT_KINDS_WRITTEN, ObservedIndex } from './observed.js';
 
 /**
  * Runs one action. Guarantees: resolves only when the action took effect or was verified to be

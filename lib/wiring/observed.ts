@@ -41,6 +41,13 @@ export type KeptReads = {
   readonly clientSecretSeen?: true;
 };
 
+/**
+ * The kinds whose writes change what a step keeps for the next (`KeptReads`): its Services,
+ * ConfigMaps and volumes, and the claims the volumes are bound to. A step writing one drops what is
+ * kept (`dropKept`) before the write is sent.
+ */
+export const KEPT_KINDS_WRITTEN: ReadonlySet<string> = new Set(['Service', 'ConfigMap', 'PersistentVolume', 'PersistentVolumeClaim']);
+
 /** One observed object's identity. */
 export type ObservedIdentity = { readonly uid: string; readonly resourceVersion: string; readonly apiVersion: string };
 

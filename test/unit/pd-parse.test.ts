@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { isLosslessNumber } from 'lossless-json';
-import { asId, asStringList, checkId, idNumber, parseLossless, stringifyLossless } from '../../lib/components/json.js';
+import { asId, asStringList, checkId, idNumber, keepDigits, parseLossless, stringifyLossless } from '../../lib/components/json.js';
 import { leaderCountFromMetrics } from '../../lib/components/tikv.js';
 import { DirectHttp, proxyPath, type Endpoint } from '../../lib/components/transport.js';
 import { callTimeoutMs } from '../../lib/kube/http.js';
@@ -24,6 +24,11 @@ describe('lossless ids', () => {
     const parsed = parseLossless('{"a":[1.50,-0,1e400,{"b":18446744073709551615}],"s":"12","t":true,"n":null}', 't') as { a: [unknown, unknown, unknown, { b: unknown }]; s: unknown; t: unknown; n: unknown };
     expect([parsed.a[0], parsed.a[1], parsed.a[2], parsed.a[3].b].map((v) => (isLosslessNumber(v) ? v.toString() : v))).toEqual(['1.50', '-0', '1e400', '18446744073709551615']);
     expect([parsed.s, parsed.t, parsed.n]).toEqual(['12', true, null]);
+  });
+
+  it('a runtime whose JSON.parse gives no number source text is refused, not trusted with rounded ids', () => {
+    expect(() => keepDigits('member_id', 12345678901234567000)).toThrow(TerminalError);
+    expect(keepDigits('name', 'pd-0')).toBe('pd-0');
   });
 
   it('an answer that is not JSON is a transient error naming the call', () => {
