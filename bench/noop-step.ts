@@ -47,7 +47,13 @@ const LONG_STEPS = 2_000;
 const COUNTED_STEPS = 50;
 /** Warm steps whose API server requests are counted (at the simulated API server, per variant). */
 const ROUND_TRIP_STEPS = 10;
-const RUNS = 5;
+/**
+ * Processes per variant: a short phase (50 steps, under a second) is at the mercy of a moment's load
+ * on a shared machine, so it takes more processes for a steady median; the long-run phase averages
+ * over 2 000 steps in each.
+ */
+const SHORT_RUNS = 9;
+const LONG_RUNS = 5;
 const TARGET_CPU_MS = 8;
 
 const QUIET = { entryStarted: () => undefined, entryFinished: () => undefined, invocationFailed: () => undefined, runFinished: () => undefined };
@@ -72,13 +78,13 @@ function watchTrigger(key: string): unknown {
 type Measured = { cpu: Spread; splitCpu?: Spread; wall: Spread; instructions: number | undefined };
 /**
  * One measurement: `steps` timed after `warmup`, named by `label`; the first `splitAfter` of them
- * also timed on their own; `counted` under callgrind as well.
+ * also timed on their own; in `runs` processes per variant; `counted` under callgrind as well.
  */
-type Phase = { label: string; warmup: number; steps: number; splitAfter?: number; counted: boolean };
+type Phase = { label: string; warmup: number; steps: number; runs: number; splitAfter?: number; counted: boolean };
 const PHASES: readonly Phase[] = [
-  { label: `early (steps 2–${1 + WARM_STEPS})`, warmup: 0, steps: WARM_STEPS, counted: true },
-  { label: `steady (steps ${STEADY_AFTER + 2}–${STEADY_AFTER + 1 + WARM_STEPS})`, warmup: STEADY_AFTER, steps: WARM_STEPS, counted: true },
-  { label: `long-run (steps ${LONG_AFTER + 2}–${LONG_AFTER + 1 + LONG_STEPS}, mean)`, warmup: LONG_AFTER, steps: LONG_STEPS, splitAfter: WARM_STEPS, counted: false },
+  { label: `early (steps 2–${1 + WARM_STEPS})`, warmup: 0, steps: WARM_STEPS, runs: SHORT_RUNS, counted: true },
+  { label: `steady (steps ${STEADY_AFTER + 2}–${STEADY_AFTER + 1 + WARM_STEPS})`, warmup: STEADY_AFTER, steps: WARM_STEPS, runs: SHORT_RUNS, counted: true },
+  { label: `long-run (steps ${LONG_AFTER + 2}–${LONG_AFTER + 1 + LONG_STEPS}, mean)`, warmup: LONG_AFTER, steps: LONG_STEPS, runs: LONG_RUNS, splitAfter: WARM_STEPS, counted: false },
 ];
 type Variant = 'before' | 'after';
 const VARIANTS: readonly Variant[] = ['after', 'before'];
@@ -128,7 +134,7 @@ export async function benchNoopStep(): Promise<string> {
     // Before and after take turns, so a stretch of a busy machine falls on both alike.
     const measure = async (phase: Phase): Promise<Record<Variant, Measured>> => {
       const samples: Record<Variant, ColdSample[]> = { after: [], before: [] };
-      for (let i = 0; i < RUNS; i++) for (const variant of VARIANTS) samples[variant].push(await timed(variant, phase));
+      for (let i = 0; i < phase.runs; i++) for (const variant of VARIANTS) samples[variant].push(await timed(variant, phase));
       const measured = async (variant: Variant): Promise<Measured> => ({
         cpu: spread(samples[variant].map((s) => s.warmCpuMs ?? Number.NaN)),
         splitCpu: phase.splitAfter ? spread(samples[variant].map((s) => s.splitCpuMs ?? Number.NaN)) : undefined,
@@ -163,7 +169,7 @@ export async function benchNoopStep(): Promise<string> {
     return [
       '### The Lambda CPU of a no-op step, before → after',
       '',
-      `bench/scenarios/pd-noop-step.yaml: three PD members, Ready, at rest. A reconcile bundle runs in its own \`node_modules/.bin/node\` process against that cluster over HTTPS: one cold step, then steps of the same watch trigger, each finding nothing to do, each with the receipt handle of a real message on the local reconcile queue (so its lease hold succeeds, as in Lambda). **After**: this tree's bundle (as serverless.yml builds it) and the stack's state table. **Before**: the reconcile function of commit ${BASELINE_COMMIT.slice(0, 7)} (the cold-start section's baseline) built with its own serverless.yml, with a state table of its own, against the same cluster. Measured: the ${WARM_STEPS} steps right after the cold one (**early**: a container that has just started), ${WARM_STEPS} steps after ${STEADY_AFTER} more (**steady**: a container in service, its hottest code compiled by V8), and ${LONG_STEPS} steps after ${LONG_AFTER} more (**long-run**: a container in long service. V8 compiles a function with TurboFan once it has run about 3 000 times, on threads whose CPU the process's time includes, so what a step runs three times (each AWS SDK call's code, each member's code) is compiled around step 1 000 and what it runs once around step 3 000, once per container. The mean over these steps spreads each such compilation over the steps it serves; the first ${WARM_STEPS} of them, on the compiling of what a step runs three times, are shown on their own. Timed only, since under callgrind these steps take minutes). ${RUNS} processes each, before and after taking turns; every invocation must log a step taken (none skipped on a held lease). CPU is user + system time of the process over the measured steps (\`process.cpuUsage\`), divided by the steps (median of the processes, after: median (min–max)); instructions come from callgrind (early: the process with ${COUNTED_STEPS} measured steps minus the same process without them; steady: with ${2 * COUNTED_STEPS} minus with ${COUNTED_STEPS}, since a process that ends right after its warm-up drops the compilations the warm-up queued, which the next steps finish; divided by ${COUNTED_STEPS}; every invocation of both must log a step taken). API server requests are counted at the simulated API server: a process with ${ROUND_TRIP_STEPS} warm steps minus one with none, divided by ${ROUND_TRIP_STEPS} (DynamoDB and SQS calls are not in them). The simulated API server, PD and dynalite run in the benchmark's process, so their work is not counted. Each invocation starts with a minute of remaining time, as under a one-minute Lambda timeout. Target: ≤ ${TARGET_CPU_MS} ms CPU.`,
+      `bench/scenarios/pd-noop-step.yaml: three PD members, Ready, at rest. A reconcile bundle runs in its own \`node_modules/.bin/node\` process against that cluster over HTTPS: one cold step, then steps of the same watch trigger, each finding nothing to do, each with the receipt handle of a real message on the local reconcile queue (so its lease hold succeeds, as in Lambda). **After**: this tree's bundle (as serverless.yml builds it) and the stack's state table. **Before**: the reconcile function of commit ${BASELINE_COMMIT.slice(0, 7)} (the cold-start section's baseline) built with its own serverless.yml, with a state table of its own, against the same cluster. Measured: the ${WARM_STEPS} steps right after the cold one (**early**: a container that has just started), ${WARM_STEPS} steps after ${STEADY_AFTER} more (**steady**: a container in service, its hottest code compiled by V8), and ${LONG_STEPS} steps after ${LONG_AFTER} more (**long-run**: a container in long service. V8 compiles a function with TurboFan once it has run about 3 000 times, on threads whose CPU the process's time includes, so what a step runs three times (each AWS SDK call's code, each member's code) is compiled around step 1 000 and what it runs once around step 3 000, once per container. The mean over these steps spreads each such compilation over the steps it serves; the first ${WARM_STEPS} of them, on the compiling of what a step runs three times, are shown on their own. Timed only, since under callgrind these steps take minutes). ${SHORT_RUNS} processes each for early and steady, ${LONG_RUNS} for long-run, before and after taking turns; every invocation must log a step taken (none skipped on a held lease). CPU is user + system time of the process over the measured steps (\`process.cpuUsage\`), divided by the steps (median of the processes, after: median (min–max)); instructions come from callgrind (early: the process with ${COUNTED_STEPS} measured steps minus the same process without them; steady: with ${2 * COUNTED_STEPS} minus with ${COUNTED_STEPS}, since a process that ends right after its warm-up drops the compilations the warm-up queued, which the next steps finish; divided by ${COUNTED_STEPS}; every invocation of both must log a step taken). API server requests are counted at the simulated API server: a process with ${ROUND_TRIP_STEPS} warm steps minus one with none, divided by ${ROUND_TRIP_STEPS} (DynamoDB and SQS calls are not in them). The simulated API server, PD and dynalite run in the benchmark's process, so their work is not counted. Each invocation starts with a minute of remaining time, as under a one-minute Lambda timeout. Target: ≤ ${TARGET_CPU_MS} ms CPU.`,
       '',
       table(['per warm no-op step', 'before', 'after', 'after / before'], rows),
     ].join('\n');
