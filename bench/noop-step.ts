@@ -156,14 +156,15 @@ export async function benchNoopStep(): Promise<string> {
     const roundTrips: Record<Variant, number> = { after: await requestsPerStep('after'), before: await requestsPerStep('before') };
     const results: [Phase, Record<Variant, Measured>][] = [];
     for (const phase of PHASES) results.push([phase, await measure(phase)]);
-    const cpuRow = (label: string, before: Spread, after: Spread, bold: boolean): string[] => {
+    // One row of medians: before, after with its min–max, their ratio.
+    const spreadRow = (label: string, before: Spread, after: Spread, bold: boolean): string[] => {
       const median = after.median.toFixed(2);
       return [label, before.median.toFixed(2), `${bold ? `**${median}**` : median} (${after.min.toFixed(2)}–${after.max.toFixed(2)})`, pct(after.median, before.median)];
     };
     const rows = [['API server requests (Kubernetes and PD)', roundTrips.before.toFixed(1), roundTrips.after.toFixed(1), pct(roundTrips.after, roundTrips.before)], ...results.flatMap(([phase, m]) => [
-      cpuRow(`${phase.label}: CPU ms (user + system)`, m.before.cpu, m.after.cpu, true),
-      ...(m.before.splitCpu && m.after.splitCpu ? [cpuRow(`… of which steps ${phase.warmup + 2}–${phase.warmup + 1 + (phase.splitAfter ?? 0)} alone: CPU ms`, m.before.splitCpu, m.after.splitCpu, false)] : []),
-      [`${phase.label}: wall ms`, m.before.wall.median.toFixed(2), `${m.after.wall.median.toFixed(2)} (${m.after.wall.min.toFixed(2)}–${m.after.wall.max.toFixed(2)})`, pct(m.after.wall.median, m.before.wall.median)],
+      spreadRow(`${phase.label}: CPU ms (user + system)`, m.before.cpu, m.after.cpu, true),
+      ...(m.before.splitCpu && m.after.splitCpu ? [spreadRow(`… of which steps ${phase.warmup + 2}–${phase.warmup + 1 + (phase.splitAfter ?? 0)} alone: CPU ms`, m.before.splitCpu, m.after.splitCpu, false)] : []),
+      spreadRow(`${phase.label}: wall ms`, m.before.wall, m.after.wall, false),
       ...(phase.counted ? [[`${phase.label}: M instructions (callgrind)`, mi(m.before.instructions), mi(m.after.instructions), m.before.instructions && m.after.instructions ? pct(m.after.instructions, m.before.instructions) : '–']] : []),
     ])];
     return [
