@@ -23,6 +23,7 @@ const linkedFromProject = ['functions', 'lib', 'node_modules', 'package.json', '
 let scratch = '';
 let packageDir = '';
 let resources: Record<string, Resource> = {};
+let conditions: Json = {};
 let packageMs = 0;
 
 beforeAll(async () => {
@@ -53,6 +54,7 @@ beforeAll(async () => {
   packageMs = Date.now() - started;
   const template = JSON.parse(readFileSync(join(packageDir, 'cloudformation-template-update-stack.json'), 'utf8')) as Json;
   resources = template['Resources'] as Record<string, Resource>;
+  conditions = (template['Conditions'] as Json | undefined) ?? {};
 }, 180_000);
 
 afterAll(() => {
@@ -223,6 +225,44 @@ describe('serverless package', () => {
       }),
     ]);
     expect(allStatements(resource('ServerlessDeploymentBucketPolicy'))).toEqual(wildcards);
+  });
+
+  it('the state table outlives the stack: retained on delete and replace, protected from deletion, recoverable to a point in time', () => {
+    const table = resource('StateTable') as Resource & Json;
+    expect(table['DeletionPolicy']).toBe('Retain');
+    expect(table['UpdateReplacePolicy']).toBe('Retain');
+    expect(table.Properties).toMatchObject({ DeletionProtectionEnabled: true, PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } });
+  });
+
+  it.each([{ queue: 'ReconcileQueue' }, { queue: 'ReconcileDeadLetterQueue' }])('$queue is encrypted: SQS-managed keys unless a KMS key is given', ({ queue }) => {
+    expect(resource(queue).Properties).toMatchObject({
+      SqsManagedSseEnabled: { 'Fn::If': ['QueuesUseKmsKey', { Ref: 'AWS::NoValue' }, true] },
+      KmsMasterKeyId: { 'Fn::If': ['QueuesUseKmsKey', '', { Ref: 'AWS::NoValue' }] },
+    });
+    expect(conditions['QueuesUseKmsKey']).toEqual({ 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] });
+  });
+
+  it('reconcile runs at most reconcileConcurrency at once, reserved for it; admin keeps a reserve of its own', () => {
+    const [, mapping] = resourcesOfType('AWS::Lambda::EventSourceMapping')[0] ?? [];
+    const maximum = (mapping?.Properties['ScalingConfig'] as Json | undefined)?.['MaximumConcurrency'];
+    expect(maximum).toBe(10);
+    expect(resource('ReconcileLambdaFunction').Properties['ReservedConcurrentExecutions']).toBe(maximum);
+    expect(resource('AdminLambdaFunction').Properties['ReservedConcurrentExecutions']).toBe(2);
+  });
+
+  it.each([
+    { alarm: 'DeadLetterQueueNotEmptyAlarm', namespace: 'AWS/SQS', metric: 'ApproximateNumberOfMessagesVisible', dimension: { Name: 'QueueName', Value: { 'Fn::GetAtt': ['ReconcileDeadLetterQueue', 'QueueName'] } }, threshold: 0 },
+    { alarm: 'ReconcileOldestMessageAlarm', namespace: 'AWS/SQS', metric: 'ApproximateAgeOfOldestMessage', dimension: { Name: 'QueueName', Value: { 'Fn::GetAtt': ['ReconcileQueue', 'QueueName'] } }, threshold: 1800 },
+    { alarm: 'ReconcileErrorsAlarm', namespace: 'AWS/Lambda', metric: 'Errors', dimension: { Name: 'FunctionName', Value: { Ref: 'ReconcileLambdaFunction' } }, threshold: 0 },
+    { alarm: 'ReconcileThrottlesAlarm', namespace: 'AWS/Lambda', metric: 'Throttles', dimension: { Name: 'FunctionName', Value: { Ref: 'ReconcileLambdaFunction' } }, threshold: 0 },
+    { alarm: 'SweepFailedAlarm', namespace: 'AWS/Lambda', metric: 'Errors', dimension: { Name: 'FunctionName', Value: { Ref: 'SweepLambdaFunction' } }, threshold: 0 },
+  ])('$alarm watches $namespace $metric and notifies the alarm topic when one is given', ({ alarm, namespace, metric, dimension, threshold }) => {
+    const { Properties: p } = resource(alarm);
+    expect(p).toMatchObject({ Namespace: namespace, MetricName: metric, Dimensions: [dimension], Threshold: threshold, ComparisonOperator: 'GreaterThanThreshold' });
+    expect(p['AlarmActions']).toEqual({ 'Fn::If': ['AlarmsNotifyTopic', [''], { Ref: 'AWS::NoValue' }] });
+    // The metric's dimension names a resource of this stack.
+    const named = 'Ref' in dimension.Value ? dimension.Value.Ref : dimension.Value['Fn::GetAtt'][0];
+    expect(resources[named ?? '']).toBeDefined();
   });
 
   it.each(functionNames.map((name) => ({ name })))('the $name zip holds only its bundle and is under 3 MB', ({ name }) => {
