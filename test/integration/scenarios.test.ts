@@ -182,6 +182,24 @@ describe('what each story shows', () => {
     expect(conditions.find((c) => c.type === 'Ready')?.status).toBe('True');
   });
 
+  it('a suspended TiFlash blocks no upgrade: TiKV and TiDB roll to the new version, no evict-leader scheduler is left, TiFlash stays suspended', async () => {
+    const report = await run('cluster-upgrade-tiflash-suspended.yaml');
+    const patchAtMs = entryAtMs(report, 'patch', 1);
+    const restarts = report.actions.filter((a) => a.actor === 'sim' && a.verb === 'delete' && a.kind === 'Pod' && a.atMs >= patchAtMs);
+    const rolled = (c: string): number => restarts.filter((a) => (a.name ?? '').startsWith(`basic-${c}-`)).length;
+    expect([rolled('pd'), rolled('tikv'), rolled('tidb')]).toEqual([3, 3, 1]);
+    // TiFlash's StatefulSet is neither recreated nor written while it is suspended.
+    const suspendAtMs = entryAtMs(report, 'patch', 0);
+    expect(byReconciler(report).filter((a) => a.kind === 'StatefulSet' && a.name === 'basic-tiflash' && a.verb !== 'delete' && a.atMs > suspendAtMs)).toEqual([]);
+    const evictions = byReconciler(report).filter((a) => a.verb === 'pd.addEvictLeaderScheduler');
+    expect(evictions.length).toBeGreaterThan(0);
+    expect(report.final.pd.schedulers.filter((s) => s.startsWith('evict-leader-scheduler'))).toEqual([]);
+    const status = (report.final.tidbcluster as { status?: { tiflash?: { phase?: string; statefulSet?: unknown } } } | null)?.status;
+    expect(status?.tiflash?.phase).toBe('Suspend');
+    expect(status?.tiflash?.statefulSet).toBeUndefined();
+    expect(report.invariants.flatMap((inv) => inv.violations)).toEqual([]);
+  });
+
   it('TiKV scale-in below max-replicas: refused with one FailedScaleIn Warning, no store deleted, no PVC touched, no retry storm', async () => {
     const report = await run('tikv-scale-in-refused.yaml');
     const acts = byReconciler(report);

@@ -5,6 +5,7 @@
 
 import type { TidbClusterStatus } from '../../model/kube.js';
 import type { MemberInput, MemberStatus, UpgradeBlocker } from './component.js';
+import { SUSPEND_PHASE } from './suspend.js';
 
 /** `status.<component>` as this step has it so far (empty when there is none). */
 export function memberStatusOf(input: MemberInput): MemberStatus {
@@ -26,11 +27,17 @@ export function isMemberSynced(input: MemberInput): boolean {
   return judge ? judge(input) : memberStatusOf(input).synced === true;
 }
 
-/** The first of `blockers` in one of its phases (§1.5), or another component whose status is not synced this step, as the reason, or undefined. */
+/**
+ * The first of `blockers` in one of its phases (§1.5), or another component whose status is not
+ * synced this step, as the reason, or undefined. A suspended component blocks nothing: its status is
+ * cleared and not synced on purpose, and it neither upgrades nor scales while suspended (as TiDB
+ * Operator's `isTiKVReadyToUpgrade`, which waits for TiFlash only in `Upgrade` or `Scale`).
+ */
 export function phaseBlocker(input: MemberInput, blockers: readonly UpgradeBlocker[]): string | undefined {
   for (const blocker of blockers) {
     const status = input.status[blocker.name];
     const phase = status?.phase;
+    if (phase === SUSPEND_PHASE) continue;
     if (phase !== undefined && blocker.phases.includes(phase)) return `${blocker.title} is ${phase === 'Scale' ? 'scaling' : 'upgrading'}`;
     // Another component whose status could not be synced this step may be about to upgrade or scale
     // without its phase saying so yet: what waits for it waits (TiDB Operator's sync stops at its error).
