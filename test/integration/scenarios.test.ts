@@ -200,6 +200,17 @@ describe('what each story shows', () => {
     expect(report.invariants.flatMap((inv) => inv.violations)).toEqual([]);
   });
 
+  it('store status follows a dead and a returning TiKV or TiFlash process within 30 s, and a cluster at rest is not polled for it', async () => {
+    const report = await run('store-status-prompt.yaml');
+    // Each waitFor of the story has a 30 s timeout; the report shows how long each took.
+    const waits = report.timeline.filter((t) => t.verb === 'waitFor').slice(1);
+    expect(waits).toHaveLength(8);
+    for (const w of waits) expect(w.endMs - w.startMs).toBeLessThanOrEqual(30_000);
+    // The minute at rest before the first fault: no status writes, as nothing changed.
+    const restFrom = entryAtMs(report, 'waitFor', 0);
+    expect(byReconciler(report).filter((a) => a.atMs > restFrom + 1_000 && a.atMs < restFrom + 60_000)).toEqual([]);
+  });
+
   it('TiKV scale-in below max-replicas: refused with one FailedScaleIn Warning, no store deleted, no PVC touched, no retry storm', async () => {
     const report = await run('tikv-scale-in-refused.yaml');
     const acts = byReconciler(report);

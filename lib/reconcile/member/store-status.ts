@@ -80,16 +80,36 @@ export function planStoreMaps(input: RuleInput, component: StoreComponent, view:
 }
 
 /**
- * The Ready pods (of `pods`) whose store is not Up in `stores` yet, and since when the latest of them
- * is Ready; undefined when there is none. A status rule asks to look again soon while there is one.
+ * The pods (of `pods`) whose readiness and store disagree, and since when the latest of them is in
+ * its state; undefined when there is none. Two ways to disagree, both passing within seconds:
+ * - a Ready pod whose store is not Up yet (it joins, or its next heartbeat makes it Up);
+ * - a pod not Ready whose store PD still has Up: PD marks a store Disconnected 20 s after its last
+ *   heartbeat (`StoreDisconnectDuration`, pd/pkg/core/store.go), so a dead process's store changes
+ *   state within 20 s — TiDB Operator sees that at its next 30 s resync, a status rule here looks
+ *   again as it happens.
+ * A status rule asks to look again soon while there is one; a cluster at rest has none.
  */
 export function storesConverging(title: string, pods: readonly IPod[], stores: StatusStores | undefined): { reason: string; sinceMs: number } | undefined {
   const upPods = new Set(Object.values(stores ?? {}).filter((s) => s.state === 'Up').map((s) => s.podName));
-  const lagging = pods.flatMap((pod) => {
-    const sinceMs = podReadySinceMs(pod);
+  const joining: { name: string; sinceMs: number }[] = [];
+  const leaving: { name: string; sinceMs: number }[] = [];
+  for (const pod of pods) {
     const name = pod.metadata?.name ?? '';
-    return sinceMs === undefined || upPods.has(name) ? [] : [{ name, sinceMs }];
-  });
-  if (lagging.length === 0) return undefined;
-  return { reason: `${title} stores of Ready pods not Up yet: ${lagging.map((p) => p.name).join(', ')}`, sinceMs: Math.max(...lagging.map((p) => p.sinceMs)) };
+    const readySinceMs = podReadySinceMs(pod);
+    if (readySinceMs !== undefined && !upPods.has(name)) joining.push({ name, sinceMs: readySinceMs });
+    if (readySinceMs === undefined && upPods.has(name)) leaving.push({ name, sinceMs: podNotReadySinceMs(pod) });
+  }
+  if (joining.length === 0 && leaving.length === 0) return undefined;
+  const reasons = [
+    ...(joining.length === 0 ? [] : [`${title} stores of Ready pods not Up yet: ${joining.map((p) => p.name).join(', ')}`]),
+    ...(leaving.length === 0 ? [] : [`${title} stores still Up whose pods are not Ready: ${leaving.map((p) => p.name).join(', ')}`]),
+  ];
+  return { reason: reasons.join('; '), sinceMs: Math.max(...[...joining, ...leaving].map((p) => p.sinceMs)) };
+}
+
+/** When a pod that is not Ready stopped being Ready (its Ready condition's last change, else its creation; 0 unknown). */
+function podNotReadySinceMs(pod: IPod): number {
+  const ready = pod.status?.conditions?.find((c) => c.type === 'Ready');
+  const at = Date.parse(ready?.lastTransitionTime ?? pod.metadata?.creationTimestamp ?? '');
+  return Number.isNaN(at) ? 0 : at;
 }

@@ -181,6 +181,22 @@ describe('TiKV status follows the stores promptly', () => {
     expect(decision.wakeAtMs).toBe(wakes ? T0 + 1_000 : undefined);
   });
 
+  it.each([
+    { name: 'a pod not Ready for 5 s whose store PD still has Up asks to look again within a second (PD marks it Disconnected within 20 s)', notReadyForMs: 5_000, state: 'Up' as const, wakeAfterMs: 1_000 },
+    { name: 'a pod not Ready for 50 s whose store is still Up is looked at every 10 s (a quarter of the lag past 10 s)', notReadyForMs: 50_000, state: 'Up' as const, wakeAfterMs: 10_000 },
+    { name: 'a pod not Ready whose store is Disconnected already: status is true, nothing to wake for', notReadyForMs: 5_000, state: 'Disconnected' as const, wakeAfterMs: undefined },
+  ])('$name', ({ notReadyForMs, state, wakeAfterMs }) => {
+    // Prepare: tikv-1's process died; its Ready condition turned False `notReadyForMs` ago.
+    const pods = [tikvPod(0, { revision: 'rev-1', readySinceMs: T0 - 3_600_000 }), tikvPod(1, { revision: 'rev-1', ready: false, readySinceMs: T0 - notReadyForMs })];
+    const s = snapshot(withCluster(tidbCluster()), withOwned('StatefulSet', tikvSetOf(tidbCluster(), { replicas: 2 })), withOwned('Pod', ...pods), withPd(withStores(PD, pdStore('1'), pdStore('2', state))));
+
+    // Act
+    const decision = planTikvStatus(ruleInputOf(s));
+
+    // Assess
+    expect(decision.wakeAtMs).toBe(wakeAfterMs === undefined ? undefined : T0 + wakeAfterMs);
+  });
+
   it('nothing changes without a TiKV StatefulSet', () => {
     // Act
     const decision = planTikvStatus(ruleInputOf(snapshot(withPd(withStores(PD, pdStore('1'))))));
