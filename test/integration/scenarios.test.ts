@@ -200,6 +200,20 @@ describe('what each story shows', () => {
     expect(report.invariants.flatMap((inv) => inv.violations)).toEqual([]);
   });
 
+  it('a TiKV upgrade restarts no store while another is down: one UpgradeWaitsForStore Warning, no eviction, every store rolled once it is back', async () => {
+    const report = await run('tikv-upgrade-store-down.yaml');
+    const patchAtMs = entryAtMs(report, 'patch', 0);
+    const healAtMs = entryAtMs(report, 'heal', 0);
+    const restarts = report.actions.filter((a) => a.actor === 'sim' && a.verb === 'delete' && a.kind === 'Pod' && (a.name ?? '').startsWith('basic-tikv-') && a.atMs >= patchAtMs);
+    expect(restarts.filter((a) => a.atMs < healAtMs)).toEqual([]);
+    expect(byReconciler(report).filter((a) => a.verb === 'pd.addEvictLeaderScheduler' && a.atMs < healAtMs)).toEqual([]);
+    const held = events(report, 'UpgradeWaitsForStore');
+    expect(held).toHaveLength(1);
+    expect((held[0]?.args as { message?: string } | undefined)?.message).toContain('store 1 (basic-tikv-0) is Disconnected');
+    expect(restarts.map((a) => a.name).sort()).toEqual(['basic-tikv-0', 'basic-tikv-1', 'basic-tikv-2']);
+    expect(report.final.pd.schedulers.filter((s) => s.startsWith('evict-leader-scheduler'))).toEqual([]);
+  });
+
   it('store status follows a dead and a returning TiKV or TiFlash process within 30 s, and a cluster at rest is not polled for it', async () => {
     const report = await run('store-status-prompt.yaml');
     // Each waitFor of the story has a 30 s timeout; the report shows how long each took.
@@ -209,6 +223,23 @@ describe('what each story shows', () => {
     // The minute at rest before the first fault: no status writes, as nothing changed.
     const restFrom = entryAtMs(report, 'waitFor', 0);
     expect(byReconciler(report).filter((a) => a.atMs > restFrom + 1_000 && a.atMs < restFrom + 60_000)).toEqual([]);
+  });
+
+  it('a TiKV upgrade onto a crash-looping image restarts no second store, and its revert restarts the crashed pod at once with no eviction', async () => {
+    const report = await run('tikv-upgrade-broken-image-reverted.yaml');
+    const upgradeAtMs = entryAtMs(report, 'patch', 0);
+    const revertAtMs = entryAtMs(report, 'patch', 1);
+    const restarts = report.actions.filter((a) => a.actor === 'sim' && a.verb === 'delete' && a.kind === 'Pod' && (a.name ?? '').startsWith('basic-tikv-'));
+    // Onto the broken image: basic-tikv-2 only; a crash-looping pod Ready for seconds is not left behind.
+    expect(restarts.filter((a) => a.atMs > upgradeAtMs && a.atMs < revertAtMs).map((a) => a.name)).toEqual(['basic-tikv-2']);
+    // The revert: basic-tikv-2 (down already) restarts within seconds, no scheduler added for its store.
+    const back = restarts.find((a) => a.atMs >= revertAtMs);
+    expect(back?.name).toBe('basic-tikv-2');
+    expect((back?.atMs ?? Number.POSITIVE_INFINITY) - revertAtMs).toBeLessThan(15_000);
+    const store3 = storeIdsByPod(report)['basic-tikv-2'];
+    expect(schedulerCalls(report, 'pd.addEvictLeaderScheduler', store3).filter((t) => t >= revertAtMs)).toEqual([]);
+    expect(entryAtMs(report, 'waitFor', 2) - revertAtMs).toBeLessThan(2 * 60_000);
+    expect(report.final.pd.schedulers.filter((s) => s.startsWith('evict-leader-scheduler'))).toEqual([]);
   });
 
   it('TiKV scale-in below max-replicas: refused with one FailedScaleIn Warning, no store deleted, no PVC touched, no retry storm', async () => {

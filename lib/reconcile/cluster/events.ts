@@ -32,6 +32,8 @@ export const EVENT_REASON = {
   storeDeleted: 'StoreDeleted',
   /** Ours: restarting or removing a PD member waits, because it would leave PD without a majority serving. */
   pdQuorumAtRisk: 'PDQuorumAtRisk',
+  /** Ours: a TiKV or TiFlash pod's restart for an upgrade waits, because another store is not Up. */
+  upgradeWaitsForStore: 'UpgradeWaitsForStore',
 } as const;
 
 /**

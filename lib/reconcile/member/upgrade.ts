@@ -13,6 +13,7 @@ import { complete, fail, retry } from '../engine/outcome.js';
 import type { MemberDecision, MemberInput, Walk } from './component.js';
 import { isMemberSynced, memberStatusOf, phaseBlocker, withMemberStatus } from './member-status.js';
 import { nothing } from './members.js';
+import { isPodSettled, SETTLE_AFTER_RESTART_MS } from './store-restart-guard.js';
 import { descendingOrdinals, podAvailability, secondsFromAnnotation } from './rolling-update.js';
 import { desiredStatefulSet, isTemplateChanged, restPartition, setFor } from './statefulset-draft.js';
 import { appliedTemplate, isStatefulSetUpgrading, partitionOf, podRevision, replicasOf } from './statefulset.js';
@@ -32,6 +33,8 @@ function updatedPodHold(input: MemberInput, podName: string, minReadySeconds: nu
   const availability = podAvailability(pod, minReadySeconds, input.snapshot.nowMs);
   if (availability.kind === 'not-ready') return retry(component.retryMs, `${said} is not ready`);
   if (availability.kind === 'warming') return retry(availability.remainingMs, `${said} is not available`);
+  // Beyond v1: a pod whose new container has crashed is left behind only once it runs steadily.
+  if (!isPodSettled(pod, input.snapshot.nowMs)) return retry(component.retryMs, `${said} restarted within ${SETTLE_AFTER_RESTART_MS / 1000} s: waiting until it runs steadily`);
   return component.hooks.updatedPodHold(input, podName);
 }
 

@@ -10,6 +10,7 @@ import { observedTiflash } from '../../cluster/observed.js';
 import { retry } from '../../engine/outcome.js';
 import type { MemberInput, Walk } from '../../member/component.js';
 import { isVersionAtLeast } from '../../member/cmpver.js';
+import { isDownAlready, storesHold } from '../../member/store-restart-guard.js';
 import { upgraderWho } from '../../member/upgrade.js';
 import { TIFLASH_RETRY_MS } from './names.js';
 import { tiflashVersion } from './pod-template.js';
@@ -23,8 +24,17 @@ export const STORE_STATUS_SINCE = 'v5.1.2';
  */
 export const isStoreStatusChecked = (version: string): boolean => isVersionAtLeast(version, STORE_STATUS_SINCE) === true;
 
-/** As TiDB Operator: TiFlash pods restart without any preparation (no leaders to evict). */
-export const beforeTiflashRestart = (_input: MemberInput, ordinal: number): Walk => ({ kind: 'roll', ordinal });
+/**
+ * As TiDB Operator, TiFlash pods restart without any preparation (no leaders to evict); beyond it,
+ * not while another TiFlash store is not Up, unless the pod is down already (store-restart-guard.ts).
+ */
+export function beforeTiflashRestart(input: MemberInput, ordinal: number): Walk {
+  const podName = input.scope.podName(ordinal);
+  const status = input.status.tiflash ?? {};
+  const store = Object.values(status.stores ?? {}).find((s) => s.podName === podName);
+  if (isDownAlready(input.scope.pod(podName), store?.state)) return { kind: 'roll', ordinal };
+  return storesHold(input, status, podName) ?? { kind: 'roll', ordinal };
+}
 
 /**
  * Why the updated, available TiFlash pod `podName` may not be left behind yet, or undefined. A pod

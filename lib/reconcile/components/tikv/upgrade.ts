@@ -30,12 +30,11 @@ import {
   withStore,
 } from './evict-leader.js';
 import type { TikvStatusStore } from './names.js';
+import { isDownAlready, storesHold } from '../../member/store-restart-guard.js';
 
 /** As TiDB Operator's default `spec.tikv.evictLeaderTimeout`: 1500 minutes. */
 export const DEFAULT_EVICT_LEADER_TIMEOUT_MS = 1500 * 60_000;
 
-/** The TidbCluster annotation asking that every store be Up (or Tombstone) before a TiKV pod restarts. */
-export const CHECK_ALL_STORES_UP_ANNOTATION = 'tidb.pingcap.com/tikv-check-all-stores-up-before-upgrade';
 
 /** As TiDB Operator: fewer than two TiKV pods and no peer store — leaders have nowhere to go (P4). */
 export function isSingleStore(input: MemberInput): boolean {
@@ -44,15 +43,6 @@ export function isSingleStore(input: MemberInput): boolean {
 }
 
 const evictingMessage = (input: MemberInput, podName: string): string => `upgradeTiKVPod: evicting leader of pod ${podName} for tc ${clusterPath(input)}`;
-
-/** With the tc annotation, every store PD lists must be Up or Tombstone; else why not (as TiDB Operator). */
-function unstableStores(input: MemberInput): string | undefined {
-  if (input.cluster.metadata.annotations?.[CHECK_ALL_STORES_UP_ANNOTATION] !== 'true') return undefined;
-  const view = observedPd(input.snapshot);
-  if (!view) return 'PD could not be read to check every store is Up';
-  const unstable = view.stores.filter((s) => s.state !== 'Up' && s.state !== 'Tombstone').map((s) => `store ${s.id} is ${s.state}`);
-  return unstable.length === 0 ? undefined : unstable.join(', ');
-}
 
 /**
  * Begins evicting the leaders of `store` (as TiDB Operator, in this order): the leader count is
@@ -72,7 +62,8 @@ function beginEviction(input: MemberInput, podName: string, store: TikvStatusSto
 
 /**
  * TiKV's `beforeRestart`: a single store rolls at once (P4); a pod whose store is not in the status
- * rolls (as TiDB Operator); the optional all-stores-Up check; then leader eviction — begun once,
+ * rolls (as TiDB Operator); so does a pod down already (store-restart-guard.ts); another store not Up
+ * holds it (on unless the cluster opts out); then leader eviction — begun once,
  * re-verified against PD every step (a lost scheduler is added again, P1), done when the pod's
  * `/metrics` shows 0 leaders or `evictLeaderTimeout` (default 1500m) has passed since it began.
  */
@@ -82,8 +73,9 @@ export function beforeTikvRestart(input: MemberInput, ordinal: number): Walk {
   if (isSingleStore(input)) return { kind: 'roll', ordinal };
   const store = storeOfPod(input, podName);
   if (!store) return { kind: 'roll', ordinal };
-  const unstable = unstableStores(input);
-  if (unstable !== undefined) return { kind: 'hold', outcome: retry(pollMs, `${upgraderWho(input)}'s tikv cluster is unstable: ${unstable}`) };
+  if (isDownAlready(input.scope.pod(podName), store.state)) return { kind: 'roll', ordinal };
+  const held = storesHold(input, tikvStatusOf(input), podName);
+  if (held) return held;
   const beganAtMs = annotationTimeMs(input.scope.pod(podName), EVICT_KEYS.beginTime);
   if (beganAtMs === undefined) return beginEviction(input, podName, store);
   const timeoutMs = goDurationMs(input.cluster.spec.tikv?.evictLeaderTimeout) ?? DEFAULT_EVICT_LEADER_TIMEOUT_MS;

@@ -94,6 +94,7 @@ const partitionWrite = (partition: number) =>
 
 const beginTime = (pod: string, ms: number) => ({ [pod]: { evictLeaderBeginTime: iso(ms) } });
 const EVICTING_1 = 'upgradeTiKVPod: evicting leader of pod basic-tikv-1 for tc demo/basic';
+const HELD_1 = 'TiKV pod basic-tikv-1 of demo/basic is not restarted for the upgrade while another store is not Up: store 1 (basic-tikv-0) is Down';
 
 type Row = {
   name: string;
@@ -127,22 +128,48 @@ describe('Fixture H — TiKV upgrader (leader eviction around each restart)', ()
       outcome: retry(5_000, 'upgrading TiKV: partition 1'),
     },
     {
-      name: 'H S104: with tikv-check-all-stores-up-before-upgrade and a store Down, "cluster is unstable" and no eviction',
-      tc: tidbCluster(fixtureH(), annotateTc({ 'tidb.pingcap.com/tikv-check-all-stores-up-before-upgrade': 'true' })),
+      name: 'H S104 (beyond v1, where it needs tikv-check-all-stores-up-before-upgrade: "true"): another store Down holds the restart by default: a Warning once, no eviction',
+      tc: tidbCluster(fixtureH({ stores: { '1': { state: 'Down' } } })),
       live: mid,
       changes: [tikvPods(['1', '1', '2']), pd({ states: { '1': 'Down' } })],
-      actions: [],
-      outcome: retry(5_000, "tidbcluster: [demo/basic]'s tikv cluster is unstable: store 1 is Down"),
+      actions: [expect.objectContaining({ kind: 'event', type: 'Warning', reason: 'UpgradeWaitsForStore', message: HELD_1, once: true })],
+      outcome: retry(5_000, HELD_1),
     },
     {
-      name: 'H S105: a store Down without the annotation still begins eviction: count recorded, scheduler added, pod annotated',
-      tc: tidbCluster(fixtureH()),
+      name: 'H S105: with tikv-check-all-stores-up-before-upgrade: "false", a store Down still begins eviction (v1\'s default): count recorded, scheduler added, pod annotated',
+      tc: tidbCluster(fixtureH({ stores: { '1': { state: 'Down' } } }), annotateTc({ 'tidb.pingcap.com/tikv-check-all-stores-up-before-upgrade': 'false' })),
       live: mid,
       changes: [tikvPods(['1', '1', '2']), pd({ states: { '1': 'Down' } })],
       actions: [
         { kind: 'pd.beginEvictLeader', storeId: '2' },
         expect.objectContaining({ kind: 'patch', ref: { kind: 'Pod', namespace: 'demo', name: 'basic-tikv-1' }, patch: { metadata: { annotations: { evictLeaderBeginTime: iso(T0) } } } }),
       ],
+      outcome: retry(0, EVICTING_1),
+      beforeUpgrade: { '2': 10 },
+    },
+    {
+      name: 'H S105a: a Down store already failed over holds nothing: its replacement carries its replicas; eviction begins',
+      tc: tidbCluster(fixtureH({ stores: { '1': { state: 'Down' } } }), changeStatus((s) => ({ ...s, tikv: { ...s.tikv, failureStores: { 'basic-tikv-0': { podName: 'basic-tikv-0', storeID: '1' } } } }))),
+      live: mid,
+      changes: [tikvPods(['1', '1', '2']), pd({ states: { '1': 'Down' } })],
+      actions: [{ kind: 'pd.beginEvictLeader', storeId: '2' }, expect.objectContaining({ kind: 'patch', ref: { kind: 'Pod', namespace: 'demo', name: 'basic-tikv-1' } })],
+      outcome: retry(0, EVICTING_1),
+      beforeUpgrade: { '2': 10 },
+    },
+    {
+      name: 'H S105b (beyond v1): tikv-1 down already (not Ready, store Disconnected) restarts at once: no eviction, no scheduler, even with another store Down',
+      tc: tidbCluster(fixtureH({ stores: { '1': { state: 'Down' }, '2': { state: 'Disconnected' } } })),
+      live: mid,
+      changes: [tikvPods(['1', '1', '2'], {}, [1]), pd({ states: { '1': 'Down', '2': 'Disconnected' } })],
+      actions: [partitionWrite(1)],
+      outcome: retry(5_000, 'upgrading TiKV: partition 1'),
+    },
+    {
+      name: 'H S105c: tikv-1 not Ready but its store still Up is evicted as usual (it may hold leaders)',
+      tc: tidbCluster(fixtureH()),
+      live: mid,
+      changes: [tikvPods(['1', '1', '2'], {}, [1]), pd()],
+      actions: [{ kind: 'pd.beginEvictLeader', storeId: '2' }, expect.objectContaining({ kind: 'patch', ref: { kind: 'Pod', namespace: 'demo', name: 'basic-tikv-1' } })],
       outcome: retry(0, EVICTING_1),
       beforeUpgrade: { '2': 10 },
     },
