@@ -242,6 +242,18 @@ describe('what each story shows', () => {
     expect(report.final.pd.schedulers.filter((s) => s.startsWith('evict-leader-scheduler'))).toEqual([]);
   });
 
+  it('no TiDB member is failed over while PD is unavailable, however long: no failure member, no replacement, status still synced', async () => {
+    const report = await run('tidb-no-failover-while-pd-down.yaml');
+    expect(events(report, 'Unhealthy')).toEqual([]);
+    const tidbSets = byReconciler(report).filter((a) => a.kind === 'StatefulSet' && a.name === 'basic-tidb' && a.verb === 'update');
+    expect(tidbSets.filter((a) => (a.object as { spec: { replicas: number } }).spec.replicas > 2)).toEqual([]);
+    // Status went on syncing during the outage: Ready False with PD's reason, written while PD was down.
+    const downFrom = entryAtMs(report, 'fault', 1);
+    const healAt = entryAtMs(report, 'heal', 0);
+    const during = readyWrites(report).filter((w) => w.atMs > downFrom && w.atMs < healAt);
+    expect(during.some((w) => w.ready?.status === 'False')).toBe(true);
+  });
+
   it('TiKV scale-in below max-replicas: refused with one FailedScaleIn Warning, no store deleted, no PVC touched, no retry storm', async () => {
     const report = await run('tikv-scale-in-refused.yaml');
     const acts = byReconciler(report);

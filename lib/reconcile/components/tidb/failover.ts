@@ -20,6 +20,8 @@ import type { MemberDecision, MemberInput } from '../../member/component.js';
 import { failoverDeadline, failoverDeadlineDelete, failoverDeadlinePuts, staleFailoverDeadlines } from '../../member/failover.js';
 import { nothing, unlessRecorded } from '../../member/members.js';
 import { isPodReady } from '../../member/statefulset.js';
+import { isPdAvailable } from '../pd/availability.js';
+import { isTikvAvailable } from '../tikv/availability.js';
 import { TIDB_RETRY_MS, tidbStatusOf, withTidbStatus, type TidbFailureMember, type TidbStatusMember } from './names.js';
 
 const failures = (input: MemberInput): Record<string, TidbFailureMember> => ({ ...tidbStatusOf(input).failureMembers });
@@ -108,5 +110,19 @@ export function planTidbFailover(input: MemberInput): MemberDecision {
     // Nothing to fail over: no member waits for a deadline any more.
     return { actions: staleFailoverDeadlines(input, 'tidb', new Set()), outcome: complete() };
   }
+  const held = failoverHeldBy(input);
+  if (held !== undefined) return { actions: [], outcome: complete(`TiDB failover held: ${held}, so a replacement could not serve either`) };
   return planTidbFailoverMark(input);
+}
+
+/**
+ * Why no TiDB member may be recorded as a failure now, or undefined. Beyond v1, whose TiKV sync stops
+ * while PD is unavailable so TiDB's never runs: while PD or TiKV is unavailable every TiDB server is
+ * unhealthy for that reason alone, and a replacement would be too. The deadlines stay; a member still
+ * unhealthy once both are back is marked at its next step (a PD or TiKV status change steps the key).
+ */
+function failoverHeldBy(input: MemberInput): string | undefined {
+  if (!isPdAvailable(input.cluster, input.status)) return 'PD is not available';
+  if (!isTikvAvailable(input.cluster, input.status)) return 'TiKV is not available';
+  return undefined;
 }
