@@ -87,7 +87,8 @@ export function stepLogFields(result: StepResult): Record<string, unknown> {
     disposition: result.disposition,
     outcome: result.outcome?.kind,
     detail: result.outcome === undefined ? undefined : describeOutcome(result.outcome),
-    rules: result.rules.map((r) => ({ rule: r.rule, outcome: r.outcome.kind })),
+    // Each rule with its reason, so a hold, wait or refusal says why in the one line a step writes.
+    rules: result.rules.map((r) => ({ rule: r.rule, outcome: r.outcome.kind, ...reasonOf(r.outcome) })),
     actions: result.actions.map((a) => ({ action: a.description, result: a.result, error: a.error })),
     fence: result.fence,
     failures: result.failures,
@@ -98,6 +99,12 @@ export function stepLogFields(result: StepResult): Record<string, unknown> {
     durationMs: result.durationsMs.totalMs,
     durationsMs: result.durationsMs,
   };
+}
+
+/** The rule outcome's message (a failure's error) as a log field, when it has one. */
+function reasonOf(outcome: Outcome): { message?: string } {
+  const message = outcome.kind === 'fail' ? outcome.error : outcome.message;
+  return message === undefined || message === '' ? {} : { message };
 }
 
 function emitMetrics(ports: StepPorts, result: StepResult): void {

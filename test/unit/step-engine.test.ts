@@ -60,6 +60,20 @@ describe('runStep: claim → observe → decide → act → commit', () => {
     expect(h.metrics.total(METRIC.stepsComplete)).toBe(1);
   });
 
+  it('a rule that holds says why in the step\'s log line: its message beside its outcome', async () => {
+    const h = setup();
+    const holding = actRule('Hold', () => ({ actions: [], outcome: retry(5_000, 'waiting for store 2 to be Up') }));
+    const refusing = actRule('Refuse', () => ({ actions: [], outcome: fail('spec.tikv.replicas is invalid', true) }));
+    await step(h, { rules: [...ENGINE_RULES, holding, refusing] });
+    const rules = h.logger.withMessage(STEP_LOG_MESSAGE)[0]?.fields['rules'];
+    expect(rules).toEqual([
+      { rule: 'Paused', outcome: 'complete' },
+      { rule: 'ClusterStatus', outcome: 'complete' },
+      { rule: 'Hold', outcome: 'retry', message: 'waiting for store 2 to be Up' },
+      { rule: 'Refuse', outcome: 'fail', message: 'spec.tikv.replicas is invalid' },
+    ]);
+  });
+
   it('a step that finds the lease held marks the key dirty and is skipped', async () => {
     const h = setup();
     await h.ports.state.claim(KEY, 'someone-else', T0, 90_000);
