@@ -377,3 +377,44 @@ describe('ticdc-capture-drained-before-stop', () => {
     expect(violationsOf(w, 'ticdc-capture-drained-before-stop')).toEqual([]);
   });
 });
+
+describe('region-majority', () => {
+  it('fires when a TiKV pod is deleted while another store\'s process is down: regions on both lose their majority', async () => {
+    // Prepare: basic-tikv-0's process is killed (a fault, not blamed).
+    const w = await running();
+    w.sim.faults.podDown('demo', 'basic-tikv-0');
+    await w.clock.advance(2000);
+    expect(violationsOf(w, 'region-majority')).toEqual([]);
+    // Act: a restart of basic-tikv-2, as an upgrade that does not look at the other stores would.
+    await w.remove('Pod', 'basic-tikv-2');
+    await w.clock.advance(2000);
+    // Assess: every region has a replica on each of the 3 stores, so each lost its majority once.
+    const violations = violationsOf(w, 'region-majority');
+    expect(violations.length).toBeGreaterThan(0);
+    expect(violations[0]).toMatch(/^region \d+ of demo\/basic lost the majority of its 3 replicas: 1 live; down without an injected fault: store \d+ \(basic-tikv-2\)$/);
+    expect(new Set(violations).size).toBe(violations.length);
+  });
+
+  it('stays quiet when injected faults alone take two stores down', async () => {
+    // Prepare
+    const w = await running();
+    // Act
+    w.sim.faults.podDown('demo', 'basic-tikv-0');
+    w.sim.faults.deletePod('demo', 'basic-tikv-2');
+    await w.clock.advance(2000);
+    // Assess
+    expect(violationsOf(w, 'region-majority')).toEqual([]);
+  });
+
+  it('stays quiet through a one-at-a-time rolling update with every store up', async () => {
+    // Prepare
+    const w = await running();
+    // Act
+    await w.remove('Pod', 'basic-tikv-2');
+    await w.clock.advance(30_000);
+    await w.remove('Pod', 'basic-tikv-1');
+    await w.clock.advance(30_000);
+    // Assess
+    expect(violationsOf(w, 'region-majority')).toEqual([]);
+  });
+});

@@ -23,6 +23,8 @@
  * - `ticdc-capture-drained-before-stop`: a TiCDC capture stopped with tables still on it (and another
  *   capture alive to take them) before its graceful-shutdown timeout ran out (see
  *   `invariant-captures.ts`); stops caused by an injected fault or a teardown are not counted.
+ * - `region-majority`: a region lost the majority of its replicas on live stores, and the stores down
+ *   without an injected fault are what tipped it (see `invariant-regions.ts`).
  */
 import type { Clock } from '../../platform/clock.js';
 import type { KubeObject } from '../object.js';
@@ -30,6 +32,7 @@ import type { ObjectStore, StoreEvent } from '../store.js';
 import type { TidbSimKnobs } from './knobs.js';
 import type { ClusterRegistry, ClusterState } from './registry.js';
 import { CaptureWatch } from './invariant-captures.js';
+import { RegionMajorityWatch } from './invariant-regions.js';
 import { UpgradeWatch } from './invariant-upgrades.js';
 import { dataUidOfClaim } from './pod-info.js';
 
@@ -50,6 +53,7 @@ export const INVARIANT_NAMES = [
   'no-tidb-upgrade-during-tikv-upgrade',
   'no-ddl-left-paused-after-upgrade',
   'ticdc-capture-drained-before-stop',
+  'region-majority',
 ] as const;
 
 /** A monitor's name. */
@@ -67,6 +71,7 @@ export class InvariantMonitor {
   private readonly unsubscribes: (() => void)[] = [];
   private readonly upgrades: UpgradeWatch;
   private readonly captures: CaptureWatch;
+  private readonly regions: RegionMajorityWatch;
   /** Uids of objects whose deletion follows from a TidbCluster's deletion (the cluster's included). */
   private readonly tornDown = new Set<string>();
   /**
@@ -78,6 +83,7 @@ export class InvariantMonitor {
   constructor(private readonly deps: MonitorDeps) {
     this.upgrades = new UpgradeWatch(deps, (name, message) => this.violate(name, message));
     this.captures = new CaptureWatch(deps, (namespace, podName) => this.isExcused(namespace, podName), (name, message) => this.violate(name, message));
+    this.regions = new RegionMajorityWatch((namespace, podName) => this.isExcused(namespace, podName), (message) => this.violate('region-majority', message));
   }
 
   /** Subscribes to the store and to every cluster (present and future). */
@@ -107,6 +113,7 @@ export class InvariantMonitor {
     this.hadQuorum.set(c, c.pd.members.hasQuorum());
     this.unsubscribes.push(c.pd.onChange(() => this.checkQuorum(c)));
     this.unsubscribes.push(c.pd.onChange(() => this.checkStoreRemovals(c)));
+    this.unsubscribes.push(c.pd.onChange(() => this.regions.check(c)));
     this.unsubscribes.push(this.captures.watch(c));
     this.unsubscribes.push(
       c.pd.onRegionLost((r) => this.violate('no-data-loss', `region ${r.id} of ${c.namespace}/${c.name} lost every replica (stores ${r.peers.join(', ')} lost their data)`)),
