@@ -238,7 +238,7 @@ export class KubeClient implements KubePort {
     return withRetries(this.retry, repeat, async () => {
       const timeoutMs = callTimeoutMs(this.budget, this.clock.nowMs(), what);
       const answer = await this.http.send(req, timeoutMs, what);
-      if (answer.status >= 400) throw kubeError(what, answer.status, answer.text, answer.retryAfterSeconds);
+      if (answer.status >= 400) throw kubeError(what, answer.status, answer.text, answer.retryAfterSeconds, answer.credentialsRefreshed);
       return answer.text;
     });
   }

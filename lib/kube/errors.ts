@@ -21,11 +21,13 @@ export class KubeStatusError extends Error {
 
 /**
  * Maps an HTTP status ≥ 400: 404 → `NotFoundError`; 409 → `ConflictError` (the message says
- * whether the object already exists or a precondition/resourceVersion failed); 429, 5xx, 401
- * (e.g. an expired token: a fresh one is minted on retry) and 410 (an expired continue token: the
- * sweep restarts) → `TransientError`; everything else (400, 403, 405, 422, …) → `TerminalError`.
+ * whether the object already exists or a precondition/resourceVersion failed); 429, 5xx and 410
+ * (an expired continue token: the listing restarts) → `TransientError`; 401 → `TerminalError`
+ * saying the credentials were refused (`KubeHttp` has already dropped a cached EKS token and
+ * retried once with a fresh one, `credentialsRefreshed`); everything else (400, 403, 405, 422, …)
+ * → `TerminalError`.
  */
-export function kubeError(what: string, status: number, text: string, retryAfterSeconds?: number): Error {
+export function kubeError(what: string, status: number, text: string, retryAfterSeconds?: number, credentialsRefreshed = false): Error {
   const { reason, message, detailsRetryAfterSeconds } = parseStatus(status, text);
   const retryAfter = retryAfterSeconds ?? detailsRetryAfterSeconds;
   const cause = new KubeStatusError(status, reason, message, retryAfter === undefined ? undefined : retryAfter * 1000);
@@ -34,7 +36,11 @@ export function kubeError(what: string, status: number, text: string, retryAfter
     const kindOfConflict = reason === 'AlreadyExists' ? 'already exists' : 'conflict';
     return new ConflictError(`${what}: ${kindOfConflict}: ${message}`, { cause });
   }
-  if (status === 429 || status >= 500 || status === 401 || status === 410) {
+  if (status === 401) {
+    const tried = credentialsRefreshed ? ', a freshly minted token too (check the IAM role and its EKS access entry)' : '';
+    return new TerminalError(`${what}: 401 ${reason}: the API server refused our credentials${tried}: ${message}`, { cause });
+  }
+  if (status === 429 || status >= 500 || status === 410) {
     return new TransientError(`${what}: ${status} ${reason}: ${message}`, { cause });
   }
   return new TerminalError(`${what}: ${status} ${reason}: ${message}`, { cause });
