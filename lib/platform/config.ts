@@ -5,7 +5,7 @@
  * deployment is fixed in one round. Unset or empty variables take the documented defaults.
  */
 
-import type { ReconcileConfig } from '../model/config.js';
+import { DEFAULT_MAX_REPLICAS, type ReconcileConfig } from '../model/config.js';
 import { TerminalError } from './errors.js';
 
 /**
@@ -62,8 +62,15 @@ export const DEFAULT_STEP_CONFIG: StepConfig = {
     detectNodeFailure: false,
     failoverPeriodMs: { pd: 300_000, tikv: 300_000, tidb: 300_000, tiflash: 300_000 },
     backoff: { baseMs: 1_000, maxMs: 100_000, jitterRatio: 0.1 },
+    maxReplicas: DEFAULT_MAX_REPLICAS,
   },
 };
+
+/**
+ * The highest `MAX_REPLICAS` accepted: rules build per-member arrays from replicas, and a step must
+ * stay cheap (2·10⁷ replicas took 160 MB and 1.9 s).
+ */
+export const MAX_REPLICAS_CEILING = 100_000;
 
 /** The sweep's defaults. */
 export const DEFAULT_SWEEP_CONFIG: SweepConfig = { dueWithinMs: 60_000 };
@@ -113,6 +120,7 @@ export function parseConfig(env: Env): ReconcilerConfig {
       detectNodeFailure: read.boolean('DETECT_NODE_FAILURE', d.reconcile.detectNodeFailure ?? false),
       failoverPeriodMs: readFailover(read),
       backoff,
+      maxReplicas: read.optionalCount('MAX_REPLICAS', 1, MAX_REPLICAS_CEILING) ?? DEFAULT_MAX_REPLICAS,
     },
   };
   checkLease(read, step.leaseForMs, step.safetyMarginMs);

@@ -9,8 +9,12 @@
 import { TidbCluster as TidbClusterModel } from '@kubernetes-models/tidb-operator/pingcap.com/v1alpha1/TidbCluster';
 import { parse as parseToml, TomlError } from 'smol-toml';
 
+import { DEFAULT_MAX_REPLICAS } from '../../model/config.js';
 import type { TidbCluster } from '../../model/kube.js';
 import { DEFAULT_BASE_IMAGES, isJsonObject, type ImageComponent } from './defaults.js';
+
+/** Bounds validation applies besides the schema: `maxReplicas` per component. */
+export type ValidationLimits = { readonly maxReplicas: number };
 
 /** One thing wrong with a TidbCluster: the field (`spec.pd.replicas`) and what is wrong with it. */
 export type ValidationProblem = { readonly field: string; readonly message: string };
@@ -36,14 +40,15 @@ const QUANTITY = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+|[KMGTPE]i|[numkMGTPE])?
 
 /**
  * Every problem of `tc`, schema problems first, at most one per field, in a stable order; empty when
- * the cluster is valid. Reads `metadata` and `spec` only (the status is the reconciler's own).
+ * the cluster is valid. Reads `metadata` and `spec` only (the status is the reconciler's own). A
+ * replica count above `limits.maxReplicas` is a problem of `spec.<component>.replicas`.
  */
-export function validateTidbCluster(tc: TidbCluster): readonly ValidationProblem[] {
+export function validateTidbCluster(tc: TidbCluster, limits: ValidationLimits = { maxReplicas: DEFAULT_MAX_REPLICAS }): readonly ValidationProblem[] {
   const spec: Json = isJsonObject(tc.spec) ? tc.spec : {};
   const problems = [
     ...schemaProblems(tc),
     ...nameProblems(tc.metadata.name, spec),
-    ...replicaProblems(spec),
+    ...replicaProblems(spec, limits.maxReplicas),
     ...storageProblems(spec),
     ...configProblems(spec),
     ...versionProblems(spec),
@@ -129,7 +134,7 @@ function nameProblems(name: unknown, spec: Json): ValidationProblem[] {
   return [{ field, message }];
 }
 
-function replicaProblems(spec: Json): ValidationProblem[] {
+function replicaProblems(spec: Json, maxReplicas: number): ValidationProblem[] {
   const problems: ValidationProblem[] = [];
   for (const c of COMPONENTS) {
     const component = spec[c];
@@ -139,6 +144,7 @@ function replicaProblems(spec: Json): ValidationProblem[] {
     if (replicas === undefined) problems.push({ field, message: 'required' });
     else if (typeof replicas !== 'number' || !Number.isInteger(replicas)) problems.push({ field, message: 'must be integer' });
     else if (replicas < 0) problems.push({ field, message: 'must be >= 0' });
+    else if (replicas > maxReplicas) problems.push({ field, message: `must be at most ${maxReplicas} (the reconciler's MAX_REPLICAS), got ${replicas}` });
   }
   return [...problems, ...pdToZeroProblems(spec)];
 }
