@@ -7,6 +7,7 @@
 
 import { DEFAULT_MAX_REPLICAS, type ReconcileConfig } from '../model/config.js';
 import { TerminalError } from './errors.js';
+import { quoteForEcho } from '../model/echo.js';
 
 /**
  * What the step engine needs besides its ports. `leaseForMs` bounds what a crashed step costs (the
@@ -226,7 +227,7 @@ class EnvReader {
     if (raw === undefined) return fallback;
     const value = Number(raw);
     if (DECIMAL.test(raw) && value <= 1) return value;
-    this.problem(`${name}: ${JSON.stringify(raw)} is not a ratio between 0 and 1`);
+    this.problem(`${name}: ${quoteForEcho(raw)} is not a ratio between 0 and 1`);
     return fallback;
   }
 
@@ -234,7 +235,7 @@ class EnvReader {
     const raw = this.raw(name)?.toLowerCase();
     if (raw === undefined) return fallback;
     if (raw === 'true' || raw === 'false') return raw === 'true';
-    this.problem(`${name}: ${JSON.stringify(this.raw(name))} is not true or false`);
+    this.problem(`${name}: ${quoteForEcho(this.raw(name) ?? '')} is not true or false`);
     return fallback;
   }
 
@@ -254,7 +255,7 @@ class EnvReader {
     if (raw === undefined) return fallback;
     const value = Number(raw);
     if (!WHOLE.test(raw) || !Number.isSafeInteger(value)) {
-      this.problem(`${name}: ${JSON.stringify(raw)} is not ${what}`);
+      this.problem(`${name}: ${quoteForEcho(raw)} is not ${what}`);
       return fallback;
     }
     if (value < min) this.problem(`${name}: ${value} is below the minimum of ${min}${unit ? ` ${unit}` : ''}`);

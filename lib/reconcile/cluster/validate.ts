@@ -10,6 +10,7 @@ import { TidbCluster as TidbClusterModel } from '@kubernetes-models/tidb-operato
 import { parse as parseToml, TomlError } from 'smol-toml';
 
 import { DEFAULT_MAX_REPLICAS } from '../../model/config.js';
+import { clipForEcho, quoteForEcho } from '../../model/echo.js';
 import type { TidbCluster } from '../../model/kube.js';
 import { DEFAULT_BASE_IMAGES, isJsonObject, type ImageComponent } from './defaults.js';
 
@@ -110,7 +111,7 @@ function fieldOf(pointer: string): string {
   return segments.reduce((field, s) => {
     if (/^\d+$/.test(s)) return `${field}[${s}]`;
     if (/^[A-Za-z_][\w-]*$/.test(s)) return field === '' ? s : `${field}.${s}`;
-    return `${field}[${JSON.stringify(s)}]`;
+    return `${field}[${quoteForEcho(s)}]`;
   }, '');
 }
 
@@ -257,7 +258,7 @@ function configProblem(value: unknown): string | undefined {
   } catch (err) {
     if (!(err instanceof TomlError)) return 'invalid TOML';
     const reason = (err.message.split('\n')[0] ?? '').replace(/^Invalid TOML document:\s*/, '');
-    return `invalid TOML at line ${err.line}, column ${err.column}: ${reason}`;
+    return `invalid TOML at line ${err.line}, column ${err.column}: ${clipForEcho(reason)}`;
   }
 }
 
@@ -283,7 +284,7 @@ function versionProblems(spec: Json): ValidationProblem[] {
 export function versionProblem(value: unknown): string | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value !== 'string') return 'must be a string such as v8.5.0';
-  if (!IMAGE_TAG.test(value)) return `"${value}" is not a valid image tag (letters, digits, '_', '.' and '-', at most 128, such as v8.5.0)`;
+  if (!IMAGE_TAG.test(value)) return `${quoteForEcho(value)} is not a valid image tag (letters, digits, '_', '.' and '-', at most 128, such as v8.5.0)`;
   if (BARE_VERSION.test(value)) return `"${value}" is not a TiDB image tag: versions are tagged with a leading v (v${value})`;
   return undefined;
 }
