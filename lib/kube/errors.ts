@@ -3,6 +3,7 @@
  * Status message (it names the object and the reason, e.g. `pods "x" not found`) and the Status
  * itself as `cause`.
  */
+import { clipForEcho } from '../model/echo.js';
 import { ConflictError, NotFoundError, ReconcilerError, TerminalError, TransientError } from '../platform/errors.js';
 
 /** The parts of a `Status` body that matter, kept as the `cause` of every mapped error. */
@@ -89,12 +90,13 @@ function parseStatus(status: number, text: string): { reason: string; message: s
       const after = body.details?.retryAfterSeconds;
       return {
         reason: typeof body.reason === 'string' ? body.reason : 'Unknown',
-        message: typeof body.message === 'string' ? body.message : '',
+        // A Status message may quote what was sent (a 422 quotes the invalid value): at most 1 KB of it.
+        message: typeof body.message === 'string' ? clipForEcho(body.message) : '',
         ...(typeof after === 'number' && Number.isFinite(after) && after >= 0 ? { detailsRetryAfterSeconds: after } : {}),
       };
     }
   } catch {
     // Not a Status (a proxy or load balancer answered): keep the text.
   }
-  return { reason: `HTTP${status}`, message: text.slice(0, 1000) };
+  return { reason: `HTTP${status}`, message: clipForEcho(text) };
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 
+import { componentError } from '../../lib/components/caller.js';
+import { kubeError } from '../../lib/kube/errors.js';
 import { ECHO_MAX_BYTES, clipForEcho, quoteForEcho } from '../../lib/model/echo.js';
 
 const bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
@@ -31,5 +33,17 @@ describe('bad input echoed into logs, errors and answers is clipped to 1 KB, say
     // Assess
     expect(bytes(quoted)).toBeLessThanOrEqual(ECHO_MAX_BYTES + 50);
     expect(quoted).toMatch(new RegExp(`… \\(${bytes(input)} bytes, first \\d+ shown\\)$`));
+  });
+
+  it.each([
+    { name: 'a Status message quoting a 100 KB value', error: () => kubeError('create ConfigMap demo/x', 422, JSON.stringify({ kind: 'Status', reason: 'Invalid', message: `data: Invalid value: "${'v'.repeat(102_400)}"` })) },
+    { name: 'a 100 KB answer that is not a Status', error: () => kubeError('get Pod demo/x', 502, 'e'.repeat(102_400)) },
+    { name: 'a 100 KB component error body', error: () => componentError('PD stores', 500, 'p'.repeat(102_400)) },
+  ])('a remote error echoes at most 1 KB of what the other end sent: $name', ({ error }) => {
+    // Act
+    const message = error().message;
+    // Assess
+    expect(bytes(message)).toBeLessThan(1_200);
+    expect(message).toMatch(/… \(\d{6} bytes, first 1024 shown\)$/);
   });
 });
