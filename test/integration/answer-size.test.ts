@@ -9,9 +9,12 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { ApiProxyHttp } from '../../lib/components/transport.js';
+import { KubeWatchSource } from '../../lib/exporter/kube-source.js';
+import { watchedResources } from '../../lib/exporter/resources.js';
 import { readLines } from '../../lib/exporter/stream-lines.js';
-import { AnswerTooLargeError, COMPONENT_ANSWER_MAX_BYTES, KUBE_ANSWER_MAX_BYTES, readCappedFetchText } from '../../lib/kube/answer-size.js';
+import { AnswerTooLargeError, COMPONENT_ANSWER_MAX_BYTES, KUBE_ANSWER_MAX_BYTES, WATCH_LINE_MAX_BYTES, readCappedFetchText } from '../../lib/kube/answer-size.js';
 import { KubeHttp } from '../../lib/kube/http.js';
+import { RealClock } from '../../lib/platform/clock.js';
 
 const MiB = 1024 * 1024;
 const CHUNK = Buffer.alloc(64 * 1024, 'x');
@@ -151,5 +154,24 @@ describe('answers are read under a size cap', () => {
     expect((failure as Error).message).toMatch(/^a line of the answer to \/api\/v1\/pods is larger than 1 MiB/);
     expect(pulled).toBeLessThanOrEqual(1 * MiB + 2 * CHUNK.length);
     expect(stream.destroyed).toBe(true);
+  });
+
+  it('a watch whose event line never ends fails past 4 MiB naming the watched path; the connection is dropped', async () => {
+    // Prepare: the server answers the watch with one endless line
+    const [tidbClusters] = watchedResources();
+    if (!tidbClusters) throw new Error('no TidbCluster resource');
+    const source = new KubeWatchSource(plainKubeConfig(), { clock: new RealClock() });
+    const path = '/apis/pingcap.com/v1alpha1/tidbclusters';
+
+    // Act
+    const failure = await (async () => {
+      for await (const event of source.watch(tidbClusters, { resourceVersion: '1', timeoutSeconds: 60, signal: new AbortController().signal })) void event;
+    })().catch((e: unknown) => e);
+
+    // Assess
+    expect(failure).toBeInstanceOf(AnswerTooLargeError);
+    expect((failure as Error).message).toMatch(new RegExp(`^a line of the answer to ${path} is larger than 4 MiB`));
+    expect((failure as AnswerTooLargeError).readBytes).toBeLessThanOrEqual(WATCH_LINE_MAX_BYTES + 2 * CHUNK.length);
+    expect(await written.get(path)).toBeLessThan(WATCH_LINE_MAX_BYTES + 8 * MiB);
   });
 });
