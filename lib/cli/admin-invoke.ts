@@ -5,7 +5,8 @@
  * function error (`FunctionError` with the error Lambda reported) or a call that failed.
  */
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { readEndpointFile } from '../local/admin-endpoint.js';
+import { readCappedFetchText } from '../kube/answer-size.js';
+import { LAMBDA_RESPONSE_MAX_BYTES, readEndpointFile } from '../local/admin-endpoint.js';
 import type { AdminRequest } from '../platform/admin-request.js';
 import type { AdminTarget } from './admin-args.js';
 
@@ -53,7 +54,13 @@ async function invokeLocal(stackFile: string, request: AdminRequest, timeoutMs: 
   } catch (err) {
     return { kind: 'call-failed', error: `the local stack at ${url} (${stackFile}, pid ${file.endpoints.pid}) does not answer: ${describeError(err, timeoutMs)}; is \`npm start\` still running?` };
   }
-  const text = await res.text();
+  let text: string;
+  try {
+    // Nothing real answers more than Lambda lets through; a stray process on that port may.
+    text = await readCappedFetchText(res, LAMBDA_RESPONSE_MAX_BYTES, new URL(url).pathname);
+  } catch (err) {
+    return { kind: 'call-failed', error: `the local stack at ${url}: ${describeError(err, timeoutMs)}` };
+  }
   if (res.status === 200) return parseAnswer(text);
   return functionError(res.status >= 500 ? 'Unhandled' : `HTTP ${res.status}`, text);
 }

@@ -17,6 +17,7 @@ import { type Clock, RealClock } from '../platform/clock.js';
 import { NotFoundError, TerminalError, TransientError } from '../platform/errors.js';
 import { type RetryCall, type RetryContext, withRetries } from '../platform/retry.js';
 import { isRetryableKubeFailure, retryAfterMsOf } from '../kube/errors.js';
+import { clipForEcho } from '../model/echo.js';
 import { parseLossless } from './json.js';
 import { ApiProxyHttp, type ComponentHttp, type ComponentRequest, DirectHttp, type DirectHttpOptions, type Endpoint } from './transport.js';
 
@@ -115,7 +116,7 @@ export class ComponentStatusError extends Error {
 
 /** The typed error for a component answer with status ≥ 400 (see the module comment). */
 export function componentError(what: string, status: number, text: string, retryAfterSeconds?: number): Error {
-  const message = `${what}: HTTP ${status}: ${text.trim().slice(0, 1000)}`;
+  const message = `${what}: HTTP ${status}: ${clipForEcho(text.trim())}`;
   const cause = new ComponentStatusError(status, text, retryAfterSeconds === undefined ? undefined : retryAfterSeconds * 1000);
   if (status === 404) return new NotFoundError(message, { cause });
   if (status === 429 || status >= 500) return new TransientError(message, { cause });

@@ -5,6 +5,7 @@
  * Readers are lenient about missing fields (older versions omit some) but strict about ids.
  */
 import { LosslessNumber, isLosslessNumber, stringify } from 'lossless-json';
+import { quoteForEcho } from '../model/echo.js';
 import { TerminalError, TransientError } from '../platform/errors.js';
 
 /**
@@ -39,7 +40,7 @@ export function stringifyLossless(value: unknown): string {
 
 /** A decimal id string checked for use in a URL or as a JSON number; anything else is refused. */
 export function checkId(id: string, what: string): string {
-  if (!/^\d{1,20}$/.test(id)) throw new TerminalError(`${what}: ${JSON.stringify(id)} is not a decimal id`, { field: 'id' });
+  if (!/^\d{1,20}$/.test(id)) throw new TerminalError(`${what}: ${quoteForEcho(id)} is not a decimal id`, { field: 'id' });
   return id;
 }
 
@@ -86,6 +87,6 @@ export function asStringList(v: unknown): string[] {
 /** A uint64 id as its exact decimal string; a missing or non-integer id means the answer is not what we expect. */
 export function asId(v: unknown, what: string): string {
   const s = isLosslessNumber(v) ? v.toString() : typeof v === 'string' ? v : typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : '';
-  if (!/^\d+$/.test(s)) throw new TransientError(`${what}: expected a numeric id, got ${JSON.stringify(asString(v))}`);
+  if (!/^\d+$/.test(s)) throw new TransientError(`${what}: expected a numeric id, got ${quoteForEcho(asString(v))}`);
   return s;
 }

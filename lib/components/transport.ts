@@ -5,8 +5,9 @@
  * (`.../pods/<pod>:<port>/proxy/...`), authenticated like every other API call. A VPC-attached
  * Lambda may use the direct mode (`http://<svc>.<ns>:<port>`, `http://<pod>.<peer>.<ns>:<port>`).
  */
+import { COMPONENT_ANSWER_MAX_BYTES, readCappedFetchText } from '../kube/answer-size.js';
 import { type HttpAnswer, KubeHttp, describeNetworkError, timeoutError } from '../kube/http.js';
-import { TransientError } from '../platform/errors.js';
+import { ReconcilerError, TransientError } from '../platform/errors.js';
 import { parseRetryAfterSeconds } from '../platform/retry.js';
 
 /**
@@ -28,7 +29,8 @@ export type ComponentRequest = {
 
 /**
  * Sends one request to an endpoint within `timeoutMs` and returns whatever status came back;
- * timeouts and network failures are `TransientError`s naming `what`.
+ * timeouts and network failures are `TransientError`s naming `what`; an answer over
+ * `COMPONENT_ANSWER_MAX_BYTES` is an `AnswerTooLargeError` (terminal) naming the path and the cap.
  */
 export interface ComponentHttp {
   send(endpoint: Endpoint, req: ComponentRequest, timeoutMs: number, what: string): Promise<HttpAnswer>;
@@ -40,7 +42,7 @@ export class ApiProxyHttp implements ComponentHttp {
 
   async send(endpoint: Endpoint, req: ComponentRequest, timeoutMs: number, what: string): Promise<HttpAnswer> {
     const path = proxyPath(endpoint) + req.path + queryString(req.query);
-    return this.http.send({ method: req.method, path, ...(req.body !== undefined ? { body: req.body } : {}) }, timeoutMs, what);
+    return this.http.send({ method: req.method, path, ...(req.body !== undefined ? { body: req.body } : {}) }, timeoutMs, what, COMPONENT_ANSWER_MAX_BYTES);
   }
 }
 
@@ -80,8 +82,10 @@ export class DirectHttp implements ComponentHttp {
         signal,
       });
       const retryAfterSeconds = parseRetryAfterSeconds(res.headers.get('retry-after'));
-      return { status: res.status, text: await res.text(), ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) };
+      const text = await readCappedFetchText(res, COMPONENT_ANSWER_MAX_BYTES, req.path);
+      return { status: res.status, text, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) };
     } catch (err) {
+      if (err instanceof ReconcilerError) throw err;
       if (signal.aborted) throw timeoutError(what, timeoutMs, err);
       throw new TransientError(`${what} failed: ${describeNetworkError(err)}`, { cause: err });
     }

@@ -9,7 +9,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { kubeError } from '../kube/errors.js';
-import { KubeHttp, callTimeoutMs, describeNetworkError, readText, timeoutError } from '../kube/http.js';
+import { KUBE_ANSWER_MAX_BYTES, readCappedText } from '../kube/answer-size.js';
+import { KubeHttp, callTimeoutMs, describeNetworkError, timeoutError } from '../kube/http.js';
 import { collectionPath, kindInfo } from '../kube/kinds.js';
 import type { KubeObject } from '../kube/port.js';
 import type { Clock } from '../platform/clock.js';
@@ -58,7 +59,7 @@ export class KubeWatchSource implements WatchSource {
     const timeoutMs = callTimeoutMs({ timeoutMs: this.listTimeoutMs, deadlineAtMs: this.options.deadlineAtMs }, this.clock.nowMs(), what);
     const answer = await this.http.send({ method: 'GET', path: `${pathOf(resource)}?${query}` }, timeoutMs, what);
     if (answer.status === 410) throw new ResourceExpiredError(`${what}: the continue token expired`);
-    if (answer.status >= 400) throw kubeError(what, answer.status, answer.text);
+    if (answer.status >= 400) throw kubeError(what, answer.status, answer.text, answer.retryAfterSeconds, answer.credentialsRefreshed);
     const list = parseJson<RawList>(answer.text, what);
     const next = list.metadata?.continue;
     return { items: list.items ?? [], resourceVersion: list.metadata?.resourceVersion ?? '', ...(next ? { continue: next } : {}) };
@@ -74,7 +75,7 @@ export class KubeWatchSource implements WatchSource {
       guard.disarm('connect');
       request.onOpen?.();
       guard.arm('idle', this.idleTimeoutMs);
-      for await (const line of readLines(res, () => guard.arm('idle', this.idleTimeoutMs))) {
+      for await (const line of readLines(res, { onChunk: () => guard.arm('idle', this.idleTimeoutMs), path: pathOf(resource) })) {
         const event = parseEvent(line, what);
         if (event) yield event;
       }
@@ -98,7 +99,7 @@ export class KubeWatchSource implements WatchSource {
     if (resource.labelSelector) query.set('labelSelector', resource.labelSelector);
     const res = await this.http.open({ method: 'GET', path: `${pathOf(resource)}?${query}` }, signal, what);
     if (res.statusCode === 200) return res;
-    const text = await readText(res);
+    const text = await readCappedText(res, KUBE_ANSWER_MAX_BYTES, pathOf(resource));
     if (res.statusCode === 410) throw new ResourceExpiredError(`${what}: resourceVersion ${request.resourceVersion} is too old`);
     throw kubeError(what, res.statusCode ?? 0, text);
   }

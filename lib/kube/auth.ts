@@ -15,6 +15,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import type { Clock } from '../platform/clock.js';
 import { TerminalError } from '../platform/errors.js';
+import type { RefreshableCredentials } from './http.js';
 
 /** The prefix aws-iam-authenticator expects in front of the base64url presigned URL. */
 export const EKS_TOKEN_PREFIX = 'k8s-aws-v1.';
@@ -92,6 +93,14 @@ export class EksTokenSource {
     return this.pending;
   }
 
+  /**
+   * Forgets the cached token if it is `token` (the API server refused it: 401), so the next
+   * `token()` mints a fresh one; a token already replaced is left alone.
+   */
+  drop(token: string): void {
+    if (this.cached?.token === token) this.cached = undefined;
+  }
+
   private async mint(nowMs: number): Promise<string> {
     const credentials = await this.options.credentials();
     const token = await mintEksToken({ clusterName: this.options.clusterName, region: this.options.region, credentials, nowMs });
@@ -111,7 +120,7 @@ export type EksClusterAccess = { endpoint: string; caData: string; tokens: EksTo
  * `tokens` for the Authorization header, so one long-lived KubeConfig keeps sending fresh tokens.
  */
 export function eksKubeConfig(access: EksClusterAccess): KubeConfig {
-  const kubeConfig = new KubeConfig();
+  const kubeConfig = new EksKubeConfig(access.tokens);
   kubeConfig.addAuthenticator({
     isAuthProvider: (user: User) => (user.authProvider as { name?: unknown } | undefined)?.name === EKS_AUTH_PROVIDER,
     applyAuthentication: async (_user: User, opts: { headers?: unknown }) => {
@@ -127,6 +136,17 @@ export function eksKubeConfig(access: EksClusterAccess): KubeConfig {
     currentContext: access.clusterName,
   });
   return kubeConfig;
+}
+
+/** A KubeConfig whose EKS token `KubeHttp` drops after a 401 (see `RefreshableCredentials`). */
+class EksKubeConfig extends KubeConfig implements RefreshableCredentials {
+  constructor(private readonly tokens: EksTokenSource) {
+    super();
+  }
+
+  dropCachedCredentials(authorization: string | undefined): void {
+    if (authorization?.startsWith('Bearer ')) this.tokens.drop(authorization.slice('Bearer '.length));
+  }
 }
 
 /**

@@ -18,10 +18,12 @@ import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { type Clock, RealClock } from '../platform/clock.js';
 import { NotFoundError, TerminalError } from '../platform/errors.js';
 import { type RetryCall, type RetryContext, withRetries } from '../platform/retry.js';
+import { KUBE_LIST_PAGE_LIMIT } from './answer-size.js';
 import { isAlreadyExists, isRetryableKubeFailure, kubeError, retryAfterMsOf } from './errors.js';
 import { buildEvent, eventName } from './events.js';
 import { type CallBudget, type HttpRequest, KubeHttp, type RemoteClientOptions, callTimeoutMs, retryContextOf } from './http.js';
 import { type KindInfo, apiVersionOf, collectionPath, encodeSelector, kindInfo, objectPath } from './kinds.js';
+import { type RawList, listAllPages } from './pager.js';
 import type {
   DeleteOptions,
   EventInput,
@@ -39,8 +41,11 @@ import type {
 /** The default per-call timeout: well under a Lambda's time, long enough for a large LIST. */
 export const DEFAULT_KUBE_TIMEOUT_MS = 10_000;
 
-/** Options of `KubeClient` (see `RemoteClientOptions`). */
-export type KubeClientOptions = RemoteClientOptions;
+/**
+ * Options of `KubeClient` (see `RemoteClientOptions`); `listPageLimit` is the objects per LIST page
+ * (default `KUBE_LIST_PAGE_LIMIT`).
+ */
+export type KubeClientOptions = RemoteClientOptions & { listPageLimit?: number };
 
 /** Repeats of an idempotent or precondition-guarded request on a transient failure. */
 const SAFE: RetryCall = { isRetryable: isRetryableKubeFailure, retryAfterMs: retryAfterMsOf };
@@ -52,11 +57,13 @@ export class KubeClient implements KubePort {
   private readonly budget: CallBudget;
   private readonly clock: Clock;
   private readonly retry: RetryContext;
+  private readonly pageLimit: number;
 
   constructor(
     private readonly http: KubeHttp,
     private readonly options: KubeClientOptions = {},
   ) {
+    this.pageLimit = options.listPageLimit ?? KUBE_LIST_PAGE_LIMIT;
     this.budget = { timeoutMs: options.timeoutMs ?? DEFAULT_KUBE_TIMEOUT_MS, deadlineAtMs: options.deadlineAtMs };
     this.clock = options.clock ?? new RealClock();
     this.retry = retryContextOf(options, this.clock);
@@ -77,10 +84,7 @@ export class KubeClient implements KubePort {
   }
 
   async listOwned(namespace: string, kind: OwnedKind, labelSelector: LabelSelector): Promise<ObjectList> {
-    const info = kindInfo(kind);
-    const query = new URLSearchParams({ labelSelector: encodeSelector(labelSelector) });
-    const list = await this.json<RawList>(`list ${kind} in ${namespace}`, { method: 'GET', path: `${collectionPath(info, namespace)}?${query}` });
-    return { items: itemsOf(list, info), resourceVersion: list.metadata?.resourceVersion ?? '' };
+    return this.listPaged(kindInfo(kind), namespace, labelSelector, `list ${kind} in ${namespace}`);
   }
 
   async getTidbCluster(namespace: string, name: string): Promise<KubeObject> {
@@ -89,10 +93,7 @@ export class KubeClient implements KubePort {
   }
 
   async listPersistentVolumes(labelSelector: LabelSelector): Promise<ObjectList> {
-    const info = kindInfo('PersistentVolume');
-    const query = new URLSearchParams({ labelSelector: encodeSelector(labelSelector) });
-    const list = await this.json<RawList>('list PersistentVolumes', { method: 'GET', path: `${collectionPath(info, undefined)}?${query}` });
-    return { items: itemsOf(list, info), resourceVersion: list.metadata?.resourceVersion ?? '' };
+    return this.listPaged(kindInfo('PersistentVolume'), undefined, labelSelector, 'list PersistentVolumes');
   }
 
   async getPersistentVolume(name: string): Promise<KubeObject> {
@@ -111,7 +112,18 @@ export class KubeClient implements KubePort {
     if (page.continue) query.set('continue', page.continue);
     const list = await this.json<RawList>('list TidbClusters', { method: 'GET', path: `${collectionPath(info, page.namespace)}?${query}` });
     const next = list.metadata?.continue;
-    return { items: itemsOf(list, info), resourceVersion: list.metadata?.resourceVersion ?? '', ...(next ? { continue: next } : {}) };
+    return { items: itemsOf(list.items ?? [], info), resourceVersion: list.metadata?.resourceVersion ?? '', ...(next ? { continue: next } : {}) };
+  }
+
+  /** Every object of a selected LIST, page by page (`listAllPages`), one snapshot at the first page's resourceVersion. */
+  private async listPaged(info: KindInfo, namespace: string | undefined, labelSelector: LabelSelector, what: string): Promise<ObjectList> {
+    const path = collectionPath(info, namespace);
+    const list = await listAllPages((continueToken) => {
+      const query = new URLSearchParams({ labelSelector: encodeSelector(labelSelector), limit: String(this.pageLimit) });
+      if (continueToken !== undefined) query.set('continue', continueToken);
+      return this.json<RawList>(what, { method: 'GET', path: `${path}?${query}` });
+    });
+    return { items: itemsOf(list.items, info), resourceVersion: list.resourceVersion };
   }
 
   async create(obj: KubeObject): Promise<KubeObject> {
@@ -238,20 +250,17 @@ export class KubeClient implements KubePort {
     return withRetries(this.retry, repeat, async () => {
       const timeoutMs = callTimeoutMs(this.budget, this.clock.nowMs(), what);
       const answer = await this.http.send(req, timeoutMs, what);
-      if (answer.status >= 400) throw kubeError(what, answer.status, answer.text, answer.retryAfterSeconds);
+      if (answer.status >= 400) throw kubeError(what, answer.status, answer.text, answer.retryAfterSeconds, answer.credentialsRefreshed);
       return answer.text;
     });
   }
 }
 
-type RawList = { items?: KubeObject[]; metadata?: { resourceVersion?: string; continue?: string } };
-
 /**
  * List items come without apiVersion/kind from the real server; set them so they can be written
  * back. The list was parsed for this call alone, so its items are completed in place, not copied.
  */
-function itemsOf(list: RawList, info: KindInfo): KubeObject[] {
-  const items = list.items ?? [];
+function itemsOf(items: KubeObject[], info: KindInfo): KubeObject[] {
   const apiVersion = apiVersionOf(info);
   for (const item of items as { apiVersion: string; kind: string }[]) {
     item.apiVersion = apiVersion;

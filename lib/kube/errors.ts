@@ -3,6 +3,7 @@
  * Status message (it names the object and the reason, e.g. `pods "x" not found`) and the Status
  * itself as `cause`.
  */
+import { clipForEcho } from '../model/echo.js';
 import { ConflictError, NotFoundError, ReconcilerError, TerminalError, TransientError } from '../platform/errors.js';
 
 /** The parts of a `Status` body that matter, kept as the `cause` of every mapped error. */
@@ -21,11 +22,13 @@ export class KubeStatusError extends Error {
 
 /**
  * Maps an HTTP status ≥ 400: 404 → `NotFoundError`; 409 → `ConflictError` (the message says
- * whether the object already exists or a precondition/resourceVersion failed); 429, 5xx, 401
- * (e.g. an expired token: a fresh one is minted on retry) and 410 (an expired continue token: the
- * sweep restarts) → `TransientError`; everything else (400, 403, 405, 422, …) → `TerminalError`.
+ * whether the object already exists or a precondition/resourceVersion failed); 429, 5xx and 410
+ * (an expired continue token: the listing restarts) → `TransientError`; 401 → `TerminalError`
+ * saying the credentials were refused (`KubeHttp` has already dropped a cached EKS token and
+ * retried once with a fresh one, `credentialsRefreshed`); everything else (400, 403, 405, 422, …)
+ * → `TerminalError`.
  */
-export function kubeError(what: string, status: number, text: string, retryAfterSeconds?: number): Error {
+export function kubeError(what: string, status: number, text: string, retryAfterSeconds?: number, credentialsRefreshed = false): Error {
   const { reason, message, detailsRetryAfterSeconds } = parseStatus(status, text);
   const retryAfter = retryAfterSeconds ?? detailsRetryAfterSeconds;
   const cause = new KubeStatusError(status, reason, message, retryAfter === undefined ? undefined : retryAfter * 1000);
@@ -34,7 +37,11 @@ export function kubeError(what: string, status: number, text: string, retryAfter
     const kindOfConflict = reason === 'AlreadyExists' ? 'already exists' : 'conflict';
     return new ConflictError(`${what}: ${kindOfConflict}: ${message}`, { cause });
   }
-  if (status === 429 || status >= 500 || status === 401 || status === 410) {
+  if (status === 401) {
+    const tried = credentialsRefreshed ? ', a freshly minted token too (check the IAM role and its EKS access entry)' : '';
+    return new TerminalError(`${what}: 401 ${reason}: the API server refused our credentials${tried}: ${message}`, { cause });
+  }
+  if (status === 429 || status >= 500 || status === 410) {
     return new TransientError(`${what}: ${status} ${reason}: ${message}`, { cause });
   }
   return new TerminalError(`${what}: ${status} ${reason}: ${message}`, { cause });
@@ -83,12 +90,13 @@ function parseStatus(status: number, text: string): { reason: string; message: s
       const after = body.details?.retryAfterSeconds;
       return {
         reason: typeof body.reason === 'string' ? body.reason : 'Unknown',
-        message: typeof body.message === 'string' ? body.message : '',
+        // A Status message may quote what was sent (a 422 quotes the invalid value): at most 1 KB of it.
+        message: typeof body.message === 'string' ? clipForEcho(body.message) : '',
         ...(typeof after === 'number' && Number.isFinite(after) && after >= 0 ? { detailsRetryAfterSeconds: after } : {}),
       };
     }
   } catch {
     // Not a Status (a proxy or load balancer answered): keep the text.
   }
-  return { reason: `HTTP${status}`, message: text.slice(0, 1000) };
+  return { reason: `HTTP${status}`, message: clipForEcho(text) };
 }

@@ -15,13 +15,15 @@ import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { ReconcilerError, TerminalError, TransientError } from '../platform/errors.js';
 import type { Clock } from '../platform/clock.js';
 import { DEFAULT_RETRY_POLICY, parseRetryAfterSeconds, type RetryContext, type RetryPolicy } from '../platform/retry.js';
+import { KUBE_ANSWER_MAX_BYTES, readCappedText } from './answer-size.js';
 import { DeadlinePassedError } from './errors.js';
 
 /**
- * An answer as received: status code and body text (errors are classified by the caller), and the
- * `Retry-After` header in seconds when the server sent one (with a 429 or 503).
+ * An answer as received: status code and body text (errors are classified by the caller), the
+ * `Retry-After` header in seconds when the server sent one (with a 429 or 503), and
+ * `credentialsRefreshed` on a 401 answered to a freshly minted credential too.
  */
-export type HttpAnswer = { status: number; text: string; retryAfterSeconds?: number };
+export type HttpAnswer = { status: number; text: string; retryAfterSeconds?: number; credentialsRefreshed?: boolean };
 
 /** A request relative to the API server's base URL; `path` may carry a query string. */
 export type HttpRequest = {
@@ -98,6 +100,20 @@ export function isTimeout(err: unknown): boolean {
   return err instanceof TransientError && err.cause instanceof CallTimeoutError;
 }
 
+/**
+ * A KubeConfig whose cached credential can be dropped after a 401 (`eksKubeConfig`'s is): the
+ * next request mints a fresh one. `authorization` is the refused header, so a credential already
+ * replaced by a concurrent request is not dropped again.
+ */
+export interface RefreshableCredentials {
+  dropCachedCredentials(authorization: string | undefined): void;
+}
+
+function credentialRefreshOf(kubeConfig: KubeConfig): RefreshableCredentials | undefined {
+  const candidate = kubeConfig as Partial<RefreshableCredentials>;
+  return typeof candidate.dropCachedCredentials === 'function' ? (kubeConfig as unknown as RefreshableCredentials) : undefined;
+}
+
 /** The TLS and keep-alive settings one agent is built from (those `applyToHTTPSOptions` fills in). */
 const TLS_FIELDS = ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername'] as const;
 
@@ -116,27 +132,25 @@ export class KubeHttp {
   }
 
   /**
-   * Sends `req` and reads the whole body within `timeoutMs`. A timeout or a network failure is a
-   * `TransientError` naming `what`; any HTTP status is returned, not thrown. The deadline is one
-   * timer that destroys the request (and with it the body being read): the same bound as an abort
-   * signal, without an `AbortSignal` and its stream listeners on every call.
+   * Sends `req` and reads the whole body within `timeoutMs`, at most `maxBytes` of it (a larger
+   * answer is an `AnswerTooLargeError`, see `answer-size.ts`). A timeout or a network failure is a
+   * `TransientError` naming `what`; any HTTP status is returned, not thrown. A 401 answered to a
+   * cached credential that can be refreshed (an EKS token, see `auth.ts`) drops it and sends the
+   * request once more with a fresh one, within the same deadline; a second 401 is returned, marked
+   * `credentialsRefreshed`. The deadline is one timer that destroys the request (and with it the
+   * body being read): the same bound as an abort signal, without an `AbortSignal` and its stream
+   * listeners on every call.
    */
-  async send(req: HttpRequest, timeoutMs: number, what: string): Promise<HttpAnswer> {
+  async send(req: HttpRequest, timeoutMs: number, what: string, maxBytes = KUBE_ANSWER_MAX_BYTES): Promise<HttpAnswer> {
     const deadline = new CallDeadline(timeoutMs);
     try {
       const url = new URL(this.baseUrl() + req.path);
-      const options = await this.prepare(req, url, what);
-      deadline.throwIfPassed();
-      return await new Promise<HttpAnswer>((resolve, reject) => {
-        const sendRequest = url.protocol === 'https:' ? httpsRequest : httpRequest;
-        const request = sendRequest(url, { ...options, method: req.method }, (res) => {
-          const retryAfterSeconds = parseRetryAfterSeconds(res.headers['retry-after']);
-          readText(res).then((text) => resolve({ status: res.statusCode ?? 0, text, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) }), reject);
-        });
-        deadline.onPassed((reason) => request.destroy(reason));
-        request.on('error', reject);
-        request.end(req.body);
-      });
+      const first = await this.sendOnce(req, url, deadline, what, maxBytes);
+      const refresh = credentialRefreshOf(this.kubeConfig);
+      if (first.answer.status !== 401 || refresh === undefined) return first.answer;
+      refresh.dropCachedCredentials(first.authorization);
+      const second = await this.sendOnce(req, url, deadline, what, maxBytes);
+      return second.answer.status === 401 ? { ...second.answer, credentialsRefreshed: true } : second.answer;
     } catch (err) {
       if (err instanceof ReconcilerError) throw err;
       if (deadline.passed) throw timeoutError(what, timeoutMs, deadline.reason);
@@ -146,21 +160,51 @@ export class KubeHttp {
     }
   }
 
+  /** One request under `deadline`; also says which Authorization header it carried. */
+  private async sendOnce(req: HttpRequest, url: URL, deadline: CallDeadline, what: string, maxBytes: number): Promise<{ answer: HttpAnswer; authorization?: string }> {
+    const options = await this.prepare(req, url, what);
+    deadline.throwIfPassed();
+    const authorization = (options.headers as Record<string, string>).Authorization;
+    const answer = await new Promise<HttpAnswer>((resolve, reject) => {
+      const sendRequest = url.protocol === 'https:' ? httpsRequest : httpRequest;
+      const request = sendRequest(url, { ...options, method: req.method }, (res) => {
+        const retryAfterSeconds = parseRetryAfterSeconds(res.headers['retry-after']);
+        readCappedText(res, maxBytes, url.pathname).then((text) => resolve({ status: res.statusCode ?? 0, text, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) }), reject);
+      });
+      deadline.onPassed((reason) => request.destroy(reason));
+      request.on('error', reject);
+      request.end(req.body);
+    });
+    return { answer, ...(authorization !== undefined ? { authorization } : {}) };
+  }
+
   /**
    * Sends `req` and resolves with the answer's head; its body is the caller's to read (a watch
-   * streams it). `signal` aborts the request and, after the head, the body. Errors are thrown as
-   * they come (a failure to prepare the request is a `TerminalError`, see `prepare`).
+   * streams it). `signal` aborts the request and, after the head, the body. A 401 to a cached
+   * credential that can be refreshed is sent once more with a fresh one, as in `send`. Errors are
+   * thrown as they come (a failure to prepare the request is a `TerminalError`, see `prepare`).
    */
   async open(req: HttpRequest, signal: AbortSignal, what: string): Promise<IncomingMessage> {
     const url = new URL(this.baseUrl() + req.path);
+    const first = await this.openOnce(req, url, signal, what);
+    const refresh = credentialRefreshOf(this.kubeConfig);
+    if (first.res.statusCode !== 401 || refresh === undefined) return first.res;
+    first.res.destroy();
+    refresh.dropCachedCredentials(first.authorization);
+    return (await this.openOnce(req, url, signal, what)).res;
+  }
+
+  private async openOnce(req: HttpRequest, url: URL, signal: AbortSignal, what: string): Promise<{ res: IncomingMessage; authorization?: string }> {
     const options = await this.prepare(req, url, what);
     signal.throwIfAborted();
-    return new Promise<IncomingMessage>((resolve, reject) => {
+    const authorization = (options.headers as Record<string, string>).Authorization;
+    const res = await new Promise<IncomingMessage>((resolve, reject) => {
       const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
       const request = send(url, { ...options, method: req.method, signal }, resolve);
       request.on('error', reject);
       request.end(req.body);
     });
+    return { res, ...(authorization !== undefined ? { authorization } : {}) };
   }
 
   /**
@@ -199,24 +243,6 @@ export class KubeHttp {
 }
 
 /**
- * The whole body of an answer as UTF-8 text; rejects when the body ends early (the request was
- * destroyed, the connection reset). Read with stream events: an async iterator over the body costs
- * a promise per chunk, and every step reads a dozen bodies.
- */
-export function readText(res: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    res.on('data', (chunk: Buffer) => chunks.push(chunk));
-    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    res.on('error', reject);
-    // 'close' without 'end' (and without an error) is a body cut short; after 'end' this rejection is ignored.
-    res.on('close', () => {
-      if (!res.complete) reject(new Error('the answer ended before its body was complete'));
-    });
-  });
-}
-
-/**
  * One call's time limit: `passed` once `timeoutMs` have gone by, when the callback given to
  * `onPassed` (if any) runs with `reason` (the `TimeoutError` an `AbortSignal.timeout` would carry).
  */
@@ -234,7 +260,7 @@ class CallDeadline {
     }, timeoutMs);
   }
 
-  /** Runs `callback` when the deadline passes (at once if it has). */
+  /** Runs `callback` when the deadline passes (at once if it has); a later callback replaces an earlier one. */
   onPassed(callback: (reason: DOMException) => void): void {
     if (this.reason) callback(this.reason);
     else this.onPass = callback;

@@ -3,7 +3,8 @@
  * to 127.0.0.1, so `tidb-reconciler admin` in another process reaches the running `npm start` the
  * way it reaches a deployed stack's admin Lambda. `POST /admin` with the admin payload answers the
  * handler's result (200); a handler that throws answers 500 with `{errorType, errorMessage}`, as
- * Lambda reports an unhandled function error. Where it listens is written to an endpoint file in the
+ * Lambda reports an unhandled function error, and so is an answer over Lambda's synchronous response
+ * limit (`Function.ResponseSizeTooLarge`). Where it listens is written to an endpoint file in the
  * working directory (`LOCAL_STACK_FILE`), removed again on stop.
  */
 import { randomUUID } from 'node:crypto';
@@ -28,6 +29,12 @@ export type AdminEndpoint = { readonly url: string; stop(): Promise<void> };
 // The deployed admin function's timeout (serverless.yml provider.timeout).
 const FUNCTION_TIMEOUT_MS = 30_000;
 const MAX_BODY_BYTES = 256 * 1024;
+/**
+ * Lambda's limit on a synchronous invocation's response: "6 MB" on the quotas page, enforced as
+ * 6 291 556 bytes; a larger result is the function error `Function.ResponseSizeTooLarge`.
+ */
+export const LAMBDA_RESPONSE_MAX_BYTES = 6_291_556;
+const RESPONSE_TOO_LARGE = { errorType: 'Function.ResponseSizeTooLarge', errorMessage: `Response payload size exceeded maximum allowed payload size (${LAMBDA_RESPONSE_MAX_BYTES} bytes).` };
 
 /**
  * Serves `invoke` on 127.0.0.1 (a free port). Guarantees: only loopback connections can reach it;
@@ -36,7 +43,9 @@ const MAX_BODY_BYTES = 256 * 1024;
 export async function startAdminEndpoint(invoke: AdminInvoke): Promise<AdminEndpoint> {
   const server: Server = createServer((req, res) => {
     const answer = (status: number, body: unknown): void => {
-      res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+      const text = JSON.stringify(body);
+      if (Buffer.byteLength(text) > LAMBDA_RESPONSE_MAX_BYTES) return void res.writeHead(500, { 'Content-Type': 'application/json' }).end(JSON.stringify(RESPONSE_TOO_LARGE));
+      res.writeHead(status, { 'Content-Type': 'application/json' }).end(text);
     };
     if (req.method !== 'POST' || req.url !== '/admin') return answer(404, { errorType: 'NotFound', errorMessage: 'POST /admin only' });
     void readBody(req).then(

@@ -22,6 +22,14 @@ export type FailoverPeriods = {
   readonly tiflash: number;
 };
 
+/**
+ * Replicas per component unless `ReconcileConfig.maxReplicas` (env `MAX_REPLICAS`) says otherwise.
+ * Rules build per-member arrays (ordinals, pod names) from `replicas`, so an unbounded count is an
+ * unbounded step: 2·10⁷ took 160 MB and 1.9 s, and the CRD schema lets 2 147 483 647 through. TiDB
+ * clusters run tens to a few hundred members per component; 1 000 leaves room and stays cheap.
+ */
+export const DEFAULT_MAX_REPLICAS = 1_000;
+
 /** Settings visible to rules. */
 export type ReconcileConfig = {
   readonly autoFailover: boolean;
@@ -39,4 +47,9 @@ export type ReconcileConfig = {
    * mirrors (`DEFAULT_DISCOVERY_IMAGE` in `lib/reconcile/cluster/discovery.ts`).
    */
   readonly discoveryImage?: string;
+  /**
+   * The most replicas a component may ask for (env `MAX_REPLICAS`); a spec above it fails validation
+   * naming `spec.<component>.replicas`. Unset means `DEFAULT_MAX_REPLICAS`.
+   */
+  readonly maxReplicas?: number;
 };

@@ -4,6 +4,8 @@
  * caller decides what a bad key means; formatting refuses to build a key that would not parse.
  */
 
+import { quoteForEcho } from './echo.js';
+
 /** A cluster key in its canonical text form, e.g. `eks-prod/tidb/basic`. */
 export type ClusterKey = string;
 
@@ -34,7 +36,7 @@ export function parseClusterKey(key: string): ClusterKeyResult {
   const parts = key.split('/');
   const [k8sCluster, namespace, name] = parts;
   if (parts.length !== 3 || k8sCluster === undefined || namespace === undefined || name === undefined) {
-    return bad('key', `cluster key must be "<k8sCluster>/<namespace>/<name>", got ${JSON.stringify(key)}`);
+    return bad('key', `cluster key must be "<k8sCluster>/<namespace>/<name>", got ${quoteForEcho(key)}`);
   }
   const problem = checkRef({ k8sCluster, namespace, name });
   return problem ?? { ok: true, ref: { k8sCluster, namespace, name } };
@@ -47,7 +49,7 @@ export function parseClusterKey(key: string): ClusterKeyResult {
  */
 export function foreignClusterProblem(ref: Pick<ClusterRef, 'k8sCluster'>, managed: string | undefined): string | undefined {
   if (managed === undefined || ref.k8sCluster === managed) return undefined;
-  return `key.k8sCluster ${JSON.stringify(ref.k8sCluster)} is not the Kubernetes cluster this deployment manages (${JSON.stringify(managed)})`;
+  return `key.k8sCluster ${quoteForEcho(ref.k8sCluster)} is not the Kubernetes cluster this deployment manages (${JSON.stringify(managed)})`;
 }
 
 /**
@@ -62,14 +64,14 @@ export function formatClusterKey(ref: ClusterRef): ClusterKey {
 
 function checkRef(ref: ClusterRef): ClusterKeyResult | undefined {
   if (!K8S_CLUSTER_NAME.test(ref.k8sCluster)) {
-    const got = JSON.stringify(ref.k8sCluster);
+    const got = quoteForEcho(ref.k8sCluster);
     return bad('k8sCluster', `k8sCluster must be 1-100 letters, digits, '.', '_' or '-', got ${got}`);
   }
   if (ref.namespace.length > 63 || !DNS1123_LABEL.test(ref.namespace)) {
-    return bad('namespace', `namespace must be a DNS-1123 label, got ${JSON.stringify(ref.namespace)}`);
+    return bad('namespace', `namespace must be a DNS-1123 label, got ${quoteForEcho(ref.namespace)}`);
   }
   if (ref.name.length > 253 || !DNS1123_SUBDOMAIN.test(ref.name)) {
-    return bad('name', `name must be a DNS-1123 subdomain, got ${JSON.stringify(ref.name)}`);
+    return bad('name', `name must be a DNS-1123 subdomain, got ${quoteForEcho(ref.name)}`);
   }
   return undefined;
 }

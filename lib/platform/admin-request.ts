@@ -4,6 +4,8 @@
  * an operator asked for); every rejection names the offending field.
  */
 
+import { clipForEcho, quoteForEcho } from '../model/echo.js';
+
 /** The TiDB components a forced upgrade can target, as in TidbCluster's spec. */
 export const ADMIN_COMPONENTS = ['pd', 'tikv', 'tiflash', 'tidb', 'ticdc', 'pump'] as const;
 
@@ -65,7 +67,7 @@ export function parseAdminRequest(input: unknown): ParseAdminRequestResult {
 
   const allowed = ['action', 'cluster', ...(ACTION_FIELDS[action] ?? [])];
   const unknown = firstUnknownField(input, allowed);
-  if (unknown !== undefined) return fail(unknown, `${unknown} is not a field of the ${action} action`);
+  if (unknown !== undefined) return fail(clipForEcho(unknown), `${quoteForEcho(unknown)} is not a field of the ${action} action`);
 
   const cluster = parseCluster(input['cluster']);
   if (!cluster.ok) return cluster;
@@ -132,7 +134,7 @@ function fail(field: string, message: string): { readonly ok: false; readonly er
 }
 
 function show(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value) : describe(value);
+  return typeof value === 'string' ? quoteForEcho(value) : describe(value);
 }
 
 function describe(value: unknown): string {

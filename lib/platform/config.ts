@@ -5,8 +5,9 @@
  * deployment is fixed in one round. Unset or empty variables take the documented defaults.
  */
 
-import type { ReconcileConfig } from '../model/config.js';
+import { DEFAULT_MAX_REPLICAS, type ReconcileConfig } from '../model/config.js';
 import { TerminalError } from './errors.js';
+import { quoteForEcho } from '../model/echo.js';
 
 /**
  * What the step engine needs besides its ports. `leaseForMs` bounds what a crashed step costs (the
@@ -62,8 +63,15 @@ export const DEFAULT_STEP_CONFIG: StepConfig = {
     detectNodeFailure: false,
     failoverPeriodMs: { pd: 300_000, tikv: 300_000, tidb: 300_000, tiflash: 300_000 },
     backoff: { baseMs: 1_000, maxMs: 100_000, jitterRatio: 0.1 },
+    maxReplicas: DEFAULT_MAX_REPLICAS,
   },
 };
+
+/**
+ * The highest `MAX_REPLICAS` accepted: rules build per-member arrays from replicas, and a step must
+ * stay cheap (2·10⁷ replicas took 160 MB and 1.9 s).
+ */
+export const MAX_REPLICAS_CEILING = 100_000;
 
 /** The sweep's defaults. */
 export const DEFAULT_SWEEP_CONFIG: SweepConfig = { dueWithinMs: 60_000 };
@@ -113,6 +121,7 @@ export function parseConfig(env: Env): ReconcilerConfig {
       detectNodeFailure: read.boolean('DETECT_NODE_FAILURE', d.reconcile.detectNodeFailure ?? false),
       failoverPeriodMs: readFailover(read),
       backoff,
+      maxReplicas: read.optionalCount('MAX_REPLICAS', 1, MAX_REPLICAS_CEILING) ?? DEFAULT_MAX_REPLICAS,
     },
   };
   checkLease(read, step.leaseForMs, step.safetyMarginMs);
@@ -218,7 +227,7 @@ class EnvReader {
     if (raw === undefined) return fallback;
     const value = Number(raw);
     if (DECIMAL.test(raw) && value <= 1) return value;
-    this.problem(`${name}: ${JSON.stringify(raw)} is not a ratio between 0 and 1`);
+    this.problem(`${name}: ${quoteForEcho(raw)} is not a ratio between 0 and 1`);
     return fallback;
   }
 
@@ -226,7 +235,7 @@ class EnvReader {
     const raw = this.raw(name)?.toLowerCase();
     if (raw === undefined) return fallback;
     if (raw === 'true' || raw === 'false') return raw === 'true';
-    this.problem(`${name}: ${JSON.stringify(this.raw(name))} is not true or false`);
+    this.problem(`${name}: ${quoteForEcho(this.raw(name) ?? '')} is not true or false`);
     return fallback;
   }
 
@@ -246,7 +255,7 @@ class EnvReader {
     if (raw === undefined) return fallback;
     const value = Number(raw);
     if (!WHOLE.test(raw) || !Number.isSafeInteger(value)) {
-      this.problem(`${name}: ${JSON.stringify(raw)} is not ${what}`);
+      this.problem(`${name}: ${quoteForEcho(raw)} is not ${what}`);
       return fallback;
     }
     if (value < min) this.problem(`${name}: ${value} is below the minimum of ${min}${unit ? ` ${unit}` : ''}`);

@@ -11,3 +11,4 @@ export function cutText(text: string, keepBytes: number): string {
   const kept = bytes.subarray(0, keepBytes).toString('utf8').replace(/\uFFFD+$/, '');
   return `${kept}… [cut: ${bytes.length - Buffer.byteLength(kept, 'utf8')} bytes]`;
 }
+

@@ -5,6 +5,7 @@
  */
 
 import { foreignClusterProblem } from '../model/key.js';
+import { clipForEcho, quoteForEcho } from '../model/echo.js';
 import { cutText } from '../platform/text.js';
 
 /** Which TidbCluster a message is about: the Kubernetes cluster, then the object's namespace/name. */
@@ -73,7 +74,7 @@ export function parseReconcileMessage(body: unknown, options: ParseMessageOption
   try {
     parsed = JSON.parse(body);
   } catch (cause) {
-    return fail('body', `body is not valid JSON (${cause instanceof Error ? cause.message : String(cause)})`);
+    return fail('body', `body is not valid JSON (${clipForEcho(cause instanceof Error ? cause.message : String(cause))})`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     return fail('body', `body must be a JSON object, got ${describe(parsed)}`);
@@ -103,16 +104,16 @@ function parseKey(key: string): ParseKeyResult {
   const parts = key.split('/');
   const [k8sCluster, namespace, name] = parts;
   if (parts.length !== 3 || k8sCluster === undefined || namespace === undefined || name === undefined) {
-    return fail('key', `key must be "<k8sCluster>/<namespace>/<name>", got ${JSON.stringify(key)}`);
+    return fail('key', `key must be "<k8sCluster>/<namespace>/<name>", got ${quoteForEcho(key)}`);
   }
   if (!K8S_CLUSTER_NAME.test(k8sCluster)) {
-    return fail('key.k8sCluster', `key.k8sCluster must be 1-100 letters, digits, '.', '_' or '-' starting with a letter or digit, got ${JSON.stringify(k8sCluster)}`);
+    return fail('key.k8sCluster', `key.k8sCluster must be 1-100 letters, digits, '.', '_' or '-' starting with a letter or digit, got ${quoteForEcho(k8sCluster)}`);
   }
   if (namespace.length > 63 || !DNS1123_LABEL.test(namespace)) {
-    return fail('key.namespace', `key.namespace must be a DNS-1123 label (at most 63 characters), got ${JSON.stringify(namespace)}`);
+    return fail('key.namespace', `key.namespace must be a DNS-1123 label (at most 63 characters), got ${quoteForEcho(namespace)}`);
   }
   if (name.length > 253 || !DNS1123_SUBDOMAIN.test(name)) {
-    return fail('key.name', `key.name must be a DNS-1123 subdomain (at most 253 characters), got ${JSON.stringify(name)}`);
+    return fail('key.name', `key.name must be a DNS-1123 subdomain (at most 253 characters), got ${quoteForEcho(name)}`);
   }
   return { ok: true, ref: { k8sCluster, namespace, name } };
 }

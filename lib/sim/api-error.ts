@@ -1,7 +1,8 @@
 /**
  * An error the simulated API server returns to its client as a `Status` body with this HTTP code,
  * exactly as the real API server does (reason `NotFound`, `Conflict`, `AlreadyExists`, `Invalid`,
- * `BadRequest`, `Gone`, ...). `details` becomes the Status `details` (name, kind, causes).
+ * `BadRequest`, `Gone`, ...). `details` becomes the Status `details` (name, kind, causes), and
+ * `listMeta` its `metadata` (a 410 Expired list carries a `continue` token there).
  */
 export class ApiError extends Error {
   constructor(
@@ -9,6 +10,7 @@ export class ApiError extends Error {
     readonly reason: string,
     message: string,
     readonly details?: Record<string, unknown>,
+    readonly listMeta?: { continue?: string },
   ) {
     super(message);
     this.name = 'ApiError';
@@ -20,7 +22,7 @@ export function statusBody(err: ApiError): Record<string, unknown> {
   return {
     kind: 'Status',
     apiVersion: 'v1',
-    metadata: {},
+    metadata: err.listMeta ?? {},
     status: 'Failure',
     message: err.message,
     reason: err.reason,

@@ -11,6 +11,7 @@ import { applyPatch } from './patch.js';
 import { type ResourceDef, apiVersionOf } from './resources.js';
 import type { DeleteOptions, ObjectStore, WriteOptions } from './store.js';
 import { fieldValidationOf } from './crd/admission.js';
+import { listPage } from './list-pages.js';
 import { CRD_KIND } from './crd/registry.js';
 
 /** A parsed request on a resource route. */
@@ -100,36 +101,20 @@ function decoding(r: ResourceRequest, write: () => KubeObject): KubeObject {
 }
 
 function listObjects(store: ObjectStore, r: ResourceRequest): Record<string, unknown> {
-  const { filter, labels } = buildSelection(r.resource.kind, r.query.get('labelSelector'), r.query.get('fieldSelector'));
-  const all = store.list(r.resource.kind, r.namespace, filter, labels);
-  const rv = store.currentResourceVersion();
-  const limit = Number(r.query.get('limit') ?? '0');
-  const token = r.query.get('continue');
-  let start = 0;
-  if (token) start = decodeContinue(token, all);
-  const page = limit > 0 ? all.slice(start, start + limit) : all.slice(start);
-  const more = limit > 0 && start + limit < all.length;
-  const last = page[page.length - 1];
-  const metadata: Record<string, unknown> = { resourceVersion: String(rv) };
-  if (more && last) {
-    metadata.continue = Buffer.from(JSON.stringify({ rv, after: `${last.metadata.namespace ?? ''}/${last.metadata.name ?? ''}` })).toString('base64url');
-    metadata.remainingItemCount = all.length - start - page.length;
-  }
-  return { kind: `${r.resource.kind}List`, apiVersion: apiVersionOf(r.resource), metadata, items: page };
-}
-
-/** A continue token names the last key served; the next page starts after it. */
-function decodeContinue(token: string, all: KubeObject[]): number {
-  let after: string;
-  try {
-    const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { after?: unknown };
-    if (typeof parsed.after !== 'string') throw new Error('no position');
-    after = parsed.after;
-  } catch {
-    throw badRequest('continue key is not valid: illegal base64 data or malformed token');
-  }
-  const idx = all.findIndex((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}` > after);
-  return idx < 0 ? all.length : idx;
+  const labelSelector = r.query.get('labelSelector');
+  const fieldSelector = r.query.get('fieldSelector');
+  const { filter, labels } = buildSelection(r.resource.kind, labelSelector, fieldSelector);
+  const { items, metadata } = listPage(store, {
+    kind: r.resource.kind,
+    namespace: r.namespace,
+    filter,
+    labels,
+    selective: Boolean(labelSelector || fieldSelector),
+    limit: Number(r.query.get('limit') ?? '0'),
+    continueToken: r.query.get('continue'),
+    resourceVersion: r.query.get('resourceVersion'),
+  });
+  return { kind: `${r.resource.kind}List`, apiVersion: apiVersionOf(r.resource), metadata, items };
 }
 
 function deleteCollection(store: ObjectStore, r: ResourceRequest): Record<string, unknown> {

@@ -6,6 +6,7 @@
 
 import { parseClusterKey } from '../model/key.js';
 import { ConfigError } from '../platform/config.js';
+import { quoteForEcho } from '../model/echo.js';
 
 /** The resolved settings. `schedulerGroup` is optional (Scheduler's `default` group otherwise). */
 export type LambdaSettings = {
@@ -54,10 +55,10 @@ export function lambdaSettings(env: Readonly<Record<string, string | undefined>>
     schedulerRoleArn: read(LAMBDA_ENV.schedulerRoleArn),
   };
   if (values.clusterName !== '' && !parseClusterKey(`${values.clusterName}/default/x`).ok) {
-    problems.push(`${LAMBDA_ENV.clusterName}: ${JSON.stringify(values.clusterName)} is not a valid cluster name (letters, digits, '.', '_', '-')`);
+    problems.push(`${LAMBDA_ENV.clusterName}: ${quoteForEcho(values.clusterName ?? '')} is not a valid cluster name (letters, digits, '.', '_', '-')`);
   }
   if (values.kubeEndpoint !== '' && !isHttpsUrl(values.kubeEndpoint)) {
-    problems.push(`${LAMBDA_ENV.kubeEndpoint}: ${JSON.stringify(values.kubeEndpoint)} must be an https URL`);
+    problems.push(`${LAMBDA_ENV.kubeEndpoint}: ${quoteForEcho(values.kubeEndpoint ?? '')} must be an https URL`);
   }
   if (problems.length > 0) throw new ConfigError(problems);
   const schedulerGroup = env['SCHEDULER_GROUP']?.trim();

@@ -5,6 +5,7 @@
  * `spec.paused`), so the sweep reports it without another request.
  */
 
+import { MAX_LIST_RESTARTS, isExpiredContinue } from '../kube/pager.js';
 import type { KubeObject, KubePort } from '../kube/port.js';
 import { parseClusterKey, type ClusterKey } from '../model/key.js';
 import type { Logger } from '../platform/logger.js';
@@ -29,11 +30,23 @@ export class KubeClusterLister implements ClusterLister {
   ) {}
 
   /**
-   * Every TidbCluster's key. Guarantees: pages are followed to the end (an expired continue token
-   * fails the whole listing as a `TransientError`: the next sweep starts over); an object whose key
-   * would not parse is logged and skipped, never enqueued.
+   * Every TidbCluster's key. Guarantees: pages are followed to the end, one snapshot; a continue
+   * token that expired between pages (410 Expired) starts the listing over, at most
+   * `MAX_LIST_RESTARTS` times (then it fails as a `TransientError`: the next sweep starts over); an
+   * object whose key would not parse is logged and skipped, never enqueued.
    */
   async listClusterKeys(signal?: AbortSignal): Promise<ClusterKey[]> {
+    for (let restarts = 0; ; restarts++) {
+      try {
+        return await this.listOnce(signal);
+      } catch (err) {
+        if (!isExpiredContinue(err) || restarts >= MAX_LIST_RESTARTS) throw err;
+        this.logger.info('sweep list restarted: its continue token expired', { restarts: restarts + 1 });
+      }
+    }
+  }
+
+  private async listOnce(signal: AbortSignal | undefined): Promise<ClusterKey[]> {
     const keys: ClusterKey[] = [];
     const tally: FleetTally = { listed: 0, ready: 0, notReady: 0, paused: 0 };
     let next: string | undefined;

@@ -21,6 +21,7 @@ import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 
 import { TerminalError } from '../platform/errors.js';
 import { METRIC } from '../platform/metrics.js';
+import { clipForEcho } from '../model/echo.js';
 import { parseReconcileMessage } from '../queue/message.js';
 import { readSqsRecords, type SqsRecordProblem } from '../queue/sqs-event.js';
 import { runBatch, type BatchRecord } from '../step/batch.js';
@@ -88,7 +89,8 @@ function isWellFormed(runtime: Runtime, record: ReconcileRecord): boolean {
     receiveCount: record.attributes?.ApproximateReceiveCount,
     field: parsed.error.field,
     error: parsed.error.message,
-    body: record.body.slice(0, 256),
+    // The error already quotes a bad field (clipped); the body is shown only when it is the problem.
+    ...(parsed.error.field === 'body' ? { body: clipForEcho(record.body) } : {}),
   });
   return false;
 }

@@ -8,6 +8,7 @@
 
 import { foreignClusterProblem, parseClusterKey } from '../model/key.js';
 import { METRIC } from '../platform/metrics.js';
+import { clipForEcho, quoteForEcho } from '../model/echo.js';
 import { timerReason } from '../timer/timers.js';
 import type { EnqueueRuntime } from './enqueue-runtime.js';
 
@@ -58,7 +59,7 @@ export function parseTimerPayload(payload: unknown, k8sCluster?: string): Parsed
   const foreign = foreignClusterProblem(ref.ref, k8sCluster);
   if (foreign !== undefined) return { ok: false, field: 'key.k8sCluster', error: foreign };
   if (typeof kind !== 'string' || !KIND.test(kind)) {
-    return { ok: false, field: 'kind', error: `kind must be 1-64 letters, digits, '.', '_' or '-', got ${JSON.stringify(kind)}` };
+    return { ok: false, field: 'kind', error: `kind must be 1-64 letters, digits, '.', '_' or '-', got ${typeof kind === 'string' ? quoteForEcho(kind) : clipForEcho(String(JSON.stringify(kind)))}` };
   }
   return { ok: true, key, kind };
 }

@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { KubeWatchSource } from '../../lib/exporter/kube-source.js';
+import { listAll } from '../../lib/exporter/list.js';
 import { ResourceExpiredError, type WatchEvent } from '../../lib/exporter/ports.js';
 import { watchedResources } from '../../lib/exporter/resources.js';
 import { TerminalError, TransientError } from '../../lib/platform/errors.js';
@@ -49,11 +50,15 @@ describe('the watch client', () => {
     await expect(run.done).rejects.toThrow(error);
   });
 
-  it('a LIST answered with 410 (an expired continue token) asks for a relist', async () => {
-    bare = await startBareServer();
-    bare.server.requestHook = () => new ApiError(410, 'Expired', 'continue token expired');
+  it('a continue token the server no longer serves (its history overrun by writes: 410 Expired) asks for a relist', async () => {
+    // Prepare: a first page, then more writes than the server's history keeps
+    bare = await startBareServer({ historyLimit: 10 });
+    for (const name of ['a', 'b', 'c']) bare.store.create('TidbCluster', tidbCluster(name));
     const source = new KubeWatchSource(bare.kubeConfig, { clock: bare.clock });
-    await expect(source.list(resource(), { limit: 10, continue: 'x' })).rejects.toThrow(ResourceExpiredError);
+    const first = await source.list(resource(), { limit: 2 });
+    for (let i = 0; i < 12; i++) bare.store.create('TidbCluster', tidbCluster(`x${i}`));
+    // Act / Assess
+    await expect(source.list(resource(), { limit: 2, continue: first.continue ?? '' })).rejects.toThrow(ResourceExpiredError);
   });
 
   it('a watch that hears nothing, not even a bookmark, ends quietly after its idle timeout', async () => {
@@ -94,5 +99,27 @@ describe('the watch client', () => {
     expect([...first.items, ...second.items].map((o) => o.metadata.name)).toEqual(['a', 'b', 'c']);
     expect(first.continue).toBeDefined();
     expect(second.continue).toBeUndefined();
+  });
+
+  it('a full LIST of more objects than a page is one snapshot: a write between pages is not in it', async () => {
+    // Prepare
+    bare = await startBareServer();
+    for (const name of ['a', 'b', 'c', 'd', 'e']) bare.store.create('TidbCluster', tidbCluster(name));
+    const real = new KubeWatchSource(bare.kubeConfig, { clock: bare.clock });
+    let pages = 0;
+    const source = {
+      list: async (r: ReturnType<typeof resource>, page: { limit: number; continue?: string }) => {
+        // Between the first and the second page, a new cluster appears
+        if (pages++ === 1) bare.store.create('TidbCluster', tidbCluster('bb'));
+        return real.list(r, page);
+      },
+      watch: real.watch.bind(real),
+    };
+    // Act
+    const list = await listAll(source, resource(), 2, () => false);
+    // Assess
+    expect(list.items.map((o) => o.metadata.name)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(pages).toBe(3);
+    expect(Number(list.resourceVersion)).toBeLessThan(bare.store.currentResourceVersion());
   });
 });

@@ -269,7 +269,7 @@ describe('errors keep the Status message and map to typed errors', () => {
     expect((err as Error).message).toContain('metadata.name');
   });
 
-  it('a kubeconfig file with the right token reaches the server; a wrong token is a TransientError 401', async () => {
+  it('a kubeconfig file with the right token reaches the server; a wrong token is a TerminalError 401', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kube-client-'));
     try {
       writeFileSync(join(dir, 'good'), kubeconfigYaml(s.url, 'client-token'));
@@ -277,7 +277,7 @@ describe('errors keep the Status message and map to typed errors', () => {
       const fromFile = KubeClient.fromKubeConfig(kubeConfigFromFile(join(dir, 'good')));
       await expect(fromFile.listOwned('demo', 'Pod', OWNED)).resolves.toMatchObject({ items: [] });
       const wrong = KubeClient.fromKubeConfig(kubeConfigFromFile(join(dir, 'bad')));
-      await expect(wrong.listOwned('demo', 'Pod', OWNED)).rejects.toBeInstanceOf(TransientError);
+      await expect(wrong.listOwned('demo', 'Pod', OWNED)).rejects.toBeInstanceOf(TerminalError);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

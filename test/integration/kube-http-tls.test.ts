@@ -9,7 +9,8 @@ import { type IncomingMessage, type Server, type ServerResponse, createServer, g
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { EksTokenSource, eksKubeConfig } from '../../lib/kube/auth.js';
-import { KubeHttp, isTimeout, readText } from '../../lib/kube/http.js';
+import { readCappedText } from '../../lib/kube/answer-size.js';
+import { KubeHttp, isTimeout } from '../../lib/kube/http.js';
 import { type TlsFront, selfSignedCert, startTlsFront } from '../../lib/local/tls-front.js';
 import { RealClock } from '../../lib/platform/clock.js';
 import { TransientError } from '../../lib/platform/errors.js';
@@ -130,8 +131,8 @@ describe('KubeHttp over TLS with an EKS kubeconfig', () => {
     const res = await new Promise<IncomingMessage>((resolve, reject) => httpGet({ host: '127.0.0.1', port, path: '/cut' }, resolve).on('error', reject));
 
     // Act
-    const read = await readText(res).then(
-      (text) => ({ text }),
+    const read = await readCappedText(res, 1024, '/cut').then(
+      (text: string) => ({ text }),
       (err: unknown) => ({ err }),
     );
 

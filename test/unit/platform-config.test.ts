@@ -23,6 +23,7 @@ describe('configuration from the environment', () => {
     expect(config.deployment).toEqual({});
     expect(config.step.reconcile.backoff).toEqual({ baseMs: 1_000, maxMs: 100_000, jitterRatio: 0.1 });
     expect(config.step.reconcile.failoverPeriodMs).toEqual({ pd: 300_000, tikv: 300_000, tidb: 300_000, tiflash: 300_000 });
+    expect(config.step.reconcile.maxReplicas).toBe(1_000);
   });
 
   it('every variable is read into its setting', () => {
@@ -42,6 +43,7 @@ describe('configuration from the environment', () => {
       TIDB_FAILOVER_PERIOD_MS: '180000',
       TIFLASH_FAILOVER_PERIOD_MS: '240000',
       SWEEP_DUE_WITHIN_MS: '30000',
+      MAX_REPLICAS: '250',
       QUEUE_VISIBILITY_TIMEOUT_SECONDS: '370',
       FUNCTION_TIMEOUT_SECONDS: '60',
       STATE_TABLE: 'state',
@@ -60,6 +62,7 @@ describe('configuration from the environment', () => {
           detectNodeFailure: true,
           failoverPeriodMs: { pd: 60_000, tikv: 120_000, tidb: 180_000, tiflash: 240_000 },
           backoff: { baseMs: 500, maxMs: 60_000, jitterRatio: 0.25 },
+          maxReplicas: 250,
         },
       },
       sweep: { dueWithinMs: 30_000 },
@@ -79,6 +82,9 @@ describe('configuration from the environment', () => {
     { name: 'a cap below the base', env: { BACKOFF_BASE_MS: '5000', BACKOFF_MAX_MS: '1000' }, problem: 'BACKOFF_MAX_MS: 1000 is below BACKOFF_BASE_MS (5000)' },
     { name: 'no sweep batch in flight', env: { SWEEP_SEND_CONCURRENCY: '0' }, problem: 'SWEEP_SEND_CONCURRENCY: 0 is below the minimum of 1' },
     { name: 'too many sweep batches in flight', env: { SWEEP_SEND_CONCURRENCY: '65' }, problem: 'SWEEP_SEND_CONCURRENCY: 65 is above the maximum of 64' },
+    { name: 'no replicas allowed at all', env: { MAX_REPLICAS: '0' }, problem: 'MAX_REPLICAS: 0 is below the minimum of 1' },
+    { name: 'a replica bound past the ceiling', env: { MAX_REPLICAS: '2147483647' }, problem: 'MAX_REPLICAS: 2147483647 is above the maximum of 100000' },
+    { name: 'a replica bound that is not a number', env: { MAX_REPLICAS: 'lots' }, problem: 'MAX_REPLICAS: "lots" is not a whole number' },
     { name: 'a sweep concurrency that is not whole', env: { SWEEP_SEND_CONCURRENCY: '2.5' }, problem: 'SWEEP_SEND_CONCURRENCY: "2.5" is not a whole number' },
   ])('a bad value names its variable: $name', ({ env, problem }) => {
     expect(problemsOf(env)).toEqual([problem]);

@@ -18,6 +18,7 @@ import { defaultTidbCluster } from './defaults.js';
 import { EVENT_REASON, clusterWarning } from './events.js';
 import { complete, fail } from '../engine/outcome.js';
 import type { Decision, RuleInput } from '../engine/rule.js';
+import { DEFAULT_MAX_REPLICAS } from '../../model/config.js';
 import { describeProblem, validateTidbCluster, type ValidationProblem } from './validate.js';
 
 /** The condition type that marks a TidbCluster whose spec failed validation. */
@@ -28,10 +29,11 @@ const MAX_PROBLEMS_SHOWN = 5;
 
 /**
  * The problems of the cluster as the rules will see it (defaulted, as TiDB Operator: defaulting comes
- * first, so a defaulted field is never reported missing). Empty when the spec is valid.
+ * first, so a defaulted field is never reported missing), replicas bounded by `maxReplicas`
+ * (`ReconcileConfig.maxReplicas`). Empty when the spec is valid.
  */
-export function admissionProblems(tc: TidbCluster): readonly ValidationProblem[] {
-  return validateTidbCluster(defaultTidbCluster(tc));
+export function admissionProblems(tc: TidbCluster, maxReplicas = DEFAULT_MAX_REPLICAS): readonly ValidationProblem[] {
+  return validateTidbCluster(defaultTidbCluster(tc), { maxReplicas });
 }
 
 /** The problems as one line: `spec.pd.replicas: must be >= 0; metadata.name: …` (the first few). */
@@ -48,7 +50,7 @@ export function describeProblems(problems: readonly ValidationProblem[]): string
  * and that Event only when the spec generation (or what is wrong) was not reported yet.
  */
 export function planAdmission({ cluster, status, snapshot }: RuleInput): Decision {
-  const problems = admissionProblems(cluster);
+  const problems = admissionProblems(cluster, snapshot.config.maxReplicas);
   const current = status.conditions ?? [];
   const reported = current.find((c) => c.type === INVALID_SPEC_CONDITION);
   if (problems.length === 0) {

@@ -9,8 +9,13 @@
 import { TidbCluster as TidbClusterModel } from '@kubernetes-models/tidb-operator/pingcap.com/v1alpha1/TidbCluster';
 import { parse as parseToml, TomlError } from 'smol-toml';
 
+import { DEFAULT_MAX_REPLICAS } from '../../model/config.js';
+import { clipForEcho, quoteForEcho } from '../../model/echo.js';
 import type { TidbCluster } from '../../model/kube.js';
 import { DEFAULT_BASE_IMAGES, isJsonObject, type ImageComponent } from './defaults.js';
+
+/** Bounds validation applies besides the schema: `maxReplicas` per component. */
+export type ValidationLimits = { readonly maxReplicas: number };
 
 /** One thing wrong with a TidbCluster: the field (`spec.pd.replicas`) and what is wrong with it. */
 export type ValidationProblem = { readonly field: string; readonly message: string };
@@ -36,14 +41,15 @@ const QUANTITY = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+|[KMGTPE]i|[numkMGTPE])?
 
 /**
  * Every problem of `tc`, schema problems first, at most one per field, in a stable order; empty when
- * the cluster is valid. Reads `metadata` and `spec` only (the status is the reconciler's own).
+ * the cluster is valid. Reads `metadata` and `spec` only (the status is the reconciler's own). A
+ * replica count above `limits.maxReplicas` is a problem of `spec.<component>.replicas`.
  */
-export function validateTidbCluster(tc: TidbCluster): readonly ValidationProblem[] {
+export function validateTidbCluster(tc: TidbCluster, limits: ValidationLimits = { maxReplicas: DEFAULT_MAX_REPLICAS }): readonly ValidationProblem[] {
   const spec: Json = isJsonObject(tc.spec) ? tc.spec : {};
   const problems = [
     ...schemaProblems(tc),
     ...nameProblems(tc.metadata.name, spec),
-    ...replicaProblems(spec),
+    ...replicaProblems(spec, limits.maxReplicas),
     ...storageProblems(spec),
     ...configProblems(spec),
     ...versionProblems(spec),
@@ -105,7 +111,7 @@ function fieldOf(pointer: string): string {
   return segments.reduce((field, s) => {
     if (/^\d+$/.test(s)) return `${field}[${s}]`;
     if (/^[A-Za-z_][\w-]*$/.test(s)) return field === '' ? s : `${field}.${s}`;
-    return `${field}[${JSON.stringify(s)}]`;
+    return `${field}[${quoteForEcho(s)}]`;
   }, '');
 }
 
@@ -129,7 +135,7 @@ function nameProblems(name: unknown, spec: Json): ValidationProblem[] {
   return [{ field, message }];
 }
 
-function replicaProblems(spec: Json): ValidationProblem[] {
+function replicaProblems(spec: Json, maxReplicas: number): ValidationProblem[] {
   const problems: ValidationProblem[] = [];
   for (const c of COMPONENTS) {
     const component = spec[c];
@@ -139,6 +145,7 @@ function replicaProblems(spec: Json): ValidationProblem[] {
     if (replicas === undefined) problems.push({ field, message: 'required' });
     else if (typeof replicas !== 'number' || !Number.isInteger(replicas)) problems.push({ field, message: 'must be integer' });
     else if (replicas < 0) problems.push({ field, message: 'must be >= 0' });
+    else if (replicas > maxReplicas) problems.push({ field, message: `must be at most ${maxReplicas} (the reconciler's MAX_REPLICAS), got ${replicas}` });
   }
   return [...problems, ...pdToZeroProblems(spec)];
 }
@@ -251,7 +258,7 @@ function configProblem(value: unknown): string | undefined {
   } catch (err) {
     if (!(err instanceof TomlError)) return 'invalid TOML';
     const reason = (err.message.split('\n')[0] ?? '').replace(/^Invalid TOML document:\s*/, '');
-    return `invalid TOML at line ${err.line}, column ${err.column}: ${reason}`;
+    return `invalid TOML at line ${err.line}, column ${err.column}: ${clipForEcho(reason)}`;
   }
 }
 
@@ -277,7 +284,7 @@ function versionProblems(spec: Json): ValidationProblem[] {
 export function versionProblem(value: unknown): string | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value !== 'string') return 'must be a string such as v8.5.0';
-  if (!IMAGE_TAG.test(value)) return `"${value}" is not a valid image tag (letters, digits, '_', '.' and '-', at most 128, such as v8.5.0)`;
+  if (!IMAGE_TAG.test(value)) return `${quoteForEcho(value)} is not a valid image tag (letters, digits, '_', '.' and '-', at most 128, such as v8.5.0)`;
   if (BARE_VERSION.test(value)) return `"${value}" is not a TiDB image tag: versions are tagged with a leading v (v${value})`;
   return undefined;
 }

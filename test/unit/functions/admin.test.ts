@@ -19,6 +19,19 @@ describe('admin handler', () => {
     expect(result).toEqual({ ok: false, error: expect.any(String), field });
   });
 
+  it.each([
+    { name: 'a 1.5 MB action', payload: { action: 'a'.repeat(1_500_000), cluster }, field: 'action' },
+    { name: 'a 1.5 MB cluster name of control characters (6 bytes each escaped)', payload: { action: 'pause', cluster: { namespace: 'demo', name: '\u0001'.repeat(1_500_000) } }, field: 'cluster.name' },
+    { name: 'a 1.5 MB unknown field name', payload: { action: 'pause', cluster, ['f'.repeat(1_500_000)]: 1 }, field: expect.stringMatching(/^f{1024}… \(1500000 bytes, first 1024 shown\)$/) },
+  ])('$name is answered well under the 6 MB response limit, echoing at most 1 KB of it', async ({ payload, field }) => {
+    // Act
+    const result = await deployedHandler(payload, lambdaContext());
+
+    // Assess
+    expect(result).toEqual({ ok: false, error: expect.stringMatching(/\(1500000 bytes, first \d+ shown\)/), field });
+    expect(Buffer.byteLength(JSON.stringify(result))).toBeLessThan(3_000);
+  });
+
   it('a valid request where nothing is configured is answered naming the missing variables', async () => {
     // Act
     const result = await deployedHandler({ action: 'pause', cluster }, lambdaContext());

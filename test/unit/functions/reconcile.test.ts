@@ -51,6 +51,24 @@ describe('reconcile handler', () => {
     expect(await fake.state.get('eks-test/tidb/basic')).toBeUndefined();
   });
 
+  it.each([
+    { name: 'a 100 KB key', body: JSON.stringify({ key: `eks-test/${'n'.repeat(102_400)}/basic` }), field: 'key.namespace', size: '102400 bytes' },
+    { name: 'a 100 KB body that is not JSON', body: `{${'x'.repeat(102_400)}`, field: 'body', size: '102401 bytes' },
+  ])('$name is echoed into the error log line clipped to 1 KB, with its size', async ({ body, field, size }) => {
+    // Prepare
+    const fake = fakeRuntime();
+
+    // Act
+    await invoke(fake, [record('m1', body)]);
+
+    // Assess
+    const errors = fake.logger.lines.filter((l) => l.level === 'error');
+    expect(errors.map((l) => l.fields['field'])).toEqual([field]);
+    const line = JSON.stringify(errors[0]);
+    expect(Buffer.byteLength(line)).toBeLessThan(1_500);
+    expect(line).toContain(size);
+  });
+
   it('a well-formed record whose step ran is acknowledged', async () => {
     // Prepare
     const fake = fakeRuntime([tidbCluster('basic')]);

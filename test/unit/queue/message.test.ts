@@ -105,4 +105,20 @@ describe('parseReconcileMessage', () => {
     expect(Buffer.byteLength(kept.replace(/… \[cut: \d+ bytes\]$/, ''))).toBeLessThanOrEqual(MAX_REASON_BYTES);
     expect(Buffer.byteLength(kept.replace(/… \[cut: \d+ bytes\]$/, ''))).toBeGreaterThan(MAX_REASON_BYTES - 4);
   });
+
+  it.each([
+    { name: 'a 100 KB key without its parts', key: 'k'.repeat(102_400), field: 'key' },
+    { name: 'a 100 KB namespace', key: `eks/${'n'.repeat(102_400)}/basic`, field: 'key.namespace' },
+    { name: 'a 100 KB name', key: `eks/demo/${'n'.repeat(102_400)}`, field: 'key.name' },
+    { name: 'a 100 KB cluster name', key: `${'c'.repeat(102_400)}/demo/basic`, field: 'key.k8sCluster' },
+  ])('$name is refused with at most 1 KB of it echoed and its size stated', ({ key, field }) => {
+    // Act
+    const result = parseReconcileMessage(JSON.stringify({ key }));
+    // Assess
+    expect(result.ok).toBe(false);
+    const error = result.ok ? undefined : result.error;
+    expect(error?.field).toBe(field);
+    expect(Buffer.byteLength(error?.message ?? '')).toBeLessThan(1_200);
+    expect(error?.message).toMatch(/… \(\d{6} bytes, first 1024 shown\)/);
+  });
 });

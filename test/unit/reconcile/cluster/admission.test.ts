@@ -7,6 +7,7 @@ import { DEFAULT_TIDB_LOG_MAX_BACKUPS, defaultTidbConfig, defaultTidbCluster } f
 import { complete, fail } from '../../../../lib/reconcile/engine/outcome.js';
 import { planStep } from '../../../../lib/reconcile/engine/planner.js';
 import { actRule, type RuleInput } from '../../../../lib/reconcile/engine/rule.js';
+import { clusterRules } from '../../../../lib/reconcile/cluster/recipe.js';
 import { describeProblem, quantityValue } from '../../../../lib/reconcile/cluster/validate.js';
 import {
   T0,
@@ -16,6 +17,7 @@ import {
   snapshot,
   tidbCluster,
   withCluster,
+  withConfig,
   withSpec,
   type Change,
 } from '../../../support/fixtures.js';
@@ -320,5 +322,51 @@ describe('defaulting (in memory, as TiDB Operator §1.2)', () => {
     { name: 'invalid TOML is left for validation', config: 'a = = 1', expected: 'a = = 1' },
   ])('TiDB config: $name', ({ config, expected }) => {
     expect(defaultTidbConfig(config)).toEqual(expected);
+  });
+});
+
+describe('admission: replicas per component are bounded (MAX_REPLICAS, default 1 000)', () => {
+  const REPLICATED = ['pd', 'tikv', 'tidb', 'tiflash', 'ticdc', 'pump', 'tiproxy'] as const;
+  const withReplicas = (c: (typeof REPLICATED)[number], replicas: number): Change<TidbCluster> =>
+    changeSpec((spec) => ({ ...spec, [c]: { ...((spec as Record<string, unknown>)[c] ?? {}), replicas } }) as Spec);
+  const replicaProblems = (tc: TidbCluster, maxReplicas?: number): string[] =>
+    admissionProblems(tc, maxReplicas).map(describeProblem).filter((p) => p.includes('.replicas:'));
+
+  it.each(REPLICATED.map((c) => ({ name: c, c })))('spec.$name.replicas: 1 000 passes, 1 001 is refused naming the field', ({ c }) => {
+    // Act
+    const atLimit = replicaProblems(tidbCluster(withReplicas(c, 1_000)));
+    const over = replicaProblems(tidbCluster(withReplicas(c, 1_001)));
+    // Assess
+    expect(atLimit).toEqual([]);
+    expect(over).toEqual([`spec.${c}.replicas: must be at most 1000 (the reconciler's MAX_REPLICAS), got 1001`]);
+  });
+
+  it('the bound is the configured one: with maxReplicas 5, 5 passes and 6 fails the Admission rule', () => {
+    // Prepare
+    const ok = tidbCluster(withReplicas('tikv', 5));
+    const over = tidbCluster(withReplicas('tikv', 6));
+    const config = withConfig({ maxReplicas: 5 });
+    // Act
+    const passed = planAdmission({ snapshot: snapshot(withCluster(ok), config), cluster: ok, status: ok.status ?? {} });
+    const refused = planAdmission({ snapshot: snapshot(withCluster(over), config), cluster: over, status: over.status ?? {} });
+    // Assess
+    expect(passed.outcome).toEqual(complete());
+    expect(refused.outcome).toEqual(fail("invalid spec: spec.tikv.replicas: must be at most 5 (the reconciler's MAX_REPLICAS), got 6", true));
+  });
+
+  it('a step over 2 147 483 647 replicas everywhere is refused at once: no rule builds a per-member list first', () => {
+    // Prepare: the largest count the CRD schema lets through, in every component
+    let tc = tidbCluster();
+    for (const c of REPLICATED) tc = withReplicas(c, 2_147_483_647)(tc);
+    const started = performance.now();
+    // Act
+    const plan = planStep(snapshot(withCluster(tc)), clusterRules);
+    // Assess
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(plan.outcome.kind).toBe('fail');
+    expect(plan.actions.map((a) => a.kind)).toEqual(['event']);
+    const reason = plan.outcome.kind === 'fail' ? plan.outcome.error : '';
+    expect(reason).toContain("spec.pd.replicas: must be at most 1000 (the reconciler's MAX_REPLICAS), got 2147483647");
+    expect(reason).toContain('and 3 more');
   });
 });
