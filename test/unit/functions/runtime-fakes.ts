@@ -87,6 +87,7 @@ export class FakeKube implements KubePort {
   delete = async () => undefined;
   createEvent = async () => ({ name: 'e', created: true });
   hasSecret = async () => true;
+  reviewAccess = async () => ({ allowed: false, denied: false, reason: "" });
 }
 
 const pdDown = (): PdPort =>
