@@ -24,7 +24,8 @@ export function functionUrlEvent(body: string, caller: UrlCaller, requestId: str
       accountId: caller.accountId,
       apiId: 'local',
       authorizer: {
-        iam: { accessKey: caller.accessKeyId ?? '', accountId: caller.accountId, callerId: caller.arn.split('/').slice(-1)[0] ?? '', cognitoIdentity: null, principalOrgId: null, userArn: caller.arn, userId: caller.arn },
+        // IAM's unique ids (AROA…:session) are not modelled: the admin function reads userArn and accountId only.
+        iam: { accessKey: caller.accessKeyId ?? '', accountId: caller.accountId, callerId: `LOCAL:${sessionOf(caller.arn)}`, cognitoIdentity: null, principalOrgId: null, userArn: caller.arn, userId: `LOCAL:${sessionOf(caller.arn)}` },
       },
       domainName: 'local.lambda-url.local.on.aws',
       domainPrefix: 'local',
@@ -38,6 +39,10 @@ export function functionUrlEvent(body: string, caller: UrlCaller, requestId: str
     body,
     isBase64Encoded: false,
   };
+}
+
+function sessionOf(arn: string): string {
+  return arn.slice(arn.lastIndexOf('/') + 1);
 }
 
 /** A function URL response as the admin function returns it. */

@@ -115,8 +115,12 @@ async function dispatch(runtime: Runtime, request: AdminRequest, invocation: Inv
   const asked: Asked = { invocation, requester };
   switch (request.action) {
     case 'reconcile': {
-      const tc = await kube.getTidbCluster(request.cluster.namespace, request.cluster.name);
-      await recordAdminEvent(runtime, kube, tc, asked, 'AdminReconcile', 'reconcile-now');
+      // A TidbCluster gone still gets its step (which forgets the key, ADR 0006); only the Event needs it.
+      const tc = await kube.getTidbCluster(request.cluster.namespace, request.cluster.name).catch((err: unknown) => {
+        if (err instanceof NotFoundError) return undefined;
+        throw err;
+      });
+      if (tc !== undefined) await recordAdminEvent(runtime, kube, tc, asked, 'AdminReconcile', 'reconcile-now');
       return stepNow(runtime, base, asked, undefined);
     }
     case 'force-upgrade':

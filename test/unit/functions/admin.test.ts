@@ -79,6 +79,19 @@ describe('admin handler', () => {
     expect(fake.kube.events).toEqual([expect.objectContaining({ type: 'Normal', reason: 'AdminReconcile', message: `reconcile-now requested by ${ALICE} (Kubernetes user "${requestedBy.username}")`, occurrenceKey: 'req-9' })]);
   });
 
+  it('reconcile of a TidbCluster that is gone still steps (so the key is forgotten), with no Event to attach', async () => {
+    // Prepare
+    const fake = fakeRuntime([]);
+
+    // Act
+    const { statusCode, body } = await viaUrl(fake, { action: 'reconcile', cluster });
+
+    // Assess
+    expect(statusCode).toBe(200);
+    expect(body['step']).toEqual(expect.objectContaining({ disposition: 'stepped' }));
+    expect(fake.kube.events).toEqual([]);
+  });
+
   it.each([
     { name: 'a caller RBAC does not allow in that namespace is refused naming caller, namespace and permission', arn: ALICE, namespace: 'other', error: `${ALICE} (Kubernetes user "arn:aws:sts::${ACCOUNT}:assumed-role/team-a/alice-example.com", groups [team-a-admins, system:authenticated]) may not patch tidbclusters.pingcap.com "basic" in namespace "other": pause needs it; nothing was changed` },
     { name: 'a caller without an access entry is refused naming the role looked for', arn: `arn:aws:sts::${ACCOUNT}:assumed-role/intern/bob`, namespace: 'demo', error: `no EKS access entry for arn:aws:iam::${ACCOUNT}:role/intern (the caller arn:aws:sts::${ACCOUNT}:assumed-role/intern/bob): pause needs one mapping it to a Kubernetes user allowed to patch tidbclusters.pingcap.com in namespace "demo"` },
