@@ -7,7 +7,7 @@
  * names the argument or field at fault.
  */
 import { parseArgs } from 'node:util';
-import { ADMIN_COMPONENTS, MAX_HISTORY_LIMIT, parseAdminRequest, type AdminRequest } from '../platform/admin-request.js';
+import { ADMIN_COMPONENTS, isMutatingAction, MAX_HISTORY_LIMIT, parseAdminRequest, type AdminRequest } from '../platform/admin-request.js';
 import { durationOption } from '../platform/duration.js';
 import { LOCAL_STACK_FILE } from '../local/admin-endpoint.js';
 
@@ -104,7 +104,7 @@ export function parseAdminArgs(args: readonly string[], env: NodeJS.ProcessEnv =
   if (!request.ok) return fail(request.error.field, request.error.message);
   const target = targetOf(values, env);
   if ('error' in target) return fail(target.field, target.error);
-  if (target.target.kind === 'lambda' && MUTATING.has(request.request.action)) {
+  if (target.target.kind === 'lambda' && isMutatingAction(request.request.action)) {
     return fail('--function', `${action} changes the cluster, so the admin function must know who asks: send it to the function URL with --url URL (signed with your AWS credentials); --function is a direct invoke, which carries no caller (status and history only)`);
   }
   let timeoutMs: number;
@@ -149,9 +149,6 @@ function payloadOf(action: CliAdminAction, cluster: { namespace?: string; name?:
   }
   return { payload };
 }
-
-// The actions the admin function authorises by caller (lib/wiring/admin-auth.ts).
-const MUTATING: ReadonlySet<string> = new Set(['force-upgrade', 'pause', 'resume', 'reconcile']);
 
 function targetOf(values: Values, env: NodeJS.ProcessEnv): { target: AdminTarget } | Failure {
   if (values.url !== undefined) return urlTarget(values, env);

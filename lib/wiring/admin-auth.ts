@@ -8,14 +8,8 @@
 import type { AccessEntries, AccessEntry } from '../eks/port.js';
 import type { KubePort } from '../kube/port.js';
 import { principalOfCaller, renderAccessEntryUsername, type AdminCaller, type CallerPrincipal } from '../platform/admin-caller.js';
-import type { AdminAction, AdminClusterRef } from '../platform/admin-request.js';
+import type { AdminClusterRef, MutatingAdminAction } from '../platform/admin-request.js';
 import type { Requester } from '../state/port.js';
-
-/** The actions that change something (TidbCluster writes, or a step run on the caller's behalf). */
-export const MUTATING_ADMIN_ACTIONS = ['force-upgrade', 'pause', 'resume', 'reconcile'] as const;
-
-/** One of `MUTATING_ADMIN_ACTIONS`. */
-export type MutatingAdminAction = (typeof MUTATING_ADMIN_ACTIONS)[number];
 
 /** A Kubernetes permission on the TidbCluster: `verb` on `resource` of API group `group`. */
 export type AdminPermission = { readonly verb: string; readonly group: string; readonly resource: string };
@@ -33,11 +27,6 @@ export const ADMIN_PERMISSIONS: Readonly<Record<MutatingAdminAction, AdminPermis
   resume: PATCH_TIDBCLUSTERS,
   reconcile: PATCH_TIDBCLUSTERS,
 };
-
-/** Whether `action` changes something (and so needs an authorised caller). */
-export function isMutatingAction(action: AdminAction): action is MutatingAdminAction {
-  return (MUTATING_ADMIN_ACTIONS as readonly string[]).includes(action);
-}
 
 /** The authorised requester (with the groups RBAC saw), or why the caller may not act. */
 export type AdminAuthorization = { readonly ok: true; readonly requester: Requester & { readonly groups: readonly string[] } } | { readonly ok: false; readonly error: string };

@@ -22,13 +22,13 @@ import type { AccessEntries } from '../eks/port.js';
 import type { KubeObject, KubePort } from '../kube/port.js';
 import type { AdminInvocationEvent } from '../platform/admin-caller.js';
 import type { ClusterKey } from '../model/key.js';
-import { parseAdminRequest, type AdminAction, type AdminClusterRef, type AdminRequest } from '../platform/admin-request.js';
+import { isMutatingAction, parseAdminRequest, type AdminAction, type AdminClusterRef, type AdminRequest } from '../platform/admin-request.js';
 import { ConflictError, NotFoundError } from '../platform/errors.js';
 import { FORCE_UPGRADE_REMOVED_REASON } from '../reconcile/components/pd/force-upgrade.js';
 import type { Requester, StoredDeadline, StoredHistoryRecord } from '../state/port.js';
 import { errorText } from '../step/error-outcome.js';
 import { runStep } from '../step/run-step.js';
-import { authorizeAdmin, isMutatingAction } from './admin-auth.js';
+import { authorizeAdmin } from './admin-auth.js';
 import { clusterKeyOf, deadlineOf, stepPorts, type Invocation, type Runtime } from './ports.js';
 import { summariseState, toStepReport, type StateSummary, type StepReport } from './reports.js';
 
