@@ -88,6 +88,8 @@ export function formatHistory(a: Answer, time: TimeFormat): string {
 /** force-upgrade, pause, resume, reconcile: what changed, the message, and the step that ran. */
 function formatChange(a: Answer, time: TimeFormat): string {
   const lines = [`${str(a['action'])} ${a['cluster']?.namespace}/${a['cluster']?.name}: ok${a['changed'] === undefined ? '' : a['changed'] ? ' (changed)' : ' (already so; nothing written)'}`];
+  const by = a['requestedBy'] as Answer | undefined;
+  if (by) lines.push(`  requested by ${str(by['arn'])} (Kubernetes user "${str(by['username'])}")`);
   if (a['message']) lines.push(`  ${str(a['message'])}`);
   const step = a['step'] as Answer | undefined;
   if (step) {

@@ -47,6 +47,8 @@ export type AdminSuccess = {
   readonly message?: string;
   /** force-upgrade, pause, resume: whether the TidbCluster had to be changed (false: already so). */
   readonly changed?: boolean;
+  /** The mutating actions: the authorised caller the step, its Event and its history record name. */
+  readonly requestedBy?: Requester;
   readonly step?: StepReport;
   readonly status?: unknown;
   readonly state?: StateSummary | null;
@@ -110,7 +112,7 @@ export async function runAdmin(deps: AdminDeps, event: Exclude<AdminInvocationEv
 
 async function dispatch(runtime: Runtime, request: AdminRequest, invocation: Invocation, requester: Requester | undefined): Promise<AdminResult> {
   const key = clusterKeyOf(runtime, request.cluster.namespace, request.cluster.name);
-  const base = { ok: true as const, action: request.action, cluster: request.cluster, key };
+  const base = { ok: true as const, action: request.action, cluster: request.cluster, key, ...(requester === undefined ? {} : { requestedBy: requester }) };
   const kube = runtime.clients.withDeadline(deadlineOf(runtime, invocation)).kube;
   const asked: Asked = { invocation, requester };
   switch (request.action) {

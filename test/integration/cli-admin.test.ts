@@ -199,7 +199,7 @@ describe('admin against the local stack (its admin endpoint, the real handler, d
     const history = await admin(['history', 'demo/basic', '--local', stackFile]);
     const status = await admin(['status', 'demo/basic', '--local', stackFile]);
     // Assess
-    expect(paused).toEqual({ code: 0, out: expect.stringMatching(/^pause demo\/basic: ok \(changed\)\n {2}step \S+: stepped/), err: '' });
+    expect(paused).toEqual({ code: 0, out: expect.stringMatching(/^pause demo\/basic: ok \(changed\)\n {2}requested by arn:aws:sts::000000000000:assumed-role\/local-operator\/tester \(Kubernetes user "[^"]+"\)\n {2}step \S+: stepped/), err: '' });
     expect(api.store.get('TidbCluster', 'demo', 'basic')?.spec?.paused).toBe(true);
     expect(history.code).toBe(0);
     expect(history.out.split('\n')[0]).toBe('Step history of demo/basic (newest first, 1 record)');
