@@ -1,16 +1,29 @@
 /**
- * Lambda entry point for operator actions, invoked with IAM (`aws lambda invoke`): reconcile now,
- * force-upgrade (PD), pause, resume, status, history (`lib/wiring/admin.ts`). Every answer is data —
- * `{ok: true, action, cluster, ...}` or `{ok: false, error, field}` — so an invalid request or a
- * missing cluster reads as a reason, never as a function error.
+ * Lambda entry point for operator actions (`lib/wiring/admin.ts`): reconcile now, force-upgrade (PD),
+ * pause, resume, status, history. Two ways in: the function URL (AWS_IAM auth: Lambda verifies the
+ * caller's SigV4 signature and names the caller; every action, the mutating ones authorised by the
+ * caller's Kubernetes RBAC) and a direct `aws lambda invoke` (no caller: status and history only).
+ * Every answer is data — `{ok: true, action, cluster, ...}` or `{ok: false, error, field?}` — returned
+ * as is to a direct invoke and as the body of a function URL response (200; 403 when the caller may
+ * not act; 400/405 when the request cannot be read).
  */
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
+import { EksAccessEntries } from '../lib/eks/client.js';
+import type { AccessEntries } from '../lib/eks/port.js';
+import { readAdminEvent } from '../lib/platform/admin-caller.js';
 import { runAdmin, type AdminResult } from '../lib/wiring/admin.js';
+import { lambdaSettings } from '../lib/wiring/lambda-env.js';
 import { invocationOf, lambdaRuntime, type Runtime } from '../lib/wiring/ports.js';
 
-/** What the handler is built from: `runtime` builds the ports (default: from the environment). */
-export type AdminHandlerOptions = { readonly runtime?: () => Runtime };
+/**
+ * What the handler is built from: `runtime` builds the ports (default: from the environment) and
+ * `accessEntries` the EKS cluster's access entries (default: the EKS API for CLUSTER_NAME in AWS_REGION).
+ */
+export type AdminHandlerOptions = { readonly runtime?: () => Runtime; readonly accessEntries?: () => AccessEntries };
+
+/** A function URL's answer (payload format 2.0): the admin answer as the JSON body. */
+export type AdminUrlResponse = { readonly statusCode: number; readonly headers: Record<string, string>; readonly body: string };
 
 /**
  * Builds the handler around a runtime made on first use (see `createReconcileHandler`). The request
@@ -19,9 +32,26 @@ export type AdminHandlerOptions = { readonly runtime?: () => Runtime };
  */
 export function createAdminHandler(options: AdminHandlerOptions = {}) {
   const build = options.runtime ?? (() => lambdaRuntime());
+  const buildEntries = options.accessEntries ?? (() => eksAccessEntries(process.env));
   let runtime: Runtime | undefined;
-  const getRuntime = (): Runtime => (runtime ??= build());
-  return middy<unknown, AdminResult, Error, Context>().handler(async (event, context) => runAdmin(getRuntime, event, invocationOf(context)));
+  let entries: AccessEntries | undefined;
+  const deps = { getRuntime: (): Runtime => (runtime ??= build()), getAccessEntries: (): AccessEntries => (entries ??= buildEntries()) };
+  return middy<unknown, AdminResult | AdminUrlResponse, Error, Context>().handler(async (event, context) => {
+    const read = readAdminEvent(event);
+    if (read.kind === 'url-error') return urlResponse(read.statusCode, { ok: false, error: read.error });
+    const result = await runAdmin(deps, read, invocationOf(context));
+    if (read.kind === 'direct') return result;
+    return urlResponse(result.ok ? 200 : result.forbidden ? 403 : 200, result);
+  });
+}
+
+function urlResponse(statusCode: number, result: AdminResult): AdminUrlResponse {
+  return { statusCode, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(result) };
+}
+
+function eksAccessEntries(env: NodeJS.ProcessEnv): AccessEntries {
+  const s = lambdaSettings(env);
+  return new EksAccessEntries(s.clusterName, s.region);
 }
 
 /** The deployed handler (`functions/admin.handler` in serverless.yml). */

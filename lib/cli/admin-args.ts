@@ -1,11 +1,13 @@
 /**
  * The arguments of `tidb-reconciler admin <action> <namespace>/<name>`: which admin request to send
- * (the payload of `lib/platform/admin-request.ts`, unchanged) and where to send it — the admin Lambda
- * of a deployed stack (`--function NAME --region R`) or the local stack of `npm start` (its endpoint
- * file). Parsing is pure; every error names the argument or field at fault.
+ * (the payload of `lib/platform/admin-request.ts`, unchanged) and where to send it — a deployed
+ * stack's admin function URL (`--url URL`, signed with your AWS credentials), its admin Lambda by
+ * direct invoke (`--function NAME --region R`: status and history only, a direct invoke carries no
+ * caller), or the local stack of `npm start` (its endpoint file). Parsing is pure; every error
+ * names the argument or field at fault.
  */
 import { parseArgs } from 'node:util';
-import { ADMIN_COMPONENTS, MAX_HISTORY_LIMIT, parseAdminRequest, type AdminRequest } from '../platform/admin-request.js';
+import { ADMIN_COMPONENTS, isMutatingAction, MAX_HISTORY_LIMIT, parseAdminRequest, type AdminRequest } from '../platform/admin-request.js';
 import { durationOption } from '../platform/duration.js';
 import { LOCAL_STACK_FILE } from '../local/admin-endpoint.js';
 
@@ -27,6 +29,7 @@ export const DEFAULT_ADMIN_TIMEOUT_MS = 90_000;
 
 /** Where the request goes: a deployed admin Lambda, or the local stack through its endpoint file. */
 export type AdminTarget =
+  | { readonly kind: 'url'; readonly url: string; readonly region: string }
   | { readonly kind: 'lambda'; readonly functionName: string; readonly region: string; readonly endpoint?: string }
   | { readonly kind: 'local'; readonly stackFile: string };
 
@@ -55,12 +58,17 @@ Actions:
                   TiDB Operator v1 has a force upgrade for PD only)
 
 Where:
-  --function NAME    the deployed admin function (e.g. tidb-reconciler-dev-admin); needs --region
-                     (or AWS_REGION). Uses your AWS credentials (the default provider chain).
-  --region R         the function's region
-  --endpoint URL     a Lambda API endpoint other than AWS's (e.g. LocalStack)
+  --url URL          the deployed admin function URL (serverless deploy prints it); the request is
+                     signed (SigV4) with your AWS credentials (the default provider chain). Every
+                     action; the mutating ones need Kubernetes RBAC to let your access entry's user
+                     patch tidbclusters in the namespace (README: "Admin actions: who may").
+  --function NAME    the deployed admin function by direct invoke: status and history only (a direct
+                     invoke carries no caller); needs --region (or AWS_REGION)
+  --region R         the region (--function; --url when its host does not name one)
+  --endpoint URL     a Lambda API endpoint other than AWS's for --function (e.g. LocalStack)
   --local FILE       the local stack's endpoint file (default: ./${LOCAL_STACK_FILE}, written by
-                     \`npm start\` in its working directory); used when --function is not given
+                     \`npm start\` in its working directory; it holds the local operator's
+                     credentials); used when neither --url nor --function is given
 
 Options:
   --json             print the admin function's answer as JSON, unformatted
@@ -71,6 +79,7 @@ reached; 2 usage error (naming the argument).
 
 Examples:
   tidb-reconciler admin history demo/basic
+  tidb-reconciler admin pause team-a/basic --url https://abc123.lambda-url.us-west-2.on.aws/
   tidb-reconciler admin status demo/basic --function tidb-reconciler-prod-admin --region us-west-2`;
 
 /** Parses the arguments after `admin`. `env` supplies AWS_REGION / AWS_DEFAULT_REGION for --region. */
@@ -95,6 +104,9 @@ export function parseAdminArgs(args: readonly string[], env: NodeJS.ProcessEnv =
   if (!request.ok) return fail(request.error.field, request.error.message);
   const target = targetOf(values, env);
   if ('error' in target) return fail(target.field, target.error);
+  if (target.target.kind === 'lambda' && isMutatingAction(request.request.action)) {
+    return fail('--function', `${action} changes the cluster, so the admin function must know who asks: send it to the function URL with --url URL (signed with your AWS credentials); --function is a direct invoke, which carries no caller (status and history only)`);
+  }
   let timeoutMs: number;
   try {
     timeoutMs = durationOption('--timeout', values.timeout, DEFAULT_ADMIN_TIMEOUT_MS);
@@ -113,6 +125,7 @@ function parseRaw(args: readonly string[]) {
       component: { type: 'string' },
       limit: { type: 'string' },
       json: { type: 'boolean' },
+      url: { type: 'string' },
       function: { type: 'string' },
       region: { type: 'string' },
       endpoint: { type: 'string' },
@@ -138,6 +151,7 @@ function payloadOf(action: CliAdminAction, cluster: { namespace?: string; name?:
 }
 
 function targetOf(values: Values, env: NodeJS.ProcessEnv): { target: AdminTarget } | Failure {
+  if (values.url !== undefined) return urlTarget(values, env);
   const fn = values.function;
   if (fn === undefined) {
     for (const flag of ['region', 'endpoint'] as const) {
@@ -151,6 +165,25 @@ function targetOf(values: Values, env: NodeJS.ProcessEnv): { target: AdminTarget
   if (region === undefined || region === '') return { field: '--region', error: '--region is missing: the admin function\'s region is needed with --function (or set AWS_REGION)' };
   if (values.endpoint !== undefined && !/^https?:\/\/[^/]/.test(values.endpoint)) return { field: '--endpoint', error: `--endpoint must be an http(s) URL, got "${values.endpoint}"` };
   return { target: { kind: 'lambda', functionName: fn, region, ...(values.endpoint === undefined ? {} : { endpoint: values.endpoint }) } };
+}
+
+/** A function URL: https (http only to a loopback host, e.g. a test's), its region from --region, AWS_REGION or its host. */
+function urlTarget(values: Values, env: NodeJS.ProcessEnv): { target: AdminTarget } | Failure {
+  for (const flag of ['function', 'local', 'endpoint'] as const) {
+    if (values[flag] !== undefined) return { field: `--${flag}`, error: `--${flag} and --url name two different ways in: give one` };
+  }
+  let url: URL;
+  try {
+    url = new URL(values.url ?? '');
+  } catch {
+    return { field: '--url', error: `--url must be the admin function URL (https://ID.lambda-url.REGION.on.aws/), got "${values.url ?? ''}"` };
+  }
+  const loopback = url.hostname === '127.0.0.1' || url.hostname === 'localhost';
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) return { field: '--url', error: `--url must be an https URL, got "${values.url ?? ''}"` };
+  const fromHost = /\.lambda-url\.([a-z0-9-]+)\.on\.aws$/.exec(url.hostname)?.[1];
+  const region = values.region ?? fromHost ?? env['AWS_REGION'] ?? env['AWS_DEFAULT_REGION'];
+  if (region === undefined || region === '') return { field: '--region', error: '--region is missing: the function URL\'s host names no region (give --region or set AWS_REGION)' };
+  return { target: { kind: 'url', url: url.toString(), region } };
 }
 
 function isCliAction(value: string): value is CliAdminAction {

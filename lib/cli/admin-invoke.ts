@@ -1,12 +1,16 @@
 /**
- * Sending one admin request: to a deployed admin Lambda (AWS SDK Lambda client, the caller's
- * credentials from the default provider chain, synchronous `RequestResponse` invoke) or to the local
- * stack's admin endpoint. Either way the result is the function's answer, or why there is none — a
- * function error (`FunctionError` with the error Lambda reported) or a call that failed.
+ * Sending one admin request: to a deployed stack's admin function URL (a POST signed with SigV4 with
+ * the caller's credentials from the AWS SDK's default provider chain), to its admin Lambda by direct
+ * invoke (AWS SDK Lambda client, synchronous `RequestResponse`), or to the local stack's admin
+ * endpoint (signed with the local operator's credentials from its endpoint file). Either way the
+ * result is the function's answer, or why there is none — a function error (with the error Lambda
+ * reported), a request the URL refused (bad signature), or a call that failed.
  */
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import type { AwsCredentialIdentity } from '@smithy/types';
 import { readCappedFetchText } from '../kube/answer-size.js';
 import { LAMBDA_RESPONSE_MAX_BYTES, readEndpointFile } from '../local/admin-endpoint.js';
+import { signAdminPost } from '../platform/admin-signing.js';
 import type { AdminRequest } from '../platform/admin-request.js';
 import type { AdminTarget } from './admin-args.js';
 
@@ -18,7 +22,65 @@ export type InvokeOutcome =
 
 /** Sends `request` to `target`, giving up after `timeoutMs`. Never throws. */
 export async function invokeAdmin(target: AdminTarget, request: AdminRequest, timeoutMs: number): Promise<InvokeOutcome> {
-  return target.kind === 'lambda' ? invokeLambda(target, request, timeoutMs) : invokeLocal(target.stackFile, request, timeoutMs);
+  switch (target.kind) {
+    case 'lambda':
+      return invokeLambda(target, request, timeoutMs);
+    case 'url':
+      return invokeUrl(target, request, timeoutMs);
+    case 'local':
+      return invokeLocal(target.stackFile, request, timeoutMs);
+    default: {
+      const never: never = target;
+      return { kind: 'call-failed', error: `unknown target ${JSON.stringify(never)}` };
+    }
+  }
+}
+
+async function invokeUrl(target: Extract<AdminTarget, { kind: 'url' }>, request: AdminRequest, timeoutMs: number): Promise<InvokeOutcome> {
+  let credentials: AwsCredentialIdentity;
+  // The SDK's default provider chain (environment, profile, SSO, instance/container role), as the AWS CLI uses.
+  const client = new LambdaClient({ region: target.region });
+  try {
+    credentials = await client.config.credentials();
+  } catch (err) {
+    return { kind: 'call-failed', error: `no AWS credentials to sign the request with: ${describeError(err, timeoutMs)}` };
+  } finally {
+    client.destroy();
+  }
+  return postSigned(target.url, target.region, credentials, request, timeoutMs, `the admin function URL ${target.url}`);
+}
+
+/**
+ * POSTs `request` signed for `region`. The function URL's answer is the admin answer as JSON, whatever
+ * the status (403: the caller may not); a body without `ok` is the URL's own refusal (`{Message}`) or
+ * a function error (`{errorType, errorMessage}`).
+ */
+async function postSigned(url: string, region: string, credentials: AwsCredentialIdentity, request: AdminRequest, timeoutMs: number, where: string): Promise<InvokeOutcome> {
+  const body = JSON.stringify(request);
+  let res: Response;
+  try {
+    const signed = await signAdminPost(url, body, region, credentials);
+    res = await fetch(url, { method: 'POST', headers: signed.headers, body, signal: AbortSignal.timeout(timeoutMs) });
+  } catch (err) {
+    return { kind: 'call-failed', error: `${where} does not answer: ${describeError(err, timeoutMs)}` };
+  }
+  let text: string;
+  try {
+    // Nothing real answers more than Lambda lets through; a stray process on that port may.
+    text = await readCappedFetchText(res, LAMBDA_RESPONSE_MAX_BYTES, new URL(url).pathname);
+  } catch (err) {
+    return { kind: 'call-failed', error: `${where}: ${describeError(err, timeoutMs)}` };
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    return { kind: 'call-failed', error: `${where} answered HTTP ${res.status} with a body that is not JSON: ${text.slice(0, 200)}` };
+  }
+  if (typeof (doc as { ok?: unknown } | null)?.ok === 'boolean') return { kind: 'answer', answer: doc };
+  const message = (doc as { Message?: unknown; message?: unknown } | null)?.Message ?? (doc as { message?: unknown } | null)?.message;
+  if (typeof message === 'string') return { kind: 'call-failed', error: `${where} refused the request (HTTP ${res.status}): ${message}` };
+  return functionError(res.status >= 500 ? 'Unhandled' : `HTTP ${res.status}`, text);
 }
 
 async function invokeLambda(target: Extract<AdminTarget, { kind: 'lambda' }>, request: AdminRequest, timeoutMs: number): Promise<InvokeOutcome> {
@@ -47,22 +109,9 @@ async function invokeLambda(target: Extract<AdminTarget, { kind: 'lambda' }>, re
 async function invokeLocal(stackFile: string, request: AdminRequest, timeoutMs: number): Promise<InvokeOutcome> {
   const file = readEndpointFile(stackFile);
   if (!file.ok) return { kind: 'call-failed', error: file.error };
-  const url = file.endpoints.adminUrl;
-  let res: Response;
-  try {
-    res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(request), signal: AbortSignal.timeout(timeoutMs) });
-  } catch (err) {
-    return { kind: 'call-failed', error: `the local stack at ${url} (${stackFile}, pid ${file.endpoints.pid}) does not answer: ${describeError(err, timeoutMs)}; is \`npm start\` still running?` };
-  }
-  let text: string;
-  try {
-    // Nothing real answers more than Lambda lets through; a stray process on that port may.
-    text = await readCappedFetchText(res, LAMBDA_RESPONSE_MAX_BYTES, new URL(url).pathname);
-  } catch (err) {
-    return { kind: 'call-failed', error: `the local stack at ${url}: ${describeError(err, timeoutMs)}` };
-  }
-  if (res.status === 200) return parseAnswer(text);
-  return functionError(res.status >= 500 ? 'Unhandled' : `HTTP ${res.status}`, text);
+  const { adminUrl, region, credentials, pid } = file.endpoints;
+  const outcome = await postSigned(adminUrl, region, credentials, request, timeoutMs, `the local stack at ${adminUrl} (${stackFile}, pid ${pid})`);
+  return outcome.kind === 'call-failed' && outcome.error.includes('does not answer') ? { ...outcome, error: `${outcome.error}; is \`npm start\` still running?` } : outcome;
 }
 
 function parseAnswer(text: string): InvokeOutcome {

@@ -77,7 +77,7 @@ export async function runStart(args: string[]): Promise<number> {
   const stop = stopSignal();
   const activity = new Activity(opts.verbose ? new StreamLogger(() => Date.now()) : silentLogger);
   const stack = await startLocalStack({ kubeconfigPath: opts.kubeconfig, logger: activity });
-  const removeEndpointFile = writeEndpointFile(LOCAL_STACK_FILE, { pid: process.pid, adminUrl: stack.adminUrl, apiServerUrl: stack.apiServerUrl });
+  const removeEndpointFile = writeEndpointFile(LOCAL_STACK_FILE, { pid: process.pid, adminUrl: stack.adminUrl, apiServerUrl: stack.apiServerUrl, ...stack.adminSigning });
   try {
     if (stop.requested) return 0;
     if (stack.world) writeSimKubeconfig('sim.kubeconfig', stack.world.url);

@@ -25,6 +25,8 @@ import { type CallBudget, type HttpRequest, KubeHttp, type RemoteClientOptions, 
 import { type KindInfo, apiVersionOf, collectionPath, encodeSelector, kindInfo, objectPath } from './kinds.js';
 import { type RawList, listAllPages } from './pager.js';
 import type {
+  AccessDecision,
+  AccessReview,
   DeleteOptions,
   EventInput,
   EventRecord,
@@ -209,6 +211,20 @@ export class KubeClient implements KubePort {
       if (err instanceof NotFoundError) return false;
       throw err;
     }
+  }
+
+  /**
+   * One SubjectAccessReview. Repeated on transient failures like a read: the review is not stored,
+   * so a repeat asks the same question again.
+   */
+  async reviewAccess(review: AccessReview): Promise<AccessDecision> {
+    const resourceAttributes = { namespace: review.namespace, verb: review.verb, group: review.group, resource: review.resource, ...(review.name === undefined ? {} : { name: review.name }) };
+    const body = { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user: review.user, groups: [...review.groups], resourceAttributes } };
+    const what = `review access of ${review.user} to ${review.verb} ${review.resource}${review.group ? `.${review.group}` : ''} in ${review.namespace}`;
+    const answer = await this.json<{ status?: { allowed?: unknown; denied?: unknown; reason?: unknown; evaluationError?: unknown } }>(what, { method: 'POST', path: '/apis/authorization.k8s.io/v1/subjectaccessreviews', body: JSON.stringify(body) });
+    const status = answer.status ?? {};
+    const evaluationError = typeof status.evaluationError === 'string' && status.evaluationError !== '' ? status.evaluationError : undefined;
+    return { allowed: status.allowed === true, denied: status.denied === true, reason: typeof status.reason === 'string' ? status.reason : '', ...(evaluationError === undefined ? {} : { evaluationError }) };
   }
 
   /**

@@ -111,6 +111,26 @@ export type EventInput = {
 export type EventRecord = { name: string; created: boolean };
 
 /**
+ * A SubjectAccessReview's question (authorization.k8s.io/v1): may `user`, with `groups`, do `verb`
+ * on `resource` of API group `group` (optionally the object `name`) in `namespace`?
+ */
+export type AccessReview = {
+  readonly user: string;
+  readonly groups: readonly string[];
+  readonly verb: string;
+  readonly group: string;
+  readonly resource: string;
+  readonly namespace: string;
+  readonly name?: string;
+};
+
+/**
+ * The API server's answer: `allowed`; `denied` when an authorizer denied outright (RBAC never does:
+ * it has no opinion); `reason` as the authorizer gave it; `evaluationError` when it could not decide.
+ */
+export type AccessDecision = { readonly allowed: boolean; readonly denied: boolean; readonly reason: string; readonly evaluationError?: string };
+
+/**
  * Reads and writes against one Kubernetes API server. Reads never GET owned objects one by one;
  * writes never overwrite blindly (update, updateStatus and patch require a resourceVersion).
  */
@@ -151,4 +171,6 @@ export interface KubePort {
    * contents are dropped unread and never logged.
    */
   hasSecret(namespace: string, name: string): Promise<boolean>;
+  /** Creates a SubjectAccessReview (never stored by the server) and returns its decision. */
+  reviewAccess(review: AccessReview): Promise<AccessDecision>;
 }

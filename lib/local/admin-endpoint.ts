@@ -1,30 +1,48 @@
 /**
- * The local stack's admin endpoint: the admin function's handler behind a small HTTP server bound
- * to 127.0.0.1, so `tidb-reconciler admin` in another process reaches the running `npm start` the
- * way it reaches a deployed stack's admin Lambda. `POST /admin` with the admin payload answers the
- * handler's result (200); a handler that throws answers 500 with `{errorType, errorMessage}`, as
- * Lambda reports an unhandled function error, and so is an answer over Lambda's synchronous response
- * limit (`Function.ResponseSizeTooLarge`). Where it listens is written to an endpoint file in the
- * working directory (`LOCAL_STACK_FILE`), removed again on stop.
+ * The local stack's admin endpoint, playing the admin function URL (AWS_IAM auth): the admin
+ * function's handler behind a small HTTP server bound to 127.0.0.1, so `tidb-reconciler admin` in
+ * another process reaches the running `npm start` the way it reaches a deployed stack's function
+ * URL. `POST /admin` must be SigV4-signed (service `lambda`) with the local stack's credentials: the
+ * signature is verified as AWS verifies it (`verifyAdminPost`; a bad one is answered 403 and the
+ * handler is not invoked), and the handler gets the function URL event naming the caller those
+ * credentials stand for (the local operator's role session). Its response is sent as Lambda sends a
+ * function URL response; a handler that throws answers 502 with `{errorType, errorMessage}`, and so
+ * is an answer over Lambda's synchronous response limit (`Function.ResponseSizeTooLarge`). Where it
+ * listens and the credentials are written to an endpoint file in the working directory
+ * (`LOCAL_STACK_FILE`, readable by its owner only), removed again on stop.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import type { Context } from 'aws-lambda';
+import { verifyAdminPost } from '../platform/admin-signing.js';
+import { LOCAL_ACCOUNT_ID } from './admin-identity.js';
+import { functionUrlEvent, urlResponseOf } from './function-url.js';
 
 /** The endpoint file, relative to the local stack's working directory. */
 export const LOCAL_STACK_FILE = '.tidb-reconciler/local-stack.json';
 
-/** The endpoint file's content. */
-export type LocalStackEndpoints = { readonly pid: number; readonly adminUrl: string; readonly apiServerUrl: string };
+/** The local credentials the CLI signs with, and the caller they stand for. */
+export type LocalCredentials = { readonly accessKeyId: string; readonly secretAccessKey: string; readonly callerArn: string };
+
+/** The endpoint file's content: where the stack listens, the SigV4 region, and the local credentials. */
+export type LocalStackEndpoints = { readonly pid: number; readonly adminUrl: string; readonly apiServerUrl: string; readonly region: string; readonly credentials: LocalCredentials };
 
 /** An admin handler as `createAdminHandler` builds it. */
-export type AdminInvoke = (payload: unknown, context: Context) => Promise<unknown>;
+export type AdminInvoke = (event: unknown, context: Context) => Promise<unknown>;
 
-/** The running endpoint. */
-export type AdminEndpoint = { readonly url: string; stop(): Promise<void> };
+/** The running endpoint and the credentials it accepts. */
+export type AdminEndpoint = { readonly url: string; readonly region: string; readonly credentials: LocalCredentials; stop(): Promise<void> };
+
+/** The region local signatures are scoped to. */
+export const LOCAL_REGION = 'local';
+
+/** Fresh local credentials for `callerArn` (a new secret per stack: an old endpoint file's are void). */
+export function newLocalCredentials(callerArn: string): LocalCredentials {
+  return { accessKeyId: `LOCAL${randomBytes(8).toString('hex').toUpperCase()}`, secretAccessKey: randomBytes(30).toString('base64'), callerArn };
+}
 
 // The deployed admin function's timeout (serverless.yml provider.timeout).
 const FUNCTION_TIMEOUT_MS = 30_000;
@@ -40,26 +58,27 @@ const RESPONSE_TOO_LARGE = { errorType: 'Function.ResponseSizeTooLarge', errorMe
  * Serves `invoke` on 127.0.0.1 (a free port). Guarantees: only loopback connections can reach it;
  * every request gets one JSON answer; a body that is not JSON is answered 400 without invoking.
  */
-export async function startAdminEndpoint(invoke: AdminInvoke): Promise<AdminEndpoint> {
+export async function startAdminEndpoint(invoke: AdminInvoke, credentials: LocalCredentials): Promise<AdminEndpoint> {
   const server: Server = createServer((req, res) => {
     const answer = (status: number, body: unknown): void => {
-      const text = JSON.stringify(body);
-      if (Buffer.byteLength(text) > LAMBDA_RESPONSE_MAX_BYTES) return void res.writeHead(500, { 'Content-Type': 'application/json' }).end(JSON.stringify(RESPONSE_TOO_LARGE));
+      const text = typeof body === 'string' ? body : JSON.stringify(body);
+      if (Buffer.byteLength(text) > LAMBDA_RESPONSE_MAX_BYTES) return void res.writeHead(502, { 'Content-Type': 'application/json' }).end(JSON.stringify(RESPONSE_TOO_LARGE));
       res.writeHead(status, { 'Content-Type': 'application/json' }).end(text);
     };
     if (req.method !== 'POST' || req.url !== '/admin') return answer(404, { errorType: 'NotFound', errorMessage: 'POST /admin only' });
     void readBody(req).then(
       async (text) => {
-        let payload: unknown;
+        const url = new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`);
+        const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : v]));
+        const verified = await verifyAdminPost({ method: 'POST', url, headers, body: text }, (key) => (key === credentials.accessKeyId ? credentials.secretAccessKey : undefined), Date.now());
+        // As a function URL with AWS_IAM auth: an unsigned or badly signed request never reaches the function.
+        if (!verified.ok) return answer(403, { Message: `Forbidden: ${verified.error}` });
         try {
-          payload = JSON.parse(text);
-        } catch {
-          return answer(400, { errorType: 'InvalidRequestContentException', errorMessage: 'the request body is not JSON' });
-        }
-        try {
-          answer(200, await invoke(payload, localContext()));
+          const context = localContext();
+          const response = urlResponseOf(await invoke(functionUrlEvent(text, { arn: credentials.callerArn, accountId: LOCAL_ACCOUNT_ID, accessKeyId: verified.accessKeyId }, context.awsRequestId), context));
+          answer(response.statusCode, response.body);
         } catch (err) {
-          answer(500, { errorType: err instanceof Error ? err.name : 'Error', errorMessage: err instanceof Error ? err.message : String(err) });
+          answer(502, { errorType: err instanceof Error ? err.name : 'Error', errorMessage: err instanceof Error ? err.message : String(err) });
         }
       },
       (err: Error) => answer(413, { errorType: 'RequestTooLargeException', errorMessage: err.message }),
@@ -72,6 +91,8 @@ export async function startAdminEndpoint(invoke: AdminInvoke): Promise<AdminEndp
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/admin`;
   return {
     url,
+    region: LOCAL_REGION,
+    credentials,
     stop: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
@@ -82,7 +103,8 @@ export async function startAdminEndpoint(invoke: AdminInvoke): Promise<AdminEndp
 /** Writes the endpoint file (creating its directory); returns a function that removes it if it is still ours. */
 export function writeEndpointFile(path: string, endpoints: LocalStackEndpoints): () => void {
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, `${JSON.stringify(endpoints, null, 2)}\n`);
+  // It holds the local credentials: readable by its owner only, as ~/.aws/credentials should be.
+  writeFileSync(path, `${JSON.stringify(endpoints, null, 2)}\n`, { mode: 0o600 });
   return () => {
     const current = readEndpointFile(path);
     if (current.ok && current.endpoints.pid === endpoints.pid) rmSync(path, { force: true });
@@ -101,11 +123,13 @@ export function readEndpointFile(path: string): { ok: true; endpoints: LocalStac
   }
   try {
     const doc = JSON.parse(text) as Partial<LocalStackEndpoints>;
-    if (typeof doc.adminUrl === 'string' && typeof doc.pid === 'number' && typeof doc.apiServerUrl === 'string') return { ok: true, endpoints: doc as LocalStackEndpoints };
+    const c = doc.credentials;
+    const hasCredentials = typeof c === 'object' && c !== null && typeof c.accessKeyId === 'string' && typeof c.secretAccessKey === 'string' && typeof c.callerArn === 'string';
+    if (typeof doc.adminUrl === 'string' && typeof doc.pid === 'number' && typeof doc.apiServerUrl === 'string' && typeof doc.region === 'string' && hasCredentials) return { ok: true, endpoints: doc as LocalStackEndpoints };
   } catch {
     // reported below
   }
-  return { ok: false, error: `${path} is not a local stack endpoint file (expected {pid, adminUrl, apiServerUrl})` };
+  return { ok: false, error: `${path} is not a local stack endpoint file (expected {pid, adminUrl, apiServerUrl, region, credentials}; restart \`npm start\` if it was written by an older version)` };
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

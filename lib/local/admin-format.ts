@@ -77,6 +77,9 @@ export function formatHistory(a: Answer, time: TimeFormat): string {
     // The detail is the outcome described ("retry in 5000 ms: waiting for …"), so it replaces the kind.
     const outcome = str(r['detail']?.outcome) || str(r['outcome']);
     rows.push([time.formatTime(r['atMs']), shortened(str(r['trigger']), MAX_TRIGGER_CHARS), rules.join(' ') || '-', actions[0] ?? '-', outcome]);
+    // Who asked for an admin step, under its trigger (the account is left out to keep the column narrow).
+    const by = r['requestedBy'] as Answer | undefined;
+    if (by) rows.push(['', shortened(`by ${withoutAccount(str(by['arn']))}`, MAX_TRIGGER_CHARS), '', '', '']);
     for (const more of actions.slice(1)) rows.push(['', '', '', more, '']);
   }
   return [title, ...table(['TIME', 'TRIGGER', 'RULES', 'ACTIONS', 'OUTCOME'], rows)].join('\n');
@@ -85,6 +88,8 @@ export function formatHistory(a: Answer, time: TimeFormat): string {
 /** force-upgrade, pause, resume, reconcile: what changed, the message, and the step that ran. */
 function formatChange(a: Answer, time: TimeFormat): string {
   const lines = [`${str(a['action'])} ${a['cluster']?.namespace}/${a['cluster']?.name}: ok${a['changed'] === undefined ? '' : a['changed'] ? ' (changed)' : ' (already so; nothing written)'}`];
+  const by = a['requestedBy'] as Answer | undefined;
+  if (by) lines.push(`  requested by ${str(by['arn'])} (Kubernetes user "${str(by['username'])}")`);
   if (a['message']) lines.push(`  ${str(a['message'])}`);
   const step = a['step'] as Answer | undefined;
   if (step) {
@@ -98,6 +103,11 @@ function formatChange(a: Answer, time: TimeFormat): string {
 
 // A watch trigger lists every change it collapsed; the table shows its start.
 const MAX_TRIGGER_CHARS = 48;
+
+/** `arn:aws:sts::123456789012:assumed-role/dev/alice` → `assumed-role/dev/alice`. */
+function withoutAccount(arn: string): string {
+  return arn.replace(/^arn:[a-z-]+:(?:sts|iam)::\d{12}:/, '');
+}
 
 function shortened(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;

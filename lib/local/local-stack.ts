@@ -25,7 +25,10 @@ import { TidbSimulation } from '../sim/tidb/simulation.js';
 import { SimWorld } from '../sim/world.js';
 import { type Runtime, localRuntime } from '../wiring/ports.js';
 import { reportControllerError } from '../cli/report.js';
-import { startAdminEndpoint } from './admin-endpoint.js';
+import { userInfo } from 'node:os';
+import { MemoryAccessEntries } from '../eks/port.js';
+import { newLocalCredentials, startAdminEndpoint, type LocalCredentials } from './admin-endpoint.js';
+import { LOCAL_OPERATOR, operatorAccessEntry, operatorRbacObjects, sessionArnOf } from './admin-identity.js';
 import { type EmbeddedDynamo, startEmbeddedDynamo } from './dynalite.js';
 import { simulatedContext } from './sim-stack.js';
 
@@ -45,8 +48,10 @@ export type LocalStack = {
   /** The simulated world, when no kubeconfig was given. */
   readonly world: SimWorld | undefined;
   readonly apiServerUrl: string;
-  /** The admin function's handler over HTTP on 127.0.0.1 (`POST` the admin payload; see admin-endpoint.ts). */
+  /** The admin function's handler behind a local function URL on 127.0.0.1 (see admin-endpoint.ts). */
   readonly adminUrl: string;
+  /** The region and credentials the CLI signs admin requests with (the local operator's). */
+  readonly adminSigning: { readonly region: string; readonly credentials: LocalCredentials };
   stop(): Promise<void>;
 };
 
@@ -81,13 +86,19 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     void sweep({} as never, simulatedContext(`sweep-${++sweeps}`)).catch((err: unknown) => options.logger.warn('sweep failed', { error: String(err) }));
   }, options.sweepIntervalMs ?? 300_000);
   sweepTimer.unref();
-  const admin = await startAdminEndpoint(createAdminHandler({ runtime: () => runtime }));
+  // The local operator: an access entry in a group the simulated world binds to the admin ClusterRole.
+  // Against a real cluster (--kubeconfig) nothing is written there: bind the group yourself (README).
+  const accessEntries = new MemoryAccessEntries([operatorAccessEntry(LOCAL_OPERATOR)]);
+  if (world) for (const object of operatorRbacObjects(LOCAL_OPERATOR)) if (!world.store.get(String(object.kind), undefined, object.metadata.name ?? '')) world.store.create(String(object.kind), structuredClone(object));
+  const credentials = newLocalCredentials(sessionArnOf(LOCAL_OPERATOR.roleArn, localSessionName()));
+  const admin = await startAdminEndpoint(createAdminHandler({ runtime: () => runtime, accessEntries: () => accessEntries }), credentials);
   return {
     runtime,
     kubeConfig,
     world,
     apiServerUrl: world?.url ?? kubeConfig.getCurrentCluster()?.server ?? '',
     adminUrl: admin.url,
+    adminSigning: { region: admin.region, credentials },
     stop: async () => {
       await admin.stop();
       clearInterval(sweepTimer);
@@ -99,6 +110,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       await dynamo.close();
     },
   };
+}
+
+/** The session name of the local operator: the OS user's name, as an STS session name allows it. */
+function localSessionName(): string {
+  let name = 'local';
+  try {
+    name = userInfo().username;
+  } catch {
+    // no user database entry (some containers): keep 'local'
+  }
+  return name.replace(/[^\w+=,.@-]/g, '-').slice(0, 64) || 'local';
 }
 
 async function startSimulatedWorld(clock: RealClock): Promise<{ world: SimWorld; sim: TidbSimulation }> {

@@ -8,6 +8,7 @@ import type { Context, SQSEvent } from 'aws-lambda';
 import { createAdminHandler } from '../../functions/admin.js';
 import { createReconcileHandler } from '../../functions/reconcile.js';
 import { createSweepHandler } from '../../functions/sweep.js';
+import { MemoryAccessEntries } from '../eks/port.js';
 import { Exporter } from '../exporter/exporter.js';
 import { watchedResources } from '../exporter/resources.js';
 import { VirtualClock } from '../platform/clock.js';
@@ -22,6 +23,8 @@ import type { Runtime } from '../wiring/ports.js';
 import { localRuntime } from '../wiring/ports.js';
 import { type AsyncFailure, AsyncInvoker } from './async-invocation.js';
 import { type EmbeddedDynamo, startEmbeddedDynamo } from './dynalite.js';
+import { operatorAccessEntry, operatorRbacObjects, SCENARIO_OPERATOR, sessionArnOf } from './admin-identity.js';
+import { functionUrlEvent, urlResponseOf } from './function-url.js';
 import { HandlerClock } from './handler-clock.js';
 import { type MortalRuntime, mortalRuntime } from './mortal.js';
 import { StoreWatchSource } from './store-watch-source.js';
@@ -87,6 +90,8 @@ export class SimStack {
     readonly runtime: Runtime,
     readonly exporter: Exporter,
     readonly delivery: VirtualEventSource,
+    /** The simulated EKS cluster's access entries: the scenario operator's and the file's `accessEntries:`. */
+    readonly accessEntries: MemoryAccessEntries,
   ) {
     this.sweeps = new AsyncInvoker(clock, () => this.invokeSweep(), (f: AsyncFailure) => this.invocationFailed({ fn: 'sweep', error: f.error, ...(f.retryInMs === undefined ? {} : { retryInMs: f.retryInMs }) }));
   }
@@ -126,7 +131,12 @@ export class SimStack {
       { k8sCluster: base.k8sCluster, resources: watchedResources(), flushWindowMs: 1000 },
     );
     const delivery = new VirtualEventSource(queue, (event) => holder.stack?.invokeReconcile(event) ?? Promise.resolve({ batchItemFailures: [] }), clock);
-    const stack = new SimStack(clock, handlerClock, scenario, sim, world, dynamo, queue, counted, exporter, delivery);
+    const accessEntries = new MemoryAccessEntries([operatorAccessEntry(SCENARIO_OPERATOR), ...(scenario.accessEntries ?? [])]);
+    // The operator is admin of every namespace, as an EKS cluster's platform team would set it up.
+    for (const object of operatorRbacObjects(SCENARIO_OPERATOR)) {
+      if (!world.store.get(String(object.kind), undefined, object.metadata.name ?? '')) world.store.create(String(object.kind), structuredClone(object));
+    }
+    const stack = new SimStack(clock, handlerClock, scenario, sim, world, dynamo, queue, counted, exporter, delivery, accessEntries);
     holder.stack = stack;
     world.server.onWrite = () => stack.countWrite();
     const previousHook = world.server.requestHook;
@@ -158,12 +168,18 @@ export class SimStack {
   }
 
   /**
-   * Invokes the real admin handler as `aws lambda invoke` would (synchronously: nobody retries).
-   * A handler that throws is counted and answered as the CLI shows a function error.
+   * Invokes the real admin handler through its function URL, as `callerArn` (an IAM role, whose
+   * session `simulate` signs, or an IAM user; default the scenario operator): the URL event Lambda
+   * builds once it verified the signature, answered with the body of the URL response. Synchronous:
+   * nobody retries. A handler that throws is counted and answered as the CLI shows a function error.
    */
-  async invokeAdmin(payload: unknown): Promise<unknown> {
+  async invokeAdmin(payload: unknown, callerArn: string = SCENARIO_OPERATOR.roleArn): Promise<unknown> {
+    const id = `admin-${++this.invocationSeq}`;
+    const arn = callerArn.includes(':role/') ? sessionArnOf(callerArn, 'simulate') : callerArn;
+    const event = functionUrlEvent(JSON.stringify(payload), { arn, accountId: arn.split(':')[4] ?? '' }, id);
     try {
-      return await createAdminHandler({ runtime: () => this.runtime })(payload as never, simulatedContext(`admin-${++this.invocationSeq}`));
+      const response = urlResponseOf(await createAdminHandler({ runtime: () => this.runtime, accessEntries: () => this.accessEntries })(event, simulatedContext(id)));
+      return JSON.parse(response.body) as unknown;
     } catch (err) {
       this.invocationFailed({ fn: 'admin', error: errorMessage(err) });
       return { ok: false, error: `function error: ${errorMessage(err)}` };

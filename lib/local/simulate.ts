@@ -158,7 +158,7 @@ function applyCluster(stack: SimStack): void {
   const tc = stack.scenario.cluster;
   const clusters = scenarioClusters(stack.scenario);
   const store = stack.world.store;
-  const namespaces = new Set([...clusters.map((c) => c.metadata.namespace), ...stack.scenario.objects.map((o) => o.metadata.namespace)]);
+  const namespaces = new Set([...clusters.map((c) => c.metadata.namespace), ...stack.scenario.objects.flatMap((o) => (o.metadata.namespace === undefined ? [] : [o.metadata.namespace]))]);
   for (const ns of namespaces) if (!store.get('Namespace', undefined, ns)) store.create('Namespace', { metadata: { name: ns } });
   for (const object of stack.scenario.objects) store.create(object.kind, structuredClone(object) as unknown as KubeObject);
   const twin = stack.scenario.twinObjects;

@@ -122,9 +122,18 @@ function world(stack: SimStack, change: WorldChange): VerbResult {
   }
 }
 
+/**
+ * Invokes the admin function through its URL as `step.as` (default: the scenario operator). With
+ * `expect: forbidden` the entry passes only when the caller is refused (and so nothing changed).
+ */
 async function admin(stack: SimStack, step: AdminStep): Promise<VerbResult> {
-  const payload = { ...step, cluster: clusterRef(stack) };
-  const result = (await stack.invokeAdmin(payload)) as { ok?: boolean; error?: string } | undefined;
+  const { as, expect, ...request } = step;
+  const payload = { ...request, cluster: clusterRef(stack) };
+  const result = (await stack.invokeAdmin(payload, as)) as { ok?: boolean; error?: string; forbidden?: boolean } | undefined;
+  if (expect === 'forbidden') {
+    if (result?.ok === false && result.forbidden === true) return { ok: true, answer: result };
+    return { ok: false, error: `admin ${step.action}: expected the caller to be refused, got ${JSON.stringify(result)}`, answer: result ?? null };
+  }
   if (result?.ok === true) return { ok: true, answer: result };
   return { ok: false, error: `admin ${step.action}: ${result?.error ?? JSON.stringify(result)}`, answer: result ?? null };
 }

@@ -18,6 +18,20 @@ export const ADMIN_ACTIONS = ['reconcile', 'force-upgrade', 'pause', 'resume', '
 /** One of `ADMIN_ACTIONS`. */
 export type AdminAction = (typeof ADMIN_ACTIONS)[number];
 
+/**
+ * The actions that change something (TidbCluster writes, or a step run on the caller's behalf): they
+ * need a verified caller whom Kubernetes RBAC allows to act (docs/adr/0015); the others only read.
+ */
+export const MUTATING_ADMIN_ACTIONS = ['force-upgrade', 'pause', 'resume', 'reconcile'] as const;
+
+/** One of `MUTATING_ADMIN_ACTIONS`. */
+export type MutatingAdminAction = (typeof MUTATING_ADMIN_ACTIONS)[number];
+
+/** Whether `action` changes something (and so needs an authorised caller). */
+export function isMutatingAction(action: AdminAction): action is MutatingAdminAction {
+  return (MUTATING_ADMIN_ACTIONS as readonly string[]).includes(action);
+}
+
 /** The TidbCluster an admin request is about, in the reconciler's configured Kubernetes cluster. */
 export type AdminClusterRef = {
   readonly namespace: string;

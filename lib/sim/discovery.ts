@@ -13,11 +13,15 @@ export function discoveryDocument(path: string, resources: readonly ResourceDef[
     return { ...SIM_VERSION, gitCommit: 'sim', gitTreeState: 'clean', buildDate: '2026-01-01T00:00:00Z', goVersion: 'go1.24', compiler: 'gc' };
   }
   if (path === '/api') return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '127.0.0.1' }] };
-  if (path === '/apis') return { kind: 'APIGroupList', apiVersion: 'v1', groups: groups(resources) };
+  if (path === '/apis') return { kind: 'APIGroupList', apiVersion: 'v1', groups: [...groups(resources), REVIEW_GROUP] };
   if (path === '/api/v1') return resourceList(resources, '', 'v1');
   const m = /^\/apis\/([^/]+)(?:\/([^/]+))?\/?$/.exec(path);
   if (!m) return undefined;
   const [, group, version] = m;
+  if (group === REVIEW_GROUP.name) {
+    if (!version) return { kind: 'APIGroup', apiVersion: 'v1', ...REVIEW_GROUP };
+    return version === 'v1' ? { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: REVIEW_GROUP.preferredVersion.groupVersion, resources: REVIEW_RESOURCES } : undefined;
+  }
   const g = groups(resources).find((x) => x.name === group);
   if (!g) return undefined;
   if (!version) return { kind: 'APIGroup', apiVersion: 'v1', ...g };
@@ -26,6 +30,10 @@ export function discoveryDocument(path: string, resources: readonly ResourceDef[
 }
 
 type GroupVersion = { groupVersion: string; version: string };
+
+/** authorization.k8s.io: the SubjectAccessReview, create-only and never stored (see access-review.ts). */
+const REVIEW_GROUP = { name: 'authorization.k8s.io', versions: [{ groupVersion: 'authorization.k8s.io/v1', version: 'v1' }], preferredVersion: { groupVersion: 'authorization.k8s.io/v1', version: 'v1' } };
+const REVIEW_RESOURCES = [{ name: 'subjectaccessreviews', singularName: 'subjectaccessreview', namespaced: false, kind: 'SubjectAccessReview', verbs: ['create'] }];
 
 /** One entry per group, its versions in the order served (a CRD's storage version first, preferred). */
 function groups(resources: readonly ResourceDef[]): { name: string; versions: GroupVersion[]; preferredVersion: GroupVersion }[] {

@@ -6,6 +6,7 @@
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ACCESS_REVIEW_PATH, handleAccessReview } from './access-review.js';
 import { ApiError } from './api-error.js';
 import { APPLY_PATCH_TYPE } from './apply-handler.js';
 import { parse as parseYaml } from 'yaml';
@@ -136,6 +137,14 @@ export class SimApiServer {
       const doc = path === '/openapi/v3' ? openApiIndex(this.store.resources) : openApiDocument(path.slice('/openapi/v3/'.length), this.store.resources);
       if (!doc) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
       sendJson(res, 200, doc);
+      return;
+    }
+    if (path === ACCESS_REVIEW_PATH || path === `${ACCESS_REVIEW_PATH}/`) {
+      // Create-only and never stored: answered from the world's RBAC objects (see access-review.ts).
+      const contentType = (req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim() ?? '';
+      const body = method === 'POST' ? await readRequestBody(req, method, contentType, true) : undefined;
+      const answer = handleAccessReview(this.store, method, body);
+      sendJson(res, answer.code, answer.body);
       return;
     }
     const route = parseRoute(path, (g, v, p) => this.store.resources.byPlural(g, v, p));

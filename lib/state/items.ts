@@ -5,7 +5,7 @@
  */
 
 import { TerminalError } from '../platform/errors.js';
-import type { StateRecord, StepOutcomeKind, StepSummary, StoreIdRecord, StoredDeadline, StoredHistoryRecord, VerifiedCluster } from './port.js';
+import type { Requester, StateRecord, StepOutcomeKind, StepSummary, StoreIdRecord, StoredDeadline, StoredHistoryRecord, VerifiedCluster } from './port.js';
 import { ATTR } from './table.js';
 
 /** A raw item from the DocumentClient. */
@@ -83,9 +83,17 @@ export function toHistory(item: Item): StoredHistoryRecord {
     actions: Array.isArray(actions) ? actions.map(String) : [],
     durationMs: reqNumber(item, 'durationMs'),
     reconcileId: optString(item, 'reconcileId'),
+    requestedBy: requesterOf(item['requestedBy']),
     detail: isObject(detail) ? detail : undefined,
     expiresAtSeconds: reqNumber(item, ATTR.expiresAt),
   });
+}
+
+/** A stored `requestedBy` map, or undefined when there is none (or it is not one). */
+function requesterOf(value: unknown): Requester | undefined {
+  if (!isObject(value)) return undefined;
+  const { arn, username } = value as Record<string, unknown>;
+  return typeof arn === 'string' && typeof username === 'string' ? { arn, username } : undefined;
 }
 
 /**

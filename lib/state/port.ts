@@ -111,8 +111,16 @@ export type HistoryRecord = {
   actions: string[];
   durationMs: number;
   reconcileId?: string;
+  /** Who asked for this step, when a person did (an admin action): see `Requester`. */
+  requestedBy?: Requester;
   detail?: Record<string, unknown>;
 };
+
+/**
+ * The person behind an admin action: the caller's IAM ARN as AWS verified it, and the Kubernetes
+ * user name its EKS access entry maps it to (the name RBAC authorised).
+ */
+export type Requester = { readonly arn: string; readonly username: string };
 
 /** A history record as read back, with the epoch second after which DynamoDB TTL may delete it. */
 export type StoredHistoryRecord = HistoryRecord & { expiresAtSeconds: number };

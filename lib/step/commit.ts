@@ -147,7 +147,9 @@ type HistoryInput = { outcome: Outcome; records: readonly ActionRecord[]; plan: 
  */
 async function appendHistory(ctx: StepContext, input: HistoryInput, errors: string[]): Promise<boolean> {
   const { outcome, records } = input;
-  const changed = records.length > 0 || outcome.kind === 'fail' || ctx.claimed.lastStep?.outcome !== outcome.kind;
+  // A step a person asked for is always recorded: the history says who asked, even when nothing changed.
+  const requestedBy = ctx.trigger.requestedBy;
+  const changed = requestedBy !== undefined || records.length > 0 || outcome.kind === 'fail' || ctx.claimed.lastStep?.outcome !== outcome.kind;
   if (!changed) return false;
   const record: HistoryRecord = {
     atMs: ctx.startedAtMs,
@@ -157,6 +159,7 @@ async function appendHistory(ctx: StepContext, input: HistoryInput, errors: stri
     actions: records.map((r) => `${r.description}: ${r.result}${r.error === undefined ? '' : ` (${r.error})`}`),
     durationMs: ctx.ports.clock.nowMs() - ctx.startedAtMs,
     reconcileId: ctx.reconcileId,
+    ...(requestedBy === undefined ? {} : { requestedBy: { arn: requestedBy.arn, username: requestedBy.username } }),
     detail: {
       outcome: describeOutcome(outcome),
       rules: (input.plan?.ruleResults ?? []).map((r) => `${r.rule}=${r.outcome.kind}`),

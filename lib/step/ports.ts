@@ -13,7 +13,7 @@ import type { Clock } from '../platform/clock.js';
 import type { Logger } from '../platform/logger.js';
 import type { Metrics } from '../platform/metrics.js';
 import type { ReconcileQueue } from '../queue/port.js';
-import type { StateStore, VerifiedCluster } from '../state/port.js';
+import type { Requester, StateStore, VerifiedCluster } from '../state/port.js';
 import type { Timers } from '../timer/port.js';
 
 /**
@@ -21,10 +21,12 @@ import type { Timers } from '../timer/port.js';
  * when it was enqueued (for queue lag) and the SQS message id when there is one. `receiptHandles`
  * are the handles of the queue records the step stands for (one per record of its key in the
  * batch): a step that claims the lease makes them reappear when the lease ends should it die.
- * `dueAtMs` is the time a timer's wake-up was armed for, when its message says.
+ * `dueAtMs` is the time a timer's wake-up was armed for, when its message says. `requestedBy` names
+ * the person who asked (admin actions): it goes into the step's history record and log line.
  */
 export type Trigger = {
   readonly reason: string;
+  readonly requestedBy?: Requester;
   readonly enqueuedAtMs?: number;
   readonly messageId?: string;
   readonly receiptHandles?: readonly string[];

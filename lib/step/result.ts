@@ -83,6 +83,7 @@ export function stepLogFields(result: StepResult): Record<string, unknown> {
     key: result.key,
     reconcileId: result.reconcileId,
     trigger: result.trigger.reason,
+    ...(result.trigger.requestedBy === undefined ? {} : { requestedBy: result.trigger.requestedBy }),
     ...(result.trigger.messageId === undefined ? {} : { messageId: result.trigger.messageId }),
     disposition: result.disposition,
     outcome: result.outcome?.kind,

@@ -1,6 +1,10 @@
 /**
- * The admin function's actions (DESIGN §1: IAM-authorised invoke). Requests are validated by
- * `parseAdminRequest`; the cluster is the named TidbCluster of this runtime's Kubernetes cluster.
+ * The admin function's actions. Requests are validated by `parseAdminRequest`; the cluster is the
+ * named TidbCluster of this runtime's Kubernetes cluster. The mutating actions (reconcile,
+ * force-upgrade, pause, resume) need a verified caller — a function URL request with AWS_IAM auth —
+ * that Kubernetes RBAC allows to patch that TidbCluster (`admin-auth.ts`, ADR 0015); the caller is
+ * then recorded in the step's history record and log line and in a Normal Event on the TidbCluster.
+ * `status` and `history` are read-only and answered to any caller Lambda let in.
  *
  * - `reconcile` runs one step now, through the same lease and fencing as queued steps: when another
  *   step holds the lease, the key is marked dirty (that step runs once more) and the answer says so.
@@ -14,14 +18,17 @@
  * Every answer is data: `{ok: true, action, cluster, key, ...}` or `{ok: false, error, field?}`.
  */
 
+import type { AccessEntries } from '../eks/port.js';
 import type { KubeObject, KubePort } from '../kube/port.js';
+import type { AdminInvocationEvent } from '../platform/admin-caller.js';
 import type { ClusterKey } from '../model/key.js';
-import { parseAdminRequest, type AdminAction, type AdminClusterRef, type AdminRequest } from '../platform/admin-request.js';
+import { isMutatingAction, parseAdminRequest, type AdminAction, type AdminClusterRef, type AdminRequest } from '../platform/admin-request.js';
 import { ConflictError, NotFoundError } from '../platform/errors.js';
 import { FORCE_UPGRADE_REMOVED_REASON } from '../reconcile/components/pd/force-upgrade.js';
-import type { StoredDeadline, StoredHistoryRecord } from '../state/port.js';
+import type { Requester, StoredDeadline, StoredHistoryRecord } from '../state/port.js';
 import { errorText } from '../step/error-outcome.js';
 import { runStep } from '../step/run-step.js';
+import { authorizeAdmin } from './admin-auth.js';
 import { clusterKeyOf, deadlineOf, stepPorts, type Invocation, type Runtime } from './ports.js';
 import { summariseState, toStepReport, type StateSummary, type StepReport } from './reports.js';
 
@@ -40,6 +47,8 @@ export type AdminSuccess = {
   readonly message?: string;
   /** force-upgrade, pause, resume: whether the TidbCluster had to be changed (false: already so). */
   readonly changed?: boolean;
+  /** The mutating actions: the authorised caller the step, its Event and its history record name. */
+  readonly requestedBy?: Requester;
   readonly step?: StepReport;
   readonly status?: unknown;
   readonly state?: StateSummary | null;
@@ -47,8 +56,14 @@ export type AdminSuccess = {
   readonly history?: readonly StoredHistoryRecord[];
 };
 
-/** A refused or failed request: why, and the request field at fault when there is one. */
-export type AdminFailure = { readonly ok: false; readonly error: string; readonly field?: string };
+/**
+ * A refused or failed request: why, and the request field at fault when there is one; `forbidden`
+ * when the caller may not do it (unknown, or not allowed by RBAC): nothing was changed.
+ */
+export type AdminFailure = { readonly ok: false; readonly error: string; readonly field?: string; readonly forbidden?: true };
+
+/** What the admin function is built from: the runtime and the EKS cluster's access entries, each made on first use. */
+export type AdminDeps = { readonly getRuntime: () => Runtime; readonly getAccessEntries: () => AccessEntries };
 
 /** The admin function's answer. */
 export type AdminResult = AdminSuccess | AdminFailure;
@@ -58,18 +73,33 @@ export type AdminResult = AdminSuccess | AdminFailure;
  * is validated before the runtime is asked for (`getRuntime` may throw a configuration error, which
  * is answered too), so a bad request is named as such even where nothing is configured.
  */
-export async function runAdmin(getRuntime: () => Runtime, payload: unknown, invocation: Invocation): Promise<AdminResult> {
-  const parsed = parseAdminRequest(payload);
+export async function runAdmin(deps: AdminDeps, event: Exclude<AdminInvocationEvent, { kind: 'url-error' }>, invocation: Invocation): Promise<AdminResult> {
+  const parsed = parseAdminRequest(event.payload);
   if (!parsed.ok) return { ok: false, error: parsed.error.message, field: parsed.error.field };
   const request = parsed.request;
+  if (isMutatingAction(request.action) && event.kind === 'direct') {
+    const error = `${request.action} changes the cluster, so it needs the caller's verified identity: send it to the admin function URL, signed with your AWS credentials (\`tidb-reconciler admin … --url URL\`); a direct invoke carries no caller (status and history work either way)`;
+    return { ok: false, error, forbidden: true };
+  }
   let runtime: Runtime;
   try {
-    runtime = getRuntime();
+    runtime = deps.getRuntime();
   } catch (err) {
     return { ok: false, error: `the admin function is not configured: ${errorText(err)}` };
   }
   try {
-    return await dispatch(runtime, request, invocation);
+    let requester: Requester | undefined;
+    if (isMutatingAction(request.action) && event.kind === 'url') {
+      const kube = runtime.clients.withDeadline(deadlineOf(runtime, invocation)).kube;
+      const auth = await authorizeAdmin({ accessEntries: deps.getAccessEntries(), kube }, event.caller, request.action, request.cluster);
+      if (!auth.ok) {
+        runtime.logger.warn('admin action refused', { action: request.action, cluster: `${request.cluster.namespace}/${request.cluster.name}`, caller: event.caller.arn, error: auth.error });
+        return { ok: false, error: auth.error, forbidden: true };
+      }
+      requester = { arn: auth.requester.arn, username: auth.requester.username };
+      runtime.logger.info('admin action authorised', { action: request.action, cluster: `${request.cluster.namespace}/${request.cluster.name}`, requestedBy: requester, groups: auth.requester.groups });
+    }
+    return await dispatch(runtime, request, invocation, requester);
   } catch (err) {
     const { namespace, name } = request.cluster;
     if (err instanceof NotFoundError) return { ok: false, error: `TidbCluster ${namespace}/${name} not found`, field: 'cluster' };
@@ -80,20 +110,29 @@ export async function runAdmin(getRuntime: () => Runtime, payload: unknown, invo
   }
 }
 
-async function dispatch(runtime: Runtime, request: AdminRequest, invocation: Invocation): Promise<AdminResult> {
+async function dispatch(runtime: Runtime, request: AdminRequest, invocation: Invocation, requester: Requester | undefined): Promise<AdminResult> {
   const key = clusterKeyOf(runtime, request.cluster.namespace, request.cluster.name);
-  const base = { ok: true as const, action: request.action, cluster: request.cluster, key };
+  const base = { ok: true as const, action: request.action, cluster: request.cluster, key, ...(requester === undefined ? {} : { requestedBy: requester }) };
   const kube = runtime.clients.withDeadline(deadlineOf(runtime, invocation)).kube;
+  const asked: Asked = { invocation, requester };
   switch (request.action) {
-    case 'reconcile':
-      return stepNow(runtime, base, invocation, undefined);
+    case 'reconcile': {
+      // A TidbCluster gone still gets its step (which forgets the key, ADR 0006); only the Event needs it.
+      const tc = await kube.getTidbCluster(request.cluster.namespace, request.cluster.name).catch((err: unknown) => {
+        if (err instanceof NotFoundError) return undefined;
+        throw err;
+      });
+      if (tc !== undefined) await recordAdminEvent(runtime, kube, tc, asked, 'AdminReconcile', 'reconcile-now');
+      return stepNow(runtime, base, asked, undefined);
+    }
     case 'force-upgrade':
-      return forceUpgrade(runtime, kube, base, request.component, invocation);
+      return forceUpgrade(runtime, kube, base, request.component, asked);
     case 'pause':
     case 'resume': {
       const paused = request.action === 'pause';
-      const { changed } = await patchTidbCluster(kube, request.cluster, (tc) => (tc.spec?.paused === paused ? undefined : { spec: { paused } }));
-      return stepNow(runtime, { ...base, changed }, invocation, changed);
+      const { changed, cluster } = await patchTidbCluster(kube, request.cluster, (tc) => (tc.spec?.paused === paused ? undefined : { spec: { paused } }));
+      await recordAdminEvent(runtime, kube, cluster, asked, paused ? 'AdminPause' : 'AdminResume', `${request.action}${changed ? '' : ' (already so)'}`);
+      return stepNow(runtime, { ...base, changed }, asked, changed);
     }
     case 'status': {
       const tc = await kube.getTidbCluster(request.cluster.namespace, request.cluster.name);
@@ -111,11 +150,14 @@ async function dispatch(runtime: Runtime, request: AdminRequest, invocation: Inv
 
 type Base = Omit<AdminSuccess, 'step'>;
 
+/** One request's invocation and, for a mutating action, the authorised person who asked. */
+type Asked = { readonly invocation: Invocation; readonly requester: Requester | undefined };
+
 /**
  * As TiDB Operator v1: only PD has a force upgrade (taken when PD is not synced, with the StatefulSet
  * written whole at partition 0); TiKV, TiFlash, TiDB, TiCDC and Pump always roll one member at a time.
  */
-async function forceUpgrade(runtime: Runtime, kube: KubePort, base: Base, component: string, invocation: Invocation): Promise<AdminResult> {
+async function forceUpgrade(runtime: Runtime, kube: KubePort, base: Base, component: string, asked: Asked): Promise<AdminResult> {
   if (component !== 'pd') {
     const error = `TiDB Operator v1 has a force upgrade for PD only (annotation ${FORCE_UPGRADE_ANNOTATION} on the TidbCluster); ${component} upgrades roll one member at a time`;
     return { ok: false, error, field: 'component' };
@@ -126,18 +168,20 @@ async function forceUpgrade(runtime: Runtime, kube: KubePort, base: Base, compon
     return !hasPd(tc) || isSet ? undefined : { metadata: { annotations: { [FORCE_UPGRADE_ANNOTATION]: 'true' } } };
   });
   if (!hasPd(cluster)) return { ok: false, error: `TidbCluster ${base.cluster.namespace}/${base.cluster.name} has no PD of its own to upgrade`, field: 'component' };
+  await recordAdminEvent(runtime, kube, cluster, asked, 'AdminForceUpgrade', `force-upgrade of pd${changed ? '' : ' (annotation already set)'}`);
   // Unlike TiDB Operator (whose users remove it by hand), the PdForceUpgrade rule removes the annotation.
   const message = `${FORCE_UPGRADE_ANNOTATION} is "true"; it is removed automatically (Normal event ${FORCE_UPGRADE_REMOVED_REASON}) once PD is synced and every PD pod runs the new revision`;
-  return stepNow(runtime, { ...base, changed, message }, invocation, changed);
+  return stepNow(runtime, { ...base, changed, message }, asked, changed);
 }
 
 /**
  * Runs one step for the key now. After a write (`written`) the answer is a success even when the
  * step could not run: the change is made and any later step acts on it.
  */
-async function stepNow(runtime: Runtime, base: Base, invocation: Invocation, written: boolean | undefined): Promise<AdminResult> {
+async function stepNow(runtime: Runtime, base: Base, asked: Asked, written: boolean | undefined): Promise<AdminResult> {
+  const { invocation, requester } = asked;
   const ports = stepPorts(runtime, deadlineOf(runtime, invocation));
-  const trigger = { reason: `admin:${base.action}` };
+  const trigger = { reason: `admin:${base.action}`, ...(requester === undefined ? {} : { requestedBy: requester }) };
   const owner = `admin/${invocation.invocationId}`;
   const result = await runStep({ key: base.key, trigger, owner, ports, config: runtime.config.step, budgetMs: invocation.remainingMs() });
   const step = toStepReport(result);
@@ -156,6 +200,22 @@ async function stepNow(runtime: Runtime, base: Base, invocation: Invocation, wri
       const never: never = result.disposition;
       return { ok: false, error: `unknown step disposition ${String(never)}` };
     }
+  }
+}
+
+/**
+ * A Normal Event on the TidbCluster naming who asked (`kubectl describe tc` shows it), once per
+ * invocation. The action is already authorised and written: a failed Event is logged, not fatal.
+ */
+async function recordAdminEvent(runtime: Runtime, kube: KubePort, tc: KubeObject, asked: Asked, reason: string, what: string): Promise<void> {
+  const { requester, invocation } = asked;
+  if (requester === undefined) return;
+  const { namespace = '', name = '', uid = '' } = tc.metadata;
+  const message = `${what} requested by ${requester.arn} (Kubernetes user "${requester.username}")`;
+  try {
+    await kube.createEvent({ involvedObject: { kind: 'TidbCluster', apiVersion: 'pingcap.com/v1alpha1', namespace, name, uid }, type: 'Normal', reason, message, occurrenceKey: invocation.invocationId });
+  } catch (err) {
+    runtime.logger.warn('admin event not recorded', { reason, cluster: `${namespace}/${name}`, requestedBy: requester, error: errorText(err) });
   }
 }
 

@@ -1,7 +1,9 @@
 /**
  * `tidb-reconciler admin` end to end: against a deployed stack through the AWS SDK Lambda client (a
- * local HTTP server speaking Lambda's Invoke API stands in for AWS), and against a local stack (the
- * real admin handler behind the local admin endpoint, state in dynalite, a simulated API server).
+ * local HTTP server speaking Lambda's Invoke API stands in for AWS), through a function URL (the
+ * local admin endpoint verifying the SigV4 signature made with the SDK's default credentials), and
+ * against a local stack (the real admin handler behind the local admin endpoint, state in dynalite,
+ * a simulated API server whose RBAC decides who may act where).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync } from 'node:fs';
@@ -11,7 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAdminHandler } from '../../functions/admin.js';
 import { runAdminCommand } from '../../lib/cli/admin.js';
-import { startAdminEndpoint, writeEndpointFile, type AdminEndpoint } from '../../lib/local/admin-endpoint.js';
+import { MemoryAccessEntries } from '../../lib/eks/port.js';
+import { newLocalCredentials, startAdminEndpoint, writeEndpointFile, type AdminEndpoint } from '../../lib/local/admin-endpoint.js';
+import { LOCAL_ACCOUNT_ID, LOCAL_OPERATOR, operatorAccessEntry, operatorRbacObjects, sessionArnOf } from '../../lib/local/admin-identity.js';
 import { RealClock } from '../../lib/platform/clock.js';
 import { MemoryReconcileQueue } from '../../lib/queue/memory.js';
 import { tidbClusterObject } from '../../lib/sim/tidb/manifests.js';
@@ -74,6 +78,8 @@ function text(req: IncomingMessage): Promise<string> {
   });
 }
 
+const TEAM_B_ROLE = `arn:aws:iam::${LOCAL_ACCOUNT_ID}:role/team-b`;
+
 const AWS_ENV = { AWS_ACCESS_KEY_ID: 'AKIDADMINTEST', AWS_SECRET_ACCESS_KEY: 'secret', AWS_REGION: 'eu-west-1' };
 
 describe('admin against a deployed stack (the AWS SDK Lambda client)', () => {
@@ -113,6 +119,36 @@ describe('admin against a deployed stack (the AWS SDK Lambda client)', () => {
     expect(r.err).toContain(want);
   });
 
+  it.each(['pause', 'resume', 'reconcile-now', 'force-upgrade'])('%s with --function is a usage error: a direct invoke carries no caller, so --url is named', async (action) => {
+    // Act
+    const r = await admin([action, 'demo/basic', '--function', 'answers', '--endpoint', lambda.endpoint], AWS_ENV);
+    // Assess
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`${action} changes the cluster, so the admin function must know who asks: send it to the function URL with --url URL`);
+    expect(lambda.invocations.filter((i) => (i.payload as { action: string }).action !== 'status' && (i.payload as { action: string }).action !== 'history')).toEqual([]);
+  });
+
+  it('--url signs the request with the default credential chain; the URL (verifying it) hands the function the caller and the request', async () => {
+    // Prepare: a function URL that accepts the environment's credentials and records what the function got
+    const events: { body?: string; requestContext?: { authorizer?: { iam?: { userArn?: string } } } }[] = [];
+    const url = await startAdminEndpoint(
+      async (event) => {
+        events.push(event as never);
+        return { statusCode: 200, body: JSON.stringify({ ok: true, action: 'pause', cluster: { namespace: 'demo', name: 'basic' }, key: 'eks/demo/basic', changed: true }) };
+      },
+      { accessKeyId: AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: AWS_ENV.AWS_SECRET_ACCESS_KEY, callerArn: 'arn:aws:iam::123456789012:user/alice' },
+    );
+    try {
+      // Act
+      const r = await admin(['pause', 'demo/basic', '--url', url.url], AWS_ENV);
+      // Assess
+      expect(r).toEqual({ code: 0, out: expect.stringContaining('pause demo/basic: ok (changed)'), err: '' });
+      expect(events.map((e) => [e.requestContext?.authorizer?.iam?.userArn, JSON.parse(e.body ?? '')])).toEqual([['arn:aws:iam::123456789012:user/alice', { action: 'pause', cluster: { namespace: 'demo', name: 'basic' } }]]);
+    } finally {
+      await url.stop();
+    }
+  });
+
   it('--json prints the answer exactly as the function gave it', async () => {
     const r = await admin(['status', 'demo/basic', '--function', 'refuses', '--json', '--endpoint', lambda.endpoint], AWS_ENV);
     expect(r.code).toBe(1);
@@ -125,21 +161,34 @@ describe('admin against the local stack (its admin endpoint, the real handler, d
   let api: BareServer;
   let dynamo: LocalDynamo;
   let endpoint: AdminEndpoint;
+  let teamB: AdminEndpoint;
   let stackFile: string;
+  let teamBFile: string;
   beforeAll(async () => {
     api = await startBareServer();
     dynamo = await startDynalite();
     await ensureTable(dynamo.client, TABLE);
     const clock = new RealClock();
     const runtime = localRuntime({ kubeConfig: api.kubeConfig, dynamo: dynamo.client, tableName: TABLE, queue: new MemoryReconcileQueue({ clock }), clock, k8sCluster: 'local' });
-    endpoint = await startAdminEndpoint(createAdminHandler({ runtime: () => runtime }));
-    stackFile = join(mkdtempSync(join(tmpdir(), 'admin-')), '.tidb-reconciler', 'local-stack.json');
-    writeEndpointFile(stackFile, { pid: process.pid, adminUrl: endpoint.url, apiServerUrl: api.url });
+    // The local operator is admin everywhere; team-b's role may act in namespace team-b only.
+    for (const object of operatorRbacObjects(LOCAL_OPERATOR)) api.store.create(String(object.kind), structuredClone(object));
+    api.store.create('Namespace', { metadata: { name: 'team-b' } });
+    api.store.create('RoleBinding', { metadata: { name: 'tidb-reconciler-admin', namespace: 'team-b' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'tidb-reconciler-admin' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'team-b-tidb-admins' }] } as never);
+    const accessEntries = new MemoryAccessEntries([operatorAccessEntry(LOCAL_OPERATOR), { ...operatorAccessEntry({ roleArn: TEAM_B_ROLE, group: 'team-b-tidb-admins' }) }]);
+    const handler = createAdminHandler({ runtime: () => runtime, accessEntries: () => accessEntries });
+    endpoint = await startAdminEndpoint(handler, newLocalCredentials(sessionArnOf(LOCAL_OPERATOR.roleArn, 'tester')));
+    teamB = await startAdminEndpoint(handler, newLocalCredentials(sessionArnOf(TEAM_B_ROLE, 'bob')));
+    const dir = mkdtempSync(join(tmpdir(), 'admin-'));
+    stackFile = join(dir, '.tidb-reconciler', 'local-stack.json');
+    teamBFile = join(dir, 'team-b.json');
+    writeEndpointFile(stackFile, { pid: process.pid, adminUrl: endpoint.url, apiServerUrl: api.url, region: endpoint.region, credentials: endpoint.credentials });
+    writeEndpointFile(teamBFile, { pid: process.pid, adminUrl: teamB.url, apiServerUrl: api.url, region: teamB.region, credentials: teamB.credentials });
     // A TidbCluster whose PD has no pods: steps run, PD is unreachable.
     api.store.create('TidbCluster', tidbClusterObject(handCluster({ pd: 1, tikv: undefined, tidb: undefined })));
   }, 60_000);
   afterAll(async () => {
     await endpoint.stop();
+    await teamB.stop();
     await api.close();
     await dynamo.stop();
   });
@@ -150,15 +199,40 @@ describe('admin against the local stack (its admin endpoint, the real handler, d
     const history = await admin(['history', 'demo/basic', '--local', stackFile]);
     const status = await admin(['status', 'demo/basic', '--local', stackFile]);
     // Assess
-    expect(paused).toEqual({ code: 0, out: expect.stringMatching(/^pause demo\/basic: ok \(changed\)\n {2}step \S+: stepped/), err: '' });
+    expect(paused).toEqual({ code: 0, out: expect.stringMatching(/^pause demo\/basic: ok \(changed\)\n {2}requested by arn:aws:sts::000000000000:assumed-role\/local-operator\/tester \(Kubernetes user "[^"]+"\)\n {2}step \S+: stepped/), err: '' });
     expect(api.store.get('TidbCluster', 'demo', 'basic')?.spec?.paused).toBe(true);
     expect(history.code).toBe(0);
     expect(history.out.split('\n')[0]).toBe('Step history of demo/basic (newest first, 1 record)');
     expect(history.out).toMatch(/\n\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ\s+admin:pause\s/);
+    expect(history.out).toMatch(/\n\s+by assumed-role\/local-operator\/tester\s*$/m);
+    const event = api.store.list('Event', 'demo').find((e) => (e as { reason?: string }).reason === 'AdminPause') as { message?: string } | undefined;
+    expect(event?.message).toBe(`pause requested by arn:aws:sts::${LOCAL_ACCOUNT_ID}:assumed-role/local-operator/tester (Kubernetes user "arn:aws:sts::${LOCAL_ACCOUNT_ID}:assumed-role/local-operator/tester")`);
     expect(status.code).toBe(0);
     expect(status.out).toContain('TidbCluster demo/basic   (key local/demo/basic)');
     expect(status.out).toContain('Lease:        free');
     expect(status.out).toMatch(/Fence:\s+1/);
+  });
+
+  it('a caller whose RBAC allows another namespace only is refused, naming the namespace and the permission; nothing changes', async () => {
+    // Prepare
+    const before = api.store.get('TidbCluster', 'demo', 'basic');
+    // Act
+    const r = await admin(['resume', 'demo/basic', '--local', teamBFile]);
+    // Assess
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(`admin: ${sessionArnOf(TEAM_B_ROLE, 'bob')} (Kubernetes user "${sessionArnOf(TEAM_B_ROLE, 'bob')}", groups [team-b-tidb-admins, system:authenticated]) may not patch tidbclusters.pingcap.com "basic" in namespace "demo": resume needs it; nothing was changed`);
+    expect(api.store.get('TidbCluster', 'demo', 'basic')?.metadata.resourceVersion).toBe(before?.metadata.resourceVersion);
+  });
+
+  it('a request not signed with the local credentials is refused before the function runs (403)', async () => {
+    // Prepare: the endpoint file with a wrong secret
+    const forged = join(mkdtempSync(join(tmpdir(), 'admin-')), 'forged.json');
+    writeEndpointFile(forged, { pid: process.pid, adminUrl: endpoint.url, apiServerUrl: api.url, region: endpoint.region, credentials: { ...endpoint.credentials, secretAccessKey: 'guessed' } });
+    // Act
+    const r = await admin(['pause', 'demo/basic', '--local', forged]);
+    // Assess
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('refused the request (HTTP 403): Forbidden: The request signature we calculated does not match the signature you provided');
   });
 
   it('a cluster that does not exist is answered ok:false naming cluster (exit 1)', async () => {

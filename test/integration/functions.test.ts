@@ -16,7 +16,10 @@ import { METRIC, MemoryMetrics } from '../../lib/platform/metrics.js';
 import { MemoryReconcileQueue } from '../../lib/queue/memory.js';
 import { tidbClusterObject } from '../../lib/sim/tidb/manifests.js';
 import { ensureTable } from '../../lib/state/table.js';
-import { FORCE_UPGRADE_ANNOTATION } from '../../lib/wiring/admin.js';
+import { MemoryAccessEntries } from '../../lib/eks/port.js';
+import { LOCAL_ACCOUNT_ID, LOCAL_OPERATOR, operatorAccessEntry, operatorRbacObjects, sessionArnOf } from '../../lib/local/admin-identity.js';
+import { functionUrlEvent, urlResponseOf } from '../../lib/local/function-url.js';
+import { FORCE_UPGRADE_ANNOTATION, type AdminResult } from '../../lib/wiring/admin.js';
 import { localRuntime, type Runtime } from '../../lib/wiring/ports.js';
 import { startDynalite, type LocalDynamo } from '../support/dynamo.js';
 import { handCluster, startWorld, waitForHealthyPd, waitForUpStores, type World } from './tidb-harness.js';
@@ -94,7 +97,14 @@ function newRuntime(q: MemoryReconcileQueue): Runtime {
 }
 
 const reconcile = () => createReconcileHandler({ runtime: () => runtime });
-const admin = () => createAdminHandler({ runtime: () => runtime });
+const OPERATOR = sessionArnOf(LOCAL_OPERATOR.roleArn, 'functions-test');
+const accessEntries = new MemoryAccessEntries([operatorAccessEntry(LOCAL_OPERATOR)]);
+/** The admin handler behind its function URL, called by the operator (admin of every namespace); answers the body. */
+const admin = () => {
+  const handler = createAdminHandler({ runtime: () => runtime, accessEntries: () => accessEntries });
+  return async (payload: unknown, context: Context): Promise<AdminResult> =>
+    JSON.parse(urlResponseOf(await handler(functionUrlEvent(JSON.stringify(payload), { arn: OPERATOR, accountId: LOCAL_ACCOUNT_ID }), context)).body) as AdminResult;
+};
 
 beforeAll(async () => {
   w = await startWorld();
@@ -104,6 +114,7 @@ beforeAll(async () => {
   metrics = new MemoryMetrics();
   queue = new MemoryReconcileQueue({ clock: w.clock });
   runtime = newRuntime(queue);
+  for (const object of operatorRbacObjects(LOCAL_OPERATOR)) w.world.store.create(String(object.kind), structuredClone(object));
   await w.deploy(handCluster(), ['tidbcluster', 'discovery', 'pd', 'tikv', 'tidb']);
   await waitForHealthyPd(w, 3);
   await waitForUpStores(w, 3);
@@ -180,6 +191,12 @@ describe('admin handler', () => {
     // The PdForceUpgrade rule removes the annotation itself; the answer must not ask the user to.
     expect(result.ok && result.message).toContain('removed automatically (Normal event ForceUpgradeAnnotationRemoved)');
     expect(result.ok && result.message).not.toMatch(/remove it/);
+    // Who asked: a Normal Event on the TidbCluster (`kubectl describe tc`) and the step's history record.
+    const events = w.world.store.list('Event', 'demo').filter((e) => (e as { reason?: string }).reason === 'AdminForceUpgrade');
+    expect(events.map((e) => [(e as { involvedObject?: { name?: string } }).involvedObject?.name, (e as { type?: string }).type, (e as { message?: string }).message])).toEqual([
+      ['forced', 'Normal', `force-upgrade of pd requested by ${OPERATOR} (Kubernetes user "${OPERATOR}")`],
+    ]);
+    expect((await runtime.state.listHistory(`${K8S}/demo/forced`, 1))[0]?.requestedBy).toEqual({ arn: OPERATOR, username: OPERATOR });
   });
 
   it.each([

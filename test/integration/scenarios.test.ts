@@ -339,6 +339,22 @@ describe('what each story shows', () => {
     expect(after['status'].pd.statefulSet.readyReplicas).toBe(5);
   });
 
+  it('admin callers per namespace: refused callers change nothing and are told why; the allowed one is named in the history and an Event', async () => {
+    const report = await run('admin-callers-per-namespace.yaml');
+    const answers = report.timeline.filter((t) => t.verb === 'admin').map((t) => t.answer as Record<string, any>);
+    const [teamB, intern, pause, history] = answers as [Record<string, any>, Record<string, any>, Record<string, any>, Record<string, any>];
+    const teamA = 'arn:aws:sts::000000000000:assumed-role/team-a/simulate';
+    expect(teamB).toEqual({ ok: false, forbidden: true, error: expect.stringContaining('may not patch tidbclusters.pingcap.com "basic" in namespace "team-a": pause needs it; nothing was changed') });
+    expect(intern).toEqual({ ok: false, forbidden: true, error: expect.stringMatching(/^no EKS access entry for arn:aws:iam::000000000000:role\/intern /) });
+    expect(pause).toEqual(expect.objectContaining({ ok: true, changed: true }));
+    expect(history['history'][0]).toEqual(expect.objectContaining({ trigger: 'admin:pause', requestedBy: { arn: teamA, username: teamA } }));
+    // Only team-a's actions reached the TidbCluster: two Events, none for the refused callers.
+    expect([...events(report, 'AdminPause'), ...events(report, 'AdminResume'), ...events(report, 'AdminForceUpgrade')].map((e) => (e.args as { message?: string }).message)).toEqual([
+      `pause requested by ${teamA} (Kubernetes user "${teamA}")`,
+      `resume requested by ${teamA} (Kubernetes user "${teamA}")`,
+    ]);
+  });
+
   it('invalid spec: one FailedValidation event, nothing created, no retries', async () => {
     const report = await run('pd-invalid-spec.yaml');
     expect(events(report, 'FailedValidation')).toHaveLength(1);

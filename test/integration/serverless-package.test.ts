@@ -207,6 +207,19 @@ describe('serverless package', () => {
     expect(queueStatements.flatMap(actionsOf)).toEqual(expect.arrayContaining(['sqs:SendMessage', 'sqs:ChangeMessageVisibility']));
   });
 
+  it('the admin function, and only it, has a function URL with AWS_IAM auth (the caller is verified and named)', () => {
+    const urls = resourcesOfType('AWS::Lambda::Url');
+    expect(urls.map(([, r]) => [(r.Properties as Json)['AuthType'], (r.Properties as Json)['TargetFunctionArn']])).toEqual([['AWS_IAM', getAtt('AdminLambdaFunction')]]);
+  });
+
+  it('the functions may read the EKS access entries of their cluster only (the admin function maps its caller)', () => {
+    const statements = allStatements(resources).filter((s) => actionsOf(s).some((a) => a.startsWith('eks:') && a.includes('AccessEntr')));
+    expect(statements.map((s) => [actionsOf(s), JSON.stringify(s['Resource'])])).toEqual([
+      [['eks:DescribeAccessEntry'], expect.stringContaining(':access-entry/')],
+      [['eks:ListAccessEntries'], expect.stringContaining(':cluster/')],
+    ]);
+  });
+
   it('no IAM statement anywhere allows a wildcard action', () => {
     const statements = allStatements(resources);
     expect(statements.length).toBeGreaterThan(5);

@@ -253,6 +253,18 @@ describe.each(backends)('State port on $name', ({ start }) => {
     expect(raw.Item?.['expiresAt']).toEqual({ N: String((T0 + 1000) / 1000 + ttlSeconds) });
   });
 
+  it('a history record keeps who asked for an admin step (requestedBy), and a record without one reads back without it', async () => {
+    const key = freshKey();
+    const requestedBy = { arn: 'arn:aws:sts::111122223333:assumed-role/team-a/alice', username: 'alice' };
+    await store.appendHistory(key, { ...history(T0 + 2000, 2), trigger: 'admin:pause', requestedBy }, 60);
+    await store.appendHistory(key, history(T0 + 1000, 1), 60);
+
+    const [admin, plain] = await store.listHistory(key, 10);
+
+    expect(admin?.requestedBy).toEqual(requestedBy);
+    expect(plain && 'requestedBy' in plain).toBe(false);
+  });
+
   it('a history record is never overwritten by one with the same time and fence', async () => {
     const key = freshKey();
     await store.appendHistory(key, history(T0, 1), 60);

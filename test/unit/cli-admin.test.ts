@@ -11,7 +11,9 @@ describe('admin: what each command line sends, and where', () => {
     { name: 'reconcile-now is the reconcile action', args: ['reconcile-now', 'demo/basic'], request: { action: 'reconcile', cluster: { namespace: 'demo', name: 'basic' } } },
     { name: 'force-upgrade defaults to PD', args: ['force-upgrade', 'demo/basic'], request: { action: 'force-upgrade', cluster: { namespace: 'demo', name: 'basic' }, component: 'pd' } },
     { name: 'history with a limit', args: ['history', 'tidb/prod', '--limit', '5'], request: { action: 'history', cluster: { namespace: 'tidb', name: 'prod' }, limit: 5 } },
-    { name: 'pause to a deployed function', args: ['pause', 'demo/basic', '--function', 'tr-admin', '--region', 'eu-west-1'], request: { action: 'pause', cluster: { namespace: 'demo', name: 'basic' } }, target: { kind: 'lambda', functionName: 'tr-admin', region: 'eu-west-1' } },
+    { name: 'pause to a deployed function URL, its region from the host', args: ['pause', 'demo/basic', '--url', 'https://abc123.lambda-url.eu-west-1.on.aws/'], request: { action: 'pause', cluster: { namespace: 'demo', name: 'basic' } }, target: { kind: 'url', url: 'https://abc123.lambda-url.eu-west-1.on.aws/', region: 'eu-west-1' } },
+    { name: 'a function URL behind a custom domain takes --region', args: ['resume', 'demo/basic', '--url', 'https://admin.example.com/', '--region', 'us-east-2'], target: { kind: 'url', url: 'https://admin.example.com/', region: 'us-east-2' } },
+    { name: 'history to a deployed function by direct invoke', args: ['history', 'demo/basic', '--function', 'tr-admin', '--region', 'eu-west-1'], target: { kind: 'lambda', functionName: 'tr-admin', region: 'eu-west-1' } },
     { name: 'another local stack file', args: ['resume', 'demo/basic', '--local', '/srv/x.json'], request: { action: 'resume', cluster: { namespace: 'demo', name: 'basic' } }, target: { kind: 'local', stackFile: '/srv/x.json' } },
     { name: 'a Lambda endpoint of choice', args: ['status', 'demo/basic', '--function', 'f', '--region', 'r', '--endpoint', 'http://127.0.0.1:4566'], target: { kind: 'lambda', functionName: 'f', region: 'r', endpoint: 'http://127.0.0.1:4566' } },
   ])('$name', ({ args, request, target }) => {
@@ -51,6 +53,10 @@ describe('admin: what each command line sends, and where', () => {
     { name: '--local and --function', args: ['status', 'demo/basic', '--function', 'f', '--region', 'r', '--local', 'x'], field: '--local', error: 'give one' },
     { name: 'a bad endpoint', args: ['status', 'demo/basic', '--function', 'f', '--region', 'r', '--endpoint', 'localhost:1'], field: '--endpoint', error: 'must be an http(s) URL' },
     { name: 'a bad timeout', args: ['status', 'demo/basic', '--timeout', 'soon'], field: '--timeout', error: '--timeout: invalid duration' },
+    { name: 'pause by direct invoke (no caller)', args: ['pause', 'demo/basic', '--function', 'f', '--region', 'r'], field: '--function', error: 'pause changes the cluster, so the admin function must know who asks: send it to the function URL with --url URL' },
+    { name: 'a function URL that is not https', args: ['pause', 'demo/basic', '--url', 'http://abc.lambda-url.eu-west-1.on.aws/'], field: '--url', error: '--url must be an https URL' },
+    { name: 'a function URL whose host names no region, without --region', args: ['pause', 'demo/basic', '--url', 'https://admin.example.com/'], field: '--region', error: 'names no region' },
+    { name: '--url and --function', args: ['status', 'demo/basic', '--url', 'https://a.lambda-url.r.on.aws/', '--function', 'f'], field: '--function', error: '--function and --url name two different ways in' },
     { name: 'an unknown option', args: ['status', 'demo/basic', '--regoin', 'r'], field: 'arguments', error: "Unknown option '--regoin'" },
     { name: 'an extra argument', args: ['status', 'demo/basic', 'demo/other'], field: 'arguments', error: 'unexpected argument "demo/other"' },
   ])('a usage error names its field: $name', ({ args, field, error }) => {

@@ -4,6 +4,8 @@ import { parseAllDocuments } from 'yaml';
 
 import { kindInfo } from '../../lib/kube/kinds.js';
 import { OWNED_KINDS } from '../../lib/kube/port.js';
+import { ADMIN_CLUSTER_ROLE } from '../../lib/local/admin-identity.js';
+import { ADMIN_PERMISSIONS } from '../../lib/wiring/admin-auth.js';
 
 type Rule = { apiGroups: string[]; resources: string[]; verbs: string[] };
 type Doc = { kind: string; metadata: { name: string }; rules?: Rule[]; roleRef?: { name: string } };
@@ -53,3 +55,21 @@ describe('the reconciler ClusterRole', () => {
   });
 });
 
+
+describe('the admin RBAC', () => {
+  it('lets the admin function ask the API server whether its caller may act (create subjectaccessreviews)', () => {
+    expect(allows('authorization.k8s.io', 'subjectaccessreviews', 'create')).toBe(true);
+  });
+
+  it('infra/k8s/admin-rbac.yaml holds the ClusterRole the local stack and the simulator install', () => {
+    const admin = parseAllDocuments(readFileSync(new URL('../../infra/k8s/admin-rbac.yaml', import.meta.url), 'utf8')).map((d) => d.toJS() as unknown);
+    expect(admin).toEqual([ADMIN_CLUSTER_ROLE]);
+  });
+
+  it('the admin ClusterRole grants what every mutating admin action needs', () => {
+    const rules = ADMIN_CLUSTER_ROLE['rules'] as Rule[];
+    for (const p of Object.values(ADMIN_PERMISSIONS)) {
+      expect(rules.some((r) => r.apiGroups.includes(p.group) && r.resources.includes(p.resource) && r.verbs.includes(p.verb))).toBe(true);
+    }
+  });
+});

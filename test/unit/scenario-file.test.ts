@@ -36,7 +36,7 @@ describe('a bad file is rejected with one line naming the line, the field and wh
     { name: 'YAML syntax', text: 'name: [x\n', error: 's.yaml:2: invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]' },
     { name: 'an empty file', text: '', error: 's.yaml: the file is empty (expected a mapping with name, cluster and timeline)' },
     { name: 'a list at the top', text: '- a\n', error: 's.yaml:1: expected a mapping with name, cluster and timeline, got a list' },
-    { name: 'an unknown top-level field', text: `${HEAD}timelin: []\n`, error: 's.yaml:7: timelin: unknown field (expected one of: name, description, seed, config, sim, cluster, clusters, objects, timeline)' },
+    { name: 'an unknown top-level field', text: `${HEAD}timelin: []\n`, error: 's.yaml:7: timelin: unknown field (expected one of: name, description, seed, config, sim, cluster, clusters, objects, accessEntries, timeline)' },
     { name: 'a missing name', text: HEAD.replace('name: t\n', ''), error: 's.yaml:1: name: required field is missing' },
     { name: 'a name that is not text', text: HEAD.replace('name: t', 'name: 5'), error: 's.yaml:1: name: expected a string, got number 5' },
     { name: 'a seed that is not whole', text: `${HEAD}seed: 1.5\n`, error: 's.yaml:7: seed: expected a whole number, got number 1.5' },
@@ -105,6 +105,8 @@ describe('a bad file is rejected with one line naming the line, the field and wh
     { name: 'a component on another admin action', text: withTimeline('admin: {action: pause, component: pd}'), error: 's.yaml:8: timeline[0].admin.component: component is only allowed with force-upgrade, not with pause' },
     { name: 'a limit on another admin action', text: withTimeline('admin: {action: status, limit: 3}'), error: 's.yaml:8: timeline[0].admin.limit: limit is only allowed with history, not with status' },
     { name: 'a history limit out of range', text: withTimeline('admin: {action: history, limit: 101}'), error: 's.yaml:8: timeline[0].admin.limit: 101 is out of range (1 to 100)' },
+    { name: 'an admin caller that is an STS session', text: withTimeline('admin: {action: pause, as: "arn:aws:sts::000000000000:assumed-role/a/b"}'), error: 's.yaml:8: timeline[0].admin.as: expected an IAM role or user ARN (arn:aws:iam::000000000000:role/NAME), got "arn:aws:sts::000000000000:assumed-role/a/b"' },
+    { name: 'an unknown expected answer', text: withTimeline('admin: {action: pause, expect: denied}'), error: 's.yaml:8: timeline[0].admin.expect: unknown expected answer "denied" (expected one of: forbidden)' },
     { name: 'an advance without a unit', text: withTimeline('advance: 10'), error: `s.yaml:8: timeline[0].advance: invalid duration 10: ${DURATION_HINT}` },
     { name: 'a delete that is not true', text: withTimeline('delete: false'), error: 's.yaml:8: timeline[0].delete: expected true, got boolean false' },
   ])('$name', ({ text, error }) => {
@@ -153,9 +155,11 @@ describe('objects: Secrets and ConfigMaps created before the cluster', () => {
   const withObjects = (yaml: string): string => `${HEAD}objects:\n${yaml}timeline: []\n`;
 
   it.each<{ name: string; objects: string; error: string }>([
-    { name: 'not a list', objects: '  a: 1\n', error: 's.yaml:7: objects: expected a list of Secret or ConfigMap manifests, got a mapping' },
-    { name: 'another kind', objects: '  - {apiVersion: v1, kind: Pod, metadata: {name: x}}\n', error: 's.yaml:8: objects[0].kind: expected one of: Secret, ConfigMap, got "Pod"' },
-    { name: 'another apiVersion', objects: '  - {apiVersion: apps/v1, kind: Secret, metadata: {name: x}}\n', error: 's.yaml:8: objects[0].apiVersion: expected v1, got "apps/v1"' },
+    { name: 'not a list', objects: '  a: 1\n', error: 's.yaml:7: objects: expected a list of manifests (Secret, ConfigMap, Role, RoleBinding, ClusterRole, ClusterRoleBinding), got a mapping' },
+    { name: 'another kind', objects: '  - {apiVersion: v1, kind: Pod, metadata: {name: x}}\n', error: 's.yaml:8: objects[0].kind: expected one of: Secret, ConfigMap, Role, RoleBinding, ClusterRole, ClusterRoleBinding, got "Pod"' },
+    { name: 'another apiVersion', objects: '  - {apiVersion: apps/v1, kind: Secret, metadata: {name: x}}\n', error: 's.yaml:8: objects[0].apiVersion: expected v1 for Secret, got "apps/v1"' },
+    { name: 'an RBAC kind with the core apiVersion', objects: '  - {apiVersion: v1, kind: RoleBinding, metadata: {name: x}}\n', error: 's.yaml:8: objects[0].apiVersion: expected rbac.authorization.k8s.io/v1 for RoleBinding, got "v1"' },
+    { name: 'a namespace on a cluster-scoped kind', objects: '  - {apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole, metadata: {name: x, namespace: demo}}\n', error: 's.yaml:8: objects[0].metadata.namespace: unknown field (expected one of: name, labels, annotations)' },
     { name: 'no name', objects: '  - {apiVersion: v1, kind: Secret, metadata: {}}\n', error: 's.yaml:8: objects[0].metadata.name: required field is missing' },
     { name: 'an unknown field', objects: '  - {apiVersion: v1, kind: ConfigMap, metadata: {name: x}, stringData: {a: b}}\n', error: 's.yaml:8: objects[0].stringData: unknown field (expected one of: apiVersion, kind, metadata, data, binaryData, immutable)' },
     { name: 'Secret data that is not base64', objects: '  - {apiVersion: v1, kind: Secret, metadata: {name: x}, data: {tls.crt: not base64!}}\n', error: 's.yaml:8: objects[0].data["tls.crt"]: expected base64 (use stringData for plain text)' },
@@ -179,6 +183,31 @@ describe('objects: Secrets and ConfigMaps created before the cluster', () => {
 
   it('none when the section is left out', () => {
     expect(parsed(withTimeline()).objects).toEqual([]);
+  });
+
+  it('a RoleBinding takes the cluster namespace; a ClusterRole has none', () => {
+    const scenario = parsed(withObjects('  - {apiVersion: rbac.authorization.k8s.io/v1, kind: RoleBinding, metadata: {name: b}, roleRef: {kind: ClusterRole, name: r}}\n  - {apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole, metadata: {name: r}, rules: []}\n'));
+    expect(scenario.objects.map((o) => [o.kind, o.metadata])).toEqual([['RoleBinding', { name: 'b', namespace: 'demo' }], ['ClusterRole', { name: 'r' }]]);
+  });
+});
+
+describe('accessEntries: the simulated EKS access entries', () => {
+  const withEntries = (yaml: string): string => `${HEAD}accessEntries:\n${yaml}timeline: []\n`;
+
+  it.each<{ name: string; entries: string; error: string }>([
+    { name: 'an STS session principal', entries: '  - {principalArn: "arn:aws:sts::000000000000:assumed-role/a/b"}\n', error: 's.yaml:8: accessEntries[0].principalArn: expected an IAM role or user ARN (arn:aws:iam::000000000000:role/NAME), got "arn:aws:sts::000000000000:assumed-role/a/b"' },
+    { name: 'a principal listed twice', entries: '  - {principalArn: "arn:aws:iam::000000000000:role/a"}\n  - {principalArn: "arn:aws:iam::000000000000:role/a"}\n', error: 's.yaml:9: accessEntries[1].principalArn: arn:aws:iam::000000000000:role/a has an access entry already (one per principal, as in EKS)' },
+    { name: 'the scenario operator', entries: '  - {principalArn: "arn:aws:iam::000000000000:role/scenario-operator"}\n', error: 's.yaml:8: accessEntries[0].principalArn: arn:aws:iam::000000000000:role/scenario-operator has an access entry already (one per principal, as in EKS)' },
+    { name: 'a system: group', entries: '  - {principalArn: "arn:aws:iam::000000000000:role/a", kubernetesGroups: ["system:masters"]}\n', error: 's.yaml:8: accessEntries[0].kubernetesGroups[0]: EKS refuses groups starting with "system:" in access entries, got "system:masters"' },
+    { name: 'an unknown field', entries: '  - {principalArn: "arn:aws:iam::000000000000:role/a", groups: [x]}\n', error: 's.yaml:8: accessEntries[0].groups: unknown field (expected one of: principalArn, username, kubernetesGroups)' },
+  ])('$name is a file error', ({ entries, error }) => {
+    const result = parseScenario(withEntries(entries), 's.yaml');
+    expect(result.ok ? 'accepted' : result.error).toBe(error);
+  });
+
+  it('a role without a user name gets EKS\'s default one', () => {
+    const scenario = parsed(withEntries('  - {principalArn: "arn:aws:iam::000000000000:role/ops/team-a", kubernetesGroups: [team-a]}\n'));
+    expect(scenario.accessEntries).toEqual([{ principalArn: 'arn:aws:iam::000000000000:role/ops/team-a', username: 'arn:aws:sts::000000000000:assumed-role/team-a/{{SessionName}}', kubernetesGroups: ['team-a'], type: 'STANDARD' }]);
   });
 });
 

@@ -69,6 +69,8 @@ File (YAML; full format in docs/SCENARIOS.md):
     leaderEviction: DURATION    default ${formatSpan(s.leaderEvictionMs)}
     maxStoreDownTime: DURATION  default ${formatSpan(s.maxStoreDownTimeMs)}
   cluster: MANIFEST             a TidbCluster (kind/apiVersion may be left out; namespace default "default")
+  objects: [MANIFEST]           Secrets, ConfigMaps, Roles, RoleBindings, ClusterRoles, ClusterRoleBindings created first
+  accessEntries: [{principalArn, username, kubernetesGroups}]   the simulated EKS access entries (admin as:)
   timeline:                     entries run in order, each with exactly one verb:
     - waitFor: ready | {component: pd|tikv|tiflash|tidb|ticdc|pump, phase: Normal|Upgrade|Scale}
                | {jsonpath: PATH, equals: VALUE}     (no match equals null)
@@ -82,7 +84,9 @@ File (YAML; full format in docs/SCENARIOS.md):
              | {kind: step-crash, afterActions: N, times: N} | {kind: duplicate-delivery, factor: 2..10, for: DURATION}
     - heal: {pod: POD} | {node: NODE} | {image: IMAGE}
     - world: {pdLeader: POD} | {pdConfig: {...}} | {ticdcOwner: POD}
-    - admin: {action: reconcile|force-upgrade|pause|resume|status|history, component: C, limit: N}  (component: force-upgrade only; limit: history only, 1..100)
+    - admin: {action: reconcile|force-upgrade|pause|resume|status|history, component: C, limit: N, as: ARN, expect: forbidden}
+               (component: force-upgrade only; limit: history only, 1..100; as: the caller's IAM role or user ARN,
+               default the scenario operator, admin everywhere; expect: forbidden passes only if the caller is refused)
     - advance: DURATION
     - delete: true
   DURATION: ms, s, m, h and combinations (250ms, 90s, 5m, 1h30m).

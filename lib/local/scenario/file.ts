@@ -13,6 +13,7 @@ import { buildNameRules } from './names.js';
 import { nodeNames } from '../../sim/nodes.js';
 import type { FieldPath } from './reader.js';
 import { expectMapping, FieldError, formatPath, readInteger, readString, rejectUnknownFields, required } from './reader.js';
+import { readAccessEntries } from './access-entries.js';
 import { readObjects } from './objects.js';
 import { readCluster, readClusters, readConfig, readSim } from './sections.js';
 import { readTimeline } from './timeline.js';
@@ -20,7 +21,7 @@ import type { Scenario, TidbClusterManifest } from './types.js';
 import { MAX_SEED } from './types.js';
 
 /** The top-level fields of a scenario file. */
-export const SCENARIO_FIELDS = ['name', 'description', 'seed', 'config', 'sim', 'cluster', 'clusters', 'objects', 'timeline'] as const;
+export const SCENARIO_FIELDS = ['name', 'description', 'seed', 'config', 'sim', 'cluster', 'clusters', 'objects', 'accessEntries', 'timeline'] as const;
 
 /**
  * The outcome of parsing a file. On failure `error` is the one line to print (exit 2); `path` is
@@ -77,11 +78,12 @@ function readScenario(raw: unknown, fileName: string, lineOf: (path: FieldPath) 
   const clusters = 'clusters' in root && options.cluster === undefined ? readClusters(root['clusters']) : [readCluster(options.cluster ?? required(root, 'cluster', []))];
   const [cluster, ...others] = clusters as [TidbClusterManifest, ...TidbClusterManifest[]];
   const objects = readObjects(root['objects'], cluster.metadata.namespace);
+  const accessEntries = readAccessEntries(root['accessEntries']);
   const nodes = sim.nodePools ? nodeNames(sim.nodePools) : undefined;
   // Patches act on the first cluster; pods of every cluster may be named.
   const rules = { ...buildNameRules(cluster, root['timeline'], sim.nodes, nodes), others: others.map((c) => buildNameRules(c, undefined, sim.nodes, nodes)) };
   const timeline = readTimeline(root['timeline'], rules, lineOf);
-  return { fileName, name, description, seed, config, sim, cluster, clusters, objects, timeline };
+  return { fileName, name, description, seed, config, sim, cluster, clusters, objects, ...(accessEntries.length > 0 ? { accessEntries } : {}), timeline };
 }
 
 function readDescription(value: unknown): string {

@@ -1,7 +1,9 @@
 /**
  * The `objects:` section of a scenario file: Secrets and ConfigMaps a user would create beside the
- * TidbCluster (e.g. the TLS certificates of `tlsCluster`, made with cert-manager or kubectl). Each
- * is a manifest with `apiVersion: v1`, `kind` Secret or ConfigMap, `metadata.name`, and
+ * TidbCluster (e.g. the TLS certificates of `tlsCluster`, made with cert-manager or kubectl), and
+ * RBAC objects (Role, RoleBinding, ClusterRole, ClusterRoleBinding: e.g. who may use the admin
+ * function's mutating actions in which namespace). Each is a manifest with its kind's apiVersion
+ * (`v1`, `rbac.authorization.k8s.io/v1`), `metadata.name`, and for namespaced kinds
  * `metadata.namespace` defaulting to the cluster's; they are created at t = 0, before the
  * TidbCluster, through the same API server checks as any write. Anything else is a file error.
  */
@@ -10,25 +12,33 @@ import { describeValue, FieldError, readJsonObject, readString, rejectUnknownFie
 import type { JsonObject } from './types.js';
 
 /** The kinds `objects:` may hold. */
-export const OBJECT_KINDS = ['Secret', 'ConfigMap'] as const;
+export const OBJECT_KINDS = ['Secret', 'ConfigMap', 'Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding'] as const;
 
-/** The fields an object may have, by kind (the writable fields of core/v1). */
-const FIELDS: Record<(typeof OBJECT_KINDS)[number], readonly string[]> = {
-  Secret: ['apiVersion', 'kind', 'metadata', 'type', 'data', 'stringData', 'immutable'],
-  ConfigMap: ['apiVersion', 'kind', 'metadata', 'data', 'binaryData', 'immutable'],
+type ObjectKind = (typeof OBJECT_KINDS)[number];
+
+const RBAC_V1 = 'rbac.authorization.k8s.io/v1';
+
+/** Each kind's apiVersion, writable fields, and whether it lives in a namespace. */
+const KINDS: Record<ObjectKind, { readonly apiVersion: string; readonly fields: readonly string[]; readonly namespaced: boolean }> = {
+  Secret: { apiVersion: 'v1', fields: ['apiVersion', 'kind', 'metadata', 'type', 'data', 'stringData', 'immutable'], namespaced: true },
+  ConfigMap: { apiVersion: 'v1', fields: ['apiVersion', 'kind', 'metadata', 'data', 'binaryData', 'immutable'], namespaced: true },
+  Role: { apiVersion: RBAC_V1, fields: ['apiVersion', 'kind', 'metadata', 'rules'], namespaced: true },
+  RoleBinding: { apiVersion: RBAC_V1, fields: ['apiVersion', 'kind', 'metadata', 'roleRef', 'subjects'], namespaced: true },
+  ClusterRole: { apiVersion: RBAC_V1, fields: ['apiVersion', 'kind', 'metadata', 'rules', 'aggregationRule'], namespaced: false },
+  ClusterRoleBinding: { apiVersion: RBAC_V1, fields: ['apiVersion', 'kind', 'metadata', 'roleRef', 'subjects'], namespaced: false },
 };
 
-/** One object to create: the manifest with its namespace filled in. */
-export type ScenarioObject = JsonObject & { readonly kind: (typeof OBJECT_KINDS)[number]; readonly metadata: { name: string; namespace: string } };
+/** One object to create: the manifest with its namespace filled in (none for cluster-scoped kinds). */
+export type ScenarioObject = JsonObject & { readonly kind: ObjectKind; readonly metadata: { name: string; namespace?: string } };
 
 /** Reads `objects:` (absent or empty: none); names must be unique per kind and namespace. */
 export function readObjects(raw: unknown, clusterNamespace: string): readonly ScenarioObject[] {
   if (raw === undefined || raw === null) return [];
-  if (!Array.isArray(raw)) throw new FieldError(['objects'], `expected a list of Secret or ConfigMap manifests, got ${describeValue(raw)}`);
+  if (!Array.isArray(raw)) throw new FieldError(['objects'], `expected a list of manifests (${OBJECT_KINDS.join(', ')}), got ${describeValue(raw)}`);
   const seen = new Set<string>();
   return raw.map((item, i) => {
     const object = readObject(item, ['objects', i], clusterNamespace);
-    const id = `${object.kind}/${object.metadata.namespace}/${object.metadata.name}`;
+    const id = `${object.kind}/${object.metadata.namespace ?? ''}/${object.metadata.name}`.replace('//', '/');
     if (seen.has(id)) throw new FieldError(['objects', i, 'metadata', 'name'], `${id} is listed twice`);
     seen.add(id);
     return object;
@@ -36,21 +46,27 @@ export function readObjects(raw: unknown, clusterNamespace: string): readonly Sc
 }
 
 function readObject(raw: unknown, path: FieldPath, clusterNamespace: string): ScenarioObject {
-  const manifest = readJsonObject(raw, path, 'a Secret or ConfigMap manifest');
-  const apiVersion = readString(required(manifest, 'apiVersion', path), [...path, 'apiVersion']);
-  if (apiVersion !== 'v1') throw new FieldError([...path, 'apiVersion'], `expected v1, got ${JSON.stringify(apiVersion)}`);
+  const manifest = readJsonObject(raw, path, `a manifest (${OBJECT_KINDS.join(', ')})`);
   const kind = readString(required(manifest, 'kind', path), [...path, 'kind']);
-  if (kind !== 'Secret' && kind !== 'ConfigMap') throw new FieldError([...path, 'kind'], `expected one of: ${OBJECT_KINDS.join(', ')}, got ${JSON.stringify(kind)}`);
-  rejectUnknownFields(manifest, path, FIELDS[kind]);
+  if (!isObjectKind(kind)) throw new FieldError([...path, 'kind'], `expected one of: ${OBJECT_KINDS.join(', ')}, got ${JSON.stringify(kind)}`);
+  const spec = KINDS[kind];
+  const apiVersion = readString(required(manifest, 'apiVersion', path), [...path, 'apiVersion']);
+  if (apiVersion !== spec.apiVersion) throw new FieldError([...path, 'apiVersion'], `expected ${spec.apiVersion} for ${kind}, got ${JSON.stringify(apiVersion)}`);
+  rejectUnknownFields(manifest, path, spec.fields);
   const metadataPath: FieldPath = [...path, 'metadata'];
   const metadata = readJsonObject(required(manifest, 'metadata', path), metadataPath);
-  rejectUnknownFields(metadata, metadataPath, ['name', 'namespace', 'labels', 'annotations']);
+  rejectUnknownFields(metadata, metadataPath, spec.namespaced ? ['name', 'namespace', 'labels', 'annotations'] : ['name', 'labels', 'annotations']);
   const name = readString(required(metadata, 'name', metadataPath), [...metadataPath, 'name']);
+  if (!spec.namespaced) return { ...manifest, kind, metadata: { ...metadata, name } } as ScenarioObject;
   const namespace = 'namespace' in metadata ? readString(metadata['namespace'], [...metadataPath, 'namespace']) : clusterNamespace;
   for (const field of ['data', 'stringData', 'binaryData'] as const) {
     if (field in manifest) readStringMap(manifest[field], [...path, field], kind === 'Secret' && field === 'data');
   }
   return { ...manifest, kind, metadata: { ...metadata, name, namespace } } as ScenarioObject;
+}
+
+function isObjectKind(kind: string): kind is ObjectKind {
+  return (OBJECT_KINDS as readonly string[]).includes(kind);
 }
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;

@@ -91,8 +91,11 @@ export function describeEntry(entry: TimelineEntry): string {
     case 'world':
       if (entry.change.kind === 'pdConfig') return `world pdConfig ${shorten(JSON.stringify(entry.change.config))}`;
       return `world ${entry.change.kind} ${entry.change.pod}`;
-    case 'admin':
-      return entry.admin.action === 'force-upgrade' ? `admin force-upgrade ${entry.admin.component}` : `admin ${entry.admin.action}`;
+    case 'admin': {
+      const what = entry.admin.action === 'force-upgrade' ? `admin force-upgrade ${entry.admin.component}` : `admin ${entry.admin.action}`;
+      const as = entry.admin.as === undefined ? '' : ` as ${entry.admin.as.slice(entry.admin.as.indexOf(':', 'arn:aws:iam::'.length) + 1)}`;
+      return `${what}${as}${entry.admin.expect === 'forbidden' ? ' (expect forbidden)' : ''}`;
+    }
     case 'advance':
       return `advance ${formatSpan(entry.durationMs)}`;
     case 'delete':

@@ -24,6 +24,7 @@ import {
   rejectUnknownFields,
   required,
 } from './reader.js';
+import { readIamPrincipal } from './access-entries.js';
 import type { AdminStep, JsonObject, TimelineEntry, Verb, WaitCondition } from './types.js';
 import { COMPONENTS, PHASES, VERBS } from './types.js';
 
@@ -160,8 +161,16 @@ function isAnnotationKey(key: string): boolean {
 }
 
 function readAdmin(value: unknown, path: FieldPath): AdminStep {
-  const map = expectMapping(value, path, 'a mapping {action, component?, limit?}');
-  rejectUnknownFields(map, path, ['action', 'component', 'limit']);
+  const map = expectMapping(value, path, 'a mapping {action, component?, limit?, as?, expect?}');
+  rejectUnknownFields(map, path, ['action', 'component', 'limit', 'as', 'expect']);
+  const caller = {
+    ...('as' in map ? { as: readIamPrincipal(map['as'], [...path, 'as']) } : {}),
+    ...('expect' in map ? { expect: readOneOf(map['expect'], [...path, 'expect'], ['forbidden'] as const, 'expected answer') } : {}),
+  };
+  return { ...readAdminAction(map, path), ...caller };
+}
+
+function readAdminAction(map: Record<string, unknown>, path: FieldPath): AdminStep {
   const action = readOneOf(required(map, 'action', path), [...path, 'action'], ADMIN_ACTIONS, 'admin action');
   if ('limit' in map && action !== 'history') throw new FieldError([...path, 'limit'], `limit is only allowed with history, not with ${action}`);
   if (action === 'history') return 'limit' in map ? { action, limit: readInteger(map['limit'], [...path, 'limit'], 1, MAX_HISTORY_LIMIT) } : { action };

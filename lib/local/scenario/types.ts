@@ -4,6 +4,7 @@
  * only these types; the YAML text never reaches it. See docs/SCENARIOS.md for the file format.
  */
 import type { FailoverPeriods } from '../../model/config.js';
+import type { AccessEntry } from '../../eks/port.js';
 import type { AdminAction, AdminComponent } from '../../platform/admin-request.js';
 import type { JsonPath } from './jsonpath.js';
 import type { ScenarioObject } from './objects.js';
@@ -122,11 +123,15 @@ export type WorldChange =
   | { readonly kind: 'pdConfig'; readonly config: JsonObject }
   | { readonly kind: 'ticdcOwner'; readonly pod: string };
 
-/** An admin-function invocation; `force-upgrade` names its component, `history` may limit its records. */
-export type AdminStep =
+/**
+ * An admin-function invocation; `force-upgrade` names its component, `history` may limit its records;
+ * `as` is the caller's IAM role or user ARN (default: the scenario operator, admin of every namespace).
+ */
+export type AdminStep = (
   | { readonly action: 'force-upgrade'; readonly component: AdminComponent }
   | { readonly action: 'history'; readonly limit?: number }
-  | { readonly action: Exclude<AdminAction, 'force-upgrade' | 'history'> };
+  | { readonly action: Exclude<AdminAction, 'force-upgrade' | 'history'> }
+) & { readonly as?: string; readonly expect?: 'forbidden' };
 
 /** One timeline entry: its verb with its argument, its position, and its line in the file. */
 export type TimelineEntry = { readonly index: number; readonly line?: number } & (
@@ -155,6 +160,8 @@ export type Scenario = {
   readonly clusters: readonly TidbClusterManifest[];
   /** Secrets and ConfigMaps created at t = 0 before the cluster (`objects:`; see objects.ts). */
   readonly objects: readonly ScenarioObject[];
+  /** The simulated EKS cluster's access entries besides the scenario operator's (`accessEntries:`). */
+  readonly accessEntries?: readonly AccessEntry[];
   readonly timeline: readonly TimelineEntry[];
   /**
    * `simulate --from-kubeconfig`: the live cluster's objects (see lib/local/twin.ts), created at t = 0

@@ -7,7 +7,7 @@
 
 import type { Context } from 'aws-lambda';
 
-import type { KubeObject, KubePort, ObjectList, PageRequest, TidbClusterPage } from '../../../lib/kube/port.js';
+import type { AccessReview, EventInput, KubeObject, KubePort, ObjectList, PageRequest, TidbClusterPage } from '../../../lib/kube/port.js';
 import type { PumpPort, TicdcPort, TidbStatusPort, TiflashStatusPort, TikvStatusPort } from '../../../lib/components/port.js';
 import type { PdPort } from '../../../lib/pd/port.js';
 import { VirtualClock } from '../../../lib/platform/clock.js';
@@ -85,8 +85,18 @@ export class FakeKube implements KubePort {
     throw new TransientError('patch is not expected here');
   };
   delete = async () => undefined;
-  createEvent = async () => ({ name: 'e', created: true });
+  /** The Events recorded, in order. */
+  readonly events: EventInput[] = [];
+  createEvent = async (event: EventInput) => (this.events.push(event), { name: `e${this.events.length}`, created: true });
   hasSecret = async () => true;
+  /** The SubjectAccessReviews asked, in order; `allow` decides them (default: nothing is allowed). */
+  readonly reviews: AccessReview[] = [];
+  allow: (review: AccessReview) => boolean = () => false;
+  reviewAccess = async (review: AccessReview) => {
+    this.reviews.push(review);
+    const allowed = this.allow(review);
+    return { allowed, denied: false, reason: allowed ? 'RBAC: allowed by the fake' : '' };
+  };
 }
 
 const pdDown = (): PdPort =>
