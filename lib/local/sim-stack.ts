@@ -2,7 +2,8 @@
  * Everything `simulate` runs, on one virtual clock: the simulated world (API server over HTTP,
  * controllers, kubelet, TiDB processes), an embedded DynamoDB, the in-process reconcile queue, the
  * real exporter core (fed in process from the object store), and the real Lambda handlers —
- * reconcile, sweep, admin — built on a local runtime. Only the ends differ from AWS.
+ * reconcile, sweep, admin — each on its own local runtime signed as its own role. Only the ends
+ * differ from AWS, and they enforce the packaged template's IAM (lib/local/iam/).
  */
 import type { Context, SQSEvent } from 'aws-lambda';
 import { createAdminHandler } from '../../functions/admin.js';
@@ -18,8 +19,12 @@ import type { OutgoingMessage, ReconcileQueue } from '../queue/port.js';
 import { ApiError } from '../sim/api-error.js';
 import { TidbSimulation } from '../sim/tidb/simulation.js';
 import { SimWorld } from '../sim/world.js';
+import { DynamoStateStore } from '../state/dynamo.js';
+import type { StateStore } from '../state/port.js';
+import { MemoryScheduler } from '../timer/memory-scheduler.js';
 import type { Runtime } from '../wiring/ports.js';
 import { localRuntime } from '../wiring/ports.js';
+import type { LocalIam } from './iam/authority.js';
 import { type AsyncFailure, AsyncInvoker } from './async-invocation.js';
 import { type EmbeddedDynamo, startEmbeddedDynamo } from './dynalite.js';
 import { HandlerClock } from './handler-clock.js';
@@ -75,6 +80,21 @@ export class SimStack {
   private current: MortalRuntime | undefined;
   private invocationSeq = 0;
 
+  /** The reconcile function's runtime. */
+  get runtime(): Runtime {
+    return this.runtimes.reconcile;
+  }
+
+  /** The local world's IAM: what each function was allowed, and every refusal. */
+  get iam(): LocalIam {
+    return this.dynamo.identities.iam;
+  }
+
+  /** The state table read as the deployer (diagnosis and tests), not as any function. */
+  get inspector(): StateStore {
+    return new DynamoStateStore(this.dynamo.client, { tableName: this.dynamo.tableName });
+  }
+
   private constructor(
     readonly clock: VirtualClock,
     /** The handlers' clock: `clock`, with sleeps that let virtual time pass (see `HandlerClock`). */
@@ -84,15 +104,23 @@ export class SimStack {
     readonly world: SimWorld,
     readonly dynamo: EmbeddedDynamo,
     readonly queue: MemoryReconcileQueue,
-    readonly runtime: Runtime,
+    /** Each function's runtime: its own role, clients and caches (separate Lambda containers). */
+    readonly runtimes: Readonly<Record<SimFunction, Runtime>>,
     readonly exporter: Exporter,
     readonly delivery: VirtualEventSource,
+    /** Every call IAM refused, stamped with virtual time (a scenario with any fails). */
+    readonly denials: readonly { readonly atMs: number; readonly message: string }[],
   ) {
     this.sweeps = new AsyncInvoker(clock, () => this.invokeSweep(), (f: AsyncFailure) => this.invocationFailed({ fn: 'sweep', error: f.error, ...(f.retryInMs === undefined ? {} : { retryInMs: f.retryInMs }) }));
   }
 
-  /** Builds and starts the stack for `scenario` with `seed`. */
-  static async start(scenario: Scenario, seed: number, options: { verbose?: boolean } = {}): Promise<SimStack> {
+  /**
+   * Builds and starts the stack for `scenario` with `seed`. Every function runs as its own role of
+   * the packaged template (`iam`, default `localIam()`): its own DynamoDB client behind the IAM
+   * front, its own view of the queue and the scheduler; reconcile's role also plays the SQS event
+   * source mapping that receives and deletes its batches.
+   */
+  static async start(scenario: Scenario, seed: number, options: { verbose?: boolean; iam?: LocalIam } = {}): Promise<SimStack> {
     const holder: { stack?: SimStack } = {};
     const clock = new VirtualClock();
     const logger: Logger = options.verbose ? new StreamLogger(() => clock.nowMs()) : silentLogger;
@@ -101,32 +129,43 @@ export class SimStack {
     const sim = new TidbSimulation({ seed, knobs });
     const world = await SimWorld.start({ clock: clock, nodes: nodePools ?? scenario.sim.nodes, podStartupMs: scenario.sim.podStartupMs, runtimes: [sim.runtime], random: sim.random, proxyRandom: sim.proxyRandom });
     sim.attach(world);
-    const dynamo = await startEmbeddedDynamo();
+    const dynamo = await startEmbeddedDynamo(undefined, options.iam);
+    const ids = dynamo.identities;
+    const denials: { atMs: number; message: string }[] = [];
+    ids.iam.onDenial = (d) => denials.push({ atMs: clock.nowMs(), message: `${d.principal}: ${d.message}` });
     const queue = new MemoryReconcileQueue({ clock: clock, visibilityTimeoutSeconds: 370, maxReceiveCount: 5, random: seededRandom(seed) });
     const handlerClock = new HandlerClock(clock, () => holder.stack?.exporterIdle() ?? Promise.resolve());
-    const base = localRuntime({
-      kubeConfig: world.kubeconfig(),
-      dynamo: dynamo.client,
-      tableName: dynamo.tableName,
-      queue,
-      clock: handlerClock,
-      config: reconcilerConfig(scenario),
-      logger,
-      clientRandom: seededRandom(seed + 3),
-    });
+    const scheduler = new MemoryScheduler({ clock: handlerClock, queue, deliverTo: ids.deliverTo(queue) });
     const sending: ReconcileQueue = {
       send: (m) => sendWithDuplicates(holder.stack, queue, m),
       receive: (max, waitMs, signal) => queue.receive(max, waitMs, signal),
       delete: (handles) => queue.delete(handles),
       changeVisibility: (handle, seconds) => queue.changeVisibility(handle, seconds),
     };
-    const counted: Runtime = { ...base, random: seededRandom(seed + 2), newReconcileId: seededIds(seededRandom(seed + 4)), state: countingClaims(base, () => holder.stack && holder.stack.steps++), queue: sending };
+    const shared = { config: reconcilerConfig(scenario), clientRandom: seededRandom(seed + 3), random: seededRandom(seed + 2), newReconcileId: seededIds(seededRandom(seed + 4)) };
+    const runtimeOf = (fn: SimFunction): Runtime => {
+      const base = localRuntime({
+        kubeConfig: world.kubeconfig(),
+        dynamo: ids.dynamo(fn),
+        tableName: dynamo.tableName,
+        queue: ids.queue(fn, queue),
+        clock: handlerClock,
+        config: shared.config,
+        logger,
+        clientRandom: shared.clientRandom,
+        scheduler: ids.scheduler(fn, scheduler),
+        timerTarget: ids.timerTarget,
+      });
+      const state = countingClaims(base, () => holder.stack && holder.stack.steps++);
+      return { ...base, random: shared.random, newReconcileId: shared.newReconcileId, state, queue: ids.queue(fn, sending) };
+    };
+    const runtimes = { reconcile: runtimeOf('reconcile'), sweep: runtimeOf('sweep'), admin: runtimeOf('admin') };
     const exporter = new Exporter(
-      { source: new StoreWatchSource(world.store), queue: sending, state: base.state, clock: clock, logger, random: seededRandom(seed + 1) },
-      { k8sCluster: base.k8sCluster, resources: watchedResources(), flushWindowMs: 1000 },
+      { source: new StoreWatchSource(world.store), queue: ids.queue('exporter', sending), state: new DynamoStateStore(ids.dynamo('exporter'), { tableName: dynamo.tableName }), clock: clock, logger, random: seededRandom(seed + 1) },
+      { k8sCluster: runtimes.reconcile.k8sCluster, resources: watchedResources(), flushWindowMs: 1000 },
     );
-    const delivery = new VirtualEventSource(queue, (event) => holder.stack?.invokeReconcile(event) ?? Promise.resolve({ batchItemFailures: [] }), clock);
-    const stack = new SimStack(clock, handlerClock, scenario, sim, world, dynamo, queue, counted, exporter, delivery);
+    const delivery = new VirtualEventSource(ids.queue('reconcile', queue), (event) => holder.stack?.invokeReconcile(event) ?? Promise.resolve({ batchItemFailures: [] }), clock, ids.queueArn);
+    const stack = new SimStack(clock, handlerClock, scenario, sim, world, dynamo, queue, runtimes, exporter, delivery, denials);
     holder.stack = stack;
     world.server.onWrite = () => stack.countWrite();
     const previousHook = world.server.requestHook;
@@ -163,7 +202,7 @@ export class SimStack {
    */
   async invokeAdmin(payload: unknown): Promise<unknown> {
     try {
-      return await createAdminHandler({ runtime: () => this.runtime })(payload as never, simulatedContext(`admin-${++this.invocationSeq}`));
+      return await createAdminHandler({ runtime: () => this.runtimes.admin })(payload as never, simulatedContext(`admin-${++this.invocationSeq}`));
     } catch (err) {
       this.invocationFailed({ fn: 'admin', error: errorMessage(err) });
       return { ok: false, error: `function error: ${errorMessage(err)}` };
@@ -172,7 +211,7 @@ export class SimStack {
 
   /** Invokes the real sweep handler (the EventBridge schedule's target); throws what it throws (see `sweeps`). */
   async invokeSweep(): Promise<void> {
-    await createSweepHandler({ runtime: () => this.runtime })({} as never, simulatedContext(`sweep-${++this.invocationSeq}`));
+    await createSweepHandler({ runtime: () => this.runtimes.sweep })({} as never, simulatedContext(`sweep-${++this.invocationSeq}`));
   }
 
   /**

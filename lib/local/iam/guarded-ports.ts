@@ -1,0 +1,70 @@
+/**
+ * IAM for the in-memory AWS ends (the simulator's reconcile queue, the local EventBridge Scheduler):
+ * port decorators that authorise each call as AWS would before the end sees it, and throw what the
+ * SDK would raise for a refusal. SQS checks the queue action (a batch by its single action);
+ * Scheduler checks `scheduler:<Op>` on the schedule's ARN and, for CreateSchedule and
+ * UpdateSchedule, `iam:PassRole` on the target's role with `iam:PassedToService`
+ * (https://docs.aws.amazon.com/scheduler/latest/UserGuide/setting-up.html#setting-up-execution-role).
+ * A due schedule delivers as the role its target names, which Scheduler assumes with the schedule's
+ * account and group as `aws:SourceAccount` / `aws:SourceArn`.
+ */
+import type { OutgoingMessage, ReceivedRecord, ReconcileQueue } from '../../queue/port.js';
+import type { ScheduleRequest, SchedulerPort } from '../../timer/port.js';
+import { AccessDeniedError, type LocalIam, type Principal } from './authority.js';
+
+/**
+ * SQS over the JSON protocol answers a refusal with the query-compatible code `AccessDenied`
+ * (`x-amzn-query-error`), and that is the name the SDK gives the error (see wire.ts).
+ */
+const SQS_DENIED_NAME = 'AccessDenied';
+
+/** `queue` with every call authorised for `principal` on `queueArn`. */
+export function guardQueue<Q extends Partial<ReconcileQueue>>(queue: Q, iam: LocalIam, principal: Principal, queueArn: string): Q {
+  const check = (action: string): void => sqsAuthorize(iam, principal, action, queueArn);
+  const guarded: Partial<ReconcileQueue> = {
+    ...(queue.send ? { send: (m: readonly OutgoingMessage[]) => (check('sqs:SendMessage'), queue.send?.(m) ?? Promise.resolve()) } : {}),
+    ...(queue.receive ? { receive: (max: number, waitMs: number, signal?: AbortSignal): Promise<ReceivedRecord[]> => (check('sqs:ReceiveMessage'), queue.receive?.(max, waitMs, signal) ?? Promise.resolve([])) } : {}),
+    ...(queue.delete ? { delete: (handles: readonly string[]) => (check('sqs:DeleteMessage'), queue.delete?.(handles) ?? Promise.resolve()) } : {}),
+    ...(queue.changeVisibility ? { changeVisibility: (h: string, s: number) => (check('sqs:ChangeMessageVisibility'), queue.changeVisibility?.(h, s) ?? Promise.resolve()) } : {}),
+  };
+  return { ...queue, ...guarded };
+}
+
+function sqsAuthorize(iam: LocalIam, principal: Principal, action: string, queueArn: string): void {
+  try {
+    iam.authorize(principal, action, [queueArn]);
+  } catch (err) {
+    if (err instanceof AccessDeniedError) throw new AccessDeniedError(err.message, SQS_DENIED_NAME);
+    throw err;
+  }
+}
+
+/** `scheduler` with every call authorised for `principal` (see the module comment). */
+export function guardScheduler(scheduler: SchedulerPort, iam: LocalIam, principal: Principal): SchedulerPort {
+  const { partition, region, account } = iam.resolver;
+  const arn = (name: string, group: string | undefined): string => `arn:${partition}:scheduler:${region}:${account}:schedule/${group ?? 'default'}/${name}`;
+  const withPassRole = (action: string, request: ScheduleRequest): void => {
+    iam.authorize(principal, action, [arn(request.Name, request.GroupName)]);
+    iam.authorize(principal, 'iam:PassRole', [request.Target.RoleArn], { 'iam:PassedToService': 'scheduler.amazonaws.com' });
+  };
+  return {
+    createSchedule: async (request) => (withPassRole('scheduler:CreateSchedule', request), scheduler.createSchedule(request)),
+    updateSchedule: async (request) => (withPassRole('scheduler:UpdateSchedule', request), scheduler.updateSchedule(request)),
+    deleteSchedule: async (name, group) => (iam.authorize(principal, 'scheduler:DeleteSchedule', [arn(name, group)]), scheduler.deleteSchedule(name, group)),
+  };
+}
+
+/**
+ * Where a due schedule delivers: Scheduler assumes the target's role (its trust policy decides,
+ * with this account and the schedule's group), then sends to the queue as that role.
+ */
+export function scheduleDelivery(iam: LocalIam, queue: Pick<ReconcileQueue, 'send'>, queueArn: string): (request: ScheduleRequest) => Pick<ReconcileQueue, 'send'> {
+  const { partition, region, account } = iam.resolver;
+  return (request) => {
+    const role = iam.roleByArn(request.Target.RoleArn);
+    if (role === undefined) throw new AccessDeniedError(`scheduler.amazonaws.com is not authorized to perform: sts:AssumeRole on resource: ${request.Target.RoleArn}`);
+    const sourceArn = `arn:${partition}:scheduler:${region}:${account}:schedule-group/${request.GroupName ?? 'default'}`;
+    const principal = iam.assumeByService(role.logicalId, 'scheduler.amazonaws.com', { 'aws:SourceAccount': account, 'aws:SourceArn': sourceArn }, request.Name.slice(0, 64));
+    return guardQueue(queue, iam, principal, queueArn);
+  };
+}
