@@ -150,6 +150,17 @@ export class LocalIam {
     this.onDenial?.(denial);
   }
 
+  /**
+   * The actions function `fn`'s role allows that `fn` was never allowed to do here, less `exempt`
+   * (what the Lambda service, not the function's code, does as the role). Empty when the role is
+   * exactly what the function used.
+   */
+  unusedGrants(fn: string, exempt: readonly string[] = []): string[] {
+    const used = this.used.get(fn) ?? new Set<string>();
+    const role = this.extract.functions[fn]?.role ?? '';
+    return this.grantedActions(role).filter((action) => !exempt.includes(action) && ![...used].some((u) => u.toLowerCase() === action.toLowerCase()));
+  }
+
   /** The actions role `logicalId` allows (its Allow statements' `Action`s, as written). */
   grantedActions(logicalId: string): string[] {
     return this.role(logicalId).statements.filter((s) => s.Effect === 'Allow').flatMap((s) => (s.Action === undefined ? [] : typeof s.Action === 'string' ? [s.Action] : [...s.Action]));
