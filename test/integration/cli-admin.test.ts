@@ -15,10 +15,10 @@ import { startAdminEndpoint, writeEndpointFile, type AdminEndpoint } from '../..
 import { RealClock } from '../../lib/platform/clock.js';
 import { MemoryReconcileQueue } from '../../lib/queue/memory.js';
 import { tidbClusterObject } from '../../lib/sim/tidb/manifests.js';
-import { ensureTable } from '../../lib/state/table.js';
+import { MemoryScheduler } from '../../lib/timer/memory-scheduler.js';
 import { localRuntime } from '../../lib/wiring/ports.js';
 import { startBareServer, type BareServer } from '../support/api-server.js';
-import { startDynalite, type LocalDynamo } from '../support/dynamo.js';
+import { type EmbeddedDynamo, startEmbeddedDynamo } from '../../lib/local/dynalite.js';
 import { handCluster } from './tidb-harness.js';
 
 /** Runs the command, collecting what it prints. */
@@ -123,15 +123,18 @@ describe('admin against a deployed stack (the AWS SDK Lambda client)', () => {
 describe('admin against the local stack (its admin endpoint, the real handler, dynalite)', () => {
   const TABLE = 'cli-admin';
   let api: BareServer;
-  let dynamo: LocalDynamo;
+  let dynamo: EmbeddedDynamo;
   let endpoint: AdminEndpoint;
   let stackFile: string;
   beforeAll(async () => {
     api = await startBareServer();
-    dynamo = await startDynalite();
-    await ensureTable(dynamo.client, TABLE);
+    // The admin function as its own role of the packaged template, enforced by the local ends.
+    dynamo = await startEmbeddedDynamo(TABLE);
+    const ids = dynamo.identities;
     const clock = new RealClock();
-    const runtime = localRuntime({ kubeConfig: api.kubeConfig, dynamo: dynamo.client, tableName: TABLE, queue: new MemoryReconcileQueue({ clock }), clock, k8sCluster: 'local' });
+    const queue = new MemoryReconcileQueue({ clock });
+    const scheduler = ids.scheduler('admin', new MemoryScheduler({ clock, queue, deliverTo: ids.deliverTo(queue) }));
+    const runtime = localRuntime({ kubeConfig: api.kubeConfig, dynamo: ids.dynamo('admin'), tableName: TABLE, queue: ids.queue('admin', queue), clock, k8sCluster: 'local', scheduler, timerTarget: ids.timerTarget });
     endpoint = await startAdminEndpoint(createAdminHandler({ runtime: () => runtime }));
     stackFile = join(mkdtempSync(join(tmpdir(), 'admin-')), '.tidb-reconciler', 'local-stack.json');
     writeEndpointFile(stackFile, { pid: process.pid, adminUrl: endpoint.url, apiServerUrl: api.url });
@@ -141,7 +144,7 @@ describe('admin against the local stack (its admin endpoint, the real handler, d
   afterAll(async () => {
     await endpoint.stop();
     await api.close();
-    await dynamo.stop();
+    await dynamo.close();
   });
 
   it('pause writes spec.paused and steps; history then lists that step; status shows the state', async () => {
@@ -159,6 +162,11 @@ describe('admin against the local stack (its admin endpoint, the real handler, d
     expect(status.out).toContain('TidbCluster demo/basic   (key local/demo/basic)');
     expect(status.out).toContain('Lease:        free');
     expect(status.out).toMatch(/Fence:\s+1/);
+  });
+
+  it('every call of the admin function was allowed by its role', () => {
+    expect(dynamo.identities.iam.denials).toEqual([]);
+    expect(dynamo.identities.iam.used.get('admin')).toEqual(expect.any(Set));
   });
 
   it('a cluster that does not exist is answered ok:false naming cluster (exit 1)', async () => {
