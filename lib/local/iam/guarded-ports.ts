@@ -19,15 +19,14 @@ import { AccessDeniedError, type LocalIam, type Principal } from './authority.js
 const SQS_DENIED_NAME = 'AccessDenied';
 
 /** `queue` with every call authorised for `principal` on `queueArn`. */
-export function guardQueue<Q extends Partial<ReconcileQueue>>(queue: Q, iam: LocalIam, principal: Principal, queueArn: string): Q {
+export function guardQueue(queue: ReconcileQueue, iam: LocalIam, principal: Principal, queueArn: string): ReconcileQueue {
   const check = (action: string): void => sqsAuthorize(iam, principal, action, queueArn);
-  const guarded: Partial<ReconcileQueue> = {
-    ...(queue.send ? { send: (m: readonly OutgoingMessage[]) => (check('sqs:SendMessage'), queue.send?.(m) ?? Promise.resolve()) } : {}),
-    ...(queue.receive ? { receive: (max: number, waitMs: number, signal?: AbortSignal): Promise<ReceivedRecord[]> => (check('sqs:ReceiveMessage'), queue.receive?.(max, waitMs, signal) ?? Promise.resolve([])) } : {}),
-    ...(queue.delete ? { delete: (handles: readonly string[]) => (check('sqs:DeleteMessage'), queue.delete?.(handles) ?? Promise.resolve()) } : {}),
-    ...(queue.changeVisibility ? { changeVisibility: (h: string, s: number) => (check('sqs:ChangeMessageVisibility'), queue.changeVisibility?.(h, s) ?? Promise.resolve()) } : {}),
+  return {
+    send: async (messages: readonly OutgoingMessage[]) => (check('sqs:SendMessage'), queue.send(messages)),
+    receive: async (max: number, waitMs: number, signal?: AbortSignal): Promise<ReceivedRecord[]> => (check('sqs:ReceiveMessage'), queue.receive(max, waitMs, signal)),
+    delete: async (handles: readonly string[]) => (check('sqs:DeleteMessage'), queue.delete(handles)),
+    changeVisibility: async (handle: string, seconds: number) => (check('sqs:ChangeMessageVisibility'), queue.changeVisibility(handle, seconds)),
   };
-  return { ...queue, ...guarded };
 }
 
 function sqsAuthorize(iam: LocalIam, principal: Principal, action: string, queueArn: string): void {
@@ -58,7 +57,7 @@ export function guardScheduler(scheduler: SchedulerPort, iam: LocalIam, principa
  * Where a due schedule delivers: Scheduler assumes the target's role (its trust policy decides,
  * with this account and the schedule's group), then sends to the queue as that role.
  */
-export function scheduleDelivery(iam: LocalIam, queue: Pick<ReconcileQueue, 'send'>, queueArn: string): (request: ScheduleRequest) => Pick<ReconcileQueue, 'send'> {
+export function scheduleDelivery(iam: LocalIam, queue: ReconcileQueue, queueArn: string): (request: ScheduleRequest) => Pick<ReconcileQueue, 'send'> {
   const { partition, region, account } = iam.resolver;
   return (request) => {
     const role = iam.roleByArn(request.Target.RoleArn);

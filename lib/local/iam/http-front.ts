@@ -22,10 +22,14 @@ export async function startIamFront(options: { readonly service: WireService; re
   const { service, iam } = options;
   const target = new URL(options.target);
   const server: Server = createServer((req, res) => {
-    void readBody(req).then(
-      (body) => handle(req, res, body),
-      () => res.destroy(),
-    );
+    readBody(req)
+      .then((body) => handle(req, res, body))
+      .catch((err: unknown) => {
+        // A policy the evaluator cannot read (UnsupportedPolicyError) is a fault of the local world: say so.
+        if (res.headersSent) return res.destroy();
+        res.writeHead(500, { 'content-type': 'application/x-amz-json-1.0' });
+        res.end(JSON.stringify({ __type: 'InternalFailure', message: `local IAM front: ${err instanceof Error ? err.message : String(err)}` }));
+      });
   });
   function handle(req: IncomingMessage, res: ServerResponse, body: Buffer): void {
     const refused = refusal(service, iam, req, body);

@@ -57,7 +57,7 @@ export class FunctionIdentities {
   }
 
   /** `queue` as function `fn` may use it. */
-  queue<Q extends Partial<ReconcileQueue>>(fn: string, queue: Q): Q {
+  queue(fn: string, queue: ReconcileQueue): ReconcileQueue {
     return guardQueue(queue, this.iam, this.principal(fn), this.queueArn);
   }
 
@@ -67,7 +67,7 @@ export class FunctionIdentities {
   }
 
   /** Where a due schedule delivers: `queue`, as the role its target names (MemoryScheduler's `deliverTo`). */
-  deliverTo(queue: Pick<ReconcileQueue, 'send'>): ReturnType<typeof scheduleDelivery> {
+  deliverTo(queue: ReconcileQueue): ReturnType<typeof scheduleDelivery> {
     return scheduleDelivery(this.iam, queue, this.queueArn);
   }
 
