@@ -209,8 +209,12 @@ export class SimStack {
     }
   }
 
-  /** Invokes the real sweep handler (the EventBridge schedule's target); throws what it throws (see `sweeps`). */
+  /**
+   * Invokes the real sweep handler as its rate schedule does (Scheduler assumes the schedule's role,
+   * which must be allowed to invoke it); throws what it throws (see `sweeps`).
+   */
   async invokeSweep(): Promise<void> {
+    this.iam.authorizeScheduledInvoke('sweep');
     await createSweepHandler({ runtime: () => this.runtimes.sweep })({} as never, simulatedContext(`sweep-${++this.invocationSeq}`));
   }
 

@@ -2,8 +2,8 @@
  * IAM in the local world: every function runs as its own role of the packaged template
  * (infra/iam/roles.json), and the local ends refuse what the role does not allow, as AWS does.
  * One simulated run drives every function's real paths (reconcile, sweep, admin, exporter through
- * a scenario; the timer function and long wake-ups directly) and shows that nothing is refused and
- * that each role grants only what its function used. With `dynamodb:BatchGetItem` taken from the
+ * a scenario; the timer function and long wake-ups directly), and Scheduler's own use of the two
+ * roles it assumes, and shows that nothing is refused and that each role grants only what was used. With `dynamodb:BatchGetItem` taken from the
  * sweep's role, the sweep fails with DynamoDB's AccessDeniedException and AWS's message, and so
  * does the scenario.
  */
@@ -98,6 +98,10 @@ async function driveEveryFunction(stack: SimStack): Promise<ScenarioReport> {
     await timers.wakeAt(key, `iam-${fn}`, clock.nowMs() + 1_800_000, clock.nowMs());
     await timers.cancel(key, `iam-${fn}`);
   }
+  // A timer schedule fires: Scheduler assumes the timer role and sends to the queue as it.
+  const { timers, clock } = stack.runtimes.reconcile;
+  await timers.wakeAt(`${stack.runtime.k8sCluster}/demo/basic`, 'iam-fire', clock.nowMs() + 16 * 60_000, clock.nowMs());
+  await stack.clock.advance(17 * 60_000);
   return report;
 }
 
@@ -128,6 +132,14 @@ describe('each function as its own role', () => {
   it('the sweep and the timer function use nothing but their own few actions', () => {
     expect([...(stack.iam.used.get('sweep') ?? [])].sort()).toEqual(['dynamodb:BatchGetItem', 'sqs:SendMessage']);
     expect([...(stack.iam.used.get('timer') ?? [])]).toEqual(['sqs:SendMessage']);
+  });
+
+  it.each([
+    { role: 'SchedulerRole', did: 'delivered a timer schedule', action: 'sqs:SendMessage' },
+    { role: 'RateScheduleRole', did: 'invoked the sweep on its rate', action: 'lambda:InvokeFunction' },
+  ])('Scheduler $did as $role, which grants nothing else', ({ role, action }) => {
+    expect([...(stack.iam.used.get(`scheduler.amazonaws.com:${role}`) ?? [])]).toEqual([action]);
+    expect(stack.iam.grantedActions(role)).toEqual([action]);
   });
 
   it('a grant its function never uses is reported by name', () => {

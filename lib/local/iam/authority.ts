@@ -127,6 +127,21 @@ export class LocalIam {
   }
 
   /**
+   * A rate schedule of function `fn` fires: Scheduler assumes the role the schedule names (its trust
+   * decides, with this account and the schedule's group) and invokes the function as that role.
+   * Throws `AccessDeniedError` when either is refused, or when `fn` has no rate schedule.
+   */
+  authorizeScheduledInvoke(fn: string): void {
+    const schedule = this.extract.schedules.find((s) => s.function === fn);
+    const f = this.extract.functions[fn];
+    if (schedule === undefined || f === undefined) throw new AccessDeniedError(`no schedule of the template invokes ${fn}`);
+    const { partition, region, account } = this.resolver;
+    const sourceArn = `arn:${partition}:scheduler:${region}:${account}:schedule-group/${schedule.groupName}`;
+    const principal = this.assumeByService(schedule.role, 'scheduler.amazonaws.com', { 'aws:SourceAccount': account, 'aws:SourceArn': sourceArn }, fn);
+    this.authorize(principal, 'lambda:InvokeFunction', [`arn:${partition}:lambda:${region}:${account}:function:${f.functionName}`]);
+  }
+
+  /**
    * Authorises `action` on every resource of `resources` (a batch call is checked table by table, as
    * DynamoDB does), recording it as used; throws `AccessDeniedError` with AWS's message naming the
    * first refused resource.
