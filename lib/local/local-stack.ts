@@ -102,8 +102,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   poller.start();
   const sweep = createSweepHandler({ runtime: () => runtimes.sweep });
   let sweeps = 0;
+  // The sweep's rate schedule: Scheduler assumes its role, which must be allowed to invoke the sweep.
   const sweepTimer = setInterval(() => {
-    void sweep({} as never, simulatedContext(`sweep-${++sweeps}`)).catch((err: unknown) => options.logger.warn('sweep failed', { error: String(err) }));
+    const invoke = async (): Promise<unknown> => (ids.iam.authorizeScheduledInvoke('sweep'), sweep({} as never, simulatedContext(`sweep-${++sweeps}`)));
+    void invoke().catch((err: unknown) => options.logger.warn('sweep failed', { error: String(err) }));
   }, options.sweepIntervalMs ?? 300_000);
   sweepTimer.unref();
   const admin = await startAdminEndpoint(createAdminHandler({ runtime: () => runtimes.admin }));
