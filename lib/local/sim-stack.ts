@@ -12,7 +12,6 @@ import { createSweepHandler } from '../../functions/sweep.js';
 import { Exporter } from '../exporter/exporter.js';
 import { watchedResources } from '../exporter/resources.js';
 import { VirtualClock } from '../platform/clock.js';
-import { DEFAULT_STEP_CONFIG, parseConfig, type ReconcilerConfig } from '../platform/config.js';
 import { type Logger, StreamLogger, silentLogger } from '../platform/logger.js';
 import { MemoryReconcileQueue, seededRandom } from '../queue/memory.js';
 import type { OutgoingMessage, ReconcileQueue } from '../queue/port.js';
@@ -23,13 +22,13 @@ import { DynamoStateStore } from '../state/dynamo.js';
 import type { StateStore } from '../state/port.js';
 import { MemoryScheduler } from '../timer/memory-scheduler.js';
 import type { Runtime } from '../wiring/ports.js';
-import { localRuntime } from '../wiring/ports.js';
 import type { LocalIam } from './iam/authority.js';
 import { type AsyncFailure, AsyncInvoker } from './async-invocation.js';
 import { type EmbeddedDynamo, startEmbeddedDynamo } from './dynalite.js';
 import { HandlerClock } from './handler-clock.js';
 import { type MortalRuntime, mortalRuntime } from './mortal.js';
 import { StoreWatchSource } from './store-watch-source.js';
+import { type SimFunction, simRuntimes } from './sim-runtimes.js';
 import { type InvokeResult, VirtualEventSource } from './virtual-delivery.js';
 import type { Scenario } from './scenario/types.js';
 
@@ -58,7 +57,7 @@ export function simulatedContext(id: string): Context {
 export type CrashPlan = { afterActions: number; times: number };
 
 /** The functions whose invocations can fail. */
-export type SimFunction = 'reconcile' | 'sweep' | 'admin';
+export type { SimFunction } from './sim-runtimes.js';
 
 /** One invocation that returned a function error; `retryInMs` when Lambda retries it (the sweep's async retries). */
 export type InvocationError = { readonly fn: SimFunction; readonly error: string; readonly retryInMs?: number };
@@ -142,24 +141,7 @@ export class SimStack {
       delete: (handles) => queue.delete(handles),
       changeVisibility: (handle, seconds) => queue.changeVisibility(handle, seconds),
     };
-    const shared = { config: reconcilerConfig(scenario), clientRandom: seededRandom(seed + 3), random: seededRandom(seed + 2), newReconcileId: seededIds(seededRandom(seed + 4)) };
-    const runtimeOf = (fn: SimFunction): Runtime => {
-      const base = localRuntime({
-        kubeConfig: world.kubeconfig(),
-        dynamo: ids.dynamo(fn),
-        tableName: dynamo.tableName,
-        queue: ids.queue(fn, queue),
-        clock: handlerClock,
-        config: shared.config,
-        logger,
-        clientRandom: shared.clientRandom,
-        scheduler: ids.scheduler(fn, scheduler),
-        timerTarget: ids.timerTarget,
-      });
-      const state = countingClaims(base, () => holder.stack && holder.stack.steps++);
-      return { ...base, random: shared.random, newReconcileId: shared.newReconcileId, state, queue: ids.queue(fn, sending) };
-    };
-    const runtimes = { reconcile: runtimeOf('reconcile'), sweep: runtimeOf('sweep'), admin: runtimeOf('admin') };
+    const runtimes = simRuntimes({ scenario, seed, world, dynamo, queue, sending, scheduler, clock: handlerClock, logger, countClaim: () => holder.stack && holder.stack.steps++ });
     const exporter = new Exporter(
       { source: new StoreWatchSource(world.store), queue: ids.queue('exporter', sending), state: new DynamoStateStore(ids.dynamo('exporter'), { tableName: dynamo.tableName }), clock: clock, logger, random: seededRandom(seed + 1) },
       { k8sCluster: runtimes.reconcile.k8sCluster, resources: watchedResources(), flushWindowMs: 1000 },
@@ -278,41 +260,6 @@ export class SimStack {
 
 function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
-}
-
-/** The reconciler settings a scenario's `config:` section gives (the rest as deployed). */
-function reconcilerConfig(scenario: Scenario): ReconcilerConfig {
-  const base = parseConfig({});
-  const d = DEFAULT_STEP_CONFIG.reconcile;
-  return {
-    ...base,
-    step: {
-      ...base.step,
-      reconcile: { ...d, ...base.step.reconcile, autoFailover: scenario.config.autoFailover, detectNodeFailure: scenario.config.detectNodeFailure, failoverPeriodMs: scenario.config.failoverPeriodMs },
-    },
-  };
-}
-
-/** Step ids shaped as random (v4) UUIDs, drawn from `random`: the same seed names the steps alike. */
-function seededIds(random: () => number): () => string {
-  const hex = (n: number): string => Array.from({ length: n }, () => Math.floor(random() * 16).toString(16)).join('');
-  return () => `${hex(8)}-${hex(4)}-4${hex(3)}-${'89ab'[Math.floor(random() * 4)] ?? '8'}${hex(3)}-${hex(12)}`;
-}
-
-/** The state store with successful claims counted (one claim is one step). */
-function countingClaims(runtime: Runtime, count: () => unknown): Runtime['state'] {
-  const state = runtime.state;
-  return new Proxy(state, {
-    get(t, prop, receiver) {
-      const value = Reflect.get(t, prop, receiver) as unknown;
-      if (prop !== 'claim' || typeof value !== 'function') return typeof value === 'function' ? value.bind(t) : value;
-      return async (...args: unknown[]) => {
-        const result = (await (value as (...a: unknown[]) => Promise<{ claimed: boolean }>).apply(t, args)) as { claimed: boolean };
-        if (result.claimed) count();
-        return result;
-      };
-    },
-  });
 }
 
 /** Sends, repeating each message `factor` times while a duplicate-delivery fault is on. */
