@@ -86,7 +86,9 @@ export async function startColdEnds(): Promise<ColdEnds> {
     KUBE_ENDPOINT: front.url,
     KUBE_CA_DATA: front.caData,
     AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'AKIDLOCAL',
+    // The state table's IAM front knows each function by its access key: reconcile's unless a first
+    // invocation names its own function (below).
+    AWS_ACCESS_KEY_ID: dynamo.identities.iam.credentialsOf('reconcile').accessKeyId,
     AWS_SECRET_ACCESS_KEY: 'local-secret',
     AWS_SESSION_TOKEN: 'local-session',
     AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
@@ -107,7 +109,10 @@ export async function startColdEnds(): Promise<ColdEnds> {
   };
   return {
     env,
-    firstInvocation: (fn, n) => firstInvocation(world, fn, n),
+    firstInvocation: (fn, n) => {
+      const first = firstInvocation(world, fn, n);
+      return { ...first, env: { ...first.env, AWS_ACCESS_KEY_ID: dynamo.identities.iam.credentialsOf(fn).accessKeyId } };
+    },
     receipts: async (count) => {
       const handles: string[] = [];
       for (let sent = 0; sent < count; sent += 10) {

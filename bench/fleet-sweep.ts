@@ -48,12 +48,12 @@ export async function timeSweeps(keys: number, concurrencies: readonly number[])
   try {
     for (const concurrency of concurrencies) {
       // A fresh queue per run: what is on it afterwards is what this sweep sent.
-      const sqs = await startLocalSqs();
+      const sqs = await startLocalSqs(dynamo.identities.iam);
       const runtime = localRuntime({
         kubeConfig: simKubeconfig(url),
-        dynamo: dynamo.client,
+        dynamo: dynamo.identities.dynamo('sweep'),
         tableName: dynamo.tableName,
-        queue: new SqsReconcileQueue({ client: sqs.client, queueUrl: sqs.queueUrl }),
+        queue: new SqsReconcileQueue({ client: sqs.clientFor(dynamo.identities.iam.credentialsOf('sweep')), queueUrl: sqs.queueUrl }),
         clock,
         config: { ...parseConfig({}), sweep: { dueWithinMs: 60_000, sendConcurrency: concurrency } },
       });

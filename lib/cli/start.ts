@@ -31,7 +31,8 @@ running (Ctrl-C or SIGTERM stops it). A kubeconfig for the simulated API server 
 to ./${LOCAL_STACK_FILE}, so \`tidb-reconciler admin status demo/basic\` in this directory reaches it.
 
 Options:
-  --once             exit 0 as soon as every TidbCluster is Ready (at least one); exit 1 with the
+  --once             exit 0 as soon as every TidbCluster is Ready (at least one) and IAM refused no
+                     call of any function (exit 1 otherwise); exit 1 with the
                      reason if they are not within --timeout
   --timeout D        how long --once waits (default 5m)
   --kubeconfig FILE  run against the cluster of this kubeconfig instead of the simulated world;
@@ -84,7 +85,13 @@ export async function runStart(args: string[]): Promise<number> {
     console.log(`${stack.world ? 'simulated Kubernetes API server' : 'Kubernetes API server'}: ${stack.apiServerUrl}${stack.world ? '   (kubectl --kubeconfig sim.kubeconfig get pods -A)' : ''}`);
     if (manifest) console.log(await applyManifest(stack.kubeConfig, manifest.metadata.namespace ?? 'default', manifest));
     else console.log('applying nothing (pass --apply FILE to create a TidbCluster); reconciling the TidbClusters there are');
-    return await watchUntil(stack.kubeConfig, activity, opts, stop);
+    const code = await watchUntil(stack.kubeConfig, activity, opts, stop);
+    // The local ends enforce each function's role; with --once a refused call fails the run.
+    if (opts.once && stack.iam.denials.length > 0) {
+      console.error(`IAM refused ${stack.iam.denials.length} call(s); first: ${stack.iam.denials[0]?.principal}: ${stack.iam.denials[0]?.message}`);
+      return 1;
+    }
+    return code;
   } finally {
     stop.dispose();
     removeEndpointFile();

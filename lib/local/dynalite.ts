@@ -1,15 +1,28 @@
 /**
  * An embedded DynamoDB (dynalite, in memory) on a loopback port, with the state table created — the
- * local stack's and the simulator's stand-in for the DynamoDB table.
+ * local stack's and the simulator's stand-in for the DynamoDB table — behind an IAM front, so each
+ * function's client may do exactly what its role allows (lib/local/iam/).
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { ensureTable } from '../state/table.js';
+import { DEPLOYER, type LocalIam } from './iam/authority.js';
+import { startIamFront } from './iam/http-front.js';
+import { FunctionIdentities, LOCAL_TABLE, localIam } from './iam/identities.js';
 
-/** A running embedded DynamoDB with its table. */
-export type EmbeddedDynamo = { readonly endpoint: string; readonly client: DynamoDBClient; readonly tableName: string; close(): Promise<void> };
+/**
+ * A running embedded DynamoDB with its table. `endpoint` is the IAM front's; `client` signs as the
+ * deployer (set-up and inspection, not a function); `identities` gives each function its own client.
+ */
+export type EmbeddedDynamo = {
+  readonly endpoint: string;
+  readonly client: DynamoDBClient;
+  readonly tableName: string;
+  readonly identities: FunctionIdentities;
+  close(): Promise<void>;
+};
 
 /**
  * Starts an in-memory dynalite on 127.0.0.1 (a free port), its tables created and deleted at once;
@@ -31,18 +44,26 @@ export async function startDynaliteServer(): Promise<{ endpoint: string; close()
   };
 }
 
-/** Starts dynalite on 127.0.0.1 (a free port) and creates `tableName`. */
-export async function startEmbeddedDynamo(tableName = 'tidb-reconciler-state'): Promise<EmbeddedDynamo> {
-  const { endpoint, close } = await startDynaliteServer();
-  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+/**
+ * Starts dynalite on 127.0.0.1 (a free port) behind an IAM front enforcing `iam` (default: the
+ * packaged template's roles, `localIam`), and creates `tableName` as the deployer.
+ */
+export async function startEmbeddedDynamo(tableName = LOCAL_TABLE, iam: LocalIam = localIam({ tableName })): Promise<EmbeddedDynamo> {
+  const server = await startDynaliteServer();
+  const front = await startIamFront({ service: 'dynamodb', target: server.endpoint, iam });
+  const client = new DynamoDBClient({ endpoint: front.endpoint, region: 'us-east-1', credentials: DEPLOYER });
   await ensureTable(client, tableName);
+  const identities = new FunctionIdentities(iam, front.endpoint);
   return {
-    endpoint,
+    endpoint: front.endpoint,
     client,
     tableName,
+    identities,
     close: async () => {
+      identities.destroy();
       client.destroy();
-      await close();
+      await front.close();
+      await server.close();
     },
   };
 }

@@ -3,7 +3,8 @@
  * kubeconfig), an embedded DynamoDB, a local SQS server with a dead-letter queue, the real exporter
  * watching the API server over HTTP, a poller feeding the reconcile handler exactly as Lambda's SQS
  * event source mapping does (batches, visibility timeout, partial failures), the sweep on its
- * schedule and the timers. The handlers are the ones Lambda runs; only the ends are local.
+ * schedule and the timers. The handlers are the ones Lambda runs; only the ends are local, and they
+ * enforce each function's role of the packaged template (lib/local/iam/, ADR 0014).
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
@@ -23,13 +24,17 @@ import { SqsPoller } from '../queue/poller.js';
 import { SqsReconcileQueue } from '../queue/sqs.js';
 import { TidbSimulation } from '../sim/tidb/simulation.js';
 import { SimWorld } from '../sim/world.js';
-import { type Runtime, localRuntime } from '../wiring/ports.js';
+import { DynamoStateStore } from '../state/dynamo.js';
+import { MemoryScheduler } from '../timer/memory-scheduler.js';
+import { type LocalCredentials as AwsClientCredentials, type Runtime, localRuntime } from '../wiring/ports.js';
 import { reportControllerError } from '../cli/report.js';
 import { userInfo } from 'node:os';
 import { MemoryAccessEntries } from '../eks/port.js';
 import { newLocalCredentials, startAdminEndpoint, type LocalCredentials } from './admin-endpoint.js';
 import { LOCAL_OPERATOR, operatorAccessEntry, operatorRbacObjects, sessionArnOf } from './admin-identity.js';
-import { type EmbeddedDynamo, startEmbeddedDynamo } from './dynalite.js';
+import { startEmbeddedDynamo } from './dynalite.js';
+import { DEPLOYER, type LocalIam } from './iam/authority.js';
+import { startIamFront } from './iam/http-front.js';
 import { simulatedContext } from './sim-stack.js';
 
 /** Options of the local stack. */
@@ -43,7 +48,12 @@ export type LocalStackOptions = {
 
 /** The running local stack. */
 export type LocalStack = {
+  /** The reconcile function's runtime. */
   readonly runtime: Runtime;
+  /** Each function's runtime (its own role and clients). */
+  readonly runtimes: Readonly<Record<'reconcile' | 'sweep' | 'admin', Runtime>>;
+  /** The IAM the local ends enforce: what each function was allowed, and every refusal. */
+  readonly iam: LocalIam;
   readonly kubeConfig: KubeConfig;
   /** The simulated world, when no kubeconfig was given. */
   readonly world: SimWorld | undefined;
@@ -55,35 +65,52 @@ export type LocalStack = {
   stop(): Promise<void>;
 };
 
-/** Starts every part; `stop` ends them in reverse order. */
+/**
+ * Starts every part; `stop` ends them in reverse order. Each function runs as its own role of the
+ * packaged template: its own DynamoDB and SQS clients, signed with the access key id that names its
+ * role to the IAM fronts before dynalite and the SQS server, and its own view of the scheduler.
+ * Every refusal is reported on stderr as it happens and kept in `iam.denials`.
+ */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const clock = new RealClock();
   const { world, sim } = options.kubeconfigPath ? { world: undefined, sim: undefined } : await startSimulatedWorld(clock);
   const dynamo = await startEmbeddedDynamo();
-  const sqs = await startLocalSqs();
-  const queue = new SqsReconcileQueue({ client: sqs.client, queueUrl: sqs.queueUrl });
-  const runtime = localRuntime({
-    kubeConfig: options.kubeconfigPath ?? (world?.kubeconfig() as Record<string, unknown>),
-    dynamo: dynamo.client,
-    tableName: dynamo.tableName,
-    queue,
-    clock,
-    logger: options.logger,
-    k8sCluster: options.kubeconfigPath ? 'kubeconfig' : 'local',
-  });
+  const ids = dynamo.identities;
+  ids.iam.onDenial = (d) => console.error(`IAM refused a call of ${d.principal}: ${d.message}`);
+  const sqs = await startLocalSqs(ids.iam);
+  const queueOf = (fn: string): SqsReconcileQueue => new SqsReconcileQueue({ client: sqs.clientFor(ids.iam.credentialsOf(fn)), queueUrl: sqs.queueUrl });
+  // Scheduler itself delivers (checked in process as the role the schedule's target names).
+  const scheduler = new MemoryScheduler({ clock, queue: sqs.deployerQueue, deliverTo: ids.deliverTo(sqs.deployerQueue) });
+  const kubeConfigSource = options.kubeconfigPath ?? (world?.kubeconfig() as Record<string, unknown>);
+  const runtimeOf = (fn: 'reconcile' | 'sweep' | 'admin'): Runtime =>
+    localRuntime({
+      kubeConfig: kubeConfigSource,
+      dynamo: ids.dynamo(fn),
+      tableName: dynamo.tableName,
+      queue: queueOf(fn),
+      clock,
+      logger: options.logger,
+      k8sCluster: options.kubeconfigPath ? 'kubeconfig' : 'local',
+      scheduler: ids.scheduler(fn, scheduler),
+      timerTarget: ids.timerTarget,
+    });
+  const runtimes = { reconcile: runtimeOf('reconcile'), sweep: runtimeOf('sweep'), admin: runtimeOf('admin') };
   const kubeConfig = options.kubeconfigPath ? kubeConfigFromFile(options.kubeconfigPath) : runtimeKubeConfig(world);
   const exporter = new Exporter(
-    { source: new KubeWatchSource(kubeConfig, { clock }), queue, state: runtime.state, clock, logger: options.logger },
-    { k8sCluster: runtime.k8sCluster, resources: watchedResources() },
+    { source: new KubeWatchSource(kubeConfig, { clock }), queue: queueOf('exporter'), state: new DynamoStateStore(ids.dynamo('exporter'), { tableName: dynamo.tableName }), clock, logger: options.logger },
+    { k8sCluster: runtimes.reconcile.k8sCluster, resources: watchedResources() },
   );
-  const handler = createReconcileHandler({ runtime: () => runtime });
-  const poller = new SqsPoller({ queue, handler, clock, waitMs: 0, concurrency: 1, functionTimeoutMs: 60_000, onError: (err, info) => options.logger.warn('poller error', { phase: info.phase, error: String(err) }) });
+  const handler = createReconcileHandler({ runtime: () => runtimes.reconcile });
+  // The poller plays Lambda's SQS event source mapping, which receives and deletes as reconcile's role.
+  const poller = new SqsPoller({ queue: queueOf('reconcile'), handler, clock, waitMs: 0, concurrency: 1, functionTimeoutMs: 60_000, onError: (err, info) => options.logger.warn('poller error', { phase: info.phase, error: String(err) }) });
   exporter.start();
   poller.start();
-  const sweep = createSweepHandler({ runtime: () => runtime });
+  const sweep = createSweepHandler({ runtime: () => runtimes.sweep });
   let sweeps = 0;
+  // The sweep's rate schedule: Scheduler assumes its role, which must be allowed to invoke the sweep.
   const sweepTimer = setInterval(() => {
-    void sweep({} as never, simulatedContext(`sweep-${++sweeps}`)).catch((err: unknown) => options.logger.warn('sweep failed', { error: String(err) }));
+    const invoke = async (): Promise<unknown> => (ids.iam.authorizeScheduledInvoke('sweep'), sweep({} as never, simulatedContext(`sweep-${++sweeps}`)));
+    void invoke().catch((err: unknown) => options.logger.warn('sweep failed', { error: String(err) }));
   }, options.sweepIntervalMs ?? 300_000);
   sweepTimer.unref();
   // The local operator: an access entry in a group the simulated world binds to the admin ClusterRole.
@@ -91,9 +118,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const accessEntries = new MemoryAccessEntries([operatorAccessEntry(LOCAL_OPERATOR)]);
   if (world) for (const object of operatorRbacObjects(LOCAL_OPERATOR)) if (!world.store.get(String(object.kind), undefined, object.metadata.name ?? '')) world.store.create(String(object.kind), structuredClone(object));
   const credentials = newLocalCredentials(sessionArnOf(LOCAL_OPERATOR.roleArn, localSessionName()));
-  const admin = await startAdminEndpoint(createAdminHandler({ runtime: () => runtime, accessEntries: () => accessEntries }), credentials);
+  const admin = await startAdminEndpoint(createAdminHandler({ runtime: () => runtimes.admin, accessEntries: () => ids.accessEntries('admin', accessEntries) }), credentials);
   return {
-    runtime,
+    runtime: runtimes.reconcile,
+    runtimes,
+    iam: ids.iam,
     kubeConfig,
     world,
     apiServerUrl: world?.url ?? kubeConfig.getCurrentCluster()?.server ?? '',
@@ -141,28 +170,46 @@ function kubeConfigFromObject(doc: Record<string, unknown>): KubeConfig {
   return kc;
 }
 
-/** A running local SQS server and a client for it. */
-export type LocalSqs = { client: SQSClient; queueUrl: string; close(): Promise<void> };
+/**
+ * A running local SQS server behind an IAM front: the reconcile queue's URL, a client for given
+ * credentials, the deployer's client (set-up, inspection), and the queue as the deployer (for
+ * Scheduler's own deliveries, checked in process).
+ */
+export type LocalSqs = { queueUrl: string; client: SQSClient; clientFor(credentials: AwsClientCredentials): SQSClient; deployerQueue: SqsReconcileQueue; close(): Promise<void> };
 
-/** A local SQS server with the reconcile queue and its dead-letter queue, as serverless.yml makes them. */
-export async function startLocalSqs(): Promise<LocalSqs> {
-  const server: Server = await createSqsServer({ port: 0, hostname: '127.0.0.1' });
-  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const client = new SQSClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-  const dlq = await client.send(new CreateQueueCommand({ QueueName: 'tidb-reconciler-reconcile-dlq' }));
-  const dlqArn = (await client.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes?.QueueArn;
-  const queue = await client.send(
+/**
+ * A local SQS server (account and region of the local world) with the reconcile queue and its
+ * dead-letter queue, as serverless.yml makes them, behind an IAM front enforcing `iam`.
+ */
+export async function startLocalSqs(iam: LocalIam): Promise<LocalSqs> {
+  const server: Server = await createSqsServer({ port: 0, hostname: '127.0.0.1', accountId: iam.resolver.account, region: iam.resolver.region });
+  const front = await startIamFront({ service: 'sqs', target: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, iam });
+  const clients: SQSClient[] = [];
+  const clientFor = (credentials: AwsClientCredentials): SQSClient => {
+    const client = new SQSClient({ endpoint: front.endpoint, region: iam.resolver.region, credentials });
+    clients.push(client);
+    return client;
+  };
+  const deployer = clientFor(DEPLOYER);
+  const queueName = iam.resolver.nameOf('ReconcileQueue');
+  const dlq = await deployer.send(new CreateQueueCommand({ QueueName: `${queueName}-dlq` }));
+  const dlqArn = (await deployer.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes?.QueueArn;
+  const queue = await deployer.send(
     new CreateQueueCommand({
-      QueueName: 'tidb-reconciler-reconcile',
+      QueueName: queueName,
       Attributes: { VisibilityTimeout: '370', ...(dlqArn ? { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: 5 }) } : {}) },
     }),
   );
-  if (!queue.QueueUrl) throw new Error('the local SQS server did not return a queue URL');
+  const queueUrl = queue.QueueUrl;
+  if (!queueUrl) throw new Error('the local SQS server did not return a queue URL');
   return {
-    client,
-    queueUrl: queue.QueueUrl,
+    queueUrl,
+    client: deployer,
+    clientFor,
+    deployerQueue: new SqsReconcileQueue({ client: deployer, queueUrl }),
     close: async () => {
-      client.destroy();
+      for (const client of clients) client.destroy();
+      await front.close();
       server.closeAllConnections?.();
       await new Promise((resolve) => server.close(resolve));
     },

@@ -2,25 +2,28 @@
  * Everything `simulate` runs, on one virtual clock: the simulated world (API server over HTTP,
  * controllers, kubelet, TiDB processes), an embedded DynamoDB, the in-process reconcile queue, the
  * real exporter core (fed in process from the object store), and the real Lambda handlers —
- * reconcile, sweep, admin — built on a local runtime. Only the ends differ from AWS.
+ * reconcile, sweep, admin — each on its own local runtime signed as its own role. Only the ends
+ * differ from AWS, and they enforce the packaged template's IAM (lib/local/iam/).
  */
 import type { Context, SQSEvent } from 'aws-lambda';
 import { createAdminHandler } from '../../functions/admin.js';
 import { createReconcileHandler } from '../../functions/reconcile.js';
 import { createSweepHandler } from '../../functions/sweep.js';
-import { MemoryAccessEntries } from '../eks/port.js';
+import { type AccessEntries, MemoryAccessEntries } from '../eks/port.js';
 import { Exporter } from '../exporter/exporter.js';
 import { watchedResources } from '../exporter/resources.js';
 import { VirtualClock } from '../platform/clock.js';
-import { DEFAULT_STEP_CONFIG, parseConfig, type ReconcilerConfig } from '../platform/config.js';
 import { type Logger, StreamLogger, silentLogger } from '../platform/logger.js';
 import { MemoryReconcileQueue, seededRandom } from '../queue/memory.js';
 import type { OutgoingMessage, ReconcileQueue } from '../queue/port.js';
 import { ApiError } from '../sim/api-error.js';
 import { TidbSimulation } from '../sim/tidb/simulation.js';
 import { SimWorld } from '../sim/world.js';
+import { DynamoStateStore } from '../state/dynamo.js';
+import type { StateStore } from '../state/port.js';
+import { MemoryScheduler } from '../timer/memory-scheduler.js';
 import type { Runtime } from '../wiring/ports.js';
-import { localRuntime } from '../wiring/ports.js';
+import type { LocalIam } from './iam/authority.js';
 import { type AsyncFailure, AsyncInvoker } from './async-invocation.js';
 import { type EmbeddedDynamo, startEmbeddedDynamo } from './dynalite.js';
 import { operatorAccessEntry, operatorRbacObjects, SCENARIO_OPERATOR, sessionArnOf } from './admin-identity.js';
@@ -28,6 +31,7 @@ import { functionUrlEvent, urlResponseOf } from './function-url.js';
 import { HandlerClock } from './handler-clock.js';
 import { type MortalRuntime, mortalRuntime } from './mortal.js';
 import { StoreWatchSource } from './store-watch-source.js';
+import { type SimFunction, simRuntimes } from './sim-runtimes.js';
 import { type InvokeResult, VirtualEventSource } from './virtual-delivery.js';
 import type { Scenario } from './scenario/types.js';
 
@@ -56,7 +60,7 @@ export function simulatedContext(id: string): Context {
 export type CrashPlan = { afterActions: number; times: number };
 
 /** The functions whose invocations can fail. */
-export type SimFunction = 'reconcile' | 'sweep' | 'admin';
+export type { SimFunction } from './sim-runtimes.js';
 
 /** One invocation that returned a function error; `retryInMs` when Lambda retries it (the sweep's async retries). */
 export type InvocationError = { readonly fn: SimFunction; readonly error: string; readonly retryInMs?: number };
@@ -78,6 +82,21 @@ export class SimStack {
   private current: MortalRuntime | undefined;
   private invocationSeq = 0;
 
+  /** The reconcile function's runtime. */
+  get runtime(): Runtime {
+    return this.runtimes.reconcile;
+  }
+
+  /** The local world's IAM: what each function was allowed, and every refusal. */
+  get iam(): LocalIam {
+    return this.dynamo.identities.iam;
+  }
+
+  /** The state table read as the deployer (diagnosis and tests), not as any function. */
+  get inspector(): StateStore {
+    return new DynamoStateStore(this.dynamo.client, { tableName: this.dynamo.tableName });
+  }
+
   private constructor(
     readonly clock: VirtualClock,
     /** The handlers' clock: `clock`, with sleeps that let virtual time pass (see `HandlerClock`). */
@@ -87,17 +106,25 @@ export class SimStack {
     readonly world: SimWorld,
     readonly dynamo: EmbeddedDynamo,
     readonly queue: MemoryReconcileQueue,
-    readonly runtime: Runtime,
+    /** Each function's runtime: its own role, clients and caches (separate Lambda containers). */
+    readonly runtimes: Readonly<Record<SimFunction, Runtime>>,
     readonly exporter: Exporter,
     readonly delivery: VirtualEventSource,
-    /** The simulated EKS cluster's access entries: the scenario operator's and the file's `accessEntries:`. */
-    readonly accessEntries: MemoryAccessEntries,
+    /** Every call IAM refused, stamped with virtual time (a scenario with any fails). */
+    readonly denials: readonly { readonly atMs: number; readonly message: string }[],
+    /** The simulated EKS cluster's access entries (the scenario operator's and the file's `accessEntries:`), as the admin role reads them. */
+    readonly accessEntries: AccessEntries,
   ) {
     this.sweeps = new AsyncInvoker(clock, () => this.invokeSweep(), (f: AsyncFailure) => this.invocationFailed({ fn: 'sweep', error: f.error, ...(f.retryInMs === undefined ? {} : { retryInMs: f.retryInMs }) }));
   }
 
-  /** Builds and starts the stack for `scenario` with `seed`. */
-  static async start(scenario: Scenario, seed: number, options: { verbose?: boolean } = {}): Promise<SimStack> {
+  /**
+   * Builds and starts the stack for `scenario` with `seed`. Every function runs as its own role of
+   * the packaged template (`iam`, default `localIam()`): its own DynamoDB client behind the IAM
+   * front, its own view of the queue and the scheduler; reconcile's role also plays the SQS event
+   * source mapping that receives and deletes its batches.
+   */
+  static async start(scenario: Scenario, seed: number, options: { verbose?: boolean; iam?: LocalIam } = {}): Promise<SimStack> {
     const holder: { stack?: SimStack } = {};
     const clock = new VirtualClock();
     const logger: Logger = options.verbose ? new StreamLogger(() => clock.nowMs()) : silentLogger;
@@ -106,37 +133,33 @@ export class SimStack {
     const sim = new TidbSimulation({ seed, knobs });
     const world = await SimWorld.start({ clock: clock, nodes: nodePools ?? scenario.sim.nodes, podStartupMs: scenario.sim.podStartupMs, runtimes: [sim.runtime], random: sim.random, proxyRandom: sim.proxyRandom });
     sim.attach(world);
-    const dynamo = await startEmbeddedDynamo();
+    const dynamo = await startEmbeddedDynamo(undefined, options.iam);
+    const ids = dynamo.identities;
+    const denials: { atMs: number; message: string }[] = [];
+    ids.iam.onDenial = (d) => denials.push({ atMs: clock.nowMs(), message: `${d.principal}: ${d.message}` });
     const queue = new MemoryReconcileQueue({ clock: clock, visibilityTimeoutSeconds: 370, maxReceiveCount: 5, random: seededRandom(seed) });
     const handlerClock = new HandlerClock(clock, () => holder.stack?.exporterIdle() ?? Promise.resolve());
-    const base = localRuntime({
-      kubeConfig: world.kubeconfig(),
-      dynamo: dynamo.client,
-      tableName: dynamo.tableName,
-      queue,
-      clock: handlerClock,
-      config: reconcilerConfig(scenario),
-      logger,
-      clientRandom: seededRandom(seed + 3),
-    });
+    const scheduler = new MemoryScheduler({ clock: handlerClock, queue, deliverTo: ids.deliverTo(queue) });
     const sending: ReconcileQueue = {
       send: (m) => sendWithDuplicates(holder.stack, queue, m),
       receive: (max, waitMs, signal) => queue.receive(max, waitMs, signal),
       delete: (handles) => queue.delete(handles),
       changeVisibility: (handle, seconds) => queue.changeVisibility(handle, seconds),
     };
-    const counted: Runtime = { ...base, random: seededRandom(seed + 2), newReconcileId: seededIds(seededRandom(seed + 4)), state: countingClaims(base, () => holder.stack && holder.stack.steps++), queue: sending };
+    const runtimes = simRuntimes({ scenario, seed, world, dynamo, queue, sending, scheduler, clock: handlerClock, logger, countClaim: () => holder.stack && holder.stack.steps++ });
     const exporter = new Exporter(
-      { source: new StoreWatchSource(world.store), queue: sending, state: base.state, clock: clock, logger, random: seededRandom(seed + 1) },
-      { k8sCluster: base.k8sCluster, resources: watchedResources(), flushWindowMs: 1000 },
+      { source: new StoreWatchSource(world.store), queue: ids.queue('exporter', sending), state: new DynamoStateStore(ids.dynamo('exporter'), { tableName: dynamo.tableName }), clock: clock, logger, random: seededRandom(seed + 1) },
+      { k8sCluster: runtimes.reconcile.k8sCluster, resources: watchedResources(), flushWindowMs: 1000 },
     );
-    const delivery = new VirtualEventSource(queue, (event) => holder.stack?.invokeReconcile(event) ?? Promise.resolve({ batchItemFailures: [] }), clock);
-    const accessEntries = new MemoryAccessEntries([operatorAccessEntry(SCENARIO_OPERATOR), ...(scenario.accessEntries ?? [])]);
+    const delivery = new VirtualEventSource(ids.queue('reconcile', queue), (event) => holder.stack?.invokeReconcile(event) ?? Promise.resolve({ batchItemFailures: [] }), clock, ids.queueArn);
+    const entries = new MemoryAccessEntries([operatorAccessEntry(SCENARIO_OPERATOR), ...(scenario.accessEntries ?? [])]);
     // The operator is admin of every namespace, as an EKS cluster's platform team would set it up.
     for (const object of operatorRbacObjects(SCENARIO_OPERATOR)) {
       if (!world.store.get(String(object.kind), undefined, object.metadata.name ?? '')) world.store.create(String(object.kind), structuredClone(object));
     }
-    const stack = new SimStack(clock, handlerClock, scenario, sim, world, dynamo, queue, counted, exporter, delivery, accessEntries);
+    // The admin function reads them as its own role, as it calls EKS.
+    const accessEntries = ids.accessEntries('admin', entries);
+    const stack = new SimStack(clock, handlerClock, scenario, sim, world, dynamo, queue, runtimes, exporter, delivery, denials, accessEntries);
     holder.stack = stack;
     world.server.onWrite = () => stack.countWrite();
     const previousHook = world.server.requestHook;
@@ -178,7 +201,7 @@ export class SimStack {
     const arn = callerArn.includes(':role/') ? sessionArnOf(callerArn, 'simulate') : callerArn;
     const event = functionUrlEvent(JSON.stringify(payload), { arn, accountId: arn.split(':')[4] ?? '' }, id);
     try {
-      const response = urlResponseOf(await createAdminHandler({ runtime: () => this.runtime, accessEntries: () => this.accessEntries })(event, simulatedContext(id)));
+      const response = urlResponseOf(await createAdminHandler({ runtime: () => this.runtimes.admin, accessEntries: () => this.accessEntries })(event, simulatedContext(id)));
       return JSON.parse(response.body) as unknown;
     } catch (err) {
       this.invocationFailed({ fn: 'admin', error: errorMessage(err) });
@@ -186,9 +209,13 @@ export class SimStack {
     }
   }
 
-  /** Invokes the real sweep handler (the EventBridge schedule's target); throws what it throws (see `sweeps`). */
+  /**
+   * Invokes the real sweep handler as its rate schedule does (Scheduler assumes the schedule's role,
+   * which must be allowed to invoke it); throws what it throws (see `sweeps`).
+   */
   async invokeSweep(): Promise<void> {
-    await createSweepHandler({ runtime: () => this.runtime })({} as never, simulatedContext(`sweep-${++this.invocationSeq}`));
+    this.iam.authorizeScheduledInvoke('sweep');
+    await createSweepHandler({ runtime: () => this.runtimes.sweep })({} as never, simulatedContext(`sweep-${++this.invocationSeq}`));
   }
 
   /**
@@ -251,41 +278,6 @@ export class SimStack {
 
 function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
-}
-
-/** The reconciler settings a scenario's `config:` section gives (the rest as deployed). */
-function reconcilerConfig(scenario: Scenario): ReconcilerConfig {
-  const base = parseConfig({});
-  const d = DEFAULT_STEP_CONFIG.reconcile;
-  return {
-    ...base,
-    step: {
-      ...base.step,
-      reconcile: { ...d, ...base.step.reconcile, autoFailover: scenario.config.autoFailover, detectNodeFailure: scenario.config.detectNodeFailure, failoverPeriodMs: scenario.config.failoverPeriodMs },
-    },
-  };
-}
-
-/** Step ids shaped as random (v4) UUIDs, drawn from `random`: the same seed names the steps alike. */
-function seededIds(random: () => number): () => string {
-  const hex = (n: number): string => Array.from({ length: n }, () => Math.floor(random() * 16).toString(16)).join('');
-  return () => `${hex(8)}-${hex(4)}-4${hex(3)}-${'89ab'[Math.floor(random() * 4)] ?? '8'}${hex(3)}-${hex(12)}`;
-}
-
-/** The state store with successful claims counted (one claim is one step). */
-function countingClaims(runtime: Runtime, count: () => unknown): Runtime['state'] {
-  const state = runtime.state;
-  return new Proxy(state, {
-    get(t, prop, receiver) {
-      const value = Reflect.get(t, prop, receiver) as unknown;
-      if (prop !== 'claim' || typeof value !== 'function') return typeof value === 'function' ? value.bind(t) : value;
-      return async (...args: unknown[]) => {
-        const result = (await (value as (...a: unknown[]) => Promise<{ claimed: boolean }>).apply(t, args)) as { claimed: boolean };
-        if (result.claimed) count();
-        return result;
-      };
-    },
-  });
 }
 
 /** Sends, repeating each message `factor` times while a duplicate-delivery fault is on. */

@@ -99,7 +99,11 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
     wallMs: Math.round(performance.now() - wallStart),
     steps: stack.steps,
     invocationErrors: stack.invocationErrors,
-    invariants: stack.sim.invariants().map((inv) => ({ name: inv.name, violations: inv.violations.map((v) => ({ atMs: rel(v.atMs), message: v.message })) })),
+    invariants: [
+      ...stack.sim.invariants().map((inv) => ({ name: inv.name, violations: inv.violations.map((v) => ({ atMs: rel(v.atMs), message: v.message })) })),
+      // The local world enforces each function's role: a refused call fails the run (ADR 0014).
+      { name: 'iam-allows-every-call', violations: stack.denials.map((d) => ({ atMs: rel(d.atMs), message: d.message })) },
+    ],
     final: finalState(stack),
   });
   progress.runFinished(out);

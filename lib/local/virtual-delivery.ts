@@ -9,7 +9,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { Clock } from '../platform/clock.js';
 import { failedIds, toSqsRecord } from '../queue/poller.js';
-import type { MemoryReconcileQueue } from '../queue/memory.js';
+import type { ReconcileQueue } from '../queue/port.js';
 
 /**
  * The handler's answer; `crashed` for an invocation that died, `failed` for one that threw (a
@@ -23,7 +23,7 @@ export class VirtualEventSource {
   invocations = 0;
 
   constructor(
-    private readonly queue: MemoryReconcileQueue,
+    private readonly queue: Pick<ReconcileQueue, 'receive' | 'delete'>,
     private readonly invoke: (event: SQSEvent) => Promise<InvokeResult>,
     private readonly clock: Clock,
     private readonly queueArn = 'arn:aws:sqs:us-east-1:000000000000:tidb-reconciler-reconcile',

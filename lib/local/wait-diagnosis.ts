@@ -40,7 +40,7 @@ export async function explainTimeout(stack: SimStack, timeoutMs: number, t0Ms: n
   let state: StateRecord | undefined;
   let stateError: string | undefined;
   try {
-    state = await stack.runtime.state.get(key);
+    state = await stack.inspector.get(key);
   } catch (err) {
     stateError = err instanceof Error ? err.message : String(err);
   }

@@ -16,6 +16,11 @@ export type MemorySchedulerOptions = {
   queue: ReconcileQueue;
   /** Fire times round down to a multiple of this (default 60 000 ms, Scheduler's precision). */
   precisionMs?: number;
+  /**
+   * The queue a due schedule sends to on behalf of its target's role (default `queue` itself); the
+   * local world passes one that assumes that role first (lib/local/iam/guarded-ports.ts).
+   */
+  deliverTo?: (request: ScheduleRequest) => Pick<ReconcileQueue, 'send'>;
   onError?: (error: unknown, scheduleName: string) => void;
 };
 
@@ -36,6 +41,7 @@ export class MemoryScheduler implements SchedulerPort {
   private readonly clock: Clock;
   private readonly queue: ReconcileQueue;
   private readonly precisionMs: number;
+  private readonly deliverTo: ((request: ScheduleRequest) => Pick<ReconcileQueue, 'send'>) | undefined;
   private readonly onError: (error: unknown, scheduleName: string) => void;
   private readonly entries = new Map<string, Entry>();
   private fired = 0;
@@ -44,6 +50,7 @@ export class MemoryScheduler implements SchedulerPort {
     this.clock = options.clock;
     this.queue = options.queue;
     this.precisionMs = options.precisionMs ?? 60_000;
+    this.deliverTo = options.deliverTo;
     this.onError =
       options.onError ??
       ((error, name) => console.error(JSON.stringify({ msg: 'schedule delivery failed', name, error: String(error) })));
@@ -115,7 +122,14 @@ export class MemoryScheduler implements SchedulerPort {
       this.onError(new TerminalError(`schedule ${id} input is not a reconcile message`), entry.name);
       return;
     }
-    this.queue.send([{ message }]).catch((err: unknown) => this.onError(err, entry.name));
+    let target: Pick<ReconcileQueue, 'send'>;
+    try {
+      target = this.deliverTo?.(entry.request) ?? this.queue;
+    } catch (err) {
+      this.onError(err, entry.name);
+      return;
+    }
+    target.send([{ message }]).catch((err: unknown) => this.onError(err, entry.name));
   }
 }
 

@@ -130,7 +130,7 @@ export type KubeConfigSource = KubeConfig | Record<string, unknown> | string;
  */
 export type LocalRuntimeOptions = {
   readonly kubeConfig: KubeConfigSource;
-  readonly dynamo: DynamoDBClient | { readonly endpoint: string; readonly region?: string };
+  readonly dynamo: DynamoDBClient | { readonly endpoint: string; readonly region?: string; readonly credentials?: LocalCredentials };
   readonly tableName: string;
   readonly queue: ReconcileQueue;
   readonly clock: Clock;
@@ -141,14 +141,23 @@ export type LocalRuntimeOptions = {
   readonly metrics?: Metrics;
   /** Jitters the remote clients' in-call retries (default Math.random); a simulation passes a seeded one. */
   readonly clientRandom?: () => number;
+  /**
+   * Where long timers' schedules go and deliver, as serverless.yml sets RECONCILE_QUEUE_ARN,
+   * SCHEDULER_ROLE_ARN and SCHEDULER_GROUP (default: placeholders in the `default` group, for a
+   * scheduler that enforces no IAM).
+   */
+  readonly timerTarget?: { readonly queueArn: string; readonly schedulerRoleArn: string; readonly groupName?: string };
 };
+
+/** Static credentials of a local client (the local world maps the access key id to a function's role). */
+export type LocalCredentials = { readonly accessKeyId: string; readonly secretAccessKey: string };
 
 /** A runtime on local ends: the same adapters as Lambda except where the options replace them. */
 export function localRuntime(options: LocalRuntimeOptions): Runtime {
   const { clock, queue } = options;
   const scheduler = options.scheduler ?? new MemoryScheduler({ clock, queue });
   const dynamo = options.dynamo instanceof DynamoDBClient ? options.dynamo : localDynamo(options.dynamo);
-  const timerTarget = { queueArn: 'arn:aws:sqs:local:000000000000:reconcile', schedulerRoleArn: 'arn:aws:iam::000000000000:role/local' };
+  const timerTarget = options.timerTarget ?? { queueArn: 'arn:aws:sqs:local:000000000000:reconcile', schedulerRoleArn: 'arn:aws:iam::000000000000:role/local' };
   const config = options.config ?? parseConfig({});
   return {
     k8sCluster: options.k8sCluster ?? 'local',
@@ -165,12 +174,12 @@ export function localRuntime(options: LocalRuntimeOptions): Runtime {
   };
 }
 
-function localDynamo(where: { readonly endpoint: string; readonly region?: string }): DynamoDBClient {
+function localDynamo(where: { readonly endpoint: string; readonly region?: string; readonly credentials?: LocalCredentials }): DynamoDBClient {
   return withoutSdkLogging(
     new DynamoDBClient({
       endpoint: where.endpoint,
       region: where.region ?? 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      credentials: where.credentials ?? { accessKeyId: 'local', secretAccessKey: 'local' },
     }),
   );
 }

@@ -19,10 +19,10 @@ import { LOCAL_ACCOUNT_ID, LOCAL_OPERATOR, operatorAccessEntry, operatorRbacObje
 import { RealClock } from '../../lib/platform/clock.js';
 import { MemoryReconcileQueue } from '../../lib/queue/memory.js';
 import { tidbClusterObject } from '../../lib/sim/tidb/manifests.js';
-import { ensureTable } from '../../lib/state/table.js';
+import { MemoryScheduler } from '../../lib/timer/memory-scheduler.js';
 import { localRuntime } from '../../lib/wiring/ports.js';
 import { startBareServer, type BareServer } from '../support/api-server.js';
-import { startDynalite, type LocalDynamo } from '../support/dynamo.js';
+import { type EmbeddedDynamo, startEmbeddedDynamo } from '../../lib/local/dynalite.js';
 import { handCluster } from './tidb-harness.js';
 
 /** Runs the command, collecting what it prints. */
@@ -159,23 +159,26 @@ describe('admin against a deployed stack (the AWS SDK Lambda client)', () => {
 describe('admin against the local stack (its admin endpoint, the real handler, dynalite)', () => {
   const TABLE = 'cli-admin';
   let api: BareServer;
-  let dynamo: LocalDynamo;
+  let dynamo: EmbeddedDynamo;
   let endpoint: AdminEndpoint;
   let teamB: AdminEndpoint;
   let stackFile: string;
   let teamBFile: string;
   beforeAll(async () => {
     api = await startBareServer();
-    dynamo = await startDynalite();
-    await ensureTable(dynamo.client, TABLE);
+    // The admin function as its own role of the packaged template, enforced by the local ends.
+    dynamo = await startEmbeddedDynamo(TABLE);
+    const ids = dynamo.identities;
     const clock = new RealClock();
-    const runtime = localRuntime({ kubeConfig: api.kubeConfig, dynamo: dynamo.client, tableName: TABLE, queue: new MemoryReconcileQueue({ clock }), clock, k8sCluster: 'local' });
+    const queue = new MemoryReconcileQueue({ clock });
+    const scheduler = ids.scheduler('admin', new MemoryScheduler({ clock, queue, deliverTo: ids.deliverTo(queue) }));
+    const runtime = localRuntime({ kubeConfig: api.kubeConfig, dynamo: ids.dynamo('admin'), tableName: TABLE, queue: ids.queue('admin', queue), clock, k8sCluster: 'local', scheduler, timerTarget: ids.timerTarget });
     // The local operator is admin everywhere; team-b's role may act in namespace team-b only.
     for (const object of operatorRbacObjects(LOCAL_OPERATOR)) api.store.create(String(object.kind), structuredClone(object));
     api.store.create('Namespace', { metadata: { name: 'team-b' } });
     api.store.create('RoleBinding', { metadata: { name: 'tidb-reconciler-admin', namespace: 'team-b' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'tidb-reconciler-admin' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'team-b-tidb-admins' }] } as never);
     const accessEntries = new MemoryAccessEntries([operatorAccessEntry(LOCAL_OPERATOR), { ...operatorAccessEntry({ roleArn: TEAM_B_ROLE, group: 'team-b-tidb-admins' }) }]);
-    const handler = createAdminHandler({ runtime: () => runtime, accessEntries: () => accessEntries });
+    const handler = createAdminHandler({ runtime: () => runtime, accessEntries: () => ids.accessEntries('admin', accessEntries) });
     endpoint = await startAdminEndpoint(handler, newLocalCredentials(sessionArnOf(LOCAL_OPERATOR.roleArn, 'tester')));
     teamB = await startAdminEndpoint(handler, newLocalCredentials(sessionArnOf(TEAM_B_ROLE, 'bob')));
     const dir = mkdtempSync(join(tmpdir(), 'admin-'));
@@ -190,7 +193,7 @@ describe('admin against the local stack (its admin endpoint, the real handler, d
     await endpoint.stop();
     await teamB.stop();
     await api.close();
-    await dynamo.stop();
+    await dynamo.close();
   });
 
   it('pause writes spec.paused and steps; history then lists that step; status shows the state', async () => {
@@ -233,6 +236,11 @@ describe('admin against the local stack (its admin endpoint, the real handler, d
     // Assess
     expect(r.code).toBe(1);
     expect(r.err).toContain('refused the request (HTTP 403): Forbidden: The request signature we calculated does not match the signature you provided');
+  });
+
+  it('every call of the admin function was allowed by its role', () => {
+    expect(dynamo.identities.iam.denials).toEqual([]);
+    expect(dynamo.identities.iam.used.get('admin')).toEqual(expect.any(Set));
   });
 
   it('a cluster that does not exist is answered ok:false naming cluster (exit 1)', async () => {

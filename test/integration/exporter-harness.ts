@@ -7,7 +7,6 @@
 import type { ReconcileMessageBody } from '../../lib/queue/port.js';
 import { MemoryReconcileQueue } from '../../lib/queue/memory.js';
 import { DynamoStateStore } from '../../lib/state/dynamo.js';
-import { ensureTable } from '../../lib/state/table.js';
 import { Exporter, type ExporterOptions } from '../../lib/exporter/exporter.js';
 import { KubeWatchSource } from '../../lib/exporter/kube-source.js';
 import type { WatchSource } from '../../lib/exporter/ports.js';
@@ -16,7 +15,7 @@ import { MemoryLogger } from '../../lib/platform/logger.js';
 import type { StateStore } from '../../lib/state/port.js';
 import type { KubeObject } from '../../lib/sim/object.js';
 import { type BareServer, startBareServer } from '../support/api-server.js';
-import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
+import { type EmbeddedDynamo, startEmbeddedDynamo } from '../../lib/local/dynalite.js';
 
 /** The state table every test file creates in its own dynalite. */
 export const TABLE = 'exporter-test-state';
@@ -41,11 +40,10 @@ export type ExporterWorld = {
   close: () => Promise<void>;
 };
 
-/** Starts dynalite once per file and creates the table. */
-export async function startTable(): Promise<{ dynamo: LocalDynamo; state: DynamoStateStore }> {
-  const dynamo = await startDynalite();
-  await ensureTable(dynamo.client, TABLE);
-  return { dynamo, state: new DynamoStateStore(dynamo.client, { tableName: TABLE }) };
+/** Starts dynalite once per file and creates the table; `state` is the exporter function's, under its role. */
+export async function startTable(): Promise<{ dynamo: EmbeddedDynamo; state: DynamoStateStore }> {
+  const dynamo = await startEmbeddedDynamo(TABLE);
+  return { dynamo, state: new DynamoStateStore(dynamo.identities.dynamo('exporter'), { tableName: TABLE }) };
 }
 
 /** A fresh world on `state` (shared dynalite table). */

@@ -11,13 +11,13 @@ import { KubeWatchSource } from '../../lib/exporter/kube-source.js';
 import { LambdaExporter } from '../../lib/exporter/lambda.js';
 import type { WatchRequest, WatchSource } from '../../lib/exporter/ports.js';
 import type { DynamoStateStore } from '../../lib/state/dynamo.js';
-import type { LocalDynamo } from '../support/dynamo.js';
+import type { EmbeddedDynamo } from '../../lib/local/dynalite.js';
 import { FLUSH_MS, RESOURCES, drain, keysOf, startTable, startWorld, tidbCluster, until, type ExporterWorld } from './exporter-harness.js';
 
 const REMAINING_MS = 60_000;
 const MARGIN_MS = 10_000;
 
-let dynamo: LocalDynamo;
+let dynamo: EmbeddedDynamo;
 let state: DynamoStateStore;
 let world: ExporterWorld;
 
@@ -26,7 +26,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await dynamo.stop();
+  expect(dynamo.identities.iam.denials).toEqual([]);
+  await dynamo.close();
 });
 
 afterEach(async () => {

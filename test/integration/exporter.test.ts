@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import type { Exporter } from '../../lib/exporter/exporter.js';
 import type { StateStore } from '../../lib/state/port.js';
 import type { DynamoStateStore } from '../../lib/state/dynamo.js';
-import type { LocalDynamo } from '../support/dynamo.js';
+import type { EmbeddedDynamo } from '../../lib/local/dynalite.js';
 import {
   FLUSH_MS,
   RESOURCES,
@@ -24,7 +24,7 @@ import {
   type ExporterWorld,
 } from './exporter-harness.js';
 
-let dynamo: LocalDynamo;
+let dynamo: EmbeddedDynamo;
 let state: DynamoStateStore;
 let world: ExporterWorld;
 
@@ -33,7 +33,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await dynamo.stop();
+  expect(dynamo.identities.iam.denials).toEqual([]);
+  await dynamo.close();
 });
 
 afterEach(async () => {

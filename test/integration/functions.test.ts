@@ -2,7 +2,9 @@
  * The real Lambda handlers (reconcile, admin, sweep, timer), invoked directly with hand-built events
  * and a Lambda context, against the simulated TiDB world over HTTP, the state table in dynalite and
  * the in-process queue, all on one virtual clock. Only the runtime differs from Lambda: it is built by
- * `localRuntime` and passed to each handler's factory.
+ * `localRuntime` and passed to each handler's factory, one per function, each signed as its own role
+ * of the packaged template, which the local ends enforce (lib/local/iam/). The test's own set-up
+ * and reads go through `inspector`, as the deployer.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
@@ -15,13 +17,14 @@ import { MemoryLogger } from '../../lib/platform/logger.js';
 import { METRIC, MemoryMetrics } from '../../lib/platform/metrics.js';
 import { MemoryReconcileQueue } from '../../lib/queue/memory.js';
 import { tidbClusterObject } from '../../lib/sim/tidb/manifests.js';
-import { ensureTable } from '../../lib/state/table.js';
 import { MemoryAccessEntries } from '../../lib/eks/port.js';
 import { LOCAL_ACCOUNT_ID, LOCAL_OPERATOR, operatorAccessEntry, operatorRbacObjects, sessionArnOf } from '../../lib/local/admin-identity.js';
 import { functionUrlEvent, urlResponseOf } from '../../lib/local/function-url.js';
 import { FORCE_UPGRADE_ANNOTATION, type AdminResult } from '../../lib/wiring/admin.js';
 import { localRuntime, type Runtime } from '../../lib/wiring/ports.js';
-import { startDynalite, type LocalDynamo } from '../support/dynamo.js';
+import { type EmbeddedDynamo, startEmbeddedDynamo } from '../../lib/local/dynalite.js';
+import { DynamoStateStore } from '../../lib/state/dynamo.js';
+import { MemoryScheduler } from '../../lib/timer/memory-scheduler.js';
 import { handCluster, startWorld, waitForHealthyPd, waitForUpStores, type World } from './tidb-harness.js';
 
 const TABLE = 'tidb-reconciler-functions';
@@ -29,11 +32,13 @@ const TABLE = 'tidb-reconciler-functions';
 const K8S = 'sim';
 
 let w: World;
-let dynamo: LocalDynamo;
+let dynamo: EmbeddedDynamo;
+let inspector: DynamoStateStore;
 let logger: MemoryLogger;
 let metrics: MemoryMetrics;
 let queue: MemoryReconcileQueue;
 let runtime: Runtime;
+let adminRuntime: Runtime;
 let requests = 0;
 
 /** A Lambda context with `remainingMs` left; every invocation gets its own request id. */
@@ -92,8 +97,11 @@ async function drain(q: MemoryReconcileQueue): Promise<{ key: string; reason: st
   }
 }
 
-function newRuntime(q: MemoryReconcileQueue): Runtime {
-  return localRuntime({ kubeConfig: w.world.kubeconfig('demo'), dynamo: dynamo.client, tableName: TABLE, queue: q, clock: w.clock, k8sCluster: K8S, logger, metrics });
+/** Function `fn`'s runtime on queue `q`: its own DynamoDB client, queue and scheduler views, as its role. */
+function newRuntime(q: MemoryReconcileQueue, fn: 'reconcile' | 'admin' | 'sweep' | 'timer'): Runtime {
+  const ids = dynamo.identities;
+  const scheduler = ids.scheduler(fn, new MemoryScheduler({ clock: w.clock, queue: q, deliverTo: ids.deliverTo(q) }));
+  return localRuntime({ kubeConfig: w.world.kubeconfig('demo'), dynamo: ids.dynamo(fn), tableName: TABLE, queue: ids.queue(fn, q), clock: w.clock, k8sCluster: K8S, logger, metrics, scheduler, timerTarget: ids.timerTarget });
 }
 
 const reconcile = () => createReconcileHandler({ runtime: () => runtime });
@@ -101,19 +109,20 @@ const OPERATOR = sessionArnOf(LOCAL_OPERATOR.roleArn, 'functions-test');
 const accessEntries = new MemoryAccessEntries([operatorAccessEntry(LOCAL_OPERATOR)]);
 /** The admin handler behind its function URL, called by the operator (admin of every namespace); answers the body. */
 const admin = () => {
-  const handler = createAdminHandler({ runtime: () => runtime, accessEntries: () => accessEntries });
+  const handler = createAdminHandler({ runtime: () => adminRuntime, accessEntries: () => dynamo.identities.accessEntries('admin', accessEntries) });
   return async (payload: unknown, context: Context): Promise<AdminResult> =>
     JSON.parse(urlResponseOf(await handler(functionUrlEvent(JSON.stringify(payload), { arn: OPERATOR, accountId: LOCAL_ACCOUNT_ID }), context)).body) as AdminResult;
 };
 
 beforeAll(async () => {
   w = await startWorld();
-  dynamo = await startDynalite();
-  await ensureTable(dynamo.client, TABLE);
+  dynamo = await startEmbeddedDynamo(TABLE);
+  inspector = new DynamoStateStore(dynamo.client, { tableName: TABLE });
   logger = new MemoryLogger();
   metrics = new MemoryMetrics();
   queue = new MemoryReconcileQueue({ clock: w.clock });
-  runtime = newRuntime(queue);
+  runtime = newRuntime(queue, 'reconcile');
+  adminRuntime = newRuntime(queue, 'admin');
   for (const object of operatorRbacObjects(LOCAL_OPERATOR)) w.world.store.create(String(object.kind), structuredClone(object));
   await w.deploy(handCluster(), ['tidbcluster', 'discovery', 'pd', 'tikv', 'tidb']);
   await waitForHealthyPd(w, 3);
@@ -122,7 +131,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await w.stop();
-  await dynamo.stop();
+  await dynamo.close();
 });
 
 describe('reconcile handler', () => {
@@ -134,7 +143,7 @@ describe('reconcile handler', () => {
     expect(response).toEqual({ batchItemFailures: [] });
     const tc = (await w.object('TidbCluster', 'basic')).json;
     expect(tc.status.conditions).toEqual([expect.objectContaining({ type: 'Ready', status: 'True', reason: 'Ready' })]);
-    const history = await runtime.state.listHistory(`${K8S}/demo/basic`, 10);
+    const history = await inspector.listHistory(`${K8S}/demo/basic`, 10);
     expect(history).toHaveLength(1);
     expect(history[0]).toEqual(expect.objectContaining({ trigger: 'watch', actions: expect.arrayContaining(['updateStatus TidbCluster demo/basic: ok']) }));
   });
@@ -143,9 +152,9 @@ describe('reconcile handler', () => {
     // Prepare: step until a step changes nothing (no history record), so the cluster is converged.
     const key = `${K8S}/demo/basic`;
     for (let i = 0; i < 5; i++) {
-      const before = (await runtime.state.listHistory(key, 100)).length;
+      const before = (await inspector.listHistory(key, 100)).length;
       await reconcile()({ Records: [sqsRecord(`converge-${i}`, message('basic'))] }, lambdaContext());
-      if ((await runtime.state.listHistory(key, 100)).length === before) break;
+      if ((await inspector.listHistory(key, 100)).length === before) break;
     }
     const before = kubeWrites();
 
@@ -240,7 +249,7 @@ describe('admin handler', () => {
     // Assess
     expect(result).toEqual(expect.objectContaining({ ok: true, message: expect.stringContaining('marked dirty') }));
     expect(result.ok && result.step?.disposition).toBe('skipped');
-    expect((await runtime.state.get(key))?.dirty).toBe(true);
+    expect((await inspector.get(key))?.dirty).toBe(true);
   });
 
   it('status answers the TidbCluster status and the persisted state', async () => {
@@ -287,12 +296,12 @@ describe('sweep handler', () => {
   it('enqueues every TidbCluster once, and leaves one whose wake-up is due within the window to it', async () => {
     // Prepare
     const sweepQueue = new MemoryReconcileQueue({ clock: w.clock });
-    const sweeping = newRuntime(sweepQueue);
+    const sweeping = newRuntime(sweepQueue, 'sweep');
     // Earlier steps armed wake-ups a few seconds out (PD not running yet); let them pass, so only
     // the wake-up armed below is due within the sweep's window.
     await w.clock.advance(120_000);
     await bareCluster('due-soon');
-    await sweeping.state.setNextWake(`${K8S}/demo/due-soon`, w.clock.nowMs() + 30_000);
+    await inspector.setNextWake(`${K8S}/demo/due-soon`, w.clock.nowMs() + 30_000);
     const names: string[] = (await w.api('GET', '/apis/pingcap.com/v1alpha1/tidbclusters')).json.items.map((tc: { metadata: { name: string } }) => tc.metadata.name);
 
     // Act
@@ -312,7 +321,7 @@ describe('timer handler', () => {
   it('a wake-up {key, kind} is enqueued as a timer message for the key', async () => {
     // Prepare
     const timerQueue = new MemoryReconcileQueue({ clock: w.clock });
-    const timing = newRuntime(timerQueue);
+    const timing = newRuntime(timerQueue, 'timer');
 
     // Act
     const result = await createTimerHandler({ runtime: () => timing })({ key: `${K8S}/demo/basic`, kind: 'failover-tikv' }, lambdaContext());
@@ -320,5 +329,12 @@ describe('timer handler', () => {
     // Assess
     expect(result).toEqual({ ok: true, key: `${K8S}/demo/basic`, kind: 'failover-tikv', reason: 'timer:failover-tikv' });
     expect(await drain(timerQueue)).toEqual([expect.objectContaining({ key: `${K8S}/demo/basic`, reason: 'timer:failover-tikv' })]);
+  });
+});
+
+describe('IAM', () => {
+  it('refused no call any function made in this file', () => {
+    expect(dynamo.identities.iam.denials).toEqual([]);
+    expect([...dynamo.identities.iam.used.keys()].sort()).toEqual(['admin', 'reconcile', 'sweep', 'timer']);
   });
 });

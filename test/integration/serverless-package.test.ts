@@ -6,6 +6,9 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import AdmZip from 'adm-zip';
 
+import { loadIamExtract } from '../../lib/local/iam/authority.js';
+import { extractIam } from '../../lib/local/iam/extract.js';
+
 // Packages the project's serverless.yml offline (no AWS credentials, empty HOME) and checks the
 // CloudFormation template and zips it produces. osls always builds in `<service>/.serverless` and
 // serverless-esbuild in `<service>/.esbuild`, even with `--package`, and deletes both; so the test
@@ -24,6 +27,7 @@ let scratch = '';
 let packageDir = '';
 let resources: Record<string, Resource> = {};
 let conditions: Json = {};
+let template: Json = {};
 let packageMs = 0;
 
 beforeAll(async () => {
@@ -52,7 +56,7 @@ beforeAll(async () => {
     throw new Error(`osls package failed:\n${stdout ?? ''}\n${stderr ?? ''}`, { cause: error });
   }
   packageMs = Date.now() - started;
-  const template = JSON.parse(readFileSync(join(packageDir, 'cloudformation-template-update-stack.json'), 'utf8')) as Json;
+  template = JSON.parse(readFileSync(join(packageDir, 'cloudformation-template-update-stack.json'), 'utf8')) as Json;
   resources = template['Resources'] as Record<string, Resource>;
   conditions = (template['Conditions'] as Json | undefined) ?? {};
 }, 180_000);
@@ -169,7 +173,7 @@ describe('serverless package', () => {
     });
   });
 
-  it('the timer schedule group exists and the scheduler role may only send to the reconcile queue', () => {
+  it('the timer schedule group exists and the scheduler role may only send to the reconcile queue, for this account\'s timer schedules only', () => {
     expect(resource('TimerScheduleGroup').Type).toBe('AWS::Scheduler::ScheduleGroup');
     const role = resource('SchedulerRole');
     expect(role.Type).toBe('AWS::IAM::Role');
@@ -178,7 +182,7 @@ describe('serverless package', () => {
         Effect: 'Allow',
         Principal: { Service: 'scheduler.amazonaws.com' },
         Action: 'sts:AssumeRole',
-        Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+        Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } }, ArnEquals: { 'aws:SourceArn': getAtt('TimerScheduleGroup') } },
       },
     ]);
     expect(allStatements(role.Properties['Policies'])).toEqual([
@@ -186,25 +190,93 @@ describe('serverless package', () => {
     ]);
   });
 
-  it('functions may pass the scheduler role only to EventBridge Scheduler', () => {
-    const passRole = allStatements(resource('IamRoleLambdaExecution').Properties['Policies']).filter((s) =>
-      actionsOf(s).includes('iam:PassRole'),
-    );
-    expect(passRole).toEqual([
+  it('the rate schedules run as a role that may only invoke sweep and exporter, for this account\'s rate schedules only', () => {
+    const role = resource('RateScheduleRole');
+    expect(allStatements(role.Properties['AssumeRolePolicyDocument'])).toEqual([
       {
+        Effect: 'Allow',
+        Principal: { Service: 'scheduler.amazonaws.com' },
+        Action: 'sts:AssumeRole',
+        Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } }, ArnEquals: { 'aws:SourceArn': getAtt('RateScheduleGroup') } },
+      },
+    ]);
+    expect(allStatements(role.Properties['Policies'])).toEqual([
+      { Effect: 'Allow', Action: ['lambda:InvokeFunction'], Resource: [getAtt('SweepLambdaFunction'), getAtt('ExporterLambdaFunction')] },
+    ]);
+    const groupName = resource('RateScheduleGroup').Properties['Name'];
+    for (const [, schedule] of resourcesOfType('AWS::Scheduler::Schedule')) {
+      expect(schedule.Properties).toMatchObject({ GroupName: groupName, Target: { RoleArn: getAtt('RateScheduleRole') } });
+      // The group is named, not referenced: CloudFormation must be told to create it first.
+      expect((schedule as Resource & { DependsOn?: string[] }).DependsOn).toEqual(['RateScheduleGroup']);
+    }
+  });
+
+  it('every function runs as its own role, and the framework makes no shared one', () => {
+    expect(resources['IamRoleLambdaExecution']).toBeUndefined();
+    const roles = functionNames.map((name) => JSON.stringify(resource(`${capitalized(name)}LambdaFunction`).Properties['Role']));
+    expect(roles).toEqual(functionNames.map((name) => JSON.stringify(getAtt(`${capitalized(name)}Role`))));
+    expect(resourcesOfType('AWS::IAM::Role').map(([id]) => id).sort()).toEqual(
+      [...functionNames.map((name) => `${capitalized(name)}Role`), 'RateScheduleRole', 'SchedulerRole'].sort(),
+    );
+  });
+
+  it.each(functionNames.map((name) => ({ name })))('the $name role is assumed by Lambda only and may write only its own function\'s logs', ({ name }) => {
+    const role = resource(`${capitalized(name)}Role`);
+    expect(allStatements(role.Properties['AssumeRolePolicyDocument'])).toEqual([{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }]);
+    const logs = allStatements(role.Properties['Policies']).filter((s) => actionsOf(s).some((a) => a.startsWith('logs:')));
+    expect(logs).toEqual([{ Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: getAtt(`${capitalized(name)}LogGroup`) }]);
+  });
+
+  // Exactly the AWS calls each function's code makes (README, Deploy); the local world checks the
+  // same roles call by call (test/integration/iam-enforced.test.ts).
+  const timers = ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule', 'iam:PassRole'];
+  const grants: Record<(typeof functionNames)[number], string[]> = {
+    reconcile: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'sqs:SendMessage', 'sqs:ChangeMessageVisibility', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', ...timers],
+    sweep: ['dynamodb:BatchGetItem', 'sqs:SendMessage'],
+    timer: ['sqs:SendMessage'],
+    admin: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'sqs:SendMessage', ...timers, 'eks:DescribeAccessEntry', 'eks:ListAccessEntries'],
+    exporter: ['dynamodb:GetItem', 'dynamodb:PutItem', 'sqs:SendMessage'],
+  };
+  it.each(functionNames.map((name) => ({ name, actions: grants[name] })))('the $name role may do exactly $actions', ({ name, actions }) => {
+    const statements = allStatements(resource(`${capitalized(name)}Role`).Properties['Policies']).filter((s) => !actionsOf(s).some((a) => a.startsWith('logs:')));
+    expect(statements.flatMap(actionsOf).sort()).toEqual([...actions].sort());
+    const scoped = (prefix: string, target: unknown): void => {
+      for (const s of statements.filter((st) => actionsOf(st).some((a) => a.startsWith(prefix)))) expect(s.Resource).toEqual(target);
+    };
+    scoped('dynamodb:', getAtt('StateTable'));
+    scoped('sqs:', getAtt('ReconcileQueue'));
+    scoped('iam:', getAtt('SchedulerRole'));
+    scoped('scheduler:', { 'Fn::Sub': ['arn:${AWS::Partition}:scheduler:${AWS::Region}:${AWS::AccountId}:schedule/${Group}/*', { Group: { Ref: 'TimerScheduleGroup' } }] });
+  });
+
+  it('functions may pass the scheduler role only to EventBridge Scheduler', () => {
+    const passRole = Object.entries(resources)
+      .filter(([, r]) => r.Type === 'AWS::IAM::Role')
+      .flatMap(([, r]) => allStatements(r.Properties['Policies']))
+      .filter((s) => actionsOf(s).includes('iam:PassRole'));
+    expect(passRole.length).toBe(2);
+    for (const statement of passRole) {
+      expect(statement).toEqual({
         Effect: 'Allow',
         Action: ['iam:PassRole'],
         Resource: getAtt('SchedulerRole'),
         Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
-      },
+      });
+    }
+  });
+
+  it('only the admin role is granted anything of EKS, and only reading its cluster\'s access entries (the Kubernetes token is a presigned sts:GetCallerIdentity, which needs no grant)', () => {
+    const withEks = Object.entries(resources).filter(([, r]) => allStatements(r.Properties['Policies']).flatMap(actionsOf).some((a) => a.startsWith('eks:')));
+    expect(withEks.map(([id]) => id)).toEqual(['AdminRole']);
+    const eks = allStatements(resource('AdminRole').Properties['Policies']).filter((s) => actionsOf(s).some((a) => a.startsWith('eks:')));
+    expect(eks.map((s) => s['Resource'])).toEqual([
+      { 'Fn::Sub': 'arn:${AWS::Partition}:eks:${AWS::Region}:${AWS::AccountId}:access-entry/unconfigured/*' },
+      { 'Fn::Sub': 'arn:${AWS::Partition}:eks:${AWS::Region}:${AWS::AccountId}:cluster/unconfigured' },
     ]);
   });
 
-  it('functions may send to the reconcile queue and change its messages\' visibility (a step holds its records for its lease)', () => {
-    const queueStatements = allStatements(resource('IamRoleLambdaExecution').Properties['Policies']).filter(
-      (s) => JSON.stringify(s.Resource) === JSON.stringify(getAtt('ReconcileQueue')),
-    );
-    expect(queueStatements.flatMap(actionsOf)).toEqual(expect.arrayContaining(['sqs:SendMessage', 'sqs:ChangeMessageVisibility']));
+  it('the IAM the local world enforces (infra/iam/roles.json) is this template\'s', () => {
+    expect(extractIam(template as Parameters<typeof extractIam>[0])).toEqual(loadIamExtract());
   });
 
   it('the admin function, and only it, has a function URL with AWS_IAM auth (the caller is verified and named)', () => {
