@@ -205,7 +205,7 @@ describe('admin handler', () => {
     expect(events.map((e) => [(e as { involvedObject?: { name?: string } }).involvedObject?.name, (e as { type?: string }).type, (e as { message?: string }).message])).toEqual([
       ['forced', 'Normal', `force-upgrade of pd requested by ${OPERATOR} (Kubernetes user "${OPERATOR}")`],
     ]);
-    expect((await runtime.state.listHistory(`${K8S}/demo/forced`, 1))[0]?.requestedBy).toEqual({ arn: OPERATOR, username: OPERATOR });
+    expect((await inspector.listHistory(`${K8S}/demo/forced`, 1))[0]?.requestedBy).toEqual({ arn: OPERATOR, username: OPERATOR });
   });
 
   it.each([

@@ -3,7 +3,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { TidbCluster, TidbClusterStatus } from '../../../../../lib/model/kube.js';
 import { planTidbFailover } from '../../../../../lib/reconcile/components/tidb/failover.js';
 import { toKubeTime } from '../../../../../lib/reconcile/cluster/condition.js';
-import { T0, changeSpec, changeStatus, ruleInputOf, snapshot, tidbCluster, withCluster, withConfig, withDeadlines, withOwned, type Change } from '../../../../support/fixtures.js';
+import { T0, changeSpec, changeStatus, healthyStatus, ruleInputOf, snapshot, tidbCluster, withCluster, withConfig, withDeadlines, withOwned, type Change } from '../../../../support/fixtures.js';
 import { tidbPod, tidbRule, tidbSetOf } from '../../../../support/tidb-rules.js';
 
 type TidbStatus = NonNullable<TidbClusterStatus['tidb']>;
@@ -27,7 +27,9 @@ function fixtureK(o: { replicas?: number; members: boolean[]; failures?: string[
     statefulSet: { replicas: desired, readyReplicas: desired },
     ...(o.failures === undefined ? {} : { failureMembers }),
   };
-  return [changeSpec((spec) => ({ ...spec, tidb: { ...spec.tidb, replicas, maxFailoverCount: o.max ?? 3 } })), changeStatus((s) => ({ ...s, tidb }))];
+  // PD and TiKV available (three healthy members, three Up stores), as TiDB failover needs.
+  const { pd, tikv } = healthyStatus();
+  return [changeSpec((spec) => ({ ...spec, tidb: { ...spec.tidb, replicas, maxFailoverCount: o.max ?? 3 } })), changeStatus((s) => ({ ...s, pd, tikv, tidb }))];
 }
 
 function run(tc: TidbCluster, pods: { ordinal: number; scheduled?: boolean; ready?: boolean }[], ...extra: Parameters<typeof snapshot>) {
@@ -36,6 +38,22 @@ function run(tc: TidbCluster, pods: { ordinal: number; scheduled?: boolean; read
 }
 
 const failureNames = (status: TidbClusterStatus | undefined, fallback: TidbCluster) => Object.keys((status ?? fallback.status)?.tidb?.failureMembers ?? {}).sort();
+
+describe('TiDB failover while PD or TiKV is unavailable (beyond v1, whose TiDB sync never runs then)', () => {
+  it.each([
+    { name: 'two of three PD members unhealthy: no member recorded, however long it is unhealthy', change: (s: TidbClusterStatus): TidbClusterStatus => ({ ...s, pd: { ...s.pd, members: Object.fromEntries(Object.entries(s.pd?.members ?? {}).map(([n, m], i) => [n, { ...m, health: i === 0 }])) } }), why: 'PD is not available' },
+    { name: 'no TiKV store Up: no member recorded', change: (s: TidbClusterStatus): TidbClusterStatus => ({ ...s, tikv: { ...s.tikv, stores: Object.fromEntries(Object.entries(s.tikv?.stores ?? {}).map(([id, st]) => [id, { ...st, state: 'Disconnected' }])) } }), why: 'TiKV is not available' },
+  ])('$name', ({ change, why }) => {
+    // Prepare: tidb-0 unhealthy long past its failover period
+    const tc = tidbCluster(...fixtureK({ members: [false, true] }), changeStatus(change));
+    // Act
+    const decision = run(tc, [{ ordinal: 0 }, { ordinal: 1 }]);
+    // Assess
+    expect(failureNames(decision.status, tc)).toEqual([]);
+    expect(decision.actions).toEqual([]);
+    expect(decision.outcome).toEqual({ kind: 'complete', message: `TiDB failover held: ${why}, so a replacement could not serve either` });
+  });
+});
 
 describe('TiDB failover (Fixture K)', () => {
   it.each([
