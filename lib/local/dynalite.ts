@@ -3,14 +3,13 @@
  * local stack's and the simulator's stand-in for the DynamoDB table — behind an IAM front, so each
  * function's client may do exactly what its role allows (lib/local/iam/).
  */
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { ensureTable } from '../state/table.js';
 import { DEPLOYER, type LocalIam } from './iam/authority.js';
 import { startIamFront } from './iam/http-front.js';
 import { FunctionIdentities, LOCAL_TABLE, localIam } from './iam/identities.js';
+import { listenOnLoopback, type LoopbackServer } from './loopback.js';
 
 /**
  * A running embedded DynamoDB with its table. `endpoint` is the IAM front's; `client` signs as the
@@ -28,20 +27,8 @@ export type EmbeddedDynamo = {
  * Starts an in-memory dynalite on 127.0.0.1 (a free port), its tables created and deleted at once;
  * `close` stops it and drops its data.
  */
-export async function startDynaliteServer(): Promise<{ endpoint: string; close(): Promise<void> }> {
-  const server: Server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  return {
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => {
-      // Keep-alive sockets would otherwise hold the server open until they time out.
-      server.closeAllConnections();
-      return new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
-    },
-  };
+export async function startDynaliteServer(): Promise<LoopbackServer> {
+  return listenOnLoopback(dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }));
 }
 
 /**

@@ -6,9 +6,9 @@
  * Allowed calls are passed on unchanged. The signature itself is not verified (ADR 0014).
  */
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { LocalIam } from './authority.js';
 import { AccessDeniedError } from './authority.js';
+import { listenOnLoopback } from '../loopback.js';
 import { type AwsCall, type WireService, callOf, errorBody } from './wire.js';
 
 /** A running front: the endpoint clients use instead of the server's. */
@@ -52,17 +52,7 @@ export async function startIamFront(options: { readonly service: WireService; re
     });
     upstream.end(body);
   }
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  return {
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
-    },
-  };
+  return listenOnLoopback(server);
 }
 
 type Refusal = { readonly status: number; readonly headers: Record<string, string>; readonly body: string };
