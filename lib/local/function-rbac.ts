@@ -2,7 +2,8 @@
  * Each function's Kubernetes identity in a local world, as README's "Deploy to EKS" makes it: an
  * EKS access entry maps the function's IAM role to the username
  * `arn:aws:sts::<account>:assumed-role/<role name>/{{SessionName}}` (Lambda's session name is the
- * function's name) and the group `tidb-reconciler`, which `infra/k8s/reconciler-rbac.yaml` binds.
+ * function's name) and the group `tidb-reconciler` (the exporter's: `tidb-reconciler-exporter`),
+ * which `infra/k8s/reconciler-rbac.yaml` binds.
  * The world applies that manifest from the file, as a user applies it with kubectl, and gives each
  * function a kubeconfig with its own bearer token (ADR 0017).
  */
@@ -13,8 +14,10 @@ import type { RbacUser } from '../sim/rbac.js';
 import type { SimWorld } from '../sim/world.js';
 import type { FunctionIdentities } from './iam/identities.js';
 
-/** The Kubernetes group every function's access entry names (README "Deploy to EKS", step 3). */
+/** The Kubernetes group the reconcile, sweep and admin functions' access entries name (README "Deploy to EKS", step 3). */
 export const RECONCILER_GROUP = 'tidb-reconciler';
+/** The Kubernetes group the exporter function's access entry names: read-only, what it watches. */
+export const EXPORTER_GROUP = 'tidb-reconciler-exporter';
 
 /** The manifest of the functions' RBAC, as the README applies it. */
 export const RECONCILER_RBAC_FILE = new URL('../../infra/k8s/reconciler-rbac.yaml', import.meta.url);
@@ -24,7 +27,7 @@ const RBAC_KINDS = new Set(['Namespace', 'ServiceAccount', 'ClusterRole', 'Clust
 
 /** The Kubernetes user function `fn` authenticates as (its access entry). */
 export function functionUser(ids: FunctionIdentities, fn: string): RbacUser {
-  return { name: ids.principal(fn).arn, groups: [RECONCILER_GROUP] };
+  return { name: ids.principal(fn).arn, groups: [fn === 'exporter' ? EXPORTER_GROUP : RECONCILER_GROUP] };
 }
 
 /** The RBAC objects of a manifest file (multi-document YAML); other kinds are left out. */

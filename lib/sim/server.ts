@@ -5,6 +5,7 @@
  * handlers; with a gate (gate.ts), every request authenticated by bearer token and authorised by RBAC.
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { ACCESS_REVIEW_PATH, SELF_ACCESS_REVIEW_PATH, handleAccessReview, handleSelfAccessReview } from './access-review.js';
 import { CLUSTER_ADMIN_USER, unauthorized } from './authn.js';
@@ -54,6 +55,8 @@ export type ApiServerOptions = {
   /** Interval between watch bookmarks, on the store's clock. */
   bookmarkIntervalMs?: number;
   requestHook?: RequestHook;
+  /** Serve https with this certificate and key (PEM) instead of plain http: kubectl sends bearer tokens only over TLS. */
+  tls?: { readonly certPem: string; readonly keyPem: string };
 };
 
 /** Serves the store over HTTP. */
@@ -76,7 +79,9 @@ export class SimApiServer {
 
   /** Starts listening on 127.0.0.1 (port 0 picks a free one); resolves to the base URL. */
   async listen(port = 0, host = '127.0.0.1'): Promise<string> {
-    const server = createServer((req, res) => void this.handle(req, res));
+    const handler = (req: IncomingMessage, res: ServerResponse): void => void this.handle(req, res);
+    const tls = this.opts.tls;
+    const server: Server = tls ? createHttpsServer({ cert: tls.certPem, key: tls.keyPem }, handler) : createServer(handler);
     server.keepAliveTimeout = 5000;
     this.server = server;
     await new Promise<void>((resolve, reject) => {
@@ -90,7 +95,7 @@ export class SimApiServer {
   url(): string {
     const addr = this.server?.address() as AddressInfo | null | undefined;
     if (!addr) throw new Error('the API server is not listening');
-    return `http://${addr.address}:${addr.port}`;
+    return `${this.opts.tls ? 'https' : 'http'}://${addr.address}:${addr.port}`;
   }
 
   /** Ends open watches and stops listening. */

@@ -35,6 +35,8 @@ export type SimWorldOptions = {
    * acts as the cluster admin.
    */
   rbac?: boolean;
+  /** Serve https with this certificate (PEM); kubeconfigs then carry it as the CA (default plain http). */
+  tls?: { readonly certPem: string; readonly keyPem: string };
   /** Port of the HTTP server (default 0: a free port). */
   port?: number;
   /** Processes behind container images (the TiDB simulator plugs in here). */
@@ -61,6 +63,8 @@ export class SimWorld {
     readonly token: string | undefined,
     /** Authentication and RBAC, when the world enforces them. */
     readonly gate: ApiGate | undefined,
+    /** The CA to trust (base64 PEM), when the world serves https. */
+    readonly caData: string | undefined,
   ) {}
 
   /** Builds the world, creates the default namespaces, the TidbCluster CRD and nodes, and starts serving. */
@@ -85,14 +89,15 @@ export class SimWorld {
       if (token === undefined) token = gate.tokens.issue(CLUSTER_ADMIN_USER);
       else gate.tokens.add(token, CLUSTER_ADMIN_USER);
     }
-    const server = new SimApiServer(store, proxy, { token: opts.token, gate, requestHook: opts.requestHook });
+    const server = new SimApiServer(store, proxy, { token: opts.token, gate, requestHook: opts.requestHook, ...(opts.tls ? { tls: opts.tls } : {}) });
     const url = await server.listen(opts.port ?? 0);
-    return new SimWorld(opts.clock, store, gc, controllers, proxy, server, url, token, gate);
+    const caData = opts.tls ? Buffer.from(opts.tls.certPem).toString('base64') : undefined;
+    return new SimWorld(opts.clock, store, gc, controllers, proxy, server, url, token, gate, caData);
   }
 
   /** A kubeconfig object for this world's server, as the cluster admin. */
   kubeconfig(namespace = 'default'): Record<string, unknown> {
-    return simKubeconfig(this.url, this.token, namespace);
+    return simKubeconfig(this.url, this.token, namespace, this.caData);
   }
 
   /**
@@ -100,7 +105,7 @@ export class SimWorld {
    * ServiceAccount token makes one; the admin's when the world does not enforce RBAC.
    */
   kubeconfigAs(user: RbacUser, namespace = 'default'): Record<string, unknown> {
-    return simKubeconfig(this.url, this.gate ? this.gate.tokens.issue(user) : this.token, namespace);
+    return simKubeconfig(this.url, this.gate ? this.gate.tokens.issue(user) : this.token, namespace, this.caData);
   }
 
   /** Stops serving and every controller. */
