@@ -84,7 +84,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   // Scheduler itself delivers (checked in process as the role the schedule's target names).
   const scheduler = new MemoryScheduler({ clock, queue: sqs.deployerQueue, deliverTo: ids.deliverTo(sqs.deployerQueue) });
   // In the simulated world each function authenticates as its EKS access entry, under infra/'s RBAC.
-  if (world) world.gate!.onDenial = (d) => console.error(`RBAC refused a request: ${d.message}`);
+  if (world?.gate) world.gate.onDenial = (d) => console.error(`RBAC refused a request: ${d.message}`);
   const kubeConfigOf = (fn: string): string | Record<string, unknown> => options.kubeconfigPath ?? functionKubeconfig(world as SimWorld, ids, fn);
   const runtimeOf = (fn: 'reconcile' | 'sweep' | 'admin'): Runtime =>
     localRuntime({

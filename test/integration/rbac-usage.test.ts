@@ -24,6 +24,7 @@ import { RealClock } from '../../lib/platform/clock.js';
 import { VirtualClock } from '../../lib/platform/clock.js';
 import { usageKey } from '../../lib/sim/gate.js';
 import { SimWorld } from '../../lib/sim/world.js';
+import { serviceAccountUser } from '../../lib/sim/authn.js';
 
 const DIR = join(import.meta.dirname, '..', 'scenarios');
 /** Together these reach every grant (chosen by measuring each scenario's use). */
@@ -69,12 +70,15 @@ describe('infra RBAC against what the functions use', () => {
     for (const never of [usageKey('create', '', 'pods'), usageKey('create', '', 'persistentvolumeclaims'), usageKey('delete', '', 'services')]) expect(grantsOf('tidb-reconciler')).not.toContain(never);
   }, 240_000);
 
-  it('the exporter function lists and watches what it must, and its ClusterRole grants exactly that', async () => {
+  it.each([
+    { name: 'the exporter function (its access entry\'s group)', file: RECONCILER_RBAC_FILE, user: { name: 'arn:aws:sts::000000000000:assumed-role/exp/tidb-reconciler-dev-exporter', groups: ['tidb-reconciler-exporter'] } },
+    { name: 'the in-cluster exporter (its ServiceAccount, infra/k8s/exporter.yaml)', file: new URL('../../infra/k8s/exporter.yaml', import.meta.url), user: serviceAccountUser('tidb-reconciler', 'tidb-reconciler-exporter') },
+  ])('$name lists and watches what it must, and its ClusterRole grants exactly that', async ({ file, user }) => {
     const world = await SimWorld.start({ clock: new RealClock(), rbac: true });
     try {
-      applyRbacFile(world);
+      applyRbacFile(world, file);
       const kc = new KubeConfig();
-      kc.loadFromString(JSON.stringify(world.kubeconfigAs({ name: 'arn:aws:sts::000000000000:assumed-role/exp/tidb-reconciler-dev-exporter', groups: ['tidb-reconciler-exporter'] })));
+      kc.loadFromString(JSON.stringify(world.kubeconfigAs(user)));
       const source = new KubeWatchSource(kc, { clock: new RealClock() });
       for (const resource of watchedResources()) {
         const page = await source.list(resource, { limit: 10 });
@@ -84,8 +88,10 @@ describe('infra RBAC against what the functions use', () => {
         await events.next().catch(() => undefined);
       }
       expect(world.gate?.denials).toEqual([]);
-      const used = [...(world.gate?.usage.values() ?? [])].flatMap((keys) => [...keys]).sort();
-      expect(used).toEqual(grantsOf('tidb-reconciler-exporter').sort());
+      expect([...(world.gate?.usage.get(user.name) ?? [])].sort()).toEqual(grantsOf('tidb-reconciler-exporter').sort());
+      // Nothing else: no secrets, no writes.
+      const secrets = await fetch(`${world.url}/api/v1/secrets`, { headers: { Authorization: `Bearer ${kc.getCurrentUser()?.token ?? ''}` } });
+      expect(secrets.status).toBe(403);
     } finally {
       await world.stop();
     }
