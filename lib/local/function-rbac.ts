@@ -12,6 +12,7 @@ import { parseAllDocuments } from 'yaml';
 import type { KubeObject } from '../sim/object.js';
 import type { RbacUser } from '../sim/rbac.js';
 import type { SimWorld } from '../sim/world.js';
+import { simKubeconfig } from '../sim/kubeconfig.js';
 import type { FunctionIdentities } from './iam/identities.js';
 
 /** The Kubernetes group the reconcile, sweep and admin functions' access entries name (README "Deploy to EKS", step 3). */
@@ -54,8 +55,16 @@ export function applyRbacFile(world: SimWorld, file: URL | string = RECONCILER_R
   }
 }
 
-/** A kubeconfig for function `fn`: its own token, authenticating as its access entry's user. */
+/** The functions README gives no access entry (they do not talk to Kubernetes). */
+const WITHOUT_ACCESS_ENTRY = new Set(['timer']);
+
+/**
+ * A kubeconfig for function `fn`: its own token, authenticating as its access entry's user. A
+ * function without an access entry gets a token the API server does not know (401, as EKS answers
+ * a role without one).
+ */
 export function functionKubeconfig(world: SimWorld, ids: FunctionIdentities, fn: string): Record<string, unknown> {
+  if (WITHOUT_ACCESS_ENTRY.has(fn)) return simKubeconfig(world.url, `no-access-entry-${fn}`, 'default', world.caData);
   return world.kubeconfigAs(functionUser(ids, fn));
 }
 
