@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import type { KubeObject } from '../sim/object.js';
+import type { ObjectStore } from '../sim/store.js';
 import type { RbacUser } from '../sim/rbac.js';
 import type { SimWorld } from '../sim/world.js';
 import { simKubeconfig } from '../sim/kubeconfig.js';
@@ -46,7 +47,7 @@ export function rbacObjectsOf(file: URL | string): KubeObject[] {
 }
 
 /** Creates (or replaces) the RBAC objects of `file` in the world's store, as `kubectl apply -f` would. */
-export function applyRbacFile(world: SimWorld, file: URL | string = RECONCILER_RBAC_FILE): void {
+export function applyRbacFile(world: { readonly store: ObjectStore }, file: URL | string = RECONCILER_RBAC_FILE): void {
   for (const object of rbacObjectsOf(file)) {
     const kind = String(object.kind);
     const existing = world.store.get(kind, object.metadata.namespace, object.metadata.name ?? '');
