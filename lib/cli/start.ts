@@ -31,8 +31,8 @@ running (Ctrl-C or SIGTERM stops it). A kubeconfig for the simulated API server 
 to ./${LOCAL_STACK_FILE}, so \`tidb-reconciler admin status demo/basic\` in this directory reaches it.
 
 Options:
-  --once             exit 0 as soon as every TidbCluster is Ready (at least one) and IAM refused no
-                     call of any function (exit 1 otherwise); exit 1 with the
+  --once             exit 0 as soon as every TidbCluster is Ready (at least one) and neither IAM nor
+                     RBAC refused a call of any function (exit 1 otherwise); exit 1 with the
                      reason if they are not within --timeout
   --timeout D        how long --once waits (default 5m)
   --kubeconfig FILE  run against the cluster of this kubeconfig instead of the simulated world;
