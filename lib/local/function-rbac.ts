@@ -68,8 +68,3 @@ export function functionKubeconfig(world: SimWorld, ids: FunctionIdentities, fn:
   if (WITHOUT_ACCESS_ENTRY.has(fn)) return simKubeconfig(world.url, `no-access-entry-${fn}`, 'default', world.caData);
   return world.kubeconfigAs(functionUser(ids, fn));
 }
-
-/** Every refusal the world's RBAC made, as `user: message`, with the time; empty when RBAC is off. */
-export function rbacDenialMessages(world: SimWorld): string[] {
-  return (world.gate?.denials ?? []).map((d) => d.message);
-}
