@@ -9,6 +9,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError } from './api-error.js';
+import { confirmNoEscalation } from './escalation.js';
 import { type TokenRegistry, withAuthenticated } from './authn.js';
 import { type RbacDecision, type RbacObjects, type RbacUser, authorize, authorizeNonResource } from './rbac.js';
 import { type RequestAttributes, forbidden, requestAttributes } from './request-attributes.js';
@@ -50,6 +51,23 @@ export class ApiGate {
       ...(a.subresource === '' ? {} : { subresource: a.subresource }),
       ...(a.name === '' ? {} : { name: a.name }),
     });
+  }
+
+  /**
+   * Escalation prevention on a write of an RBAC object (escalation.ts); a refusal is recorded as a
+   * denial like any other, and thrown.
+   */
+  confirmNoEscalation(user: RbacUser, resource: string, namespace: string, body: unknown, verb: 'create' | 'update'): void {
+    try {
+      confirmNoEscalation(this.objects, user, resource, namespace, body);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      const name = (body as { metadata?: { name?: string } } | undefined)?.metadata?.name ?? '';
+      const denial = { atMs: this.nowMs(), user: user.name, attributes: { kind: 'resource' as const, verb, apiGroup: 'rbac.authorization.k8s.io', resource, subresource: '', namespace, name }, message: err.message };
+      this.denials.push(denial);
+      this.onDenial?.(denial);
+      throw err;
+    }
   }
 
   private require(user: RbacUser, a: RequestAttributes): void {

@@ -216,6 +216,8 @@ export class SimApiServer {
     const raw = await readRequestBody(req, method, contentType, needsBody);
     // Creates and updates go through the kind's Go type, as on a real server (patches are merged as JSON).
     const body = method === 'POST' || method === 'PUT' ? decodeBuiltinFields(route.resource, raw, q.get('fieldValidation')) : raw;
+    // Escalation prevention on RBAC objects (escalation.ts): only what the writer holds may be granted.
+    if (this.opts.gate && route.resource.group === 'rbac.authorization.k8s.io' && (method === 'POST' || method === 'PUT')) this.opts.gate.confirmNoEscalation(user, route.resource.plural, route.namespace ?? '', body, method === 'POST' ? 'create' : 'update');
     const request = { method, resource: route.resource, namespace: route.namespace, name: route.name, subresource: route.subresource, query: q, contentType, body };
     const verb = writeVerb(method, route.subresource);
     let answer: ReturnType<typeof handleResource>;

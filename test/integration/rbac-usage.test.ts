@@ -141,6 +141,24 @@ describe('infra RBAC against what the functions use', () => {
     }
   }, 120_000);
 
+  it('refuses the discovery Role the reconciler creates when it does not hold what that Role grants (escalation prevention)', async () => {
+    const file = join(tmpdir(), `rbac-no-secret-list-${process.pid}.yaml`);
+    // Secrets `get` only: exactly what the reconciler itself reads, but not what its discovery Role grants.
+    writeFileSync(file, readFileSync(RECONCILER_RBAC_FILE, 'utf8').replace("resources: ['secrets']\n    verbs: ['get', 'list', 'watch']", "resources: ['secrets']\n    verbs: ['get']"));
+    const stack = await SimStack.start(scenario('pd-failover.yaml'), 1, { rbacFile: file });
+    try {
+      const run = await runScenario(stack, createProgress({ quiet: true }));
+      expect(run.passed).toBe(false);
+      const violations = run.invariants.find((i) => i.name === 'rbac-allows-every-call')?.violations ?? [];
+      expect(violations[0]?.message).toMatch(
+        /^roles\.rbac\.authorization\.k8s\.io "[^"]+-discovery" is forbidden: user "arn:aws:sts::000000000000:assumed-role\/[^/]+\/tidb-reconciler-dev-reconcile" \(groups=\["tidb-reconciler" "system:authenticated"\]\) is attempting to grant RBAC permissions not currently held:\n\{APIGroups:\[""\], Resources:\["secrets"\], Verbs:\["list" "watch"\]\}$/,
+      );
+    } finally {
+      rmSync(file, { force: true });
+      await stack.stop();
+    }
+  }, 120_000);
+
   it("binds the Lambda exporter's group to the same read-only ClusterRole the in-cluster exporter's ServiceAccount has", () => {
     const inCluster = rbacObjectsOf(new URL('../../infra/k8s/exporter.yaml', import.meta.url)).find((o) => o.kind === 'ClusterRole');
     const lambda = rbacObjectsOf(RECONCILER_RBAC_FILE).find((o) => o.kind === 'ClusterRole' && o.metadata.name === inCluster?.metadata.name);

@@ -58,4 +58,22 @@ describe('the API server gate: authentication, impersonation, RBAC', () => {
     expect([...(fresh.gate.usage.get('alice') ?? [])]).toEqual(['list "" pods']);
     expect(fresh.gate.denials.map((d) => d.message)).toEqual(['pods "x" is forbidden: User "alice" cannot delete resource "pods" in API group "" in the namespace "demo"']);
   });
+
+  it.each([
+    { name: 'a Role granting what the writer holds there', resource: 'roles', namespace: 'demo', body: { metadata: { name: 'r' }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }] }, want: 'ok' },
+    { name: 'a Role granting more', resource: 'roles', namespace: 'demo', body: { metadata: { name: 'r' }, rules: [{ apiGroups: [''], resources: ['pods', 'secrets'], verbs: ['list', 'watch'] }] }, want: '403 roles.rbac.authorization.k8s.io "r" is forbidden: user "alice" (groups=["readers" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[""], Resources:["pods"], Verbs:["watch"]}\n{APIGroups:[""], Resources:["secrets"], Verbs:["list" "watch"]}' },
+    { name: 'the same Role in a namespace the writer holds nothing in', resource: 'roles', namespace: 'default', body: { metadata: { name: 'r' }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }] }, want: '403 roles.rbac.authorization.k8s.io "r" is forbidden: user "alice" (groups=["readers" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[""], Resources:["pods"], Verbs:["list"]}' },
+    { name: 'a binding to a role whose permissions the writer holds', resource: 'rolebindings', namespace: 'demo', body: { metadata: { name: 'b' }, roleRef: { apiGroup: RBAC, kind: 'ClusterRole', name: 'pod-reader' }, subjects: [] }, want: 'ok' },
+    { name: 'a binding to cluster-admin', resource: 'rolebindings', namespace: 'demo', body: { metadata: { name: 'b' }, roleRef: { apiGroup: RBAC, kind: 'ClusterRole', name: 'cluster-admin' }, subjects: [] }, want: '403 rolebindings.rbac.authorization.k8s.io "b" is forbidden: user "alice" (groups=["readers" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:["*"], Resources:["*"], Verbs:["*"]}\n{NonResourceURLs:["*"], Verbs:["*"]}' },
+  ])('escalation prevention: $name', ({ resource, namespace, body, want }) => {
+    const fresh = gate();
+    let got = 'ok';
+    try {
+      fresh.gate.confirmNoEscalation({ name: 'alice', groups: ['readers', 'system:authenticated'] }, resource, namespace, body, 'create');
+    } catch (err) {
+      got = err instanceof ApiError ? `${err.code} ${err.message}` : String(err);
+    }
+    expect(got).toBe(want);
+    expect(fresh.gate.denials).toHaveLength(want === 'ok' ? 0 : 1);
+  });
 });
