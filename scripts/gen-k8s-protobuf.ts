@@ -23,7 +23,8 @@ function roots(): string[] {
     const pkg = protoPackageOf(apiVersionOf(r));
     return pkg ? [`${pkg}.${r.kind}`] : [];
   });
-  return [...kinds, 'k8s.io.apimachinery.pkg.runtime.Unknown'];
+  // kubectl auth can-i sends its SelfSubjectAccessReview as protobuf (k8s.io/api/authorization/v1).
+  return [...kinds, 'k8s.io.api.authorization.v1.SelfSubjectAccessReview', 'k8s.io.apimachinery.pkg.runtime.Unknown'];
 }
 
 /** JSON facts of one proto field, from its Go struct tag: [jsonName, flags]; flags: o omitempty, p pointer, i inline, z omitzero. */

@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { RealClock } from '../platform/clock.js';
 import { parseDuration } from '../platform/duration.js';
 import { writeSimKubeconfig } from '../sim/kubeconfig.js';
+import { selfSignedCert } from '../local/tls-front.js';
 import { TidbSimulation } from '../sim/tidb/simulation.js';
 import { SimWorld } from '../sim/world.js';
 import { reportControllerError } from './report.js';
@@ -65,9 +66,11 @@ export async function runSimServe(args: string[]): Promise<number> {
   }
   // The TiDB processes run inside the pods, so a reconciler pointed at this server finds PD and TiKV.
   const sim = new TidbSimulation({ seed: 1, knobs: { nodes: opts.nodes, podStartupMs: opts.podStartupMs } });
-  const world = await SimWorld.start({ clock: new RealClock(), onControllerError: reportControllerError, nodes: opts.nodes, podStartupMs: opts.podStartupMs, port: opts.port, runtimes: [sim.runtime], random: sim.random, proxyRandom: sim.proxyRandom });
+  // Every request authenticated and authorised by RBAC; https, as kubectl sends bearer tokens only over TLS (ADR 0017).
+  const world = await SimWorld.start({ clock: new RealClock(), onControllerError: reportControllerError, nodes: opts.nodes, podStartupMs: opts.podStartupMs, port: opts.port, runtimes: [sim.runtime], random: sim.random, proxyRandom: sim.proxyRandom, rbac: true, tls: selfSignedCert() });
   sim.attach(world);
-  writeSimKubeconfig(opts.kubeconfig, world.url);
+  // The kubeconfig authenticates as the cluster admin (system:masters), as the cluster's creator's does.
+  writeSimKubeconfig(opts.kubeconfig, world.url, world.token, world.caData);
   console.log(`simulated Kubernetes API server listening on ${world.url}`);
   console.log(`kubeconfig written to ${opts.kubeconfig}  (kubectl --kubeconfig ${opts.kubeconfig} get nodes)`);
   await new Promise<void>((resolve) => {

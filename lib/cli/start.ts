@@ -31,8 +31,8 @@ running (Ctrl-C or SIGTERM stops it). A kubeconfig for the simulated API server 
 to ./${LOCAL_STACK_FILE}, so \`tidb-reconciler admin status demo/basic\` in this directory reaches it.
 
 Options:
-  --once             exit 0 as soon as every TidbCluster is Ready (at least one) and IAM refused no
-                     call of any function (exit 1 otherwise); exit 1 with the
+  --once             exit 0 as soon as every TidbCluster is Ready (at least one) and neither IAM nor
+                     RBAC refused a call of any function (exit 1 otherwise); exit 1 with the
                      reason if they are not within --timeout
   --timeout D        how long --once waits (default 5m)
   --kubeconfig FILE  run against the cluster of this kubeconfig instead of the simulated world;
@@ -81,12 +81,17 @@ export async function runStart(args: string[]): Promise<number> {
   const removeEndpointFile = writeEndpointFile(LOCAL_STACK_FILE, { pid: process.pid, adminUrl: stack.adminUrl, apiServerUrl: stack.apiServerUrl, ...stack.adminSigning });
   try {
     if (stop.requested) return 0;
-    if (stack.world) writeSimKubeconfig('sim.kubeconfig', stack.world.url);
+    if (stack.world) writeSimKubeconfig('sim.kubeconfig', stack.world.url, stack.world.token, stack.world.caData);
     console.log(`${stack.world ? 'simulated Kubernetes API server' : 'Kubernetes API server'}: ${stack.apiServerUrl}${stack.world ? '   (kubectl --kubeconfig sim.kubeconfig get pods -A)' : ''}`);
     if (manifest) console.log(await applyManifest(stack.kubeConfig, manifest.metadata.namespace ?? 'default', manifest));
     else console.log('applying nothing (pass --apply FILE to create a TidbCluster); reconciling the TidbClusters there are');
     const code = await watchUntil(stack.kubeConfig, activity, opts, stop);
     // The local ends enforce each function's role; with --once a refused call fails the run.
+    const rbacDenials = stack.world?.gate?.denials ?? [];
+    if (opts.once && rbacDenials.length > 0) {
+      console.error(`RBAC refused ${rbacDenials.length} request(s); first: ${rbacDenials[0]?.message}`);
+      return 1;
+    }
     if (opts.once && stack.iam.denials.length > 0) {
       console.error(`IAM refused ${stack.iam.denials.length} call(s); first: ${stack.iam.denials[0]?.principal}: ${stack.iam.denials[0]?.message}`);
       return 1;

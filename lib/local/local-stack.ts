@@ -36,6 +36,8 @@ import { startEmbeddedDynamo } from './dynalite.js';
 import { DEPLOYER, type LocalIam } from './iam/authority.js';
 import { startIamFront } from './iam/http-front.js';
 import { simulatedContext } from './sim-stack.js';
+import { applyRbacFile, functionKubeconfig } from './function-rbac.js';
+import { selfSignedCert } from './tls-front.js';
 
 /** Options of the local stack. */
 export type LocalStackOptions = {
@@ -81,10 +83,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const queueOf = (fn: string): SqsReconcileQueue => new SqsReconcileQueue({ client: sqs.clientFor(ids.iam.credentialsOf(fn)), queueUrl: sqs.queueUrl });
   // Scheduler itself delivers (checked in process as the role the schedule's target names).
   const scheduler = new MemoryScheduler({ clock, queue: sqs.deployerQueue, deliverTo: ids.deliverTo(sqs.deployerQueue) });
-  const kubeConfigSource = options.kubeconfigPath ?? (world?.kubeconfig() as Record<string, unknown>);
+  // In the simulated world each function authenticates as its EKS access entry, under infra/'s RBAC.
+  if (world?.gate) world.gate.onDenial = (d) => console.error(`RBAC refused a request: ${d.message}`);
+  const kubeConfigOf = (fn: string): string | Record<string, unknown> => options.kubeconfigPath ?? functionKubeconfig(world as SimWorld, ids, fn);
   const runtimeOf = (fn: 'reconcile' | 'sweep' | 'admin'): Runtime =>
     localRuntime({
-      kubeConfig: kubeConfigSource,
+      kubeConfig: kubeConfigOf(fn),
       dynamo: ids.dynamo(fn),
       tableName: dynamo.tableName,
       queue: queueOf(fn),
@@ -97,7 +101,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const runtimes = { reconcile: runtimeOf('reconcile'), sweep: runtimeOf('sweep'), admin: runtimeOf('admin') };
   const kubeConfig = options.kubeconfigPath ? kubeConfigFromFile(options.kubeconfigPath) : runtimeKubeConfig(world);
   const exporter = new Exporter(
-    { source: new KubeWatchSource(kubeConfig, { clock }), queue: queueOf('exporter'), state: new DynamoStateStore(ids.dynamo('exporter'), { tableName: dynamo.tableName }), clock, logger: options.logger },
+    { source: new KubeWatchSource(options.kubeconfigPath ? kubeConfig : kubeConfigFromObject(kubeConfigOf('exporter') as Record<string, unknown>), { clock }), queue: queueOf('exporter'), state: new DynamoStateStore(ids.dynamo('exporter'), { tableName: dynamo.tableName }), clock, logger: options.logger },
     { k8sCluster: runtimes.reconcile.k8sCluster, resources: watchedResources() },
   );
   const handler = createReconcileHandler({ runtime: () => runtimes.reconcile });
@@ -154,8 +158,9 @@ function localSessionName(): string {
 
 async function startSimulatedWorld(clock: RealClock): Promise<{ world: SimWorld; sim: TidbSimulation }> {
   const sim = new TidbSimulation({ seed: 1 });
-  const world = await SimWorld.start({ clock, runtimes: [sim.runtime], random: sim.random, proxyRandom: sim.proxyRandom, onControllerError: reportControllerError });
+  const world = await SimWorld.start({ clock, runtimes: [sim.runtime], random: sim.random, proxyRandom: sim.proxyRandom, onControllerError: reportControllerError, rbac: true, tls: selfSignedCert() });
   sim.attach(world);
+  applyRbacFile(world);
   return { world, sim };
 }
 

@@ -13,6 +13,7 @@ import type { SimWorld } from '../sim/world.js';
 import type { SchedulerPort } from '../timer/port.js';
 import { type Runtime, localRuntime } from '../wiring/ports.js';
 import type { EmbeddedDynamo } from './dynalite.js';
+import { functionKubeconfig } from './function-rbac.js';
 import type { Scenario } from './scenario/types.js';
 
 /** The functions a simulated stack invokes. */
@@ -39,7 +40,8 @@ export function simRuntimes(p: SimRuntimeParts): Record<SimFunction, Runtime> {
   const shared = { config: reconcilerConfig(p.scenario), clientRandom: seededRandom(p.seed + 3), random: seededRandom(p.seed + 2), newReconcileId: seededIds(seededRandom(p.seed + 4)) };
   const runtimeOf = (fn: SimFunction): Runtime => {
     const base = localRuntime({
-      kubeConfig: p.world.kubeconfig(),
+      // Its own token, authenticating as its EKS access entry (function-rbac.ts).
+      kubeConfig: functionKubeconfig(p.world, ids, fn),
       dynamo: ids.dynamo(fn),
       tableName: p.dynamo.tableName,
       queue: ids.queue(fn, p.queue),

@@ -19,6 +19,7 @@ import type { OutgoingMessage, ReconcileQueue } from '../queue/port.js';
 import { ApiError } from '../sim/api-error.js';
 import { TidbSimulation } from '../sim/tidb/simulation.js';
 import { SimWorld } from '../sim/world.js';
+import { applyRbacFile } from './function-rbac.js';
 import { DynamoStateStore } from '../state/dynamo.js';
 import type { StateStore } from '../state/port.js';
 import { MemoryScheduler } from '../timer/memory-scheduler.js';
@@ -124,15 +125,17 @@ export class SimStack {
    * front, its own view of the queue and the scheduler; reconcile's role also plays the SQS event
    * source mapping that receives and deletes its batches.
    */
-  static async start(scenario: Scenario, seed: number, options: { verbose?: boolean; iam?: LocalIam } = {}): Promise<SimStack> {
+  static async start(scenario: Scenario, seed: number, options: { verbose?: boolean; iam?: LocalIam; rbacFile?: URL | string } = {}): Promise<SimStack> {
     const holder: { stack?: SimStack } = {};
     const clock = new VirtualClock();
     const logger: Logger = options.verbose ? new StreamLogger(() => clock.nowMs()) : silentLogger;
     // The pools shape the world's nodes; the TiDB simulation's knobs are the numbers.
     const { nodePools, ...knobs } = scenario.sim;
     const sim = new TidbSimulation({ seed, knobs });
-    const world = await SimWorld.start({ clock: clock, nodes: nodePools ?? scenario.sim.nodes, podStartupMs: scenario.sim.podStartupMs, runtimes: [sim.runtime], random: sim.random, proxyRandom: sim.proxyRandom });
+    const world = await SimWorld.start({ clock: clock, nodes: nodePools ?? scenario.sim.nodes, podStartupMs: scenario.sim.podStartupMs, runtimes: [sim.runtime], random: sim.random, proxyRandom: sim.proxyRandom, rbac: true });
     sim.attach(world);
+    // The functions run under exactly infra/'s RBAC, applied from the file (ADR 0017).
+    applyRbacFile(world, options.rbacFile);
     const dynamo = await startEmbeddedDynamo(undefined, options.iam);
     const ids = dynamo.identities;
     const denials: { atMs: number; message: string }[] = [];

@@ -103,6 +103,8 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
       ...stack.sim.invariants().map((inv) => ({ name: inv.name, violations: inv.violations.map((v) => ({ atMs: rel(v.atMs), message: v.message })) })),
       // The local world enforces each function's role: a refused call fails the run (ADR 0014).
       { name: 'iam-allows-every-call', violations: stack.denials.map((d) => ({ atMs: rel(d.atMs), message: d.message })) },
+      // The world enforces infra/'s RBAC on every function's request: a 403 fails the run (ADR 0017).
+      { name: 'rbac-allows-every-call', violations: (stack.world.gate?.denials ?? []).map((d) => ({ atMs: rel(d.atMs), message: d.message })) },
     ],
     final: finalState(stack),
   });

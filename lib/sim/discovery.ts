@@ -33,7 +33,10 @@ type GroupVersion = { groupVersion: string; version: string };
 
 /** authorization.k8s.io: the SubjectAccessReview, create-only and never stored (see access-review.ts). */
 const REVIEW_GROUP = { name: 'authorization.k8s.io', versions: [{ groupVersion: 'authorization.k8s.io/v1', version: 'v1' }], preferredVersion: { groupVersion: 'authorization.k8s.io/v1', version: 'v1' } };
-const REVIEW_RESOURCES = [{ name: 'subjectaccessreviews', singularName: 'subjectaccessreview', namespaced: false, kind: 'SubjectAccessReview', verbs: ['create'] }];
+const REVIEW_RESOURCES = [
+  { name: 'selfsubjectaccessreviews', singularName: 'selfsubjectaccessreview', namespaced: false, kind: 'SelfSubjectAccessReview', verbs: ['create'] },
+  { name: 'subjectaccessreviews', singularName: 'subjectaccessreview', namespaced: false, kind: 'SubjectAccessReview', verbs: ['create'] },
+];
 
 /** One entry per group, its versions in the order served (a CRD's storage version first, preferred). */
 function groups(resources: readonly ResourceDef[]): { name: string; versions: GroupVersion[]; preferredVersion: GroupVersion }[] {

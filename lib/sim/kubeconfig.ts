@@ -6,15 +6,17 @@ import { writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 
 /**
- * The kubeconfig document for a server URL. The simulator serves plain HTTP on loopback, over which
- * kubectl sends no bearer token, so the user entry carries a token only when one is given.
+ * The kubeconfig document for a server URL, with a bearer token when one is given and the CA to
+ * trust (base64 PEM) for an https server. kubectl sends no bearer token over plain http, so a world
+ * that authenticates serves https to kubectl (`sim serve`, `start`).
  */
-export function simKubeconfig(serverUrl: string, token?: string, namespace = 'default'): Record<string, unknown> {
+export function simKubeconfig(serverUrl: string, token?: string, namespace = 'default', caData?: string): Record<string, unknown> {
+  // client-node refuses a plain-http server unless TLS verification is explicitly off.
+  const cluster = caData ? { server: serverUrl, 'certificate-authority-data': caData } : { server: serverUrl, 'insecure-skip-tls-verify': serverUrl.startsWith('http://') };
   return {
     apiVersion: 'v1',
     kind: 'Config',
-    // client-node refuses a plain-http server unless TLS verification is explicitly off.
-    clusters: [{ name: 'tidb-sim', cluster: { server: serverUrl, 'insecure-skip-tls-verify': serverUrl.startsWith('http://') } }],
+    clusters: [{ name: 'tidb-sim', cluster }],
     users: [{ name: 'tidb-sim-admin', user: token ? { token } : {} }],
     contexts: [{ name: 'tidb-sim', context: { cluster: 'tidb-sim', user: 'tidb-sim-admin', namespace } }],
     'current-context': 'tidb-sim',
@@ -23,6 +25,6 @@ export function simKubeconfig(serverUrl: string, token?: string, namespace = 'de
 }
 
 /** Writes the kubeconfig to `file` (mode 0600, as kubeconfigs may hold credentials). */
-export function writeSimKubeconfig(file: string, serverUrl: string, token?: string): void {
-  writeFileSync(file, stringify(simKubeconfig(serverUrl, token)), { mode: 0o600 });
+export function writeSimKubeconfig(file: string, serverUrl: string, token?: string, caData?: string): void {
+  writeFileSync(file, stringify(simKubeconfig(serverUrl, token, 'default', caData)), { mode: 0o600 });
 }

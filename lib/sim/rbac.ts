@@ -6,7 +6,7 @@
  * pkg/apis/rbac/v1/evaluation_helpers.go (`VerbMatches`, `APIGroupMatches`, `ResourceMatches`,
  * `ResourceNameMatches`). The `system:masters` group is allowed everything, as the API server's
  * privileged-group authorizer placed before RBAC allows it. Non-resource requests (`/healthz`, …)
- * are not evaluated here: `nonResourceURLs` rules are skipped (the caller says so to its client).
+ * are decided by `authorizeNonResource` over ClusterRoleBindings only, as `NonResourceURLMatches`.
  */
 import type { KubeObject } from './object.js';
 
@@ -63,6 +63,33 @@ export function authorize(objects: RbacObjects, user: RbacUser, request: RbacReq
     }
   }
   return { allowed: false, reason: errors.length === 0 ? '' : `RBAC: ${errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`}` };
+}
+
+/** A non-resource request: a lower-case HTTP verb (`get`, `post`, …) on a path (`/version`). */
+export type NonResourceRequest = { readonly verb: string; readonly path: string };
+
+/**
+ * Decides a non-resource request as rbac.go does: only ClusterRoleBindings grant `nonResourceURLs`
+ * (a RoleBinding's rules are namespaced), a URL matching exactly or by a trailing `*` prefix
+ * (evaluation_helpers.go's `NonResourceURLMatches`).
+ */
+export function authorizeNonResource(objects: RbacObjects, user: RbacUser, request: NonResourceRequest): RbacDecision {
+  if (user.groups.includes(SYSTEM_MASTERS)) return { allowed: true, reason: '' };
+  const errors: string[] = [];
+  for (const binding of objects.list('ClusterRoleBinding') as Binding[]) {
+    const subject = (binding.subjects ?? []).find((s) => appliesTo(s, user, ''));
+    if (subject === undefined) continue;
+    const ref = binding.roleRef ?? {};
+    const rules = roleRules(objects, ref, '', errors);
+    if (rules.some((rule) => matchesOrStar(rule.verbs, request.verb) && nonResourceUrlMatches(rule.nonResourceURLs ?? [], request.path))) {
+      return { allowed: true, reason: `RBAC: allowed by ClusterRoleBinding ${q(binding.metadata.name ?? '')} of ${ref.kind ?? ''} ${q(ref.name ?? '')} to ${describeSubject(subject, '')}` };
+    }
+  }
+  return { allowed: false, reason: errors.length === 0 ? '' : `RBAC: ${errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`}` };
+}
+
+function nonResourceUrlMatches(urls: readonly string[], path: string): boolean {
+  return urls.some((u) => u === '*' || u === path || (u.endsWith('*') && path.startsWith(u.slice(0, -1))));
 }
 
 /** The tail of the reason (`ClusterRole "y" to User "z"`) when the binding allows the request, else undefined. */

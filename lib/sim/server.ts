@@ -2,11 +2,15 @@
  * The simulated Kubernetes API server over HTTP on loopback. @kubernetes/client-node and kubectl
  * use it unchanged: discovery, CRUD with optimistic concurrency, all three patch types and
  * server-side apply, watch, status and scale subresources, service and pod proxy to in-process
- * handlers, bearer-token auth.
+ * handlers; with a gate (gate.ts), every request authenticated by bearer token and authorised by RBAC.
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { ACCESS_REVIEW_PATH, handleAccessReview } from './access-review.js';
+import { ACCESS_REVIEW_PATH, SELF_ACCESS_REVIEW_PATH, handleAccessReview, handleSelfAccessReview } from './access-review.js';
+import { CLUSTER_ADMIN_USER, unauthorized } from './authn.js';
+import type { ApiGate } from './gate.js';
+import type { RbacUser } from './rbac.js';
 import { ApiError } from './api-error.js';
 import { APPLY_PATCH_TYPE } from './apply-handler.js';
 import { parse as parseYaml } from 'yaml';
@@ -44,11 +48,15 @@ export type WriteRecord = {
 
 /** Options of the HTTP front end. */
 export type ApiServerOptions = {
-  /** When set, every request must carry `Authorization: Bearer <token>` (401 otherwise). */
+  /** When set (and no gate), every request must carry `Authorization: Bearer <token>` (401 otherwise). */
   token?: string;
+  /** Authentication and RBAC on every request (401/403); without it, every caller acts as the cluster admin. */
+  gate?: ApiGate;
   /** Interval between watch bookmarks, on the store's clock. */
   bookmarkIntervalMs?: number;
   requestHook?: RequestHook;
+  /** Serve https with this certificate and key (PEM) instead of plain http: kubectl sends bearer tokens only over TLS. */
+  tls?: { readonly certPem: string; readonly keyPem: string };
 };
 
 /** Serves the store over HTTP. */
@@ -71,7 +79,9 @@ export class SimApiServer {
 
   /** Starts listening on 127.0.0.1 (port 0 picks a free one); resolves to the base URL. */
   async listen(port = 0, host = '127.0.0.1'): Promise<string> {
-    const server = createServer((req, res) => void this.handle(req, res));
+    const handler = (req: IncomingMessage, res: ServerResponse): void => void this.handle(req, res);
+    const tls = this.opts.tls;
+    const server: Server = tls ? createHttpsServer({ cert: tls.certPem, key: tls.keyPem }, handler) : createServer(handler);
     server.keepAliveTimeout = 5000;
     this.server = server;
     await new Promise<void>((resolve, reject) => {
@@ -85,7 +95,7 @@ export class SimApiServer {
   url(): string {
     const addr = this.server?.address() as AddressInfo | null | undefined;
     if (!addr) throw new Error('the API server is not listening');
-    return `http://${addr.address}:${addr.port}`;
+    return `${this.opts.tls ? 'https' : 'http'}://${addr.address}:${addr.port}`;
   }
 
   /** Ends open watches and stops listening. */
@@ -103,10 +113,10 @@ export class SimApiServer {
     this.requestCounts.set(method, (this.requestCounts.get(method) ?? 0) + 1);
     try {
       const url = new URL(req.url ?? '/', 'http://sim');
-      this.authorize(req);
+      const user = this.authenticate(req, method, url);
       const injected = this.requestHook?.(method, url.pathname);
       if (injected) throw injected;
-      await this.route(req, res, method, url);
+      await this.route(req, res, method, url, user);
     } catch (err) {
       sendError(res, err);
     }
@@ -121,12 +131,14 @@ export class SimApiServer {
     return served ? customResourcePrinter({ additionalPrinterColumns: served.printerColumns as PrinterColumnDefinition[] }) : printerForKind(resource.kind);
   }
 
-  private authorize(req: IncomingMessage): void {
-    if (!this.opts.token) return;
-    if (req.headers.authorization !== `Bearer ${this.opts.token}`) throw new ApiError(401, 'Unauthorized', 'Unauthorized');
+  /** The user the request acts as, authorised (gate.ts); 401/403 thrown as the API server answers. */
+  private authenticate(req: IncomingMessage, method: string, url: URL): RbacUser {
+    if (this.opts.gate) return this.opts.gate.check(method, url, req.headers);
+    if (this.opts.token && req.headers.authorization !== `Bearer ${this.opts.token}`) throw unauthorized();
+    return CLUSTER_ADMIN_USER;
   }
 
-  private async route(req: IncomingMessage, res: ServerResponse, method: string, url: URL): Promise<void> {
+  private async route(req: IncomingMessage, res: ServerResponse, method: string, url: URL, user: RbacUser): Promise<void> {
     const path = url.pathname;
     if (path === '/healthz' || path === '/livez' || path === '/readyz') {
       res.writeHead(200, { 'Content-Type': 'text/plain' });
@@ -144,6 +156,13 @@ export class SimApiServer {
       const contentType = (req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim() ?? '';
       const body = method === 'POST' ? await readRequestBody(req, method, contentType, true) : undefined;
       const answer = handleAccessReview(this.store, method, body);
+      sendJson(res, answer.code, answer.body);
+      return;
+    }
+    if (path === SELF_ACCESS_REVIEW_PATH || path === `${SELF_ACCESS_REVIEW_PATH}/`) {
+      const contentType = (req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim() ?? '';
+      const body = method === 'POST' ? await readRequestBody(req, method, contentType, true) : undefined;
+      const answer = handleSelfAccessReview(this.store, user, method, body);
       sendJson(res, answer.code, answer.body);
       return;
     }
@@ -197,6 +216,8 @@ export class SimApiServer {
     const raw = await readRequestBody(req, method, contentType, needsBody);
     // Creates and updates go through the kind's Go type, as on a real server (patches are merged as JSON).
     const body = method === 'POST' || method === 'PUT' ? decodeBuiltinFields(route.resource, raw, q.get('fieldValidation')) : raw;
+    // Escalation prevention on RBAC objects (escalation.ts): only what the writer holds may be granted.
+    if (this.opts.gate && route.resource.group === 'rbac.authorization.k8s.io' && (method === 'POST' || method === 'PUT')) this.opts.gate.confirmNoEscalation(user, route.resource.plural, route.namespace ?? '', body, method === 'POST' ? 'create' : 'update');
     const request = { method, resource: route.resource, namespace: route.namespace, name: route.name, subresource: route.subresource, query: q, contentType, body };
     const verb = writeVerb(method, route.subresource);
     let answer: ReturnType<typeof handleResource>;

@@ -12,6 +12,10 @@ import { simKubeconfig } from './kubeconfig.js';
 import { ProxyRegistry } from './proxy.js';
 import type { ContainerRuntime } from './runtime.js';
 import { SimApiServer, type RequestHook } from './server.js';
+import { CLUSTER_ADMIN_USER, TokenRegistry } from './authn.js';
+import { bootstrapRbacObjects } from './bootstrap-rbac.js';
+import { ApiGate } from './gate.js';
+import type { RbacUser } from './rbac.js';
 import { ObjectStore } from './store.js';
 import { CRD_KIND } from './crd/registry.js';
 import { tidbClusterCrd } from './crd/tidbcluster.js';
@@ -23,8 +27,16 @@ export type SimWorldOptions = {
   nodes?: NodesSpec;
   /** Pending → Running+Ready for a healthy pod (default 5000 ms). */
   podStartupMs?: number;
-  /** Bearer token required on every request (default: none required). */
+  /** Bearer token required on every request (default: none required; with `rbac`, the admin's token, default random). */
   token?: string;
+  /**
+   * Authenticate every request by bearer token and authorise it by RBAC (gate.ts; ADR 0017). The
+   * default kubeconfig is then the cluster admin's (`system:masters`). Default false: every caller
+   * acts as the cluster admin.
+   */
+  rbac?: boolean;
+  /** Serve https with this certificate (PEM); kubeconfigs then carry it as the CA (default plain http). */
+  tls?: { readonly certPem: string; readonly keyPem: string };
   /** Port of the HTTP server (default 0: a free port). */
   port?: number;
   /** Processes behind container images (the TiDB simulator plugs in here). */
@@ -49,6 +61,10 @@ export class SimWorld {
     readonly server: SimApiServer,
     readonly url: string,
     readonly token: string | undefined,
+    /** Authentication and RBAC, when the world enforces them. */
+    readonly gate: ApiGate | undefined,
+    /** The CA to trust (base64 PEM), when the world serves https. */
+    readonly caData: string | undefined,
   ) {}
 
   /** Builds the world, creates the default namespaces, the TidbCluster CRD and nodes, and starts serving. */
@@ -56,6 +72,7 @@ export class SimWorld {
     const store = new ObjectStore(opts.clock, { random: opts.random });
     for (const ns of ['default', 'kube-system', 'kube-public']) store.create('Namespace', { metadata: { name: ns } }, { keepStatus: false });
     store.create(CRD_KIND, tidbClusterCrd());
+    for (const object of bootstrapRbacObjects()) store.create(String(object.kind), object);
     const gc = new GarbageCollector(store);
     const controllers = new SimControllers(store, {
       podStartupMs: opts.podStartupMs ?? 5000,
@@ -66,14 +83,29 @@ export class SimWorld {
     });
     controllers.start();
     const proxy = new ProxyRegistry(store, opts.proxyRandom);
-    const server = new SimApiServer(store, proxy, { token: opts.token, requestHook: opts.requestHook });
+    const gate = opts.rbac ? new ApiGate(new TokenRegistry(), store, () => opts.clock.nowMs()) : undefined;
+    let token = opts.token;
+    if (gate) {
+      if (token === undefined) token = gate.tokens.issue(CLUSTER_ADMIN_USER);
+      else gate.tokens.add(token, CLUSTER_ADMIN_USER);
+    }
+    const server = new SimApiServer(store, proxy, { token: opts.token, gate, requestHook: opts.requestHook, ...(opts.tls ? { tls: opts.tls } : {}) });
     const url = await server.listen(opts.port ?? 0);
-    return new SimWorld(opts.clock, store, gc, controllers, proxy, server, url, opts.token);
+    const caData = opts.tls ? Buffer.from(opts.tls.certPem).toString('base64') : undefined;
+    return new SimWorld(opts.clock, store, gc, controllers, proxy, server, url, token, gate, caData);
   }
 
-  /** A kubeconfig object for this world's server. */
+  /** A kubeconfig object for this world's server, as the cluster admin. */
   kubeconfig(namespace = 'default'): Record<string, unknown> {
-    return simKubeconfig(this.url, this.token, namespace);
+    return simKubeconfig(this.url, this.token, namespace, this.caData);
+  }
+
+  /**
+   * A kubeconfig authenticating as `user` (a new bearer token), as an EKS access entry or a
+   * ServiceAccount token makes one; the admin's when the world does not enforce RBAC.
+   */
+  kubeconfigAs(user: RbacUser, namespace = 'default'): Record<string, unknown> {
+    return simKubeconfig(this.url, this.gate ? this.gate.tokens.issue(user) : this.token, namespace, this.caData);
   }
 
   /** Stops serving and every controller. */

@@ -22,6 +22,7 @@ import { tidbClusterObject } from '../../lib/sim/tidb/manifests.js';
 import { MemoryScheduler } from '../../lib/timer/memory-scheduler.js';
 import { localRuntime } from '../../lib/wiring/ports.js';
 import { startBareServer, type BareServer } from '../support/api-server.js';
+import { functionUser } from '../../lib/local/function-rbac.js';
 import { type EmbeddedDynamo, startEmbeddedDynamo } from '../../lib/local/dynalite.js';
 import { handCluster } from './tidb-harness.js';
 
@@ -165,10 +166,11 @@ describe('admin against the local stack (its admin endpoint, the real handler, d
   let stackFile: string;
   let teamBFile: string;
   beforeAll(async () => {
-    api = await startBareServer();
-    // The admin function as its own role of the packaged template, enforced by the local ends.
+    // The admin function as its own role of the packaged template, enforced by the local ends, and
+    // as its access entry's Kubernetes user under infra/'s RBAC (ADR 0017).
     dynamo = await startEmbeddedDynamo(TABLE);
     const ids = dynamo.identities;
+    api = await startBareServer({ as: functionUser(ids, 'admin') });
     const clock = new RealClock();
     const queue = new MemoryReconcileQueue({ clock });
     const scheduler = ids.scheduler('admin', new MemoryScheduler({ clock, queue, deliverTo: ids.deliverTo(queue) }));
@@ -253,5 +255,11 @@ describe('admin against the local stack (its admin endpoint, the real handler, d
     expect(r.code).toBe(1);
     expect(r.err).toContain('no local stack:');
     expect(r.err).toContain('npm start');
+  });
+
+  it('the admin function made its Kubernetes requests as its own user, under infra/\'s RBAC, and none was refused', () => {
+    expect(api.gate?.denials).toEqual([]);
+    expect([...(api.gate?.usage.keys() ?? [])].filter((user) => user.endsWith('/tidb-reconciler-dev-admin'))).toHaveLength(1);
+    expect(api.gate?.usage.size).toBe(1);
   });
 });

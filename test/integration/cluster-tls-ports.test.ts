@@ -37,7 +37,8 @@ async function withStack(s: Scenario, timeoutMs: number, check: (stack: SimStack
 }
 
 const get = async (stack: SimStack, target: string, path: string) => {
-  const res = await fetch(`${stack.world.url}/api/v1/namespaces/demo/pods/${target}/proxy${path}`);
+  // As the cluster admin: the world authenticates every request (ADR 0017).
+  const res = await fetch(`${stack.world.url}/api/v1/namespaces/demo/pods/${target}/proxy${path}`, { headers: { Authorization: `Bearer ${stack.world.token ?? ''}` } });
   return { status: res.status, text: (await res.text()).trim() };
 };
 

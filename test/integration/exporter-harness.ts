@@ -15,6 +15,10 @@ import { MemoryLogger } from '../../lib/platform/logger.js';
 import type { StateStore } from '../../lib/state/port.js';
 import type { KubeObject } from '../../lib/sim/object.js';
 import { type BareServer, startBareServer } from '../support/api-server.js';
+import { EXPORTER_GROUP } from '../../lib/local/function-rbac.js';
+
+/** The exporter function's Kubernetes user (its access entry: README "Deploy to EKS", step 3). */
+const EXPORTER_USER = { name: 'arn:aws:sts::000000000000:assumed-role/tidb-reconciler-dev-us-east-1-exporter/tidb-reconciler-dev-exporter', groups: [EXPORTER_GROUP] };
 import { type EmbeddedDynamo, startEmbeddedDynamo } from '../../lib/local/dynalite.js';
 
 /** The state table every test file creates in its own dynalite. */
@@ -48,7 +52,8 @@ export async function startTable(): Promise<{ dynamo: EmbeddedDynamo; state: Dyn
 
 /** A fresh world on `state` (shared dynalite table). */
 export async function startWorld(state: StateStore, opts: { historyLimit?: number } = {}): Promise<ExporterWorld> {
-  const bare = await startBareServer(opts);
+  // The exporter function's identity under infra/'s RBAC: a watch it may not make is refused (ADR 0017).
+  const bare = await startBareServer({ ...opts, as: EXPORTER_USER });
   const queue = new MemoryReconcileQueue({ clock: bare.clock });
   const logger = new MemoryLogger();
   const k8sCluster = `sim-${++clusterSeq}`;

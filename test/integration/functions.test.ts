@@ -22,6 +22,7 @@ import { LOCAL_ACCOUNT_ID, LOCAL_OPERATOR, operatorAccessEntry, operatorRbacObje
 import { functionUrlEvent, urlResponseOf } from '../../lib/local/function-url.js';
 import { FORCE_UPGRADE_ANNOTATION, type AdminResult } from '../../lib/wiring/admin.js';
 import { localRuntime, type Runtime } from '../../lib/wiring/ports.js';
+import { applyRbacFile, functionKubeconfig } from '../../lib/local/function-rbac.js';
 import { type EmbeddedDynamo, startEmbeddedDynamo } from '../../lib/local/dynalite.js';
 import { DynamoStateStore } from '../../lib/state/dynamo.js';
 import { MemoryScheduler } from '../../lib/timer/memory-scheduler.js';
@@ -101,7 +102,7 @@ async function drain(q: MemoryReconcileQueue): Promise<{ key: string; reason: st
 function newRuntime(q: MemoryReconcileQueue, fn: 'reconcile' | 'admin' | 'sweep' | 'timer'): Runtime {
   const ids = dynamo.identities;
   const scheduler = ids.scheduler(fn, new MemoryScheduler({ clock: w.clock, queue: q, deliverTo: ids.deliverTo(q) }));
-  return localRuntime({ kubeConfig: w.world.kubeconfig('demo'), dynamo: ids.dynamo(fn), tableName: TABLE, queue: ids.queue(fn, q), clock: w.clock, k8sCluster: K8S, logger, metrics, scheduler, timerTarget: ids.timerTarget });
+  return localRuntime({ kubeConfig: functionKubeconfig(w.world, ids, fn), dynamo: ids.dynamo(fn), tableName: TABLE, queue: ids.queue(fn, q), clock: w.clock, k8sCluster: K8S, logger, metrics, scheduler, timerTarget: ids.timerTarget });
 }
 
 const reconcile = () => createReconcileHandler({ runtime: () => runtime });
@@ -115,7 +116,9 @@ const admin = () => {
 };
 
 beforeAll(async () => {
-  w = await startWorld();
+  // The world enforces infra/'s RBAC, applied from the file; each function has its own token (ADR 0017).
+  w = await startWorld({ rbac: true });
+  applyRbacFile(w.world);
   dynamo = await startEmbeddedDynamo(TABLE);
   inspector = new DynamoStateStore(dynamo.client, { tableName: TABLE });
   logger = new MemoryLogger();
@@ -329,6 +332,13 @@ describe('timer handler', () => {
     // Assess
     expect(result).toEqual({ ok: true, key: `${K8S}/demo/basic`, kind: 'failover-tikv', reason: 'timer:failover-tikv' });
     expect(await drain(timerQueue)).toEqual([expect.objectContaining({ key: `${K8S}/demo/basic`, reason: 'timer:failover-tikv' })]);
+  });
+});
+
+describe('RBAC', () => {
+  it('refused no request any function made in this file', () => {
+    expect(w.world.gate?.denials).toEqual([]);
+    expect(w.world.gate?.usage.size).toBeGreaterThan(0);
   });
 });
 

@@ -190,14 +190,10 @@ describe('kubectl create generators (protobuf bodies)', () => {
     const typeMeta = Buffer.concat([field(1, 'pingcap.com/v1alpha1'), field(2, 'TidbCluster')]);
     const body = Buffer.concat([Buffer.from('k8s\0'), field(1, typeMeta)]);
     // Act
-    const res = await fetch(`${sim.baseUrl}/apis/pingcap.com/v1alpha1/namespaces/gen/tidbclusters`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/vnd.kubernetes.protobuf', ...(sim.token ? { Authorization: `Bearer ${sim.token}` } : {}) },
-      body,
-    });
+    const res = await sim.request('POST', '/apis/pingcap.com/v1alpha1/namespaces/gen/tidbclusters', { 'Content-Type': 'application/vnd.kubernetes.protobuf' }, body);
     // Assess
     expect(res.status).toBe(415);
-    expect(((await res.json()) as { message: string }).message).toContain('kind TidbCluster (pingcap.com/v1alpha1)');
+    expect((JSON.parse(res.body) as { message: string }).message).toContain('kind TidbCluster (pingcap.com/v1alpha1)');
   });
 });
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { KubeClient } from '../../lib/kube/client.js';
 import type { AccessReview } from '../../lib/kube/port.js';
 import { startBareServer, type BareServer } from '../support/api-server.js';
+import { bootstrapRbacObjects } from '../../lib/sim/bootstrap-rbac.js';
 
 const RBAC = 'rbac.authorization.k8s.io';
 
@@ -17,6 +18,8 @@ describe('SubjectAccessReview on the simulated API server', () => {
     kube = KubeClient.fromKubeConfig(api.kubeConfig);
     const s = api.store;
     s.create('Namespace', { metadata: { name: 'team-a' } });
+    // What every world (and every real cluster) has: the default ClusterRoles and their bindings.
+    for (const object of bootstrapRbacObjects()) s.create(String(object.kind), object);
     s.create('ClusterRole', { metadata: { name: 'tc-admin' }, rules: [{ apiGroups: ['pingcap.com'], resources: ['tidbclusters'], verbs: ['get', 'patch'] }] } as never);
     s.create('ClusterRole', { metadata: { name: 'proxy-only' }, rules: [{ apiGroups: [''], resources: ['pods/proxy'], verbs: ['*'] }] } as never);
     s.create('ClusterRole', { metadata: { name: 'any-status' }, rules: [{ apiGroups: ['*'], resources: ['*/status'], verbs: ['update'] }] } as never);
@@ -69,10 +72,24 @@ describe('SubjectAccessReview on the simulated API server', () => {
     expect(r.body.message).toContain(message);
   });
 
-  it('a review is never stored: GET is not allowed, and discovery lists it as create-only', async () => {
+  it('a review is never stored: GET is not allowed, and discovery lists both reviews as create-only', async () => {
     const get = await api.call('GET', '/apis/authorization.k8s.io/v1/subjectaccessreviews');
     const discovery = await api.call('GET', '/apis/authorization.k8s.io/v1');
     expect(get.status).toBe(405);
-    expect(discovery.body.resources).toEqual([{ name: 'subjectaccessreviews', singularName: 'subjectaccessreview', namespaced: false, kind: 'SubjectAccessReview', verbs: ['create'] }]);
+    expect(discovery.body.resources).toEqual([
+      { name: 'selfsubjectaccessreviews', singularName: 'selfsubjectaccessreview', namespaced: false, kind: 'SelfSubjectAccessReview', verbs: ['create'] },
+      { name: 'subjectaccessreviews', singularName: 'subjectaccessreview', namespaced: false, kind: 'SubjectAccessReview', verbs: ['create'] },
+    ]);
+  });
+
+  it.each([
+    { name: 'the version, to anyone authenticated (system:public-info-viewer)', user: 'x', groups: ['system:authenticated'], path: '/version', allowed: true },
+    { name: 'discovery, to anyone authenticated (system:discovery)', user: 'x', groups: ['system:authenticated'], path: '/apis/apps/v1', allowed: true },
+    { name: 'the OpenAPI document, to anyone authenticated', user: 'x', groups: ['system:authenticated'], path: '/openapi/v3/apis/apps/v1', allowed: true },
+    { name: 'discovery, not to a caller outside system:authenticated', user: 'x', groups: ['other'], path: '/apis', allowed: false },
+    { name: 'an unknown path, to nobody but system:masters', user: 'x', groups: ['system:authenticated'], path: '/metrics', allowed: false },
+  ])('non-resource: $name', async ({ user, groups, path, allowed }) => {
+    const res = await api.call('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', { kind: 'SubjectAccessReview', apiVersion: 'authorization.k8s.io/v1', spec: { user, groups, nonResourceAttributes: { verb: 'get', path } } });
+    expect(res.body.status.allowed).toBe(allowed);
   });
 });

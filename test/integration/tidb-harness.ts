@@ -31,12 +31,14 @@ export function handCluster(replicas: Partial<HandCluster['replicas']> = {}, ext
 }
 
 /** Starts a world and returns the verbs a test drives it with. */
-export async function startWorld(opts: { seed?: number; knobs?: Partial<TidbSimKnobs> } = {}) {
+export async function startWorld(opts: { seed?: number; knobs?: Partial<TidbSimKnobs>; rbac?: boolean } = {}) {
   const clock = new VirtualClock();
   const actions: ProcessAction[] = [];
-  const { world, sim } = await startTidbWorld({ clock, seed: opts.seed ?? 1, knobs: opts.knobs, record: (a) => actions.push(a) });
+  const { world, sim } = await startTidbWorld({ clock, seed: opts.seed ?? 1, knobs: opts.knobs, record: (a) => actions.push(a), rbac: opts.rbac });
   const api = async (method: string, path: string, body?: unknown): Promise<Answer> => {
-    const res = await fetch(world.url + path, { method, headers: { 'Content-Type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    // As the cluster admin (the token is needed only when the world enforces RBAC).
+    const auth: Record<string, string> = world.token ? { Authorization: `Bearer ${world.token}` } : {};
+    const res = await fetch(world.url + path, { method, headers: { ...auth, 'Content-Type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
     const text = await res.text();
     let json: unknown;
     try {

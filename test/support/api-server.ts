@@ -10,6 +10,11 @@ import { SimApiServer } from '../../lib/sim/server.js';
 import { ObjectStore } from '../../lib/sim/store.js';
 import { CRD_KIND } from '../../lib/sim/crd/registry.js';
 import { tidbClusterCrd } from '../../lib/sim/crd/tidbcluster.js';
+import { applyRbacFile } from '../../lib/local/function-rbac.js';
+import { CLUSTER_ADMIN_USER, TokenRegistry } from '../../lib/sim/authn.js';
+import { bootstrapRbacObjects } from '../../lib/sim/bootstrap-rbac.js';
+import { ApiGate } from '../../lib/sim/gate.js';
+import type { RbacUser } from '../../lib/sim/rbac.js';
 
 /** A running bare server and what tests need to drive it. */
 export type BareServer = {
@@ -18,23 +23,35 @@ export type BareServer = {
   gc: GarbageCollector;
   proxy: ProxyRegistry;
   server: SimApiServer;
+  /** Authentication and RBAC, with `as`. */
+  gate: ApiGate | undefined;
   url: string;
   kubeConfig: KubeConfig;
   call: (method: string, path: string, body?: unknown, contentType?: string) => Promise<{ status: number; body: any }>;
   close: () => Promise<void>;
 };
 
-/** Starts a bare server with namespaces `default` and `demo` and the TidbCluster CRD. */
-export async function startBareServer(opts: { historyLimit?: number; token?: string } = {}): Promise<BareServer> {
+/**
+ * Starts a bare server with namespaces `default` and `demo` and the TidbCluster CRD. With `as`, the
+ * server enforces RBAC (infra/k8s/reconciler-rbac.yaml applied): `kubeConfig` authenticates as that
+ * user, `call` as the cluster admin.
+ */
+export async function startBareServer(opts: { historyLimit?: number; token?: string; as?: RbacUser } = {}): Promise<BareServer> {
   const clock = new VirtualClock();
   const store = new ObjectStore(clock, { historyLimit: opts.historyLimit });
   for (const name of ['default', 'demo']) store.create('Namespace', { metadata: { name } });
   store.create(CRD_KIND, tidbClusterCrd());
   const gc = new GarbageCollector(store);
   const proxy = new ProxyRegistry(store);
-  const server = new SimApiServer(store, proxy, { token: opts.token, bookmarkIntervalMs: 1000 });
+  const gate = opts.as ? new ApiGate(new TokenRegistry(), store, () => clock.nowMs()) : undefined;
+  if (gate) {
+    for (const object of bootstrapRbacObjects()) store.create(String(object.kind), object);
+    applyRbacFile({ store });
+  }
+  const server = new SimApiServer(store, proxy, { token: opts.token, bookmarkIntervalMs: 1000, gate });
   const url = await server.listen(0);
-  const token = opts.token ?? 'any';
+  const adminToken = gate ? gate.tokens.issue(CLUSTER_ADMIN_USER) : (opts.token ?? 'any');
+  const token = gate && opts.as ? gate.tokens.issue(opts.as) : adminToken;
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromOptions({
     clusters: [{ name: 'sim', server: url, skipTLSVerify: true }],
@@ -45,7 +62,7 @@ export async function startBareServer(opts: { historyLimit?: number; token?: str
   const call = async (method: string, path: string, body?: unknown, contentType = 'application/json') => {
     const res = await fetch(url + path, {
       method,
-      headers: { 'Content-Type': contentType, Authorization: `Bearer ${token}` },
+      headers: { 'Content-Type': contentType, Authorization: `Bearer ${adminToken}` },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
       signal: AbortSignal.timeout(5000),
     });
@@ -62,7 +79,7 @@ export async function startBareServer(opts: { historyLimit?: number; token?: str
     gc.stop();
     await server.close();
   };
-  return { clock, store, gc, proxy, server, url, kubeConfig, call, close };
+  return { clock, store, gc, proxy, server, gate, url, kubeConfig, call, close };
 }
 
 /** A minimal valid ConfigMap body. */

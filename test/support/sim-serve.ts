@@ -4,6 +4,7 @@
  * with SIGINT, waiting for the process to exit so nothing outlives the tests.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { request as httpsRequest } from 'node:https';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +21,8 @@ export type SimServe = {
   readonly baseUrl: string;
   readonly token: string;
   readonly kubectl: Kubectl;
+  /** One https request to the server as the kubeconfig's user (its token, trusting its CA). */
+  request(method: string, path: string, headers?: Record<string, string>, body?: Buffer): Promise<{ status: number; body: string }>;
   /** Runs kubectl and resolves with stdout; rejects with stderr when kubectl fails. */
   ok(args: string[], input?: string): Promise<string>;
   stop(): Promise<void>;
@@ -45,7 +48,8 @@ export async function startSimServe(podStartup = '200ms'): Promise<SimServe> {
     server.stderr?.on('data', (d: Buffer) => (out += d.toString()));
     server.on('exit', (code) => reject(new Error(`sim serve exited with ${code}: ${out}`)));
   });
-  const kubeconfig = parse(readFileSync(kubeconfigPath, 'utf8')) as { clusters: { cluster: { server: string } }[]; users: { user: { token?: string } }[] };
+  const kubeconfig = parse(readFileSync(kubeconfigPath, 'utf8')) as { clusters: { cluster: { server: string; 'certificate-authority-data'?: string } }[]; users: { user: { token?: string } }[] };
+  const ca = Buffer.from(kubeconfig.clusters[0]?.cluster['certificate-authority-data'] ?? '', 'base64');
   const kubectl = kubectlFor(kubeconfig as unknown as Record<string, unknown>);
   return {
     kubeconfigPath,
@@ -53,6 +57,20 @@ export async function startSimServe(podStartup = '200ms'): Promise<SimServe> {
     baseUrl: kubeconfig.clusters[0]?.cluster.server ?? '',
     token: kubeconfig.users[0]?.user.token ?? '',
     kubectl,
+    request(method, path, headers = {}, body) {
+      const url = new URL(path, kubeconfig.clusters[0]?.cluster.server);
+      const token = kubeconfig.users[0]?.user.token;
+      return new Promise((resolve, reject) => {
+        const req = httpsRequest(url, { method, ca, headers: { ...headers, ...(token ? { Authorization: `Bearer ${token}` } : {}) }, timeout: 30_000 }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        });
+        req.on('timeout', () => req.destroy(new Error(`${method} ${path} timed out`)));
+        req.on('error', reject);
+        req.end(body);
+      });
+    },
     async ok(args, input) {
       const r = await kubectl(args, { input, timeoutMs: 60000 });
       if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${r.code}): ${r.stderr}`);

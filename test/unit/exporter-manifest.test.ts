@@ -16,14 +16,14 @@ describe('the exporter manifest', () => {
     expect(docs.map((d) => d.kind)).toEqual(['Namespace', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Deployment']);
   });
 
-  it('the ClusterRole grants get/list/watch on the four watched resources and nothing else', () => {
+  it('the ClusterRole grants list/watch on the four watched resources and nothing else', () => {
     const rules = byKind('ClusterRole')['rules'] as { apiGroups: string[]; resources: string[]; verbs: string[] }[];
     const grants = rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.map((res) => `${res}.${g}: ${[...r.verbs].sort().join(',')}`))).sort();
     expect(grants).toEqual([
-      'persistentvolumeclaims.: get,list,watch',
-      'pods.: get,list,watch',
-      'statefulsets.apps: get,list,watch',
-      'tidbclusters.pingcap.com: get,list,watch',
+      'persistentvolumeclaims.: list,watch',
+      'pods.: list,watch',
+      'statefulsets.apps: list,watch',
+      'tidbclusters.pingcap.com: list,watch',
     ]);
   });
 

@@ -11,7 +11,7 @@ type Rule = { apiGroups: string[]; resources: string[]; verbs: string[] };
 type Doc = { kind: string; metadata: { name: string }; rules?: Rule[]; roleRef?: { name: string } };
 
 const docs = parseAllDocuments(readFileSync(new URL('../../infra/k8s/reconciler-rbac.yaml', import.meta.url), 'utf8')).map((d) => d.toJS() as Doc);
-const rules = docs.find((d) => d.kind === 'ClusterRole')?.rules ?? [];
+const rules = docs.find((d) => d.kind === 'ClusterRole' && d.metadata.name === 'tidb-reconciler')?.rules ?? [];
 const allows = (group: string, resource: string, verb: string): boolean =>
   rules.some((r) => r.apiGroups.includes(group) && r.resources.includes(resource) && r.verbs.includes(verb));
 
@@ -36,18 +36,30 @@ describe('the reconciler ClusterRole', () => {
   it('allows reading, listing and writing the status of TidbClusters, and is bound to the reconciler group', () => {
     expect(['get', 'list'].every((v) => allows('pingcap.com', 'tidbclusters', v))).toBe(true);
     expect(allows('pingcap.com', 'tidbclusters/status', 'update')).toBe(true);
-    const binding = docs.find((d) => d.kind === 'ClusterRoleBinding') as Doc & { subjects: { kind: string; name: string }[] };
+    const binding = docs.find((d) => d.kind === 'ClusterRoleBinding' && d.metadata.name === 'tidb-reconciler') as Doc & { subjects: { kind: string; name: string }[] };
     expect(binding.roleRef?.name).toBe('tidb-reconciler');
     expect(binding.subjects).toEqual([{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'tidb-reconciler' }]);
   });
 
   it.each([
-    { name: 'GET (PD reads, TiDB /status)', verb: 'get' },
-    { name: 'POST (PD leader transfer, schedulers)', verb: 'create' },
-    { name: 'PUT (TiCDC drain, Pump offline)', verb: 'update' },
-    { name: 'DELETE (PD member, store, scheduler)', verb: 'delete' },
-  ])('allows $name through the service and pod proxy', ({ verb }) => {
-    expect(allows('', 'services/proxy', verb) && allows('', 'pods/proxy', verb)).toBe(true);
+    { name: 'GET through both (PD reads, TiDB /status)', resource: 'pods/proxy', verb: 'get', want: true },
+    { name: 'POST to a pod (PD leader transfer)', resource: 'pods/proxy', verb: 'create', want: true },
+    { name: 'PUT to a pod (TiCDC drain, Pump offline)', resource: 'pods/proxy', verb: 'update', want: true },
+    { name: 'DELETE to a pod', resource: 'pods/proxy', verb: 'delete', want: false },
+    { name: 'POST through the service (schedulers)', resource: 'services/proxy', verb: 'create', want: true },
+    { name: 'DELETE through the service (PD member, store, scheduler)', resource: 'services/proxy', verb: 'delete', want: true },
+    { name: 'PUT through the service', resource: 'services/proxy', verb: 'update', want: false },
+  ])('proxy: $name is allowed: $want', ({ resource, verb, want }) => {
+    expect(allows('', resource, verb)).toBe(want);
+  });
+
+  it.each([
+    { name: 'creating pods (the StatefulSet controller does)', group: '', resource: 'pods', verb: 'create' },
+    { name: 'creating claims', group: '', resource: 'persistentvolumeclaims', verb: 'create' },
+    { name: 'replacing a TidbCluster (it is patched)', group: 'pingcap.com', resource: 'tidbclusters', verb: 'update' },
+    { name: 'watching (the exporter has its own group)', group: 'apps', resource: 'statefulsets', verb: 'watch' },
+  ])('does not allow $name', ({ group, resource, verb }) => {
+    expect(allows(group, resource, verb)).toBe(false);
   });
 
   it('allows reading the cluster client Secret a TLS cluster needs', () => {

@@ -154,12 +154,12 @@ export class TidbSimulation {
 }
 
 /** Options of `startTidbWorld`: the simulation's plus the world's serving options. */
-export type TidbWorldOptions = TidbSimulationOptions & { clock: Clock; token?: string; port?: number };
+export type TidbWorldOptions = TidbSimulationOptions & { clock: Clock; token?: string; port?: number; rbac?: boolean };
 
 /** Starts a SimWorld whose pods run simulated TiDB processes, with nodes and pod start-up from the knobs. */
 export async function startTidbWorld(opts: TidbWorldOptions): Promise<{ world: SimWorld; sim: TidbSimulation }> {
   const sim = new TidbSimulation(opts);
-  const world = await SimWorld.start({ clock: opts.clock, token: opts.token, port: opts.port, nodes: sim.knobs.nodes, podStartupMs: sim.knobs.podStartupMs, runtimes: [sim.runtime], random: sim.random, proxyRandom: sim.proxyRandom });
+  const world = await SimWorld.start({ clock: opts.clock, token: opts.token, port: opts.port, rbac: opts.rbac, nodes: sim.knobs.nodes, podStartupMs: sim.knobs.podStartupMs, runtimes: [sim.runtime], random: sim.random, proxyRandom: sim.proxyRandom });
   sim.attach(world);
   return { world, sim };
 }
