@@ -50,7 +50,7 @@ export const MISSING_SECRET_RECHECK_MS = 30_000;
 
 /**
  * The `PdTlsSecret` rule. With cluster TLS the reconciler reaches PD only when
- * `<tc>-cluster-client-secret` exists (docs/adr/0005); the observer checked. Missing ⇒ a Warning
+ * `<tc>-cluster-client-secret` exists (it presents that certificate, docs/adr/0018); the observer checked. Missing ⇒ a Warning
  * Event naming the Secret and a recheck in 30 s, since nothing watches Secrets; status.pd stays
  * unsynced meanwhile. Guarantees: no action when TLS is off or the Secret exists.
  */
