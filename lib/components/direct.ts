@@ -3,8 +3,8 @@
  * cluster DNS names its clients use — `<tc>-pd.<ns>.svc:2379` for PD, `<pod>.<peer>.<ns>.svc:<port>`
  * for one member — over https with the cluster client certificate when cluster TLS is on. Cluster
  * DNS does not resolve in a Lambda, so each name is resolved through the API server as CoreDNS
- * would: a Service to the ready addresses of its Endpoints (one drawn at random per request, as
- * kube-proxy does), a pod to its `status.podIP`. The connection goes to that IP; the certificate is
+ * would: a Service to the ready addresses of its Endpoints (in a random order per request, as
+ * kube-proxy draws one), a pod to its `status.podIP`. The connection goes to that IP; the certificate is
  * checked for the DNS name. Needs a function attached to the cluster's VPC (pod IPs are VPC
  * addresses with the VPC CNI) and `get` on endpoints, pods and the client Secret.
  */
@@ -52,32 +52,41 @@ export class DirectHttp implements ComponentHttp {
     const scheme = endpoint.scheme ?? 'http';
     const tcName = scheme === 'https' ? clusterOf(endpoint) : '';
     const client: ClientCertificate | undefined = scheme === 'https' ? await this.certificates.of(endpoint.namespace, tcName, left()) : undefined;
-    const ip = await this.resolve(endpoint, left(), what);
+    const ips = await this.resolve(endpoint, left(), what);
     const serverName = clusterDnsName(endpoint, this.options.clusterDomain);
-    try {
-      return await this.network.exchange({ ip, port: endpoint.port, scheme, serverName }, req, client, left(), what);
-    } catch (err) {
-      if (err instanceof ClientCertificateRefusedError && scheme === 'https') this.certificates.forget(endpoint.namespace, tcName);
-      throw err;
+    // A Service's addresses in random order, each tried once while they refuse: Endpoints lag the
+    // pods (a deleted or restarting member stays listed for a moment), as Go's dialer tries every
+    // address a name resolves to. Any other failure, or an answer, ends the call.
+    for (const [i, ip] of ips.entries()) {
+      try {
+        return await this.network.exchange({ ip, port: endpoint.port, scheme, serverName }, req, client, left(), what);
+      } catch (err) {
+        if (err instanceof ClientCertificateRefusedError && scheme === 'https') this.certificates.forget(endpoint.namespace, tcName);
+        const refused = err instanceof ComponentUnreachableError && err.reason === 'refused';
+        if (!refused || i === ips.length - 1) throw err;
+      }
     }
+    throw new ComponentUnreachableError(`${what} failed: no endpoints available for service "${serverName}"`, 'noEndpoints');
   }
 
-  /** The IP to connect to for `endpoint`, as cluster DNS would answer its name. */
-  private async resolve(endpoint: Endpoint, timeoutMs: number, what: string): Promise<string> {
+  /**
+   * The IPs to connect to for `endpoint`, as cluster DNS and kube-proxy would pick them: a pod's own
+   * IP; a Service's ready addresses for the port, shuffled with `random`.
+   */
+  private async resolve(endpoint: Endpoint, timeoutMs: number, what: string): Promise<string[]> {
     const ns = encodeURIComponent(endpoint.namespace);
     const name = clusterDnsName(endpoint, this.options.clusterDomain);
     if (endpoint.type === 'pod') {
       const pod = await this.get<{ status?: { podIP?: string } }>(`/api/v1/namespaces/${ns}/pods/${encodeURIComponent(endpoint.pod)}`, timeoutMs, `${what}: resolve ${name}`);
       const ip = pod?.status?.podIP;
       if (!ip) throw new ComponentUnreachableError(`${what} failed: dial tcp: lookup ${name}: no such host`, 'noEndpoints');
-      return ip;
+      return [ip];
     }
     type Endpoints = { subsets?: { addresses?: { ip: string }[]; ports?: { port: number }[] }[] };
     const found = await this.get<Endpoints>(`/api/v1/namespaces/${ns}/endpoints/${encodeURIComponent(endpoint.service)}`, timeoutMs, `${what}: resolve ${name}`);
-    const ready = (found?.subsets ?? []).filter((s) => (s.ports ?? []).some((p) => p.port === endpoint.port)).flatMap((s) => s.addresses ?? []);
-    const chosen = ready[Math.min(Math.floor((this.options.random ?? Math.random)() * ready.length), ready.length - 1)];
-    if (!chosen) throw new ComponentUnreachableError(`${what} failed: no endpoints available for service "${endpoint.service}"`, 'noEndpoints');
-    return chosen.ip;
+    const ready = (found?.subsets ?? []).filter((s) => (s.ports ?? []).some((p) => p.port === endpoint.port)).flatMap((s) => (s.addresses ?? []).map((a) => a.ip));
+    if (ready.length === 0) throw new ComponentUnreachableError(`${what} failed: no endpoints available for service "${endpoint.service}"`, 'noEndpoints');
+    return shuffled(ready, this.options.random ?? Math.random);
   }
 
   /** A GET through the API server; undefined for 404 (the name does not resolve). */
@@ -88,4 +97,14 @@ export class DirectHttp implements ComponentHttp {
     if (answer.status >= 400) throw new TerminalError(`${what}: HTTP ${answer.status}: ${answer.text.slice(0, 300)}`);
     return JSON.parse(answer.text) as T;
   }
+}
+
+/** `items` in a random order drawn from `random` (Fisher–Yates). */
+function shuffled<T>(items: readonly T[], random: () => number): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.min(Math.floor(random() * (i + 1)), i);
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  return out;
 }

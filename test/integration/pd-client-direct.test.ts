@@ -50,15 +50,20 @@ function makePki(): Pki {
   }
 }
 
-/** Node's network with every connection sent to `port` on loopback (what the pod IP would be). */
+/**
+ * Node's network with every connection sent to `port` on loopback (what the pod IP would be), except
+ * to the `gone` IPs, which refuse as a deleted pod's address does.
+ */
 class LoopbackPort implements ComponentNetwork {
   readonly dialed: DialTarget[] = [];
+  gone = new Set<string>();
   constructor(
     private readonly port: () => number,
     private readonly network = new NodeComponentNetwork(),
   ) {}
   exchange(target: DialTarget, req: ComponentRequest, client: ClientCertificate | undefined, timeoutMs: number, what: string) {
     this.dialed.push(target);
+    if (this.gone.has(target.ip)) return this.network.exchange({ ...target, ip: '127.0.0.1', port: 1 }, req, client, timeoutMs, what);
     return this.network.exchange({ ...target, ip: '127.0.0.1', port: this.port() }, req, client, timeoutMs, what);
   }
 }
@@ -92,11 +97,11 @@ function pd(req: import('node:http').IncomingMessage, res: import('node:http').S
 }
 
 /** The API server with PD's pod, its Endpoints and (optionally) the client Secret, and a direct PD client. */
-async function setUp(options: { scheme: 'http' | 'https'; secret?: { ca: string; cert: string; key: string }; ready?: boolean }) {
+async function setUp(options: { scheme: 'http' | 'https'; secret?: { ca: string; cert: string; key: string }; ready?: boolean; ips?: string[] }) {
   seen = [];
   api = await startBareServer({});
   api.store.create('Pod', { metadata: { name: 'basic-pd-0', namespace: 'demo', labels: PD_LABELS }, spec: { containers: [{ name: 'pd', image: 'pingcap/pd:v8.5.0' }] } });
-  const addresses = options.ready === false ? {} : { addresses: [{ ip: '10.0.0.7' }] };
+  const addresses = options.ready === false ? {} : { addresses: (options.ips ?? ['10.0.0.7']).map((ip) => ({ ip })) };
   api.store.create('Endpoints', { metadata: { name: 'basic-pd', namespace: 'demo' }, subsets: [{ ...addresses, ports: [{ name: 'client', port: 2379 }] }] });
   const s = options.secret;
   if (s) api.store.create('Secret', { metadata: { name: 'basic-cluster-client-secret', namespace: 'demo' }, data: { 'ca.crt': b64(s.ca), 'tls.crt': b64(s.cert), 'tls.key': b64(s.key) } });
@@ -113,6 +118,19 @@ describe('direct access over http (cluster TLS off)', () => {
     expect(members[0]?.memberId).toBe('11120000000000000001');
     expect(seen).toEqual(['GET /pd/api/v1/members']);
     expect(network.dialed).toEqual([{ ip: '10.0.0.7', port: 2379, scheme: 'http', serverName: 'basic-pd.demo.svc' }]);
+  });
+
+  it.each([
+    { name: 'an address that refuses (a deleted member still listed) is passed over for the next', gone: ['10.0.0.8'], ok: true },
+    { name: 'every address refusing is unreachable', gone: ['10.0.0.7', '10.0.0.8'], ok: false },
+  ])('$name', async ({ gone, ok }) => {
+    await listen(createHttpServer(pd));
+    const { client, network } = await setUp({ scheme: 'http', ips: ['10.0.0.7', '10.0.0.8'] });
+    network.gone = new Set(gone);
+    const call = client.getMembers();
+    if (ok) expect((await call).members).toHaveLength(1);
+    else await expect(call).rejects.toBeInstanceOf(ComponentUnreachableError);
+    expect(new Set(network.dialed.map((d) => d.ip)).size).toBe(ok && network.dialed[0]?.ip === '10.0.0.7' ? 1 : 2);
   });
 
   it.each([
