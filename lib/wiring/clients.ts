@@ -70,10 +70,10 @@ export type ClientTimeouts = {
 
 /**
  * How the functions reach the components: `direct` over `network` from inside the cluster's VPC
- * (docs/adr/0018; `clusterDomain` as the TidbCluster's, when names need it), or `api-proxy` through
- * the API server (no client certificate: components under cluster TLS refuse it).
+ * (docs/adr/0018), or `api-proxy` through the API server (no client certificate: components under
+ * cluster TLS refuse it).
  */
-export type ComponentAccess = { readonly mode: 'direct'; readonly network: ComponentNetwork; readonly clusterDomain?: string } | { readonly mode: 'api-proxy' };
+export type ComponentAccess = { readonly mode: 'direct'; readonly network: ComponentNetwork } | { readonly mode: 'api-proxy' };
 
 /** The proxy path, for tools run from outside the VPC (a laptop's kubeconfig: `plan`, `twin`). */
 export const VIA_API_PROXY: ComponentAccess = { mode: 'api-proxy' };
@@ -90,7 +90,7 @@ export class ApiServerClients implements DeadlineClients {
     const retry = { ...(timeouts.retry ? { retry: timeouts.retry } : {}), ...(timeouts.random ? { random: timeouts.random } : {}) };
     const kube = KubeClient.fromKubeConfig(kubeConfig, { clock, ...retry, ...optional('timeoutMs', timeouts.kubeTimeoutMs) });
     const callerOptions = { clock, ...retry, ...optional('timeoutMs', timeouts.componentTimeoutMs) };
-    const direct = access.mode === 'direct' ? { ...(access.clusterDomain ? { clusterDomain: access.clusterDomain } : {}), ...(timeouts.random ? { random: timeouts.random } : {}) } : {};
+    const direct = timeouts.random ? { random: timeouts.random } : {};
     const caller = access.mode === 'direct' ? ComponentCaller.direct(kubeConfig, access.network, callerOptions, direct) : ComponentCaller.viaApiProxy(kubeConfig, callerOptions);
     return new ApiServerClients(kube, caller);
   }
