@@ -19,7 +19,11 @@ import { type RetryCall, type RetryContext, withRetries } from '../platform/retr
 import { isRetryableKubeFailure, retryAfterMsOf } from '../kube/errors.js';
 import { clipForEcho } from '../model/echo.js';
 import { parseLossless } from './json.js';
-import { ApiProxyHttp, type ComponentHttp, type ComponentRequest, DirectHttp, type DirectHttpOptions, type Endpoint } from './transport.js';
+import { ClientCertificates } from './client-certificates.js';
+import { DirectHttp, type DirectHttpOptions } from './direct.js';
+import type { ComponentNetwork } from './network.js';
+import { ClientCertificateRefusedError, ComponentUnreachableError, PROXY_HAS_NO_CLIENT_CERTIFICATE, isTlsClientRefusal } from './reach-errors.js';
+import { ApiProxyHttp, type ComponentHttp, type ComponentRequest, type Endpoint } from './transport.js';
 
 /** TiDB Operator's PD and TiDB client timeout. */
 export const DEFAULT_COMPONENT_TIMEOUT_MS = 5_000;
@@ -48,14 +52,21 @@ export class ComponentCaller {
     this.retry = retryContextOf(options, this.clock);
   }
 
-  /** Through the API server proxy of the KubeConfig's current cluster (the default transport). */
+  /**
+   * Through the API server proxy of the KubeConfig's current cluster: the explicit opt-in for
+   * clusters without TLS whose functions cannot join the VPC (components under cluster TLS refuse it).
+   */
   static viaApiProxy(kubeConfig: KubeConfig, options: ComponentCallerOptions = {}): ComponentCaller {
     return new ComponentCaller(new ApiProxyHttp(new KubeHttp(kubeConfig)), options);
   }
 
-  /** Straight to cluster DNS names (a Lambda inside the cluster's VPC). */
-  static direct(direct: DirectHttpOptions = {}, options: ComponentCallerOptions = {}): ComponentCaller {
-    return new ComponentCaller(new DirectHttp(direct), options);
+  /**
+   * Straight to the pods over `network` (a function inside the cluster's VPC), names resolved and
+   * client certificates read through the KubeConfig's API server (direct.ts): the default.
+   */
+  static direct(kubeConfig: KubeConfig, network: ComponentNetwork, options: ComponentCallerOptions = {}, direct: DirectHttpOptions = {}): ComponentCaller {
+    const kube = new KubeHttp(kubeConfig);
+    return new ComponentCaller(new DirectHttp(kube, network, new ClientCertificates(kube), direct), options);
   }
 
   /**
@@ -118,6 +129,8 @@ export class ComponentStatusError extends Error {
 export function componentError(what: string, status: number, text: string, retryAfterSeconds?: number): Error {
   const message = `${what}: HTTP ${status}: ${clipForEcho(text.trim())}`;
   const cause = new ComponentStatusError(status, text, retryAfterSeconds === undefined ? undefined : retryAfterSeconds * 1000);
+  // The API server's proxy reached a component that refused it in the TLS handshake: no repeat helps.
+  if (status === 503 && isTlsClientRefusal(text)) return new ClientCertificateRefusedError(`${message}: ${PROXY_HAS_NO_CLIENT_CERTIFICATE}`, { cause });
   if (status === 404) return new NotFoundError(message, { cause });
   if (status === 429 || status >= 500) return new TransientError(message, { cause });
   return new TerminalError(message, { cause });
@@ -132,6 +145,7 @@ export function componentError(what: string, status: number, text: string, retry
  * is a fact about that pod.
  */
 export function isRetryableComponentFailure(err: unknown, via: Endpoint['type'] = 'pod'): boolean {
+  if (err instanceof ComponentUnreachableError) return via === 'service' && err.reason === 'refused';
   if (!(err instanceof TransientError)) return false;
   if (!(err.cause instanceof ComponentStatusError)) return isRetryableKubeFailure(err);
   const { status, body } = err.cause;
@@ -141,7 +155,8 @@ export function isRetryableComponentFailure(err: unknown, via: Endpoint['type'] 
 
 /**
  * The proxy's 503 for a backend that is not there — no ready endpoint behind the service, or the
- * addressed pod refusing connections: a fact about the component (it is down or not started),
+ * addressed pod refusing connections (`ComponentUnreachableError` says the same when reached
+ * directly): a fact about the component (it is down or not started),
  * which the rules act on, not a blip that a repeat a moment later would get past.
  */
 function isUnreachable(body: string, via: Endpoint['type']): boolean {
@@ -181,4 +196,15 @@ const ONCE: RetryCall = { isRetryable: () => false };
 /** True when `err` reports an answer that came back (any status), as opposed to no answer at all. */
 export function isAnswerError(err: unknown): boolean {
   return err instanceof Error && err.cause instanceof ComponentStatusError;
+}
+
+/**
+ * True when `err` says something about the component itself: an answer (other than a refusal of
+ * our client certificate, which is about how we reach it), or the component refusing connections
+ * or having no endpoint (the proxy says so in a 503 answer; reached directly, it is
+ * `ComponentUnreachableError`).
+ */
+export function isComponentFailure(err: unknown): boolean {
+  if (err instanceof ClientCertificateRefusedError) return false;
+  return isAnswerError(err) || err instanceof ComponentUnreachableError;
 }

@@ -3,7 +3,7 @@
  * `<tc>-tidb-peer` headless service), as TiDB Operator's tidb_control.go reads it.
  */
 import { isTimeout } from '../kube/http.js';
-import { type ComponentCaller, ComponentStatusError, isAnswerError } from './caller.js';
+import { type ComponentCaller, ComponentStatusError, isComponentFailure } from './caller.js';
 import { asNumber, asRecord, asString } from './json.js';
 import type { TidbProbe, TidbStatus, TidbStatusPort } from './port.js';
 import type { Endpoint } from './transport.js';
@@ -44,7 +44,7 @@ export class TidbStatusClient implements TidbStatusPort {
     } catch (err) {
       // An answer ≥ 400 or no answer in time says something about the pod. Failing to connect at
       // all, or 401/403 (our credentials or RBAC), is about our own path and must not count against TiDB.
-      if (err instanceof Error && ((isAnswerError(err) && !isAuthError(err)) || isTimeout(err))) return { healthy: false, detail: err.message };
+      if (err instanceof Error && ((isComponentFailure(err) && !isAuthError(err)) || isTimeout(err))) return { healthy: false, detail: err.message };
       throw err;
     }
   }

@@ -24,6 +24,9 @@ export const EXPORTER_GROUP = 'tidb-reconciler-exporter';
 /** The manifest of the functions' RBAC, as the README applies it. */
 export const RECONCILER_RBAC_FILE = new URL('../../infra/k8s/reconciler-rbac.yaml', import.meta.url);
 
+/** The proxy path's grants, applied beside it only with `COMPONENT_ACCESS=api-proxy` (docs/adr/0018). */
+export const API_PROXY_RBAC_FILE = new URL('../../infra/k8s/reconciler-rbac-api-proxy.yaml', import.meta.url);
+
 /** The kinds of a manifest a world applies for RBAC (a Deployment of the exporter.yaml is not run). */
 const RBAC_KINDS = new Set(['Namespace', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']);
 

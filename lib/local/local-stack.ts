@@ -24,6 +24,7 @@ import { SqsPoller } from '../queue/poller.js';
 import { SqsReconcileQueue } from '../queue/sqs.js';
 import { TidbSimulation } from '../sim/tidb/simulation.js';
 import { SimWorld } from '../sim/world.js';
+import { SimComponentNetwork } from './sim-network.js';
 import { DynamoStateStore } from '../state/dynamo.js';
 import { MemoryScheduler } from '../timer/memory-scheduler.js';
 import { type LocalCredentials as AwsClientCredentials, type Runtime, localRuntime } from '../wiring/ports.js';
@@ -97,6 +98,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       k8sCluster: options.kubeconfigPath ? 'kubeconfig' : 'local',
       scheduler: ids.scheduler(fn, scheduler),
       timerTarget: ids.timerTarget,
+      // The simulated world places the functions in its cluster's VPC; a real cluster's kubeconfig is reached from outside.
+      ...(world ? { componentAccess: { mode: 'direct' as const, network: new SimComponentNetwork(world.proxy, { inVpc: true }) } } : {}),
     });
   const runtimes = { reconcile: runtimeOf('reconcile'), sweep: runtimeOf('sweep'), admin: runtimeOf('admin') };
   const kubeConfig = options.kubeconfigPath ? kubeConfigFromFile(options.kubeconfigPath) : runtimeKubeConfig(world);

@@ -11,7 +11,9 @@ import { type MemoryReconcileQueue, seededRandom } from '../queue/memory.js';
 import type { ReconcileQueue } from '../queue/port.js';
 import type { SimWorld } from '../sim/world.js';
 import type { SchedulerPort } from '../timer/port.js';
+import { type ComponentAccess, VIA_API_PROXY } from '../wiring/clients.js';
 import { type Runtime, localRuntime } from '../wiring/ports.js';
+import { SimComponentNetwork } from './sim-network.js';
 import type { EmbeddedDynamo } from './dynalite.js';
 import { functionKubeconfig } from './function-rbac.js';
 import type { Scenario } from './scenario/types.js';
@@ -51,10 +53,21 @@ export function simRuntimes(p: SimRuntimeParts): Record<SimFunction, Runtime> {
       clientRandom: shared.clientRandom,
       scheduler: ids.scheduler(fn, p.scheduler),
       timerTarget: ids.timerTarget,
+      componentAccess: componentAccessOf(p.scenario, p.world),
     });
     return { ...base, random: shared.random, newReconcileId: shared.newReconcileId, state: countingClaims(base, p.countClaim), queue: ids.queue(fn, p.sending) };
   };
   return { reconcile: runtimeOf('reconcile'), sweep: runtimeOf('sweep'), admin: runtimeOf('admin') };
+}
+
+/**
+ * How a scenario's functions reach the components: `direct` places them in the cluster's VPC and
+ * gives them the world's network; `api-proxy` places them outside it, where only the API endpoint
+ * answers.
+ */
+function componentAccessOf(scenario: Scenario, world: SimWorld): ComponentAccess {
+  if (scenario.config.componentAccess === 'api-proxy') return VIA_API_PROXY;
+  return { mode: 'direct', network: new SimComponentNetwork(world.proxy, { inVpc: true }) };
 }
 
 /** The reconciler settings a scenario's `config:` section gives (the rest as deployed). */

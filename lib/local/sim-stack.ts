@@ -19,7 +19,7 @@ import type { OutgoingMessage, ReconcileQueue } from '../queue/port.js';
 import { ApiError } from '../sim/api-error.js';
 import { TidbSimulation } from '../sim/tidb/simulation.js';
 import { SimWorld } from '../sim/world.js';
-import { applyRbacFile } from './function-rbac.js';
+import { API_PROXY_RBAC_FILE, applyRbacFile } from './function-rbac.js';
 import { DynamoStateStore } from '../state/dynamo.js';
 import type { StateStore } from '../state/port.js';
 import { MemoryScheduler } from '../timer/memory-scheduler.js';
@@ -136,6 +136,7 @@ export class SimStack {
     sim.attach(world);
     // The functions run under exactly infra/'s RBAC, applied from the file (ADR 0017).
     applyRbacFile(world, options.rbacFile);
+    if (scenario.config.componentAccess === 'api-proxy') applyRbacFile(world, API_PROXY_RBAC_FILE);
     const dynamo = await startEmbeddedDynamo(undefined, options.iam);
     const ids = dynamo.identities;
     const denials: { atMs: number; message: string }[] = [];

@@ -35,9 +35,11 @@ export type PersistedState = {
 /**
  * Why PD could not be read: `noLeader` when a PD member answered that the cluster has no leader (PD's
  * redirector says so with HTTP 503 "no leader" — what losing raft quorum looks like to a client);
- * `unreachable` for everything else (no endpoints, connection refused, timeouts, other errors).
+ * `clientRefused` when PD's TLS handshake refused the reconciler's client (no certificate signed
+ * by the cluster CA: what the API server's proxy presents, docs/adr/0018); `unreachable` for
+ * everything else (no endpoints, connection refused, timeouts, other errors).
  */
-export type PdReadFailure = 'noLeader' | 'unreachable';
+export type PdReadFailure = 'noLeader' | 'clientRefused' | 'unreachable';
 
 /**
  * One component as a step observed it: the objects it owns (those labelled

@@ -1,11 +1,15 @@
 /**
- * The remote clients one invocation uses: the Kubernetes API, and PD, TiCDC and Pump of a given
- * TidbCluster, all through the same API server (its service and pod proxy) and the same credentials.
+ * The remote clients one invocation uses: the Kubernetes API, and PD, TiKV, TiDB, TiFlash, TiCDC and
+ * Pump of a given TidbCluster — reached directly from inside the cluster's VPC (the default, as TiDB
+ * Operator; names resolved through the API server, the cluster client certificate under TLS), or
+ * through the API server's proxy when the deployment opts in (`COMPONENT_ACCESS=api-proxy`).
  * Built once per process (connections and the EKS token stay warm across invocations) and narrowed
  * per invocation with `withDeadline`, so no call outlives the invocation that made it.
  */
 
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
+
+import type { ComponentNetwork } from '../components/network.js';
 
 import { ComponentCaller } from '../components/caller.js';
 import type { TidbStatusPort, TikvStatusPort } from '../components/port.js';
@@ -64,18 +68,30 @@ export type ClientTimeouts = {
   readonly random?: () => number;
 };
 
-/** `ClusterClients` over one KubeConfig: Kubernetes REST plus the API server proxy for components. */
+/**
+ * How the functions reach the components: `direct` over `network` from inside the cluster's VPC
+ * (docs/adr/0018), or `api-proxy` through the API server (no client certificate: components under
+ * cluster TLS refuse it).
+ */
+export type ComponentAccess = { readonly mode: 'direct'; readonly network: ComponentNetwork } | { readonly mode: 'api-proxy' };
+
+/** The proxy path, for tools run from outside the VPC (a laptop's kubeconfig: `plan`, `twin`). */
+export const VIA_API_PROXY: ComponentAccess = { mode: 'api-proxy' };
+
+/** `ClusterClients` over one KubeConfig: Kubernetes REST, and the components as `ComponentAccess` says. */
 export class ApiServerClients implements DeadlineClients {
   private constructor(
     readonly kube: KubeClient,
     private readonly caller: ComponentCaller,
   ) {}
 
-  /** Clients for the KubeConfig's current cluster, measuring deadlines on `clock`. */
-  static fromKubeConfig(kubeConfig: KubeConfig, clock: Clock, timeouts: ClientTimeouts = {}): ApiServerClients {
+  /** Clients for the KubeConfig's current cluster, measuring deadlines on `clock`, reaching components as `access` says. */
+  static fromKubeConfig(kubeConfig: KubeConfig, clock: Clock, timeouts: ClientTimeouts = {}, access: ComponentAccess = VIA_API_PROXY): ApiServerClients {
     const retry = { ...(timeouts.retry ? { retry: timeouts.retry } : {}), ...(timeouts.random ? { random: timeouts.random } : {}) };
     const kube = KubeClient.fromKubeConfig(kubeConfig, { clock, ...retry, ...optional('timeoutMs', timeouts.kubeTimeoutMs) });
-    const caller = ComponentCaller.viaApiProxy(kubeConfig, { clock, ...retry, ...optional('timeoutMs', timeouts.componentTimeoutMs) });
+    const callerOptions = { clock, ...retry, ...optional('timeoutMs', timeouts.componentTimeoutMs) };
+    const direct = timeouts.random ? { random: timeouts.random } : {};
+    const caller = access.mode === 'direct' ? ComponentCaller.direct(kubeConfig, access.network, callerOptions, direct) : ComponentCaller.viaApiProxy(kubeConfig, callerOptions);
     return new ApiServerClients(kube, caller);
   }
 

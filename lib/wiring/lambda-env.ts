@@ -19,7 +19,16 @@ export type LambdaSettings = {
   readonly queueArn: string;
   readonly schedulerRoleArn: string;
   readonly schedulerGroup?: string;
+  /**
+   * How the functions reach the components (`COMPONENT_ACCESS`): `direct` (the default; the
+   * functions are attached to the cluster's VPC, docs/adr/0018) or `api-proxy` (explicit opt-in for
+   * clusters without TLS whose functions cannot join the VPC).
+   */
+  readonly componentAccess: 'direct' | 'api-proxy';
 };
+
+/** The values `COMPONENT_ACCESS` takes. */
+export const COMPONENT_ACCESS_MODES = ['direct', 'api-proxy'] as const;
 
 /** The variables, by setting (AWS_REGION is set by Lambda itself). */
 export const LAMBDA_ENV = {
@@ -60,9 +69,12 @@ export function lambdaSettings(env: Readonly<Record<string, string | undefined>>
   if (values.kubeEndpoint !== '' && !isHttpsUrl(values.kubeEndpoint)) {
     problems.push(`${LAMBDA_ENV.kubeEndpoint}: ${quoteForEcho(values.kubeEndpoint ?? '')} must be an https URL`);
   }
-  if (problems.length > 0) throw new ConfigError(problems);
+  const access = env['COMPONENT_ACCESS']?.trim() || 'direct';
+  const componentAccess = COMPONENT_ACCESS_MODES.find((m) => m === access);
+  if (componentAccess === undefined) problems.push(`COMPONENT_ACCESS: ${quoteForEcho(access)} must be one of ${COMPONENT_ACCESS_MODES.join(', ')}`);
+  if (problems.length > 0 || componentAccess === undefined) throw new ConfigError(problems);
   const schedulerGroup = env['SCHEDULER_GROUP']?.trim();
-  return { ...values, ...(schedulerGroup ? { schedulerGroup } : {}) };
+  return { ...values, componentAccess, ...(schedulerGroup ? { schedulerGroup } : {}) };
 }
 
 function isHttpsUrl(text: string): boolean {

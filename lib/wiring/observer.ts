@@ -3,7 +3,7 @@
  * reads, in this order: the TidbCluster (GET); then, together, one label-selected LIST per owned
  * kind (discovery's Deployment, Service, ServiceAccount, Role and RoleBinding carry the same labels,
  * so they come with them) and the API of each component of `COMPONENT_READERS` the spec has (under
- * cluster TLS over https, and only once `<tc>-cluster-client-secret` is seen to exist, docs/adr/0005);
+ * cluster TLS over https with that certificate, and only once `<tc>-cluster-client-secret` is seen to exist, docs/adr/0018);
  * last, together, the PersistentVolumes bound to the listed claims (see `observe-volumes.ts`), the
  * leader counts of TiKV pods being evicted (see `observe-tikv-leaders.ts`) and
  * the Nodes of TiKV pods when store labels are wanted and of failure stores' pods with
@@ -241,7 +241,7 @@ function reader(name: keyof typeof COMPONENT_READERS): AnyReader {
 
 /**
  * With cluster TLS, components are reached over https only when `<tc>-cluster-client-secret` exists
- * (see docs/adr/0005): without it the cluster is half-wired, and talking to them anyway would hide that.
+ * (see docs/adr/0018): without it the cluster is half-wired, and talking to them anyway would hide that.
  */
 async function missingClientSecretOf(kube: ClusterClients['kube'], ref: ClusterRef): Promise<{ name: string; why: string } | undefined> {
   const name = clusterClientSecretName(ref.name);

@@ -10,6 +10,7 @@
  */
 
 import { ComponentStatusError } from '../components/caller.js';
+import { ClientCertificateRefusedError } from '../components/reach-errors.js';
 import type { IPod } from 'kubernetes-models/v1/Pod';
 
 import type { OwnedObjects, TidbCluster } from '../model/kube.js';
@@ -170,9 +171,11 @@ export async function withMemberReadiness(view: PdView, pd: PdPort, podNames: Re
 /**
  * What kind of failure a PD read threw: `noLeader` when PD itself answered 503 saying it has no
  * leader (PD's redirector: "no leader", or "redirect finds no leader" in newer versions) — the API
- * server's own 503s carry a `Status` object and are `unreachable`, like every other failure.
+ * server's own 503s carry a `Status` object and are `unreachable`, like every other failure;
+ * `clientRefused` when PD's TLS handshake refused our client certificate (or the lack of one).
  */
 export function pdReadFailureOf(err: unknown): PdReadFailure {
+  if (err instanceof ClientCertificateRefusedError) return 'clientRefused';
   const cause = err instanceof Error ? err.cause : undefined;
   if (!(cause instanceof ComponentStatusError) || cause.status !== 503) return 'unreachable';
   const fromApiServer = /^\s*\{[\s\S]*"kind"\s*:\s*"Status"/.test(cause.body);

@@ -29,7 +29,8 @@ import { EventBridgeScheduler } from '../timer/eventbridge.js';
 import { MemoryScheduler } from '../timer/memory-scheduler.js';
 import type { SchedulerPort, Timers } from '../timer/port.js';
 import { QueueSchedulerTimers } from '../timer/timers.js';
-import { ApiServerClients, type DeadlineClients } from './clients.js';
+import { NodeComponentNetwork } from '../components/node-network.js';
+import { ApiServerClients, type ComponentAccess, type DeadlineClients, VIA_API_PROXY } from './clients.js';
 import { LiveExecutor } from './executor.js';
 import { lambdaSettings } from './lambda-env.js';
 import { ObservedIndex } from './observed.js';
@@ -115,7 +116,7 @@ export function lambdaRuntime(env: NodeJS.ProcessEnv = process.env): Runtime {
     state: new DynamoStateStore(withoutSdkLogging(new DynamoDBClient({ region: s.region })), { tableName: s.stateTable }),
     queue,
     timers: new QueueSchedulerTimers({ queue, scheduler, queueArn: s.queueArn, schedulerRoleArn: s.schedulerRoleArn, ...(s.schedulerGroup ? { groupName: s.schedulerGroup } : {}) }),
-    clients: ApiServerClients.fromKubeConfig(kubeConfig, clock),
+    clients: ApiServerClients.fromKubeConfig(kubeConfig, clock, {}, s.componentAccess === 'direct' ? { mode: 'direct', network: new NodeComponentNetwork() } : VIA_API_PROXY),
     index: new ObservedIndex(config.step.observedClusters),
     clusterIds: new ClusterIdCache(),
   };
@@ -147,6 +148,12 @@ export type LocalRuntimeOptions = {
    * scheduler that enforces no IAM).
    */
   readonly timerTarget?: { readonly queueArn: string; readonly schedulerRoleArn: string; readonly groupName?: string };
+  /**
+   * How the functions reach the components: the simulated world gives functions it places in the
+   * cluster's VPC its network (`direct`). Default `api-proxy`: a runtime on a laptop's kubeconfig is
+   * outside the VPC.
+   */
+  readonly componentAccess?: ComponentAccess;
 };
 
 /** Static credentials of a local client (the local world maps the access key id to a function's role). */
@@ -168,7 +175,7 @@ export function localRuntime(options: LocalRuntimeOptions): Runtime {
     state: new DynamoStateStore(dynamo, { tableName: options.tableName }),
     queue,
     timers: new QueueSchedulerTimers({ queue, scheduler, ...timerTarget }),
-    clients: ApiServerClients.fromKubeConfig(toKubeConfig(options.kubeConfig), clock, options.clientRandom ? { random: options.clientRandom } : {}),
+    clients: ApiServerClients.fromKubeConfig(toKubeConfig(options.kubeConfig), clock, options.clientRandom ? { random: options.clientRandom } : {}, options.componentAccess ?? VIA_API_PROXY),
     index: new ObservedIndex(config.step.observedClusters),
     clusterIds: new ClusterIdCache(),
   };

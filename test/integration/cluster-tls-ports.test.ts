@@ -2,13 +2,24 @@
  * Cluster TLS in the simulated world, port by port: with `tlsCluster.enabled` the objects the
  * reconciler builds run TiDB, TiKV, TiFlash, TiCDC and Pump processes that serve their status or
  * API port as TLS listeners only, as the real servers do with the `[security]` files (or `cdc
- * server --ca/--cert/--key`) TiDB Operator gives them: https through the API server's pod proxy
- * answers, plain http gets Go's 400. A certificate Secret without its key makes the server exit.
+ * server --ca/--cert/--key`) TiDB Operator gives them, each requiring a client certificate signed
+ * by the cluster CA: https from inside the cluster's VPC with `<tc>-cluster-client-secret` answers;
+ * the API server's pod proxy, which presents no certificate, is refused in the handshake (503
+ * `remote error: tls: certificate required`); a certificate of another CA is refused; a function
+ * outside the VPC gets no connection at all; plain http gets Go's 400. A certificate Secret without
+ * its key makes the server exit.
  */
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { KubeConfig } from '@kubernetes/client-node';
+import { ComponentCaller } from '../../lib/components/caller.js';
+import { ClientCertificateRefusedError } from '../../lib/components/reach-errors.js';
+import { SimComponentNetwork } from '../../lib/local/sim-network.js';
+import { selfSignedCert } from '../../lib/local/tls-front.js';
+import { TransientError } from '../../lib/platform/errors.js';
+import { NO_RETRY } from '../../lib/platform/retry.js';
 import { parseScenario } from '../../lib/local/scenario/file.js';
 import type { Scenario } from '../../lib/local/scenario/types.js';
 import { createProgress } from '../../lib/local/scenario/progress.js';
@@ -42,7 +53,21 @@ const get = async (stack: SimStack, target: string, path: string) => {
   return { status: res.status, text: (await res.text()).trim() };
 };
 
+/** What a direct https request from a function `inVpc` (or not) got: the status, or the error's type and text. */
+const direct = async (stack: SimStack, pod: string, port: number, path: string, inVpc = true) => {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromString(JSON.stringify(stack.world.kubeconfig()));
+  const caller = ComponentCaller.direct(kubeConfig, new SimComponentNetwork(stack.world.proxy, { inVpc }), { retry: NO_RETRY, timeoutMs: 2000 });
+  const subdomain = pod.replace(/-\d+$/, pod.includes('pump') ? '' : '-peer');
+  try {
+    return (await caller.call({ type: 'pod', namespace: 'demo', pod, subdomain, port, scheme: 'https' }, { method: 'GET', path }, `${pod}:${port}`)).status;
+  } catch (err) {
+    return err instanceof Error ? `${err.constructor.name}: ${err.message}` : String(err);
+  }
+};
+
 const PORTS = [
+  { name: 'PD client', pod: 'basic-pd-0', port: 2379, path: '/pd/api/v1/health' },
   { name: 'TiDB status', pod: 'basic-tidb-0', port: 10080, path: '/status' },
   { name: 'TiKV status', pod: 'basic-tikv-0', port: 20180, path: '/metrics' },
   { name: 'TiFlash proxy status', pod: 'basic-tiflash-0', port: 20292, path: '/tiflash/store-status' },
@@ -51,15 +76,42 @@ const PORTS = [
 ];
 
 describe('a cluster built by the reconciler with cluster TLS serves every component port over TLS only', () => {
-  it('https answers and plain http gets a 400 on each port', async () => {
+  it('each port answers https from the VPC with the cluster client certificate, refuses the proxy, and gets a 400 for plain http', async () => {
     await withStack(scenario(), 15 * 60_000, async (stack, passed) => {
       // Assess
       expect(passed).toBe(true);
       for (const { name, pod, port, path } of PORTS) {
-        const https = await get(stack, `https:${pod}:${port}`, path);
+        const proxied = await get(stack, `https:${pod}:${port}`, path);
         const plain = await get(stack, `${pod}:${port}`, path);
-        expect({ name, https: https.status, plain }).toEqual({ name, https: 200, plain: { status: 400, text: HTTP_TO_HTTPS } });
+        expect({ name, direct: await direct(stack, pod, port, path), proxied: proxied.status, refusal: JSON.parse(proxied.text).message, plain }).toEqual({
+          name,
+          direct: 200,
+          proxied: 503,
+          refusal: 'error trying to reach service: remote error: tls: certificate required',
+          plain: { status: 400, text: HTTP_TO_HTTPS },
+        });
       }
+    });
+  });
+
+  it.each([
+    { name: 'a function outside the VPC gets no connection (a timeout)', inVpc: false, otherCa: false, error: TransientError, text: 'timed out' },
+    { name: 'a client certificate of another CA is refused in the handshake', inVpc: true, otherCa: true, error: ClientCertificateRefusedError, text: 'remote error: tls: bad certificate' },
+  ])('$name', async ({ inVpc, otherCa, error, text }) => {
+    // Prepare: the client Secret keeps the cluster CA (so the client trusts the components) but holds a certificate no cluster CA issued.
+    const s = scenario();
+    const objects = s.objects.map((o) => {
+      if (!otherCa || o.metadata.name !== 'basic-cluster-client-secret') return o;
+      return { ...o, data: { ...(o['data'] as Record<string, string>), 'tls.crt': Buffer.from(selfSignedCert().certPem).toString('base64') } };
+    });
+    // One PD member: it starts without discovery, which presents the same client certificate and is refused as well.
+    const clusters = s.clusters.map((c) => ({ ...c, spec: { ...(c['spec'] as Record<string, unknown>), pd: { ...(c['spec'] as { pd: Record<string, unknown> }).pd, replicas: 1 } } }));
+    await withStack({ ...s, objects, cluster: clusters[0] ?? s.cluster, clusters }, 3 * 60_000, async (stack) => {
+      // Act
+      const result = await direct(stack, 'basic-pd-0', 2379, '/pd/api/v1/health', inVpc);
+      // Assess
+      expect(result).toEqual(expect.stringContaining(error.name));
+      expect(result).toEqual(expect.stringContaining(text));
     });
   });
 

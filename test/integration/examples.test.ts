@@ -14,6 +14,7 @@ import { parseAllDocuments } from 'yaml';
 import { parseScenario } from '../../lib/local/scenario/file.js';
 import { createProgress } from '../../lib/local/scenario/progress.js';
 import type { ScenarioReport } from '../../lib/local/scenario/report.js';
+import type { Scenario } from '../../lib/local/scenario/types.js';
 import { SimStack } from '../../lib/local/sim-stack.js';
 import { runScenario } from '../../lib/local/simulate.js';
 
@@ -43,11 +44,14 @@ function upstreamCluster(source: string): { metadata: Record<string, unknown> } 
   return docs.find((d) => d?.['kind'] === 'TidbCluster') as { metadata: Record<string, unknown> } | undefined;
 }
 
-async function run(file: string): Promise<ScenarioReport> {
-  const scenario = load(file);
+/** Runs a scenario (with `change` applied); `inspect` sees the world before it stops. */
+async function run(file: string, change: (s: Scenario) => Scenario = (s) => s, inspect: (stack: SimStack) => void = () => undefined): Promise<ScenarioReport> {
+  const scenario = change(load(file));
   const stack = await SimStack.start(scenario, scenario.seed);
   try {
-    return await runScenario(stack, createProgress({ quiet: true }));
+    const report = await runScenario(stack, createProgress({ quiet: true }));
+    inspect(stack);
+    return report;
   } finally {
     await stack.stop();
   }
@@ -79,6 +83,37 @@ describe("TiDB Operator's examples reach Ready and rest", () => {
       const quietFrom = report.virtualMs - QUIET_MS;
       const writes = report.actions.filter((a) => a.actor === 'reconciler' && a.atMs > quietFrom);
       expect(writes.map((a) => `${a.verb} ${a.kind ?? ''}/${a.name ?? ''}`)).toEqual([]);
+    },
+    600_000,
+  );
+});
+
+describe("TiDB Operator's TLS examples through the API server's proxy", () => {
+  const tlsFiles = files.filter((f) => f.includes('-tls-'));
+
+  it('there are TLS examples (each reaches Ready above, with the functions in the cluster VPC)', () => {
+    expect(tlsFiles.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it.each(tlsFiles.slice(0, 1).map((file) => ({ name: file, file })))(
+    '$name never gets Ready: its components refuse the proxy, and the cluster says why',
+    async ({ file }) => {
+      // Prepare: the functions outside the VPC, reaching components through the API server (COMPONENT_ACCESS=api-proxy).
+      const viaProxy = (s: Scenario): Scenario => ({ ...s, config: { ...s.config, componentAccess: 'api-proxy' }, timeline: s.timeline.slice(0, 1) });
+      let ready: { reason?: string; message?: string } | undefined;
+      let warnings: string[] = [];
+      // Act
+      const report = await run(file, viaProxy, (stack) => {
+        const tc = stack.world.store.list('TidbCluster')[0];
+        ready = (tc?.status?.conditions as { type: string; reason?: string; message?: string }[] | undefined)?.find((c) => c.type === 'Ready');
+        warnings = stack.world.store.list('Event').filter((e) => e['type'] === 'Warning').map((e) => `${String(e['reason'])}: ${String(e['message'])}`);
+      });
+      // Assess
+      expect(report.timeline.filter((t) => !t.ok)).toHaveLength(1);
+      expect(ready?.reason).toBe('PDRefusesClient');
+      expect(ready?.message).toContain('requires a client certificate signed by the cluster CA');
+      expect(warnings).toEqual(expect.arrayContaining([expect.stringContaining('ClientCertificateRefused: PD refused the reconciler in the TLS handshake')]));
+      expect(warnings.join('\n')).toContain('remote error: tls: certificate required');
     },
     600_000,
   );

@@ -1,12 +1,16 @@
 /**
  * Cluster TLS end to end in the simulated world: the PD objects the reconciler builds with
- * `tlsCluster.enabled` run a PD that answers only https through the API server proxy, and every
+ * `tlsCluster.enabled` run a PD that answers only https, and only to a client presenting a
+ * certificate signed by the cluster CA — reached directly from the cluster's VPC with
+ * `<tc>-cluster-client-secret`, never through the API server proxy, which presents none — and every
  * half-wired variant fails as it would on a real cluster — a missing Secret holds the pods in
  * ContainerCreating, missing cert files or config make PD crash-loop, plain http is refused.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { parse } from 'lossless-json';
 
 import { ComponentCaller } from '../../lib/components/caller.js';
+import { ClientCertificateRefusedError } from '../../lib/components/reach-errors.js';
 import { KubeClient } from '../../lib/kube/client.js';
 import { TerminalError, TransientError } from '../../lib/platform/errors.js';
 import { PdClient } from '../../lib/pd/client.js';
@@ -16,7 +20,7 @@ import { desiredPdStatefulSet, planPdConfigMapObject } from '../support/pd-rules
 import type { KubeObject } from '../../lib/sim/object.js';
 import { changeSpec, ruleInputOf, snapshot, tidbCluster, withCluster } from '../support/fixtures.js';
 import { type BareServer, startBareServer } from '../support/api-server.js';
-import { type World, handCluster, startWorld } from './tidb-harness.js';
+import { type World, directCaller, handCluster, startWorld } from './tidb-harness.js';
 
 const PD_LABELS = { 'app.kubernetes.io/instance': 'basic', 'app.kubernetes.io/component': 'pd' };
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
@@ -27,24 +31,31 @@ describe('the API server proxy and TLS listeners', () => {
   let s: BareServer;
   afterEach(async () => s.close());
 
-  async function serve(tls: boolean): Promise<void> {
+  async function serve(tls: boolean, clientCa?: string): Promise<void> {
     s = await startBareServer({});
     const pod = s.store.create('Pod', { metadata: { name: 'basic-pd-0', namespace: 'demo', labels: PD_LABELS }, spec: { containers: [{ name: 'pd', image: 'pingcap/pd:v8.5.0' }] } });
     s.store.update('Pod', { ...pod, status: { phase: 'Running', podIP: '10.0.0.1', conditions: [{ type: 'Ready', status: 'True' }] } }, { subresource: 'status' });
     s.store.create('Service', { metadata: { name: 'basic-pd', namespace: 'demo' }, spec: { selector: PD_LABELS, ports: [{ name: 'client', port: 2379 }] } });
-    s.proxy.register('demo', 'basic-pd-0', 2379, () => ({ status: 200, body: '{"id": 7}' }), { tls });
+    s.proxy.register('demo', 'basic-pd-0', 2379, () => ({ status: 200, body: '{"id": 7}' }), { tls, ...(clientCa !== undefined ? { clientCa } : {}) });
   }
 
   const client = (scheme: 'http' | 'https') => new PdClient(ComponentCaller.viaApiProxy(s.kubeConfig), { namespace: 'demo', tcName: 'basic', scheme });
 
-  it.each<{ name: string; tls: boolean; scheme: 'http' | 'https'; error?: { type: typeof TerminalError | typeof TransientError; text: string } }>([
+  it.each<{ name: string; tls: boolean; clientCa?: string; scheme: 'http' | 'https'; error?: { type: typeof TerminalError | typeof TransientError; text: string } }>([
     { name: 'http to a plain listener answers', tls: false, scheme: 'http' },
+    {
+      name: 'a TLS listener with a client CA (every TiDB component under tlsCluster) refuses the proxy: it presents no certificate',
+      tls: true,
+      clientCa: 'ca',
+      scheme: 'https',
+      error: { type: ClientCertificateRefusedError, text: 'error trying to reach service: remote error: tls: certificate required' },
+    },
     { name: 'https to a TLS listener answers', tls: true, scheme: 'https' },
     { name: 'plain http to a TLS listener gets Go’s 400', tls: true, scheme: 'http', error: { type: TerminalError, text: HTTP_TO_HTTPS } },
     { name: 'https to a plain listener fails the handshake (503)', tls: false, scheme: 'https', error: { type: TransientError, text: 'tls: first record does not look like a TLS handshake' } },
-  ])('$name', async ({ tls, scheme, error }) => {
+  ])('$name', async ({ tls, clientCa, scheme, error }) => {
     // Prepare
-    await serve(tls);
+    await serve(tls, clientCa);
     // Act
     const call = client(scheme).getCluster();
     // Assess
@@ -109,13 +120,23 @@ describe('a PD built by the reconciler with cluster TLS, in the simulated world'
     for (const o of owned) await w.create(o.kind ?? '', o);
   }
 
-  const httpsPd = (w: World, path: string) => w.api('GET', `/api/v1/namespaces/demo/services/https:basic-pd:2379/proxy${path}`);
+  const proxiedHttpsPd = (w: World, path: string) => w.api('GET', `/api/v1/namespaces/demo/services/https:basic-pd:2379/proxy${path}`);
+  /** PD over https from inside the VPC with the cluster client certificate: status and lossless body. */
+  const httpsPd = async (w: World, path: string) => {
+    try {
+      const answer = await directCaller(w).call({ type: 'service', namespace: 'demo', service: 'basic-pd', port: 2379, scheme: 'https' }, { method: 'GET', path }, `PD ${path}`);
+      return { status: answer.status, json: parse(answer.text) as any };
+    } catch (err) {
+      return { status: 0, json: undefined, error: err };
+    }
+  };
+  const WITH_CLIENT = { 'basic-cluster-client-secret': CERTS };
   const pdContainer = (sts: KubeObject) => sts.spec.template.spec.containers[0];
 
-  it('serves https only: members advertise https URLs, plain http gets a 400', async () => {
+  it('serves https only, to clients with the cluster certificate: members advertise https URLs, the proxy is refused, plain http gets a 400', async () => {
     // Prepare
     const w = (world = await startWorld());
-    await deploy(w, { 'basic-pd-cluster-secret': CERTS });
+    await deploy(w, { 'basic-pd-cluster-secret': CERTS, ...WITH_CLIENT });
     // Act
     await w.waitFor('3 healthy PD members over https', async () => {
       const res = await httpsPd(w, '/pd/api/v1/health');
@@ -124,13 +145,15 @@ describe('a PD built by the reconciler with cluster TLS, in the simulated world'
     // Assess
     const members = (await httpsPd(w, '/pd/api/v1/members')).json.members;
     expect(members.map((m: { client_urls: string[] }) => m.client_urls[0]).sort()).toEqual([0, 1, 2].map((i) => `https://basic-pd-${i}.basic-pd-peer.demo.svc:2379`));
+    const proxied = await proxiedHttpsPd(w, '/pd/api/v1/health');
+    expect([proxied.status, proxied.json?.message]).toEqual([503, 'error trying to reach service: remote error: tls: certificate required']);
     const plain = await w.pd('/pd/api/v1/health');
     expect([plain.status, plain.text.trim()]).toEqual([400, HTTP_TO_HTTPS]);
   });
 
   it('without the PD cluster Secret the pods wait in ContainerCreating, and start once it exists', async () => {
     const w = (world = await startWorld());
-    await deploy(w, {});
+    await deploy(w, WITH_CLIENT);
     await w.waitFor('pod basic-pd-0 scheduled', async () => (await w.object('Pod', 'basic-pd-0')).json?.spec?.nodeName !== undefined);
     await w.clock.advance(60_000);
     const waiting = (await w.object('Pod', 'basic-pd-0')).json.status;

@@ -327,6 +327,28 @@ describe('serverless package', () => {
     expect(conditions['QueuesUseKmsKey']).toEqual({ 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] });
   });
 
+  it.each(functionNames.map((name) => ({ name })))('$name joins the cluster VPC when subnets and security groups are given, after its role may create network interfaces', ({ name }) => {
+    const fn = resource(`${capitalized(name)}LambdaFunction`) as Resource & { Metadata?: Json };
+    expect(conditions['AttachToVpc']).toEqual({ 'Fn::And': [{ 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] }, { 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] }] });
+    expect(fn.Properties['VpcConfig']).toEqual({ 'Fn::If': ['AttachToVpc', { SubnetIds: { 'Fn::Split': [',', ''] }, SecurityGroupIds: { 'Fn::Split': [',', ''] } }, { Ref: 'AWS::NoValue' }] });
+    expect(fn.Metadata?.['VpcAccessPolicy']).toEqual({ 'Fn::If': ['AttachToVpc', { Ref: 'VpcAccessPolicy' }, ''] });
+    expect((fn.Properties['Environment'] as { Variables: Json }).Variables['COMPONENT_ACCESS']).toBe('direct');
+  });
+
+  it('in the VPC every role gets exactly the network-interface actions of AWSLambdaVPCAccessExecutionRole, and only then', () => {
+    const policy = resource('VpcAccessPolicy') as Resource & { Condition?: string };
+    expect(policy.Type).toBe('AWS::IAM::Policy');
+    expect(policy.Condition).toBe('AttachToVpc');
+    expect(policy.Properties['Roles']).toEqual(functionNames.map((name) => ({ Ref: `${capitalized(name)}Role` })));
+    expect(allStatements(policy.Properties['PolicyDocument'])).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['ec2:CreateNetworkInterface', 'ec2:DescribeNetworkInterfaces', 'ec2:DescribeSubnets', 'ec2:DeleteNetworkInterface', 'ec2:AssignPrivateIpAddresses', 'ec2:UnassignPrivateIpAddresses'],
+        Resource: '*',
+      },
+    ]);
+  });
+
   it('reconcile runs at most reconcileConcurrency at once, reserved for it; admin keeps a reserve of its own', () => {
     const [, mapping] = resourcesOfType('AWS::Lambda::EventSourceMapping')[0] ?? [];
     const maximum = (mapping?.Properties['ScalingConfig'] as Json | undefined)?.['MaximumConcurrency'];

@@ -3,8 +3,12 @@
  * through the API server, call PD/TiKV/TiDB through the service and pod proxy paths, and let
  * virtual time pass until a condition holds.
  */
+import { KubeConfig } from '@kubernetes/client-node';
+import { ComponentCaller } from '../../lib/components/caller.js';
+import { SimComponentNetwork } from '../../lib/local/sim-network.js';
 import { parse } from 'lossless-json';
 import { VirtualClock } from '../../lib/platform/clock.js';
+import { NO_RETRY } from '../../lib/platform/retry.js';
 import type { KubeObject } from '../../lib/sim/object.js';
 import type { TidbSimKnobs } from '../../lib/sim/tidb/knobs.js';
 import { type HandCluster, type SetComponent, componentObjects, discoveryObjects, tidbClusterObject } from '../../lib/sim/tidb/manifests.js';
@@ -93,6 +97,18 @@ export async function startWorld(opts: { seed?: number; knobs?: Partial<TidbSimK
 
 /** The world verbs a test gets. */
 export type World = Awaited<ReturnType<typeof startWorld>>;
+
+/**
+ * A component caller as a function attached to the cluster's VPC has it (`inVpc`, the default) or
+ * one outside it: straight to the pods, names resolved through the API server, the cluster client
+ * certificate presented under TLS.
+ */
+export function directCaller(w: World, inVpc = true, timeoutMs = 2000): ComponentCaller {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromString(JSON.stringify(w.world.kubeconfig()));
+  // No in-call retries: their waits run on the virtual clock, which only the test advances.
+  return ComponentCaller.direct(kubeConfig, new SimComponentNetwork(w.world.proxy, { inVpc }), { timeoutMs, retry: NO_RETRY });
+}
 
 /** Waits for PD to list `count` healthy members through the `<tc>-pd` service. */
 export async function waitForHealthyPd(w: World, count: number, timeoutMs = 5 * 60_000): Promise<number> {

@@ -17,7 +17,7 @@ import { desiredStatefulSet, planStatefulSetWrite, type SetChoice } from '../../
 import { planMemberUpgrade } from '../../lib/reconcile/member/upgrade.js';
 import { planPdFailover as pdFailoverRule } from '../../lib/reconcile/components/pd/failover.js';
 import { planPdForceUpgrade as pdForceUpgradeRule } from '../../lib/reconcile/components/pd/force-upgrade.js';
-import { planPdTlsSecret as pdTlsSecretRule } from '../../lib/reconcile/components/pd/tls.js';
+import { planPdClientRefused as pdClientRefusedRule, planPdTlsSecret as pdTlsSecretRule } from '../../lib/reconcile/components/pd/tls.js';
 import { memberInputOf, memberRule } from './member-rules.js';
 
 /** The input of a PD rule, as the PD block enters it. */
@@ -40,6 +40,7 @@ export const planPdFailover = pdRule(pdFailoverRule);
 export const planPdForceUpgrade = pdRule(pdForceUpgradeRule);
 /** The `PdTlsSecret` rule. */
 export const planPdTlsSecret = pdRule(pdTlsSecretRule);
+export const planPdClientRefused = pdRule(pdClientRefusedRule);
 /** The `PdStatefulSet` rule when nothing before it stopped the block. */
 export const planPdStatefulSet = pdRule((input) => planStatefulSetWrite(input, false));
 /** The `PdStatus` rule (a status rule: no gate). */

@@ -2,7 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { isLosslessNumber } from 'lossless-json';
 import { asId, asStringList, checkId, idNumber, keepDigits, parseLossless, stringifyLossless } from '../../lib/components/json.js';
 import { leaderCountFromMetrics } from '../../lib/components/tikv.js';
-import { DirectHttp, proxyPath, type Endpoint } from '../../lib/components/transport.js';
+import { proxyPath, type Endpoint } from '../../lib/components/transport.js';
+import { clusterDnsName, clusterOf } from '../../lib/components/direct.js';
 import { callTimeoutMs } from '../../lib/kube/http.js';
 import { TerminalError, TransientError } from '../../lib/platform/errors.js';
 import { goDurationMs, toConfig, toMembers, toStore } from '../../lib/pd/parse.js';
@@ -94,12 +95,19 @@ describe('addressing', () => {
   });
 
   it.each([
-    { name: 'a service by its cluster DNS name', endpoint: SERVICE, domain: undefined, url: 'http://basic-pd.demo:2379' },
-    { name: 'a pod under its headless service', endpoint: POD, domain: undefined, url: 'http://basic-tikv-0.basic-tikv-peer.demo:20180' },
-    { name: 'a service with a cluster domain', endpoint: SERVICE, domain: 'cluster.local', url: 'http://basic-pd.demo.svc.cluster.local:2379' },
-    { name: 'an https service', endpoint: { ...SERVICE, scheme: 'https' as const }, domain: undefined, url: 'https://basic-pd.demo:2379' },
-  ])('direct mode reaches $name', ({ endpoint, domain, url }) => {
-    expect(new DirectHttp(domain ? { clusterDomain: domain } : {}).baseUrl(endpoint)).toBe(url);
+    { name: 'a service by its cluster DNS name', endpoint: SERVICE, domain: undefined, host: 'basic-pd.demo.svc' },
+    { name: 'a pod under its headless service', endpoint: POD, domain: undefined, host: 'basic-tikv-0.basic-tikv-peer.demo.svc' },
+    { name: 'a service with a cluster domain', endpoint: SERVICE, domain: 'cluster.local', host: 'basic-pd.demo.svc.cluster.local' },
+  ])('direct mode names $name as TiDB Operator does', ({ endpoint, domain, host }) => {
+    expect(clusterDnsName(endpoint, domain)).toBe(host);
+  });
+
+  it.each([
+    { name: 'PD\'s client service', endpoint: SERVICE, cluster: 'basic' },
+    { name: 'a TiKV pod under its peer service', endpoint: POD, cluster: 'basic' },
+    { name: 'a Pump pod (its headless service has no -peer)', endpoint: { type: 'pod' as const, namespace: 'demo', pod: 'my-db-pump-0', subdomain: 'my-db-pump', port: 8250 }, cluster: 'my-db' },
+  ])('the client certificate of $name is its TidbCluster\'s', ({ endpoint, cluster }) => {
+    expect(clusterOf(endpoint)).toBe(cluster);
   });
 });
 

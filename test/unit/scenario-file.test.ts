@@ -41,7 +41,8 @@ describe('a bad file is rejected with one line naming the line, the field and wh
     { name: 'a name that is not text', text: HEAD.replace('name: t', 'name: 5'), error: 's.yaml:1: name: expected a string, got number 5' },
     { name: 'a seed that is not whole', text: `${HEAD}seed: 1.5\n`, error: 's.yaml:7: seed: expected a whole number, got number 1.5' },
     { name: 'a negative seed', text: `${HEAD}seed: -1\n`, error: 's.yaml:7: seed: -1 is out of range (0 to 4294967295)' },
-    { name: 'an unknown config setting', text: `${HEAD}config: {pdFailoverPerid: 5m}\n`, error: 's.yaml:7: config.pdFailoverPerid: unknown field (expected one of: autoFailover, detectNodeFailure, pdFailoverPeriod, tikvFailoverPeriod, tidbFailoverPeriod, tiflashFailoverPeriod, sweepInterval)' },
+    { name: 'an unknown config setting', text: `${HEAD}config: {pdFailoverPerid: 5m}\n`, error: 's.yaml:7: config.pdFailoverPerid: unknown field (expected one of: autoFailover, detectNodeFailure, pdFailoverPeriod, tikvFailoverPeriod, tidbFailoverPeriod, tiflashFailoverPeriod, sweepInterval, componentAccess)' },
+    { name: 'an unknown component access mode', text: `${HEAD}config: {componentAccess: vpn}\n`, error: 's.yaml:7: config.componentAccess: unknown component access mode "vpn" (expected one of: direct, api-proxy)' },
     { name: 'a malformed config duration', text: `${HEAD}config:\n  pdFailoverPeriod: 5 minutes\n`, error: `s.yaml:8: config.pdFailoverPeriod: invalid duration "5 minutes": ${DURATION_HINT}` },
     { name: 'a duration without a unit', text: `${HEAD}config: {tikvFailoverPeriod: 300}\n`, error: `s.yaml:7: config.tikvFailoverPeriod: invalid duration 300: ${DURATION_HINT}` },
     { name: 'autoFailover as text', text: `${HEAD}config: {autoFailover: "yes"}\n`, error: 's.yaml:7: config.autoFailover: expected true or false, got the string "yes"' },
@@ -212,7 +213,7 @@ describe('accessEntries: the simulated EKS access entries', () => {
 });
 
 describe('a file that leaves settings out gets the documented defaults', () => {
-  it('seed 1, failover on with 5m periods, 5m sweep, 3 nodes, 5s/30s/10s/30m knobs, namespace default, 30m waitFor timeout', () => {
+  it('seed 1, failover on with 5m periods, 5m sweep, direct component access, 3 nodes, 5s/30s/10s/30m knobs, namespace default, 30m waitFor timeout', () => {
     // Prepare
     const text = 'name: minimal\ncluster:\n  metadata: {name: basic}\n  spec: {pd: {replicas: 3}}\ntimeline:\n  - waitFor: ready\n';
     // Act
@@ -223,7 +224,7 @@ describe('a file that leaves settings out gets the documented defaults', () => {
       name: 'minimal',
       description: '',
       seed: 1,
-      config: { autoFailover: true, detectNodeFailure: false, failoverPeriodMs: { pd: 300_000, tikv: 300_000, tidb: 300_000, tiflash: 300_000 }, sweepIntervalMs: 300_000 },
+      config: { autoFailover: true, detectNodeFailure: false, failoverPeriodMs: { pd: 300_000, tikv: 300_000, tidb: 300_000, tiflash: 300_000 }, sweepIntervalMs: 300_000, componentAccess: 'direct' },
       sim: { nodes: 3, podStartupMs: 5_000, storeRemovalMs: 30_000, leaderEvictionMs: 10_000, maxStoreDownTimeMs: 1_800_000 },
       cluster: { apiVersion: 'pingcap.com/v1alpha1', kind: 'TidbCluster', metadata: { name: 'basic', namespace: 'default' }, spec: { pd: { replicas: 3 } } },
       clusters: [{ apiVersion: 'pingcap.com/v1alpha1', kind: 'TidbCluster', metadata: { name: 'basic', namespace: 'default' }, spec: { pd: { replicas: 3 } } }],
@@ -235,7 +236,7 @@ describe('a file that leaves settings out gets the documented defaults', () => {
   it.each<{ name: string; text: string; expected: Partial<Scenario> }>([
     { name: 'an empty config section means every default', text: `${HEAD}config:\n`, expected: { config: parsed(HEAD).config } },
     { name: 'a missing timeline is an empty one', text: HEAD, expected: { timeline: [] } },
-    { name: 'settings given replace the defaults', text: `${HEAD}seed: 7\nconfig: {autoFailover: false, detectNodeFailure: true, pdFailoverPeriod: 1h30m}\nsim: {nodes: 5, podStartup: 250ms}\n`, expected: { seed: 7, config: { autoFailover: false, detectNodeFailure: true, failoverPeriodMs: { pd: 5_400_000, tikv: 300_000, tidb: 300_000, tiflash: 300_000 }, sweepIntervalMs: 300_000 }, sim: { nodes: 5, podStartupMs: 250, storeRemovalMs: 30_000, leaderEvictionMs: 10_000, maxStoreDownTimeMs: 1_800_000 } } },
+    { name: 'settings given replace the defaults', text: `${HEAD}seed: 7\nconfig: {autoFailover: false, detectNodeFailure: true, pdFailoverPeriod: 1h30m, componentAccess: api-proxy}\nsim: {nodes: 5, podStartup: 250ms}\n`, expected: { seed: 7, config: { autoFailover: false, detectNodeFailure: true, failoverPeriodMs: { pd: 5_400_000, tikv: 300_000, tidb: 300_000, tiflash: 300_000 }, sweepIntervalMs: 300_000, componentAccess: 'api-proxy' }, sim: { nodes: 5, podStartupMs: 250, storeRemovalMs: 30_000, leaderEvictionMs: 10_000, maxStoreDownTimeMs: 1_800_000 } } },
   ])('$name', ({ text, expected }) => {
     expect(parsed(text)).toMatchObject(expected);
   });

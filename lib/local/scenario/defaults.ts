@@ -14,6 +14,7 @@ export const DEFAULT_CONFIG: ScenarioConfig = {
   detectNodeFailure: false,
   failoverPeriodMs: { pd: 300_000, tikv: 300_000, tidb: 300_000, tiflash: 300_000 },
   sweepIntervalMs: 300_000,
+  componentAccess: 'direct',
 };
 
 /** `sim:` when the file leaves a knob out: 3 nodes, 5 s pod startup, 30 s store removal, 10 s leader eviction, 30 m store-down time. */

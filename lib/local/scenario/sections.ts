@@ -16,6 +16,7 @@ import {
   readBoolean,
   readDuration,
   readJsonObject,
+  readOneOf,
   rejectUnknownFields,
   required,
 } from './reader.js';
@@ -30,6 +31,7 @@ export const CONFIG_FIELDS = [
   'tidbFailoverPeriod',
   'tiflashFailoverPeriod',
   'sweepInterval',
+  'componentAccess',
 ] as const;
 
 /** The knobs `sim:` accepts. */
@@ -52,6 +54,7 @@ export function readConfig(raw: unknown): ScenarioConfig {
       tiflash: duration('tiflashFailoverPeriod', d.failoverPeriodMs.tiflash),
     },
     sweepIntervalMs: duration('sweepInterval', d.sweepIntervalMs, true),
+    componentAccess: 'componentAccess' in map ? readOneOf(map['componentAccess'], ['config', 'componentAccess'], ['direct', 'api-proxy'] as const, 'component access mode') : d.componentAccess,
   };
 }
 

@@ -59,6 +59,11 @@ export type ScenarioConfig = {
   readonly detectNodeFailure: boolean;
   readonly failoverPeriodMs: FailoverPeriods;
   readonly sweepIntervalMs: number;
+  /**
+   * How the functions reach the components, as `COMPONENT_ACCESS`: `direct` (attached to the
+   * cluster's VPC, the default) or `api-proxy` (outside the VPC, through the API server's proxy).
+   */
+  readonly componentAccess: 'direct' | 'api-proxy';
 };
 
 /**

@@ -21,12 +21,13 @@ import type { RuleInput, StatusDecision } from '../engine/rule.js';
 import { observedPd, pdReadError, pdReadErrorKind } from './observed.js';
 
 /**
- * The `Ready` condition's reasons: TiDB Operator's exact strings, and two of our own for a PD that
+ * The `Ready` condition's reasons: TiDB Operator's exact strings, and three of our own for a PD that
  * could not be read (TiDB Operator keeps reporting the members' last health, often `Ready`).
  */
 export const READY_REASONS = {
   statefulSetNotUpToDate: 'StatefulSetNotUpToDate',
   pdUnreachable: 'PDUnreachable',
+  pdRefusesClient: 'PDRefusesClient',
   pdQuorumLost: 'PDQuorumLost',
   pdUnhealthy: 'PDUnhealthy',
   tikvStoreNotUp: 'TiKVStoreNotUp',
@@ -38,6 +39,14 @@ export const READY_REASONS = {
 } as const;
 
 type Spec = TidbCluster['spec'];
+
+/**
+ * Why a TLS cluster's PD refuses the reconciler, and what to do: the components require a client
+ * certificate signed by the cluster CA; the API server's proxy presents none (docs/adr/0018).
+ */
+export const PD_REFUSES_CLIENT =
+  'PD refused the reconciler in the TLS handshake: under tlsCluster every component requires a client certificate signed by the cluster CA, ' +
+  'which the API server proxy does not present; run the functions in the cluster VPC with COMPONENT_ACCESS=direct (docs/adr/0018)';
 type Check = { reason: string; message: string; isBlocking: (spec: Spec, status: TidbClusterStatus, pdRead: PdReadFailure | undefined) => boolean };
 
 // Checked in this order; the first that blocks gives the reason (as TiDB Operator's switch).
@@ -46,6 +55,11 @@ const CHECKS: readonly Check[] = [
     reason: READY_REASONS.statefulSetNotUpToDate,
     message: 'Statefulset(s) are in progress',
     isBlocking: (_spec, status) => !areStatefulSetsUpToDate(status),
+  },
+  {
+    reason: READY_REASONS.pdRefusesClient,
+    message: PD_REFUSES_CLIENT,
+    isBlocking: (spec, _status, pdRead) => spec.pd !== undefined && pdRead === 'clientRefused',
   },
   {
     reason: READY_REASONS.pdUnreachable,

@@ -8,6 +8,7 @@
  * (`spec.tlsCluster.enabled`) the initial-cluster URL is https, and with `TC_TLS_ENABLED=true` (its
  * Deployment mounts the PD certificate) it calls PD over https.
  */
+import type { ClientHello } from '../mtls.js';
 import { isLosslessNumber, parse } from 'lossless-json';
 import { ApiError } from '../api-error.js';
 import type { KubeObject } from '../object.js';
@@ -79,6 +80,17 @@ export class DiscoveryProcess extends TidbProcess {
     return `--join=${urls.join(',')}`;
   }
 
+  /**
+   * The certificate discovery presents to PD: as TiDB Operator's discovery (its PD control reads the
+   * TLS config from `<tc>-cluster-client-secret`), the cluster client certificate and CA.
+   */
+  private clusterClient(namespace: string, tcName: string): ClientHello {
+    const data = this.sim.store.get('Secret', namespace, `${tcName}-cluster-client-secret`)?.data as Record<string, string> | undefined;
+    const pem = (key: string): string | undefined => (data?.[key] === undefined ? undefined : Buffer.from(data[key], 'base64').toString('utf8'));
+    const [certPem, caPem] = [pem('tls.crt'), pem('ca.crt')];
+    return { ...(certPem !== undefined ? { certPem } : {}), ...(caPem !== undefined ? { caPem } : {}) };
+  }
+
   /** `GET /pd/api/v1/members` through `<tc>-pd:2379`; each member's peer URL with 2380 → 2379. */
   private async memberClientUrls(namespace: string, tcName: string): Promise<string[]> {
     const req: ProxyRequest = { method: 'GET', path: '/pd/api/v1/members', query: new URLSearchParams(), body: '', headers: {} };
@@ -86,7 +98,7 @@ export class DiscoveryProcess extends TidbProcess {
     const url = `${scheme}://${tcName}-pd.${namespace}:2379/pd/api/v1/members`;
     let res: ProxyResponse;
     try {
-      res = await this.sim.proxy.toService(namespace, `${tcName}-pd`, '2379', req, scheme);
+      res = await this.sim.proxy.toService(namespace, `${tcName}-pd`, '2379', req, scheme, this.clusterClient(namespace, tcName));
     } catch (err) {
       throw new Error(`Get "${url}": ${err instanceof ApiError ? err.message : String(err)}`);
     }

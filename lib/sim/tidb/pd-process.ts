@@ -18,6 +18,7 @@ import { type PdIdentity, pdIdentityOf } from './pd-identity.js';
 import { type PdTls, readPdTls } from './pd-tls.js';
 import type { PodInfo } from './pod-info.js';
 import { TidbProcess } from './process.js';
+import { DialError } from '../proxy.js';
 import type { SimContext } from './sim-context.js';
 
 /** One PD member's process. */
@@ -141,12 +142,14 @@ export class PdProcess extends TidbProcess {
   private openPorts(member: PdMember): void {
     this.status = 'serving';
     const tls = this.tls.scheme === 'https';
-    this.listen(2379, (req) => this.handle(member, req), { tls });
-    this.listen(2380, () => ({ status: 404, body: '' }), { tls });
+    const clientCa = tls ? this.tls.ca : undefined;
+    this.listen(2379, (req) => this.handle(member, req), { tls, ...(clientCa !== undefined ? { clientCa } : {}) });
+    this.listen(2380, () => ({ status: 404, body: '' }), { tls, ...(clientCa !== undefined ? { clientCa } : {}) });
   }
 
   private handle(member: PdMember, req: ProxyRequest): ProxyResponse {
-    if (this.cluster.isApiDown()) throw new ApiError(503, 'ServiceUnavailable', `error trying to reach service: dial tcp ${this.host()}:2379: i/o timeout`);
+    // Unreachable: the proxy answers 503 `error trying to reach service: …`, a direct client times out.
+    if (this.cluster.isApiDown()) throw new DialError(`dial tcp ${this.host()}:2379: i/o timeout`, 'timeout');
     return handlePdRequest({ cluster: this.cluster, member, record: this.sim.record }, req);
   }
 }

@@ -10,8 +10,11 @@ import type { ObjectStore } from '../store.js';
 import { readContainerFile } from './container-files.js';
 import type { PodInfo } from './pod-info.js';
 
-/** The scheme PD serves, or why it exits at start. */
-export type PdTls = { readonly scheme: 'http' | 'https'; readonly problem?: string };
+/**
+ * The scheme PD serves, or why it exits at start; `ca` is the PEM of `security.cacert-path` when set
+ * (PD then requires client certificates signed by it, see ../mtls.ts).
+ */
+export type PdTls = { readonly scheme: 'http' | 'https'; readonly problem?: string; readonly ca?: string };
 
 /** Reads the TLS setup of the PD container of `pod` (see the module comment). */
 export function readPdTls(store: ObjectStore, pod: KubeObject, info: PodInfo): PdTls {
@@ -27,5 +30,6 @@ export function readPdTls(store: ObjectStore, pod: KubeObject, info: PodInfo): P
   }
   const absent = [ca, cert, key].find((p) => p !== '' && files(p) === undefined);
   if (absent !== undefined) return { scheme, problem: `open ${absent}: no such file or directory` };
-  return { scheme };
+  const caPem = ca === '' ? undefined : files(ca);
+  return { scheme, ...(caPem !== undefined ? { ca: caPem } : {}) };
 }

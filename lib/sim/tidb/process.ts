@@ -27,6 +27,11 @@ export abstract class TidbProcess implements SimProcess {
   private readonly timers = new Set<TimerHandle>();
   private readonly cleanups: (() => void)[] = [];
   private lastReady: boolean | undefined;
+  /**
+   * The PEM of the CA file the process is configured with, once its TLS is read: its TLS listeners
+   * require client certificates signed by it (mtls.ts).
+   */
+  protected clientCa: string | undefined;
   /** Why the process is not serving yet or exited, for tests and the report. */
   status = 'starting';
 
@@ -63,12 +68,16 @@ export abstract class TidbProcess implements SimProcess {
   /** What the process does when it ends either way: leave the cluster state it held. */
   protected abstract onEnd(): void;
 
-  /** Listens on `port` of the pod (a TLS listener with `tls: true`: plain http to it fails). */
+  /**
+   * Listens on `port` of the pod (a TLS listener with `tls: true`: plain http to it fails; with the
+   * process's CA known, a client without a certificate signed by it is refused).
+   */
   protected listen(port: number, handler: SyncHandler, options: ListenOptions = {}): void {
     if (!this.running) return;
     this.ports.get(port)?.unregister();
     const wrapped: PortHandler = (req) => handler(req);
-    const unregister = this.sim.proxy.register(this.pod.namespace, this.pod.name, port, wrapped, options);
+    const clientCa = options.tls === true ? (options.clientCa ?? this.clientCa) : undefined;
+    const unregister = this.sim.proxy.register(this.pod.namespace, this.pod.name, port, wrapped, { ...options, ...(clientCa !== undefined ? { clientCa } : {}) });
     this.ports.set(port, { handler, tls: options.tls === true, unregister });
     this.refreshReadiness();
   }
@@ -128,7 +137,14 @@ export abstract class TidbProcess implements SimProcess {
     const tls = readServingTls(this.sim.store, this.sim.store.get('Pod', this.pod.namespace, this.pod.name), this.pod, paths);
     const problem = tls.problem;
     if (problem !== undefined) this.after(this.sim.knobs.crashAfterMs, () => this.crash(problem));
+    else if (tls.tls && !('problem' in paths) && paths.ca !== '') this.clientCa = this.containerFile(paths.ca);
     return tls;
+  }
+
+  /** A file of the process's container (through its mounts), or undefined when it is not there. */
+  protected containerFile(path: string): string | undefined {
+    const pod = this.sim.store.get('Pod', this.pod.namespace, this.pod.name);
+    return pod === undefined ? undefined : readContainerFile(this.sim.store, pod, this.pod, path);
   }
 
   /** Re-evaluates readiness and tells the kubelet when it changed. */

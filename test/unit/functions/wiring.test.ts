@@ -201,6 +201,7 @@ describe('PD answers become the snapshot view', () => {
     },
     { name: 'another status is unreachable', err: componentError('PD get members', 500, 'no leader'), kind: 'unreachable' },
     { name: 'no answer at all is unreachable', err: new TransientError('connect ECONNREFUSED'), kind: 'unreachable' },
+    { name: 'the proxy refused by PD’s TLS handshake is clientRefused', err: componentError('PD get members', 503, '{"kind":"Status","message":"error trying to reach service: remote error: tls: certificate required"}'), kind: 'clientRefused' },
   ])('a PD read failure is classified: $name', ({ err, kind }) => {
     // Act / Assess
     expect(pdReadFailureOf(err)).toBe(kind);
@@ -223,6 +224,7 @@ describe('Lambda settings', () => {
     { name: 'every unset variable is named at once', env: {}, says: /CLUSTER_NAME: not set; KUBE_ENDPOINT: not set; KUBE_CA_DATA: not set; AWS_REGION: not set; STATE_TABLE: not set; RECONCILE_QUEUE_URL: not set; RECONCILE_QUEUE_ARN: not set; SCHEDULER_ROLE_ARN: not set/ },
     { name: 'an endpoint that is not https is named', env: { ...complete, KUBE_ENDPOINT: 'http://kubernetes.local' }, says: /KUBE_ENDPOINT: "http:\/\/kubernetes.local" must be an https URL/ },
     { name: 'a cluster name that cannot start a cluster key is named', env: { ...complete, CLUSTER_NAME: 'prod/eks' }, says: /CLUSTER_NAME: "prod\/eks" is not a valid cluster name/ },
+    { name: 'an unknown component access mode is named', env: { ...complete, COMPONENT_ACCESS: 'vpn' }, says: /COMPONENT_ACCESS: "vpn" must be one of direct, api-proxy/ },
   ])('$name', ({ env, says }) => {
     // Act
     const read = () => lambdaSettings(env);
@@ -238,6 +240,14 @@ describe('Lambda settings', () => {
     // Assess
     expect(settings).toEqual(expect.objectContaining({ clusterName: 'prod-eks', region: 'us-east-1', schedulerGroup: 'timers' }));
     expect(() => lambdaSettings({ ...complete, STATE_TABLE: '' })).toThrow(expect.objectContaining({ message: expect.not.stringContaining('LS0tLS1CRUdJTg==') }));
+  });
+
+  it.each([
+    { name: 'unset: direct, as TiDB Operator reaches the components (the functions are in the cluster VPC)', value: undefined, mode: 'direct' },
+    { name: 'api-proxy only when asked for', value: 'api-proxy', mode: 'api-proxy' },
+    { name: 'direct when asked for', value: ' direct ', mode: 'direct' },
+  ])('COMPONENT_ACCESS $name', ({ value, mode }) => {
+    expect(lambdaSettings({ ...complete, ...(value === undefined ? {} : { COMPONENT_ACCESS: value }) }).componentAccess).toBe(mode);
   });
 });
 

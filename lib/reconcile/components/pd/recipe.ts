@@ -18,7 +18,7 @@ import { pdClaimTemplates, pdPodTemplate } from './pod-template.js';
 import { beforePdScaleIn } from './scale.js';
 import { pdClientService, pdPeerService } from './services.js';
 import { planPdStatus } from './status.js';
-import { planPdTlsSecret } from './tls.js';
+import { planPdClientRefused, planPdTlsSecret } from './tls.js';
 import { beforePdRestart, pdUpdatedPodHold } from './upgrade.js';
 
 /** PD, declared: what the member recipe needs to run it. */
@@ -46,8 +46,12 @@ export const pdComponent: ComponentDeclaration = {
   // §1.5: PD waits for nothing; its upgrade waits while PD scales
   dependencies: { availableBefore: [], upgradeWaitsFor: [blockedBy('pd', ['Scale'])] },
   hooks: {
-    // cluster TLS without <tc>-cluster-client-secret: Warning Event, recheck in 30 s
-    gates: [{ name: 'PdTlsSecret', plan: planPdTlsSecret }],
+    // cluster TLS without <tc>-cluster-client-secret: Warning Event, recheck in 30 s;
+    // PD refused our client in the TLS handshake (the API server proxy): Warning Event, recheck in 5 min
+    gates: [
+      { name: 'PdTlsSecret', plan: planPdTlsSecret },
+      { name: 'PdRefusesClient', plan: planPdClientRefused },
+    ],
     // PD not synced and the pod spec changed: with the annotation (or a lone replica) write all, partition 0
     extra: [{ name: 'PdForceUpgrade', plan: planPdForceUpgrade }],
     // in use, quorum, leadership off the member, then delete it from PD

@@ -13,7 +13,8 @@ import type { MemberDecision, MemberInput } from '../../member/component.js';
 import type { TomlValue } from '../../member/config-data.js';
 import { nothing } from '../../member/members.js';
 import { clusterCertWiring } from '../../member/pod-volumes.js';
-import { missingSecrets } from '../../cluster/observed.js';
+import { missingSecrets, pdReadError } from '../../cluster/observed.js';
+import { PD_REFUSES_CLIENT, pdReadFailure } from '../../cluster/cluster-status.js';
 
 /** PD's own certificate: volume `pd-tls` at `/var/lib/pd-tls` (v1's `pdClusterCertPath`). */
 export const PD_CLUSTER_TLS = { volume: 'pd-tls', mountPath: '/var/lib/pd-tls' } as const;
@@ -49,7 +50,7 @@ export const MISSING_SECRET_RECHECK_MS = 30_000;
 
 /**
  * The `PdTlsSecret` rule. With cluster TLS the reconciler reaches PD only when
- * `<tc>-cluster-client-secret` exists (docs/adr/0005); the observer checked. Missing ⇒ a Warning
+ * `<tc>-cluster-client-secret` exists (it presents that certificate, docs/adr/0018); the observer checked. Missing ⇒ a Warning
  * Event naming the Secret and a recheck in 30 s, since nothing watches Secrets; status.pd stays
  * unsynced meanwhile. Guarantees: no action when TLS is off or the Secret exists.
  */
@@ -59,4 +60,23 @@ export function planPdTlsSecret(input: MemberInput): MemberDecision {
   if (!isTlsCluster(tc) || !missingSecrets(input.snapshot).includes(name)) return nothing();
   const message = `cluster TLS is on but Secret ${tc.metadata.namespace ?? ''}/${name} does not exist: create it (ca.crt, tls.crt, tls.key) so PD can be reached over https`;
   return { actions: [clusterEvent(tc, 'Warning', CLUSTER_CLIENT_SECRET_MISSING, message)], outcome: retry(MISSING_SECRET_RECHECK_MS, message) };
+}
+
+/** The Warning Event's reason when PD's TLS handshake refused the reconciler's client. */
+export const PD_REFUSES_CLIENT_REASON = 'ClientCertificateRefused';
+
+/** How soon to look again after PD refused the client (only a redeployment changes how it is reached). */
+export const CLIENT_REFUSED_RECHECK_MS = 300_000;
+
+/**
+ * The `PdRefusesClient` rule. PD's TLS handshake refused the reconciler (the observer read PD and
+ * was refused: the API server proxy presents no client certificate, docs/adr/0018) ⇒ a Warning
+ * Event saying why and what to do, and a recheck in 5 minutes — never a silent retry loop; the
+ * `Ready` condition says the same (`PDRefusesClient`). Guarantees: no action otherwise.
+ */
+export function planPdClientRefused(input: MemberInput): MemberDecision {
+  const tc = input.cluster;
+  if (pdReadFailure(input.snapshot) !== 'clientRefused') return nothing();
+  const message = `${PD_REFUSES_CLIENT}. ${pdReadError(input.snapshot) ?? ''}`.trim();
+  return { actions: [clusterEvent(tc, 'Warning', PD_REFUSES_CLIENT_REASON, message)], outcome: retry(CLIENT_REFUSED_RECHECK_MS, message) };
 }

@@ -106,6 +106,7 @@ describe('the registry', () => {
       'act:PdSuspend',
       'act:PdDependencies',
       'act:PdTlsSecret',
+      'act:PdRefusesClient',
       'act:PdServices',
       'act:PdConfigMap',
       'act:PdForceUpgrade',

@@ -21,6 +21,7 @@ describe('the PD recipe (pdRules)', () => {
       'act:PdSuspend',
       'act:PdDependencies',
       'act:PdTlsSecret',
+      'act:PdRefusesClient',
       'act:PdServices',
       'act:PdConfigMap',
       'act:PdForceUpgrade',

@@ -3,8 +3,9 @@ import { parse as parseToml } from 'smol-toml';
 
 import type { TidbCluster } from '../../../../../lib/model/kube.js';
 import { pdConfigData } from '../../../../../lib/reconcile/components/pd/config-map.js';
-import { desiredPdStatefulSet, planPdTlsSecret } from '../../../../support/pd-rules.js';
-import { CLUSTER_CLIENT_SECRET_MISSING, MISSING_SECRET_RECHECK_MS } from '../../../../../lib/reconcile/components/pd/tls.js';
+import { desiredPdStatefulSet, planPdClientRefused, planPdTlsSecret } from '../../../../support/pd-rules.js';
+import { planReadyCondition } from '../../../../../lib/reconcile/cluster/cluster-status.js';
+import { CLIENT_REFUSED_RECHECK_MS, CLUSTER_CLIENT_SECRET_MISSING, MISSING_SECRET_RECHECK_MS, PD_REFUSES_CLIENT_REASON } from '../../../../../lib/reconcile/components/pd/tls.js';
 import { changeSpec, ruleInputOf, snapshot, tidbCluster, withCluster, type Change } from '../../../../support/fixtures.js';
 
 const tls = (enabled: boolean, pd: Partial<NonNullable<TidbCluster['spec']['pd']>> = {}): Change<TidbCluster> =>
@@ -95,5 +96,34 @@ describe('the PdTlsSecret rule: a missing cluster client Secret is reported, not
       expect.objectContaining({ kind: 'event', type: 'Warning', reason: CLUSTER_CLIENT_SECRET_MISSING, message: expect.stringContaining('demo/basic-cluster-client-secret') }),
     ]);
     expect(decision.outcome).toEqual(expect.objectContaining({ kind: 'retry', afterMs: MISSING_SECRET_RECHECK_MS }));
+  });
+});
+
+describe('the PdRefusesClient rule: a PD that refuses the reconciler in the TLS handshake is reported, never retried in silence', () => {
+  const REFUSAL = 'ClientCertificateRefusedError: PD get members: HTTP 503: error trying to reach service: remote error: tls: certificate required';
+  it.each<{ name: string; error?: string; kind?: 'clientRefused' | 'unreachable'; event: boolean }>([
+    { name: 'PD refused the client: a Warning Event with the reason and the answer, a recheck in 5 minutes', error: REFUSAL, kind: 'clientRefused', event: true },
+    { name: 'PD merely unreachable: nothing (the status says so)', error: 'connection refused', kind: 'unreachable', event: false },
+    { name: 'PD read: nothing', event: false },
+  ])('$name', ({ error, kind, event }) => {
+    // Prepare
+    const tc = tidbCluster(tls(true));
+    const input = ruleInputOf(snapshot(withCluster(tc), (s) => (error === undefined ? s : { ...s, components: { ...s.components, pd: { ...s.components.pd, view: undefined, error, ...(kind ? { errorKind: kind } : {}) } } })));
+    // Act
+    const decision = planPdClientRefused(input);
+    // Assess
+    if (!event) {
+      expect(decision.actions).toEqual([]);
+      return;
+    }
+    expect(decision.actions).toEqual([
+      expect.objectContaining({ kind: 'event', type: 'Warning', reason: PD_REFUSES_CLIENT_REASON, message: expect.stringMatching(/client certificate signed by the cluster CA.*COMPONENT_ACCESS=direct.*tls: certificate required/) }),
+    ]);
+    expect(decision.outcome).toEqual(expect.objectContaining({ kind: 'retry', afterMs: CLIENT_REFUSED_RECHECK_MS }));
+  });
+
+  it('the Ready condition says why: PDRefusesClient', () => {
+    const tc = tidbCluster(tls(true));
+    expect(planReadyCondition(tc.spec, {}, 'clientRefused')).toEqual(expect.objectContaining({ status: 'False', reason: 'PDRefusesClient', message: expect.stringContaining('API server proxy does not present') }));
   });
 });
