@@ -14,6 +14,10 @@ const docs = parseAllDocuments(readFileSync(new URL('../../infra/k8s/reconciler-
 const rules = docs.find((d) => d.kind === 'ClusterRole' && d.metadata.name === 'tidb-reconciler')?.rules ?? [];
 const allows = (group: string, resource: string, verb: string): boolean =>
   rules.some((r) => r.apiGroups.includes(group) && r.resources.includes(resource) && r.verbs.includes(verb));
+// The API-server proxy path's grants: their own ClusterRole, applied only with COMPONENT_ACCESS=api-proxy.
+const proxyDocs = parseAllDocuments(readFileSync(new URL('../../infra/k8s/reconciler-rbac-api-proxy.yaml', import.meta.url), 'utf8')).map((d) => d.toJS() as Doc);
+const proxyRules = proxyDocs.find((d) => d.kind === 'ClusterRole' && d.metadata.name === 'tidb-reconciler-api-proxy')?.rules ?? [];
+const proxyAllows = (resource: string, verb: string): boolean => proxyRules.some((r) => r.apiGroups.includes('') && r.resources.includes(resource) && r.verbs.includes(verb));
 
 describe('the reconciler ClusterRole', () => {
   it.each(OWNED_KINDS.map((kind) => ({ name: kind, kind })))('allows the label-selected LIST of $name each step observes', ({ kind }) => {
@@ -49,8 +53,18 @@ describe('the reconciler ClusterRole', () => {
     { name: 'POST through the service (schedulers)', resource: 'services/proxy', verb: 'create', want: true },
     { name: 'DELETE through the service (PD member, store, scheduler)', resource: 'services/proxy', verb: 'delete', want: true },
     { name: 'PUT through the service', resource: 'services/proxy', verb: 'update', want: false },
-  ])('proxy: $name is allowed: $want', ({ resource, verb, want }) => {
-    expect(allows('', resource, verb)).toBe(want);
+  ])('proxy (reconciler-rbac-api-proxy.yaml only): $name is allowed: $want', ({ resource, verb, want }) => {
+    expect(proxyAllows(resource, verb)).toBe(want);
+    // Direct access, the default, needs no proxy grant at all.
+    expect(allows('', resource, verb)).toBe(false);
+  });
+
+  it('the proxy grants are bound to the reconciler group, and direct access may read Endpoints and pods', () => {
+    const binding = proxyDocs.find((d) => d.kind === 'ClusterRoleBinding') as Doc & { subjects: { kind: string; name: string }[] };
+    expect(binding.roleRef?.name).toBe('tidb-reconciler-api-proxy');
+    expect(binding.subjects).toEqual([{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'tidb-reconciler' }]);
+    expect(allows('', 'endpoints', 'get')).toBe(true);
+    expect(allows('', 'pods', 'get')).toBe(true);
   });
 
   it.each([
