@@ -21,6 +21,7 @@ import { MemoryReconcileQueue } from '../../lib/queue/memory.js';
 import { tidbClusterObject } from '../../lib/sim/tidb/manifests.js';
 import { MemoryScheduler } from '../../lib/timer/memory-scheduler.js';
 import { localRuntime } from '../../lib/wiring/ports.js';
+import { SimComponentNetwork } from '../../lib/local/sim-network.js';
 import { startBareServer, type BareServer } from '../support/api-server.js';
 import { functionUser } from '../../lib/local/function-rbac.js';
 import { type EmbeddedDynamo, startEmbeddedDynamo } from '../../lib/local/dynalite.js';
@@ -174,7 +175,9 @@ describe('admin against the local stack (its admin endpoint, the real handler, d
     const clock = new RealClock();
     const queue = new MemoryReconcileQueue({ clock });
     const scheduler = ids.scheduler('admin', new MemoryScheduler({ clock, queue, deliverTo: ids.deliverTo(queue) }));
-    const runtime = localRuntime({ kubeConfig: api.kubeConfig, dynamo: ids.dynamo('admin'), tableName: TABLE, queue: ids.queue('admin', queue), clock, k8sCluster: 'local', scheduler, timerTarget: ids.timerTarget });
+    // In the cluster's VPC, reaching the components directly (the default, docs/adr/0018).
+    const componentAccess = { mode: 'direct' as const, network: new SimComponentNetwork(api.proxy, { inVpc: true }) };
+    const runtime = localRuntime({ kubeConfig: api.kubeConfig, dynamo: ids.dynamo('admin'), tableName: TABLE, queue: ids.queue('admin', queue), clock, k8sCluster: 'local', scheduler, timerTarget: ids.timerTarget, componentAccess });
     // The local operator is admin everywhere; team-b's role may act in namespace team-b only.
     for (const object of operatorRbacObjects(LOCAL_OPERATOR)) api.store.create(String(object.kind), structuredClone(object));
     api.store.create('Namespace', { metadata: { name: 'team-b' } });

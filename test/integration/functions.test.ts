@@ -23,6 +23,7 @@ import { functionUrlEvent, urlResponseOf } from '../../lib/local/function-url.js
 import { FORCE_UPGRADE_ANNOTATION, type AdminResult } from '../../lib/wiring/admin.js';
 import { localRuntime, type Runtime } from '../../lib/wiring/ports.js';
 import { applyRbacFile, functionKubeconfig } from '../../lib/local/function-rbac.js';
+import { SimComponentNetwork } from '../../lib/local/sim-network.js';
 import { type EmbeddedDynamo, startEmbeddedDynamo } from '../../lib/local/dynalite.js';
 import { DynamoStateStore } from '../../lib/state/dynamo.js';
 import { MemoryScheduler } from '../../lib/timer/memory-scheduler.js';
@@ -102,7 +103,9 @@ async function drain(q: MemoryReconcileQueue): Promise<{ key: string; reason: st
 function newRuntime(q: MemoryReconcileQueue, fn: 'reconcile' | 'admin' | 'sweep' | 'timer'): Runtime {
   const ids = dynamo.identities;
   const scheduler = ids.scheduler(fn, new MemoryScheduler({ clock: w.clock, queue: q, deliverTo: ids.deliverTo(q) }));
-  return localRuntime({ kubeConfig: functionKubeconfig(w.world, ids, fn), dynamo: ids.dynamo(fn), tableName: TABLE, queue: ids.queue(fn, q), clock: w.clock, k8sCluster: K8S, logger, metrics, scheduler, timerTarget: ids.timerTarget });
+  // In the cluster's VPC, reaching the components directly (the default, docs/adr/0018).
+  const componentAccess = { mode: 'direct' as const, network: new SimComponentNetwork(w.world.proxy, { inVpc: true }) };
+  return localRuntime({ kubeConfig: functionKubeconfig(w.world, ids, fn), dynamo: ids.dynamo(fn), tableName: TABLE, queue: ids.queue(fn, q), clock: w.clock, k8sCluster: K8S, logger, metrics, scheduler, timerTarget: ids.timerTarget, componentAccess });
 }
 
 const reconcile = () => createReconcileHandler({ runtime: () => runtime });

@@ -28,7 +28,9 @@ describe('kubectl auth can-i against sim serve, per infra/k8s/reconciler-rbac.ya
     { group: 'tidb-reconciler', args: ['create', 'pods', '-n', 'demo'], want: 'no' },
     { group: 'tidb-reconciler', args: ['watch', 'pods', '-n', 'demo'], want: 'no' },
     { group: 'tidb-reconciler', args: ['update', 'tidbclusters.pingcap.com', '--subresource', 'status', '-n', 'demo'], want: 'yes' },
-    { group: 'tidb-reconciler', args: ['create', 'pods', '--subresource', 'proxy', '-n', 'demo'], want: 'yes' },
+    // The proxy path's grants are only in reconciler-rbac-api-proxy.yaml (COMPONENT_ACCESS=api-proxy).
+    { group: 'tidb-reconciler', args: ['create', 'pods', '--subresource', 'proxy', '-n', 'demo'], want: 'no' },
+    { group: 'tidb-reconciler', args: ['get', 'endpoints', '-n', 'demo'], want: 'yes' },
     { group: 'tidb-reconciler', args: ['delete', 'pods', '--subresource', 'proxy', '-n', 'demo'], want: 'no' },
     { group: 'tidb-reconciler', args: ['get', 'secrets/basic-cluster-client-secret', '-n', 'demo'], want: 'yes' },
     { group: 'tidb-reconciler', args: ['delete', 'persistentvolumes'], want: 'no' },
