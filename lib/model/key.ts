@@ -53,6 +53,15 @@ export function foreignClusterProblem(ref: Pick<ClusterRef, 'k8sCluster'>, manag
 }
 
 /**
+ * Why `ref` is outside the namespaces a namespace-scoped deployment watches (`WATCH_NAMESPACES`), or
+ * undefined when it is inside them or the deployment watches every namespace (`watched` undefined).
+ */
+export function unwatchedNamespaceProblem(ref: Pick<ClusterRef, 'namespace'>, watched: readonly string[] | undefined): string | undefined {
+  if (watched === undefined || watched.includes(ref.namespace)) return undefined;
+  return `key.namespace ${quoteForEcho(ref.namespace)} is not a namespace this deployment watches (WATCH_NAMESPACES: ${watched.join(',')})`;
+}
+
+/**
  * Builds the canonical key of `ref`. Throws a `TypeError` naming the bad part when the result would
  * not parse: a key that cannot be parsed back must never reach a queue or a table.
  */

@@ -44,11 +44,16 @@ export type DeploymentConfig = {
   readonly clusterName?: string;
 };
 
-/** Everything configurable. */
+/**
+ * Everything configurable. `watchNamespaces` (`WATCH_NAMESPACES`, TiDB Operator's
+ * `clusterScoped: false`): the only namespaces whose TidbClusters this deployment lists, watches and
+ * steps; undefined means every namespace.
+ */
 export type ReconcilerConfig = {
   readonly step: StepConfig;
   readonly sweep: SweepConfig;
   readonly deployment: DeploymentConfig;
+  readonly watchNamespaces?: readonly string[];
 };
 
 /** The defaults: TiDB Operator's numbers where it has them (backoff 1 s → 100 s, failover after 5 min). */
@@ -131,8 +136,9 @@ export function parseConfig(env: Env): ReconcilerConfig {
     ...(sendConcurrency === undefined ? {} : { sendConcurrency }),
   };
   const deployment = readDeployment(read);
+  const watchNamespaces = read.namespaces('WATCH_NAMESPACES');
   if (read.problems.length > 0) throw new ConfigError(read.problems);
-  return { step, sweep, deployment };
+  return { step, sweep, deployment, ...(watchNamespaces === undefined ? {} : { watchNamespaces }) };
 }
 
 let loaded: ReconcilerConfig | undefined;
@@ -195,6 +201,8 @@ function readDeployment(read: EnvReader): DeploymentConfig {
 }
 
 const WHOLE = /^\d+$/;
+/** A namespace name: an RFC 1123 label (Kubernetes `ValidateNamespaceName`, at most 63 characters). */
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const DECIMAL = /^\d+(\.\d+)?$/;
 
 /** Reads typed values, collecting one problem line per bad variable instead of stopping at the first. */
@@ -241,6 +249,21 @@ class EnvReader {
 
   string(name: string): string | undefined {
     return this.raw(name);
+  }
+
+  /** A comma list of namespace names, each once; undefined when unset or empty. */
+  namespaces(name: string): readonly string[] | undefined {
+    const raw = this.raw(name);
+    if (raw === undefined) return undefined;
+    const names = raw.split(',').map((part) => part.trim());
+    const bad = names.find((n) => !DNS1123_LABEL.test(n));
+    if (bad !== undefined) {
+      this.problem(`${name}: ${quoteForEcho(bad)} is not a namespace name (lower-case letters, digits and '-', 1-63 characters, starting and ending with a letter or digit)`);
+      return undefined;
+    }
+    const repeated = names.find((n, i) => names.indexOf(n) !== i);
+    if (repeated !== undefined) this.problem(`${name}: ${quoteForEcho(repeated)} is listed twice`);
+    return names;
   }
 
   optionalCount(name: string, min: number, max: number): number | undefined {

@@ -4,7 +4,7 @@
  * function parses it here before doing anything else. Parsing is pure: no I/O, no clock, no logger.
  */
 
-import { foreignClusterProblem } from '../model/key.js';
+import { foreignClusterProblem, unwatchedNamespaceProblem } from '../model/key.js';
 import { clipForEcho, quoteForEcho } from '../model/echo.js';
 import { cutText } from '../platform/text.js';
 
@@ -45,7 +45,11 @@ export type MessageError = {
  * manages. When given, a key naming any other cluster is malformed — stepping it would read the local
  * cluster's objects under a second lease and state item of a name that is not theirs.
  */
-export type ParseMessageOptions = { readonly k8sCluster?: string };
+export type ParseMessageOptions = {
+  readonly k8sCluster?: string;
+  /** The namespaces a namespace-scoped deployment watches (`WATCH_NAMESPACES`); a key outside them is refused. */
+  readonly watchNamespaces?: readonly string[];
+};
 
 /** The result of parsing one body: the message, or the first problem found. */
 export type ParseMessageResult =
@@ -88,6 +92,8 @@ export function parseReconcileMessage(body: unknown, options: ParseMessageOption
   if (!ref.ok) return ref;
   const foreign = foreignClusterProblem(ref.ref, options.k8sCluster);
   if (foreign !== undefined) return fail('key.k8sCluster', foreign);
+  const unwatched = unwatchedNamespaceProblem(ref.ref, options.watchNamespaces);
+  if (unwatched !== undefined) return fail('key.namespace', unwatched);
 
   const due = fields['dueAtMs'];
   if (due !== undefined && (typeof due !== 'number' || !Number.isFinite(due))) return fail('dueAtMs', `dueAtMs must be a finite number, got ${describe(due)}`);

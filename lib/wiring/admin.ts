@@ -21,7 +21,7 @@
 import type { AccessEntries } from '../eks/port.js';
 import type { KubeObject, KubePort } from '../kube/port.js';
 import type { AdminInvocationEvent } from '../platform/admin-caller.js';
-import type { ClusterKey } from '../model/key.js';
+import { type ClusterKey, unwatchedNamespaceProblem } from '../model/key.js';
 import { isMutatingAction, parseAdminRequest, type AdminAction, type AdminClusterRef, type AdminRequest } from '../platform/admin-request.js';
 import { ConflictError, NotFoundError } from '../platform/errors.js';
 import { FORCE_UPGRADE_REMOVED_REASON } from '../reconcile/components/pd/force-upgrade.js';
@@ -87,6 +87,8 @@ export async function runAdmin(deps: AdminDeps, event: Exclude<AdminInvocationEv
   } catch (err) {
     return { ok: false, error: `the admin function is not configured: ${errorText(err)}` };
   }
+  const unwatched = unwatchedNamespaceProblem(request.cluster, runtime.config.watchNamespaces);
+  if (unwatched !== undefined) return { ok: false, error: unwatched.replace(/^key\.namespace/, 'cluster.namespace'), field: 'cluster.namespace' };
   try {
     let requester: Requester | undefined;
     if (isMutatingAction(request.action) && event.kind === 'url') {

@@ -14,15 +14,19 @@ import { SqsReconcileQueue } from '../queue/sqs.js';
 import { lambdaSettings } from './lambda-env.js';
 import type { Runtime } from './ports.js';
 
-/** What a function that only enqueues uses of a runtime. */
-export type EnqueueRuntime = Pick<Runtime, 'k8sCluster' | 'clock' | 'logger' | 'metrics' | 'queue'>;
+/**
+ * What a function that only enqueues uses of a runtime; `watchNamespaces` is the configuration's
+ * (`WATCH_NAMESPACES`: keys outside them are refused).
+ */
+export type EnqueueRuntime = Pick<Runtime, 'k8sCluster' | 'clock' | 'logger' | 'metrics' | 'queue'> & { readonly watchNamespaces?: readonly string[] };
 
 /** The enqueue-only runtime from `env`; throws `ConfigError` exactly as `lambdaRuntime` does. */
 export function lambdaEnqueueRuntime(env: NodeJS.ProcessEnv = process.env): EnqueueRuntime {
-  parseConfig(env);
+  const { watchNamespaces } = parseConfig(env);
   const s = lambdaSettings(env);
   return {
     k8sCluster: s.clusterName,
+    ...(watchNamespaces === undefined ? {} : { watchNamespaces }),
     clock: new RealClock(),
     logger: new PowertoolsLogger(),
     metrics: new PowertoolsMetrics(),

@@ -1,5 +1,6 @@
 /**
- * The sweep's `ClusterLister` over the Kubernetes API: every TidbCluster in every namespace, page by
+ * The sweep's `ClusterLister` over the Kubernetes API: every TidbCluster in every namespace (or, in
+ * namespace-scoped mode, `WATCH_NAMESPACES`, in each watched namespace: one paged LIST each), page by
  * page (a LIST with `limit` and `continue`), as cluster keys of the configured Kubernetes cluster.
  * While listing it tallies the fleet's health from the objects it already has (Ready condition,
  * `spec.paused`), so the sweep reports it without another request.
@@ -27,6 +28,8 @@ export class KubeClusterLister implements ClusterLister {
     private readonly k8sCluster: string,
     private readonly logger: Logger,
     private readonly pageLimit = SWEEP_PAGE_LIMIT,
+    /** The namespaces to list in, one LIST each; undefined lists every namespace at once. */
+    private readonly namespaces?: readonly string[],
   ) {}
 
   /**
@@ -49,9 +52,15 @@ export class KubeClusterLister implements ClusterLister {
   private async listOnce(signal: AbortSignal | undefined): Promise<ClusterKey[]> {
     const keys: ClusterKey[] = [];
     const tally: FleetTally = { listed: 0, ready: 0, notReady: 0, paused: 0 };
+    for (const namespace of this.namespaces ?? [undefined]) await this.listIn(namespace, keys, tally, signal);
+    this.tally = tally;
+    return keys;
+  }
+
+  private async listIn(namespace: string | undefined, keys: ClusterKey[], tally: FleetTally, signal: AbortSignal | undefined): Promise<void> {
     let next: string | undefined;
     do {
-      const request = { limit: this.pageLimit, ...(next === undefined ? {} : { continue: next }) };
+      const request = { limit: this.pageLimit, ...(namespace === undefined ? {} : { namespace }), ...(next === undefined ? {} : { continue: next }) };
       const page = await (signal ? withinBudget(signal, 'list TidbClusters', () => this.kube.listTidbClusters(request)) : this.kube.listTidbClusters(request));
       for (const object of page.items) {
         const key = this.keyOf(object);
@@ -61,8 +70,6 @@ export class KubeClusterLister implements ClusterLister {
       }
       next = page.continue;
     } while (next);
-    this.tally = tally;
-    return keys;
   }
 
   private keyOf(object: KubeObject): ClusterKey | undefined {

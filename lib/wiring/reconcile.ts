@@ -81,7 +81,7 @@ function rejectRecord(runtime: Runtime, problem: SqsRecordProblem): string | und
 }
 
 function isWellFormed(runtime: Runtime, record: ReconcileRecord): boolean {
-  const parsed = parseReconcileMessage(record.body, { k8sCluster: runtime.k8sCluster });
+  const parsed = parseReconcileMessage(record.body, { k8sCluster: runtime.k8sCluster, ...(runtime.config.watchNamespaces ? { watchNamespaces: runtime.config.watchNamespaces } : {}) });
   if (parsed.ok) return true;
   runtime.metrics.count(METRIC.malformedMessages);
   runtime.logger.error('malformed reconcile message: left for the dead-letter queue', {

@@ -30,7 +30,7 @@ export async function sweepFleet(runtime: Runtime, invocation: Invocation): Prom
   const timer = runtime.clock.setTimer(() => budget.abort(), deadlineAtMs - runtime.clock.nowMs());
   try {
     const clients = runtime.clients.withDeadline(deadlineAtMs);
-    const lister = new KubeClusterLister(clients.kube, runtime.k8sCluster, runtime.logger);
+    const lister = new KubeClusterLister(clients.kube, runtime.k8sCluster, runtime.logger, undefined, runtime.config.watchNamespaces);
     const failing = new Set<string>();
     const state: Pick<StateStore, 'getMany'> = {
       getMany: async (keys, opts) => {

@@ -6,7 +6,7 @@
  * Kubernetes access at all.
  */
 
-import { foreignClusterProblem, parseClusterKey } from '../model/key.js';
+import { foreignClusterProblem, parseClusterKey, unwatchedNamespaceProblem } from '../model/key.js';
 import { METRIC } from '../platform/metrics.js';
 import { clipForEcho, quoteForEcho } from '../model/echo.js';
 import { timerReason } from '../timer/timers.js';
@@ -27,7 +27,7 @@ const KIND = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
  */
 export async function wakeFromTimer(runtime: EnqueueRuntime, payload: unknown): Promise<TimerResult> {
   try {
-    const parsed = parseTimerPayload(payload, runtime.k8sCluster);
+    const parsed = parseTimerPayload(payload, runtime.k8sCluster, runtime.watchNamespaces);
     if (!parsed.ok) {
       runtime.metrics.count(METRIC.malformedMessages);
       runtime.logger.error('malformed timer payload', { field: parsed.field, error: parsed.error });
@@ -48,7 +48,7 @@ type Parsed = { readonly ok: true; readonly key: string; readonly kind: string }
  * `{key, kind}`: a cluster key that parses (of the Kubernetes cluster `k8sCluster`, when given: this
  * deployment steps no other) and a plain timer kind; other fields are ignored.
  */
-export function parseTimerPayload(payload: unknown, k8sCluster?: string): Parsed {
+export function parseTimerPayload(payload: unknown, k8sCluster?: string, watchNamespaces?: readonly string[]): Parsed {
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
     return { ok: false, field: 'payload', error: 'the timer payload must be a JSON object {key, kind}' };
   }
@@ -58,6 +58,8 @@ export function parseTimerPayload(payload: unknown, k8sCluster?: string): Parsed
   if (!ref.ok) return { ok: false, field: ref.field === 'key' ? 'key' : `key.${ref.field}`, error: ref.message };
   const foreign = foreignClusterProblem(ref.ref, k8sCluster);
   if (foreign !== undefined) return { ok: false, field: 'key.k8sCluster', error: foreign };
+  const unwatched = unwatchedNamespaceProblem(ref.ref, watchNamespaces);
+  if (unwatched !== undefined) return { ok: false, field: 'key.namespace', error: unwatched };
   if (typeof kind !== 'string' || !KIND.test(kind)) {
     return { ok: false, field: 'kind', error: `kind must be 1-64 letters, digits, '.', '_' or '-', got ${typeof kind === 'string' ? quoteForEcho(kind) : clipForEcho(String(JSON.stringify(kind)))}` };
   }

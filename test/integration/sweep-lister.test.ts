@@ -50,3 +50,27 @@ describe('the sweep lists every TidbCluster page by page', () => {
     expect(logger.lines.filter((l) => l.message.startsWith('sweep list restarted'))).toHaveLength(restarts);
   });
 });
+
+describe('namespace-scoped, the sweep lists TidbClusters in each watched namespace only', () => {
+  it('one paged LIST per watched namespace, none cluster-wide, and no key of another namespace', async () => {
+    // Prepare
+    s = await startBareServer({});
+    for (const ns of ['ns-a', 'ns-x', 'ns-c']) s.store.create('Namespace', { metadata: { name: ns } });
+    for (const [name, namespace] of [['a', 'ns-a'], ['b', 'ns-a'], ['c', 'ns-a'], ['x', 'ns-x'], ['c1', 'ns-c']] as const) s.store.create('TidbCluster', tidbCluster(name, namespace));
+    const paths: string[] = [];
+    s.server.requestHook = (method, path) => {
+      if (method === 'GET') paths.push(path);
+      return undefined;
+    };
+    const lister = new KubeClusterLister(KubeClient.fromKubeConfig(s.kubeConfig, { timeoutMs: 5000 }), 'eks-test', new MemoryLogger(), 2, ['ns-a', 'ns-c']);
+
+    // Act
+    const listed = await lister.listClusterKeys();
+
+    // Assess
+    expect(listed).toEqual(['eks-test/ns-a/a', 'eks-test/ns-a/b', 'eks-test/ns-a/c', 'eks-test/ns-c/c1']);
+    expect(lister.tally.listed).toBe(4);
+    const nsA = '/apis/pingcap.com/v1alpha1/namespaces/ns-a/tidbclusters';
+    expect(paths).toEqual([nsA, nsA, '/apis/pingcap.com/v1alpha1/namespaces/ns-c/tidbclusters']);
+  });
+});

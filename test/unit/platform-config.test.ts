@@ -86,6 +86,10 @@ describe('configuration from the environment', () => {
     { name: 'a replica bound past the ceiling', env: { MAX_REPLICAS: '2147483647' }, problem: 'MAX_REPLICAS: 2147483647 is above the maximum of 100000' },
     { name: 'a replica bound that is not a number', env: { MAX_REPLICAS: 'lots' }, problem: 'MAX_REPLICAS: "lots" is not a whole number' },
     { name: 'a sweep concurrency that is not whole', env: { SWEEP_SEND_CONCURRENCY: '2.5' }, problem: 'SWEEP_SEND_CONCURRENCY: "2.5" is not a whole number' },
+    { name: 'an upper-case namespace', env: { WATCH_NAMESPACES: 'tidb,Prod' }, problem: `WATCH_NAMESPACES: "Prod" is not a namespace name (lower-case letters, digits and '-', 1-63 characters, starting and ending with a letter or digit)` },
+    { name: 'an empty namespace in the list', env: { WATCH_NAMESPACES: 'a,,b' }, problem: `WATCH_NAMESPACES: "" is not a namespace name (lower-case letters, digits and '-', 1-63 characters, starting and ending with a letter or digit)` },
+    { name: 'a namespace of 64 characters', env: { WATCH_NAMESPACES: 'a'.repeat(64) }, problem: `WATCH_NAMESPACES: "${'a'.repeat(64)}" is not a namespace name (lower-case letters, digits and '-', 1-63 characters, starting and ending with a letter or digit)` },
+    { name: 'a namespace listed twice', env: { WATCH_NAMESPACES: 'a,b,a' }, problem: 'WATCH_NAMESPACES: "a" is listed twice' },
   ])('a bad value names its variable: $name', ({ env, problem }) => {
     expect(problemsOf(env)).toEqual([problem]);
   });
@@ -105,6 +109,14 @@ describe('configuration from the environment', () => {
     { name: 'set, the sweep keeps that many batches in flight', env: { SWEEP_SEND_CONCURRENCY: '16' }, want: { dueWithinMs: 60_000, sendConcurrency: 16 } },
   ])('SWEEP_SEND_CONCURRENCY $name', ({ env, want }) => {
     expect(parseConfig(env).sweep).toEqual(want);
+  });
+
+  it.each([
+    { name: 'unset: every namespace', env: {}, want: undefined },
+    { name: 'empty: every namespace', env: { WATCH_NAMESPACES: ' ' }, want: undefined },
+    { name: 'a list: those namespaces, spaces trimmed', env: { WATCH_NAMESPACES: 'tidb-a, tidb-b' }, want: ['tidb-a', 'tidb-b'] },
+  ])('WATCH_NAMESPACES $name', ({ env, want }) => {
+    expect(parseConfig(env).watchNamespaces).toEqual(want);
   });
 
   it('all problems are reported at once, as a terminal error naming the first variable', () => {

@@ -92,6 +92,17 @@ describe('parseReconcileMessage', () => {
   });
 
   it.each([
+    { name: 'a key in a watched namespace is accepted', key: 'eks/tidb-a/basic', error: undefined },
+    { name: 'a key in another namespace is refused, naming it', key: 'eks/tidb-b/basic', error: 'key.namespace "tidb-b" is not a namespace this deployment watches (WATCH_NAMESPACES: tidb-a,tidb-c)' },
+  ])('namespace-scoped: $name', ({ key, error }) => {
+    // Act
+    const result = parseReconcileMessage(JSON.stringify({ key }), { k8sCluster: 'eks', watchNamespaces: ['tidb-a', 'tidb-c'] });
+
+    // Assess
+    expect(result.ok ? undefined : result.error).toEqual(error === undefined ? undefined : { field: 'key.namespace', message: error });
+  });
+
+  it.each([
     { name: 'a 500 KB reason', reason: `watch: ${'x'.repeat(500 * 1024)}`, prefix: 'watch: xxx' },
     { name: 'a long reason of multi-byte characters, never cut inside one', reason: '节点'.repeat(100_000), prefix: '节点节点' },
   ])('an oversized reason is cut to MAX_REASON_BYTES, saying how much went: $name', ({ reason, prefix }) => {
