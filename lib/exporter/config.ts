@@ -40,7 +40,8 @@ export const EXPORTER_DEFAULTS = {
 /**
  * Parses `env` for `mode`. Required everywhere: CLUSTER_NAME, STATE_TABLE, RECONCILE_QUEUE_URL.
  * Lambda also needs KUBE_ENDPOINT (https), KUBE_CA_DATA (non-empty) and AWS_REGION. Optional:
- * EXPORTER_NAMESPACES (comma-separated; empty = all namespaces), EXPORTER_FLUSH_WINDOW_MS,
+ * EXPORTER_NAMESPACES (comma-separated; empty = WATCH_NAMESPACES, the functions' namespace-scoped
+ * mode, and that empty = all namespaces; a namespace outside a set WATCH_NAMESPACES is refused), EXPORTER_FLUSH_WINDOW_MS,
  * EXPORTER_CHECKPOINT_INTERVAL_MS, EXPORTER_WATCH_TIMEOUT_SECONDS, EXPORTER_SAFETY_MARGIN_MS.
  * Throws `ConfigError` listing every problem. Pure: reads only its argument.
  */
@@ -71,7 +72,7 @@ export function parseExporterEnv(env: Env, mode: 'lambda' | 'daemon'): ExporterS
   const stateTable = required('STATE_TABLE', 'the DynamoDB table holding the checkpoints');
   const queueUrl = required('RECONCILE_QUEUE_URL', 'the SQS queue to send reconcile triggers to');
   const kube = mode === 'lambda' ? eksAccess(required, problems, k8sCluster) : ({ kind: 'default' } as const);
-  const resources = namespaces(read('EXPORTER_NAMESPACES'), problems);
+  const resources = scopedResources(read('EXPORTER_NAMESPACES'), read('WATCH_NAMESPACES'), problems);
   const settings: ExporterSettings = {
     k8sCluster,
     stateTable,
@@ -95,12 +96,21 @@ function eksAccess(required: (name: string, why: string) => string, problems: st
   return { kind: 'eks', endpoint, caData, clusterName, region };
 }
 
-function namespaces(raw: string | undefined, problems: string[]): WatchedResource[] {
-  const list = (raw ?? '').split(',').map((ns) => ns.trim()).filter((ns) => ns !== '');
+/**
+ * The watches: EXPORTER_NAMESPACES', else WATCH_NAMESPACES' (the deployment's namespace-scoped mode,
+ * whose RBAC grants nothing elsewhere), else cluster-wide.
+ */
+function scopedResources(own: string | undefined, watch: string | undefined, problems: string[]): WatchedResource[] {
+  const split = (raw: string | undefined): string[] => (raw ?? '').split(',').map((ns) => ns.trim()).filter((ns) => ns !== '');
+  const watched = split(watch);
+  const list = own === undefined ? watched : split(own);
+  const name = own === undefined ? 'WATCH_NAMESPACES' : 'EXPORTER_NAMESPACES';
+  const outside = watched.length === 0 ? [] : list.filter((ns) => !watched.includes(ns));
+  if (outside.length > 0) problems.push(`EXPORTER_NAMESPACES: ${outside.map((ns) => JSON.stringify(ns)).join(', ')} not in WATCH_NAMESPACES (${watched.join(',')})`);
   try {
     return watchedResources(list);
   } catch (err) {
-    problems.push(`EXPORTER_NAMESPACES: ${err instanceof Error ? err.message : String(err)}`);
+    problems.push(`${name}: ${err instanceof Error ? err.message : String(err)}`);
     return [];
   }
 }

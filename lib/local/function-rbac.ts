@@ -51,7 +51,17 @@ export function rbacObjectsOf(file: URL | string): KubeObject[] {
 
 /** Creates (or replaces) the RBAC objects of `file` in the world's store, as `kubectl apply -f` would. */
 export function applyRbacFile(world: { readonly store: ObjectStore }, file: URL | string = RECONCILER_RBAC_FILE): void {
-  for (const object of rbacObjectsOf(file)) {
+  applyRbacObjects(world, rbacObjectsOf(file));
+}
+
+/**
+ * Creates (or replaces) `objects` in the world's store, as `kubectl apply -f` would; a namespace an
+ * object names is created first when missing (as its owner would have made it).
+ */
+export function applyRbacObjects(world: { readonly store: ObjectStore }, objects: readonly KubeObject[]): void {
+  for (const object of objects) {
+    const ns = object.metadata.namespace;
+    if (ns !== undefined && world.store.get('Namespace', undefined, ns) === undefined) world.store.create('Namespace', { metadata: { name: ns } });
     const kind = String(object.kind);
     const existing = world.store.get(kind, object.metadata.namespace, object.metadata.name ?? '');
     if (existing === undefined) world.store.create(kind, structuredClone(object));

@@ -74,8 +74,10 @@ function componentAccessOf(scenario: Scenario, world: SimWorld): ComponentAccess
 function reconcilerConfig(scenario: Scenario): ReconcilerConfig {
   const base = parseConfig({});
   const d = DEFAULT_STEP_CONFIG.reconcile;
+  const scope = scenario.config.watchNamespaces;
   return {
     ...base,
+    ...(scope === undefined ? {} : { watchNamespaces: scope }),
     step: {
       ...base.step,
       reconcile: { ...d, ...base.step.reconcile, autoFailover: scenario.config.autoFailover, detectNodeFailure: scenario.config.detectNodeFailure, failoverPeriodMs: scenario.config.failoverPeriodMs },

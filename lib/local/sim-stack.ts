@@ -19,7 +19,8 @@ import type { OutgoingMessage, ReconcileQueue } from '../queue/port.js';
 import { ApiError } from '../sim/api-error.js';
 import { TidbSimulation } from '../sim/tidb/simulation.js';
 import { SimWorld } from '../sim/world.js';
-import { API_PROXY_RBAC_FILE, applyRbacFile } from './function-rbac.js';
+import { API_PROXY_RBAC_FILE, RECONCILER_RBAC_FILE, applyRbacObjects, rbacObjectsOf } from './function-rbac.js';
+import { namespacedRbac } from './namespaced-rbac.js';
 import { DynamoStateStore } from '../state/dynamo.js';
 import type { StateStore } from '../state/port.js';
 import { MemoryScheduler } from '../timer/memory-scheduler.js';
@@ -134,9 +135,12 @@ export class SimStack {
     const sim = new TidbSimulation({ seed, knobs });
     const world = await SimWorld.start({ clock: clock, nodes: nodePools ?? scenario.sim.nodes, podStartupMs: scenario.sim.podStartupMs, runtimes: [sim.runtime], random: sim.random, proxyRandom: sim.proxyRandom, rbac: true });
     sim.attach(world);
-    // The functions run under exactly infra/'s RBAC, applied from the file (ADR 0017).
-    applyRbacFile(world, options.rbacFile);
-    if (scenario.config.componentAccess === 'api-proxy') applyRbacFile(world, API_PROXY_RBAC_FILE);
+    // The functions run under exactly infra/'s RBAC, applied from the file (ADR 0017); namespace-scoped,
+    // under what scripts/gen-namespaced-rbac.ts derives from it for the watched namespaces.
+    const rbacFiles = [options.rbacFile ?? RECONCILER_RBAC_FILE, ...(scenario.config.componentAccess === 'api-proxy' ? [API_PROXY_RBAC_FILE] : [])];
+    const watched = scenario.config.watchNamespaces;
+    const rbac = rbacFiles.flatMap((file) => rbacObjectsOf(file));
+    applyRbacObjects(world, watched === undefined ? rbac : namespacedRbac(rbac, watched));
     const dynamo = await startEmbeddedDynamo(undefined, options.iam);
     const ids = dynamo.identities;
     const denials: { atMs: number; message: string }[] = [];
@@ -153,7 +157,7 @@ export class SimStack {
     const runtimes = simRuntimes({ scenario, seed, world, dynamo, queue, sending, scheduler, clock: handlerClock, logger, countClaim: () => holder.stack && holder.stack.steps++ });
     const exporter = new Exporter(
       { source: new StoreWatchSource(world.store), queue: ids.queue('exporter', sending), state: new DynamoStateStore(ids.dynamo('exporter'), { tableName: dynamo.tableName }), clock: clock, logger, random: seededRandom(seed + 1) },
-      { k8sCluster: runtimes.reconcile.k8sCluster, resources: watchedResources(), flushWindowMs: 1000 },
+      { k8sCluster: runtimes.reconcile.k8sCluster, resources: watchedResources(scenario.config.watchNamespaces), flushWindowMs: 1000 },
     );
     const delivery = new VirtualEventSource(ids.queue('reconcile', queue), (event) => holder.stack?.invokeReconcile(event) ?? Promise.resolve({ batchItemFailures: [] }), clock, ids.queueArn);
     const entries = new MemoryAccessEntries([operatorAccessEntry(SCENARIO_OPERATOR), ...(scenario.accessEntries ?? [])]);

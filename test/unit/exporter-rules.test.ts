@@ -191,6 +191,20 @@ describe('exporter configuration', () => {
     ]);
     expect(settings.kube).toEqual({ kind: 'default' });
   });
+
+  it.each([
+    { name: 'WATCH_NAMESPACES alone scopes the watches', env: { WATCH_NAMESPACES: 'tidb' }, watches: ['tidbclusters@tidb', 'statefulsets@tidb', 'pods@tidb', 'persistentvolumeclaims@tidb'] },
+    { name: 'EXPORTER_NAMESPACES narrows WATCH_NAMESPACES', env: { WATCH_NAMESPACES: 'tidb,prod', EXPORTER_NAMESPACES: 'prod' }, watches: ['tidbclusters@prod', 'statefulsets@prod', 'pods@prod', 'persistentvolumeclaims@prod'] },
+  ])('namespace-scoped: $name', ({ env, watches }) => {
+    const settings = parseExporterEnv({ CLUSTER_NAME: 'eks', STATE_TABLE: 't', RECONCILE_QUEUE_URL: 'q', ...env }, 'daemon');
+    expect(settings.resources.map((r) => r.name)).toEqual(watches);
+  });
+
+  it('an EXPORTER_NAMESPACES namespace outside WATCH_NAMESPACES is refused, naming it', () => {
+    expect(() => parseExporterEnv({ CLUSTER_NAME: 'eks', STATE_TABLE: 't', RECONCILE_QUEUE_URL: 'q', WATCH_NAMESPACES: 'tidb', EXPORTER_NAMESPACES: 'tidb,other' }, 'daemon')).toThrow(
+      'EXPORTER_NAMESPACES: "other" not in WATCH_NAMESPACES (tidb)',
+    );
+  });
 });
 
 describe('exporter metrics on CloudWatch', () => {

@@ -4,6 +4,7 @@
  * default from `defaults.ts`; an unknown setting is an error, so a typo never silently runs with a
  * default.
  */
+import { ConfigError, parseConfig } from '../../platform/config.js';
 import { applyStructuralSchema } from '../../sim/crd/schema.js';
 import { tidbClusterSchema } from '../../sim/crd/tidbcluster.js';
 import { DEFAULT_CONFIG, DEFAULT_NAMESPACE, DEFAULT_SIM, TIDB_CLUSTER_API_VERSION } from './defaults.js';
@@ -17,6 +18,7 @@ import {
   readDuration,
   readJsonObject,
   readOneOf,
+  readString,
   rejectUnknownFields,
   required,
 } from './reader.js';
@@ -32,6 +34,7 @@ export const CONFIG_FIELDS = [
   'tiflashFailoverPeriod',
   'sweepInterval',
   'componentAccess',
+  'watchNamespaces',
 ] as const;
 
 /** The knobs `sim:` accepts. */
@@ -55,7 +58,21 @@ export function readConfig(raw: unknown): ScenarioConfig {
     },
     sweepIntervalMs: duration('sweepInterval', d.sweepIntervalMs, true),
     componentAccess: 'componentAccess' in map ? readOneOf(map['componentAccess'], ['config', 'componentAccess'], ['direct', 'api-proxy'] as const, 'component access mode') : d.componentAccess,
+    ...('watchNamespaces' in map ? { watchNamespaces: readWatchNamespaces(map['watchNamespaces']) } : {}),
   };
+}
+
+/** `config.watchNamespaces`: a non-empty list of namespace names, checked as `WATCH_NAMESPACES` is. */
+function readWatchNamespaces(value: unknown): readonly string[] {
+  const path = ['config', 'watchNamespaces'];
+  if (!Array.isArray(value) || value.length === 0) throw new FieldError(path, `must be a non-empty list of namespace names, got ${describeValue(value)}`);
+  const names = value.map((v: unknown, i) => readString(v, [...path, i]));
+  try {
+    return parseConfig({ WATCH_NAMESPACES: names.join(',') }).watchNamespaces ?? [];
+  } catch (err) {
+    if (err instanceof ConfigError) throw new FieldError(path, (err.problems[0] ?? '').replace(/^WATCH_NAMESPACES: /, ''));
+    throw err;
+  }
 }
 
 /** Reads `sim:`; missing or empty means every default. `nodes` is 1 to `MAX_NODES`, or node pools (see `node-pools.ts`); durations may be 0. */

@@ -64,6 +64,11 @@ export type ScenarioConfig = {
    * cluster's VPC, the default) or `api-proxy` (outside the VPC, through the API server's proxy).
    */
   readonly componentAccess: 'direct' | 'api-proxy';
+  /**
+   * As `WATCH_NAMESPACES` (namespace-scoped mode): the only namespaces the functions list, watch and
+   * step, under the namespaced RBAC `scripts/gen-namespaced-rbac.ts` derives; absent = every namespace.
+   */
+  readonly watchNamespaces?: readonly string[];
 };
 
 /**
