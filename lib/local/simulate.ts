@@ -10,7 +10,7 @@ import { formatClock } from './scenario/progress.js';
 import { ReportBuilder, isVolumeOfNamespace, objectKey, type ActionRecord, type Actor, type FinalState, type ScenarioReport } from './scenario/report.js';
 import { jsonPathEquals } from './scenario/jsonpath.js';
 import type { Progress } from './scenario/progress.js';
-import { scenarioClusters, type TimelineEntry, type WaitCondition } from './scenario/types.js';
+import { scenarioClusters, watchedClusters, type TimelineEntry, type WaitCondition } from './scenario/types.js';
 import { runVerb, type VerbResult } from './timeline-verbs.js';
 import { seedTwin } from './twin.js';
 import { formatAdminAnswer, type TimeFormat } from './admin-format.js';
@@ -105,10 +105,25 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
       { name: 'iam-allows-every-call', violations: stack.denials.map((d) => ({ atMs: rel(d.atMs), message: d.message })) },
       // The world enforces infra/'s RBAC on every function's request: a 403 fails the run (ADR 0017).
       { name: 'rbac-allows-every-call', violations: (stack.world.gate?.denials ?? []).map((d) => ({ atMs: rel(d.atMs), message: d.message })) },
+      // Namespace-scoped (config.watchNamespaces): no function's request named another namespace.
+      { name: 'watched-namespaces-only', violations: unwatchedRequests(stack).map((message) => ({ atMs: rel(stack.clock.nowMs()), message })) },
     ],
     final: finalState(stack),
   });
   progress.runFinished(out);
+  return out;
+}
+
+/** Each function whose allowed API requests named a namespace outside `config.watchNamespaces`, and those namespaces. */
+function unwatchedRequests(stack: SimStack): string[] {
+  const watched = stack.scenario.config.watchNamespaces;
+  if (watched === undefined) return [];
+  const out: string[] = [];
+  for (const fn of ['reconcile', 'sweep', 'admin', 'exporter']) {
+    const user = stack.dynamo.identities.principal(fn).arn;
+    const outside = [...(stack.world.gate?.namespaces.get(user) ?? [])].filter((ns) => !watched.includes(ns));
+    if (outside.length > 0) out.push(`${fn} (${user}) sent requests in namespaces ${outside.join(', ')}, outside WATCH_NAMESPACES (${watched.join(',')})`);
+  }
   return out;
 }
 
@@ -138,13 +153,16 @@ async function runEntry(stack: SimStack, entry: TimelineEntry, runUntil: RunUnti
   }
 }
 
-/** Whether a `waitFor` condition holds: `ready` for every TidbCluster of the scenario, the others for the first. */
+/**
+ * Whether a `waitFor` condition holds: `ready` for every TidbCluster the functions watch (all but
+ * those outside `config.watchNamespaces`), the others for the first.
+ */
 export function conditionHolds(stack: SimStack, until: WaitCondition): boolean {
   const m = stack.scenario.cluster.metadata;
   const tc = stack.world.store.get('TidbCluster', m.namespace, m.name);
   switch (until.kind) {
     case 'ready':
-      return scenarioClusters(stack.scenario).every((c) => isClusterReady(stack.world.store.get('TidbCluster', c.metadata.namespace, c.metadata.name)));
+      return watchedClusters(stack.scenario).every((c) => isClusterReady(stack.world.store.get('TidbCluster', c.metadata.namespace, c.metadata.name)));
     case 'phase':
       return tc?.status?.[until.component]?.phase === until.phase;
     case 'jsonpath':

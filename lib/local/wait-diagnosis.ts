@@ -8,7 +8,7 @@ import { formatClusterKey } from '../model/key.js';
 import type { KubeObject } from '../sim/object.js';
 import type { StateRecord } from '../state/port.js';
 import { formatClock } from './scenario/progress.js';
-import { scenarioClusters, type WaitCondition } from './scenario/types.js';
+import { scenarioClusters, watchedClusters, type WaitCondition } from './scenario/types.js';
 import type { SimStack } from './sim-stack.js';
 
 type Condition = { type?: string; status?: string; reason?: string; message?: string };
@@ -21,7 +21,7 @@ export const isClusterReady = (tc: KubeObject | undefined): boolean => ((tc?.sta
  * one that is not Ready, otherwise (and when all are) the first cluster, which the other conditions judge.
  */
 function clusterToExplain(stack: SimStack, until: WaitCondition | undefined): { namespace: string; name: string } {
-  const clusters = scenarioClusters(stack.scenario).map((c) => c.metadata);
+  const clusters = watchedClusters(stack.scenario).map((c) => c.metadata);
   const first = stack.scenario.cluster.metadata;
   if (until?.kind !== 'ready') return first;
   return clusters.find((m) => !isClusterReady(stack.world.store.get('TidbCluster', m.namespace, m.name))) ?? first;

@@ -21,6 +21,8 @@ export type RbacDenial = { readonly atMs: number; readonly user: string; readonl
 export class ApiGate {
   /** Per user name, every `verb group resource[/subresource]` allowed (resource requests only). */
   readonly usage = new Map<string, Set<string>>();
+  /** Per user name, every namespace its allowed resource requests named (cluster-wide ones name none). */
+  readonly namespaces = new Map<string, Set<string>>();
   /** Every refusal, in order. */
   readonly denials: RbacDenial[] = [];
   /** Told of each refusal as it happens. */
@@ -83,6 +85,11 @@ export class ApiGate {
       const used = this.usage.get(user.name) ?? new Set<string>();
       used.add(usageKey(a.verb, a.apiGroup, a.subresource === '' ? a.resource : `${a.resource}/${a.subresource}`));
       this.usage.set(user.name, used);
+      if (a.namespace !== '') {
+        const named = this.namespaces.get(user.name) ?? new Set<string>();
+        named.add(a.namespace);
+        this.namespaces.set(user.name, named);
+      }
     }
   }
 

@@ -77,6 +77,10 @@ function readScenario(raw: unknown, fileName: string, lineOf: (path: FieldPath) 
   if ('cluster' in root && 'clusters' in root) throw new FieldError(['clusters'], 'give either cluster (one TidbCluster) or clusters (a list), not both');
   const clusters = 'clusters' in root && options.cluster === undefined ? readClusters(root['clusters']) : [readCluster(options.cluster ?? required(root, 'cluster', []))];
   const [cluster, ...others] = clusters as [TidbClusterManifest, ...TidbClusterManifest[]];
+  // The timeline's verbs act on the first cluster: it must be one the functions watch.
+  if (config.watchNamespaces !== undefined && !config.watchNamespaces.includes(cluster.metadata.namespace)) {
+    throw new FieldError(['config', 'watchNamespaces'], `the first cluster's namespace ${JSON.stringify(cluster.metadata.namespace)} is not watched: list it, or put a watched cluster first`);
+  }
   const objects = readObjects(root['objects'], cluster.metadata.namespace);
   const accessEntries = readAccessEntries(root['accessEntries']);
   const nodes = sim.nodePools ? nodeNames(sim.nodePools) : undefined;

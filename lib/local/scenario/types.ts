@@ -194,6 +194,15 @@ export function scenarioClusters(scenario: Pick<Scenario, 'cluster' | 'clusters'
   return [scenario.cluster, ...scenario.clusters.filter((c) => !same(c))];
 }
 
+/**
+ * The clusters the functions watch: with `config.watchNamespaces`, those in a watched namespace
+ * (the first always is, file.ts checks); else every cluster.
+ */
+export function watchedClusters(scenario: Pick<Scenario, 'cluster' | 'clusters' | 'config'>): readonly TidbClusterManifest[] {
+  const watched = scenario.config.watchNamespaces;
+  return scenarioClusters(scenario).filter((c) => watched === undefined || watched.includes(c.metadata.namespace));
+}
+
 /** The namespace of the cluster a pod name belongs to (the longest cluster name it starts with); the first cluster's when none. */
 export function namespaceOfPod(scenario: Pick<Scenario, 'cluster' | 'clusters'>, pod: string): string {
   const owners = scenarioClusters(scenario).filter((c) => pod.startsWith(`${c.metadata.name}-`));
