@@ -62,6 +62,7 @@ File (YAML; full format in docs/SCENARIOS.md):
     pdFailoverPeriod: DURATION  default ${formatSpan(c.failoverPeriodMs.pd)} (also tikv-, tidb-, tiflashFailoverPeriod)
     sweepInterval: DURATION     default ${formatSpan(c.sweepIntervalMs)}
     componentAccess: MODE       default ${c.componentAccess}: direct (functions in the cluster's VPC) | api-proxy (outside it, through the API server's proxy)
+    watchNamespaces: [NS]       default every namespace; as WATCH_NAMESPACES, under the namespaced RBAC (scripts/gen-namespaced-rbac.ts)
   sim:                          simulated world
     nodes: N                    default ${s.nodes} (1..${MAX_NODES}): node-0..node-N-1
       | [{name, count, labels, taints: [{key, value, effect}], zones: [Z]}]   node pools: <name>-<i>
