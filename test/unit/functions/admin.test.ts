@@ -170,4 +170,27 @@ describe('admin handler', () => {
     // Assess
     expect(result).toEqual({ ok: true, action: 'status', cluster, key: 'eks-test/demo/basic', status: { conditions: [{ type: 'Ready', status: 'True' }] }, state: null, deadlines: [] });
   });
+
+  it.each([
+    { name: 'status (direct invoke)', action: 'status' },
+    { name: 'pause (function URL)', action: 'pause' },
+  ])('namespace-scoped (WATCH_NAMESPACES=tidb-a): $name of a cluster in demo is refused naming the namespace, nothing read or asked', async ({ action }) => {
+    // Prepare
+    const fake = fakeRuntime([tidbCluster('basic', { ready: true })]);
+    let reads = 0;
+    const runtime = { ...fake.runtime, config: { ...fake.runtime.config, watchNamespaces: ['tidb-a'] } };
+    fake.kube.getTidbCluster = async () => (reads++, Promise.reject(new Error('must not be read')));
+    const handler = createAdminHandler({ runtime: () => runtime, accessEntries: entries });
+
+    // Act
+    const result =
+      action === 'status'
+        ? await handler({ action, cluster }, lambdaContext())
+        : JSON.parse(((await handler(functionUrlEvent(JSON.stringify({ action, cluster }), { arn: ALICE, accountId: ACCOUNT }), lambdaContext())) as { body: string }).body);
+
+    // Assess
+    expect(result).toEqual({ ok: false, field: 'cluster.namespace', error: 'cluster.namespace "demo" is not a namespace this deployment watches (WATCH_NAMESPACES: tidb-a)' });
+    expect(reads).toBe(0);
+    expect(fake.kube.reviews).toEqual([]);
+  });
 });

@@ -40,6 +40,22 @@ describe('timer handler', () => {
     expect(fake.metrics.total(METRIC.malformedMessages)).toBe(1);
   });
 
+  it.each([
+    { name: 'a key in a watched namespace is enqueued', key: 'eks-test/demo/basic', sent: 1 },
+    { name: 'a key in another namespace is refused naming it, and nothing is enqueued', key: 'eks-test/other/basic', sent: 0 },
+  ])('namespace-scoped (WATCH_NAMESPACES=demo): $name', async ({ key, sent }) => {
+    // Prepare
+    const fake = fakeRuntime();
+    const runtime = { ...fake.runtime, watchNamespaces: ['demo'] };
+
+    // Act
+    const result = await createTimerHandler({ runtime: () => runtime })({ key, kind: 'wake' }, lambdaContext());
+
+    // Assess
+    expect(fake.sent).toHaveLength(sent);
+    if (sent === 0) expect(result).toEqual({ ok: false, field: 'key.namespace', error: 'key.namespace "other" is not a namespace this deployment watches (WATCH_NAMESPACES: demo)' });
+  });
+
   it('a wake-up that cannot be enqueued fails the invocation, so the invoker retries it', async () => {
     // Prepare
     const fake = fakeRuntime();
