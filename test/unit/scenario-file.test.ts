@@ -41,8 +41,11 @@ describe('a bad file is rejected with one line naming the line, the field and wh
     { name: 'a name that is not text', text: HEAD.replace('name: t', 'name: 5'), error: 's.yaml:1: name: expected a string, got number 5' },
     { name: 'a seed that is not whole', text: `${HEAD}seed: 1.5\n`, error: 's.yaml:7: seed: expected a whole number, got number 1.5' },
     { name: 'a negative seed', text: `${HEAD}seed: -1\n`, error: 's.yaml:7: seed: -1 is out of range (0 to 4294967295)' },
-    { name: 'an unknown config setting', text: `${HEAD}config: {pdFailoverPerid: 5m}\n`, error: 's.yaml:7: config.pdFailoverPerid: unknown field (expected one of: autoFailover, detectNodeFailure, pdFailoverPeriod, tikvFailoverPeriod, tidbFailoverPeriod, tiflashFailoverPeriod, sweepInterval, componentAccess)' },
+    { name: 'an unknown config setting', text: `${HEAD}config: {pdFailoverPerid: 5m}\n`, error: 's.yaml:7: config.pdFailoverPerid: unknown field (expected one of: autoFailover, detectNodeFailure, pdFailoverPeriod, tikvFailoverPeriod, tidbFailoverPeriod, tiflashFailoverPeriod, sweepInterval, componentAccess, watchNamespaces)' },
     { name: 'an unknown component access mode', text: `${HEAD}config: {componentAccess: vpn}\n`, error: 's.yaml:7: config.componentAccess: unknown component access mode "vpn" (expected one of: direct, api-proxy)' },
+    { name: 'watchNamespaces that is not a list', text: `${HEAD}config: {watchNamespaces: default}\n`, error: 's.yaml:7: config.watchNamespaces: must be a non-empty list of namespace names, got the string "default"' },
+    { name: 'a watched namespace that is not a DNS-1123 label', text: `${HEAD}config: {watchNamespaces: [default, Team_A]}\n`, error: `s.yaml:7: config.watchNamespaces: "Team_A" is not a namespace name (lower-case letters, digits and '-', 1-63 characters, starting and ending with a letter or digit)` },
+    { name: 'a first cluster outside the watched namespaces', text: `${HEAD}config: {watchNamespaces: [tidb-a]}\n`, error: 's.yaml:7: config.watchNamespaces: the first cluster\'s namespace "demo" is not watched: list it, or put a watched cluster first' },
     { name: 'a malformed config duration', text: `${HEAD}config:\n  pdFailoverPeriod: 5 minutes\n`, error: `s.yaml:8: config.pdFailoverPeriod: invalid duration "5 minutes": ${DURATION_HINT}` },
     { name: 'a duration without a unit', text: `${HEAD}config: {tikvFailoverPeriod: 300}\n`, error: `s.yaml:7: config.tikvFailoverPeriod: invalid duration 300: ${DURATION_HINT}` },
     { name: 'autoFailover as text', text: `${HEAD}config: {autoFailover: "yes"}\n`, error: 's.yaml:7: config.autoFailover: expected true or false, got the string "yes"' },
@@ -237,6 +240,7 @@ describe('a file that leaves settings out gets the documented defaults', () => {
     { name: 'an empty config section means every default', text: `${HEAD}config:\n`, expected: { config: parsed(HEAD).config } },
     { name: 'a missing timeline is an empty one', text: HEAD, expected: { timeline: [] } },
     { name: 'settings given replace the defaults', text: `${HEAD}seed: 7\nconfig: {autoFailover: false, detectNodeFailure: true, pdFailoverPeriod: 1h30m, componentAccess: api-proxy}\nsim: {nodes: 5, podStartup: 250ms}\n`, expected: { seed: 7, config: { autoFailover: false, detectNodeFailure: true, failoverPeriodMs: { pd: 5_400_000, tikv: 300_000, tidb: 300_000, tiflash: 300_000 }, sweepIntervalMs: 300_000, componentAccess: 'api-proxy' }, sim: { nodes: 5, podStartupMs: 250, storeRemovalMs: 30_000, leaderEvictionMs: 10_000, maxStoreDownTimeMs: 1_800_000 } } },
+    { name: 'watched namespaces', text: `${HEAD}config: {watchNamespaces: [demo, tidb-b]}\n`, expected: { config: { ...parsed(HEAD).config, watchNamespaces: ['demo', 'tidb-b'] } } },
   ])('$name', ({ text, expected }) => {
     expect(parsed(text)).toMatchObject(expected);
   });
