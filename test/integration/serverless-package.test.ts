@@ -333,6 +333,8 @@ describe('serverless package', () => {
     expect(fn.Properties['VpcConfig']).toEqual({ 'Fn::If': ['AttachToVpc', { SubnetIds: { 'Fn::Split': [',', ''] }, SecurityGroupIds: { 'Fn::Split': [',', ''] } }, { Ref: 'AWS::NoValue' }] });
     expect(fn.Metadata?.['VpcAccessPolicy']).toEqual({ 'Fn::If': ['AttachToVpc', { Ref: 'VpcAccessPolicy' }, ''] });
     expect((fn.Properties['Environment'] as { Variables: Json }).Variables['COMPONENT_ACCESS']).toBe('direct');
+    // Cluster-wide unless the watchNamespaces parameter lists namespaces.
+    expect((fn.Properties['Environment'] as { Variables: Json }).Variables['WATCH_NAMESPACES']).toBe('');
   });
 
   it('in the VPC every role gets exactly the network-interface actions of AWSLambdaVPCAccessExecutionRole, and only then', () => {
