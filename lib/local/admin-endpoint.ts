@@ -19,6 +19,7 @@ import { dirname } from 'node:path';
 import type { Context } from 'aws-lambda';
 import { verifyAdminPost } from '../platform/admin-signing.js';
 import { LOCAL_ACCOUNT_ID } from './admin-identity.js';
+import { LOCAL_REGION } from './iam/resolve.js';
 import { functionUrlEvent, urlResponseOf } from './function-url.js';
 
 /** The endpoint file, relative to the local stack's working directory. */
@@ -35,9 +36,6 @@ export type AdminInvoke = (event: unknown, context: Context) => Promise<unknown>
 
 /** The running endpoint and the credentials it accepts. */
 export type AdminEndpoint = { readonly url: string; readonly region: string; readonly credentials: LocalCredentials; stop(): Promise<void> };
-
-/** The region local signatures are scoped to. */
-export const LOCAL_REGION = 'local';
 
 /** Fresh local credentials for `callerArn` (a new secret per stack: an old endpoint file's are void). */
 export function newLocalCredentials(callerArn: string): LocalCredentials {

@@ -8,9 +8,10 @@
 import { defaultAccessEntryUsername } from '../platform/admin-caller.js';
 import type { AccessEntry } from '../eks/port.js';
 import type { KubeObject } from '../sim/object.js';
+import { LOCAL_ACCOUNT } from './iam/resolve.js';
 
-/** The account of every local and simulated IAM principal (LocalStack's, and AWS's documentation's zero account). */
-export const LOCAL_ACCOUNT_ID = '000000000000';
+/** The account of every local and simulated IAM principal: the local world's (iam/resolve.ts). */
+export const LOCAL_ACCOUNT_ID = LOCAL_ACCOUNT;
 
 /** The ClusterRole of infra/k8s/admin-rbac.yaml (a unit test keeps the two equal). */
 export const ADMIN_CLUSTER_ROLE: KubeObject = {
