@@ -24,11 +24,21 @@ export const MAX_LIST_RESTARTS = 2;
  * as it came.
  */
 export async function listAllPages(fetchPage: (continueToken: string | undefined) => Promise<RawList>): Promise<{ items: KubeObject[]; resourceVersion: string }> {
+  return restartOnExpiredContinue(() => collectPages(fetchPage));
+}
+
+/**
+ * `listOnce()`, started over when a continue token expired between its pages (see the module
+ * comment), at most `MAX_LIST_RESTARTS` times; `onRestart` is told each restart. For a lister that
+ * keeps less than every item (the sweep keeps keys only); any other failure is thrown as it came.
+ */
+export async function restartOnExpiredContinue<T>(listOnce: () => Promise<T>, onRestart?: (restarts: number) => void): Promise<T> {
   for (let restarts = 0; ; restarts++) {
     try {
-      return await collectPages(fetchPage);
+      return await listOnce();
     } catch (err) {
       if (!isExpiredContinue(err) || restarts >= MAX_LIST_RESTARTS) throw err;
+      onRestart?.(restarts + 1);
     }
   }
 }

@@ -6,7 +6,7 @@
  * `spec.paused`), so the sweep reports it without another request.
  */
 
-import { MAX_LIST_RESTARTS, isExpiredContinue } from '../kube/pager.js';
+import { restartOnExpiredContinue } from '../kube/pager.js';
 import type { KubeObject, KubePort } from '../kube/port.js';
 import { parseClusterKey, type ClusterKey } from '../model/key.js';
 import type { Logger } from '../platform/logger.js';
@@ -39,14 +39,10 @@ export class KubeClusterLister implements ClusterLister {
    * object whose key would not parse is logged and skipped, never enqueued.
    */
   async listClusterKeys(signal?: AbortSignal): Promise<ClusterKey[]> {
-    for (let restarts = 0; ; restarts++) {
-      try {
-        return await this.listOnce(signal);
-      } catch (err) {
-        if (!isExpiredContinue(err) || restarts >= MAX_LIST_RESTARTS) throw err;
-        this.logger.info('sweep list restarted: its continue token expired', { restarts: restarts + 1 });
-      }
-    }
+    return restartOnExpiredContinue(
+      () => this.listOnce(signal),
+      (restarts) => this.logger.info('sweep list restarted: its continue token expired', { restarts }),
+    );
   }
 
   private async listOnce(signal: AbortSignal | undefined): Promise<ClusterKey[]> {
