@@ -37,7 +37,7 @@ import { startEmbeddedDynamo } from './dynalite.js';
 import { DEPLOYER, type LocalIam } from './iam/authority.js';
 import { startIamFront } from './iam/http-front.js';
 import { simulatedContext } from './sim-stack.js';
-import { applyRbacFile, functionKubeconfig } from './function-rbac.js';
+import { applyRbacFile, applyRbacObjects, functionKubeconfig } from './function-rbac.js';
 import { selfSignedCert } from './tls-front.js';
 
 /** Options of the local stack. */
@@ -123,7 +123,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   // The local operator: an access entry in a group the simulated world binds to the admin ClusterRole.
   // Against a real cluster (--kubeconfig) nothing is written there: bind the group yourself (README).
   const accessEntries = new MemoryAccessEntries([operatorAccessEntry(LOCAL_OPERATOR)]);
-  if (world) for (const object of operatorRbacObjects(LOCAL_OPERATOR)) if (!world.store.get(String(object.kind), undefined, object.metadata.name ?? '')) world.store.create(String(object.kind), structuredClone(object));
+  if (world) applyRbacObjects(world, operatorRbacObjects(LOCAL_OPERATOR));
   const credentials = newLocalCredentials(sessionArnOf(LOCAL_OPERATOR.roleArn, localSessionName()));
   const admin = await startAdminEndpoint(createAdminHandler({ runtime: () => runtimes.admin, accessEntries: () => ids.accessEntries('admin', accessEntries) }), credentials);
   return {

@@ -162,9 +162,7 @@ export class SimStack {
     const delivery = new VirtualEventSource(ids.queue('reconcile', queue), (event) => holder.stack?.invokeReconcile(event) ?? Promise.resolve({ batchItemFailures: [] }), clock, ids.queueArn);
     const entries = new MemoryAccessEntries([operatorAccessEntry(SCENARIO_OPERATOR), ...(scenario.accessEntries ?? [])]);
     // The operator is admin of every namespace, as an EKS cluster's platform team would set it up.
-    for (const object of operatorRbacObjects(SCENARIO_OPERATOR)) {
-      if (!world.store.get(String(object.kind), undefined, object.metadata.name ?? '')) world.store.create(String(object.kind), structuredClone(object));
-    }
+    applyRbacObjects(world, operatorRbacObjects(SCENARIO_OPERATOR));
     // The admin function reads them as its own role, as it calls EKS.
     const accessEntries = ids.accessEntries('admin', entries);
     const stack = new SimStack(clock, handlerClock, scenario, sim, world, dynamo, queue, runtimes, exporter, delivery, denials, accessEntries);
