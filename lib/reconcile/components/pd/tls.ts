@@ -11,7 +11,7 @@ import { TLS_SECRET_KEYS, clusterClientSecretName, isTlsCluster, type TlsWiring 
 import { retry } from '../../engine/outcome.js';
 import type { MemberDecision, MemberInput } from '../../member/component.js';
 import type { TomlValue } from '../../member/config-data.js';
-import { nothing } from '../../member/members.js';
+import { nothing, unlessRecorded } from '../../member/members.js';
 import { clusterCertWiring } from '../../member/pod-volumes.js';
 import { missingSecrets, pdReadError } from '../../cluster/observed.js';
 import { PD_REFUSES_CLIENT, pdReadFailure } from '../../cluster/cluster-status.js';
@@ -71,12 +71,13 @@ export const CLIENT_REFUSED_RECHECK_MS = 300_000;
 /**
  * The `PdRefusesClient` rule. PD's TLS handshake refused the reconciler (the observer read PD and
  * was refused: the API server proxy presents no client certificate, docs/adr/0018) ⇒ a Warning
- * Event saying why and what to do, and a recheck in 5 minutes — never a silent retry loop; the
+ * Event saying why and what to do (once while it persists), and a recheck in 5 minutes — never a silent retry loop; the
  * `Ready` condition says the same (`PDRefusesClient`). Guarantees: no action otherwise.
  */
 export function planPdClientRefused(input: MemberInput): MemberDecision {
   const tc = input.cluster;
   if (pdReadFailure(input.snapshot) !== 'clientRefused') return nothing();
   const message = `${PD_REFUSES_CLIENT}. ${pdReadError(input.snapshot) ?? ''}`.trim();
-  return { actions: [clusterEvent(tc, 'Warning', PD_REFUSES_CLIENT_REASON, message)], outcome: retry(CLIENT_REFUSED_RECHECK_MS, message) };
+  // Once while it persists: the handshake's answer is the same from step to step.
+  return { actions: unlessRecorded(clusterEvent(tc, 'Warning', PD_REFUSES_CLIENT_REASON, message)), outcome: retry(CLIENT_REFUSED_RECHECK_MS, message) };
 }
