@@ -6,7 +6,7 @@
  * caller), or the local stack of `npm start` (its endpoint file). Parsing is pure; every error
  * names the argument or field at fault.
  */
-import { parseArgs } from 'node:util';
+import { didYouMean, parseArgsWithHints } from './suggest.js';
 import { ADMIN_COMPONENTS, isMutatingAction, MAX_HISTORY_LIMIT, parseAdminRequest, type AdminRequest } from '../platform/admin-request.js';
 import { durationOption } from '../platform/duration.js';
 import { LOCAL_STACK_FILE } from '../local/admin-endpoint.js';
@@ -38,6 +38,8 @@ export type AdminCommand = {
   readonly request: AdminRequest;
   readonly target: AdminTarget;
   readonly json: boolean;
+  /** `-o wide`: every column and every action in full, whatever the terminal's width. */
+  readonly wide: boolean;
   readonly timeoutMs: number;
 };
 
@@ -46,6 +48,7 @@ export type ParseAdminArgsResult = { readonly ok: true; readonly command: AdminC
 
 /** Help text of `admin`. */
 export const ADMIN_HELP = `Usage: tidb-reconciler admin <action> <namespace>/<name> [options]
+       tidb-reconciler admin <action> -n <namespace> <name> [options]
 
 Invokes the admin function for one TidbCluster and prints its answer.
 
@@ -71,6 +74,9 @@ Where:
                      credentials); used when neither --url nor --function is given
 
 Options:
+  -n, --namespace NS the TidbCluster's namespace, when the cluster is given by name alone
+  -o, --output F     wide: history with every column (rules, every action, duration) uncut;
+                     json: as --json. Without it, history fits the terminal, one line per step
   --json             print the admin function's answer as JSON, unformatted
   --timeout D        how long to wait for the answer (default ${DEFAULT_ADMIN_TIMEOUT_MS / 1000}s)
 
@@ -79,6 +85,7 @@ reached; 2 usage error (naming the argument).
 
 Examples:
   tidb-reconciler admin history demo/basic
+  tidb-reconciler admin history -n demo basic -o wide
   tidb-reconciler admin pause team-a/basic --url https://abc123.lambda-url.us-west-2.on.aws/
   tidb-reconciler admin status demo/basic --function tidb-reconciler-prod-admin --region us-west-2`;
 
@@ -93,12 +100,14 @@ export function parseAdminArgs(args: readonly string[], env: NodeJS.ProcessEnv =
   const { values, positionals } = parsed;
   const [action, ref, ...extra] = positionals;
   if (action === undefined) return fail('action', `the action is missing (one of ${Object.keys(CLI_ADMIN_ACTIONS).join(', ')})`);
-  if (!isCliAction(action)) return fail('action', `unknown action "${action}" (one of ${Object.keys(CLI_ADMIN_ACTIONS).join(', ')})`);
-  if (ref === undefined) return fail('cluster', 'the TidbCluster is missing: give it as <namespace>/<name>');
+  if (!isCliAction(action)) return fail('action', `unknown action "${action}"${didYouMean(action, Object.keys(CLI_ADMIN_ACTIONS))} (one of ${Object.keys(CLI_ADMIN_ACTIONS).join(', ')})`);
+  if (ref === undefined) return fail('cluster', 'the TidbCluster is missing: give it as <namespace>/<name> or -n <namespace> <name>');
   if (extra.length > 0) return fail('arguments', `unexpected argument "${extra[0]}"`);
-  const parts = ref.split('/');
-  if (parts.length !== 2) return fail('cluster', `"${ref}" is not <namespace>/<name>`);
-  const payload = payloadOf(action, { namespace: parts[0], name: parts[1] }, values);
+  const cluster = clusterOf(ref, values.namespace);
+  if ('error' in cluster) return fail(cluster.field, cluster.error);
+  const output = values.output;
+  if (output !== undefined && output !== 'wide' && output !== 'json') return fail('--output', `--output must be wide or json, got "${output}"`);
+  const payload = payloadOf(action, cluster.cluster, values);
   if ('error' in payload) return fail(payload.field, payload.error);
   const request = parseAdminRequest(payload.payload);
   if (!request.ok) return fail(request.error.field, request.error.message);
@@ -113,11 +122,22 @@ export function parseAdminArgs(args: readonly string[], env: NodeJS.ProcessEnv =
   } catch (err) {
     return fail('--timeout', (err as Error).message);
   }
-  return { ok: true, command: { request: request.request, target: target.target, json: values.json === true, timeoutMs } };
+  return { ok: true, command: { request: request.request, target: target.target, json: values.json === true || output === 'json', wide: output === 'wide', timeoutMs } };
+}
+
+/** `<namespace>/<name>`, or a name with `-n <namespace>` as kubectl takes it; never both. */
+function clusterOf(ref: string, namespace: string | undefined): { cluster: { namespace?: string; name?: string } } | Failure {
+  const parts = ref.split('/');
+  if (namespace !== undefined) {
+    if (parts.length !== 1) return { field: '--namespace', error: `-n ${namespace} and "${ref}" both name a namespace: give <namespace>/<name> or -n <namespace> <name>` };
+    return { cluster: { namespace, name: ref } };
+  }
+  if (parts.length !== 2) return { field: 'cluster', error: `"${ref}" is not <namespace>/<name> (or give -n <namespace> ${ref})` };
+  return { cluster: { namespace: parts[0], name: parts[1] } };
 }
 
 function parseRaw(args: readonly string[]) {
-  return parseArgs({
+  return parseArgsWithHints({
     args: [...args],
     allowPositionals: true,
     strict: true,
@@ -125,6 +145,8 @@ function parseRaw(args: readonly string[]) {
       component: { type: 'string' },
       limit: { type: 'string' },
       json: { type: 'boolean' },
+      namespace: { type: 'string', short: 'n' },
+      output: { type: 'string', short: 'o' },
       url: { type: 'string' },
       function: { type: 'string' },
       region: { type: 'string' },

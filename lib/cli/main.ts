@@ -6,6 +6,8 @@ import { PLAN_HELP, runPlan } from './plan.js';
 import { runSimServe, SIM_SERVE_HELP } from './sim-serve.js';
 import { runSimulate, SIMULATE_HELP } from './simulate.js';
 import { runStart, START_HELP } from './start.js';
+import { didYouMean } from './suggest.js';
+import { VERSION } from './version.js';
 
 const USAGE = `tidb-reconciler — run TiDB on Kubernetes without an operator
 
@@ -19,7 +21,7 @@ Commands:
   admin        status, history, reconcile-now, pause, resume, force-upgrade of one TidbCluster
                (a deployed stack's admin function, or the local stack)
 
-Run \`tidb-reconciler <command> --help\` for a command's options.`;
+Run \`tidb-reconciler <command> --help\` for a command's options; \`tidb-reconciler --version\` prints the version.`;
 
 type Command = { help: string; run: (args: string[]) => Promise<number> };
 
@@ -38,11 +40,15 @@ export async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return first === undefined ? 2 : 0;
   }
+  if (first === '--version' || first === 'version') {
+    console.log(`tidb-reconciler ${VERSION}`);
+    return 0;
+  }
   const twoWord = second !== undefined ? COMMANDS[`${first} ${second}`] : undefined;
   const command = twoWord ?? COMMANDS[first];
   const args = twoWord ? rest : argv.slice(1);
   if (!command) {
-    const hint = first === 'sim' ? ' (did you mean `sim serve`?)' : '';
+    const hint = first === 'sim' ? ' (did you mean "sim serve"?)' : didYouMean(first, Object.keys(COMMANDS));
     console.error(`tidb-reconciler: unknown command "${[first, second].filter(Boolean).join(' ')}"${hint}\n\n${USAGE}`);
     return 2;
   }

@@ -5,7 +5,7 @@
  * TidbCluster of the kubeconfig context's namespace (`-n` another, `-A` all namespaces).
  * Exit 0 when every cluster could be planned, 1 when one could not be read, 2 for a usage error.
  */
-import { parseArgs } from 'node:util';
+import { parseArgsWithHints } from './suggest.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { kubeConfigFromFile } from '../kube/auth.js';
 import { formatClusterKey } from '../model/key.js';
@@ -39,7 +39,7 @@ type PlanOptions = { kubeconfig: string; context?: string; ref?: { namespace: st
 
 /** Parses the arguments of `plan`; throws a message naming the bad argument. */
 export function parsePlanArgs(args: readonly string[]): PlanOptions {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseArgsWithHints({
     args: [...args],
     allowPositionals: true,
     strict: true,

@@ -1,7 +1,7 @@
 /**
  * `tidb-reconciler sim serve`: the simulated world on the real clock, reachable with kubectl.
  */
-import { parseArgs } from 'node:util';
+import { parseArgsWithHints } from './suggest.js';
 import { RealClock } from '../platform/clock.js';
 import { parseDuration } from '../platform/duration.js';
 import { writeSimKubeconfig } from '../sim/kubeconfig.js';
@@ -30,7 +30,7 @@ Example:
 
 /** Parses the options of `sim serve`; throws a message naming the bad option. */
 export function parseSimServeArgs(args: string[]): { port: number; kubeconfig: string; nodes: number; podStartupMs: number } {
-  const { values } = parseArgs({
+  const { values } = parseArgsWithHints({
     args,
     options: {
       port: { type: 'string' },

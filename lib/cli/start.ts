@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { parseArgsWithHints } from './suggest.js';
 import { ApiException, CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { LOCAL_STACK_FILE, writeEndpointFile } from '../local/admin-endpoint.js';
@@ -53,7 +53,7 @@ type StartOptions = { once: boolean; timeoutMs: number; kubeconfig?: string; app
  * reached through `--kubeconfig` is somebody's, and gets nothing it was not explicitly given.
  */
 export function parseStartArgs(args: string[]): StartOptions {
-  const { values } = parseArgs({
+  const { values } = parseArgsWithHints({
     args,
     options: { once: { type: 'boolean' }, timeout: { type: 'string' }, kubeconfig: { type: 'string' }, apply: { type: 'string' }, verbose: { type: 'boolean' } },
     strict: true,

@@ -5,10 +5,20 @@
  * formatted by the caller's `formatTime` (wall-clock UTC for a deployed stack, virtual time in
  * `simulate`).
  */
-import { formatSpan } from './scenario/progress.js';
+import { humanDuration } from '../platform/duration.js';
 
 /** How the formatter shows an epoch-millisecond time; `nowMs` gives "in 4m30s" hints. */
 export type TimeFormat = { readonly formatTime: (ms: number) => string; readonly nowMs: number };
+
+/**
+ * How tables are laid out: the default fits `width` columns (a terminal's width; cells cut with `…`,
+ * one line per step); `wide` (`-o wide`) shows every column and every action in full, as kubectl's
+ * `-o wide` shows more, never less.
+ */
+export type TableLayout = { readonly wide: boolean; readonly width: number };
+
+/** The layout when the caller gives none: 120 columns, not wide. */
+export const DEFAULT_LAYOUT: TableLayout = { wide: false, width: 120 };
 
 /** Wall-clock times, as `2026-11-24 03:40:12Z`. */
 export function utcTimeFormat(nowMs: number): TimeFormat {
@@ -18,14 +28,14 @@ export function utcTimeFormat(nowMs: number): TimeFormat {
 type Answer = Record<string, any>;
 
 /** The answer of any action as text (an `ok: false` answer as its error and field). */
-export function formatAdminAnswer(answer: unknown, time: TimeFormat): string {
+export function formatAdminAnswer(answer: unknown, time: TimeFormat, layout: TableLayout = DEFAULT_LAYOUT): string {
   const a = (answer ?? {}) as Answer;
   if (a['ok'] !== true) return `admin: ${String(a['error'] ?? JSON.stringify(answer))}${a['field'] ? ` (field: ${String(a['field'])})` : ''}`;
   switch (a['action']) {
     case 'status':
       return formatStatus(a, time);
     case 'history':
-      return formatHistory(a, time);
+      return layout.wide ? formatHistoryWide(a, time) : formatHistory(a, time, layout.width);
     default:
       return formatChange(a, time);
   }
@@ -63,26 +73,52 @@ export function formatStatus(a: Answer, time: TimeFormat): string {
 }
 
 /**
- * `history`: one row per step, newest first. RULES lists the rules that did not complete (all
- * rules ran; the ones that completed are the quiet majority); each action gets its own line.
+ * `history` to fit `width` columns: one line per step, newest first — time, trigger, the number of
+ * actions and the first, the outcome — each cut with `…` so that no line is wider than `width`
+ * (the time is never cut). `-o wide` (`formatHistoryWide`) shows everything.
  */
-export function formatHistory(a: Answer, time: TimeFormat): string {
+export function formatHistory(a: Answer, time: TimeFormat, width: number): string {
   const records = (a['history'] ?? []) as Answer[];
-  const title = `Step history of ${a['cluster']?.namespace}/${a['cluster']?.name} (newest first, ${records.length} record${records.length === 1 ? '' : 's'})`;
+  const title = historyTitle(a, records.length);
+  if (records.length === 0) return `${title}\n  (no steps recorded)`;
+  const rows = records.map((r) => {
+    const actions = (r['actions'] ?? []) as string[];
+    const by = r['requestedBy'] as Answer | undefined;
+    const trigger = `${str(r['trigger'])}${by ? ` by ${withoutAccount(str(by['arn']))}` : ''}`;
+    const first = actions[0] === undefined ? '-' : `${actions[0]}${actions.length > 1 ? ` (+${actions.length - 1})` : ''}`;
+    return [time.formatTime(r['atMs']), trigger, String(actions.length), first, outcomeOf(r)];
+  });
+  return [title, ...fitTable(['TIME', 'TRIGGER', 'N', 'ACTIONS', 'OUTCOME'], rows, width, [1, 3, 4])].join('\n');
+}
+
+/**
+ * `history -o wide`: one row per step, newest first, nothing cut. RULES lists the rules that did not
+ * complete (all rules ran; the ones that completed are the quiet majority); each action gets its own
+ * line; an admin step's caller is under its trigger.
+ */
+export function formatHistoryWide(a: Answer, time: TimeFormat): string {
+  const records = (a['history'] ?? []) as Answer[];
+  const title = historyTitle(a, records.length);
   if (records.length === 0) return `${title}\n  (no steps recorded)`;
   const rows: string[][] = [];
   for (const r of records) {
     const rules = ((r['detail']?.rules ?? []) as string[]).filter((x) => !x.endsWith('=complete'));
     const actions = (r['actions'] ?? []) as string[];
-    // The detail is the outcome described ("retry in 5000 ms: waiting for …"), so it replaces the kind.
-    const outcome = str(r['detail']?.outcome) || str(r['outcome']);
-    rows.push([time.formatTime(r['atMs']), shortened(str(r['trigger']), MAX_TRIGGER_CHARS), rules.join(' ') || '-', actions[0] ?? '-', outcome]);
-    // Who asked for an admin step, under its trigger (the account is left out to keep the column narrow).
+    rows.push([time.formatTime(r['atMs']), str(r['trigger']), rules.join(' ') || '-', actions[0] ?? '-', outcomeOf(r), typeof r['durationMs'] === 'number' ? `${r['durationMs']}ms` : '-']);
     const by = r['requestedBy'] as Answer | undefined;
-    if (by) rows.push(['', shortened(`by ${withoutAccount(str(by['arn']))}`, MAX_TRIGGER_CHARS), '', '', '']);
-    for (const more of actions.slice(1)) rows.push(['', '', '', more, '']);
+    if (by) rows.push(['', `by ${str(by['arn'])}`, '', '', '', '']);
+    for (const more of actions.slice(1)) rows.push(['', '', '', more, '', '']);
   }
-  return [title, ...table(['TIME', 'TRIGGER', 'RULES', 'ACTIONS', 'OUTCOME'], rows)].join('\n');
+  return [title, ...table(['TIME', 'TRIGGER', 'RULES', 'ACTIONS', 'OUTCOME', 'DURATION'], rows)].join('\n');
+}
+
+function historyTitle(a: Answer, count: number): string {
+  return `Step history of ${a['cluster']?.namespace}/${a['cluster']?.name} (newest first, ${count} record${count === 1 ? '' : 's'})`;
+}
+
+// The detail is the outcome described ("retry in 5s: waiting for …"), so it replaces the kind.
+function outcomeOf(r: Answer): string {
+  return str(r['detail']?.outcome) || str(r['outcome']);
 }
 
 /** force-upgrade, pause, resume, reconcile: what changed, the message, and the step that ran. */
@@ -101,15 +137,13 @@ function formatChange(a: Answer, time: TimeFormat): string {
   return lines.join('\n');
 }
 
-// A watch trigger lists every change it collapsed; the table shows its start.
-const MAX_TRIGGER_CHARS = 48;
-
 /** `arn:aws:sts::123456789012:assumed-role/dev/alice` → `assumed-role/dev/alice`. */
 function withoutAccount(arn: string): string {
   return arn.replace(/^arn:[a-z-]+:(?:sts|iam)::\d{12}:/, '');
 }
 
 function shortened(text: string, max: number): string {
+  if (max <= 0) return '';
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
@@ -132,7 +166,7 @@ function memberNames(c: Answer): string {
 
 function at(ms: number, time: TimeFormat): string {
   const delta = ms - time.nowMs;
-  return `${time.formatTime(ms)} (${delta >= 0 ? `in ${formatSpan(delta)}` : `${formatSpan(-delta)} ago`})`;
+  return `${time.formatTime(ms)} (${delta >= 0 ? `in ${humanDuration(delta)}` : `${humanDuration(-delta)} ago`})`;
 }
 
 function str(value: unknown): string {
@@ -148,4 +182,20 @@ export function table(header: readonly string[], rows: readonly (readonly string
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: readonly string[]): string => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
   return [line(header), ...rows.map(line)];
+}
+
+/**
+ * `table`, cut to `width`: while the widest line is too wide, the widest of the `flexible` columns
+ * loses characters (its cells end in `…`), down to its header's width. Columns not listed keep
+ * their width. A width too small for the fixed columns gives the narrowest table there is.
+ */
+export function fitTable(header: readonly string[], rows: readonly (readonly string[])[], width: number, flexible: readonly number[]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const total = (): number => widths.reduce((sum, w) => sum + w, 0) + 2 * (widths.length - 1);
+  while (total() > width) {
+    const widest = flexible.filter((i) => (widths[i] ?? 0) > (header[i] ?? '').length).sort((x, y) => (widths[y] ?? 0) - (widths[x] ?? 0))[0];
+    if (widest === undefined) break;
+    widths[widest] = (widths[widest] ?? 0) - 1;
+  }
+  return table(header, rows.map((r) => r.map((cell, i) => shortened(cell, widths[i] ?? cell.length))));
 }

@@ -44,3 +44,34 @@ export function durationOption(flag: string, text: string | undefined, fallbackM
     throw new Error(`${flag}: ${(err as Error).message}`);
   }
 }
+
+/**
+ * A duration as kubectl prints an age (apimachinery `duration.HumanDuration`): 45s, 3m20s, 15m,
+ * 2h15m, 10h, 3d4h, 20d, 2y45d, 9y. Up to a second in the future reads 0s (clock skew); further
+ * ahead is `<invalid>`.
+ */
+export function humanDuration(ms: number): string {
+  const s = Math.trunc(ms / 1000);
+  if (s < -1) return '<invalid>';
+  if (s < 0) return '0s';
+  if (s < 120) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 10) return s % 60 === 0 ? `${m}m` : `${m}m${s % 60}s`;
+  if (m < 180) return `${m}m`;
+  const h = Math.floor(m / 60);
+  if (h < 8) return m % 60 === 0 ? `${h}h` : `${h}h${m % 60}m`;
+  if (h < 48) return `${h}h`;
+  if (h < 24 * 8) return h % 24 === 0 ? `${Math.floor(h / 24)}d` : `${Math.floor(h / 24)}d${h % 24}h`;
+  const d = Math.floor(h / 24);
+  if (h < 24 * 365 * 2) return `${d}d`;
+  if (h < 24 * 365 * 8) return d % 365 === 0 ? `${Math.floor(d / 365)}y` : `${Math.floor(d / 365)}y${d % 365}d`;
+  return `${Math.floor(d / 365)}y`;
+}
+
+/**
+ * A short duration as the CLI prints one (a retry interval, "in 4m30s"): kubectl's `humanDuration`
+ * from a second up, milliseconds below it, so a 500 ms retry does not read `0s`.
+ */
+export function briefDuration(ms: number): string {
+  return ms >= 0 && ms < 1000 ? `${Math.round(ms)}ms` : humanDuration(ms);
+}

@@ -31,14 +31,23 @@ describe('the tidb-reconciler command', () => {
 
   it.each([
     { name: 'unknown command', args: ['frobnicate'], want: 'unknown command "frobnicate"' },
+    { name: 'a mistyped command suggests the nearest', args: ['simualte', 'x.yaml'], want: 'unknown command "simualte" (did you mean "simulate"?)' },
     { name: 'bad port', args: ['sim', 'serve', '--port', 'http'], want: '--port: "http" is not a port number' },
     { name: 'bad duration', args: ['sim', 'serve', '--pod-startup', '5 minutes'], want: '--pod-startup: invalid duration "5 minutes"' },
-    { name: 'unknown option', args: ['start', '--onse'], want: "Unknown option '--onse'" },
+    { name: 'unknown option', args: ['start', '--onse'], want: "Unknown option '--onse' (did you mean --once?)" },
+    { name: 'a mistyped admin action suggests the nearest', args: ['admin', 'histroy', 'demo/basic'], want: 'unknown action "histroy" (did you mean "history"?' },
     { name: 'admin with a bad ref', args: ['admin', 'status', 'basic'], want: '"basic" is not <namespace>/<name> [cluster]' },
   ])('bad input exits 2 naming the problem: $name', ({ args, want }) => {
     const r = cli(args);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(want);
+  });
+
+  it('--version prints the package version and exits 0', () => {
+    const r = cli(['--version']);
+    const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe(`tidb-reconciler ${version}`);
   });
 
   it('start --once brings the example TidbCluster to Ready through the real handlers and exits 0', () => {

@@ -15,6 +15,8 @@ describe('admin: what each command line sends, and where', () => {
     { name: 'a function URL behind a custom domain takes --region', args: ['resume', 'demo/basic', '--url', 'https://admin.example.com/', '--region', 'us-east-2'], target: { kind: 'url', url: 'https://admin.example.com/', region: 'us-east-2' } },
     { name: 'history to a deployed function by direct invoke', args: ['history', 'demo/basic', '--function', 'tr-admin', '--region', 'eu-west-1'], target: { kind: 'lambda', functionName: 'tr-admin', region: 'eu-west-1' } },
     { name: 'another local stack file', args: ['resume', 'demo/basic', '--local', '/srv/x.json'], request: { action: 'resume', cluster: { namespace: 'demo', name: 'basic' } }, target: { kind: 'local', stackFile: '/srv/x.json' } },
+    { name: 'a name with -n as kubectl takes it', args: ['history', '-n', 'tidb', 'prod'], request: { action: 'history', cluster: { namespace: 'tidb', name: 'prod' } } },
+    { name: '--namespace after the name', args: ['status', 'prod', '--namespace', 'tidb'], request: { action: 'status', cluster: { namespace: 'tidb', name: 'prod' } } },
     { name: 'a Lambda endpoint of choice', args: ['status', 'demo/basic', '--function', 'f', '--region', 'r', '--endpoint', 'http://127.0.0.1:4566'], target: { kind: 'lambda', functionName: 'f', region: 'r', endpoint: 'http://127.0.0.1:4566' } },
   ])('$name', ({ args, request, target }) => {
     // Act
@@ -25,6 +27,15 @@ describe('admin: what each command line sends, and where', () => {
     if (request) expect(parsed.command.request).toEqual(request);
     if (target) expect(parsed.command.target).toEqual(target);
     expect(parsed.command.timeoutMs).toBe(DEFAULT_ADMIN_TIMEOUT_MS);
+  });
+
+  it.each([
+    { name: 'none: history fits the terminal', args: [], json: false, wide: false },
+    { name: '-o wide', args: ['-o', 'wide'], json: false, wide: true },
+    { name: '-o json is --json', args: ['--output', 'json'], json: true, wide: false },
+  ])('the output format: $name', ({ args, json, wide }) => {
+    const parsed = parseAdminArgs(['history', 'demo/basic', ...args], NO_ENV);
+    expect(parsed).toEqual({ ok: true, command: expect.objectContaining({ json, wide }) });
   });
 
   it('--region falls back to AWS_REGION, --timeout and --json are read', () => {
@@ -39,7 +50,7 @@ describe('admin: what each command line sends, and where', () => {
     { name: 'unknown action', args: ['restart', 'demo/basic'], field: 'action', error: 'unknown action "restart"' },
     { name: 'the payload word is not a command word', args: ['reconcile', 'demo/basic'], field: 'action', error: 'unknown action "reconcile"' },
     { name: 'no cluster', args: ['status'], field: 'cluster', error: 'the TidbCluster is missing' },
-    { name: 'a ref without namespace', args: ['status', 'basic'], field: 'cluster', error: '"basic" is not <namespace>/<name>' },
+    { name: 'a ref without namespace', args: ['status', 'basic'], field: 'cluster', error: '"basic" is not <namespace>/<name> (or give -n <namespace> basic)' },
     { name: 'a ref with two slashes', args: ['status', 'a/b/c'], field: 'cluster', error: '"a/b/c" is not <namespace>/<name>' },
     { name: 'a namespace Kubernetes refuses', args: ['status', 'Demo/basic'], field: 'cluster.namespace', error: 'DNS-1123 label' },
     { name: 'an empty name', args: ['status', 'demo/'], field: 'cluster.name', error: 'cluster.name must be a DNS-1123 subdomain' },
@@ -57,7 +68,10 @@ describe('admin: what each command line sends, and where', () => {
     { name: 'a function URL that is not https', args: ['pause', 'demo/basic', '--url', 'http://abc.lambda-url.eu-west-1.on.aws/'], field: '--url', error: '--url must be an https URL' },
     { name: 'a function URL whose host names no region, without --region', args: ['pause', 'demo/basic', '--url', 'https://admin.example.com/'], field: '--region', error: 'names no region' },
     { name: '--url and --function', args: ['status', 'demo/basic', '--url', 'https://a.lambda-url.r.on.aws/', '--function', 'f'], field: '--function', error: '--function and --url name two different ways in' },
-    { name: 'an unknown option', args: ['status', 'demo/basic', '--regoin', 'r'], field: 'arguments', error: "Unknown option '--regoin'" },
+    { name: 'an unknown option, with the nearest known', args: ['status', 'demo/basic', '--regoin', 'r'], field: 'arguments', error: "Unknown option '--regoin' (did you mean --region?)" },
+    { name: 'a mistyped action, with the nearest', args: ['pasue', 'demo/basic'], field: 'action', error: 'unknown action "pasue" (did you mean "pause"?)' },
+    { name: '-n and a namespaced ref', args: ['status', '-n', 'a', 'b/c'], field: '--namespace', error: 'both name a namespace' },
+    { name: 'an output format admin has not', args: ['history', 'demo/basic', '-o', 'yaml'], field: '--output', error: '--output must be wide or json' },
     { name: 'an extra argument', args: ['status', 'demo/basic', 'demo/other'], field: 'arguments', error: 'unexpected argument "demo/other"' },
   ])('a usage error names its field: $name', ({ args, field, error }) => {
     // Act
@@ -83,7 +97,7 @@ describe('admin: answers as text', () => {
         pd: { phase: 'Upgrade', synced: true, leader: { name: 'basic-pd-1' }, statefulSet: { replicas: 3, readyReplicas: 2 }, members: { 'basic-pd-0': { name: 'basic-pd-0', health: true }, 'basic-pd-1': { name: 'basic-pd-1', health: false } } },
         conditions: [{ type: 'Ready', status: 'False', reason: 'PDUnhealthy', lastTransitionTime: '2026-01-01T00:00:00Z', message: 'PD(s) are not healthy' }],
       },
-      state: { fence: 7, lease: { owner: 'req-1/m-1', untilMs: 130_000 }, dirty: true, failures: 2, nextWakeAtMs: 400_000, lastStep: { atMs: 90_000, outcome: 'retry', message: 'retry in 5000 ms: x' } },
+      state: { fence: 7, lease: { owner: 'req-1/m-1', untilMs: 130_000 }, dirty: true, failures: 2, nextWakeAtMs: 400_000, lastStep: { atMs: 90_000, outcome: 'retry', message: 'retry in 5s: x' } },
       deadlines: [{ component: 'pd', member: 'basic-pd-1', kind: 'failover', sinceMs: 60_000, deadlineAtMs: 360_000, fence: 6 }],
     };
     // Act
@@ -95,7 +109,7 @@ describe('admin: answers as text', () => {
     expect(text).toContain('Lease:        held by req-1/m-1 until t=130s (in 30s)');
     expect(text).toContain('Next wake-up: t=400s (in 5m)');
     expect(text).toContain('Failures:     2   (dirty: a trigger is waiting for the lease holder)');
-    expect(text).toContain('Last step:    t=90s retry: retry in 5000 ms: x');
+    expect(text).toContain('Last step:    t=90s retry: retry in 5s: x');
     expect(text).toMatch(/pd\s+basic-pd-1\s+failover\s+t=60s\s+t=360s \(in 4m20s\)/);
   });
 
@@ -107,27 +121,40 @@ describe('admin: answers as text', () => {
     expect(text).toContain('Next wake-up: none armed');
   });
 
-  it('history is a table: time, trigger, the rules that did not complete, one action per line, outcome', () => {
-    // Prepare
-    const history = [
-      { atMs: 95_000, fence: 3, trigger: 'admin:pause', outcome: 'complete', actions: ['updateStatus TidbCluster demo/basic: ok'], durationMs: 4, detail: { outcome: 'complete', rules: ['Admission=complete', 'Paused=complete'] } },
-      { atMs: 80_000, fence: 2, trigger: 'watch', outcome: 'retry', actions: ['create Service demo/basic-pd: ok', 'create StatefulSet demo/basic-pd: ok'], durationMs: 9, detail: { outcome: 'retry in 5000 ms: waiting for PD cluster running', rules: ['Admission=complete', 'PdStatefulSet=retry'] } },
-    ];
+  const history = [
+    { atMs: 95_000, fence: 3, trigger: 'admin:pause', outcome: 'complete', actions: ['updateStatus TidbCluster demo/basic: ok'], durationMs: 4, requestedBy: { arn: 'arn:aws:sts::123456789012:assumed-role/dba/alice', username: 'alice' }, detail: { outcome: 'complete', rules: ['Admission=complete', 'Paused=complete'] } },
+    { atMs: 80_000, fence: 2, trigger: 'watch: StatefulSet demo/basic-pd changed, Pod demo/basic-pd-0 changed, Pod demo/basic-pd-1 changed', outcome: 'retry', actions: ['create Service demo/basic-pd: ok', 'create StatefulSet demo/basic-pd: ok'], durationMs: 9, detail: { outcome: 'retry in 5s: waiting for PD cluster running because every member is still starting', rules: ['Admission=complete', 'PdStatefulSet=retry'] } },
+  ];
+
+  it.each([80, 100, 120])('history fits %i columns: one line per step, the action count and the first, cells cut with …', (width) => {
     // Act
-    const lines = formatAdminAnswer({ ok: true, action: 'history', cluster, key: 'k', history }, time).split('\n');
+    const lines = formatAdminAnswer({ ok: true, action: 'history', cluster, key: 'k', history }, time, { wide: false, width }).split('\n');
     // Assess
     expect(lines[0]).toBe('Step history of demo/basic (newest first, 2 records)');
-    expect(lines[1]).toMatch(/^TIME\s+TRIGGER\s+RULES\s+ACTIONS\s+OUTCOME$/);
-    expect(lines[2]).toMatch(/^t=95s\s+admin:pause\s+-\s+updateStatus TidbCluster demo\/basic: ok\s+complete$/);
-    expect(lines[3]).toMatch(/^t=80s\s+watch\s+PdStatefulSet=retry\s+create Service demo\/basic-pd: ok\s+retry in 5000 ms: waiting for PD cluster running$/);
-    expect(lines[4]).toMatch(/^\s+create StatefulSet demo\/basic-pd: ok$/);
-    expect(lines[4]?.indexOf('create')).toBe(lines[3]?.indexOf('create'));
+    expect(lines[1]).toMatch(/^TIME\s+TRIGGER\s+N\s+ACTIONS\s+OUTCOME$/);
+    expect(lines).toHaveLength(4);
+    for (const line of lines.slice(1)) expect(line.length).toBeLessThanOrEqual(width);
+    expect(lines[2]).toMatch(/^t=95s\s+admin:pause by \S+\s+1\s+updateStatus/);
+    expect(lines[3]).toMatch(/^t=80s\s+watch: StatefulSet.*…\s+2\s+create Service.*\s+retry in 5s: /);
+  });
+
+  it('history -o wide shows every rule that did not complete, every action on its own line, the caller and the duration, uncut', () => {
+    // Act
+    const lines = formatAdminAnswer({ ok: true, action: 'history', cluster, key: 'k', history }, time, { wide: true, width: 80 }).split('\n');
+    // Assess
+    expect(lines[1]).toMatch(/^TIME\s+TRIGGER\s+RULES\s+ACTIONS\s+OUTCOME\s+DURATION$/);
+    expect(lines[2]).toMatch(/^t=95s\s+admin:pause\s+-\s+updateStatus TidbCluster demo\/basic: ok\s+complete\s+4ms$/);
+    expect(lines[3]).toMatch(/^\s+by arn:aws:sts::123456789012:assumed-role\/dba\/alice$/);
+    expect(lines[4]).toContain('watch: StatefulSet demo/basic-pd changed, Pod demo/basic-pd-0 changed, Pod demo/basic-pd-1 changed');
+    expect(lines[4]).toMatch(/PdStatefulSet=retry\s+create Service demo\/basic-pd: ok\s+retry in 5s: waiting for PD cluster running because every member is still starting\s+9ms$/);
+    expect(lines[5]).toMatch(/^\s+create StatefulSet demo\/basic-pd: ok$/);
+    expect(lines[5]?.indexOf('create')).toBe(lines[4]?.indexOf('create'));
   });
 
   it.each([
     { name: 'a refusal names its field', answer: { ok: false, error: 'TidbCluster demo/x not found', field: 'cluster' }, want: 'admin: TidbCluster demo/x not found (field: cluster)' },
     { name: 'a change that was already so', answer: { ok: true, action: 'pause', cluster, key: 'k', changed: false, step: { reconcileId: 'r1', disposition: 'stepped', outcome: 'complete', actions: [], statusWritten: false } }, want: 'pause demo/basic: ok (already so; nothing written)\n  step r1: stepped, complete' },
-    { name: 'a step with actions and a wake-up', answer: { ok: true, action: 'reconcile', cluster, key: 'k', step: { reconcileId: 'r2', disposition: 'stepped', outcome: 'retry', detail: 'retry in 5000 ms: w', actions: ['create Service demo/basic-pd: ok'], statusWritten: true, nextWakeAtMs: 105_000 } }, want: 'reconcile demo/basic: ok\n  step r2: stepped, retry — retry in 5000 ms: w\n    create Service demo/basic-pd: ok\n  next wake-up: t=105s (in 5s)' },
+    { name: 'a step with actions and a wake-up', answer: { ok: true, action: 'reconcile', cluster, key: 'k', step: { reconcileId: 'r2', disposition: 'stepped', outcome: 'retry', detail: 'retry in 5s: w', actions: ['create Service demo/basic-pd: ok'], statusWritten: true, nextWakeAtMs: 105_000 } }, want: 'reconcile demo/basic: ok\n  step r2: stepped, retry — retry in 5s: w\n    create Service demo/basic-pd: ok\n  next wake-up: t=105s (in 5s)' },
   ])('$name', ({ answer, want }) => {
     expect(formatAdminAnswer(answer, time)).toBe(want);
   });

@@ -5,6 +5,7 @@
  * content with 60 s.
  */
 
+import { briefDuration } from '../../platform/duration.js';
 import type { CompleteOutcome, FailOutcome, Outcome, RetryOutcome, WaitOutcome } from '../../model/outcome.js';
 
 /** Converged. */
@@ -59,7 +60,7 @@ function combineTwo(a: Outcome, b: Outcome): Outcome {
   return a;
 }
 
-/** A one-line description for logs: `retry in 5000 ms: waiting for PD`, `fail (terminal): …`. */
+/** A one-line description for logs: `retry in 5s: waiting for PD`, `fail (terminal): …`. */
 export function describeOutcome(outcome: Outcome): string {
   switch (outcome.kind) {
     case 'complete':
@@ -67,7 +68,7 @@ export function describeOutcome(outcome: Outcome): string {
     case 'wait':
       return `wait: ${outcome.message}`;
     case 'retry':
-      return `retry in ${outcome.afterMs} ms: ${outcome.message}`;
+      return `retry in ${briefDuration(outcome.afterMs)}: ${outcome.message}`;
     case 'fail':
       return `fail${outcome.terminal ? ' (terminal)' : ''}: ${outcome.error}`;
     default: {

@@ -4,7 +4,10 @@
  * ages as `duration.HumanDuration`, label maps and selectors as `labels.String()`, access modes
  * as RWO/ROX/RWX/RWOP.
  */
+import { humanDuration } from '../../platform/duration.js';
 import type { KubeObject } from '../object.js';
+
+export { humanDuration };
 
 /** A column as a meta.k8s.io Table declares it; `priority` > 0 is shown only by `kubectl get -o wide`. */
 export type TableColumn = { readonly name: string; readonly type: string; readonly format?: string; readonly description?: string; readonly priority?: number };
@@ -42,29 +45,6 @@ export const CREATION_TIMESTAMP_DOC = CREATED_DOC;
 /** A plain string column; `priority` 1 makes it a wide column. */
 export function column(name: string, priority = 0, type = 'string'): TableColumn {
   return priority > 0 ? { name, type, priority } : { name, type };
-}
-
-/**
- * A duration as kubectl prints an age (apimachinery `duration.HumanDuration`): 45s, 3m20s, 15m,
- * 2h15m, 10h, 3d4h, 20d, 2y45d, 9y. Up to a second in the future reads 0s (clock skew); further
- * ahead is `<invalid>`.
- */
-export function humanDuration(ms: number): string {
-  const s = Math.trunc(ms / 1000);
-  if (s < -1) return '<invalid>';
-  if (s < 0) return '0s';
-  if (s < 120) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 10) return s % 60 === 0 ? `${m}m` : `${m}m${s % 60}s`;
-  if (m < 180) return `${m}m`;
-  const h = Math.floor(m / 60);
-  if (h < 8) return m % 60 === 0 ? `${h}h` : `${h}h${m % 60}m`;
-  if (h < 48) return `${h}h`;
-  if (h < 24 * 8) return h % 24 === 0 ? `${Math.floor(h / 24)}d` : `${Math.floor(h / 24)}d${h % 24}h`;
-  const d = Math.floor(h / 24);
-  if (h < 24 * 365 * 2) return `${d}d`;
-  if (h < 24 * 365 * 8) return d % 365 === 0 ? `${Math.floor(d / 365)}y` : `${Math.floor(d / 365)}y${d % 365}d`;
-  return `${Math.floor(d / 365)}y`;
 }
 
 /** The age of an RFC 3339 timestamp at `nowMs` (`translateTimestampSince`); `<unknown>` when unset. */

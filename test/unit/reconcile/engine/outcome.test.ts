@@ -32,7 +32,9 @@ describe('combining outcomes: fail > retry > wait > complete, earliest retry win
   it.each([
     { name: 'complete', outcome: complete(), text: 'complete' },
     { name: 'wait', outcome: wait('paused'), text: 'wait: paused' },
-    { name: 'retry', outcome: retry(5_000, 'poll'), text: 'retry in 5000 ms: poll' },
+    { name: 'retry', outcome: retry(5_000, 'poll'), text: 'retry in 5s: poll' },
+    { name: 'a sub-second retry in milliseconds', outcome: retry(500, 'poll'), text: 'retry in 500ms: poll' },
+    { name: 'a long retry as kubectl prints a duration', outcome: retry(209_000, 'poll'), text: 'retry in 3m29s: poll' },
     { name: 'terminal fail', outcome: fail('bad spec', true), text: 'fail (terminal): bad spec' },
   ])('describes $name in one line', ({ outcome, text }) => {
     expect(describeOutcome(outcome)).toBe(text);
