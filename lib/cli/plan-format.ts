@@ -3,7 +3,9 @@
  * (`path: old → new`), the outcome and when it would wake — or "nothing to do" when it would
  * write nothing. Pure: time is the caller's.
  */
-import { formatSpan } from '../local/scenario/progress.js';
+import type { Action } from '../model/action.js';
+import type { Plan } from '../model/plan.js';
+import { humanDuration } from '../platform/duration.js';
 import { cutText } from '../platform/text.js';
 import { describeOutcome } from '../reconcile/engine/outcome.js';
 import { describeAction } from '../step/describe.js';
@@ -27,33 +29,52 @@ export function statusChanges(before: unknown, after: unknown, path = 'status'):
   return JSON.stringify(before) === JSON.stringify(after) ? [] : [{ path, before, after }];
 }
 
-/** Whether the step would write nothing: no action and no status change. */
+/**
+ * The actions of a plan a reader should see: all but the reconciler's bookkeeping that `plan`
+ * cannot judge, because it does not read the persisted state — recording each pod's store id (the
+ * id is on the pod's label already; a first step records it, later steps find it recorded).
+ */
+export function visibleActions(plan: Plan): readonly Action[] {
+  return plan.actions.filter((a) => a.kind !== 'state.putStoreId');
+}
+
+/** Whether the step would write nothing: no visible action and no status change. */
 export function isNothingToDo(step: Extract<NextStep, { ok: true }>): boolean {
-  return step.plan.actions.length === 0 && step.plan.status === undefined;
+  return visibleActions(step.plan).length === 0 && step.plan.status === undefined;
 }
 
 /** The next step of `ref` as lines of text; times as UTC with "in 5s" hints from `nowMs`. */
 export function formatNextStep(ref: string, step: NextStep, nowMs: number): string {
   if (!step.ok) return `${ref}: cannot plan: ${step.error}`;
   const { plan, snapshot } = step;
-  if (!snapshot.cluster) return `${ref}: no such TidbCluster; nothing to do`;
+  if (!snapshot.cluster) return `${ref}: TidbCluster not found`;
   const outcome = describeOutcome(plan.outcome);
-  const wake = step.wakeAtMs === undefined ? 'not before the next event or sweep' : `${utc(step.wakeAtMs)} (in ${formatSpan(Math.max(0, Math.round((step.wakeAtMs - nowMs) / 1000) * 1000))})`;
+  const wake = step.wakeAtMs === undefined ? 'not before the next event or sweep' : `${utc(step.wakeAtMs)} (in ${humanDuration(Math.max(0, step.wakeAtMs - nowMs))})`;
   const held = plan.ruleResults.filter((r) => r.outcome.kind !== 'complete').map((r) => `${r.rule}=${r.outcome.kind}`);
   const { view, error } = snapshot.components.pd;
   const pd = view ? `PD: ${view.members.length} member(s), leader ${view.leader?.name ?? 'none'}` : `PD: ${cutText(error ?? 'not read', MAX_PD_ERROR_BYTES)}`;
   const lines = [`${ref}   (${pd})`];
   if (isNothingToDo(step)) {
     lines.push('  nothing to do', `  outcome: ${outcome}`, `  would wake: ${wake}`);
-    return lines.join('\n');
+    return [...lines, ...resumedLines(step)].join('\n');
   }
-  lines.push(plan.actions.length === 0 ? '  actions: none' : '  actions, in order:');
-  plan.actions.forEach((a, i) => lines.push(`    ${i + 1}. ${describeAction(a)}`));
+  const actions = visibleActions(plan);
+  lines.push(actions.length === 0 ? '  actions: none' : '  actions, in order:');
+  actions.forEach((a, i) => lines.push(`    ${i + 1}. ${describeAction(a)}`));
   const changes = plan.status === undefined ? [] : statusChanges(snapshot.cluster.status ?? {}, plan.status);
   lines.push(changes.length === 0 ? '  status: unchanged' : '  status it would write (changed fields):');
   for (const c of changes) lines.push(`    ${c.path}: ${show(c.before)} → ${show(c.after)}`);
   lines.push(`  outcome: ${outcome}${held.length > 0 ? `   (${held.join(' ')})` : ''}`, `  would wake: ${wake}`);
-  return lines.join('\n');
+  return [...lines, ...resumedLines(step)].join('\n');
+}
+
+/** For a paused cluster: what its first step after `resume` would do (or that it would do nothing). */
+function resumedLines(step: Extract<NextStep, { ok: true }>): string[] {
+  if (!step.resumed) return [];
+  const actions = visibleActions(step.resumed);
+  const head = '  paused: steps write only status; after resume the next step would';
+  if (actions.length === 0) return [`${head} do nothing (${describeOutcome(step.resumed.outcome)})`];
+  return [`${head}:`, ...actions.map((a, i) => `    ${i + 1}. ${describeAction(a)}`), `    then ${describeOutcome(step.resumed.outcome)}`];
 }
 
 function utc(ms: number): string {

@@ -14,7 +14,7 @@ import { parseConfig, type StepConfig } from '../platform/config.js';
 import { durationOption } from '../platform/duration.js';
 import { ApiServerClients } from '../wiring/clients.js';
 import { planNextStep, type NextStep } from '../wiring/next-step.js';
-import { formatNextStep } from './plan-format.js';
+import { formatNextStep, isNothingToDo, visibleActions } from './plan-format.js';
 
 /** Help text of `plan`. */
 export const PLAN_HELP = `Usage: tidb-reconciler plan --kubeconfig FILE [<namespace>/<name>] [-n NS | -A] [--json]
@@ -33,7 +33,12 @@ Options:
   --json              the planned actions, status and wake-up as JSON
   --timeout D         how long the reads may take per cluster (default 30s)
 
-Exit codes: 0 planned; 1 a cluster could not be read; 2 usage error.`;
+The reconciler's bookkeeping that plan cannot judge without its state (recording each pod's store id,
+already on the pod's label) is not listed. For a paused cluster it also says what the first step
+after \`admin resume\` would do.
+
+Exit codes: 0 planned; 1 a cluster could not be read, or the named TidbCluster does not exist;
+2 usage error.`;
 
 type PlanOptions = { kubeconfig: string; context?: string; ref?: { namespace: string; name: string }; namespace?: string; all: boolean; json: boolean; timeoutMs: number };
 
@@ -99,9 +104,11 @@ export async function runPlan(args: string[], io: PlanIo = PROCESS_IO): Promise<
   const json: unknown[] = [];
   for (const ref of refs) {
     const step = await planOne(clients, clock, config, ref, opts.timeoutMs);
-    failed ||= !step.ok;
+    const missing = step.ok && step.snapshot.cluster === undefined;
+    failed ||= !step.ok || missing;
     const name = `${ref.namespace}/${ref.name}`;
     if (opts.json) json.push(toJson(name, step));
+    else if (missing) io.err(`tidb-reconciler plan: ${formatNextStep(name, step, clock.nowMs())}`);
     else io.out(formatNextStep(name, step, clock.nowMs()));
   }
   if (opts.json) io.out(JSON.stringify(json, null, 2));
@@ -128,12 +135,14 @@ async function listClusters(clients: ApiServerClients, clock: RealClock, namespa
 
 function toJson(cluster: string, step: NextStep): unknown {
   if (!step.ok) return { cluster, ok: false, error: step.error };
+  if (!step.snapshot.cluster) return { cluster, ok: false, error: 'TidbCluster not found' };
   const { plan } = step;
   return {
     cluster,
     ok: true,
-    nothingToDo: plan.actions.length === 0 && plan.status === undefined,
-    actions: plan.actions,
+    nothingToDo: isNothingToDo(step),
+    actions: visibleActions(plan),
+    ...(step.resumed ? { afterResume: { actions: visibleActions(step.resumed), outcome: step.resumed.outcome } } : {}),
     ...(plan.status === undefined ? {} : { status: plan.status }),
     outcome: plan.outcome,
     ...(step.wakeAtMs === undefined ? {} : { wakeAtMs: step.wakeAtMs }),

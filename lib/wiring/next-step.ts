@@ -32,9 +32,13 @@ import { LiveObserver } from './observer.js';
 /** The trigger a planned step is described with (it never reaches a queue or a history record). */
 export const PLAN_TRIGGER = 'plan';
 
-/** What the next step would do: its snapshot and plan, and when it would ask to be woken. */
+/**
+ * What the next step would do: its snapshot and plan, and when it would ask to be woken. For a paused
+ * cluster, `resumed` is the plan the same step would make were `spec.paused` false (what `resume`
+ * would do).
+ */
 export type NextStep =
-  | { readonly ok: true; readonly snapshot: Snapshot; readonly plan: Plan; readonly wakeAtMs: number | undefined }
+  | { readonly ok: true; readonly snapshot: Snapshot; readonly plan: Plan; readonly wakeAtMs: number | undefined; readonly resumed?: Plan }
   | { readonly ok: false; readonly error: string };
 
 /** What planning one cluster needs: read-only clients bounded by `deadlineAtMs`, a clock and the settings. */
@@ -66,7 +70,9 @@ export async function planNextStep(input: NextStepInput): Promise<NextStep> {
     backoff: input.config.reconcile.backoff,
     random: () => 0.5,
   });
-  return { ok: true, snapshot, plan, wakeAtMs: schedule.wantWakeAtMs };
+  const cluster = snapshot.cluster;
+  const resumed = cluster?.spec.paused === true ? planStep({ ...snapshot, cluster: { ...cluster, spec: { ...cluster.spec, paused: false } } }, clusterRules) : undefined;
+  return { ok: true, snapshot, plan, wakeAtMs: schedule.wantWakeAtMs, ...(resumed ? { resumed } : {}) };
 }
 
 type Observed = { readonly ok: true; readonly snapshot: Snapshot; readonly claimed: StateRecord; readonly trigger: StepContext['trigger'] } | { readonly ok: false; readonly error: string };

@@ -118,9 +118,9 @@ describe('plan against a live cluster', () => {
     expect(r.err).toContain(want);
   });
 
-  it('a cluster that does not exist has nothing to do', async () => {
+  it('a cluster that does not exist exits 1, saying so', async () => {
     const r = await plan(['--kubeconfig', kubeconfig, 'demo/other']);
-    expect(r).toEqual({ code: 0, out: 'demo/other: no such TidbCluster; nothing to do', err: '' });
+    expect(r).toEqual({ code: 1, out: '', err: 'tidb-reconciler plan: demo/other: TidbCluster not found' });
   });
 });
 

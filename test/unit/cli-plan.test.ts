@@ -1,5 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { statusChanges } from '../../lib/cli/plan-format.js';
+import { formatNextStep, statusChanges, visibleActions } from '../../lib/cli/plan-format.js';
+import type { Action } from '../../lib/model/action.js';
+import type { Plan } from '../../lib/model/plan.js';
+import type { NextStep } from '../../lib/wiring/next-step.js';
+import { T0, paused, snapshot, tidbCluster, withCluster } from '../support/fixtures.js';
 
 describe('plan: the status fields a step would change', () => {
   it.each([
@@ -11,5 +15,43 @@ describe('plan: the status fields a step would change', () => {
     { name: 'a list that grows is one change', before: { c: [1] }, after: { c: [1, 2] }, changes: [{ path: 'status.c', before: [1], after: [1, 2] }] },
   ])('$name', ({ before, after, changes }) => {
     expect(statusChanges(before, after)).toEqual(changes);
+  });
+});
+
+describe('plan: the next step as text', () => {
+  const putStoreId: Action = { kind: 'state.putStoreId', record: { component: 'tikv', podName: 'basic-tikv-0', storeId: '4' } } as Action;
+  const scaleOut: Action = { kind: 'patch', ref: { kind: 'StatefulSet', namespace: 'demo', name: 'basic-pd' }, patch: { spec: { replicas: 4 } } } as unknown as Action;
+  const planOf = (actions: readonly Action[], outcome: Plan['outcome'] = { kind: 'complete' }): Plan => ({ actions, status: undefined, outcome, ruleResults: [] });
+  const stepOf = (plan: Plan, tc = tidbCluster(), resumed?: Plan): NextStep => ({ ok: true, snapshot: snapshot(withCluster(tc)), plan, wakeAtMs: undefined, ...(resumed ? { resumed } : {}) });
+
+  it('a healthy cluster whose only action is recording a store id the plan cannot see recorded has nothing to do', () => {
+    // Act
+    const text = formatNextStep('demo/basic', stepOf(planOf([putStoreId])), T0);
+    // Assess
+    expect(text).toContain('  nothing to do');
+    expect(text).not.toContain('store');
+    expect(visibleActions(planOf([putStoreId, scaleOut]))).toEqual([scaleOut]);
+  });
+
+  it('a paused cluster says what the first step after resume would do', () => {
+    // Prepare
+    const held = planOf([], { kind: 'wait', message: 'cluster is paused: status only' });
+    const resumed = planOf([putStoreId, scaleOut], { kind: 'retry', afterMs: 5000, message: 'scaling PD out' });
+    // Act
+    const text = formatNextStep('demo/basic', stepOf(held, tidbCluster(paused()), resumed), T0);
+    // Assess
+    expect(text).toContain('  paused: steps write only status; after resume the next step would:\n    1. ');
+    expect(text).toContain('basic-pd');
+    expect(text).toContain('    then retry in 5s: scaling PD out');
+    expect(text).not.toContain('2. ');
+  });
+
+  it('a paused cluster with nothing to do after resume says so', () => {
+    const text = formatNextStep('demo/basic', stepOf(planOf([]), tidbCluster(paused()), planOf([putStoreId])), T0);
+    expect(text).toContain('after resume the next step would do nothing (complete)');
+  });
+
+  it('a cluster that is not there is not found', () => {
+    expect(formatNextStep('demo/x', { ok: true, snapshot: snapshot(withCluster(undefined)), plan: planOf([]), wakeAtMs: undefined }, T0)).toBe('demo/x: TidbCluster not found');
   });
 });
