@@ -49,7 +49,8 @@ export async function main(argv: string[]): Promise<number> {
   const args = twoWord ? rest : argv.slice(1);
   if (!command) {
     const hint = first === 'sim' ? ' (did you mean "sim serve"?)' : didYouMean(first, Object.keys(COMMANDS));
-    console.error(`tidb-reconciler: unknown command "${[first, second].filter(Boolean).join(' ')}"${hint}\n\n${USAGE}`);
+    const typed = first === 'sim' ? [first, second].filter(Boolean).join(' ') : first;
+    console.error(`tidb-reconciler: unknown command "${typed}"${hint}\n\n${USAGE}`);
     return 2;
   }
   if (args.includes('--help') || args.includes('-h')) {

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runPlan } from './plan.js';
 import { parseArgsWithHints } from './suggest.js';
 import { ApiException, CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
@@ -35,8 +36,12 @@ Options:
                      RBAC refused a call of any function (exit 1 otherwise); exit 1 with the
                      reason if they are not within --timeout
   --timeout D        how long --once waits (default 5m)
-  --kubeconfig FILE  run against the cluster of this kubeconfig instead of the simulated world;
-                     nothing is applied there unless --apply is given
+  --kubeconfig FILE  run against the cluster of this kubeconfig instead of the simulated world: the
+                     reconciler then reconciles every TidbCluster there, so it writes (StatefulSets,
+                     Services, status, Events, PD calls) as a deployed stack would; no manifest is
+                     applied unless --apply is given
+  --dry-run          with --kubeconfig: write nothing; print what the next step of every
+                     TidbCluster there would do (\`tidb-reconciler plan -A\`) and exit
   --apply FILE       apply this TidbCluster manifest (instead of the example in the simulated world)
   --verbose          one JSON line per reconcile step on stderr`;
 
@@ -45,7 +50,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** The example the simulated world gets when no `--apply` is given. */
 export const EXAMPLE_MANIFEST = join(ROOT, 'examples', 'basic-tidbcluster.yaml');
 
-type StartOptions = { once: boolean; timeoutMs: number; kubeconfig?: string; apply?: string; verbose: boolean };
+type StartOptions = { once: boolean; timeoutMs: number; kubeconfig?: string; apply?: string; verbose: boolean; dryRun: boolean };
 
 /**
  * Parses the options of `start`; throws a message naming the bad option. The manifest to apply is
@@ -55,12 +60,15 @@ type StartOptions = { once: boolean; timeoutMs: number; kubeconfig?: string; app
 export function parseStartArgs(args: string[]): StartOptions {
   const { values } = parseArgsWithHints({
     args,
-    options: { once: { type: 'boolean' }, timeout: { type: 'string' }, kubeconfig: { type: 'string' }, apply: { type: 'string' }, verbose: { type: 'boolean' } },
+    options: { once: { type: 'boolean' }, timeout: { type: 'string' }, kubeconfig: { type: 'string' }, apply: { type: 'string' }, verbose: { type: 'boolean' }, 'dry-run': { type: 'boolean' } },
     strict: true,
   });
   const timeoutMs = durationOption('--timeout', values.timeout, 300_000);
+  const dryRun = values['dry-run'] === true;
+  if (dryRun && values.kubeconfig === undefined) throw new Error('--dry-run needs --kubeconfig: it plans the TidbClusters of a live cluster');
+  if (dryRun && values.apply !== undefined) throw new Error('--dry-run writes nothing, so it cannot --apply a manifest');
   const apply = values.apply ?? (values.kubeconfig === undefined ? EXAMPLE_MANIFEST : undefined);
-  return { once: values.once === true, timeoutMs, kubeconfig: values.kubeconfig, apply, verbose: values.verbose === true };
+  return { once: values.once === true, timeoutMs, kubeconfig: values.kubeconfig, apply, verbose: values.verbose === true, dryRun };
 }
 
 /** Runs the local stack until SIGINT/SIGTERM (or until every TidbCluster is Ready, with --once). */
@@ -74,6 +82,7 @@ export async function runStart(args: string[]): Promise<number> {
     console.error(`tidb-reconciler start: ${(err as Error).message}\n\n${START_HELP}`);
     return 2;
   }
+  if (opts.dryRun && opts.kubeconfig !== undefined) return runPlan(['--kubeconfig', opts.kubeconfig, '-A']);
   // Taken before anything starts, so a signal during start-up still ends in a clean stop.
   const stop = stopSignal();
   const activity = new Activity(opts.verbose ? new StreamLogger(() => Date.now()) : silentLogger);

@@ -36,7 +36,7 @@ describe('the tidb-reconciler command', () => {
     { name: 'bad duration', args: ['sim', 'serve', '--pod-startup', '5 minutes'], want: '--pod-startup: invalid duration "5 minutes"' },
     { name: 'unknown option', args: ['start', '--onse'], want: "Unknown option '--onse' (did you mean --once?)" },
     { name: 'a mistyped admin action suggests the nearest', args: ['admin', 'histroy', 'demo/basic'], want: 'unknown action "histroy" (did you mean "history"?' },
-    { name: 'admin with a bad ref', args: ['admin', 'status', 'basic'], want: '"basic" is not <namespace>/<name> [cluster]' },
+    { name: 'admin with a bad ref', args: ['admin', 'status', 'basic'], want: '"basic" is not <namespace>/<name> (or give -n <namespace> basic) [cluster]' },
   ])('bad input exits 2 naming the problem: $name', ({ args, want }) => {
     const r = cli(args);
     expect(r.code).toBe(2);
@@ -75,7 +75,7 @@ describe('the tidb-reconciler command', () => {
     });
   }, 180_000);
 
-  it('start --kubeconfig without --apply creates nothing there and shows every TidbCluster it reconciles', async () => {
+  it('start --kubeconfig without --apply applies no manifest there, and reconciles and shows every TidbCluster it has', async () => {
     await withSimServe(async (dir, kubeconfig) => {
       // Prepare: two clusters a user created in two namespaces.
       const kc = new KubeConfig();
@@ -99,6 +99,27 @@ describe('the tidb-reconciler command', () => {
       expect(r.stdout).toMatch(/team-b\/beta\n\s+component.*\n\s+pd\s+1\s+1\s+Normal\n\s+Ready: True/);
       const all = (await kc.makeApiClient(CustomObjectsApi).listClusterCustomObject({ group: 'pingcap.com', version: 'v1alpha1', plural: 'tidbclusters' })) as { items: { metadata: { namespace: string; name: string } }[] };
       expect(all.items.map((tc) => `${tc.metadata.namespace}/${tc.metadata.name}`).sort()).toEqual(['team-a/alpha', 'team-b/beta']);
+    });
+  }, 180_000);
+
+  it('start --kubeconfig --dry-run plans every TidbCluster there and writes nothing', async () => {
+    await withSimServe(async (dir, kubeconfig) => {
+      // Prepare: a cluster a user created, not reconciled yet.
+      const kc = new KubeConfig();
+      kc.loadFromFile(kubeconfig);
+      const example = parse(readFileSync(join(ROOT, 'test', 'fixtures', 'pd-tidbcluster.yaml'), 'utf8')) as { metadata: Record<string, unknown> };
+      await kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'team-a' } } });
+      await kc.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({ group: 'pingcap.com', version: 'v1alpha1', namespace: 'team-a', plural: 'tidbclusters', body: { ...example, metadata: { name: 'alpha', namespace: 'team-a' } } });
+
+      // Act
+      const r = await startAgainst(dir, ['--kubeconfig', kubeconfig, '--dry-run']);
+
+      // Assess: the first step's actions are listed, and none of them was carried out.
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('team-a/alpha');
+      expect(r.stdout).toMatch(/actions, in order:\n\s+1\. create /);
+      const services = await kc.makeApiClient(CoreV1Api).listNamespacedService({ namespace: 'team-a' });
+      expect(services.items).toEqual([]);
     });
   }, 180_000);
 

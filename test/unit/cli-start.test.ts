@@ -16,6 +16,17 @@ describe('start: what gets applied', () => {
     expect(opts.apply).toBe(apply);
   });
 
+  it.each([
+    { name: 'without --kubeconfig', args: ['--dry-run'], error: '--dry-run needs --kubeconfig' },
+    { name: 'with --apply', args: ['--dry-run', '--kubeconfig', 'k', '--apply', 'x.yaml'], error: '--dry-run writes nothing, so it cannot --apply' },
+  ])('--dry-run is refused $name', ({ args, error }) => {
+    expect(() => parseStartArgs(args)).toThrow(error);
+  });
+
+  it('--dry-run with --kubeconfig plans and applies nothing', () => {
+    expect(parseStartArgs(['--kubeconfig', 'k', '--dry-run'])).toEqual(expect.objectContaining({ dryRun: true, apply: undefined }));
+  });
+
   it('the old --example option is gone (an unknown option)', () => {
     expect(() => parseStartArgs(['--example', 'x.yaml'])).toThrow("Unknown option '--example'");
   });
