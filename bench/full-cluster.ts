@@ -4,7 +4,7 @@
  * and the TiDB-Operator-like loop at the three resync phases, then what a step costs on the cluster
  * at rest (one LIST per kind and no writes is the goal). Every number comes from one run of each
  * driver; the minimum comes from ours' run (bench/world-timing.ts), following TiDB Operator v1's
- * dependencies between components (tidb-operator.md §1.3, §1.5).
+ * dependencies between components (TiDB Operator v1's `tidb_cluster_control.go` order and gates).
  *
  *   npx tsx -e "import('./bench/full-cluster.ts').then(async (m) => { console.log(await m.benchFullCluster()); process.exit(0); })"
  */

@@ -1,7 +1,7 @@
 /**
  * The same simulated world and the same reconcile handler, triggered the way TiDB Operator v1's
  * TidbCluster controller is triggered instead of by our precise wake-ups — the model the operations
- * benchmark compares against (TiDB Operator's side as tidb-operator.md §1.1 describes it):
+ * benchmark compares against (TiDB Operator's side as its `pkg/controller/tidbcluster/tidb_cluster_controller.go` works):
  *
  * - an informer event on the TidbCluster, or on a StatefulSet it owns, adds the key at once
  *   (TiDB Operator watches those two kinds; a Pod or a PD member changing is not an event);

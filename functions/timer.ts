@@ -1,5 +1,5 @@
 /**
- * Lambda entry point for timers (DESIGN §3), invoked with `{key, kind}`: the wake-up is enqueued as
+ * Lambda entry point for timers (docs/ARCHITECTURE.md, Timers), invoked with `{key, kind}`: the wake-up is enqueued as
  * a `timer:<kind>` reconcile message (`lib/wiring/timer.ts`). One-time EventBridge Scheduler
  * schedules deliver to the reconcile queue directly, so this function has no event source; it is for
  * targets and operators that can only invoke a function. A malformed payload is answered with the

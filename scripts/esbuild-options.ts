@@ -59,7 +59,7 @@ function loadPlugins(file: string): Plugin[] {
 /** One Lambda function of serverless.yml: its name and the source file its handler lives in. */
 export type LambdaEntry = { readonly name: string; readonly entry: string; readonly exportName: string };
 
-/** Every function of serverless.yml, `handler: functions/x.handler` → `functions/x.ts`, export `handler`. */
+/** Every function of serverless.yml, `handler: functions/<name>.handler` → `functions/<name>.ts`, export `handler`. */
 export function serverlessFunctions(path = join(ROOT, 'serverless.yml')): LambdaEntry[] {
   const functions = (readServerlessYml(path) as { functions?: Record<string, { handler?: unknown }> }).functions ?? {};
   return Object.entries(functions).map(([name, fn]) => {

@@ -1,6 +1,6 @@
 /**
  * The per-pod status APIs of TiDB, TiKV and TiCDC as the step engine uses them (reference
- * tidb-operator.md §3.2–3.3). Each addresses one pod by name; the adapters reach it through the API
+ * TiDB Operator v1's `pkg/controller/tidb_control.go` and its TiKV/TiFlash/TiCDC controls). Each addresses one pod by name; the adapters reach it through the API
  * server's pod proxy (or directly) with the shared timeout and error rules of `caller.ts`.
  */
 

@@ -1,7 +1,7 @@
 /**
  * Which TidbCluster an event is about. A TidbCluster is its own key. Every other watched object
  * names its cluster by the `app.kubernetes.io/instance` label TiDB Operator puts on everything it
- * creates (tidb-operator.md §2.10), or failing that by its controller ownerReference to a
+ * creates (TiDB Operator v1's `pkg/apis/label/label.go`), or failing that by its controller ownerReference to a
  * TidbCluster (as TiDB Operator's StatefulSet handler resolves the owner, §1.1).
  */
 import type { KubeObject } from '../kube/port.js';

@@ -1,7 +1,7 @@
 /**
  * Burst coalescing. Between two flushes every trigger for a key collapses into one pending entry,
  * so a rolling restart that changes fifty Pods of one cluster sends one message per flush window,
- * not fifty. The reconcile step is level-based (anchors B.1): it reads the whole cluster, so one
+ * not fifty. The reconcile step is level-based (docs/ARCHITECTURE.md, One step): it reads the whole cluster, so one
  * message carries all it needs; the reasons are kept only for logs and history.
  */
 

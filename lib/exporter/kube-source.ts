@@ -4,7 +4,7 @@
  * the same client-node machinery (KubeConfig credentials, TLS dispatcher, undici fetch). Every
  * watch asks for bookmarks and a server-side `timeoutSeconds`, and is also bounded on our side: by
  * a connect timeout, an idle timeout (no bytes at all, not even a bookmark) and a hard deadline a
- * little after `timeoutSeconds`, so a half-open connection cannot hang the exporter (anchors C.13).
+ * little after `timeoutSeconds`, so a half-open connection cannot hang the exporter (kubernetes-client/javascript#2432).
  */
 import type { IncomingMessage } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';

@@ -1,8 +1,8 @@
 /**
  * What the exporter watches: the same triggers as TiDB Operator's work queue (TidbCluster changes,
- * changes of the StatefulSets it owns — tidb-operator.md §1.1) plus the Pods and PVCs it manages,
+ * changes of the StatefulSets it owns — `pkg/controller/tidbcluster/tidb_cluster_controller.go`) plus the Pods and PVCs it manages,
  * which the step engine reads and TiDB Operator only saw through its 30 s resync. Owned kinds are
- * watched label-selected (`app.kubernetes.io/managed-by=tidb-operator`, §2.10), so the API server
+ * watched label-selected (`app.kubernetes.io/managed-by=tidb-operator`, v1's `pkg/apis/label/label.go`), so the API server
  * never streams unrelated Pods to us.
  */
 import { MANAGED_BY_SELECTOR } from '../model/labels.js';

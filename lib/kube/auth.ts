@@ -1,10 +1,10 @@
 /**
  * Where the KubeConfig comes from. Locally: a kubeconfig file (or the default lookup), as kubectl
  * uses. On Lambda: the cluster endpoint and CA from configuration, and a bearer token minted from
- * the function's own credentials (anchors B.8, toolchain §9): a presigned STS GetCallerIdentity URL
+ * the function's own credentials (as aws-iam-authenticator and `aws eks get-token` make it): a presigned STS GetCallerIdentity URL
  * with the signed header `x-k8s-aws-id: <cluster>`, as aws-iam-authenticator builds it. Tokens are
  * valid 15 minutes after signing; we reuse one for at most 10, so a warm container never sends an
- * expired one (anchors C.15). The token is a credential: it is never logged or put in an error.
+ * expired one (aws-iam-authenticator#316: EKS tokens expire after 15 minutes). The token is a credential: it is never logged or put in an error.
  */
 import { Sha256 } from '@aws-crypto/sha256-js';
 // The KubeConfig module alone, not the package index (which loads every generated API and model).

@@ -5,7 +5,7 @@
  * request goes out on Node's own `http`/`https` with a keep-alive agent built from that material.
  * (client-node's fetch path would bring undici into every bundle; Node's client costs nothing to
  * load.) Every request has a deadline carried as an `AbortSignal`, which also bounds reading the
- * body, so a hung connection cannot eat the invocation (anchors C.13). The Kubernetes adapter, the
+ * body, so a hung connection cannot eat the invocation (kubernetes-client/javascript#2432). The Kubernetes adapter, the
  * PD/TiDB/TiKV/TiCDC adapters (through the API server's proxy) and the exporter's watches use it.
  */
 import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from 'node:http';

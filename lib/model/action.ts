@@ -1,5 +1,5 @@
 /**
- * Actions: what a plan asks the engine to do, as data. Verbs are SCENARIOS.md's action verbs
+ * Actions: what a plan asks the engine to do, as data. Verbs are docs/SCENARIOS.md's action verbs
  * (`create`, `pd.transferLeader`, …), so a step's actions read the same in the scenario report, the
  * history and the logs — except three PD calls named for what the reconciler asks rather than the
  * request PD records: `pd.beginEvictLeader` / `pd.endEvictLeader` (PD records

@@ -22,7 +22,7 @@ export type TidbCluster = ITidbCluster;
 export type TidbClusterStatus = ITidbClusterStatus;
 
 /**
- * Everything a cluster owns, by kind, as read with one label-selected LIST per kind (DESIGN §1.2).
+ * Everything a cluster owns, by kind, as read with one label-selected LIST per kind (docs/ARCHITECTURE.md, One step).
  * Its Events are not among them: no rule reads them (an Event reported once is checked by the
  * executor that records it).
  */

@@ -1,5 +1,5 @@
 /**
- * PD's HTTP API as the step engine uses it (reference tidb-operator.md §3.1). Every id — member,
+ * PD's HTTP API as the step engine uses it (as TiDB Operator v1's `pkg/pdapi/pdapi.go` calls it). Every id — member,
  * store, cluster — is a decimal string: member ids exceed 2^53 and a double would change them.
  * One method is one HTTP request; the "verify first" and "404 means already done" decisions of
  * TiDB Operator (delete member only while listed, transfer leader 200-or-404, …) belong to the step,

@@ -1,6 +1,6 @@
 /**
  * One wrapper for every AWS SDK call the queue and timer adapters make: each call gets a deadline
- * (an `AbortSignal`, so a hung connection cannot eat the Lambda's remaining time, see anchors C.13) and
+ * (an `AbortSignal`, so a hung connection cannot eat the Lambda's remaining time, as kubernetes-client/javascript#2432 showed for watches) and
  * every failure leaves as one of the typed errors the step engine understands, with `cause` kept.
  */
 

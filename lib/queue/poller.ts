@@ -2,7 +2,7 @@
  * Feeds an SQS Lambda handler the way Lambda's SQS event source mapping does, for the local stack and
  * the simulator: receive a batch (up to `batchSize`, gathering for up to the batching window), wrap it in
  * an `SQSEvent`, invoke the handler with a `Context`, then delete what succeeded. As the mapping with
- * `ReportBatchItemFailures` (anchors B.5): items named in `batchItemFailures` are left to reappear after
+ * `ReportBatchItemFailures` (Lambda's SQS event source mapping with `ReportBatchItemFailures`, AWS Lambda developer guide): items named in `batchItemFailures` are left to reappear after
  * the visibility timeout (or the one the handler set with their receipt handles); a thrown error, a
  * timeout or an invalid response fails the whole batch.
  */

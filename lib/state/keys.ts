@@ -1,5 +1,5 @@
 /**
- * Key encoding for the state table (DESIGN §4). Every partition and sort key the adapter writes is
+ * Key encoding for the state table (docs/ARCHITECTURE.md, State). Every partition and sort key the adapter writes is
  * built here, so the layout can be read in one place and checked by a table test.
  */
 

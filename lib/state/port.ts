@@ -8,7 +8,7 @@
 /** A cluster key `<k8sCluster>/<namespace>/<name>`, e.g. `eks-prod/tidb/basic`. */
 export type ClusterKey = string;
 
-/** The four step outcomes of STYLE.md, as recorded in summaries and history. */
+/** The four step outcomes (complete, wait, retry, fail), as recorded in summaries and history. */
 export type StepOutcomeKind = 'complete' | 'wait' | 'retry' | 'fail';
 
 /**

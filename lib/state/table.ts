@@ -1,5 +1,5 @@
 /**
- * The state table (DESIGN §4): one on-demand table with string keys `pk`/`sk` and the TTL attribute
+ * The state table (docs/ARCHITECTURE.md, State): one on-demand table with string keys `pk`/`sk` and the TTL attribute
  * `expiresAt`. Production creates it from infrastructure code; `ensureTable` is for local stacks
  * and tests against dynalite or DynamoDB Local.
  */

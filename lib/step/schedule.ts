@@ -1,6 +1,6 @@
 /**
  * The pure arithmetic of a step's commit: the new failure counter, when the key wants to be woken, and
- * whether a timer must be armed for it. Three rules, each from the workqueue contract (DESIGN §2):
+ * whether a timer must be armed for it. Three rules, each from the workqueue contract (docs/ARCHITECTURE.md, Queue semantics):
  *
  * 1. Failures reset to 0 on complete, wait and retry (success and deliberate requeue, controller-runtime
  *    #392); +1 on a retryable fail; unchanged on a terminal fail (it schedules no retry to back off).

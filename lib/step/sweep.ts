@@ -1,5 +1,5 @@
 /**
- * The sweep: the level-based backstop (kopf#698, DESIGN §2). Every interval it lists every TidbCluster
+ * The sweep: the level-based backstop (kopf#698; docs/ARCHITECTURE.md, Queue semantics). Every interval it lists every TidbCluster
  * and enqueues its key, so a cluster is stepped at least once per interval whatever happened to its
  * events, timers or messages (lost, dropped, sent to the DLQ). Keys whose armed wake-up is about to
  * fire are left to it.

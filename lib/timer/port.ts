@@ -1,6 +1,6 @@
 /**
  * Timers wake a cluster key up later. They are only wake-ups: the authoritative deadline lives in
- * DynamoDB (DESIGN §3), so a timer that fires early, late or twice costs one cheap step and nothing
+ * DynamoDB (docs/ARCHITECTURE.md, Timers), so a timer that fires early, late or twice costs one cheap step and nothing
  * else. Short waits ride on the reconcile queue's message delay; long ones on EventBridge Scheduler,
  * reached through `SchedulerPort` so a clock-driven implementation can stand in for AWS.
  */

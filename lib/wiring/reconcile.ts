@@ -4,7 +4,7 @@
  * response, in record order.
  *
  * A malformed message can never succeed, yet it is reported as a batch item failure, not
- * acknowledged: DESIGN §2 sends poison messages to the dead-letter queue after `maxReceiveCount`
+ * acknowledged: the queue (docs/ARCHITECTURE.md, Queue semantics) sends poison messages to the dead-letter queue after `maxReceiveCount`
  * (5), where an operator can read the body and fix its producer — an acknowledged one would be gone
  * with only a log line to show for it. The cost is four more receives that fail at parsing, before any
  * claim or request. Each one is logged at error level with the bad field and counted

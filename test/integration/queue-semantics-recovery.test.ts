@@ -1,5 +1,5 @@
 /**
- * Recovery rules of the workqueue contract (DESIGN §2) on the real engine, DynamoDB state (dynalite),
+ * Recovery rules of the workqueue contract (docs/ARCHITECTURE.md, Queue semantics) on the real engine, DynamoDB state (dynalite),
  * the in-process SQS queue with visibility timeout and DLQ, and a virtual clock: crashed steps, poison
  * messages and the sweep, and what a step on a converged cluster writes.
  */

@@ -1,5 +1,5 @@
 /**
- * The workqueue contract (DESIGN §2, anchors A.1/A.8) on the real engine: SQS-style queue, DynamoDB
+ * The workqueue contract (docs/ARCHITECTURE.md, Queue semantics: client-go's workqueue and kube-rs's scheduler) on the real engine: SQS-style queue, DynamoDB
  * state (dynalite), timers, virtual clock. Observer and Executor are fakes. Test names are the rules.
  */
 

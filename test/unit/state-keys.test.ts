@@ -1,5 +1,5 @@
 /**
- * The state table's key layout (DESIGN §4) and the condition fragments, checked as pure data: the
+ * The state table's key layout (docs/ARCHITECTURE.md, State) and the condition fragments, checked as pure data: the
  * integration suite proves the writes behave, this file pins the exact strings they send.
  */
 

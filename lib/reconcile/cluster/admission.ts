@@ -2,7 +2,7 @@
  * Admission: the first rule of every step. As TiDB Operator v1 (§1.2): default the spec in memory,
  * validate it, and on an invalid spec emit a Warning Event `FailedValidation` and reconcile nothing —
  * no retry, the next attempt comes with the next spec change. v1 records only the Event; here the
- * problem is also kept in the status (DESIGN §2: Event + condition, no retry storm), as the
+ * problem is also kept in the status (docs/ARCHITECTURE.md, Queue semantics: Event + condition, no retry storm), as the
  * condition `InvalidSpec` — TiDB Operator has no condition for it, and `Ready` is recomputed from
  * the members every step, so it cannot carry it.
  *

@@ -1,6 +1,6 @@
 /**
  * What PD's scale-in needs before a member goes, as TiDB Operator v1's `pd_scaler.go` (§2.1): refuse
- * PD to 0 while other components use it; never leave PD without quorum (DESIGN §8); move leadership
+ * PD to 0 while other components use it; never leave PD without quorum (invariant `pd-quorum-kept`, docs/ARCHITECTURE.md); move leadership
  * off the member first; then delete it from PD. The ordinal walk, the PVC defer-deleting protocol and
  * the replicas write are the shared scaler (member/scale.ts).
  */

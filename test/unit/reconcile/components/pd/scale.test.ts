@@ -236,7 +236,7 @@ describe('Fixture D — PD scale-in (5 → 3, ordinal 4 removed), one member per
       stop: true,
     },
     {
-      name: 'DESIGN §8: no scale-in without quorum now (2 of 5 healthy)',
+      name: 'invariant pd-quorum-kept: no scale-in without quorum now (2 of 5 healthy)',
       tc: tidbCluster(specReplicas(3), pdStatus(5, { unhealthy: [0, 1, 2] })),
       changes: [view(5, 'basic-pd-4', [0, 1, 2]), pod4, pvcs4],
       // The Warning is new (issue 9: a held operation says why); the outcome is as before.
@@ -252,7 +252,7 @@ describe('Fixture D — PD scale-in (5 → 3, ordinal 4 removed), one member per
     expect(decision.stop).toBe(stop);
   });
 
-  it('DESIGN §8: no scale-in that leaves the rest without quorum (3 → 2 with basic-pd-0 unhealthy)', () => {
+  it('invariant pd-quorum-kept: no scale-in that leaves the rest without quorum (3 → 2 with basic-pd-0 unhealthy)', () => {
     const tc = tidbCluster(specReplicas(2), pdStatus(3, { unhealthy: [0] }));
     const pod2 = withOwned('Pod', testPod('basic-pd-2', { claims: ['pd-basic-pd-2'] }));
     const decision = scaleWith(tc, 3, view(3, 'basic-pd-1', [0]), pod2, withOwned('PersistentVolumeClaim', testPvc('pd-basic-pd-2', 'basic-pd-2')));

@@ -1,5 +1,5 @@
 /**
- * Fixture H — TiKV upgrader (tidb-operator.md §4, `tikv_upgrader_test.go`), on the shared walk with
+ * Fixture H — TiKV upgrader (TiDB Operator v1's `pkg/manager/member/tikv_upgrader_test.go`), on the shared walk with
  * TiKV's hooks, plus pain points P1 (a scheduler PD lost is added again), P4 (a single store
  * restarts without eviction) and the leaders-back wait. Stores "1"→tikv-0, "2"→tikv-1, "3"→tikv-2,
  * 10 leaders each, Up; StatefulSet between revisions "1" → "2".
