@@ -162,7 +162,7 @@ export function conditionHolds(stack: SimStack, until: WaitCondition): boolean {
   const tc = stack.world.store.get('TidbCluster', m.namespace, m.name);
   switch (until.kind) {
     case 'ready':
-      return watchedClusters(stack.scenario).every((c) => isClusterReady(stack.world.store.get('TidbCluster', c.metadata.namespace, c.metadata.name)));
+      return watchedClusters(stack.scenario).every((c) => isClusterReady(stack.world.store, stack.world.store.get('TidbCluster', c.metadata.namespace, c.metadata.name)));
     case 'phase':
       return tc?.status?.[until.component]?.phase === until.phase;
     case 'jsonpath':

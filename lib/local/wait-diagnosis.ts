@@ -6,15 +6,17 @@
  */
 import { formatClusterKey } from '../model/key.js';
 import type { KubeObject } from '../sim/object.js';
+import type { ObjectStore } from '../sim/store.js';
 import type { StateRecord } from '../state/port.js';
+import { readyAsAsked } from './rolled-out.js';
 import { formatClock } from './scenario/progress.js';
 import { scenarioClusters, watchedClusters, type WaitCondition } from './scenario/types.js';
 import type { SimStack } from './sim-stack.js';
 
 type Condition = { type?: string; status?: string; reason?: string; message?: string };
 
-/** Whether the TidbCluster has the condition Ready=True (undefined: it does not exist, so no). */
-export const isClusterReady = (tc: KubeObject | undefined): boolean => ((tc?.status?.conditions ?? []) as Condition[]).some((c) => c.type === 'Ready' && c.status === 'True');
+/** Whether the TidbCluster is Ready as asked (`rolled-out.ts`; undefined: it does not exist, so no). */
+export const isClusterReady = (store: ObjectStore, tc: KubeObject | undefined): boolean => readyAsAsked(store, tc).ready;
 
 /**
  * The cluster a timed-out `until` is explained by: for `ready` (judged on every cluster) the first
@@ -24,7 +26,7 @@ function clusterToExplain(stack: SimStack, until: WaitCondition | undefined): { 
   const clusters = watchedClusters(stack.scenario).map((c) => c.metadata);
   const first = stack.scenario.cluster.metadata;
   if (until?.kind !== 'ready') return first;
-  return clusters.find((m) => !isClusterReady(stack.world.store.get('TidbCluster', m.namespace, m.name))) ?? first;
+  return clusters.find((m) => !isClusterReady(stack.world.store, stack.world.store.get('TidbCluster', m.namespace, m.name))) ?? first;
 }
 
 /**
@@ -44,7 +46,11 @@ export async function explainTimeout(stack: SimStack, timeoutMs: number, t0Ms: n
   } catch (err) {
     stateError = err instanceof Error ? err.message : String(err);
   }
-  const ready = tc ? describeReady(((tc.status?.conditions ?? []) as Condition[]).find((c) => c.type === 'Ready')) : 'the TidbCluster does not exist';
+  const readyCondition = ((tc?.status?.conditions ?? []) as Condition[]).find((c) => c.type === 'Ready');
+  const verdict = readyAsAsked(stack.world.store, tc);
+  // Ready=True but not as asked: say which StatefulSet is behind, after the condition.
+  const behind = readyCondition?.status === 'True' && !verdict.ready ? ` but ${verdict.why}` : '';
+  const ready = tc ? `${describeReady(readyCondition)}${behind}` : 'the TidbCluster does not exist';
   return `not reached within ${timeoutMs / 1000}s; ${named}${ready}; ${describeLastStep(state, stateError, t0Ms)}`;
 }
 
