@@ -9,7 +9,9 @@
  * The `InvalidSpec` condition is present only while the spec is invalid (status `True`, reason
  * `FailedValidation`, message `generation <n>: <problems>`) and removed once it is valid. Its message
  * is also the memory of what was reported: the Event is emitted when the message changes — once per
- * spec generation — and not again on every sweep.
+ * spec generation — and not again on every sweep. While the spec is invalid `Ready` says so first
+ * (False, reason `InvalidSpec`, the problems as its message), not whatever the last valid step saw;
+ * the status rule recomputes it once the spec is valid.
  */
 
 import type { TidbCluster, TidbClusterStatus } from '../../model/kube.js';
@@ -64,9 +66,17 @@ export function planAdmission({ cluster, status, snapshot }: RuleInput): Decisio
   if (reported?.status === 'True' && reported.message === message) return { actions: [], outcome, stop: true };
   const event = clusterWarning(cluster, EVENT_REASON.failedValidation, summary);
   const next = invalidSpecCondition(reported, message, snapshot.nowMs);
-  const conditions = [...current.filter((c) => c.type !== INVALID_SPEC_CONDITION), next];
+  const ready = notReadyForInvalidSpec(current.find((c) => c.type === 'Ready'), summary, snapshot.nowMs);
+  const conditions = [...current.filter((c) => c.type !== INVALID_SPEC_CONDITION && c.type !== 'Ready'), ready, next];
   const nextStatus: TidbClusterStatus = { ...status, conditions };
   return { status: nextStatus, actions: [event], outcome, stop: true };
+}
+
+/** `Ready` False for an invalid spec; `lastTransitionTime` kept when it was False already. */
+function notReadyForInvalidSpec(previous: ClusterCondition | undefined, summary: string, nowMs: number): ClusterCondition {
+  const now = toKubeTime(nowMs);
+  const since = previous?.status === 'False' ? (previous.lastTransitionTime ?? now) : now;
+  return { type: 'Ready', status: 'False', reason: INVALID_SPEC_CONDITION, message: `the spec is invalid: ${summary}`, lastUpdateTime: now, lastTransitionTime: since };
 }
 
 /** The condition for `message`; `lastTransitionTime` stays as it was while the spec stays invalid. */

@@ -181,6 +181,14 @@ describe('admission: valid specs pass', () => {
 
 describe('admission rule: a terminal problem gets one Warning Event per spec generation and a condition', () => {
   const invalid = (generation: number): TidbCluster => tidbCluster(atGeneration(generation), component('pd', { replicas: -1 }));
+  const notReady = (summary: string, sinceMs: number, nowMs: number) => ({
+    type: 'Ready',
+    status: 'False',
+    reason: 'InvalidSpec',
+    message: `the spec is invalid: ${summary}`,
+    lastUpdateTime: toKubeTime(nowMs),
+    lastTransitionTime: toKubeTime(sinceMs),
+  });
   const conditionOf = (message: string, sinceMs: number, nowMs: number) => ({
     type: INVALID_SPEC_CONDITION,
     status: 'True',
@@ -190,7 +198,7 @@ describe('admission rule: a terminal problem gets one Warning Event per spec gen
     lastTransitionTime: toKubeTime(sinceMs),
   });
 
-  it('an invalid spec: the FailedValidation Event, the InvalidSpec condition, a terminal failure and nothing else', () => {
+  it('an invalid spec: the FailedValidation Event, Ready False saying so first, the InvalidSpec condition, a terminal failure and nothing else', () => {
     // Prepare
     const tc = invalid(3);
     // Act
@@ -205,7 +213,7 @@ describe('admission rule: a terminal problem gets one Warning Event per spec gen
         object: { kind: 'TidbCluster', namespace: 'demo', name: 'basic' },
       },
     ]);
-    expect(decision.status?.conditions).toEqual([conditionOf('generation 3: spec.pd.replicas: must be >= 0', T0, T0)]);
+    expect(decision.status?.conditions).toEqual([notReady('spec.pd.replicas: must be >= 0', T0, T0), conditionOf('generation 3: spec.pd.replicas: must be >= 0', T0, T0)]);
     expect(decision.outcome).toEqual(fail('invalid spec: spec.pd.replicas: must be >= 0', true));
     expect(decision.stop).toBe(true);
   });
@@ -227,19 +235,26 @@ describe('admission rule: a terminal problem gets one Warning Event per spec gen
     if (statusChanges) {
       // the condition moves on, but it has been True since T0
       const message = `generation ${generation}: spec.pd.replicas: must be >= 0`;
-      expect(decision.status?.conditions).toEqual([conditionOf(message, T0, T0 + 60_000)]);
+      expect(decision.status?.conditions).toEqual([notReady('spec.pd.replicas: must be >= 0', T0, T0 + 60_000), conditionOf(message, T0, T0 + 60_000)]);
     }
+  });
+
+  it('a Ready that was False already keeps its transition time when the spec turns invalid', () => {
+    const before = { type: 'Ready', status: 'False', reason: 'PDUnhealthy', message: 'PD(s) are not healthy', lastTransitionTime: toKubeTime(T0 - 5_000) };
+    const tc: TidbCluster = { ...invalid(3), status: { conditions: [before] } };
+    const decision = planAdmission(inputFor(tc));
+    expect(decision.status?.conditions?.[0]).toEqual(notReady('spec.pd.replicas: must be >= 0', T0 - 5_000, T0));
   });
 
   it('a later valid spec removes the condition, keeps the others and lets the rules go on', () => {
     // Prepare
     const reported = planAdmission(inputFor(invalid(3))).status ?? {};
-    const ready = { type: 'Ready', status: 'False', reason: 'PDUnhealthy', message: 'PD(s) are not healthy' };
-    const tc = tidbCluster(atGeneration(4), (t) => ({ ...t, status: { conditions: [ready, ...(reported.conditions ?? [])] } }));
+    const progressing = { type: 'Progressing', status: 'True', reason: 'Scaling', message: 'x' };
+    const tc = tidbCluster(atGeneration(4), (t) => ({ ...t, status: { conditions: [progressing, ...(reported.conditions ?? [])] } }));
     // Act
     const decision = planAdmission(inputFor(tc));
-    // Assess
-    expect(decision).toEqual({ status: { conditions: [ready] }, actions: [], outcome: complete('spec is valid again') });
+    // Assess: the InvalidSpec condition goes; Ready (False, InvalidSpec) stays for the status rule of this step to recompute
+    expect(decision).toEqual({ status: { conditions: [progressing, notReady('spec.pd.replicas: must be >= 0', T0, T0)] }, actions: [], outcome: complete('spec is valid again') });
   });
 
   it('a valid spec with nothing reported: no action, no status change', () => {
