@@ -16,11 +16,11 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { type Clock, RealClock } from '../platform/clock.js';
-import { NotFoundError, TerminalError } from '../platform/errors.js';
+import { ConflictError, NotFoundError, TerminalError } from '../platform/errors.js';
 import { type RetryCall, type RetryContext, withRetries } from '../platform/retry.js';
 import { KUBE_LIST_PAGE_LIMIT } from './answer-size.js';
 import { isAlreadyExists, isRetryableKubeFailure, kubeError, retryAfterMsOf } from './errors.js';
-import { buildEvent, eventName } from './events.js';
+import { buildEvent, eventName, repeatPatch } from './events.js';
 import { type CallBudget, type HttpRequest, KubeHttp, type RemoteClientOptions, callTimeoutMs, retryContextOf } from './http.js';
 import { type KindInfo, apiVersionOf, collectionPath, encodeSelector, kindInfo, objectPath } from './kinds.js';
 import { type RawList, listAllPages } from './pager.js';
@@ -185,9 +185,30 @@ export class KubeClient implements KubePort {
       await this.create(buildEvent(event, this.clock.nowMs()));
       return { name, created: true };
     } catch (err) {
-      // The name is derived from the occurrence: it exists, so this occurrence is already recorded.
-      if (isAlreadyExists(err)) return { name, created: false };
-      throw err;
+      // The name is derived from the report: it exists, so this is a repeat — count it (once).
+      if (!isAlreadyExists(err)) throw err;
+      return { name, created: false, counted: await this.countRepeat(event, name) };
+    }
+  }
+
+  /**
+   * Counts a repeat of the Event `name`: GET it, then a merge patch of `count` and `lastTimestamp`
+   * under its resourceVersion; a conflict (another step counted meanwhile) reads it again, once.
+   * False when it had counted this occurrence already.
+   */
+  private async countRepeat(event: EventInput, name: string): Promise<boolean> {
+    const namespace = event.involvedObject.namespace;
+    const path = objectPath(kindInfo('Event'), namespace, name);
+    for (let attempt = 0; ; attempt++) {
+      const existing = await this.json<KubeObject>(`get Event ${namespace}/${name}`, { method: 'GET', path });
+      const patch = repeatPatch(existing, event.occurrenceKey, this.clock.nowMs());
+      if (patch === undefined) return false;
+      try {
+        await this.patch('Event', namespace, name, patch, { resourceVersion: existing.metadata.resourceVersion ?? '' });
+        return true;
+      } catch (err) {
+        if (!(err instanceof ConflictError) || attempt > 0) throw err;
+      }
     }
   }
 

@@ -107,8 +107,11 @@ export type EventInput = {
   labels?: Record<string, string>;
 };
 
-/** The result of recording an Event: its name, and whether this call created it. */
-export type EventRecord = { name: string; created: boolean };
+/**
+ * The result of recording an Event: its name, whether this call created it, and for a repeat whether
+ * this call counted it (false: this occurrence was counted before).
+ */
+export type EventRecord = { name: string; created: boolean; counted?: boolean };
 
 /**
  * A SubjectAccessReview's question (authorization.k8s.io/v1): may `user`, with `groups`, do `verb`
@@ -164,7 +167,10 @@ export interface KubePort {
   patch(kind: KnownKind, namespace: string, name: string, patch: Record<string, unknown>, precondition: { resourceVersion: string }): Promise<KubeObject>;
   /** Deletes with preconditions. The object may linger (grace period, finalizers): observe to know. */
   delete(kind: KnownKind, namespace: string, name: string, options: DeleteOptions): Promise<void>;
-  /** Records a core/v1 Event, once per occurrence (see `EventInput`). */
+  /**
+   * Records a core/v1 Event, once per occurrence (see `EventInput`); a repeat of the same report is
+   * counted on the existing Event (`count`, `lastTimestamp`), as client-go's recorder does.
+   */
   createEvent(event: EventInput): Promise<EventRecord>;
   /**
    * Whether the Secret exists (GET; 404 ⇒ false). Only its existence crosses this port: the

@@ -192,9 +192,10 @@ function applyCluster(stack: SimStack): void {
 }
 
 function recordWrite(record: (a: Omit<ActionRecord, 'atMs'>) => void, actor: Actor, w: WriteRecord): void {
-  if (w.kind === 'Event' && w.verb === 'create' && w.object) {
-    const ev = w.object as { type?: string; reason?: string; message?: string; involvedObject?: unknown };
-    record({ actor, verb: 'event', args: { type: ev.type, reason: ev.reason, message: ev.message, object: ev.involvedObject } });
+  // An Event created, or a repeat counted on it (`count` > 1), is one `event` action.
+  if (w.kind === 'Event' && (w.verb === 'create' || w.verb === 'patch') && w.object && !w.error) {
+    const ev = w.object as { type?: string; reason?: string; message?: string; involvedObject?: unknown; count?: number };
+    record({ actor, verb: 'event', args: { type: ev.type, reason: ev.reason, message: ev.message, object: ev.involvedObject, ...(typeof ev.count === 'number' && ev.count > 1 ? { count: ev.count } : {}) } });
     return;
   }
   record({ actor, verb: w.verb, kind: w.kind, namespace: w.namespace, name: w.name, ...(w.object !== undefined ? { object: w.object } : {}), ...(w.error ? { error: w.error } : {}) });

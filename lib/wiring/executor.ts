@@ -8,7 +8,9 @@
 import type { EventAction, RemoteAction } from '../model/action.js';
 import type { ClusterKey, ClusterRef } from '../model/key.js';
 import { ownedLabels } from '../model/labels.js';
-import { TerminalError } from '../platform/errors.js';
+import { ConflictError, TerminalError } from '../platform/errors.js';
+import { errorText } from '../step/error-outcome.js';
+import { controlEvent } from '../reconcile/cluster/control-events.js';
 import { describeAction } from '../step/describe.js';
 import type { ExecuteRequest, Executor } from '../step/ports.js';
 import { withinBudget } from './abortable.js';
@@ -48,7 +50,13 @@ export class LiveExecutor implements Executor {
       case 'delete':
         // What the next step would take from this one's reads of these kinds is no longer what is there.
         if (KEPT_KINDS_WRITTEN.has(action.ref.kind)) this.index.dropKept(key);
-        return executeKube(this.clients.kube, action);
+        try {
+          await executeKube(this.clients.kube, action);
+        } catch (err) {
+          await this.recordControlEvent(key, ref, fence, controlEvent(ref, action, { error: errorText(err), conflict: err instanceof ConflictError }));
+          throw err;
+        }
+        return this.recordControlEvent(key, ref, fence, controlEvent(ref, action));
       case 'pd.transferLeader':
       case 'pd.deleteMember':
       case 'pd.deleteStore':
@@ -70,6 +78,19 @@ export class LiveExecutor implements Executor {
         return this.recordEvent(key, ref, action, fence);
       default:
         return unknownAction(action);
+    }
+  }
+
+  /**
+   * Records the Event TiDB Operator's control records for a write (`control-events.ts`), as its
+   * recorder does: best effort — an Event that cannot be recorded never fails the write it reports.
+   */
+  private async recordControlEvent(key: ClusterKey, ref: ClusterRef, fence: number, event: EventAction | undefined): Promise<void> {
+    if (event === undefined) return;
+    try {
+      await this.recordEvent(key, ref, event, fence);
+    } catch {
+      // As client-go's recorder: Events are informational; the step's log line has the write itself.
     }
   }
 

@@ -216,7 +216,7 @@ describe('writes carry preconditions', () => {
   });
 });
 
-describe('events are recorded once per occurrence', () => {
+describe('events are recorded once per occurrence and repeats counted', () => {
   const event = (occurrenceKey: string): EventInput => ({
     involvedObject: { kind: 'TidbCluster', namespace: 'demo', name: 'basic', uid: 'uid-1', apiVersion: 'pingcap.com/v1alpha1' },
     type: 'Warning',
@@ -242,9 +242,22 @@ describe('events are recorded once per occurrence', () => {
     expect(list.items[0]?.firstTimestamp).toBe(list.items[0]?.lastTimestamp);
   });
 
-  it('a new occurrence of the same reason is a new Event', async () => {
+  it('a new occurrence of the same report is counted on the one Event, as client-go aggregates it; each occurrence once', async () => {
+    // Act
+    const first = await kube.createEvent(event('fence-7'));
+    const repeat = await kube.createEvent(event('fence-8'));
+    const retried = await kube.createEvent(event('fence-8'));
+    const third = await kube.createEvent(event('fence-9'));
+    // Assess
+    expect([first.created, repeat.counted, retried.counted, third.counted]).toEqual([true, true, false, true]);
+    const items = (await kube.listOwned('demo', 'Event', OWNED)).items;
+    expect(items).toHaveLength(1);
+    expect(items[0]).toMatchObject({ count: 3, reason: 'PDFailover' });
+  });
+
+  it('another message is another Event', async () => {
     await kube.createEvent(event('fence-7'));
-    await kube.createEvent(event('fence-8'));
+    await kube.createEvent({ ...event('fence-8'), message: 'member basic-pd-2 unhealthy for 5m' });
     expect((await kube.listOwned('demo', 'Event', OWNED)).items).toHaveLength(2);
   });
 });

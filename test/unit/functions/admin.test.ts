@@ -89,7 +89,9 @@ describe('admin handler', () => {
     expect(fake.kube.reviews).toEqual([{ user: requestedBy.username, groups: ['team-a-admins', 'system:authenticated'], verb: 'patch', group: 'pingcap.com', resource: 'tidbclusters', namespace: 'demo', name: 'basic' }]);
     expect((await fake.state.listHistory('eks-test/demo/basic', 5)).map((h) => [h.trigger, h.requestedBy])).toEqual([['admin:reconcile', requestedBy]]);
     expect(fake.logger.lines.find((l) => l.message === 'reconcile step')?.fields).toEqual(expect.objectContaining({ trigger: 'admin:reconcile', requestedBy }));
-    expect(fake.kube.events).toEqual([expect.objectContaining({ type: 'Normal', reason: 'AdminReconcile', message: `reconcile-now requested by ${ALICE} (Kubernetes user "${requestedBy.username}")`, occurrenceKey: 'req-9' })]);
+    // The admin Event, then the step's own: TiDB Operator's control Events for what it created.
+    expect(fake.kube.events[0]).toEqual(expect.objectContaining({ type: 'Normal', reason: 'AdminReconcile', message: `reconcile-now requested by ${ALICE} (Kubernetes user "${requestedBy.username}")`, occurrenceKey: 'req-9' }));
+    expect(fake.kube.events.slice(1).map((e) => e.reason)).toContain('SuccessfulCreate');
   });
 
   it('reconcile of a TidbCluster that is gone still steps (so the key is forgotten), with no Event to attach', async () => {
