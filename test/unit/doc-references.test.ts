@@ -22,7 +22,7 @@ function files(path: string): string[] {
 // A repository path as code and docs write it: a top-level folder, then a file name with an extension.
 const REPO_PATH = /(?<![\w./-])((?:docs|lib|infra|scripts|functions|bench)\/[\w./-]*\w\.(?:md|ts|ya?ml|json)(?:\.gz)?)/g;
 const MARKDOWN_LINK = /\]\(([^)#\s]+)(?:#[^)]*)?\)/g;
-const OUTSIDE_NOTES = /\bDESIGN §|docs\/DESIGN\.md|\banchors [A-C]\.\d|toolchain §|tidb-operator(?:-data)?\.md|STYLE\.md|aesthetics\.md/;
+const OUTSIDE_NOTES = /\bDESIGN §|docs\/DESIGN\.md|\banchors [A-C]\.\d|toolchain §|(?<![\w-])tidb-operator(?:-data)?\.md|STYLE\.md|aesthetics\.md/;
 
 const all = SCANNED.flatMap(files);
 
