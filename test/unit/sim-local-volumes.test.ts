@@ -28,7 +28,7 @@ function world(local: StorageClassSim) {
   controllers.start();
   const get = (kind: string, name: string, ns: string | undefined = NS): KubeObject | undefined => store.get(kind, ns, name);
   const events = (claim: string): { type: string; reason: string; message: string }[] =>
-    store.list('Event', NS).filter((e) => e.involvedObject?.name === claim).map((e) => ({ type: String(e.type), reason: String(e.reason), message: String(e.message) }));
+    store.list('Event', NS).filter((e) => (e.involvedObject as { name?: string } | undefined)?.name === claim).map((e) => ({ type: String(e.type), reason: String(e.reason), message: String(e.message) }));
   return { clock, store, get, events };
 }
 

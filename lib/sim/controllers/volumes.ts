@@ -9,7 +9,10 @@
  * and pins the volume to that node's zone. A deleted claim's volume is deleted (Delete) or left
  * Released with its data (Retain); an admin who removes a Released volume's `claimRef` makes it
  * Available again, to be bound by a new claim. Every claim carries the `kubernetes.io/pvc-protection`
- * finalizer, removed only once no scheduled, unfinished pod mounts it.
+ * finalizer, removed only once no scheduled, unfinished pod mounts it. A `kubernetes.io/no-provisioner`
+ * class never provisions (Immediate: a `ProvisioningFailed` Warning); a delayed claim waits with a
+ * Normal `WaitForFirstConsumer` Event; static local volumes are reclaimed by their provisioner
+ * (local-volumes.ts), never deleted here.
  *
  * Difference from a real cluster: the finalizer is added just after create (the real admission
  * plugin adds it in the create itself).
