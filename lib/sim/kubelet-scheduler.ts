@@ -176,7 +176,9 @@ export class Scheduler {
     const claims: ByName = { get: (name) => this.store.get('PersistentVolumeClaim', namespace, name) };
     const volumes: ByName = { get: (name) => (name ? this.store.get('PersistentVolume', undefined, name) : undefined) };
     const classes: ByName = { get: (name) => this.store.get('StorageClass', undefined, name) };
-    const freeVolumes = (): KubeObject[] => this.store.list('PersistentVolume', undefined, (pv) => pv.status?.phase === 'Available' && !pv.metadata.deletionTimestamp);
+    // Read once per pod, when one of its claims is unbound (the binds of earlier pods in the pass are in it).
+    let free: KubeObject[] | undefined;
+    const freeVolumes = (): KubeObject[] => (free ??= this.store.list('PersistentVolume', undefined, (pv) => pv.status?.phase === 'Available' && !pv.metadata.deletionTimestamp));
     return { nodes, podCount: index.podCount(), claims, volumes, classes, freeVolumes, placed };
   }
 

@@ -22,7 +22,7 @@ import { parseQuantity } from './quantity.js';
 /** Looks objects up by name. */
 export type ByName = { get(name: string): KubeObject | undefined };
 
-/** What the plugin reads: the pod namespace's claims, volumes and classes by name, and the free volumes (read once per pod, when needed). */
+/** What the plugin reads: the pod namespace's claims, volumes and classes by name, and the free (Available) volumes, which the view may read once per pod. */
 export type VolumeView = { claims: ByName; volumes: ByName; classes: ByName; freeVolumes(): readonly KubeObject[] };
 
 /** What placing a pod on a node takes: volumes to reserve (claim name → volume name) and claims to provision. */
@@ -65,8 +65,7 @@ export function hasUnboundImmediateClaims(names: readonly string[], view: Volume
 
 /** Where `node` stands for the pod's claims `names`: the plan, or the reason it does not fit. */
 export function planVolumes(names: readonly string[], node: KubeObject, view: VolumeView): VolumePlan | { reason: string } {
-  let cached: readonly KubeObject[] | undefined;
-  const free = (): readonly KubeObject[] => (cached ??= view.freeVolumes());
+  const free = (): readonly KubeObject[] => view.freeVolumes();
   const reserve = new Map<string, string>();
   const provision: string[] = [];
   for (const name of names) {
