@@ -1,6 +1,8 @@
 /**
- * The scheduler's VolumeBinding plugin (pkg/scheduler/framework/plugins/volumebinding, its binder
- * `FindPodVolumes` / `AssumePodVolumes` / `BindPodVolumes`), for the claims a pod mounts:
+ * The scheduler's VolumeBinding plugin (kubernetes pkg/scheduler/framework/plugins/volumebinding:
+ * binder.go's `FindPodVolumes` — `checkBoundClaims`, `findMatchingVolumes`, `checkVolumeProvisions`
+ * and the reasons `ErrReasonNodeConflict` / `ErrReasonBindConflict` — then `AssumePodVolumes` and
+ * `BindPodVolumes`; volume_binding.go's PreFilter for `ErrUnboundImmediatePVC`), for the claims a pod mounts:
  * - a bound claim (or one a volume is already reserved for) fits only the nodes its volume's node
  *   affinity allows: "node(s) had volume node affinity conflict";
  * - an unbound claim of an Immediate class (or without a class) is the PV controller's to bind
