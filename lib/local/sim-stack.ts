@@ -36,6 +36,7 @@ import { StoreWatchSource } from './store-watch-source.js';
 import { type SimFunction, simRuntimes } from './sim-runtimes.js';
 import { type InvokeResult, VirtualEventSource } from './virtual-delivery.js';
 import type { Scenario } from './scenario/types.js';
+import { worldStorageClasses } from './scenario/storage-classes.js';
 
 /** The simulated Lambda context every invocation gets (60 s budget, as the deployed functions). */
 export function simulatedContext(id: string): Context {
@@ -131,9 +132,10 @@ export class SimStack {
     const clock = new VirtualClock();
     const logger: Logger = options.verbose ? new StreamLogger(() => clock.nowMs()) : silentLogger;
     // The pools shape the world's nodes; the TiDB simulation's knobs are the numbers.
-    const { nodePools, ...knobs } = scenario.sim;
+    const { nodePools, storageClasses, ...knobs } = scenario.sim;
     const sim = new TidbSimulation({ seed, knobs });
-    const world = await SimWorld.start({ clock: clock, nodes: nodePools ?? scenario.sim.nodes, podStartupMs: scenario.sim.podStartupMs, runtimes: [sim.runtime], random: sim.random, proxyRandom: sim.proxyRandom, rbac: true });
+    const classes = storageClasses ? { storageClasses: worldStorageClasses(storageClasses) } : {};
+    const world = await SimWorld.start({ clock: clock, nodes: nodePools ?? scenario.sim.nodes, podStartupMs: scenario.sim.podStartupMs, ...classes, runtimes: [sim.runtime], random: sim.random, proxyRandom: sim.proxyRandom, rbac: true });
     sim.attach(world);
     // The functions run under exactly infra/'s RBAC, applied from the file (ADR 0017); namespace-scoped,
     // under what scripts/gen-namespaced-rbac.ts derives from it for the watched namespaces.

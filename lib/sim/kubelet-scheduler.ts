@@ -1,11 +1,12 @@
 /**
  * The scheduler of the simulated cluster: binds each unscheduled pod to a Ready node that passes
  * the filters the reconciler's pods meet in practice (untolerated taints, nodeSelector, required
- * node affinity, required pod anti-affinity, the zone of an already provisioned volume, the node's
- * pod capacity, the pod's claims existing), preferring the node with the fewest pods (ties: lowest node number). A pod no
+ * node affinity, required pod anti-affinity, the node's pod capacity, the pod's claims existing, and
+ * the VolumeBinding plugin's volume checks of volume-binding-filter.ts), preferring the node with the fewest pods (ties: lowest node number). A pod no
  * node fits stays Pending with PodScheduled=False, reason Unschedulable, and the "0/N nodes are
  * available: …" message; it is retried whenever nodes, pods or volumes change. Before binding, the
- * pod's unbound claims get `volume.kubernetes.io/selected-node` (WaitForFirstConsumer provisioning).
+ * pod's unbound WaitForFirstConsumer claims get their matched volume reserved, or
+ * `volume.kubernetes.io/selected-node` when their class provisions.
  */
 import { type KubeObject, rfc3339 } from './object.js';
 import { isNodeReady } from './nodes.js';
@@ -15,6 +16,7 @@ import type { ObjectStore } from './store.js';
 import { compareKeys, keyOf } from './store-bucket.js';
 import { SchedulerPodIndex } from './scheduler-index.js';
 import { type ErrorSink, LevelController, createdAtMs } from './controllers/base.js';
+import { type ByName, type VolumePlan, type VolumeView, hasUnboundImmediateClaims, planVolumes } from './volume-binding-filter.js';
 
 /** The annotation the scheduler puts on a WaitForFirstConsumer claim to say where to provision. */
 export const SELECTED_NODE_ANNOTATION = 'volume.kubernetes.io/selected-node';
@@ -61,15 +63,12 @@ function tolerates(tolerations: readonly Toleration[], taint: Taint): boolean {
   });
 }
 
-/** Looks objects up by name. */
-type ByName = { get(name: string): KubeObject | undefined };
-
 /**
  * What the scheduler knows besides the pod: nodes (in order), pods per node, the claims of the pod's
- * namespace and the volumes by name, and the scheduled pods with their nodes that can matter to the
- * pod's anti-affinity (none when left out).
+ * namespace, the volumes and classes by name and the free volumes (`VolumeView`), and the scheduled
+ * pods with their nodes that can matter to the pod's anti-affinity (none when left out).
  */
-export type ClusterView = { nodes: readonly KubeObject[]; podCount: ReadonlyMap<string, number>; claims: ByName; volumes: ByName; placed?: readonly PlacedPod[] };
+export type ClusterView = VolumeView & { nodes: readonly KubeObject[]; podCount: ReadonlyMap<string, number>; placed?: readonly PlacedPod[] };
 
 /** Why `node` cannot run `pod`, or undefined when it can. */
 function rejection(pod: KubeObject, node: KubeObject, view: ClusterView): string | undefined {
@@ -85,11 +84,6 @@ function rejection(pod: KubeObject, node: KubeObject, view: ClusterView): string
   if ((view.podCount.get(name) ?? 0) >= Number(node.status?.allocatable?.pods ?? 110)) return 'Too many pods';
   const antiAffinity = antiAffinityRejection(pod, node, view.placed ?? []);
   if (antiAffinity) return antiAffinity;
-  for (const claimName of podClaimNames(pod)) {
-    const pv = view.volumes.get(view.claims.get(claimName)?.spec?.volumeName ?? '');
-    const pvTerms = pv?.spec?.nodeAffinity?.required?.nodeSelectorTerms as Term[] | undefined;
-    if (pvTerms && !nodeMatchesTerms(node, pvTerms)) return "node(s) had volume node affinity conflict";
-  }
   return undefined;
 }
 
@@ -100,22 +94,29 @@ function claimProblem(pod: KubeObject, view: ClusterView): string | undefined {
     if (!claim) return `persistentvolumeclaim "${claimName}" not found`;
     if (claim.metadata.deletionTimestamp) return `persistentvolumeclaim "${claimName}" is being deleted`;
   }
+  if (hasUnboundImmediateClaims(podClaimNames(pod), view)) return 'pod has unbound immediate PersistentVolumeClaims';
   return undefined;
 }
 
-/** The node for `pod` (fewest pods first, then node order), or the Unschedulable message. */
-export function pickNode(pod: KubeObject, view: ClusterView): { node: string } | { message: string } {
+/**
+ * The node for `pod` (fewest pods first, then node order) with what its volumes need there
+ * (volume-binding-filter.ts), or the Unschedulable message.
+ */
+export function pickNode(pod: KubeObject, view: ClusterView): { node: string; volumes: VolumePlan } | { message: string } {
   const total = view.nodes.length;
   const problem = claimProblem(pod, view);
   if (problem) return { message: `0/${total} nodes are available: ${problem}.` };
   const reasons = new Map<string, number>();
-  let best: KubeObject | undefined;
+  const claimNames = podClaimNames(pod);
+  let best: { node: KubeObject; volumes: VolumePlan } | undefined;
   for (const node of view.nodes) {
-    const why = rejection(pod, node, view);
-    if (why) reasons.set(why, (reasons.get(why) ?? 0) + 1);
-    else if (!best || (view.podCount.get(node.metadata.name ?? '') ?? 0) < (view.podCount.get(best.metadata.name ?? '') ?? 0)) best = node;
+    const plan = rejection(pod, node, view) ?? planVolumes(claimNames, node, view);
+    if (typeof plan === 'string' || 'reason' in plan) {
+      const why = typeof plan === 'string' ? plan : plan.reason;
+      reasons.set(why, (reasons.get(why) ?? 0) + 1);
+    } else if (!best || (view.podCount.get(node.metadata.name ?? '') ?? 0) < (view.podCount.get(best.node.metadata.name ?? '') ?? 0)) best = { node, volumes: plan };
   }
-  if (best) return { node: best.metadata.name ?? '' };
+  if (best) return { node: best.node.metadata.name ?? '', volumes: best.volumes };
   // As the scheduler's FitError: "<count> <reason>" strings in byte order.
   const parts = [...reasons.entries()].map(([why, n]) => `${n} ${why}`).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return { message: `0/${total} nodes are available: ${parts.join(', ')}.` };
@@ -139,7 +140,7 @@ export class Scheduler {
       store,
       {
         name: 'scheduler',
-        keysFor: (ev) => (ev.kind === 'Node' || ev.kind === 'PersistentVolumeClaim' || ev.kind === 'PersistentVolume' || (ev.kind === 'Pod' && (ev.type === 'DELETED' || !ev.object.spec?.nodeName)) ? ['all'] : []),
+        keysFor: (ev) => (ev.kind === 'Node' || ev.kind === 'StorageClass' || ev.kind === 'PersistentVolumeClaim' || ev.kind === 'PersistentVolume' || (ev.kind === 'Pod' && (ev.type === 'DELETED' || !ev.object.spec?.nodeName)) ? ['all'] : []),
         sync: () => this.schedulePending(),
         initialKeys: () => ['all'],
       },
@@ -174,7 +175,11 @@ export class Scheduler {
     }
     const claims: ByName = { get: (name) => this.store.get('PersistentVolumeClaim', namespace, name) };
     const volumes: ByName = { get: (name) => (name ? this.store.get('PersistentVolume', undefined, name) : undefined) };
-    return { nodes, podCount: index.podCount(), claims, volumes, placed };
+    const classes: ByName = { get: (name) => this.store.get('StorageClass', undefined, name) };
+    // Read once per pod, when one of its claims is unbound (the binds of earlier pods in the pass are in it).
+    let free: KubeObject[] | undefined;
+    const freeVolumes = (): KubeObject[] => (free ??= this.store.list('PersistentVolume', undefined, (pv) => pv.status?.phase === 'Available' && !pv.metadata.deletionTimestamp));
+    return { nodes, podCount: index.podCount(), claims, volumes, classes, freeVolumes, placed };
   }
 
   private schedulePending(): void {
@@ -188,19 +193,33 @@ export class Scheduler {
     for (const pod of pending) {
       // The index follows every bind as it is written, so the next pod sees the spread so far.
       const choice = pickNode(pod, this.view(pod, index, nodes, byName));
-      if ('node' in choice) this.bind(pod, choice.node);
+      if ('node' in choice) this.bind(pod, choice.node, choice.volumes);
       else this.markUnschedulable(pod, choice.message);
     }
   }
 
-  private bind(pod: KubeObject, node: string): void {
-    for (const claimName of podClaimNames(pod)) {
+  private bind(pod: KubeObject, node: string, volumes: VolumePlan): void {
+    for (const [claimName, pvName] of volumes.reserve) this.reserve(pod.metadata.namespace, claimName, pvName);
+    for (const claimName of volumes.provision) {
       const claim = this.store.get('PersistentVolumeClaim', pod.metadata.namespace, claimName);
       if (!claim || claim.spec?.volumeName || claim.metadata.annotations?.[SELECTED_NODE_ANNOTATION] === node) continue;
       this.store.update('PersistentVolumeClaim', { ...claim, metadata: { ...claim.metadata, annotations: { ...(claim.metadata.annotations ?? {}), [SELECTED_NODE_ANNOTATION]: node } } });
     }
     const bound = this.store.update('Pod', { ...pod, spec: { ...pod.spec, nodeName: node } });
     this.setScheduled(bound, { type: 'PodScheduled', status: 'True' });
+  }
+
+  /**
+   * As the binder's `BindPodVolumes` for a static match: the volume's claimRef names the claim (and
+   * `pv.kubernetes.io/bound-by-controller`); the PV controller then binds the claim to it.
+   */
+  private reserve(namespace: string | undefined, claimName: string, pvName: string): void {
+    const claim = this.store.get('PersistentVolumeClaim', namespace, claimName);
+    const pv = this.store.get('PersistentVolume', undefined, pvName);
+    if (!claim || !pv || pv.spec?.claimRef) return;
+    const claimRef = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace, name: claimName, uid: claim.metadata.uid, resourceVersion: claim.metadata.resourceVersion };
+    const annotations = { ...(pv.metadata.annotations ?? {}), 'pv.kubernetes.io/bound-by-controller': 'yes' };
+    this.store.update('PersistentVolume', { ...pv, metadata: { ...pv.metadata, annotations }, spec: { ...pv.spec, claimRef } });
   }
 
   private markUnschedulable(pod: KubeObject, message: string): void {

@@ -1,7 +1,8 @@
 /**
  * StorageClasses as EKS ships them and as the API server treats them: `gp2` (the default class,
  * annotated `storageclass.kubernetes.io/is-default-class: "true"`) and `gp3`, both EBS CSI volumes
- * that reclaim Delete and bind WaitForFirstConsumer; the API defaults of a class (`reclaimPolicy`
+ * that reclaim Delete and bind WaitForFirstConsumer; classes a runbook adds (e.g. TiDB Operator's
+ * `local-storage`, `kubernetes.io/no-provisioner` with static local volumes); the API defaults of a class (`reclaimPolicy`
  * Delete, `volumeBindingMode` Immediate); and the DefaultStorageClass admission step, which gives a
  * claim created without `storageClassName` the default class's name.
  */
@@ -14,11 +15,30 @@ export const DEFAULT_CLASS_ANNOTATION = 'storageclass.kubernetes.io/is-default-c
 /** The EBS CSI driver's name: the provisioner of the EKS classes. */
 export const EBS_PROVISIONER = 'ebs.csi.aws.com';
 
-/** How a class reclaims and binds. */
-export type StorageClassSim = { reclaimPolicy?: 'Delete' | 'Retain'; volumeBindingMode?: 'Immediate' | 'WaitForFirstConsumer'; isDefault?: boolean };
+/**
+ * The provisioner of classes whose volumes an administrator (or the local volume static
+ * provisioner) creates: the PV controller never provisions for them.
+ */
+export const NO_PROVISIONER = 'kubernetes.io/no-provisioner';
+
+/**
+ * Static local volumes of a class, as the local volume static provisioner's DaemonSet discovers
+ * them: `perNode` disks of `capacity` on every node (or only on the nodes of `pools`).
+ */
+export type LocalVolumesSim = { perNode: number; capacity: string; pools?: readonly string[] };
+
+/** How a class provisions, reclaims and binds; `localVolumes` only with {@link NO_PROVISIONER}. */
+export type StorageClassSim = {
+  reclaimPolicy?: 'Delete' | 'Retain';
+  volumeBindingMode?: 'Immediate' | 'WaitForFirstConsumer';
+  isDefault?: boolean;
+  /** Default: the EBS CSI driver. */
+  provisioner?: string;
+  localVolumes?: LocalVolumesSim;
+};
 
 /** A class with every field resolved. */
-export type ResolvedClass = { name: string; reclaimPolicy: 'Delete' | 'Retain'; volumeBindingMode: 'Immediate' | 'WaitForFirstConsumer' };
+export type ResolvedClass = { name: string; reclaimPolicy: 'Delete' | 'Retain'; volumeBindingMode: 'Immediate' | 'WaitForFirstConsumer'; provisioner: string };
 
 /** The classes of a new EKS cluster: gp2 (default) and gp3, both Delete and WaitForFirstConsumer. */
 export const EKS_STORAGE_CLASSES: Readonly<Record<string, StorageClassSim>> = {
@@ -28,13 +48,15 @@ export const EKS_STORAGE_CLASSES: Readonly<Record<string, StorageClassSim>> = {
 
 /** The StorageClass object for `name`. */
 export function storageClassObject(name: string, sc: StorageClassSim): KubeObject {
+  const provisioner = sc.provisioner ?? EBS_PROVISIONER;
+  // Only the EBS classes take EBS parameters and can grow; a runbook's local class has neither.
+  const ebs = provisioner === EBS_PROVISIONER ? { parameters: { type: name === 'gp3' ? 'gp3' : 'gp2', fsType: 'ext4' }, allowVolumeExpansion: true } : {};
   return {
     metadata: { name, ...(sc.isDefault ? { annotations: { [DEFAULT_CLASS_ANNOTATION]: 'true' } } : {}) },
-    provisioner: EBS_PROVISIONER,
-    parameters: { type: name === 'gp3' ? 'gp3' : 'gp2', fsType: 'ext4' },
+    provisioner,
+    ...ebs,
     reclaimPolicy: sc.reclaimPolicy ?? 'Delete',
     volumeBindingMode: sc.volumeBindingMode ?? 'Immediate',
-    allowVolumeExpansion: true,
   };
 }
 
@@ -68,7 +90,7 @@ export function resolveClass(sc: KubeObject | undefined): ResolvedClass | undefi
   if (!sc) return undefined;
   const reclaimPolicy = sc.reclaimPolicy === 'Retain' ? 'Retain' : 'Delete';
   const volumeBindingMode = sc.volumeBindingMode === 'WaitForFirstConsumer' ? 'WaitForFirstConsumer' : 'Immediate';
-  return { name: sc.metadata.name ?? '', reclaimPolicy, volumeBindingMode };
+  return { name: sc.metadata.name ?? '', reclaimPolicy, volumeBindingMode, provisioner: typeof sc.provisioner === 'string' ? sc.provisioner : '' };
 }
 
 /**

@@ -7,6 +7,7 @@ import type { Clock } from '../platform/clock.js';
 import type { ErrorSink } from './controllers/base.js';
 import { SimControllers } from './controllers/index.js';
 import type { NodesSpec } from './nodes.js';
+import type { StorageClassSim } from './storage-classes.js';
 import { GarbageCollector } from './gc.js';
 import { simKubeconfig } from './kubeconfig.js';
 import { ProxyRegistry } from './proxy.js';
@@ -27,6 +28,8 @@ export type SimWorldOptions = {
   nodes?: NodesSpec;
   /** Pending → Running+Ready for a healthy pod (default 5000 ms). */
   podStartupMs?: number;
+  /** StorageClasses besides EKS's gp2 and gp3, with their static local volumes (default: none). */
+  storageClasses?: Record<string, StorageClassSim>;
   /** Bearer token required on every request (default: none required; with `rbac`, the admin's token, default random). */
   token?: string;
   /**
@@ -77,6 +80,7 @@ export class SimWorld {
     const controllers = new SimControllers(store, {
       podStartupMs: opts.podStartupMs ?? 5000,
       nodes: opts.nodes ?? 3,
+      ...(opts.storageClasses ? { storageClasses: opts.storageClasses } : {}),
       runtimes: opts.runtimes ?? [],
       // On the real clock a controller bug is reported, not a crash of the whole server.
       onError: opts.onControllerError,

@@ -4,7 +4,8 @@
  * then one GET per distinct node a TiKV pod of the cluster is scheduled on; the nodes of healthy
  * TiDB servers whose running process still needs its server labels (TiDB ≥ 6.3 with a zone location
  * label; once posted, none); and, with `detectNodeFailure`, the nodes of the pods TiKV's and
- * TiFlash's failure stores name (host-down detection reads their conditions). A steady cluster
+ * TiFlash's failure stores and PD's undeleted failure members name (host-down detection reads their
+ * conditions). A steady cluster
  * without location labels or failure stores reads no Node at all.
  */
 
@@ -23,7 +24,8 @@ import { plainJson } from './plain-json.js';
 
 /**
  * The names of the nodes to read: those of the cluster's TiKV pods, when any store label is wanted,
- * and with `detectNodeFailure` those of the pods named by TiKV's and TiFlash's failure stores.
+ * and with `detectNodeFailure` those of the pods named by TiKV's and TiFlash's failure stores and
+ * PD's failure members not yet deleted.
  */
 export function storeNodeNames(cluster: TidbCluster, owned: OwnedObjects, pd: PdView | undefined, detectNodeFailure = false): string[] {
   const labelled = cluster.spec.tikv !== undefined && tikvStoreLabelKeys(cluster, pd).length > 0;
@@ -43,10 +45,11 @@ export function serverNodeNames(cluster: TidbCluster, owned: OwnedObjects, pd: P
   return [...new Set(serverLabelNodeNames(cluster, pd, tidbPods, (name) => tidb.servers[name]?.healthy === true))].sort();
 }
 
-/** The pod names TiKV's and TiFlash's `failureStores` record. */
+/** The pod names TiKV's and TiFlash's `failureStores` record, and PD's `failureMembers` not yet deleted. */
 function failureStorePods(cluster: TidbCluster): Set<string> {
   const failures = [cluster.status?.tikv?.failureStores, cluster.status?.tiflash?.failureStores].flatMap((f) => Object.values(f ?? {}));
-  return new Set(failures.flatMap((f) => (f.podName ? [f.podName] : [])));
+  const members = Object.values(cluster.status?.pd?.failureMembers ?? {}).filter((m) => m.memberDeleted !== true);
+  return new Set([...failures, ...members].flatMap((f) => (f.podName ? [f.podName] : [])));
 }
 
 /**

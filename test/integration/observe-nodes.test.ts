@@ -38,6 +38,10 @@ const failing = (tc: TidbCluster): TidbCluster => ({
   ...tc,
   status: { ...tc.status, tikv: { failureStores: { '2': { podName: 'basic-tikv-1', storeID: '2', pvcUIDSet: { u: {} } } } } },
 });
+const pdFailing = (tc: TidbCluster, memberDeleted: boolean): TidbCluster => ({
+  ...tc,
+  status: { ...tc.status, pd: { failureMembers: { 'basic-pd-0': { podName: 'basic-pd-0', memberID: '7', pvcUIDSet: { u: {} }, memberDeleted } } } },
+});
 const gets = (): number => s.server.requestCounts.get('GET') ?? 0;
 const PODS = owned(pod('basic-tikv-0', 'tikv', 'n1'), pod('basic-tikv-1', 'tikv', 'n2'), pod('basic-tikv-2', 'tikv', 'n1'), pod('basic-tikv-3', 'tikv'), pod('basic-pd-0', 'pd', 'n3'));
 
@@ -49,6 +53,8 @@ describe("reading the nodes of a cluster's TiKV pods for store labels", () => {
     { name: 'no TiKV in the spec: nothing', tc: tidbCluster(changeSpec((spec) => ({ ...spec, tikv: undefined }))), pd: located(['zone']), want: undefined, requests: 0 },
     { name: 'detectNodeFailure: the node of a failure store’s pod is read', tc: failing(tidbCluster()), pd: located([]), want: ['n2'], requests: 1, detect: true },
     { name: 'detectNodeFailure off: a failure store’s node is not read', tc: failing(tidbCluster()), pd: located([]), want: undefined, requests: 0, detect: false },
+    { name: 'detectNodeFailure: the node of a PD failure member’s pod is read', tc: pdFailing(tidbCluster(), false), pd: located([]), want: ['n3'], requests: 1, detect: true },
+    { name: 'detectNodeFailure: a deleted PD failure member’s node is not read', tc: pdFailing(tidbCluster(), true), pd: located([]), want: undefined, requests: 0, detect: true },
   ])('$name', async ({ tc, pd, want, requests, detect }) => {
     // Prepare
     for (const name of ['n1', 'n2', 'n3']) s.store.create('Node', { metadata: { name, labels: { 'topology.kubernetes.io/zone': `zone-${name}` } } });

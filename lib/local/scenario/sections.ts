@@ -9,6 +9,7 @@ import { applyStructuralSchema } from '../../sim/crd/schema.js';
 import { tidbClusterSchema } from '../../sim/crd/tidbcluster.js';
 import { DEFAULT_CONFIG, DEFAULT_NAMESPACE, DEFAULT_SIM, TIDB_CLUSTER_API_VERSION } from './defaults.js';
 import { readNodes } from './node-pools.js';
+import { readStorageClasses } from './storage-classes.js';
 import type { FieldPath, Mapping } from './reader.js';
 import {
   describeValue,
@@ -38,7 +39,7 @@ export const CONFIG_FIELDS = [
 ] as const;
 
 /** The knobs `sim:` accepts. */
-export const SIM_FIELDS = ['nodes', 'podStartup', 'storeRemoval', 'leaderEviction', 'maxStoreDownTime'] as const;
+export const SIM_FIELDS = ['nodes', 'podStartup', 'storeRemoval', 'leaderEviction', 'maxStoreDownTime', 'storageClasses'] as const;
 
 /** Reads `config:`; missing or empty means every default. Failover periods may be 0; the sweep interval may not. */
 export function readConfig(raw: unknown): ScenarioConfig {
@@ -75,18 +76,20 @@ function readWatchNamespaces(value: unknown): readonly string[] {
   }
 }
 
-/** Reads `sim:`; missing or empty means every default. `nodes` is 1 to `MAX_NODES`, or node pools (see `node-pools.ts`); durations may be 0. */
+/** Reads `sim:`; missing or empty means every default. `nodes` is 1 to `MAX_NODES`, or node pools (see `node-pools.ts`); durations may be 0; `storageClasses` see `storage-classes.ts`. */
 export function readSim(raw: unknown): SimSettings {
   const map = section(raw, 'sim');
   rejectUnknownFields(map, ['sim'], SIM_FIELDS);
   const d = DEFAULT_SIM;
   const duration = (key: string, fallback: number): number => (key in map ? readDuration(map[key], ['sim', key]) : fallback);
+  const nodes = 'nodes' in map ? readNodes(map['nodes'], ['sim', 'nodes']) : { nodes: d.nodes };
   return {
-    ...('nodes' in map ? readNodes(map['nodes'], ['sim', 'nodes']) : { nodes: d.nodes }),
+    ...nodes,
     podStartupMs: duration('podStartup', d.podStartupMs),
     storeRemovalMs: duration('storeRemoval', d.storeRemovalMs),
     leaderEvictionMs: duration('leaderEviction', d.leaderEvictionMs),
     maxStoreDownTimeMs: duration('maxStoreDownTime', d.maxStoreDownTimeMs),
+    ...('storageClasses' in map ? { storageClasses: readStorageClasses(map['storageClasses'], ['sim', 'storageClasses'], nodes.nodePools) } : {}),
   };
 }
 

@@ -84,6 +84,19 @@ export type SimSettings = {
   readonly storeRemovalMs: number;
   readonly leaderEvictionMs: number;
   readonly maxStoreDownTimeMs: number;
+  /** StorageClasses a runbook creates before the cluster (`sim.storageClasses`), besides EKS's gp2 and gp3. */
+  readonly storageClasses?: readonly StorageClassSetting[];
+};
+
+/** One StorageClass of `sim.storageClasses`, defaults applied. */
+export type StorageClassSetting = {
+  readonly name: string;
+  /** Default `ebs.csi.aws.com` (provisions as gp2 does); `kubernetes.io/no-provisioner` never provisions. */
+  readonly provisioner: string;
+  readonly volumeBindingMode: 'Immediate' | 'WaitForFirstConsumer';
+  readonly reclaimPolicy: 'Delete' | 'Retain';
+  /** Static local volumes (only with `kubernetes.io/no-provisioner`): `perNode` disks of `capacity` on every node, or on the nodes of `pools`. */
+  readonly localVolumes?: { readonly perNode: number; readonly capacity: string; readonly pools?: readonly string[] };
 };
 
 /** One node pool of `sim.nodes` (list form): nodes `<name>-0..<name>-(count-1)`. */

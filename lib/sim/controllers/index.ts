@@ -1,7 +1,7 @@
 /**
  * Every simulated controller of the world on one store and clock: the nodes, the kubelet (with the
  * scheduler and the fault hooks), and the StatefulSet, Deployment, Endpoints and volume
- * controllers. The garbage collector is separate (gc.ts) so a world can run without it.
+ * controllers, and the local volume static provisioner. The garbage collector is separate (gc.ts) so a world can run without it.
  */
 import { Kubelet } from '../kubelet.js';
 import { type NodesSpec, createNodes } from '../nodes.js';
@@ -13,6 +13,7 @@ import { EndpointsController } from './endpoints.js';
 import { StatefulSetController } from './statefulset.js';
 import { type StorageClassSim, createStorageClasses } from '../storage-classes.js';
 import { VolumeController } from './volumes.js';
+import { LocalVolumeProvisioner, localClassDisks } from './local-volumes.js';
 
 /** Options of the simulated controllers; each has a documented default. */
 export type SimControllersOptions = {
@@ -22,7 +23,10 @@ export type SimControllersOptions = {
   nodes?: NodesSpec;
   /** Processes behind container images (default: none; every container is ready at once). */
   runtimes?: ContainerRuntime[];
-  /** StorageClasses to create besides (or instead of) EKS's gp2 (default) and gp3, both Delete and WaitForFirstConsumer. */
+  /**
+   * StorageClasses to create besides (or instead of) EKS's gp2 (default) and gp3, both Delete and
+   * WaitForFirstConsumer; a class with `localVolumes` gets its static local volumes on start.
+   */
   storageClasses?: Record<string, StorageClassSim>;
   /** Where unexpected controller failures go (default: rethrown from the clock's timer). */
   onError?: ErrorSink;
@@ -35,6 +39,8 @@ export class SimControllers {
   readonly deployments: DeploymentController;
   readonly endpoints: EndpointsController;
   readonly volumes: VolumeController;
+  /** The local volume static provisioner of the classes with `localVolumes`. */
+  readonly localVolumes: LocalVolumeProvisioner;
   private readonly nodeCount: NodesSpec;
   private readonly storageClasses: Record<string, StorageClassSim>;
 
@@ -49,6 +55,7 @@ export class SimControllers {
     this.endpoints = new EndpointsController(store, opts.onError);
     this.volumes = new VolumeController(store, { onError: opts.onError });
     this.storageClasses = opts.storageClasses ?? {};
+    this.localVolumes = new LocalVolumeProvisioner(store, localClassDisks(this.storageClasses, this.nodeCount), opts.onError);
   }
 
   /** Creates the missing nodes and storage classes and starts every controller. */
@@ -56,6 +63,7 @@ export class SimControllers {
     createNodes(this.store, this.nodeCount);
     createStorageClasses(this.store, this.storageClasses);
     this.volumes.start();
+    this.localVolumes.start();
     this.statefulSets.start();
     this.deployments.start();
     this.endpoints.start();
@@ -69,5 +77,6 @@ export class SimControllers {
     this.deployments.stop();
     this.statefulSets.stop();
     this.volumes.stop();
+    this.localVolumes.stop();
   }
 }

@@ -44,7 +44,7 @@ const storageOf = (value: unknown): number => {
 };
 
 /** Whether an Available `pv` satisfies `claim`: same class, every access mode, enough capacity, reachable from `node` if given. */
-function satisfies(pv: KubeObject, claim: KubeObject, node: KubeObject | undefined): boolean {
+export function satisfies(pv: KubeObject, claim: KubeObject, node: KubeObject | undefined): boolean {
   if ((pv.spec?.storageClassName ?? '') !== (claim.spec?.storageClassName ?? '')) return false;
   const modes = (pv.spec?.accessModes ?? []) as string[];
   if (!((claim.spec?.accessModes ?? []) as string[]).every((m) => modes.includes(m))) return false;
@@ -74,13 +74,13 @@ export function findVolumeFor(claim: KubeObject, volumes: readonly KubeObject[],
   return fits[0] ? { pv: fits[0] } : {};
 }
 
-/** A Warning Event on `claim` from the PV controller (reason e.g. `ProvisioningFailed`). */
-export function claimEvent(claim: KubeObject, reason: string, message: string, nowMs: number, suffix: string): KubeObject {
+/** An Event on `claim` from the PV controller (a Warning such as `ProvisioningFailed` unless `type` says Normal). */
+export function claimEvent(claim: KubeObject, reason: string, message: string, nowMs: number, suffix: string, type: 'Warning' | 'Normal' = 'Warning'): KubeObject {
   const at = rfc3339(nowMs);
   return {
     metadata: { name: `${claim.metadata.name ?? ''}.${suffix}`, namespace: claim.metadata.namespace },
     involvedObject: { kind: 'PersistentVolumeClaim', apiVersion: 'v1', namespace: claim.metadata.namespace, name: claim.metadata.name, uid: claim.metadata.uid, resourceVersion: claim.metadata.resourceVersion },
-    type: 'Warning',
+    type,
     reason,
     message,
     source: { component: 'persistentvolume-controller' },

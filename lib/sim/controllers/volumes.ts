@@ -9,7 +9,10 @@
  * and pins the volume to that node's zone. A deleted claim's volume is deleted (Delete) or left
  * Released with its data (Retain); an admin who removes a Released volume's `claimRef` makes it
  * Available again, to be bound by a new claim. Every claim carries the `kubernetes.io/pvc-protection`
- * finalizer, removed only once no scheduled, unfinished pod mounts it.
+ * finalizer, removed only once no scheduled, unfinished pod mounts it. A `kubernetes.io/no-provisioner`
+ * class never provisions (Immediate: a `ProvisioningFailed` Warning); a delayed claim waits with a
+ * Normal `WaitForFirstConsumer` Event; static local volumes are reclaimed by their provisioner
+ * (local-volumes.ts), never deleted here.
  *
  * Difference from a real cluster: the finalizer is added just after create (the real admission
  * plugin adds it in the create itself).
@@ -17,11 +20,12 @@
 import { type KubeObject, jsonEqual } from '../object.js';
 import { SELECTED_NODE_ANNOTATION, podClaimNames } from '../kubelet-scheduler.js';
 import { ZONE_LABEL } from '../nodes.js';
-import { EBS_PROVISIONER, type ResolvedClass, type StorageClassSim, resolveClass } from '../storage-classes.js';
+import { NO_PROVISIONER, type ResolvedClass, resolveClass } from '../storage-classes.js';
 import type { ObjectStore, StoreEvent } from '../store.js';
 import { type ErrorSink, LevelController, type SyncResult, keyOf, splitKey } from './base.js';
 import { claimEvent, findVolumeFor, isReleasedFrom } from './volume-binding.js';
 import { VolumeClaimIndex } from './volume-index.js';
+import { isStaticLocalVolume } from './local-volumes.js';
 import { compareKeys } from '../store-bucket.js';
 
 export type { StorageClassSim } from '../storage-classes.js';
@@ -35,6 +39,9 @@ export type VolumeOptions = {
   provisionMs?: number;
   onError?: ErrorSink;
 };
+
+/** The last letter of each claim Event's name, one per reason (so each is recorded once). */
+const EVENT_SUFFIX: Readonly<Record<string, string>> = { FailedBinding: 'b', ProvisioningFailed: 'p', WaitForFirstConsumer: 'w' };
 
 /** Prefix of the keys of volume syncs (claims are keyed `namespace/name`). */
 const VOLUME_KEY = 'pv:';
@@ -123,7 +130,10 @@ export class VolumeController {
     const named = this.volumes?.claimedBy(namespace, name) ?? this.store.list('PersistentVolume');
     for (const pv of named.filter((v) => isReleasedFrom(v, namespace, name, liveUid))) {
       if (pv.metadata.deletionTimestamp) continue;
-      if (pv.spec?.persistentVolumeReclaimPolicy === 'Delete') this.store.delete('PersistentVolume', undefined, pv.metadata.name ?? '');
+      // A static local volume is deleted by its external deleter (local-volumes.ts), not here: as
+      // pv_controller's deleteVolumeOperation, which leaves a volume provisioned by an external
+      // provisioner Released for it.
+      if (pv.spec?.persistentVolumeReclaimPolicy === 'Delete' && !isStaticLocalVolume(pv)) this.store.delete('PersistentVolume', undefined, pv.metadata.name ?? '');
       else if (pv.status?.phase !== 'Released') this.store.update('PersistentVolume', { ...pv, status: { ...(pv.status ?? {}), phase: 'Released' } }, { subresource: 'status' });
     }
   }
@@ -150,7 +160,10 @@ export class VolumeController {
     // A claim naming a volume, or no class, is bound statically or not at all.
     if (claim.spec?.volumeName || className === '') return this.pending(claim);
     if (!sc) return this.pending(claim, 'ProvisioningFailed', `storageclass.storage.k8s.io "${className}" not found`);
-    if (delayed && !selectedNode) return this.pending(claim);
+    // As pv_controller's syncUnboundClaim: a delayed claim waits for the scheduler's choice (a
+    // Normal event), and a class no in-tree plugin provisions for fails provisioning by name.
+    if (delayed && !selectedNode) return this.pending(claim, 'WaitForFirstConsumer', 'waiting for first consumer to be created before binding', 'Normal');
+    if (sc.provisioner === NO_PROVISIONER) return this.pending(claim, 'ProvisioningFailed', `no volume plugin matched name: ${NO_PROVISIONER}`);
     return this.provisionFor(claim, sc, selectedNode);
   }
 
@@ -164,7 +177,7 @@ export class VolumeController {
     this.provisioningSince.delete(uid);
     const withVolume = this.store.update('PersistentVolumeClaim', {
       ...claim,
-      metadata: { ...claim.metadata, annotations: { ...(claim.metadata.annotations ?? {}), 'pv.kubernetes.io/bind-completed': 'yes', 'pv.kubernetes.io/bound-by-controller': 'yes', 'volume.kubernetes.io/storage-provisioner': EBS_PROVISIONER } },
+      metadata: { ...claim.metadata, annotations: { ...(claim.metadata.annotations ?? {}), 'pv.kubernetes.io/bind-completed': 'yes', 'pv.kubernetes.io/bound-by-controller': 'yes', 'volume.kubernetes.io/storage-provisioner': sc.provisioner } },
       spec: { ...claim.spec, volumeName: pv.metadata.name },
     });
     return this.markBound(withVolume, pv);
@@ -185,12 +198,12 @@ export class VolumeController {
   }
 
   /** Leaves `claim` Pending, recording the Warning Event once per claim and reason. */
-  private pending(claim: KubeObject, reason?: string, message?: string): void {
+  private pending(claim: KubeObject, reason?: string, message?: string, type: 'Warning' | 'Normal' = 'Warning'): void {
     const id = `${claim.metadata.uid ?? ''}/${reason ?? ''}`;
     if (reason && message && !this.recorded.has(id)) {
       this.recorded.add(id);
-      const suffix = `${(claim.metadata.uid ?? '').slice(0, 8)}${reason === 'FailedBinding' ? 'b' : 'p'}`;
-      if (!this.store.get('Event', claim.metadata.namespace, `${claim.metadata.name ?? ''}.${suffix}`)) this.store.create('Event', claimEvent(claim, reason, message, this.store.clock.nowMs(), suffix));
+      const suffix = `${(claim.metadata.uid ?? '').slice(0, 8)}${EVENT_SUFFIX[reason] ?? 'p'}`;
+      if (!this.store.get('Event', claim.metadata.namespace, `${claim.metadata.name ?? ''}.${suffix}`)) this.store.create('Event', claimEvent(claim, reason, message, this.store.clock.nowMs(), suffix, type));
     }
     if (claim.status?.phase === 'Pending') return;
     this.store.update('PersistentVolumeClaim', { ...claim, status: { ...(claim.status ?? {}), phase: 'Pending' } }, { subresource: 'status' });
@@ -209,7 +222,7 @@ export class VolumeController {
     const nodeAffinity = zone ? { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE_LABEL, operator: 'In', values: [zone] }] }] } } : undefined;
     const uid = claim.metadata.uid ?? '';
     const pv: KubeObject = {
-      metadata: { name: `pvc-${uid}`, annotations: { 'pv.kubernetes.io/provisioned-by': EBS_PROVISIONER } },
+      metadata: { name: `pvc-${uid}`, annotations: { 'pv.kubernetes.io/provisioned-by': sc.provisioner } },
       spec: {
         capacity: { storage: claim.spec?.resources?.requests?.storage ?? '1Gi' },
         accessModes: claim.spec?.accessModes ?? ['ReadWriteOnce'],
@@ -217,7 +230,7 @@ export class VolumeController {
         persistentVolumeReclaimPolicy: sc.reclaimPolicy,
         storageClassName: sc.name,
         volumeMode: claim.spec?.volumeMode ?? 'Filesystem',
-        csi: { driver: EBS_PROVISIONER, volumeHandle: `vol-${uid.replace(/-/g, '').slice(0, 17)}`, fsType: 'ext4' },
+        csi: { driver: sc.provisioner, volumeHandle: `vol-${uid.replace(/-/g, '').slice(0, 17)}`, fsType: 'ext4' },
         ...(nodeAffinity ? { nodeAffinity } : {}),
       },
       status: { phase: 'Bound' },

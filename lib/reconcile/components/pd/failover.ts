@@ -4,7 +4,8 @@
  * `lastTransitionTime`) is marked in `status.pd.failureMembers`; the deadline is persisted and the key
  * woken at it, so the mark happens on time. A marked member is then deleted from PD by id, its pod and
  * its recorded PVCs deleted (uid-guarded); once all three are observed gone it is `memberDeleted`,
- * which raises the desired replicas by one. When every desired ordinal is Ready and healthy again,
+ * which raises the desired replicas by one. With `detectNodeFailure`, a member on a lost host is
+ * recovered as v1's failure-recovery hook does first (host-down.ts). When every desired ordinal is Ready and healthy again,
  * the marks are cleared and the extra member leaves through the normal scale-in.
  */
 
@@ -26,6 +27,7 @@ import { isPdAllMembersReady, pdDesiredReplicas } from '../../cluster/replicas.j
 import { isPodReady } from '../../member/statefulset.js';
 import { pdStatusOf, withPdStatus, type PdFailureMember, type PdStatusMember } from './names.js';
 import { observedObjects, observedPd } from '../../cluster/observed.js';
+import { planPdHostDown } from './host-down.js';
 
 const MAX_UINT64 = 18_446_744_073_709_551_615n;
 const nsName = (input: MemberInput): string => `${input.cluster.metadata.namespace ?? ''}/${input.cluster.metadata.name ?? ''}`;
@@ -209,5 +211,21 @@ export function planPdFailover(input: MemberInput): MemberDecision {
   const deleted = Object.values(failures(input)).filter((f) => f.memberDeleted === true).length;
   if (deleted >= max) return { actions: events, outcome: complete(`PD failover reached maxFailoverCount ${max}`) };
   const [first] = undeleted;
-  return first ? tryToDelete(input, first[0], first[1], events) : tryToMark(input, events);
+  return first ? hostDownThenDelete(input, first[0], first[1], events) : tryToMark(input, events);
+}
+
+/**
+ * As v1's `pdFailover.Failover` after marking: the host-down hook (host-down.ts) first, then
+ * `tryToDeleteAFailureMember`, whose `canDoCleanUpNow` holds a host-down member until its recreated
+ * pod has run `restartToDeleteStoreGap` (woken then; a member healthy again is left alone at once).
+ */
+function hostDownThenDelete(input: MemberInput, name: string, failure: PdFailureMember, events: Action[]): MemberDecision {
+  const step = planPdHostDown(input, name);
+  if ('decision' in step) return { ...step.decision, actions: [...events, ...step.decision.actions] };
+  const healthy = pdStatusOf(input).members?.[name]?.health === true;
+  if (!healthy && step.cleanUpAtMs === undefined) return { actions: events, outcome: wait(`failure member ${name} is host-down: waiting for its pod to be recreated`) };
+  if (!healthy && step.cleanUpAtMs !== undefined && input.snapshot.nowMs < step.cleanUpAtMs) {
+    return { actions: events, outcome: complete(`failure member ${name} is host-down: clean-up at ${toKubeTime(step.cleanUpAtMs)}`), wakeAtMs: step.cleanUpAtMs };
+  }
+  return tryToDelete(input, name, failure, events);
 }
