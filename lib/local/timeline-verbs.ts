@@ -90,6 +90,11 @@ function fault(stack: SimStack, f: Fault): VerbResult {
     case 'kube-api-errors':
       faults.kubeApiErrors(f.rate, f.forMs);
       return OK;
+    case 's3-down':
+      stack.sim.backups.s3.setDown(f.forMs);
+      return OK;
+    case 'job-pod-killed':
+      return killJobPod(stack, namespace, f.job);
     case 'step-crash':
       stack.crash = { afterActions: f.afterActions, times: f.times };
       return OK;
@@ -101,6 +106,17 @@ function fault(stack: SimStack, f: Fault): VerbResult {
       return { ok: false, error: `unknown fault ${JSON.stringify(never)}` };
     }
   }
+}
+
+/**
+ * `job-pod-killed`: the Job's running pod is deleted, as a node drain or eviction does — its
+ * process stops where it is (nothing more is written) and the Job controller counts it failed.
+ */
+function killJobPod(stack: SimStack, namespace: string, job: string): VerbResult {
+  const running = stack.world.store.list('Pod', namespace, (p) => p.metadata.labels?.['batch.kubernetes.io/job-name'] === job && !p.metadata.deletionTimestamp && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
+  if (running.length === 0) return { ok: false, error: `Job ${namespace}/${job} has no running pod` };
+  for (const pod of running) stack.world.store.delete('Pod', namespace, pod.metadata.name ?? '');
+  return OK;
 }
 
 function heal(stack: SimStack, h: HealTarget): VerbResult {
