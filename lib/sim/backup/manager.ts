@@ -48,17 +48,17 @@ export class BackupManagerRuntime implements ContainerRuntime {
     const container = ((pod.spec?.containers ?? []) as { name?: string; image?: string; args?: string[]; command?: string[] }[]).find((c) => c.name === hooks.container);
     if (!container || !isBackupManagerImage(container.image ?? '')) return undefined;
     const { command, flags } = parseManagerArgs([...(container.command ?? []).filter((c) => !c.startsWith('/')), ...(container.args ?? [])]);
-    const process = new ScriptProcess(this.ctx.clock, hooks, this.script(pod, command, flags));
+    const process = new ScriptProcess(this.ctx.clock, hooks, this.script(pod, hooks.container, command, flags));
     this.processes.set(`${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`, process);
     return process;
   }
 
-  private *script(pod: KubeObject, command: string, flags: ManagerArgs): Script {
+  private *script(pod: KubeObject, container: string, command: string, flags: ManagerArgs): Script {
     const client = new CrClient(this.ctx.store, CrClient.userOf(pod));
-    if (command === 'backup' && (flags.mode ?? 'snapshot') === 'snapshot') return yield* snapshotBackup(this.ctx, pod, client, flags);
-    if (command === 'backup' && flags.mode === 'log') return yield* logBackup(this.ctx, this.tasks, pod, client, flags);
-    if (command === 'restore' && (flags.mode === 'snapshot' || flags.mode === 'pitr' || flags.mode === undefined)) return yield* restoreRun(this.ctx, pod, client, flags);
-    if (command === 'clean') return yield* cleanBackup(this.ctx, pod, client, flags);
+    if (command === 'backup' && (flags.mode ?? 'snapshot') === 'snapshot') return yield* snapshotBackup(this.ctx, pod, client, flags, container);
+    if (command === 'backup' && flags.mode === 'log') return yield* logBackup(this.ctx, this.tasks, pod, client, flags, container);
+    if (command === 'restore' && (flags.mode === 'snapshot' || flags.mode === 'pitr' || flags.mode === undefined)) return yield* restoreRun(this.ctx, pod, client, flags, container);
+    if (command === 'clean') return yield* cleanBackup(this.ctx, pod, client, flags, container);
     throw new Error(`backup-manager ${command} ${flags.mode ? `--mode=${flags.mode} ` : ''}is not simulated`);
   }
 }

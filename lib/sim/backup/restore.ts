@@ -22,7 +22,7 @@ import { StorageSetupError, keyUnder, podCredentials, s3LocationOf } from './sto
 type Meta = { endVersion: string; files: { size: number }[]; dataset: { lineage: string; version: number; checksum: string; tsMs: number } };
 
 /** The restore run of `restore --mode=snapshot|pitr`. */
-export function* restoreRun(ctx: BackupContext, pod: KubeObject, client: CrClient, args: ManagerArgs): Script {
+export function* restoreRun(ctx: BackupContext, pod: KubeObject, client: CrClient, args: ManagerArgs, container = 'restore'): Script {
   const ns = args.namespace ?? '';
   const name = args.restoreName ?? '';
   const write = (c: CrCondition, extra: Record<string, unknown> = {}): void => client.updateStatus('Restore', ns, name, (s) => withCrCondition(s, c, ctx.clock.nowMs(), extra));
@@ -54,7 +54,7 @@ export function* restoreRun(ctx: BackupContext, pod: KubeObject, client: CrClien
   }
   let target: { lineage: string; version: number; tsMs: number; sizeBytes: number };
   try {
-    const who = podCredentials(ctx.store, pod, 'restore', ctx.s3.knownRoles());
+    const who = podCredentials(ctx.store, pod, container, ctx.s3.knownRoles());
     const pitr = args.mode === 'pitr';
     const fullLoc = s3LocationOf(pitr ? restore.spec?.pitrFullBackupStorageProvider : restore.spec);
     if (!fullLoc) throw new BrError('[BR:ExternalStorage:ErrStorageInvalidConfig]invalid external storage config: no S3 storage given');

@@ -37,7 +37,7 @@ function failWith(reason: string, err: unknown): { reason: string; message: stri
 }
 
 /** The snapshot backup run of `backup --mode=snapshot`. */
-export function* snapshotBackup(ctx: BackupContext, pod: KubeObject, client: CrClient, args: ManagerArgs): Script {
+export function* snapshotBackup(ctx: BackupContext, pod: KubeObject, client: CrClient, args: ManagerArgs, container = 'backup'): Script {
   const ns = args.namespace ?? '';
   const name = args.backupName ?? '';
   const write = (c: CrCondition, extra: Record<string, unknown> = {}): void => client.updateStatus('Backup', ns, name, (s) => withCrCondition(s, c, ctx.clock.nowMs(), extra));
@@ -57,7 +57,7 @@ export function* snapshotBackup(ctx: BackupContext, pod: KubeObject, client: CrC
   };
   let who: S3Credentials;
   try {
-    who = podCredentials(ctx.store, pod, 'backup', ctx.s3.knownRoles());
+    who = podCredentials(ctx.store, pod, container, ctx.s3.knownRoles());
     if (rerun && versionBelow(args.tikvVersion, [6, 5, 1])) {
       // cleanSnapshotBackupEnv: before v6.5.1 a re-run wipes the prefix, BR having no checkpoints.
       ctx.s3.delete(who, loc.bucket, ctx.s3.list(who, loc.bucket, keyUnder(loc, '')).map((o) => o.key));
@@ -123,7 +123,7 @@ function writeBackupFiles(ctx: BackupContext, who: S3Credentials, loc: S3Locatio
 }
 
 /** The clean run (`clean --backupName`): deletes everything under the backup's bucket/prefix, then checks nothing is left. */
-export function* cleanBackup(ctx: BackupContext, pod: KubeObject, client: CrClient, args: ManagerArgs): Script {
+export function* cleanBackup(ctx: BackupContext, pod: KubeObject, client: CrClient, args: ManagerArgs, container = 'backup'): Script {
   const ns = args.namespace ?? '';
   const name = args.backupName ?? '';
   const write = (c: CrCondition): void => client.updateStatus('Backup', ns, name, (s) => withCrCondition(s, c, ctx.clock.nowMs()));
@@ -137,7 +137,7 @@ export function* cleanBackup(ctx: BackupContext, pod: KubeObject, client: CrClie
   const loc = s3LocationOf(backup.spec);
   try {
     if (!loc) throw new Error(`backup ${ns}/${name} names no S3 storage`);
-    const who = podCredentials(ctx.store, pod, 'backup', ctx.s3.knownRoles());
+    const who = podCredentials(ctx.store, pod, container, ctx.s3.knownRoles());
     const under = loc.prefix ? `${loc.prefix}/` : '';
     ctx.s3.delete(who, loc.bucket, ctx.s3.list(who, loc.bucket, under).map((o) => o.key));
     const left = ctx.s3.list(who, loc.bucket, under);
