@@ -3,6 +3,7 @@
  * merge-patch or annotate the TidbCluster, inject or heal a fault, change the world (PD leader, PD
  * config), invoke the admin function, delete the cluster. Waiting and time are the runner's.
  */
+import { killJobPods } from '../sim/backup/faults.js';
 import { ApiError } from '../sim/api-error.js';
 import { applyMergePatch } from '../sim/patch.js';
 import type { KubeObject } from '../sim/object.js';
@@ -108,14 +109,9 @@ function fault(stack: SimStack, f: Fault): VerbResult {
   }
 }
 
-/**
- * `job-pod-killed`: the Job's running pod is deleted, as a node drain or eviction does — its
- * process stops where it is (nothing more is written) and the Job controller counts it failed.
- */
+/** `job-pod-killed`: the Job's running pod is deleted (see lib/sim/backup/faults.ts). */
 function killJobPod(stack: SimStack, namespace: string, job: string): VerbResult {
-  const running = stack.world.store.list('Pod', namespace, (p) => p.metadata.labels?.['batch.kubernetes.io/job-name'] === job && !p.metadata.deletionTimestamp && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
-  if (running.length === 0) return { ok: false, error: `Job ${namespace}/${job} has no running pod` };
-  for (const pod of running) stack.world.store.delete('Pod', namespace, pod.metadata.name ?? '');
+  if (killJobPods(stack.world.store, namespace, job).length === 0) return { ok: false, error: `Job ${namespace}/${job} has no running pod` };
   return OK;
 }
 

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { Datasets, datasetChecksum } from '../../lib/sim/backup/dataset.js';
+import { killJobPods } from '../../lib/sim/backup/faults.js';
 import { VirtualClock } from '../../lib/platform/clock.js';
 import { NS, START_MS, backupWorld, managerJob, newBackup } from './sim-backup-harness.js';
 
@@ -100,11 +101,13 @@ describe('backup-manager: snapshot backup', () => {
     await w.clock.advance(10_000);
     const [pod] = w.store.list('Pod', NS);
 
-    // Act
-    w.store.delete('Pod', NS, pod?.metadata.name ?? '');
+    // Act: the job-pod-killed fault.
+    const killed = killJobPods(w.store, NS, 'backup-b1');
     await w.clock.advance(600_000);
 
     // Assert
+    expect(killed).toEqual([pod?.metadata.name]);
+    expect(killJobPods(w.store, NS, 'backup-b1')).toEqual([]);
     expect(w.cr('Backup', 'b1').status?.phase).toBe('Running');
     expect(w.backups.s3.contents().backups).toEqual(['demo/b1/backup.lock']);
     expect(((w.cr('Job', 'backup-b1').status?.conditions ?? []) as { reason?: string }[]).map((c) => c.reason)).toEqual(['BackoffLimitExceeded', 'BackoffLimitExceeded']);
