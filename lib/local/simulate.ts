@@ -5,6 +5,7 @@
  * jumps to the next timer or message. Who did what is known by phase: the reconciler acts only
  * inside handler invocations, the simulated controllers only while the clock advances.
  */
+import { tsoOf } from '../sim/backup/dataset.js';
 import type { SimStack } from './sim-stack.js';
 import { formatClock } from './scenario/progress.js';
 import { ReportBuilder, isVolumeOfNamespace, objectKey, type ActionRecord, type Actor, type FinalState, type ScenarioReport } from './scenario/report.js';
@@ -216,7 +217,17 @@ function finalState(stack: SimStack): FinalState {
   }
   const all = clusters.length === 1 ? {} : { tidbclusters: Object.fromEntries(clusters.map((c) => [`${c.metadata.namespace}/${c.metadata.name}`, store.get('TidbCluster', c.metadata.namespace, c.metadata.name) ?? null])) };
   const pd = stack.sim.snapshot(m.namespace, m.name);
+  const datasetOf = (ns: string, name: string) => ({ checksum: stack.sim.backups.datasets.at(ns, name).checksum, ts: tsoOf(stack.clock.nowMs()) });
+  const backups =
+    stack.scenario.sim.buckets !== undefined || stack.scenario.sim.workload !== undefined
+      ? {
+          buckets: stack.sim.backups.s3.contents(),
+          dataset: datasetOf(m.namespace, m.name),
+          ...(clusters.length === 1 ? {} : { datasets: Object.fromEntries(clusters.map((c) => [`${c.metadata.namespace}/${c.metadata.name}`, datasetOf(c.metadata.namespace, c.metadata.name)])) }),
+        }
+      : {};
   return {
+    ...backups,
     tidbcluster: (store.get('TidbCluster', m.namespace, m.name) as Record<string, unknown> | undefined) ?? null,
     ...all,
     objects,

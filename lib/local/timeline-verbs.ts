@@ -3,6 +3,7 @@
  * merge-patch or annotate the TidbCluster, inject or heal a fault, change the world (PD leader, PD
  * config), invoke the admin function, delete the cluster. Waiting and time are the runner's.
  */
+import { killJobPods } from '../sim/backup/faults.js';
 import { ApiError } from '../sim/api-error.js';
 import { applyMergePatch } from '../sim/patch.js';
 import type { KubeObject } from '../sim/object.js';
@@ -90,6 +91,11 @@ function fault(stack: SimStack, f: Fault): VerbResult {
     case 'kube-api-errors':
       faults.kubeApiErrors(f.rate, f.forMs);
       return OK;
+    case 's3-down':
+      stack.sim.backups.s3.setDown(f.forMs);
+      return OK;
+    case 'job-pod-killed':
+      return killJobPod(stack, namespace, f.job);
     case 'step-crash':
       stack.crash = { afterActions: f.afterActions, times: f.times };
       return OK;
@@ -101,6 +107,12 @@ function fault(stack: SimStack, f: Fault): VerbResult {
       return { ok: false, error: `unknown fault ${JSON.stringify(never)}` };
     }
   }
+}
+
+/** `job-pod-killed`: the Job's running pod is deleted (see lib/sim/backup/faults.ts). */
+function killJobPod(stack: SimStack, namespace: string, job: string): VerbResult {
+  if (killJobPods(stack.world.store, namespace, job).length === 0) return { ok: false, error: `Job ${namespace}/${job} has no running pod` };
+  return OK;
 }
 
 function heal(stack: SimStack, h: HealTarget): VerbResult {

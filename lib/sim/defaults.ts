@@ -5,6 +5,7 @@
  * template restart/DNS/grace settings, container pull policy and port protocols). A reconciler that
  * compares its desired spec with the stored one sees these fields exactly as on EKS.
  */
+import { defaultJobSpec } from './job-strategy.js';
 import type { KubeObject } from './object.js';
 
 /** Allocates cluster IPs; `inUse` lists the addresses Services already hold. */
@@ -62,6 +63,10 @@ export function applySpecDefaults(kind: string, obj: KubeObject): void {
       claim.apiVersion ??= 'v1';
       claim.kind ??= 'PersistentVolumeClaim';
     }
+  }
+  if (kind === 'Job') {
+    defaultJobSpec(spec);
+    defaultTemplate(spec.template);
   }
   if (kind === 'Deployment') {
     spec.replicas ??= 1;

@@ -16,13 +16,15 @@ export type Termination = { exitCode: number; reason: string; startedAtMs: numbe
  * One container as the kubelet tracks it. `creating`: not started yet (ContainerCreating);
  * `running`: started (its process may be missing while the pod or node is down: a hung process);
  * `backoff`: exited, waiting in CrashLoopBackOff until `restartAtMs`; `terminated`: killed for the
- * pod's deletion.
+ * pod's deletion; `exited`: ended for good (`exit`), as the pod's restartPolicy (Never, or OnFailure
+ * after exit code 0) does not restart it.
  */
 export type ContainerRun = {
   readonly name: string;
   readonly image: string;
   process: SimProcess | undefined;
-  state: 'creating' | 'running' | 'backoff' | 'terminated';
+  state: 'creating' | 'running' | 'backoff' | 'terminated' | 'exited';
+  exit?: Termination;
   startedAtMs?: number;
   restartCount: number;
   lastTermination?: Termination;
@@ -75,6 +77,8 @@ function containerState(c: ContainerRun, pod: KubeObject, nowMs: number): Record
     }
     case 'terminated':
       return { terminated: terminated({ exitCode: 0, reason: 'Completed', startedAtMs: c.startedAtMs ?? nowMs, finishedAtMs: nowMs }) };
+    case 'exited':
+      return { terminated: terminated(c.exit ?? { exitCode: 0, reason: 'Completed', startedAtMs: c.startedAtMs ?? nowMs, finishedAtMs: nowMs }) };
     default: {
       const unreachable: never = c.state;
       return unreachable;
@@ -117,12 +121,12 @@ export function buildPodStatus(pod: KubeObject, run: PodRun, ctx: StatusContext)
   const previousContainers = (pod.status?.containerStatuses ?? []) as Record<string, unknown>[];
   const unready = run.containers.filter((c) => !isContainerReady(c, ctx.down, hasReadinessProbe(pod, c.name))).map((c) => c.name);
   const allReady = unready.length === 0 && run.containers.length > 0;
-  const why = allReady ? undefined : 'ContainersNotReady';
-  const message = allReady ? undefined : `containers with unready status: [${unready.join(' ')}]`;
-  const everStarted = run.containers.some((c) => c.state !== 'creating' || c.restartCount > 0);
+  const phase = podPhase(run);
+  const why = allReady ? undefined : phase === 'Succeeded' || phase === 'Failed' ? 'PodCompleted' : 'ContainersNotReady';
+  const message = allReady || why === 'PodCompleted' ? undefined : `containers with unready status: [${unready.join(' ')}]`;
   return {
     ...(pod.status ?? {}),
-    phase: everStarted ? 'Running' : 'Pending',
+    phase,
     conditions: [
       condition('Initialized', true, previous, ctx.nowMs),
       condition('Ready', allReady, previous, ctx.nowMs, why, message),
@@ -135,6 +139,17 @@ export function buildPodStatus(pod: KubeObject, run: PodRun, ctx: StatusContext)
     containerStatuses: run.containers.map((c) => containerStatus(c, pod, ctx, previousContainers.find((p) => p.name === c.name))),
     qosClass: pod.status?.qosClass ?? qosClass(pod),
   };
+}
+
+/**
+ * The pod phase as the kubelet's getPhase: Pending until a container first starts; Succeeded or
+ * Failed once every container has exited for good (Failed if any exited non-zero); else Running.
+ */
+function podPhase(run: PodRun): string {
+  if (run.containers.length > 0 && run.containers.every((c) => c.state === 'exited')) {
+    return run.containers.some((c) => (c.exit?.exitCode ?? 0) !== 0) ? 'Failed' : 'Succeeded';
+  }
+  return run.containers.some((c) => c.state !== 'creating' || c.restartCount > 0) ? 'Running' : 'Pending';
 }
 
 /** The QoS class as the API server assigns it: Guaranteed, Burstable or BestEffort. */

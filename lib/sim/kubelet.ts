@@ -5,7 +5,8 @@
  * then `podStartupMs` later its containers start (phase Running, Ready once every process reports
  * ready). A process that exits is restarted as the kubelet does: at once the first time, then after
  * 10 s, 20 s, 40 s … capped at 300 s (CrashLoopBackOff), the delay resetting after 10 minutes
- * without a crash. A pod marked for deletion has its processes stopped and is removed after
+ * without a crash — unless the pod's restartPolicy says otherwise (Never; OnFailure after exit 0):
+ * then the container stays terminated and the pod ends Succeeded or Failed. A pod marked for deletion has its processes stopped and is removed after
  * min(grace period, `stopMs`) — unless its node is down, where nothing finishes it (it stays
  * Terminating until force-deleted, as on a real cluster).
  *
@@ -223,7 +224,16 @@ export class Kubelet {
     if (!c.process) c.process = this.spawn(key, pod, c);
     const exit = this.brokenImages.has(c.image) && !(c.process instanceof CrashingProcess) ? { reason: 'Error', exitCode: 1 } : c.process.exitReason();
     if (!exit) return undefined;
-    const restartNow = this.exited(c, { ...exit, startedAtMs: c.startedAtMs ?? now, finishedAtMs: now });
+    const termination = { ...exit, startedAtMs: c.startedAtMs ?? now, finishedAtMs: now };
+    if (!restartsAfter(pod, exit.exitCode)) {
+      // restartPolicy Never (or OnFailure after a clean exit): the container stays terminated.
+      c.process?.stop();
+      c.process = undefined;
+      c.state = 'exited';
+      c.exit = termination;
+      return undefined;
+    }
+    const restartNow = this.exited(c, termination);
     // Not in back-off yet: restart at once (the kubelet only backs off from the second crash on).
     return restartNow ? this.stepContainer(key, pod, c, now) : c.restartAtMs;
   }
@@ -287,6 +297,14 @@ export class Kubelet {
     const n = this.ipCounter++;
     return `10.1.${Math.floor(n / 250) % 250}.${(n % 250) + 2}`;
   }
+}
+
+/** Whether the kubelet restarts a container that exited with `exitCode`, per the pod's restartPolicy. */
+function restartsAfter(pod: KubeObject, exitCode: number): boolean {
+  const policy = pod.spec?.restartPolicy;
+  if (policy === 'Never') return false;
+  if (policy === 'OnFailure') return exitCode !== 0;
+  return true;
 }
 
 /** The Secrets a pod's non-optional secret volumes mount. */

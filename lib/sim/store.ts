@@ -15,6 +15,7 @@ import { admitCustomResource, prepareCrd, validateCrdAgainst } from './crd/admis
 import { CRD_CLEANUP_FINALIZER } from './crd/definitions.js';
 import { EventHistory, KindBucket, type LabelEquals, ServiceIps, compareKeys, deepFreeze, keyOf } from './store-bucket.js';
 import { ClusterIpAllocator, applyCreateDefaults, applySpecDefaults } from './defaults.js';
+import { generateJobSelector } from './job-strategy.js';
 import { defaultClassName, defaultStorageClass } from './storage-classes.js';
 
 /** A change as watchers see it. `object` is the stored object after the change (before, for DELETED). */
@@ -156,6 +157,8 @@ export class ObjectStore {
     const meta = obj.metadata;
     meta.uid = uuidFrom(this.random);
     meta.creationTimestamp = rfc3339(this.clock.nowMs());
+    // As the Job strategy's generateSelector, which runs once the uid is known.
+    if (kind === 'Job') generateJobSelector(obj);
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
     if (res.hasGeneration) meta.generation = 1;

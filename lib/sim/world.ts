@@ -19,6 +19,7 @@ import { ApiGate } from './gate.js';
 import type { RbacUser } from './rbac.js';
 import { ObjectStore } from './store.js';
 import { CRD_KIND } from './crd/registry.js';
+import { backupCrds } from './crd/backup.js';
 import { tidbClusterCrd } from './crd/tidbcluster.js';
 
 /** Options of the world; each has a documented default. */
@@ -70,11 +71,12 @@ export class SimWorld {
     readonly caData: string | undefined,
   ) {}
 
-  /** Builds the world, creates the default namespaces, the TidbCluster CRD and nodes, and starts serving. */
+  /** Builds the world, creates the default namespaces, the TidbCluster and backup CRDs and nodes, and starts serving. */
   static async start(opts: SimWorldOptions): Promise<SimWorld> {
     const store = new ObjectStore(opts.clock, { random: opts.random });
     for (const ns of ['default', 'kube-system', 'kube-public']) store.create('Namespace', { metadata: { name: ns } }, { keepStatus: false });
     store.create(CRD_KIND, tidbClusterCrd());
+    for (const crd of backupCrds()) store.create(CRD_KIND, crd);
     for (const object of bootstrapRbacObjects()) store.create(String(object.kind), object);
     const gc = new GarbageCollector(store);
     const controllers = new SimControllers(store, {

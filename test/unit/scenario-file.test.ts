@@ -27,7 +27,7 @@ function parsed(text: string): Scenario {
   return result.scenario;
 }
 
-const KINDS = 'pod-down, pod-deleted, node-down, image-broken, pd-api-down, pd-schedulers-lost, kube-api-errors, step-crash, duplicate-delivery';
+const KINDS = 'pod-down, pod-deleted, node-down, image-broken, pd-api-down, pd-schedulers-lost, kube-api-errors, step-crash, duplicate-delivery, s3-down, job-pod-killed';
 const VERBS = 'waitFor, patch, annotate, fault, heal, world, admin, advance, delete';
 const DURATION_HINT = 'use a number with a unit, e.g. 250ms, 90s, 5m, 1h30m';
 
@@ -52,7 +52,7 @@ describe('a bad file is rejected with one line naming the line, the field and wh
     { name: 'a zero sweep interval', text: `${HEAD}config: {sweepInterval: 0s}\n`, error: 's.yaml:7: config.sweepInterval: duration "0s" must be more than 0' },
     { name: 'a config that is not a mapping', text: `${HEAD}config: [1]\n`, error: 's.yaml:7: config: expected a mapping, got a list' },
     { name: 'no nodes', text: `${HEAD}sim: {nodes: 0}\n`, error: 's.yaml:7: sim.nodes: 0 is out of range (1 to 100)' },
-    { name: 'an unknown sim knob', text: `${HEAD}sim: {pdTick: 1s}\n`, error: 's.yaml:7: sim.pdTick: unknown field (expected one of: nodes, podStartup, storeRemoval, leaderEviction, maxStoreDownTime, storageClasses)' },
+    { name: 'an unknown sim knob', text: `${HEAD}sim: {pdTick: 1s}\n`, error: 's.yaml:7: sim.pdTick: unknown field (expected one of: nodes, podStartup, storeRemoval, leaderEviction, maxStoreDownTime, storageClasses, buckets, workload)' },
     { name: 'a malformed sim duration', text: `${HEAD}sim: {podStartup: 5sec}\n`, error: `s.yaml:7: sim.podStartup: invalid duration "5sec": ${DURATION_HINT}` },
     { name: 'a missing cluster', text: 'name: t\n', error: 's.yaml:1: cluster: required field is missing' },
     { name: 'another kind', text: HEAD.replace('cluster:\n', 'cluster:\n  kind: Pod\n'), error: 's.yaml:3: cluster.kind: expected TidbCluster, got the string "Pod"' },

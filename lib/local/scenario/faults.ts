@@ -33,6 +33,8 @@ export const FAULT_FIELDS: Readonly<Record<FaultKind, readonly string[]>> = {
   'kube-api-errors': ['rate', 'for'],
   'step-crash': ['afterActions', 'times'],
   'duplicate-delivery': ['factor', 'for'],
+  's3-down': ['for'],
+  'job-pod-killed': ['job'],
 };
 
 /** The largest `duplicate-delivery` factor (each message delivered at most this many times). */
@@ -55,7 +57,10 @@ export function readFault(value: unknown, path: FieldPath, rules: NameRules): Fa
       return { kind, image: readImage(field('image'), at('image')) };
     case 'pd-api-down':
     case 'pd-schedulers-lost':
+    case 's3-down':
       return { kind, forMs: readDuration(field('for'), at('for'), true) };
+    case 'job-pod-killed':
+      return { kind, job: readString(field('job'), at('job')) };
     case 'kube-api-errors':
       return { kind, rate: readNumber(field('rate'), at('rate'), 0, 1), forMs: readDuration(field('for'), at('for'), true) };
     case 'step-crash':

@@ -133,7 +133,10 @@ function describeFault(fault: Fault): string {
       return `${fault.kind} ${fault.image}`;
     case 'pd-api-down':
     case 'pd-schedulers-lost':
+    case 's3-down':
       return `${fault.kind} for ${formatSpan(fault.forMs)}`;
+    case 'job-pod-killed':
+      return `${fault.kind} ${fault.job}`;
     case 'kube-api-errors':
       return `${fault.kind} rate ${fault.rate} for ${formatSpan(fault.forMs)}`;
     case 'step-crash':

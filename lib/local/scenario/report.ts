@@ -104,7 +104,16 @@ export type FinalState = {
   readonly tidbclusters?: Readonly<Record<string, Readonly<Record<string, unknown>> | null>>;
   readonly objects: Readonly<Record<string, unknown>>;
   readonly pd: FinalPd;
+  /** When the scenario declares `sim.buckets` or `sim.workload`: every bucket's object keys. */
+  readonly buckets?: Readonly<Record<string, readonly string[]>>;
+  /** Likewise: the first cluster's dataset (checksum, and the ts it was read at as a TSO). */
+  readonly dataset?: FinalDataset;
+  /** Likewise, with several clusters: each cluster's dataset by `namespace/name`. */
+  readonly datasets?: Readonly<Record<string, FinalDataset>>;
 };
+
+/** A cluster's notional dataset at the end of the run. */
+export type FinalDataset = { readonly checksum: string; readonly ts: string };
 
 /** The report, key for key as documented. */
 export type ScenarioReport = {
@@ -256,6 +265,9 @@ function finalState(f: FinalState): FinalState {
       })),
       schedulers: [...f.pd.schedulers].sort(compareText),
     },
+    ...(f.buckets === undefined ? {} : { buckets: Object.fromEntries(Object.keys(f.buckets).sort().map((k) => [k, [...(f.buckets?.[k] ?? [])].sort()])) }),
+    ...(f.dataset === undefined ? {} : { dataset: { ...f.dataset } }),
+    ...(f.datasets === undefined ? {} : { datasets: structuredClone(f.datasets) }),
   };
 }
 

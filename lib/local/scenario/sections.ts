@@ -4,6 +4,7 @@
  * default from `defaults.ts`; an unknown setting is an error, so a typo never silently runs with a
  * default.
  */
+import { readBuckets, readWorkload } from './backup-settings.js';
 import { ConfigError, parseConfig } from '../../platform/config.js';
 import { applyStructuralSchema } from '../../sim/crd/schema.js';
 import { tidbClusterSchema } from '../../sim/crd/tidbcluster.js';
@@ -39,7 +40,7 @@ export const CONFIG_FIELDS = [
 ] as const;
 
 /** The knobs `sim:` accepts. */
-export const SIM_FIELDS = ['nodes', 'podStartup', 'storeRemoval', 'leaderEviction', 'maxStoreDownTime', 'storageClasses'] as const;
+export const SIM_FIELDS = ['nodes', 'podStartup', 'storeRemoval', 'leaderEviction', 'maxStoreDownTime', 'storageClasses', 'buckets', 'workload'] as const;
 
 /** Reads `config:`; missing or empty means every default. Failover periods may be 0; the sweep interval may not. */
 export function readConfig(raw: unknown): ScenarioConfig {
@@ -90,6 +91,8 @@ export function readSim(raw: unknown): SimSettings {
     leaderEvictionMs: duration('leaderEviction', d.leaderEvictionMs),
     maxStoreDownTimeMs: duration('maxStoreDownTime', d.maxStoreDownTimeMs),
     ...('storageClasses' in map ? { storageClasses: readStorageClasses(map['storageClasses'], ['sim', 'storageClasses'], nodes.nodePools) } : {}),
+    ...('buckets' in map ? { buckets: readBuckets(map['buckets'], ['sim', 'buckets']) } : {}),
+    ...('workload' in map ? { workload: readWorkload(map['workload'], ['sim', 'workload']) } : {}),
   };
 }
 

@@ -3,6 +3,7 @@
  * every pod and node name checked against the cluster and the world it runs in. The runner reads
  * only these types; the YAML text never reaches it. See docs/SCENARIOS.md for the file format.
  */
+import type { BucketSpec } from '../../sim/backup/s3.js';
 import type { FailoverPeriods } from '../../model/config.js';
 import type { AccessEntry } from '../../eks/port.js';
 import type { AdminAction, AdminComponent } from '../../platform/admin-request.js';
@@ -38,6 +39,8 @@ export const FAULT_KINDS = [
   'kube-api-errors',
   'step-crash',
   'duplicate-delivery',
+  's3-down',
+  'job-pod-killed',
 ] as const;
 
 /** One of `FAULT_KINDS`. */
@@ -86,6 +89,10 @@ export type SimSettings = {
   readonly maxStoreDownTimeMs: number;
   /** StorageClasses a runbook creates before the cluster (`sim.storageClasses`), besides EKS's gp2 and gp3. */
   readonly storageClasses?: readonly StorageClassSetting[];
+  /** The simulated S3's buckets (`sim.buckets`), none by default. */
+  readonly buckets?: readonly BucketSpec[];
+  /** Writes per minute the simulated workload makes to the first cluster's dataset (`sim.workload`), none by default. */
+  readonly workload?: { readonly writesPerMinute: number };
 };
 
 /** One StorageClass of `sim.storageClasses`, defaults applied. */
@@ -132,7 +139,9 @@ export type Fault =
   | { readonly kind: 'pd-schedulers-lost'; readonly forMs: number }
   | { readonly kind: 'kube-api-errors'; readonly rate: number; readonly forMs: number }
   | { readonly kind: 'step-crash'; readonly afterActions: number; readonly times: number }
-  | { readonly kind: 'duplicate-delivery'; readonly factor: number; readonly forMs: number };
+  | { readonly kind: 'duplicate-delivery'; readonly factor: number; readonly forMs: number }
+  | { readonly kind: 's3-down'; readonly forMs: number }
+  | { readonly kind: 'job-pod-killed'; readonly job: string };
 
 /** What a `heal` undoes: a `pod-down`, a `node-down` or an `image-broken` fault. */
 export type HealTarget =

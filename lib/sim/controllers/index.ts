@@ -1,6 +1,6 @@
 /**
  * Every simulated controller of the world on one store and clock: the nodes, the kubelet (with the
- * scheduler and the fault hooks), and the StatefulSet, Deployment, Endpoints and volume
+ * scheduler and the fault hooks), and the StatefulSet, Deployment, Job, Endpoints and volume
  * controllers, and the local volume static provisioner. The garbage collector is separate (gc.ts) so a world can run without it.
  */
 import { Kubelet } from '../kubelet.js';
@@ -10,6 +10,7 @@ import type { ObjectStore } from '../store.js';
 import type { ErrorSink } from './base.js';
 import { DeploymentController } from './deployment.js';
 import { EndpointsController } from './endpoints.js';
+import { JobController } from './job.js';
 import { StatefulSetController } from './statefulset.js';
 import { type StorageClassSim, createStorageClasses } from '../storage-classes.js';
 import { VolumeController } from './volumes.js';
@@ -38,6 +39,7 @@ export class SimControllers {
   readonly statefulSets: StatefulSetController;
   readonly deployments: DeploymentController;
   readonly endpoints: EndpointsController;
+  readonly jobs: JobController;
   readonly volumes: VolumeController;
   /** The local volume static provisioner of the classes with `localVolumes`. */
   readonly localVolumes: LocalVolumeProvisioner;
@@ -53,6 +55,7 @@ export class SimControllers {
     this.statefulSets = new StatefulSetController(store, opts.onError);
     this.deployments = new DeploymentController(store, opts.onError);
     this.endpoints = new EndpointsController(store, opts.onError);
+    this.jobs = new JobController(store, opts.onError);
     this.volumes = new VolumeController(store, { onError: opts.onError });
     this.storageClasses = opts.storageClasses ?? {};
     this.localVolumes = new LocalVolumeProvisioner(store, localClassDisks(this.storageClasses, this.nodeCount), opts.onError);
@@ -67,12 +70,14 @@ export class SimControllers {
     this.statefulSets.start();
     this.deployments.start();
     this.endpoints.start();
+    this.jobs.start();
     this.kubelet.start();
   }
 
   /** Stops every controller (and every simulated process). */
   stop(): void {
     this.kubelet.stop();
+    this.jobs.stop();
     this.endpoints.stop();
     this.deployments.stop();
     this.statefulSets.stop();

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { KubeObject } from '../object.js';
+import { backupCrds } from './backup.js';
 import { servedVersions } from './definitions.js';
 import { ResourceRegistry } from './registry.js';
 import type { StructuralSchema } from './schema.js';
@@ -24,12 +25,14 @@ export function tidbClusterCrd(): Readonly<KubeObject> {
 }
 
 /**
- * The resources a freshly started simulated world serves (the built-ins and the TidbCluster), for
+ * The resources a freshly started simulated world serves (the built-ins, the TidbCluster and the
+ * backup CRDs), for
  * code that classifies request paths without a world at hand.
  */
 export function defaultResources(): ResourceRegistry {
   const registry = new ResourceRegistry();
   registry.put(tidbClusterCrd() as KubeObject);
+  for (const crd of backupCrds()) registry.put(crd as KubeObject);
   return registry;
 }
 

@@ -5,6 +5,7 @@
 import { CONFIGMAP_PRINTER, ENDPOINTS_PRINTER, EVENT_PRINTER, NAMESPACE_PRINTER, NODE_PRINTER, ROLE_BINDING_PRINTER, ROLE_PRINTER, SECRET_PRINTER, SERVICE_ACCOUNT_PRINTER, SERVICE_PRINTER } from './core.js';
 import { DEFAULT_PRINTER } from './default.js';
 import type { TablePrinter } from './format.js';
+import { JOB_PRINTER } from './job.js';
 import { POD_PRINTER } from './pod.js';
 import { PV_PRINTER, PVC_PRINTER, STORAGE_CLASS_PRINTER } from './storage.js';
 import { CONTROLLER_REVISION_PRINTER, DEPLOYMENT_PRINTER, STATEFULSET_PRINTER } from './workloads.js';
@@ -27,6 +28,7 @@ const PRINTERS: Readonly<Record<string, TablePrinter>> = {
   StatefulSet: STATEFULSET_PRINTER,
   Deployment: DEPLOYMENT_PRINTER,
   ControllerRevision: CONTROLLER_REVISION_PRINTER,
+  Job: JOB_PRINTER,
 };
 
 /** The printer of `kind`; a kind without one of its own gets the default table (NAME, CREATED AT). */

@@ -24,6 +24,9 @@ export class TidbRuntime implements ContainerRuntime {
   /** The latest process of each `namespace/pod/container`, for tests and the report. */
   readonly processes = new Map<string, TidbProcess>();
 
+  /** `next` is asked for the containers this runtime does not recognise (the backup-manager's Job pods). */
+  constructor(private readonly next?: ContainerRuntime) {}
+
   /** Gives the runtime the world's services; containers started before this are declined. */
   attach(sim: SimContext): void {
     this.sim = sim;
@@ -34,7 +37,7 @@ export class TidbRuntime implements ContainerRuntime {
     const sim = this.sim;
     if (!sim) return undefined;
     const info = readPodInfo(sim.store, pod, hooks.container);
-    if (!info) return undefined;
+    if (!info) return this.next?.start(pod, hooks);
     const process = this.create(sim, info, hooks);
     this.processes.set(`${info.namespace}/${info.name}/${hooks.container}`, process);
     return process;

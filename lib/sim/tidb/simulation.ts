@@ -6,6 +6,7 @@
  * `attach` the world — or let `startTidbWorld` do all three. Same seed, same inputs ⇒ same run.
  */
 import type { Clock } from '../../platform/clock.js';
+import { BackupSimulation } from '../backup/index.js';
 import type { ProxyRegistry } from '../proxy.js';
 import type { RequestHook } from '../server.js';
 import type { ObjectStore } from '../store.js';
@@ -44,7 +45,9 @@ type Attached = { clusters: ClusterRegistry; faults: TidbFaults; invariants: Inv
 /** The simulated TiDB processes of one world. */
 export class TidbSimulation {
   readonly knobs: TidbSimKnobs;
-  readonly runtime = new TidbRuntime();
+  /** The world's S3, datasets and backup-manager (whose Job pods the runtime hands on). */
+  readonly backups = new BackupSimulation();
+  readonly runtime = new TidbRuntime(this.backups);
   /** Seeded randomness for the world's object store (uids, generated names). */
   readonly random: () => number;
   /** Seeded randomness for the world's service proxy (which ready endpoint a request reaches). */
@@ -82,6 +85,7 @@ export class TidbSimulation {
       }
     });
     this.runtime.attach(sim);
+    this.backups.attach({ store: world.store, clock: world.clock, clusterState: (ns, name) => clusters.find(ns, name) });
     this.attached = { clusters, faults, invariants, unsubscribe };
   }
 
@@ -139,6 +143,7 @@ export class TidbSimulation {
     a.invariants.stop();
     a.faults.stop();
     a.clusters.stop();
+    this.backups.stop();
   }
 
   private mustCluster(namespace: string, name: string): ClusterState {

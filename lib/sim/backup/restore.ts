@@ -1,0 +1,82 @@
+/**
+ * The restore run of the simulated backup-manager (cmd/backup-manager/app/restore/manager.go:82-351,
+ * restore.go:53-200 on release-1.6): Running, then BR reads the `backupmeta` at the restore's storage,
+ * refuses a cluster that is not fresh (BR's ErrRestoreNotFreshCluster, pingcap/tidb#45014 — unless
+ * `br.checkRequirements: false`, which skips the check as pingcap/tidb#39387 reports), restores over
+ * virtual time by the backup's size, and writes Complete with the backup's commitTs — or Failed
+ * `RestoreDataFromRemoteFailed` with BR's message. PiTR (`--mode=pitr`) restores the full backup of
+ * `pitrFullBackupStorageProvider` and replays the log backup at the main storage up to
+ * `--pitrRestoredTs`, which must not lie past the log's checkpoint.
+ */
+import { rfc3339 } from '../object.js';
+import type { KubeObject } from '../object.js';
+import { type BackupContext, BrError, PD_CONNECT_TIMEOUT_MS, checkPd } from './cluster.js';
+import { msOfTs, tsoOf } from './dataset.js';
+import { readLogUpTo } from './log-backup.js';
+import type { Script } from './process.js';
+import { S3Error } from './s3.js';
+import { BACKUPMETA, type ManagerArgs, brDurationMs } from './snapshot.js';
+import { type CrClient, type CrCondition, withCrCondition } from './status.js';
+import { StorageSetupError, keyUnder, podCredentials, s3LocationOf } from './storage.js';
+
+type Meta = { endVersion: string; files: { size: number }[]; dataset: { lineage: string; version: number; checksum: string; tsMs: number } };
+
+/** The restore run of `restore --mode=snapshot|pitr`. */
+export function* restoreRun(ctx: BackupContext, pod: KubeObject, client: CrClient, args: ManagerArgs, container = 'restore'): Script {
+  const ns = args.namespace ?? '';
+  const name = args.restoreName ?? '';
+  const write = (c: CrCondition, extra: Record<string, unknown> = {}): void => client.updateStatus('Restore', ns, name, (s) => withCrCondition(s, c, ctx.clock.nowMs(), extra));
+  const restore = client.get('Restore', ns, name);
+  const br = restore.spec?.br as { cluster?: string; clusterNamespace?: string; checkRequirements?: boolean } | undefined;
+  if (!br) throw new Error('no br config');
+  const startedMs = ctx.clock.nowMs();
+  write({ type: 'Running', status: 'True' }, { timeStarted: rfc3339(startedMs) });
+  const fail = (err: unknown): never => {
+    const message = err instanceof BrError || err instanceof S3Error || err instanceof StorageSetupError || err instanceof Error ? err.message : String(err);
+    write({ type: 'Failed', status: 'True', reason: 'RestoreDataFromRemoteFailed', message });
+    throw new Error(message);
+  };
+  const cluster = br.cluster ?? '';
+  const clusterNs = br.clusterNamespace || ns;
+  const pd = (): BrError | undefined => {
+    try {
+      checkPd(ctx, pod, cluster, clusterNs, args['cluster-tls'] === 'true');
+      return undefined;
+    } catch (err) {
+      if (err instanceof BrError) return err;
+      throw err;
+    }
+  };
+  if (pd()) {
+    yield PD_CONNECT_TIMEOUT_MS;
+    const still = pd();
+    if (still) return fail(still);
+  }
+  let target: { lineage: string; version: number; tsMs: number; sizeBytes: number };
+  try {
+    const who = podCredentials(ctx.store, pod, container, ctx.s3.knownRoles());
+    const pitr = args.mode === 'pitr';
+    const fullLoc = s3LocationOf(pitr ? restore.spec?.pitrFullBackupStorageProvider : restore.spec);
+    if (!fullLoc) throw new BrError('[BR:ExternalStorage:ErrStorageInvalidConfig]invalid external storage config: no S3 storage given');
+    const meta = ctx.s3.get(who, fullLoc.bucket, keyUnder(fullLoc, BACKUPMETA)).body as Meta;
+    const size = meta.files.reduce((sum, f) => sum + f.size, 0);
+    target = { ...meta.dataset, sizeBytes: size };
+    if (pitr) {
+      const logLoc = s3LocationOf(restore.spec);
+      const restoredMs = msOfTs(args.pitrRestoredTs ?? '');
+      if (!logLoc || restoredMs === undefined) throw new BrError('[BR:Common:ErrInvalidArgument]--restored-ts is required for point-in-time restore');
+      const replay = readLogUpTo(ctx.s3, who, logLoc, meta.dataset, restoredMs);
+      target = { ...replay, sizeBytes: size + replay.logBytes };
+    }
+    if (br.checkRequirements !== false && ctx.datasets.hasData(clusterNs, cluster)) {
+      throw new BrError(`[BR:Restore:ErrRestoreNotFreshCluster]user db/tables found in the target cluster ${cluster}-pd.${clusterNs}:2379, the cluster is not fresh: restore is only allowed into a fresh cluster`);
+    }
+  } catch (err) {
+    return fail(err);
+  }
+  yield brDurationMs(target.sizeBytes);
+  const late = pd();
+  if (late) return fail(late);
+  ctx.datasets.restore(clusterNs, cluster, target);
+  write({ type: 'Complete', status: 'True' }, { timeCompleted: rfc3339(ctx.clock.nowMs()), commitTs: tsoOf(target.tsMs) });
+}
