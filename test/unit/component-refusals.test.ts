@@ -6,6 +6,7 @@ import { TicdcClient } from '../../lib/components/ticdc.js';
 import { TidbStatusClient } from '../../lib/components/tidb.js';
 import type { ComponentHttp, ComponentRequest } from '../../lib/components/transport.js';
 import { PdClient } from '../../lib/pd/client.js';
+import { readPump } from '../../lib/wiring/ticdc-view.js';
 import { VirtualClock } from '../../lib/platform/clock.js';
 import { outcomeForError } from '../../lib/step/error-outcome.js';
 import { planSchedule } from '../../lib/step/schedule.js';
@@ -114,6 +115,16 @@ describe('Pump answers read for what they say', () => {
     const clients = clientsAnswering({ status: 200, text });
     // Act / Assess
     await expect(clients.pump.offline('basic-pump-0:8250')).resolves.toBeUndefined();
+  });
+
+  it('a registry Pump could not read is "not read" in the view, never "no nodes" (the scale-in rule then waits)', async () => {
+    // Prepare
+    const clients = clientsAnswering({ status: 200, text: json({ status: null, CommitTS: 0, ErrMsg: 'get TSO failed: no leader' }) });
+    // Act
+    const view = await readPump(clients.pump, [{ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'basic-pump-0' } }]);
+    // Assess
+    expect(view.nodes).toBeUndefined();
+    expect(view.detail).toContain('get TSO failed: no leader');
   });
 
   it('a registry without nodes is no nodes, not an error', async () => {
