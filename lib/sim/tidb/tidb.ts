@@ -24,7 +24,10 @@ import { TidbProcess } from './process.js';
 import type { SimContext } from './sim-context.js';
 import { pdClusterOf } from './pd-address.js';
 
-/** Whether a TiDB server of `cluster` can serve now: PD has a leader and some TiKV store is Up. */
+/**
+ * Whether a TiDB server of `cluster` can open its store and a session now: PD has a leader and some
+ * TiKV store is Up (at start, and for the smooth-upgrade calls, which need a session).
+ */
 export function isStorageAvailable(cluster: PdCluster): boolean {
   if (!cluster.hasLeader()) return false;
   return cluster.stores.list().some((s) => s.engine === 'tikv' && cluster.stores.stateName(s) === 'Up');
