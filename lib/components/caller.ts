@@ -3,7 +3,8 @@
  * default, as TiDB Operator's clients) optionally bounded by the invocation's deadline, and, as TiDB
  * Operator's `GetBodyOK`, any status ≥ 400 is an error: 404 → `NotFoundError`, 429 and 5xx (a 503
  * from the proxy when no endpoint is ready included) → `TransientError`, anything else →
- * `TerminalError`, each with the answer's body text in the message.
+ * `TerminalError` unless the call names it a temporary refusal (`RefusalError`, refusal.ts), each
+ * with the answer's body text in the message.
  *
  * A call that fails transiently (429, a 5xx other than 501, a timeout, a reset connection) is
  * repeated inside the call with the jittered backoff of `platform/retry.ts`, never waiting past the
@@ -24,6 +25,7 @@ import { DirectHttp, type DirectHttpOptions } from './direct.js';
 import type { ComponentNetwork } from './network.js';
 import { ClientCertificateRefusedError, ComponentUnreachableError, PROXY_HAS_NO_CLIENT_CERTIFICATE, isTlsClientRefusal } from './reach-errors.js';
 import { ApiProxyHttp, type ComponentHttp, type ComponentRequest, type Endpoint } from './transport.js';
+import { RefusalError, type RefusalRule } from './refusal.js';
 
 /** TiDB Operator's PD and TiDB client timeout. */
 export const DEFAULT_COMPONENT_TIMEOUT_MS = 5_000;
@@ -31,8 +33,12 @@ export const DEFAULT_COMPONENT_TIMEOUT_MS = 5_000;
 /** Options of `ComponentCaller` (see `RemoteClientOptions`). */
 export type ComponentCallerOptions = RemoteClientOptions;
 
-/** How a call may be repeated: `idempotent` lets a write be repeated as a read is (see the module comment). */
-export type CallOptions = { idempotent?: boolean };
+/**
+ * How a call may be repeated: `idempotent` lets a write be repeated as a read is (see the module
+ * comment); `temporary` names the 4xx answers of this call that are refusals time can lift
+ * (`RefusalError`, retried by the step with backoff) rather than a request retrying cannot fix.
+ */
+export type CallOptions = { idempotent?: boolean; temporary?: RefusalRule };
 
 /** The status and body of a component answer that is not an error (or is an accepted one). */
 export type ComponentAnswer = HttpAnswer;
@@ -100,14 +106,17 @@ export class ComponentCaller {
     return withRetries(this.retry, repeat, async () => {
       const timeoutMs = callTimeoutMs(this.budget, this.clock.nowMs(), what);
       const answer = await this.http.send(endpoint, req, timeoutMs, what);
-      if (answer.status >= 400 && !accept(answer.status, answer.text)) throw componentError(what, answer.status, answer.text, answer.retryAfterSeconds);
+      if (answer.status >= 400 && !accept(answer.status, answer.text)) {
+        const temporary = options.temporary?.(answer.status, answer.text) === true;
+        throw componentError(what, answer.status, answer.text, answer.retryAfterSeconds, temporary);
+      }
       return answer;
     });
   }
 
   /** `call`, then the body parsed losslessly (numbers stay `LosslessNumber`s; see `json.ts`). */
-  async json(endpoint: Endpoint, req: ComponentRequest, what: string): Promise<unknown> {
-    const answer = await this.call(endpoint, req, what);
+  async json(endpoint: Endpoint, req: ComponentRequest, what: string, options: CallOptions = {}): Promise<unknown> {
+    const answer = await this.call(endpoint, req, what, () => false, options);
     return parseLossless(answer.text, what);
   }
 }
@@ -125,14 +134,18 @@ export class ComponentStatusError extends Error {
   }
 }
 
-/** The typed error for a component answer with status ≥ 400 (see the module comment). */
-export function componentError(what: string, status: number, text: string, retryAfterSeconds?: number): Error {
+/**
+ * The typed error for a component answer with status ≥ 400 (see the module comment); a 4xx its call
+ * calls `temporary` (a refusal time can lift) is a `RefusalError`, retried by the step with backoff.
+ */
+export function componentError(what: string, status: number, text: string, retryAfterSeconds?: number, temporary = false): Error {
   const message = `${what}: HTTP ${status}: ${clipForEcho(text.trim())}`;
   const cause = new ComponentStatusError(status, text, retryAfterSeconds === undefined ? undefined : retryAfterSeconds * 1000);
   // The API server's proxy reached a component that refused it in the TLS handshake: no repeat helps.
   if (status === 503 && isTlsClientRefusal(text)) return new ClientCertificateRefusedError(`${message}: ${PROXY_HAS_NO_CLIENT_CERTIFICATE}`, { cause });
   if (status === 404) return new NotFoundError(message, { cause });
   if (status === 429 || status >= 500) return new TransientError(message, { cause });
+  if (temporary) return new RefusalError(message, { cause });
   return new TerminalError(message, { cause });
 }
 

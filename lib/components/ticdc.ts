@@ -6,6 +6,16 @@ import type { ComponentCaller } from './caller.js';
 import { asArray, asBoolean, asNumber, asRecord, asString, stringifyLossless } from './json.js';
 import type { TicdcCapture, TicdcPort } from './port.js';
 import type { Endpoint } from './transport.js';
+import { refusedWith } from './refusal.js';
+
+/**
+ * `PUT /api/v1/captures/drain` refusals time lifts, each 400 (tiflow cdc/api/v1/api_test.go
+ * `TestDrainCapture`): `ErrSchedulerRequestFailed` — one capture alive, or the target is the owner
+ * — and `ErrCaptureNotExist`, a capture that left (its pod restarted: the next read names the new
+ * one). `ErrAPIInvalidParam`, a malformed request, stays terminal; 503 (not ready, or the owner's
+ * own refusal) is transient already.
+ */
+const DRAIN_REFUSALS = refusedWith(400, 'ErrSchedulerRequestFailed', 'ErrCaptureNotExist');
 
 /** TiCDC's port. */
 export const TICDC_PORT = 8301;
@@ -44,7 +54,7 @@ export class TicdcClient implements TicdcPort {
 
   async drainCapture(ownerPodName: string, captureId: string): Promise<number> {
     const what = `TiCDC drain capture ${captureId} via ${ownerPodName}`;
-    const body = await this.caller.json(this.endpoint(ownerPodName), { method: 'PUT', path: '/api/v1/captures/drain', body: stringifyLossless({ capture_id: captureId }) }, what);
+    const body = await this.caller.json(this.endpoint(ownerPodName), { method: 'PUT', path: '/api/v1/captures/drain', body: stringifyLossless({ capture_id: captureId }) }, what, { temporary: DRAIN_REFUSALS });
     return asNumber(asRecord(body).current_table_count);
   }
 

@@ -10,6 +10,13 @@ import type { Endpoint } from './transport.js';
 
 // Setting labels and entering or leaving upgrade mode give the same result when repeated.
 const IDEMPOTENT = { idempotent: true } as const;
+/**
+ * `/upgrade/start` and `/upgrade/finish` answer every session or storage error with 400
+ * (pkg/server/handler/upgrade_handler.go through `handler.WriteError`, pkg/server/handler/util.go):
+ * PD or TiKV unreachable for a moment, a sync of the upgrade state timing out — refusals time
+ * lifts. Only a wrong method or operation, which this client never sends, would be permanent.
+ */
+const UPGRADE_CALL = { ...IDEMPOTENT, temporary: (status: number, text: string) => status === 400 && !/only support POST method|wrong operation/.test(text) } as const;
 
 /** TiDB's status port. */
 export const TIDB_STATUS_PORT = 10080;
@@ -54,11 +61,11 @@ export class TidbStatusClient implements TidbStatusPort {
   }
 
   async startUpgrade(podName: string): Promise<void> {
-    await this.caller.call(this.endpoint(podName), { method: 'POST', path: '/upgrade/start' }, `TiDB upgrade start on ${podName}`, () => false, IDEMPOTENT);
+    await this.caller.call(this.endpoint(podName), { method: 'POST', path: '/upgrade/start' }, `TiDB upgrade start on ${podName}`, () => false, UPGRADE_CALL);
   }
 
   async finishUpgrade(podName: string): Promise<void> {
-    await this.caller.call(this.endpoint(podName), { method: 'POST', path: '/upgrade/finish' }, `TiDB upgrade finish on ${podName}`, () => false, IDEMPOTENT);
+    await this.caller.call(this.endpoint(podName), { method: 'POST', path: '/upgrade/finish' }, `TiDB upgrade finish on ${podName}`, () => false, UPGRADE_CALL);
   }
 }
 

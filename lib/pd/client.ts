@@ -14,6 +14,7 @@
 import { type ComponentCaller, componentError } from '../components/caller.js';
 import { asArray, asRecord, asString, checkId, idNumber, parseLossless, stringifyLossless } from '../components/json.js';
 import type { ComponentRequest, Endpoint } from '../components/transport.js';
+import { type RefusalRule, anyRefusal, refusedWith } from '../components/refusal.js';
 import { toCluster, toConfig, toEvictLeaderStoreIds, toHealth, toMember, toMembers, toStore } from './parse.js';
 import type { PdCluster, PdConfig, PdMember, PdMemberHealth, PdMembers, PdPort, PdReplicationChange, PdStores } from './port.js';
 
@@ -27,6 +28,16 @@ const NOT_BOOTSTRAPPED = 'TiKV cluster not bootstrapped';
 const notBootstrapped = (status: number, text: string): boolean => status === 500 && text.includes(NOT_BOOTSTRAPPED);
 /** Writes are repeated on transient failures (see the module comment). */
 const IDEMPOTENT = { idempotent: true } as const;
+/**
+ * `DELETE /store/{id}` refusals time lifts (server/api/store.go answers every `RemoveStore` error
+ * but "not found" and "removed" with 400): too few Up stores would remain (`ErrStoresNotEnough`)
+ * or every other Up store evicts leaders (`ErrNoStoreForRegionLeader`) until stores come back or
+ * schedulers end; 410 `ErrStoreRemoved`: the store turned Tombstone meanwhile, which the next
+ * step's read of the stores shows. Anything else (a malformed id) stays terminal.
+ */
+const STORE_DELETE_REFUSALS = anyRefusal(refusedWith(400, 'ErrStoresNotEnough', 'ErrNoStoreForRegionLeader', 'number of up stores'), refusedWith(410));
+/** `POST /store/{id}/state` 410: the store turned Tombstone meanwhile; the next step's read of the stores shows it. */
+const STORE_STATE_REFUSALS = refusedWith(410);
 
 /** Which cluster's PD: the TidbCluster's namespace and name, and `https` under cluster TLS (http when unset). */
 export type PdTarget = { namespace: string; tcName: string; scheme?: 'http' | 'https' };
@@ -96,12 +107,12 @@ export class PdClient implements PdPort {
 
   async deleteStore(storeId: string): Promise<void> {
     const what = `PD delete store ${storeId}`;
-    await this.send({ method: 'DELETE', path: `/pd/api/v1/store/${checkId(storeId, what)}` }, what);
+    await this.send({ method: 'DELETE', path: `/pd/api/v1/store/${checkId(storeId, what)}` }, what, STORE_DELETE_REFUSALS);
   }
 
   async setStoreState(storeId: string, state: 'Up'): Promise<void> {
     const what = `PD set store ${storeId} ${state}`;
-    await this.send({ method: 'POST', path: `/pd/api/v1/store/${checkId(storeId, what)}/state`, query: { state } }, what);
+    await this.send({ method: 'POST', path: `/pd/api/v1/store/${checkId(storeId, what)}/state`, query: { state } }, what, STORE_STATE_REFUSALS);
   }
 
   async setStoreLabels(storeId: string, labels: Record<string, string>): Promise<void> {
@@ -169,7 +180,7 @@ export class PdClient implements PdPort {
     return this.caller.json(this.serviceEndpoint(), { method: 'GET', path, ...(query ? { query } : {}) }, what);
   }
 
-  private async send(req: ComponentRequest, what: string): Promise<void> {
-    await this.caller.call(this.serviceEndpoint(), req, what, undefined, IDEMPOTENT);
+  private async send(req: ComponentRequest, what: string, temporary?: RefusalRule): Promise<void> {
+    await this.caller.call(this.serviceEndpoint(), req, what, undefined, temporary ? { ...IDEMPOTENT, temporary } : IDEMPOTENT);
   }
 }

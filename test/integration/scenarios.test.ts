@@ -556,7 +556,7 @@ describe('what each story shows', () => {
     }
   });
 
-  it('PD quorum lost under a whole cluster: Ready says PDQuorumLost throughout, TiDB\'s status goes on syncing, no failover starts', async () => {
+  it('PD quorum lost under a whole cluster: Ready says PDQuorumLost throughout, the serving TiDBs stay healthy, no failover starts', async () => {
     const report = await run('cluster-pd-quorum-loss.yaml');
     const from = entryAtMs(report, 'fault', 1);
     const to = entryAtMs(report, 'heal', 1);
@@ -564,9 +564,10 @@ describe('what each story shows', () => {
     type Status = { status?: { conditions?: { type: string; reason: string }[]; tidb?: { members?: Record<string, { health: boolean }>; failureMembers?: unknown }; tikv?: { failureStores?: unknown } } };
     const statuses = writes.map((w) => (w.object as Status).status);
     expect(statuses.map((st) => st?.conditions?.find((c) => c.type === 'Ready')?.reason)).toEqual(statuses.map(() => 'PDQuorumLost'));
-    // TiDB's health is synced while PD is down (within seconds), not kept from before.
-    const tidbDown = writes.find((w) => Object.values((w.object as Status).status?.tidb?.members ?? {}).every((m) => !m.health));
-    expect((tidbDown?.atMs ?? Number.POSITIVE_INFINITY) - from).toBeLessThan(15_000);
+    // Real TiDB's /status (handleStatus, pkg/server/http_status.go) reads neither PD nor TiKV: the serving TiDBs stay healthy.
+    const tidbHealth = statuses.flatMap((st) => Object.values(st?.tidb?.members ?? {}).map((m) => m.health));
+    expect(tidbHealth.length).toBeGreaterThan(0);
+    expect(tidbHealth).not.toContain(false);
     expect(statuses.every((st) => st?.tidb?.failureMembers === undefined && st?.tikv?.failureStores === undefined)).toBe(true);
     const back = readyWrites(report).find((w) => w.atMs > to && w.ready?.status === 'True');
     expect((back?.atMs ?? Number.POSITIVE_INFINITY) - to).toBeLessThan(60_000);

@@ -57,7 +57,7 @@ describe('TiCDC', () => {
     const after = (await w.podProxy('basic-ticdc-0', 8301, '/api/v1/captures')).json as { id: string; is_owner: boolean }[];
     // Assess
     expect(captures.filter((c) => c.is_owner)).toHaveLength(1);
-    expect(drainOwner.status).toBe(503);
+    expect(drainOwner.status).toBe(400);
     expect([first.status, Number(first.json.current_table_count)]).toEqual([202, 12]);
     expect(Number(halfway.json.current_table_count)).toBeGreaterThan(0);
     expect(Number(halfway.json.current_table_count)).toBeLessThan(12);
@@ -88,7 +88,7 @@ describe('TiCDC with one capture', () => {
     expect([between.id, between.is_owner]).toEqual([before.id, false]);
     expect(health.status).toBe(500);
     expect(again.status).toBe(500); // no owner to forward the resignation to
-    expect(drain.status).toBe(503);
+    expect(drain.status).toBe(400);
     expect([after.id, after.is_owner]).toEqual([before.id, true]);
   });
 });

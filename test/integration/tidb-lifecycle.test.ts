@@ -114,23 +114,6 @@ describe('TiKV and TiDB', () => {
     expect((await w.object('Pod', 'basic-tidb-1')).json.status.conditions.find((c: any) => c.type === 'Ready').status).toBe('True');
   });
 
-  it('answers TiDB /status 500 while PD has no quorum', async () => {
-    // Prepare
-    const w = await begin();
-    await w.deploy(handCluster(), ['tidbcluster', 'discovery', 'pd', 'tikv', 'tidb']);
-    await w.waitFor('TiDB /status', async () => (await w.podProxy('basic-tidb-0', 10080, '/status')).status === 200);
-    // Act
-    w.sim.faults.podDown('demo', 'basic-pd-0');
-    w.sim.faults.podDown('demo', 'basic-pd-1');
-    w.sim.faults.podDown('demo', 'basic-pd-2');
-    await w.clock.advance(2000);
-    const during = await w.podProxy('basic-tidb-0', 10080, '/status');
-    for (const i of [0, 1, 2]) w.sim.faults.podUp('demo', `basic-pd-${i}`);
-    await w.waitFor('TiDB /status', async () => (await w.podProxy('basic-tidb-0', 10080, '/status')).status === 200);
-    // Assess
-    expect(during.status).toBe(500);
-  });
-
   it('keeps TiDB server labels in the process only: through a hang, not through a container restart or a new pod', async () => {
     // Prepare
     const w = await begin();

@@ -106,15 +106,15 @@ export class CaptureRegistry {
   }
 
   /**
-   * `PUT /api/v1/captures/drain`. As TiCDC: refused with one capture alive or for the owner (503),
-   * 400 for an unknown capture; answers the capture's current table count.
+   * `PUT /api/v1/captures/drain`. As TiCDC: refused with 400 with one capture alive, for the owner and for an unknown capture
+   * (tiflow cdc/api/v1/api_test.go `TestDrainCapture` asserts the three 400s); answers the capture's current table count.
    */
   drain(captureId: string): PdResult<number> {
     const live = this.alive();
-    if (live.length <= 1) return refuse(503, '[CDC:ErrSchedulerRequestFailed]scheduler request failed: only one capture alive');
+    if (live.length <= 1) return refuse(400, '[CDC:ErrSchedulerRequestFailed]scheduler request failed: only one capture alive');
     const target = live.find((c) => c.id === captureId);
     if (!target) return refuse(400, `[CDC:ErrCaptureNotExist]capture not exists, ${captureId}`);
-    if (target.id === this.ownerId) return refuse(503, '[CDC:ErrSchedulerRequestFailed]scheduler request failed: cannot drain the owner');
+    if (target.id === this.ownerId) return refuse(400, '[CDC:ErrSchedulerRequestFailed]scheduler request failed: cannot drain the owner');
     if (!target.drain) target.drain = { startMs: this.ctx.clock.nowMs(), startTables: target.tables };
     return { ok: this.tableCount(target) };
   }

@@ -32,6 +32,12 @@ export type TidbSimKnobs = {
   raftElectionMs: number;
   /** The PD start script gives up (exit 1) when peer DNS or discovery is not there within this (30 s). */
   pdStartTimeoutMs: number;
+  /**
+   * A TiDB server that cannot open its store (PD and an Up TiKV store) within this after boot exits 1
+   * (tidb-server's `createStoreDDLOwnerMgrAndDomain`: `terror.MustNil`); the world's estimate of its
+   * PD client and bootstrap retries (default 15 s: TiDB's `util.DefaultMaxRetries` 30 × 500 ms).
+   */
+  tidbStartTimeoutMs: number;
   /** From container start to serving for PD, TiKV, TiFlash, TiDB, TiCDC, Pump (default 1 s). */
   processBootMs: number;
   /** A PD member answers `/pd/api/v2/ready` 200 this long after it starts serving (default 2 s). */
@@ -65,6 +71,7 @@ export const DEFAULT_KNOBS: Readonly<TidbSimKnobs> = Object.freeze({
   pdLeaderTransferMs: 1_000,
   raftElectionMs: 10_000,
   pdStartTimeoutMs: 30_000,
+  tidbStartTimeoutMs: 15_000,
   processBootMs: 1_000,
   pdRegionLoadMs: 2_000,
   crashAfterMs: 1_000,

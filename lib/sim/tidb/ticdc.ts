@@ -1,9 +1,12 @@
 /**
- * A TiCDC server process on 8301: registers a capture in PD's etcd once PD has a leader, and
+ * A TiCDC server process on 8301: listens from boot, registers a capture in PD's etcd once PD has a
+ * leader, and until then answers as TiCDC's not-ready server does — `/status` 500 (cdc/api/status
+ * `handleStatus`: `capture.Info()` fails before the capture is initialized) and the `/api/v1` routes
+ * 503 `ErrServerIsNotReady` (cdc/api/middleware `CheckServerReadyMiddleware`). Once ready it
  * serves `/status`, `/api/v1/captures`, `/api/v1/health`, `POST /api/v1/owner/resign` (202; any
  * capture forwards it to the owner, 500 while there is none; a lone owner is owner again after its
  * next campaign) and `PUT /api/v1/captures/drain` (202 with the falling
- * `current_table_count`). Started with `--ca`, `--cert` and `--key` (TiDB Operator passes them
+ * `current_table_count`; refusals 400). Started with `--ca`, `--cert` and `--key` (TiDB Operator passes them
  * under cluster TLS), it serves 8301 as a TLS listener, and exits when a named file is missing.
  */
 import type { ProxyRequest, ProxyResponse } from '../proxy.js';
@@ -33,7 +36,12 @@ export class TicdcProcess extends TidbProcess {
     this.cluster = state.pd;
     if (this.crashOnBadConfig()) return;
     this.tls = this.servingTls(cdcFlagPaths([...(pod.container.command ?? []), ...(pod.container.args ?? [])].join(' ')));
-    if (this.tls.problem === undefined) this.after(sim.knobs.processBootMs, () => this.connect());
+    if (this.tls.problem === undefined) this.after(sim.knobs.processBootMs, () => this.boot());
+  }
+
+  private boot(): void {
+    this.listen(8301, (req) => (this.capture ? this.handle(this.capture, req) : notReady(req)), { tls: this.tls.tls });
+    this.connect();
   }
 
   protected onEnd(): void {
@@ -50,7 +58,6 @@ export class TicdcProcess extends TidbProcess {
     const capture = this.captures.register(this.pod.name, address, this.pod.version);
     this.capture = capture;
     this.status = 'serving';
-    this.listen(8301, (req) => this.handle(capture, req), { tls: this.tls.tls });
   }
 
   private handle(capture: Capture, req: ProxyRequest): ProxyResponse {
@@ -88,6 +95,13 @@ export class TicdcProcess extends TidbProcess {
     this.sim.record({ verb: 'ticdc.drainCapture', args: { capture: id, pod } });
     return json(202, { current_table_count: result.ok });
   }
+}
+
+/** The answers of a TiCDC server whose capture is not initialized yet (see the module comment). */
+function notReady(req: ProxyRequest): ProxyResponse {
+  if (req.method === 'GET' && req.path === '/status') return text(500, '[CDC:ErrCaptureNotInitialized]capture has not been initialized yet', false);
+  if (req.path.startsWith('/api/v1/')) return json(503, { error_msg: '[CDC:ErrServerIsNotReady]cdc server is not ready', error_code: 'CDC:ErrServerIsNotReady' });
+  return text(404, '404 page not found');
 }
 
 /** The certificate files `cdc server` is started with (`--ca=…`, `--cert=…`, `--key=…`). */

@@ -1,7 +1,11 @@
 /**
  * A TiDB server process. It starts serving (MySQL 4000, status 10080) once it can reach PD and a
- * TiKV store, as TiDB's bootstrap needs storage; afterwards `/status` answers 200 only while PD has
- * a leader (raft quorum) and at least one TiKV store is Up, and 500 otherwise. `/labels` takes the
+ * TiKV store, as TiDB's bootstrap needs storage; when it cannot within `tidbStartTimeoutMs` it exits
+ * 1 and the kubelet restarts it with back-off (CrashLoopBackOff), as tidb-server's
+ * `createStoreDDLOwnerMgrAndDomain` (cmd/tidb-server/main.go) ends in `terror.MustNil` when the
+ * store cannot be opened or the session not bootstrapped. Once serving, `/status` answers 200 whatever
+ * PD and TiKV do: TiDB's `handleStatus` (pkg/server/http_status.go) answers 500 only while its own
+ * health flag is off (shutting down), and reads neither PD nor TiKV. `/labels` takes the
  * server labels TiDB Operator posts (TiDB ≥ 6.3); `/upgrade/start` and `/upgrade/finish` enter and
  * leave the cluster-wide smooth-upgrade mode (DDL paused). As TiDB's `security.cluster-ssl-*`
  * (what TiDB Operator sets under cluster TLS, pointing at the mounted `<tc>-tidb-cluster-secret`),
@@ -20,7 +24,10 @@ import { TidbProcess } from './process.js';
 import type { SimContext } from './sim-context.js';
 import { pdClusterOf } from './pd-address.js';
 
-/** Whether a TiDB server of `cluster` can serve now: PD has a leader and some TiKV store is Up. */
+/**
+ * Whether a TiDB server of `cluster` can open its store and a session now: PD has a leader and some
+ * TiKV store is Up (at start, and for the smooth-upgrade calls, which need a session).
+ */
 export function isStorageAvailable(cluster: PdCluster): boolean {
   if (!cluster.hasLeader()) return false;
   return cluster.stores.list().some((s) => s.engine === 'tikv' && cluster.stores.stateName(s) === 'Up');
@@ -62,14 +69,19 @@ export class TidbServerProcess extends TidbProcess {
     // Stateless: nothing to hand back.
   }
 
-  private bootstrap(): void {
+  /** Opens the store and bootstraps the session, retrying each second; exits once the window is spent. */
+  private bootstrap(startedAtMs = this.sim.clock.nowMs()): void {
     if (!isStorageAvailable(this.cluster)) {
-      this.status = 'waiting for PD and TiKV';
-      this.after(1000, () => this.bootstrap());
+      const why = this.cluster.hasLeader() ? '[tikv:9005]Region is unavailable' : '[tikv:9001]PD server timeout';
+      if (this.sim.clock.nowMs() - startedAtMs >= this.sim.knobs.tidbStartTimeoutMs) {
+        this.crash(`cannot open the store: ${why}`);
+        return;
+      }
+      this.status = `waiting for PD and TiKV: ${why}`;
+      this.after(1000, () => this.bootstrap(startedAtMs));
       return;
     }
     this.status = 'serving';
-    this.onCleanup(this.cluster.onChange(() => this.refreshReadiness()));
     this.listen(4000, () => text(400, 'not an HTTP port', false));
     this.listen(10080, (req) => this.handle(req), { tls: this.tls.tls });
   }
@@ -90,29 +102,33 @@ export class TidbServerProcess extends TidbProcess {
   }
 
   /**
-   * Enters or leaves the cluster-wide smooth-upgrade mode. As TiDB, repeating either is accepted
-   * (the answer says the cluster already is in that state); it needs PD to persist the mode.
+   * Enters or leaves the cluster-wide smooth-upgrade mode. As TiDB's `ClusterUpgradeHandler`
+   * (pkg/server/handler/upgrade_handler.go), repeating either is accepted (the answer says the
+   * cluster already is in that state); the mode lives in storage, so it needs a session: without a
+   * PD leader or an Up TiKV store the session or storage error is answered by `handler.WriteError`
+   * (pkg/server/handler/util.go), which always writes 400 with the error text.
    */
   private upgradeMode(start: boolean): ProxyResponse {
     const verb = start ? 'tidb.startUpgrade' : 'tidb.finishUpgrade';
-    if (!this.cluster.hasLeader()) {
-      this.sim.record({ verb, args: { pod: this.pod.name }, error: 'PD server timeout' });
-      return text(500, '[tikv:9001]PD server timeout');
+    if (!isStorageAvailable(this.cluster)) {
+      const error = this.cluster.hasLeader() ? '[tikv:9005]Region is unavailable' : '[tikv:9001]PD server timeout';
+      this.sim.record({ verb, args: { pod: this.pod.name }, error });
+      return text(400, error, false);
     }
     this.sim.record({ verb, args: { pod: this.pod.name } });
     const already = this.mode.ddlPaused === start;
     this.mode.ddlPaused = start;
     this.mode.sinceMs = start ? (already ? this.mode.sinceMs : this.sim.clock.nowMs()) : undefined;
-    return text(200, already ? "It's a duplicated operation and the cluster is already in this state." : 'success!', false);
+    const duplicated = `It's a duplicated operation and the cluster is already in ${start ? 'upgrading' : 'normal'} state.`;
+    return json(200, already ? duplicated : 'success!');
   }
 
   private get mode(): SmoothUpgradeMode {
     return this.sim.clusters.get(this.pod.namespace, this.pod.cluster).smoothUpgrade;
   }
 
+  /** As TiDB's `handleStatus`: the health flag is on while the process serves, whatever PD and TiKV do. */
   private status200(): ProxyResponse {
-    if (!this.cluster.hasLeader()) return text(500, '[tikv:9001]PD server timeout');
-    if (!isStorageAvailable(this.cluster)) return text(500, '[tikv:9005]Region is unavailable');
     return json(200, { connections: 0, version: `8.0.11-TiDB-${this.pod.version}`, git_hash: '0000000000000000000000000000000000000000' });
   }
 }

@@ -1,7 +1,8 @@
 /**
  * TiDB failover, as TiDB Operator v1's `tidb_failover.go` (§2.4, Fixture K): with auto failover on,
  * when every pod has started but not every member is healthy, a member unhealthy for
- * `tidbFailoverPeriod` (from its `lastTransitionTime`; none counts as long ago) whose pod is
+ * `tidbFailoverPeriod` (from its `lastTransitionTime`, none counting as long ago — but beyond v1 not
+ * before PD and TiKV are back and a TiDB that exited meanwhile has restarted: failover-clock.ts) whose pod is
  * scheduled is recorded in `status.tidb.failureMembers` — one per step, never beyond
  * `maxFailoverCount` — which raises the desired replicas by one (the scaler adds the replacement).
  * The deadline of every waiting member is persisted and the key woken at it, so the mark happens on
@@ -22,6 +23,7 @@ import { nothing, unlessRecorded } from '../../member/members.js';
 import { isPodReady } from '../../member/statefulset.js';
 import { isPdAvailable } from '../pd/availability.js';
 import { isTikvAvailable } from '../tikv/availability.js';
+import { tidbFailoverSinceMs } from './failover-clock.js';
 import { TIDB_RETRY_MS, tidbStatusOf, withTidbStatus, type TidbFailureMember, type TidbStatusMember } from './names.js';
 
 const failures = (input: MemberInput): Record<string, TidbFailureMember> => ({ ...tidbStatusOf(input).failureMembers });
@@ -49,14 +51,21 @@ export function shouldRecoverTidb(input: MemberInput): boolean {
 const isAllPodsStarted = (input: MemberInput): boolean =>
   tidbDesiredReplicas(input.cluster.spec, input.status) === (tidbStatusOf(input).statefulSet?.replicas ?? -1);
 
-/** The unhealthy members not yet recorded, by name: failover candidates, each with its deadline. */
-function candidates(input: MemberInput): { member: TidbStatusMember; deadlineAtMs: number }[] {
+/**
+ * The unhealthy members not yet recorded, by name: failover candidates, each with the start of its
+ * period (failover-clock.ts: not before PD and TiKV are back, nor before a TiDB that exited while
+ * they were away has started again — such a member is no candidate yet) and its deadline.
+ */
+function candidates(input: MemberInput): { member: TidbStatusMember; sinceMs: number; deadlineAtMs: number }[] {
   const marked = failures(input);
   const periodMs = input.snapshot.config.failoverPeriodMs.tidb;
   return Object.values(tidbStatusOf(input).members ?? {})
     .filter((m) => !m.health && marked[m.name] === undefined)
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    .map((member) => ({ member, deadlineAtMs: sinceMsOf(member) + periodMs }));
+    .flatMap((member) => {
+      const sinceMs = tidbFailoverSinceMs(input.cluster, input.status, input.scope.pod(member.name), sinceMsOf(member));
+      return sinceMs === undefined ? [] : [{ member, sinceMs, deadlineAtMs: sinceMs + periodMs }];
+    });
 }
 
 function mark(input: MemberInput, member: TidbStatusMember, first: readonly Action[]): MemberDecision {
@@ -87,7 +96,7 @@ export function planTidbFailoverMark(input: MemberInput): MemberDecision {
   const markable = room ? due.find((p) => isScheduled(next.scope.pod(p.member.name))) : undefined;
   if (markable) return mark(next, markable.member, stale);
   const waiting = pending.filter((p) => next.snapshot.nowMs < p.deadlineAtMs);
-  const deadlines = waiting.map((p) => failoverDeadline('tidb', p.member.name, sinceMsOf(p.member), next.snapshot.config.failoverPeriodMs.tidb));
+  const deadlines = waiting.map((p) => failoverDeadline('tidb', p.member.name, p.sinceMs, next.snapshot.config.failoverPeriodMs.tidb));
   const actions = [...stale, ...failoverDeadlinePuts(next, deadlines)];
   const status = cleared ? next.status : undefined;
   const held = due.length > 0 && !room ? `TiDB failover stops at maxFailoverCount ${max}` : undefined;
