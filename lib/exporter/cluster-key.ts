@@ -6,6 +6,9 @@
  */
 import type { KubeObject } from '../kube/port.js';
 import { formatClusterKey } from '../model/key.js';
+import { formatObjectKey } from '../model/object-key.js';
+import { shouldEnqueueBackup, shouldEnqueueRestore } from '../reconcile/backup/enqueue.js';
+import type { Backup, Restore } from '../reconcile/backup/types.js';
 import { instanceLabelOf, LABEL, MANAGED_BY } from '../model/labels.js';
 import type { WatchedKind } from './resources.js';
 
@@ -36,6 +39,7 @@ const OTHER_RESOURCE_COMPONENTS: ReadonlySet<string> = new Set([
 export function clusterKeyOf(kind: WatchedKind, obj: KubeObject, k8sCluster: string): string | undefined {
   const namespace = obj.metadata.namespace;
   if (!namespace) return undefined;
+  if (kind === 'Backup' || kind === 'Restore' || kind === 'Job') return controllerKeyOf(kind, obj, k8sCluster, namespace);
   const name = kind === 'TidbCluster' ? obj.metadata.name : ownerClusterName(obj);
   if (!name) return undefined;
   try {
@@ -58,4 +62,27 @@ function ownerClusterName(obj: KubeObject): string | undefined {
   const controller = (obj.metadata.ownerReferences ?? []).find((ref) => ref.controller === true);
   if (controller && controller.kind === 'TidbCluster' && controller.apiVersion.startsWith('pingcap.com/')) return controller.name;
   return undefined;
+}
+
+/**
+ * The key of a Backup or Restore event (undefined when v1's handler would not enqueue it, §1.3, §2.2),
+ * or of a Job's: its controller ownerReference to a Backup or Restore (v1 resolves Job events the same
+ * way, `backup_controller.go:246-280`). A Job event always counts: its failure is what the step retries.
+ */
+function controllerKeyOf(kind: 'Backup' | 'Restore' | 'Job', obj: KubeObject, k8sCluster: string, namespace: string): string | undefined {
+  let owner: { kind: 'Backup' | 'Restore'; name: string } | undefined;
+  if (kind === 'Job') {
+    const ref = (obj.metadata.ownerReferences ?? []).find((r) => r.controller === true && r.apiVersion.startsWith('pingcap.com/'));
+    if (ref !== undefined && (ref.kind === 'Backup' || ref.kind === 'Restore')) owner = { kind: ref.kind, name: ref.name };
+  } else {
+    const wanted = kind === 'Backup' ? shouldEnqueueBackup(obj as Backup) : shouldEnqueueRestore(obj as Restore);
+    // A deleted object is always worth a step: the key is then forgotten.
+    if (wanted && obj.metadata.name) owner = { kind, name: obj.metadata.name };
+  }
+  if (owner === undefined) return undefined;
+  try {
+    return formatObjectKey(owner.kind, { k8sCluster, namespace, name: owner.name });
+  } catch {
+    return undefined;
+  }
 }
