@@ -276,7 +276,7 @@ export class Exporter {
       return;
     }
     this.counts.count(EXPORTER_METRIC.eventsSeen);
-    const key = clusterKeyOf(resource.kind, event.object, this.options.k8sCluster);
+    const key = clusterKeyOf(resource.kind, event.object, this.options.k8sCluster, event.type === 'DELETED');
     const meaningful = loop.filter.observe(event, key);
     if (key === undefined) this.counts.count(EXPORTER_METRIC.eventsUnmapped);
     else if (!meaningful) this.counts.count(EXPORTER_METRIC.eventsDropped);

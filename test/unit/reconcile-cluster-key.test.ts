@@ -48,4 +48,9 @@ describe('backup controllers: Backup, Restore and Job events map to kinded keys'
   ])('$name', ({ kind, obj, key }) => {
     expect(clusterKeyOf(kind, obj as never, 'eks')).toBe(key);
   });
+
+  it('a deleted Backup always maps to its key, even a Complete one, so its step forgets it', () => {
+    const done = { metadata: { namespace: 'demo', name: 'b1' }, status: { phase: 'Complete', conditions: [{ type: 'Complete', status: 'True' }] } };
+    expect(clusterKeyOf('Backup', done as never, 'eks', true)).toBe('Backup:eks/demo/b1');
+  });
 });
