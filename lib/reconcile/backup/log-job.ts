@@ -4,7 +4,8 @@
  * stop and pause wait for start's `commitTs`; a Job of the same name still running is waited for, a
  * finished one deleted first; else the `backup-<name>-<subcommand>` Job is created. Unlike v1, a
  * failed stop / pause / truncate stays visible: the sub-command's Job failure is written Failed into
- * its sub-status (v1 hides it, §1.9) and not re-run until the spec asks again.
+ * its sub-status (v1 hides it, §1.9), and the failed Job is kept — not re-run at every event — until a
+ * person deletes it.
  */
 
 import type { Outcome } from '../../model/outcome.js';
@@ -35,8 +36,6 @@ export function planLog(draft: BackupDraft, snap: BackupSnapshot, backup: Backup
     draft.status = { ...draft.status, logSubCommandStatuses: { ...draft.status.logSubCommandStatuses, 'log-truncate': { ...sub, timeStarted: kubeTime(snap.nowMs), timeCompleted: kubeTime(snap.nowMs), logTruncatingUntil: until } } };
     return note(draft, 'Log', complete('truncate already satisfied'));
   }
-  const subPhase = backup.status?.logSubCommandStatuses?.[command]?.phase;
-  if (subPhase === 'Failed' && snap.jobs[jobName] === undefined) return note(draft, 'Log', complete(`${command} failed; change the spec to run it again`));
   if (command !== 'log-start' && command !== 'log-resume' && (backup.status?.commitTs ?? '') === '') {
     return note(draft, 'Log', retry(WAIT_FOR_START_MS, `${command} waits for log-start to finish`));
   }
@@ -54,17 +53,20 @@ export function planLog(draft: BackupDraft, snap: BackupSnapshot, backup: Backup
   return note(draft, 'Log', wait(`Job ${jobName} created`));
 }
 
-/** `waitPreTaskDone`: a Job being deleted → look again; failed → shown Failed, then deleted; finished → deleted; running → wait. */
+/** `waitPreTaskDone`: a Job being deleted → look again; failed → shown Failed and kept; finished → deleted; running → wait. */
 function planExistingJob(draft: BackupDraft, snap: BackupSnapshot, backup: Backup, command: LogSubcommand, job: NonNullable<BackupSnapshot['jobs'][string]>): Outcome {
   const jobName = job.metadata.name ?? '';
   if (job.metadata.deletionTimestamp !== undefined) return note(draft, 'Log', retry(JOB_GONE_RETRY_MS, `Job ${jobName} is being deleted`));
   const failure = jobFailure(job);
-  const subPhase = draft.status.logSubCommandStatuses?.[command]?.phase;
-  if (failure !== undefined && subPhase !== 'Failed' && subPhase !== 'Complete') {
+  if (failure !== undefined) {
+    // Kept, not re-run at every event (v1 deletes and re-creates it): deleting the Job runs it again.
+    const subPhase = draft.status.logSubCommandStatuses?.[command]?.phase;
     const message = `Job ${jobName} has failed: ${failure.reason}`;
-    draft.status = withLogCondition(draft.status, command, { type: 'Failed', status: 'True', reason: 'AlreadyFailed', message }, snap.nowMs);
-    draft.events.push(backupEvent(backup, 'Warning', 'AlreadyFailed', message));
-    return note(draft, 'Log', complete(`${command} failed`));
+    if (subPhase !== 'Failed') {
+      draft.status = withLogCondition(draft.status, command, { type: 'Failed', status: 'True', reason: 'AlreadyFailed', message }, snap.nowMs);
+      draft.events.push(backupEvent(backup, 'Warning', 'AlreadyFailed', message));
+    }
+    return note(draft, 'Log', complete(`${message}; delete the Job to run ${command} again`));
   }
   if (isJobFinished(job)) {
     draft.jobActions.push(deleteJob(job));

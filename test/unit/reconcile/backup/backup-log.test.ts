@@ -58,6 +58,16 @@ describe('log backup sub-commands (§1.9)', () => {
     const plan = planBackup(backupSnap(b, { jobs: jobs(job('backup-b1-log-stop', 'Failed')) }));
     expect(written(plan)?.status['logSubCommandStatuses']).toMatchObject({ 'log-stop': { phase: 'Failed', conditions: [expect.objectContaining({ reason: 'AlreadyFailed' })] } });
     expect(summary(plan)).toEqual(['update Backup b1', 'event AlreadyFailed']);
+    // Stepped again: the failed Job is kept, nothing re-run, nothing written.
+    const again = planBackup(backupSnap({ ...b, status: written(plan)?.status as never }, { jobs: jobs(job('backup-b1-log-stop', 'Failed')) }));
+    expect(again.actions).toEqual([]);
+    expect(again.outcome).toMatchObject({ kind: 'complete', message: expect.stringContaining('delete the Job to run log-stop again') });
+  });
+
+  it('once the failed Job is deleted, the sub-command runs again', () => {
+    const status = { ...started, logSubCommandStatuses: { 'log-stop': { command: 'log-stop', phase: 'Failed' } } };
+    const plan = planBackup(backupSnap(backup(log({ logSubcommand: 'log-stop' }), { status, metadata: { finalizers: ['tidb.pingcap.com/backup-protection'] } })));
+    expect(created(plan).map((c) => c.ref.name)).toEqual(['backup-b1-log-stop']);
   });
 
   it('an unknown sub-command is RetryFailed with v1 message', () => {
