@@ -6,6 +6,9 @@
  */
 import type { KubeObject } from '../kube/port.js';
 import { formatClusterKey } from '../model/key.js';
+import { formatObjectKey } from '../model/object-key.js';
+import { shouldEnqueueBackup, shouldEnqueueRestore } from '../reconcile/backup/enqueue.js';
+import type { Backup, Restore } from '../reconcile/backup/types.js';
 import { instanceLabelOf, LABEL, MANAGED_BY } from '../model/labels.js';
 import type { WatchedKind } from './resources.js';
 
@@ -31,11 +34,13 @@ const OTHER_RESOURCE_COMPONENTS: ReadonlySet<string> = new Set([
  * The cluster key `<k8sCluster>/<namespace>/<name>` of the TidbCluster `obj` belongs to, or
  * undefined when it belongs to none: an owned kind without `managed-by=tidb-operator`, a component
  * of another resource, no instance label and no TidbCluster controller, or a name that cannot form a
- * valid key. Never throws.
+ * valid key. `deleted` says the event is a DELETED one (a gone Backup or Restore always maps to its
+ * key, so its step forgets it). Never throws.
  */
-export function clusterKeyOf(kind: WatchedKind, obj: KubeObject, k8sCluster: string): string | undefined {
+export function clusterKeyOf(kind: WatchedKind, obj: KubeObject, k8sCluster: string, deleted = false): string | undefined {
   const namespace = obj.metadata.namespace;
   if (!namespace) return undefined;
+  if (kind === 'Backup' || kind === 'Restore' || kind === 'Job') return controllerKeyOf(kind, obj, k8sCluster, namespace, deleted);
   const name = kind === 'TidbCluster' ? obj.metadata.name : ownerClusterName(obj);
   if (!name) return undefined;
   try {
@@ -58,4 +63,28 @@ function ownerClusterName(obj: KubeObject): string | undefined {
   const controller = (obj.metadata.ownerReferences ?? []).find((ref) => ref.controller === true);
   if (controller && controller.kind === 'TidbCluster' && controller.apiVersion.startsWith('pingcap.com/')) return controller.name;
   return undefined;
+}
+
+/**
+ * The key of a Backup or Restore event (undefined when v1's handler would not enqueue it, §1.3, §2.2,
+ * except that a deletion always counts),
+ * or of a Job's: its controller ownerReference to a Backup or Restore (v1 resolves Job events the same
+ * way, `backup_controller.go:246-280`). A Job event always counts: its failure is what the step retries.
+ */
+function controllerKeyOf(kind: 'Backup' | 'Restore' | 'Job', obj: KubeObject, k8sCluster: string, namespace: string, deleted: boolean): string | undefined {
+  let owner: { kind: 'Backup' | 'Restore'; name: string } | undefined;
+  if (kind === 'Job') {
+    const ref = (obj.metadata.ownerReferences ?? []).find((r) => r.controller === true && r.apiVersion.startsWith('pingcap.com/'));
+    if (ref !== undefined && (ref.kind === 'Backup' || ref.kind === 'Restore')) owner = { kind: ref.kind, name: ref.name };
+  } else {
+    // A deleted object is always worth a step: its step finds it gone and forgets the key.
+    const wanted = deleted || (kind === 'Backup' ? shouldEnqueueBackup(obj as Backup) : shouldEnqueueRestore(obj as Restore));
+    if (wanted && obj.metadata.name) owner = { kind, name: obj.metadata.name };
+  }
+  if (owner === undefined) return undefined;
+  try {
+    return formatObjectKey(owner.kind, { k8sCluster, namespace, name: owner.name });
+  } catch {
+    return undefined;
+  }
 }

@@ -11,6 +11,7 @@
  */
 import type { BackoffPolicy } from '../model/config.js';
 import type { Clock } from '../platform/clock.js';
+import { NotFoundError } from '../platform/errors.js';
 import type { Logger } from '../platform/logger.js';
 import type { ReconcileQueue } from '../queue/port.js';
 import type { StateStore } from '../state/port.js';
@@ -65,10 +66,20 @@ export type ExporterOptions = {
 export type ExporterCarry = ReadonlyMap<string, { resourceVersion: string; entries: [string, Remembered][]; references?: [string, ReferenceEntry][] }>;
 
 /** What a watch loop is doing, for health checks and tests. */
-export type LoopStatus = 'starting' | 'listing' | 'watching' | 'waiting' | 'stopped';
+export type LoopStatus = 'starting' | 'listing' | 'watching' | 'waiting' | 'not-served' | 'stopped';
+
+/**
+ * How long a watch of a backup controller's kind waits before asking again when the API server does
+ * not serve it (404: the Backup / Restore CRDs are not installed — TiDB Operator's backup CRDs are
+ * optional — or the Jobs API is not served). Not a failure: that controller has nothing to reconcile.
+ */
+export const NOT_SERVED_RETRY_MS = 60_000;
+
+// The kinds of the controllers beside the TidbCluster's, whose resources a cluster may not serve.
+const OPTIONAL_KINDS: ReadonlySet<string> = new Set(['Backup', 'Restore', 'Job']);
 
 /** One watch loop; `position` is where its next watch resumes (undefined: it must list first). */
-type Loop = { resource: WatchedResource; status: LoopStatus; failures: number; filter: ChangeFilter; position: string | undefined };
+type Loop = { resource: WatchedResource; status: LoopStatus; failures: number; filter: ChangeFilter; position: string | undefined; notServed?: boolean };
 
 const DEFAULT_BACKOFF: BackoffPolicy = { baseMs: 500, maxMs: 30_000, jitterRatio: 0.2 };
 
@@ -176,6 +187,13 @@ export class Exporter {
         await this.watchFrom(loop, position);
       } catch (err) {
         if (this.stopping) break;
+        if (err instanceof NotFoundError && OPTIONAL_KINDS.has(loop.resource.kind)) {
+          if (loop.notServed !== true) this.deps.logger.info('exporter: resource not served, asking again later', { resource: loop.resource.name, error: errorText(err) });
+          loop.notServed = true;
+          loop.status = 'not-served';
+          await this.sleeps.sleep(NOT_SERVED_RETRY_MS);
+          continue;
+        }
         loop.failures += 1;
         if (err instanceof ResourceExpiredError) {
           loop.position = undefined;
@@ -226,8 +244,9 @@ export class Exporter {
   private async relist(loop: Loop, reason: string): Promise<string> {
     const { resource } = loop;
     loop.status = 'listing';
-    this.counts.count(EXPORTER_METRIC.relists);
     const { resourceVersion: rv, items } = await listAll(this.deps.source, resource, this.listPageSize, () => this.stopping);
+    // Counted once listed: a resource the server does not serve (404) has nothing to relist.
+    this.counts.count(EXPORTER_METRIC.relists);
     if (resource.kind === 'TidbCluster') this.references.reset(resource.namespace, items);
     const mapped = items.map((object) => ({ object, key: clusterKeyOf(resource.kind, object, this.options.k8sCluster) }));
     const gone = loop.filter.reset(mapped);
@@ -276,7 +295,7 @@ export class Exporter {
       return;
     }
     this.counts.count(EXPORTER_METRIC.eventsSeen);
-    const key = clusterKeyOf(resource.kind, event.object, this.options.k8sCluster);
+    const key = clusterKeyOf(resource.kind, event.object, this.options.k8sCluster, event.type === 'DELETED');
     const meaningful = loop.filter.observe(event, key);
     if (key === undefined) this.counts.count(EXPORTER_METRIC.eventsUnmapped);
     else if (!meaningful) this.counts.count(EXPORTER_METRIC.eventsDropped);

@@ -12,6 +12,10 @@
  *   condition's `type` and `status` (not its probe/transition times or message), and each (init)
  *   container status's `name`, `ready`, `started`, `restartCount` and state (`running`,
  *   `waiting:<reason>`, `terminated:<reason>`) — not timestamps, image IDs or container IDs;
+ * - Backup and Restore: labels, annotations, finalizers, `deletionTimestamp`, spec and status (the
+ *   Job pod writes status: its progress is a trigger);
+ * - Job: labels, ownerReferences, finalizers, `deletionTimestamp`, each condition's `type` and
+ *   `status`, and `status.active`;
  * - StatefulSet and PersistentVolumeClaim: everything else, spec and status alike: a StatefulSet's
  *   status is the rolling update a step waits on, a PVC's status its binding and resize.
  *
@@ -32,6 +36,12 @@ export function meaningfulView(kind: WatchedKind, obj: KubeObject): Json {
       return { meta: metaView(obj), generation: obj.metadata.generation, spec: obj.spec };
     case 'Pod':
       return { meta: metaView(obj), spec: podSpecView(obj.spec), status: podStatusView(obj.status) };
+    case 'Backup':
+    case 'Restore':
+      // The Job pod writes their status (v1's second status writer): its progress is a trigger.
+      return { meta: metaView(obj), generation: obj.metadata.generation, spec: obj.spec, status: obj.status ?? null };
+    case 'Job':
+      return { meta: metaView(obj), conditions: asArray(obj.status?.conditions).map((c) => ({ type: field(c, 'type'), status: field(c, 'status') })), active: obj.status?.active ?? null };
     case 'StatefulSet':
     case 'PersistentVolumeClaim': {
       const { resourceVersion: _rv, managedFields: _mf, ...metadata } = obj.metadata;

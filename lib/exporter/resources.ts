@@ -8,8 +8,14 @@
 import { MANAGED_BY_SELECTOR } from '../model/labels.js';
 import { TerminalError } from '../platform/errors.js';
 
-/** The kinds the exporter watches. */
-export type WatchedKind = 'TidbCluster' | 'StatefulSet' | 'Pod' | 'PersistentVolumeClaim';
+/**
+ * The kinds the exporter watches: each controller's own kind (TidbCluster, Backup, Restore) and what
+ * its steps wait on — the TidbCluster's StatefulSets, Pods and PVCs, the Jobs of Backups and Restores.
+ */
+export type WatchedKind = 'TidbCluster' | 'StatefulSet' | 'Pod' | 'PersistentVolumeClaim' | 'Backup' | 'Restore' | 'Job';
+
+/** The Jobs the backup controllers create carry one of these `managed-by` labels (§1.6, §2.3). */
+export const BACKUP_JOB_SELECTOR = 'app.kubernetes.io/managed-by in (backup-operator,restore-operator)';
 
 /**
  * One watch: a kind in all namespaces or in one. `name` identifies it in the checkpoint table and in
@@ -28,13 +34,16 @@ const KINDS: readonly { kind: WatchedKind; plural: string; labelSelector: string
   { kind: 'StatefulSet', plural: 'statefulsets', labelSelector: MANAGED_BY_SELECTOR },
   { kind: 'Pod', plural: 'pods', labelSelector: MANAGED_BY_SELECTOR },
   { kind: 'PersistentVolumeClaim', plural: 'persistentvolumeclaims', labelSelector: MANAGED_BY_SELECTOR },
+  { kind: 'Backup', plural: 'backups', labelSelector: undefined },
+  { kind: 'Restore', plural: 'restores', labelSelector: undefined },
+  { kind: 'Job', plural: 'jobs', labelSelector: BACKUP_JOB_SELECTOR },
 ];
 
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 /**
- * The watches for `namespaces`: four cluster-wide watches when the list is empty or absent, else
- * four per namespace. A namespace that is not a DNS-1123 label is a `TerminalError` (a typo in the
+ * The watches for `namespaces`: one cluster-wide watch per kind when the list is empty or absent,
+ * else one per kind and namespace. A namespace that is not a DNS-1123 label is a `TerminalError` (a typo in the
  * configuration must not turn into a silently empty watch).
  */
 export function watchedResources(namespaces: readonly string[] = []): WatchedResource[] {

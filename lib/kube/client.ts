@@ -35,6 +35,7 @@ import type {
   KubePort,
   LabelSelector,
   ObjectList,
+  ObjectReader,
   OwnedKind,
   PageRequest,
   TidbClusterPage,
@@ -55,7 +56,7 @@ const SAFE: RetryCall = { isRetryable: isRetryableKubeFailure, retryAfterMs: ret
 const ONCE: RetryCall = { isRetryable: () => false };
 
 /** `KubePort` against one API server. */
-export class KubeClient implements KubePort {
+export class KubeClient implements KubePort, ObjectReader {
   private readonly budget: CallBudget;
   private readonly clock: Clock;
   private readonly retry: RetryContext;
@@ -230,6 +231,33 @@ export class KubeClient implements KubePort {
       return true;
     } catch (err) {
       if (err instanceof NotFoundError) return false;
+      throw err;
+    }
+  }
+
+  async getObject(kind: KnownKind, namespace: string, name: string): Promise<KubeObject | undefined> {
+    const info = kindInfo(kind);
+    try {
+      return await this.json<KubeObject>(`get ${kind} ${namespace}/${name}`, { method: 'GET', path: objectPath(info, namespace, name) });
+    } catch (err) {
+      if (err instanceof NotFoundError) return undefined;
+      throw err;
+    }
+  }
+
+  async listObjects(kind: KnownKind, namespace: string, labelSelector: LabelSelector): Promise<KubeObject[]> {
+    return (await this.listPaged(kindInfo(kind), namespace, labelSelector, `list ${kind} in ${namespace}`)).items;
+  }
+
+  async secretKeys(namespace: string, name: string): Promise<string[] | undefined> {
+    if (namespace === '' || name === '') throw new TerminalError('secretKeys needs a namespace and a name', { field: 'name' });
+    const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`;
+    try {
+      // Only the key names are kept; the values are dropped here, before anything could log them.
+      const secret = await this.json<{ data?: Record<string, unknown>; stringData?: Record<string, unknown> }>(`get Secret ${namespace}/${name}`, { method: 'GET', path });
+      return [...new Set([...Object.keys(secret.data ?? {}), ...Object.keys(secret.stringData ?? {})])].sort();
+    } catch (err) {
+      if (err instanceof NotFoundError) return undefined;
       throw err;
     }
   }

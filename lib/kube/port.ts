@@ -58,10 +58,14 @@ export const OWNED_KINDS = [
 export type OwnedKind = (typeof OWNED_KINDS)[number];
 
 /**
- * Every kind the port writes: the owned kinds, the TidbCluster itself, and the cluster-scoped
- * PersistentVolumes bound to the cluster's claims (for those the namespace argument is ignored).
+ * Every kind the port writes: the owned kinds, the TidbCluster itself, the cluster-scoped
+ * PersistentVolumes bound to the cluster's claims (for those the namespace argument is ignored), and
+ * the backup controllers' kinds; Secrets are only ever looked at (`ObjectReader.secretKeys`).
  */
-export type KnownKind = OwnedKind | 'TidbCluster' | 'PersistentVolume' | 'Node';
+export type KnownKind = OwnedKind | 'TidbCluster' | 'PersistentVolume' | 'Node' | ControllerObjectKind | 'Secret';
+
+/** The kinds the backup controllers read and write besides the TidbCluster's: their resources and Jobs. */
+export type ControllerObjectKind = 'Backup' | 'Restore' | 'Job';
 
 /**
  * A label selector: the query string form (`a=b,c!=d,e in (f)`) or equality pairs, which are
@@ -179,4 +183,18 @@ export interface KubePort {
   hasSecret(namespace: string, name: string): Promise<boolean>;
   /** Creates a SubjectAccessReview (never stored by the server) and returns its decision. */
   reviewAccess(review: AccessReview): Promise<AccessDecision>;
+}
+
+/**
+ * The reads of the controllers beside the TidbCluster's (Backup, Restore): one object by name, one
+ * label-selected LIST, and the key names of a Secret. Only the names of a Secret's keys cross this
+ * port — never a value — so no credential can reach a snapshot, a log line or DynamoDB.
+ */
+export interface ObjectReader {
+  /** The object, or undefined when it does not exist (404). */
+  getObject(kind: KnownKind, namespace: string, name: string): Promise<KubeObject | undefined>;
+  /** One label-selected LIST of `kind` in `namespace`. */
+  listObjects(kind: KnownKind, namespace: string, labelSelector: LabelSelector): Promise<KubeObject[]>;
+  /** The names of the Secret's data keys, or undefined when it does not exist; values are dropped unread. */
+  secretKeys(namespace: string, name: string): Promise<string[] | undefined>;
 }

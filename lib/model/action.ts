@@ -138,6 +138,11 @@ export type EventAction = {
   readonly message: string;
   readonly object: ObjectRef;
   /**
+   * The involved object's uid, when the rule read it (a Backup's, a Restore's); otherwise the
+   * executor takes it from what the step observed.
+   */
+  readonly involvedUid?: string;
+  /**
    * Reported once while it persists: not recorded when the cluster's recent Events already hold one
    * with this reason and message (the executor reads them when it runs such an action, so a step
    * that records none reads no Events).

@@ -41,8 +41,11 @@ export type OwnedObjects = {
 /** The kinds listed in `OwnedObjects`. */
 export type OwnedKind = keyof OwnedObjects;
 
-/** Every kind an action may name: the cluster itself, what it owns, and PersistentVolumes (reclaim policy). */
-export type KubeKind = 'TidbCluster' | OwnedKind | 'PersistentVolume';
+/**
+ * Every kind an action may name: the cluster itself, what it owns, PersistentVolumes (reclaim
+ * policy), and what the backup controllers write (their custom resources and their Jobs).
+ */
+export type KubeKind = 'TidbCluster' | OwnedKind | 'PersistentVolume' | 'Backup' | 'Restore' | 'Job';
 
 /** Which object an action is about. `namespace` is absent only for cluster-scoped kinds (PersistentVolume). */
 export type ObjectRef = {

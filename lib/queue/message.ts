@@ -1,10 +1,12 @@
 /**
  * The reconcile queue's message format. Producers (exporter, sweep, timers, the step engine itself)
- * send a JSON body `{"key": "<k8sCluster>/<namespace>/<name>", "reason": "..."}`; the reconcile
+ * send a JSON body `{"key": "<k8sCluster>/<namespace>/<name>", "reason": "..."}`, the key prefixed
+ * with its kind for any controller but the TidbCluster's (`Backup:<k8sCluster>/…`, `object-key.ts`); the reconcile
  * function parses it here before doing anything else. Parsing is pure: no I/O, no clock, no logger.
  */
 
 import { foreignClusterProblem, unwatchedNamespaceProblem } from '../model/key.js';
+import { parseObjectKey, type ControllerKind } from '../model/object-key.js';
 import { clipForEcho, quoteForEcho } from '../model/echo.js';
 import { cutText } from '../platform/text.js';
 
@@ -22,6 +24,8 @@ export type ClusterRef = {
  */
 export type ReconcileMessage = {
   readonly key: string;
+  /** The controller the key is for: a key without a kind prefix is a TidbCluster's (`object-key.ts`). */
+  readonly kind: ControllerKind;
   readonly ref: ClusterRef;
   readonly reason?: string;
   readonly dueAtMs?: number;
@@ -88,8 +92,12 @@ export function parseReconcileMessage(body: unknown, options: ParseMessageOption
   const key = fields['key'];
   if (key === undefined) return fail('key', 'key is missing');
   if (typeof key !== 'string') return fail('key', `key must be a string, got ${describe(key)}`);
-  const ref = parseKey(key);
+  const colon = key.indexOf(':');
+  const kinded = parseObjectKey(key);
+  if (!kinded.ok && kinded.field === 'kind') return fail('key.kind', kinded.message);
+  const ref = parseKey(colon < 0 ? key : key.slice(colon + 1));
   if (!ref.ok) return ref;
+  const kind = kinded.ok ? kinded.kind : 'TidbCluster';
   const foreign = foreignClusterProblem(ref.ref, options.k8sCluster);
   if (foreign !== undefined) return fail('key.k8sCluster', foreign);
   const unwatched = unwatchedNamespaceProblem(ref.ref, options.watchNamespaces);
@@ -99,9 +107,9 @@ export function parseReconcileMessage(body: unknown, options: ParseMessageOption
   if (due !== undefined && (typeof due !== 'number' || !Number.isFinite(due))) return fail('dueAtMs', `dueAtMs must be a finite number, got ${describe(due)}`);
   const dueAtMs = due === undefined ? {} : { dueAtMs: due };
   const reason = fields['reason'];
-  if (reason === undefined) return { ok: true, message: { key, ref: ref.ref, ...dueAtMs } };
+  if (reason === undefined) return { ok: true, message: { key, kind, ref: ref.ref, ...dueAtMs } };
   if (typeof reason !== 'string') return fail('reason', `reason must be a string, got ${describe(reason)}`);
-  return { ok: true, message: { key, ref: ref.ref, reason: cutText(reason, MAX_REASON_BYTES), ...dueAtMs } };
+  return { ok: true, message: { key, kind, ref: ref.ref, reason: cutText(reason, MAX_REASON_BYTES), ...dueAtMs } };
 }
 
 type ParseKeyResult = { readonly ok: true; readonly ref: ClusterRef } | { readonly ok: false; readonly error: MessageError };

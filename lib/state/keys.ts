@@ -3,6 +3,7 @@
  * built here, so the layout can be read in one place and checked by a table test.
  */
 
+import { CONTROLLER_KINDS } from '../model/object-key.js';
 import { TerminalError } from '../platform/errors.js';
 
 /** The three parts of a cluster key `<k8sCluster>/<namespace>/<name>`. */
@@ -40,11 +41,23 @@ export function parseClusterKey(key: string): ClusterKeyParts {
   return { k8sCluster, namespace, name };
 }
 
-/** The partition key of a cluster: `tc#<cluster>#<ns>#<name>`. Validates the key first. */
+/**
+ * The partition key of an object key (`object-key.ts`): a TidbCluster's `tc#<cluster>#<ns>#<name>`
+ * (unchanged), another controller kind's `<kind lower-cased>#<cluster>#<ns>#<name>`, so a Backup and
+ * a TidbCluster of one name never share an item. Validates the key first.
+ */
 export function clusterPk(key: string): string {
-  const { k8sCluster, namespace, name } = parseClusterKey(key);
-  return `tc#${k8sCluster}#${namespace}#${name}`;
+  const colon = key.indexOf(':');
+  const kind = colon < 0 ? undefined : key.slice(0, colon);
+  if (kind !== undefined && !PREFIXED_KINDS.has(kind)) {
+    throw new TerminalError(`object key ${JSON.stringify(key)} names kind ${JSON.stringify(kind)}, not a controller kind`, { field: 'key' });
+  }
+  const { k8sCluster, namespace, name } = parseClusterKey(colon < 0 ? key : key.slice(colon + 1));
+  return `${kind === undefined ? 'tc' : kind.toLowerCase()}#${k8sCluster}#${namespace}#${name}`;
 }
+
+// The kinds whose keys carry a prefix (every controller kind but TidbCluster), as `object-key.ts`.
+const PREFIXED_KINDS: ReadonlySet<string> = new Set(CONTROLLER_KINDS.filter((k) => k !== 'TidbCluster'));
 
 /** The entry of one deadline in the state item's deadlines map: `<component>#<member>#<kind>`. */
 export function deadlineId(component: string, member: string, kind: string): string {

@@ -15,6 +15,7 @@ import type { Metrics } from '../platform/metrics.js';
 import type { ReconcileQueue } from '../queue/port.js';
 import type { Requester, StateStore, VerifiedCluster } from '../state/port.js';
 import type { Timers } from '../timer/port.js';
+import type { ControllerSet } from './controller.js';
 
 /**
  * Why a step runs: the message's `reason` (`watch`, `sweep`, `dirty`, `timer:<kind>`, `admin`, …),
@@ -113,6 +114,11 @@ export type StepPorts = {
   readonly metrics: Metrics;
   readonly random?: () => number;
   readonly newReconcileId?: () => string;
+  /**
+   * The controllers beside the TidbCluster's (which is built in), by kind; a key of a kind with none
+   * is rejected. Each was built with the ports it reads through.
+   */
+  readonly controllers?: ControllerSet;
 };
 
 /** The one timer kind the engine arms per key: a single pending wake-up that only moves earlier. */

@@ -21,24 +21,22 @@
 
 import { randomUUID } from 'node:crypto';
 
-import { parseClusterKey } from '../model/key.js';
+import { parseObjectKey, type ControllerKind } from '../model/object-key.js';
 import type { Plan } from '../model/plan.js';
-import type { Snapshot } from '../model/snapshot.js';
 import type { StepConfig } from '../platform/config.js';
 import { ConflictError } from '../platform/errors.js';
 import { METRIC } from '../platform/metrics.js';
 import { combineOutcomes, fail } from '../reconcile/engine/outcome.js';
-import { planStep } from '../reconcile/engine/planner.js';
-import { clusterRules } from '../reconcile/cluster/recipe.js';
 import type { Rule } from '../reconcile/engine/rule.js';
-import type { ClaimResult, VerifiedCluster } from '../state/port.js';
+import type { ClaimResult } from '../state/port.js';
 import { executeActions } from './act.js';
 import { commitStep } from './commit.js';
 import { startBudget, type StepContext } from './context.js';
 import { errorText } from './error-outcome.js';
 import { holdRecordsForLease } from './lease-hold.js';
 import { armLeaseWake, leaseBoundBudget, leaseWakeFence, leaseWakeIsSuperseded } from './lease-wake.js';
-import { observeStep } from './observe.js';
+import type { Controller } from './controller.js';
+import { tidbClusterController } from './tidbcluster-controller.js';
 import { isReplacedWake } from './schedule.js';
 import { isTimerTrigger, type StepPorts, type Trigger } from './ports.js';
 import { reportStep, steppedResult, unclaimedResult, type StepIdentity, type StepResult } from './result.js';
@@ -55,11 +53,11 @@ export type RunStepInput = {
   readonly ports: StepPorts;
   readonly config: StepConfig;
   readonly budgetMs: number;
-  /** The rules to run; the registry's `clusterRules` unless a test or simulation narrows them. */
+  /** The TidbCluster rules to run; the registry's `clusterRules` unless a test or simulation narrows them. */
   readonly rules?: readonly Rule[];
 };
 
-type ClaimedStep = StepContext & { readonly rules: readonly Rule[] };
+type ClaimedStep = StepContext & { readonly controller: Controller };
 
 
 /**
@@ -78,8 +76,10 @@ export async function runStep(input: RunStepInput): Promise<StepResult> {
   if (trigger.enqueuedAtMs !== undefined) {
     ports.metrics.milliseconds(METRIC.queueLag, startedAtMs - trigger.enqueuedAtMs);
   }
-  const parsed = parseClusterKey(key);
+  const parsed = parseObjectKey(key);
   if (!parsed.ok) return reportStep(ports, unclaimedResult(base, ports.clock.nowMs(), 'rejected', parsed.message));
+  const controller = controllerFor(input, parsed.kind);
+  if (!controller) return reportStep(ports, unclaimedResult(base, ports.clock.nowMs(), 'rejected', `no ${parsed.kind} controller runs in this deployment`));
   const budgetMs = leaseBoundBudget(input.budgetMs, input.config);
   if (budgetMs <= input.config.safetyMarginMs) return reportStep(ports, noBudget(input, base));
   const budget = startBudget(ports.clock, budgetMs, input.config.safetyMarginMs);
@@ -98,7 +98,7 @@ export async function runStep(input: RunStepInput): Promise<StepResult> {
       owner: input.owner,
       ports,
       config: input.config,
-      rules: input.rules ?? clusterRules,
+      controller,
       deadlineAtMs: startedAtMs + budgetMs,
       fence: claim.fence,
       claimed: claim.state,
@@ -111,6 +111,15 @@ export async function runStep(input: RunStepInput): Promise<StepResult> {
   } finally {
     budget.dispose();
   }
+}
+
+/**
+ * The controller of `kind`: the TidbCluster's is built in (running `input.rules` when given); the
+ * others come with the ports (`StepPorts.controllers`), so a deployment runs the ones it wires.
+ */
+function controllerFor(input: RunStepInput, kind: ControllerKind): Controller | undefined {
+  if (kind === 'TidbCluster') return tidbClusterController(input.rules) as Controller<unknown>;
+  return input.ports.controllers?.[kind];
 }
 
 /** Too late in the invocation to do anything safely: the trigger is left for redelivery. */
@@ -186,50 +195,39 @@ async function claimLease(input: RunStepInput, nowMs: number, signal: AbortSigna
 }
 
 /**
- * Observe → decide → act → commit, for a step that holds the lease. The trigger's records are held
- * for the lease (`lease-hold.ts`) alongside observe and act; the commit waits for that to finish.
+ * Observe → decide → act → commit, for a step that holds the lease, with the key's controller. The
+ * trigger's records are held for the lease (`lease-hold.ts`) alongside observe and act; the commit
+ * waits for that to finish.
  */
 async function runClaimed(ctx: ClaimedStep): Promise<StepResult> {
   const clock = ctx.ports.clock;
+  const controller = ctx.controller;
   const marks = [clock.nowMs()];
   const held = holdRecordsForLease(ctx.ports, ctx.key, ctx.trigger, ctx.startedAtMs + ctx.config.leaseForMs);
-  const observed = await observeStep(ctx);
+  const observed = await controller.observe(ctx);
   marks.push(clock.nowMs());
-  const plan = observed.ok ? decideStep(observed.snapshot, ctx.rules) : undefined;
+  const plan = observed.ok ? decideSafely(controller, observed.snapshot) : undefined;
   marks.push(clock.nowMs());
   const acted = plan ? await executeActions(ctx, plan.actions) : { records: [], outcome: undefined };
   marks.push(clock.nowMs());
   // An observe failure, or the plan's outcome made stronger by a failed or unfinished act stage.
   const planned = observed.ok ? (plan?.outcome ?? fail('no plan')) : observed.outcome;
   const outcome = acted.outcome ? combineOutcomes([planned, acted.outcome]) : planned;
-  const cluster = observed.ok ? observed.snapshot.cluster : undefined;
-  // Only an observation that succeeded can say the TidbCluster is gone.
-  const gone = observed.ok && cluster === undefined;
+  const subject = observed.ok ? controller.subject(observed.snapshot) : { cluster: undefined, gone: false };
   await held;
-  const verified = observed.ok ? verifiedBy(observed.snapshot, ctx) : undefined;
+  const { cluster, gone, verified } = subject;
   const commit = await commitStep(ctx, { cluster, gone, plan, outcome, records: acted.records, ...(verified ? { verified } : {}) });
   marks.push(clock.nowMs());
   return steppedResult(ctx, plan?.ruleResults ?? [], commit, marks);
 }
 
-/**
- * The TidbCluster this step's observation vouches for: the one it read, when it read everything; at
- * rest, the one verified before (which is the one it read: the observer checked uid and generation).
- */
-function verifiedBy(snapshot: Snapshot, ctx: ClaimedStep): VerifiedCluster | undefined {
-  const { uid, generation } = snapshot.cluster?.metadata ?? {};
-  if (uid === undefined || generation === undefined) return undefined;
-  return snapshot.reads === 'rest' ? ctx.claimed.lastStep?.verified : { uid, generation };
-}
-
-/**
- * Decides (pure). A rule that throws is a bug, not a state of the world: the step fails (retryable,
- * so a fixed deployment picks the key up again) with no actions and no status change.
- */
-export function decideStep(snapshot: Snapshot, rules: readonly Rule[] = clusterRules): Plan {
+/** A controller's decide that throws is a bug: the step fails (retryable) with no actions. */
+function decideSafely<S>(controller: Controller<S>, snapshot: S): Plan {
   try {
-    return planStep(snapshot, rules);
+    return controller.decide(snapshot);
   } catch (err) {
     return { actions: [], status: undefined, outcome: fail(`decide: ${errorText(err)}`), ruleResults: [] };
   }
 }
+
+export { decideStep } from './tidbcluster-controller.js';

@@ -21,7 +21,8 @@ import { PumpClient } from '../components/pump.js';
 import { TicdcClient } from '../components/ticdc.js';
 import type { TiflashStatusPort } from '../components/port.js';
 import { TiflashStatusClient } from '../components/tiflash.js';
-import type { KubePort } from '../kube/port.js';
+import type { KubePort, ObjectReader } from '../kube/port.js';
+import { TidbSchemaClient, type TidbSchemaPort } from '../components/tidb-schema.js';
 import { PdClient } from '../pd/client.js';
 import type { PdPort } from '../pd/port.js';
 import type { Clock } from '../platform/clock.js';
@@ -33,6 +34,10 @@ export type ClusterTarget = { readonly namespace: string; readonly tcName: strin
 /** What the observer and executor call: the Kubernetes API and each cluster's component APIs. */
 export interface ClusterClients {
   readonly kube: KubePort;
+  /** The reads of the controllers beside the TidbCluster's; without it only the TidbCluster controller runs. */
+  readonly objects?: ObjectReader;
+  /** The schema reads of the cluster's TiDB (the Restore controller's fresh-target check). */
+  tidbSchema?(target: ClusterTarget): TidbSchemaPort;
   pd(target: ClusterTarget): PdPort;
   /** The status port (20180) of the cluster's TiKV pods. */
   tikv(target: ClusterTarget): TikvStatusPort;
@@ -85,6 +90,11 @@ export class ApiServerClients implements DeadlineClients {
     private readonly caller: ComponentCaller,
   ) {}
 
+  /** The Kubernetes client's generic reads, for the backup controllers. */
+  get objects(): ObjectReader {
+    return this.kube;
+  }
+
   /** Clients for the KubeConfig's current cluster, measuring deadlines on `clock`, reaching components as `access` says. */
   static fromKubeConfig(kubeConfig: KubeConfig, clock: Clock, timeouts: ClientTimeouts = {}, access: ComponentAccess = VIA_API_PROXY): ApiServerClients {
     const retry = { ...(timeouts.retry ? { retry: timeouts.retry } : {}), ...(timeouts.random ? { random: timeouts.random } : {}) };
@@ -97,6 +107,10 @@ export class ApiServerClients implements DeadlineClients {
 
   withDeadline(deadlineAtMs: number, retryUntilMs?: number): ApiServerClients {
     return new ApiServerClients(this.kube.withDeadline(deadlineAtMs, retryUntilMs), this.caller.withDeadline(deadlineAtMs, retryUntilMs));
+  }
+
+  tidbSchema(target: ClusterTarget): TidbSchemaPort {
+    return new TidbSchemaClient(this.caller, { namespace: target.namespace, tcName: target.tcName, scheme: target.tls === true ? 'https' : 'http' });
   }
 
   pd(target: ClusterTarget): PdPort {

@@ -114,7 +114,7 @@ export class LiveExecutor implements Executor {
         kind: action.object.kind,
         namespace,
         name: action.object.name,
-        uid: identity?.uid ?? '',
+        uid: identity?.uid ?? action.involvedUid ?? '',
         ...(identity?.apiVersion ? { apiVersion: identity.apiVersion } : {}),
         ...(identity?.resourceVersion ? { resourceVersion: identity.resourceVersion } : {}),
       },

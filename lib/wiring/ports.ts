@@ -36,6 +36,7 @@ import { lambdaSettings } from './lambda-env.js';
 import { ObservedIndex } from './observed.js';
 import { ClusterIdCache } from './pd-view.js';
 import { LiveObserver } from './observer.js';
+import { backupControllers } from './controllers.js';
 
 /** What every handler of one process shares. `k8sCluster` is the first part of every cluster key. */
 export type Runtime = {
@@ -80,7 +81,8 @@ export function stepPorts(runtime: Runtime, deadlineAtMs: number): StepPorts {
   const { state, timers, queue, clock, logger, metrics, index, clusterIds, random, newReconcileId } = runtime;
   const seeded = { ...(random ? { random } : {}), ...(newReconcileId ? { newReconcileId } : {}) };
   const observerOptions = { detectNodeFailure: runtime.config.step.reconcile.detectNodeFailure === true, clusterIds };
-  return { state, observer: new LiveObserver(clients, index, observerOptions), executor: new LiveExecutor(clients, index), timers, queue, clock, logger, metrics, ...seeded };
+  const controllers = clients.objects === undefined ? {} : { controllers: backupControllers(clients.objects, clients) };
+  return { state, observer: new LiveObserver(clients, index, observerOptions), executor: new LiveExecutor(clients, index), timers, queue, clock, logger, metrics, ...seeded, ...controllers };
 }
 
 /** The invocation's deadline on the runtime's clock. */

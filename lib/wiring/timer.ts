@@ -6,7 +6,8 @@
  * Kubernetes access at all.
  */
 
-import { foreignClusterProblem, parseClusterKey, unwatchedNamespaceProblem } from '../model/key.js';
+import { foreignClusterProblem, unwatchedNamespaceProblem } from '../model/key.js';
+import { parseObjectKey } from '../model/object-key.js';
 import { METRIC } from '../platform/metrics.js';
 import { clipForEcho, quoteForEcho } from '../model/echo.js';
 import { timerReason } from '../timer/timers.js';
@@ -54,7 +55,8 @@ export function parseTimerPayload(payload: unknown, k8sCluster?: string, watchNa
   }
   const { key, kind } = payload as Record<string, unknown>;
   if (typeof key !== 'string') return { ok: false, field: 'key', error: 'key must be a string "<k8sCluster>/<namespace>/<name>"' };
-  const ref = parseClusterKey(key);
+  // Any controller's key (`object-key.ts`): a TidbCluster's, or a kind-prefixed Backup's or Restore's.
+  const ref = parseObjectKey(key);
   if (!ref.ok) return { ok: false, field: ref.field === 'key' ? 'key' : `key.${ref.field}`, error: ref.message };
   const foreign = foreignClusterProblem(ref.ref, k8sCluster);
   if (foreign !== undefined) return { ok: false, field: 'key.k8sCluster', error: foreign };

@@ -16,12 +16,15 @@ describe('the exporter manifest', () => {
     expect(docs.map((d) => d.kind)).toEqual(['Namespace', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Deployment']);
   });
 
-  it('the ClusterRole grants list/watch on the four watched resources and nothing else', () => {
+  it('the ClusterRole grants list/watch on the watched resources and nothing else', () => {
     const rules = byKind('ClusterRole')['rules'] as { apiGroups: string[]; resources: string[]; verbs: string[] }[];
     const grants = rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.map((res) => `${res}.${g}: ${[...r.verbs].sort().join(',')}`))).sort();
     expect(grants).toEqual([
+      'backups.pingcap.com: list,watch',
+      'jobs.batch: list,watch',
       'persistentvolumeclaims.: list,watch',
       'pods.: list,watch',
+      'restores.pingcap.com: list,watch',
       'statefulsets.apps: list,watch',
       'tidbclusters.pingcap.com: list,watch',
     ]);

@@ -177,24 +177,15 @@ describe('exporter configuration', () => {
     expect(() => parseExporterEnv({ CLUSTER_NAME: 'eks/prod', STATE_TABLE: 't', RECONCILE_QUEUE_URL: 'q' }, 'daemon')).toThrow(/CLUSTER_NAME: "eks\/prod" is not a valid cluster name/);
   });
 
-  it('a namespace list gives four watches per namespace, each with its own checkpoint name', () => {
+  it('a namespace list gives one watch per kind and namespace, each with its own checkpoint name', () => {
     const settings = parseExporterEnv({ CLUSTER_NAME: 'eks', STATE_TABLE: 't', RECONCILE_QUEUE_URL: 'q', EXPORTER_NAMESPACES: 'tidb, prod' }, 'daemon');
-    expect(settings.resources.map((r) => r.name)).toEqual([
-      'tidbclusters@tidb',
-      'statefulsets@tidb',
-      'pods@tidb',
-      'persistentvolumeclaims@tidb',
-      'tidbclusters@prod',
-      'statefulsets@prod',
-      'pods@prod',
-      'persistentvolumeclaims@prod',
-    ]);
+    expect(settings.resources.map((r) => r.name)).toEqual([...watchesIn('tidb'), ...watchesIn('prod')]);
     expect(settings.kube).toEqual({ kind: 'default' });
   });
 
   it.each([
-    { name: 'WATCH_NAMESPACES alone scopes the watches', env: { WATCH_NAMESPACES: 'tidb' }, watches: ['tidbclusters@tidb', 'statefulsets@tidb', 'pods@tidb', 'persistentvolumeclaims@tidb'] },
-    { name: 'EXPORTER_NAMESPACES narrows WATCH_NAMESPACES', env: { WATCH_NAMESPACES: 'tidb,prod', EXPORTER_NAMESPACES: 'prod' }, watches: ['tidbclusters@prod', 'statefulsets@prod', 'pods@prod', 'persistentvolumeclaims@prod'] },
+    { name: 'WATCH_NAMESPACES alone scopes the watches', env: { WATCH_NAMESPACES: 'tidb' }, watches: watchesIn('tidb') },
+    { name: 'EXPORTER_NAMESPACES narrows WATCH_NAMESPACES', env: { WATCH_NAMESPACES: 'tidb,prod', EXPORTER_NAMESPACES: 'prod' }, watches: watchesIn('prod') },
   ])('namespace-scoped: $name', ({ env, watches }) => {
     const settings = parseExporterEnv({ CLUSTER_NAME: 'eks', STATE_TABLE: 't', RECONCILE_QUEUE_URL: 'q', ...env }, 'daemon');
     expect(settings.resources.map((r) => r.name)).toEqual(watches);
@@ -206,6 +197,11 @@ describe('exporter configuration', () => {
     );
   });
 });
+
+/** Every controller's kinds and what its steps wait on, watched in `ns`. */
+function watchesIn(ns: string): string[] {
+  return ['tidbclusters', 'statefulsets', 'pods', 'persistentvolumeclaims', 'backups', 'restores', 'jobs'].map((plural) => `${plural}@${ns}`);
+}
 
 describe('exporter metrics on CloudWatch', () => {
   it('thousands of counts become one value per metric, written once at flush', () => {

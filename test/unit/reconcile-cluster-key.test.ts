@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 
+import { clusterKeyOf } from '../../lib/exporter/cluster-key.js';
 import { formatClusterKey, parseClusterKey } from '../../lib/model/key.js';
 
 describe('cluster keys: <k8sCluster>/<namespace>/<name>', () => {
@@ -30,5 +31,26 @@ describe('cluster keys: <k8sCluster>/<namespace>/<name>', () => {
 
   it('refuses to format a key that would not parse', () => {
     expect(() => formatClusterKey({ k8sCluster: 'eks', namespace: 'a/b', name: 'c' })).toThrow(/namespace must be a DNS-1123 label/);
+  });
+});
+
+describe('backup controllers: Backup, Restore and Job events map to kinded keys', () => {
+  const owned = (kind: string, name: string) => ({ metadata: { namespace: 'demo', name: `x-${name}`, ownerReferences: [{ apiVersion: 'pingcap.com/v1alpha1', kind, name, uid: 'u', controller: true }] } });
+  it.each([
+    { name: 'a new Backup is its own Backup key', kind: 'Backup' as const, obj: { metadata: { namespace: 'demo', name: 'b1' } }, key: 'Backup:eks/demo/b1' },
+    { name: 'a Backup being deleted is enqueued', kind: 'Backup' as const, obj: { metadata: { namespace: 'demo', name: 'b1', deletionTimestamp: '2026-01-01T00:00:00Z' }, status: { phase: 'Complete', conditions: [{ type: 'Complete', status: 'True' }] } }, key: 'Backup:eks/demo/b1' },
+    { name: 'a Complete snapshot Backup is dropped (B02)', kind: 'Backup' as const, obj: { metadata: { namespace: 'demo', name: 'b1' }, status: { phase: 'Complete', conditions: [{ type: 'Complete', status: 'True' }] } }, key: undefined },
+    { name: 'a Running snapshot Backup is dropped: its Job owns progress', kind: 'Backup' as const, obj: { metadata: { namespace: 'demo', name: 'b1' }, status: { phase: 'Running' } }, key: undefined },
+    { name: 'a Job owned by a Backup maps to that Backup', kind: 'Job' as const, obj: owned('Backup', 'b1'), key: 'Backup:eks/demo/b1' },
+    { name: 'a Job owned by a Restore maps to that Restore', kind: 'Job' as const, obj: owned('Restore', 'r1'), key: 'Restore:eks/demo/r1' },
+    { name: 'a Job owned by anything else maps to nothing', kind: 'Job' as const, obj: owned('CronJob', 'c1'), key: undefined },
+    { name: 'a new Restore is its own Restore key', kind: 'Restore' as const, obj: { metadata: { namespace: 'demo', name: 'r1' } }, key: 'Restore:eks/demo/r1' },
+  ])('$name', ({ kind, obj, key }) => {
+    expect(clusterKeyOf(kind, obj as never, 'eks')).toBe(key);
+  });
+
+  it('a deleted Backup always maps to its key, even a Complete one, so its step forgets it', () => {
+    const done = { metadata: { namespace: 'demo', name: 'b1' }, status: { phase: 'Complete', conditions: [{ type: 'Complete', status: 'True' }] } };
+    expect(clusterKeyOf('Backup', done as never, 'eks', true)).toBe('Backup:eks/demo/b1');
   });
 });

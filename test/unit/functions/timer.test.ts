@@ -18,6 +18,13 @@ describe('timer handler', () => {
     expect(fake.sent).toEqual([[{ message: { key: 'eks-test/demo/basic', reason: 'timer:failover-pd', enqueuedAtMs: fake.clock.nowMs() } }]]);
   });
 
+  it('a Backup key is woken as a Backup key', async () => {
+    const fake = fakeRuntime();
+    const result = await createTimerHandler({ runtime: () => fake.runtime })({ key: 'Backup:eks-test/demo/b1', kind: 'wake' }, lambdaContext());
+    expect(result).toMatchObject({ ok: true, key: 'Backup:eks-test/demo/b1' });
+    expect(fake.sent).toEqual([[{ message: { key: 'Backup:eks-test/demo/b1', reason: 'timer:wake', enqueuedAtMs: fake.clock.nowMs() } }]]);
+  });
+
   it.each([
     { name: 'a payload that is not an object names payload', payload: 'eks-test/demo/basic', field: 'payload' },
     { name: 'a payload without a key names key', payload: { kind: 'wake' }, field: 'key' },
@@ -27,6 +34,7 @@ describe('timer handler', () => {
     { name: 'a missing kind names kind', payload: { key: 'eks-test/demo/basic' }, field: 'kind' },
     { name: 'a key of a Kubernetes cluster this deployment does not manage names key.k8sCluster', payload: { key: 'other-eks/demo/basic', kind: 'wake' }, field: 'key.k8sCluster' },
     { name: 'a null payload names payload', payload: null, field: 'payload' },
+    { name: 'a key of a kind no controller reconciles names key.kind', payload: { key: 'Pod:eks-test/demo/basic', kind: 'wake' }, field: 'key.kind' },
   ])('$name, enqueues nothing and is counted', async ({ payload, field }) => {
     // Prepare
     const fake = fakeRuntime();

@@ -37,7 +37,7 @@ describe('parseReconcileMessage', () => {
     const result = parseReconcileMessage(body);
 
     // Assess
-    expect(result).toEqual({ ok: true, message });
+    expect(result).toEqual({ ok: true, message: { kind: 'TidbCluster', ...message } });
   });
 
   it.each([
@@ -88,7 +88,7 @@ describe('parseReconcileMessage', () => {
     const result = parseReconcileMessage('{"key":"eks/demo/basic"}', { k8sCluster: 'eks' });
 
     // Assess
-    expect(result).toEqual({ ok: true, message: { key: 'eks/demo/basic', ref: { k8sCluster: 'eks', namespace: 'demo', name: 'basic' } } });
+    expect(result).toEqual({ ok: true, message: { key: 'eks/demo/basic', kind: 'TidbCluster', ref: { k8sCluster: 'eks', namespace: 'demo', name: 'basic' } } });
   });
 
   it.each([

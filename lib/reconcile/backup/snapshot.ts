@@ -1,0 +1,70 @@
+/**
+ * What one Backup step reads (`BackupSnapshot`) and how its rules build the step's one write of the
+ * Backup (`BackupDraft`): Backup and Restore have no status subresource, so metadata (the finalizer)
+ * and status go out together as one full-object update under the observed resourceVersion (v1's
+ * status updater does the same), after the step's Job writes.
+ */
+
+import type { Action, EventAction } from '../../model/action.js';
+import type { TidbCluster } from '../../model/kube.js';
+import type { Outcome } from '../../model/outcome.js';
+import type { RuleResult } from '../../model/plan.js';
+import { withCondition } from './conditions.js';
+import type { Backup, BackupCondition, BackupStatus, Job } from './types.js';
+
+/**
+ * One Backup step's reads. `tc` is undefined when the TidbCluster named by `br.cluster` does not
+ * exist; `jobs` holds the Jobs of this Backup by name (absent = not found); `s3SecretKeys` the key
+ * names of `s3.secretName` (undefined = no such Secret, or none named).
+ */
+export type BackupSnapshot = {
+  readonly nowMs: number;
+  readonly backup: Backup | undefined;
+  readonly tc: TidbCluster | undefined;
+  readonly jobs: Readonly<Record<string, Job>>;
+  readonly s3SecretKeys: readonly string[] | undefined;
+  readonly managerImage: string;
+};
+
+/** The step's pending write of the Backup and its other actions, as rules add to them. */
+export type BackupDraft = {
+  finalizers: string[];
+  status: BackupStatus;
+  readonly jobActions: Action[];
+  readonly events: EventAction[];
+  readonly results: RuleResult[];
+  wakeAtMs: number | undefined;
+};
+
+/** A fresh draft of the observed Backup. */
+export function draftOf(backup: Backup): BackupDraft {
+  return { finalizers: [...(backup.metadata.finalizers ?? [])], status: { ...(backup.status ?? {}) }, jobActions: [], events: [], results: [], wakeAtMs: undefined };
+}
+
+/** Writes `condition` into the draft's status (v1's `UpdateBackupCondition`). */
+export function setCondition(draft: BackupDraft, condition: Omit<BackupCondition, 'lastTransitionTime'>, nowMs: number): void {
+  draft.status = withCondition(draft.status, condition, nowMs);
+}
+
+/** Records a rule's outcome under its name. */
+export function note(draft: BackupDraft, rule: string, outcome: Outcome): Outcome {
+  draft.results.push({ rule, outcome });
+  return outcome;
+}
+
+/** Asks for the key to be woken at `atMs` (the earliest ask wins). */
+export function wakeAt(draft: BackupDraft, atMs: number): void {
+  if (draft.wakeAtMs === undefined || atMs < draft.wakeAtMs) draft.wakeAtMs = atMs;
+}
+
+/** An Event on the Backup (v1's recorder reasons). */
+export function backupEvent(backup: Backup, type: 'Normal' | 'Warning', reason: string, message: string): EventAction {
+  return {
+    kind: 'event',
+    type,
+    reason,
+    message,
+    object: { kind: 'Backup', namespace: backup.metadata.namespace ?? '', name: backup.metadata.name ?? '' },
+    ...(backup.metadata.uid === undefined ? {} : { involvedUid: backup.metadata.uid }),
+  };
+}
