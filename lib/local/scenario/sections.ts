@@ -9,6 +9,7 @@ import { applyStructuralSchema } from '../../sim/crd/schema.js';
 import { tidbClusterSchema } from '../../sim/crd/tidbcluster.js';
 import { DEFAULT_CONFIG, DEFAULT_NAMESPACE, DEFAULT_SIM, TIDB_CLUSTER_API_VERSION } from './defaults.js';
 import { readNodes } from './node-pools.js';
+import { readLatency } from './latency.js';
 import type { FieldPath, Mapping } from './reader.js';
 import {
   describeValue,
@@ -38,7 +39,7 @@ export const CONFIG_FIELDS = [
 ] as const;
 
 /** The knobs `sim:` accepts. */
-export const SIM_FIELDS = ['nodes', 'podStartup', 'storeRemoval', 'leaderEviction', 'maxStoreDownTime'] as const;
+export const SIM_FIELDS = ['nodes', 'podStartup', 'storeRemoval', 'leaderEviction', 'maxStoreDownTime', 'latency'] as const;
 
 /** Reads `config:`; missing or empty means every default. Failover periods may be 0; the sweep interval may not. */
 export function readConfig(raw: unknown): ScenarioConfig {
@@ -87,6 +88,7 @@ export function readSim(raw: unknown): SimSettings {
     storeRemovalMs: duration('storeRemoval', d.storeRemovalMs),
     leaderEvictionMs: duration('leaderEviction', d.leaderEvictionMs),
     maxStoreDownTimeMs: duration('maxStoreDownTime', d.maxStoreDownTimeMs),
+    latency: readLatency(map['latency']),
   };
 }
 

@@ -8,6 +8,7 @@ import type { AccessEntry } from '../../eks/port.js';
 import type { AdminAction, AdminComponent } from '../../platform/admin-request.js';
 import type { JsonPath } from './jsonpath.js';
 import type { ScenarioObject } from './objects.js';
+import type { LatencyModel } from '../latency.js';
 
 /** The TiDB components a TidbCluster spec can hold, in spec order. */
 export const COMPONENTS = ['pd', 'tikv', 'tiflash', 'tidb', 'ticdc', 'pump'] as const;
@@ -84,6 +85,8 @@ export type SimSettings = {
   readonly storeRemovalMs: number;
   readonly leaderEvictionMs: number;
   readonly maxStoreDownTimeMs: number;
+  /** Delivery latency (`sim.latency`; lib/local/latency.ts); absent means the deployed model. */
+  readonly latency?: LatencyModel;
 };
 
 /** One node pool of `sim.nodes` (list form): nodes `<name>-0..<name>-(count-1)`. */
