@@ -52,6 +52,7 @@ export class ScheduledExporterSessions implements SimExporter {
   private ending: Promise<void> | undefined;
   private carry: ExporterCarry | undefined;
   private timer: TimerHandle | undefined;
+  private endTimer: TimerHandle | undefined;
   private stopped = false;
   /** Sessions started so far. */
   sessions = 0;
@@ -83,6 +84,7 @@ export class ScheduledExporterSessions implements SimExporter {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) this.deps.clock.clearTimer(this.timer);
+    if (this.endTimer) this.deps.clock.clearTimer(this.endTimer);
     if (this.current) this.end();
     await this.ending;
   }
@@ -102,7 +104,7 @@ export class ScheduledExporterSessions implements SimExporter {
     const exporter = new Exporter(this.deps, { ...this.options, deadlineAtMs, ...(this.carry ? { carry: this.carry } : {}) });
     this.current = exporter;
     exporter.start();
-    this.deps.clock.setTimer(() => {
+    this.endTimer = this.deps.clock.setTimer(() => {
       if (this.current === exporter) this.end();
     }, Math.max(0, deadlineAtMs - this.deps.clock.nowMs()));
   }
