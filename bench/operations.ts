@@ -10,6 +10,7 @@
  */
 import { join } from 'node:path';
 import type { Scenario } from '../lib/local/scenario/types.js';
+import { DEFAULT_LATENCY, type LatencyModel, ZERO_LATENCY } from '../lib/local/latency.js';
 import { SimStack } from '../lib/local/sim-stack.js';
 import { runScenario } from '../lib/local/simulate.js';
 import { OPERATOR_MODEL, type OperatorRunStats, runOperatorLike } from './operator-driver.js';
@@ -31,9 +32,12 @@ export type Driver = (stack: SimStack, rec: EntryRecorder) => Promise<OperatorRu
 /**
  * One run of a bench scenario with `driver`, recorded entry by entry; `atEnd`, when given, runs on
  * the stack after the timeline (e.g. to measure the cluster at rest), before invariants are read.
+ * `latency` replaces the file's delivery latency (the TiDB-Operator-like driver runs without: its
+ * own loop delivers, with none of ours' queue, batching window or exporter sessions).
  */
-export async function recordRun(file: string, driver: Driver, atEnd?: (stack: SimStack) => Promise<void>): Promise<Run> {
-  const scenario = loadScenario(join(BENCH_SCENARIOS, file));
+export async function recordRun(file: string, driver: Driver, atEnd?: (stack: SimStack) => Promise<void>, latency?: LatencyModel): Promise<Run> {
+  const loaded = loadScenario(join(BENCH_SCENARIOS, file));
+  const scenario: Scenario = latency === undefined ? loaded : { ...loaded, sim: { ...loaded.sim, latency } };
   const stack = await SimStack.start(scenario, scenario.seed);
   try {
     const rec = new EntryRecorder(stack, new RequestTally(stack));
@@ -55,6 +59,18 @@ export const ours: Driver = async (stack, rec) => {
   await runScenario(stack, rec);
   return undefined;
 };
+/** Ours with the latency model off, for the zero-latency columns beside ours. */
+export const oursZeroLatency = (file: string, atEnd?: (stack: SimStack) => Promise<void>): Promise<Run> => recordRun(file, ours, atEnd, ZERO_LATENCY);
+
+/** The column headers of the zero-latency run beside ours (its ratio is to its own run's minimum). */
+export const ZERO_LATENCY_HEADERS = ['ours, zero latency: virtual time', 'ours, zero latency / minimum'];
+
+/** The zero-latency cells: its time and its ratio to the minimum measured in its own run. */
+export const zeroLatencyCells = (virtualMs: number, minimumMs: number): string[] => [secs(virtualMs), ratio(virtualMs, minimumMs)];
+
+/** What the latency model adds, in words, for the sections' introductions. */
+export const LATENCY_NOTE = `**Latency** (lib/local/latency.ts, as deployed; docs/SCENARIOS.md \`sim.latency\`): ours runs with the SQS event source's ${DEFAULT_LATENCY.batchingWindowMs / 1000} s batching window, ${DEFAULT_LATENCY.stepMs} ms per step, a ${DEFAULT_LATENCY.coldStartMs} ms cold start on the first invocation and the exporter's one session a minute with a ${DEFAULT_LATENCY.exporterGapMs / 1000} s gap; the zero-latency columns run the same file with \`latency: false\` (delivery the instant a message is visible, steps taking no time, one exporter without a break). SQS delays are whole seconds and Scheduler fires at the minute in both. The TiDB-Operator-like loop runs without the model.`;
+
 export const operatorLike =
   (resyncPhaseMs: number): Driver =>
   (stack, rec): Promise<OperatorRunStats> =>
@@ -138,22 +154,25 @@ export function driverLine(run: Run | undefined): string {
   return d ? `${d.syncs} syncs, ${d.rateLimitedRequeues} rate-limited requeues, longest delay ${secs(d.longestBackoffMs)}` : '–';
 }
 
-type Runs = { oursOps: Run; oursFail: Run; opOps: Run[]; opFail: Run[]; oursStore: Run; opStore: Run[] };
+type Runs = { oursOps: Run; oursFail: Run; opOps: Run[]; opFail: Run[]; oursStore: Run; opStore: Run[]; zeroOps: Run; zeroFail: Run; zeroStore: Run };
 
 /** Every run the section reports: ours once per file, the TiDB-Operator-like driver once per file and phase. */
 async function collectRuns(): Promise<Runs> {
   const oursOps = await recordRun('pd-operations.yaml', ours);
   const oursFail = await recordRun('pd-failover-timing.yaml', ours);
   const oursStore = await recordRun(STORE_FAILOVER_SCENARIO, ours);
+  const zeroOps = await oursZeroLatency('pd-operations.yaml');
+  const zeroFail = await oursZeroLatency('pd-failover-timing.yaml');
+  const zeroStore = await oursZeroLatency(STORE_FAILOVER_SCENARIO);
   const opOps: Run[] = [];
   const opFail: Run[] = [];
   const opStore: Run[] = [];
   for (const phase of RESYNC_PHASES_MS) {
-    opOps.push(await recordRun('pd-operations.yaml', operatorLike(phase)));
-    opFail.push(await recordRun('pd-failover-timing.yaml', operatorLike(phase)));
-    opStore.push(await recordRun(STORE_FAILOVER_SCENARIO, operatorLike(phase)));
+    opOps.push(await recordRun('pd-operations.yaml', operatorLike(phase), undefined, ZERO_LATENCY));
+    opFail.push(await recordRun('pd-failover-timing.yaml', operatorLike(phase), undefined, ZERO_LATENCY));
+    opStore.push(await recordRun(STORE_FAILOVER_SCENARIO, operatorLike(phase), undefined, ZERO_LATENCY));
   }
-  return { oursOps, oursFail, opOps, opFail, oursStore, opStore };
+  return { oursOps, oursFail, opOps, opFail, oursStore, opStore, zeroOps, zeroFail, zeroStore };
 }
 
 /** The window of `op` in `run`, in ms since the run's start. */
@@ -175,17 +194,22 @@ function operationsTable(runs: Runs, extraRows: readonly (string | number)[][]):
     const w = windowOf(runs.oursOps, op);
     const minimum = op.minimum(runs.oursOps.world, w.fromMs, w.toMs);
     const m = runs.opOps.map((run) => measure(run, op));
-    return [op.name, secs(minimum), `**${secs(o.virtualMs)}**`, `**${ratio(o.virtualMs, minimum)}**`, o.steps, spread(m.map((x) => x.virtualMs), secs), ratio(mean(m.map((x) => x.virtualMs)), minimum), spread(m.map((x) => x.steps), num)];
+    const z = measure(runs.zeroOps, op);
+    const zw = windowOf(runs.zeroOps, op);
+    const zeroCells = zeroLatencyCells(z.virtualMs, op.minimum(runs.zeroOps.world, zw.fromMs, zw.toMs));
+    return [op.name, secs(minimum), `**${secs(o.virtualMs)}**`, `**${ratio(o.virtualMs, minimum)}**`, ...zeroCells, o.steps, spread(m.map((x) => x.virtualMs), secs), ratio(mean(m.map((x) => x.virtualMs)), minimum), spread(m.map((x) => x.steps), num)];
   });
   const f = failover(runs.oursFail);
   const minimum = failoverMinimum(runs.oursFail, f);
   const opF = runs.opFail.map(failover);
   const opMean = opF.reduce((a, x) => a + (x.healthyMs - x.deadlineMs), 0) / opF.length;
+  const zf = failover(runs.zeroFail);
   rows.push([
     'failover: deadline → Ready again, a fresh member in its place (steps: fault → Ready)',
     secs(minimum),
     `**${secs(f.healthyMs - f.deadlineMs)}**`,
     `**${ratio(f.healthyMs - f.deadlineMs, minimum)}**`,
+    ...zeroLatencyCells(zf.healthyMs - zf.deadlineMs, failoverMinimum(runs.zeroFail, zf)),
     f.measured.steps,
     spread(opF.map((x) => x.healthyMs - x.deadlineMs), secs),
     ratio(opMean, minimum),
@@ -194,19 +218,21 @@ function operationsTable(runs: Runs, extraRows: readonly (string | number)[][]):
   const st = storeFailover(runs.oursStore);
   const opS = runs.opStore.map(storeFailover);
   const storeMinimum = storeFailoverMinimumMs(runs.oursStore);
+  const zs = storeFailover(runs.zeroStore);
   const opStoreMean = opS.reduce((a, x) => a + (x.upMs - x.deadlineMs), 0) / opS.length;
   rows.push([
     'TiKV store failover: deadline → replacement store Up (steps: fault → Up)',
     secs(storeMinimum),
     `**${secs(st.upMs - st.deadlineMs)}**`,
     `**${ratio(st.upMs - st.deadlineMs, storeMinimum)}**`,
+    ...zeroLatencyCells(zs.upMs - zs.deadlineMs, storeFailoverMinimumMs(runs.zeroStore)),
     st.steps,
     spread(opS.map((x) => x.upMs - x.deadlineMs), secs),
     ratio(opStoreMean, storeMinimum),
     spread(opS.map((x) => x.steps), num),
   ]);
   rows.push(...extraRows);
-  return table(['operation', 'physical minimum (this run)', 'ours: virtual time', 'ours / minimum', 'ours: steps', 'TiDB-Operator-like: virtual time', 'TiDB-Operator-like / minimum', 'TiDB-Operator-like: steps'], rows);
+  return table(['operation', 'physical minimum (this run)', 'ours: virtual time', 'ours / minimum', ...ZERO_LATENCY_HEADERS, 'ours: steps', 'TiDB-Operator-like: virtual time', 'TiDB-Operator-like / minimum', 'TiDB-Operator-like: steps'], rows);
 }
 
 function failoverTable(runs: Runs): string {
@@ -253,12 +279,14 @@ export async function benchOperations(): Promise<string> {
   const tikv = await benchTikvScaleIn();
   const podStartupMs = runs.oursOps.scenario.sim.podStartupMs;
   const periodMs = runs.oursFail.scenario.config.failoverPeriodMs.pd;
-  const all = [runs.oursOps, runs.oursFail, runs.oursStore, ...runs.opOps, ...runs.opFail, ...runs.opStore];
+  const all = [runs.oursOps, runs.oursFail, runs.oursStore, runs.zeroOps, runs.zeroFail, runs.zeroStore, ...runs.opOps, ...runs.opFail, ...runs.opStore];
   const violations = all.reduce((n, r) => n + r.violations, 0) + tikv.violations;
   return [
     '### PD operations: steps and virtual time, against the physical minimum and a TiDB-Operator-like loop',
     '',
-    `bench/scenarios/pd-operations.yaml (create, scale out, scale in, rolling upgrade on one cluster, two quiet minutes between operations) and bench/scenarios/pd-failover-timing.yaml (a fresh cluster; see the note below). An operation ends when the TidbCluster's status says it is done (the \`waitFor\` entries of the files). Pod startup is ${secs(podStartupMs)} (the scenario default); steps take no virtual time.`,
+    `bench/scenarios/pd-operations.yaml (create, scale out, scale in, rolling upgrade on one cluster, two quiet minutes between operations) and bench/scenarios/pd-failover-timing.yaml (a fresh cluster; see the note below). An operation ends when the TidbCluster's status says it is done (the \`waitFor\` entries of the files). Pod startup is ${secs(podStartupMs)} (the scenario default).`,
+    '',
+    LATENCY_NOTE,
     '',
     '- **ours**: `runScenario`, as `tidb-reconciler simulate` runs it: exporter triggers (1 s flush window), the wake-ups each step arms, the 5 min sweep.',
     `- **TiDB-Operator-like**: the same world and the same reconcile handler, triggered only as TiDB Operator v1's TidbCluster controller is (bench/operator-driver.ts; \`tidb_cluster_controller.go\`, \`NewControllerRateLimiter(1s, 100s)\`, \`ResyncDuration\` 30 s): an event on the TidbCluster or a StatefulSet it owns adds the key at once; every ${OPERATOR_MODEL.resyncMs / 1000} s the informer resync adds it; a step ending in \`retry\` or \`fail\` (TiDB Operator: a sync returning an error or RequeueError) is re-added by the per-item exponential rate limiter, ${OPERATOR_MODEL.backoffBaseMs / 1000} s doubling to ${OPERATOR_MODEL.backoffMaxMs / 1000} s, reset when a step ends in \`complete\` or \`wait\`; our wake-ups, exporter triggers and sweep are ignored. Where a user action (the creation, a patch, the fault) falls in the resync cycle is chance, so each scenario runs ${RESYNC_PHASES_MS.length} times with the next resync ${RESYNC_PHASES_MS.map(secs).join(', ')} after every action (the midpoints of the cycle's thirds: mean 15 s, as for a uniformly random moment); cells give the mean and (range). Its steps are the syncs it ran.`,
@@ -296,18 +324,22 @@ export async function benchOperations(): Promise<string> {
 export async function benchTikvUpgrade(): Promise<string> {
   const op = { from: 2, to: 4 };
   const oursRun = await recordRun('tikv-upgrade.yaml', ours);
+  const zeroRun = await oursZeroLatency('tikv-upgrade.yaml');
   const opRuns: Run[] = [];
-  for (const phase of RESYNC_PHASES_MS) opRuns.push(await recordRun('tikv-upgrade.yaml', operatorLike(phase)));
+  for (const phase of RESYNC_PHASES_MS) opRuns.push(await recordRun('tikv-upgrade.yaml', operatorLike(phase), undefined, ZERO_LATENCY));
   const { podStartupMs, leaderEvictionMs } = oursRun.scenario.sim;
   const o = measure(oursRun, op);
   const m = opRuns.map((run) => measure(run, op));
-  const violations = [oursRun, ...opRuns].reduce((n, r) => n + r.violations, 0);
+  const violations = [oursRun, zeroRun, ...opRuns].reduce((n, r) => n + r.violations, 0);
+  const minimumMs = 3 * (leaderEvictionMs + podStartupMs);
   const rows = [
     [
       'rolling upgrade of 3 TiKV stores',
       3,
-      secs(3 * (leaderEvictionMs + podStartupMs)),
+      secs(minimumMs),
       `**${secs(o.virtualMs)}**`,
+      `**${ratio(o.virtualMs, minimumMs)}**`,
+      ...zeroLatencyCells(measure(zeroRun, op).virtualMs, minimumMs),
       o.steps,
       o.requests['pd-write'],
       spread(m.map((x) => x.virtualMs), secs),
@@ -317,10 +349,10 @@ export async function benchTikvUpgrade(): Promise<string> {
   return [
     '### TiKV rolling upgrade: virtual time against the physical minimum and a TiDB-Operator-like loop',
     '',
-    `bench/scenarios/tikv-upgrade.yaml: PD 3 + TiKV 3, a version bump; measured from the patch to \`status.tikv.phase\` Normal. Physical minimum: per store, leader eviction (${secs(leaderEvictionMs)}, the simulator's \`leaderEviction\`) then pod startup (${secs(podStartupMs)}), three stores one after another; it leaves out process boot and the store's heartbeat to PD. Drivers as in the PD operations section (TiDB-Operator-like: next resync ${RESYNC_PHASES_MS.map(secs).join(', ')} after each action; mean and range).`,
+    `bench/scenarios/tikv-upgrade.yaml: PD 3 + TiKV 3, a version bump; measured from the patch to \`status.tikv.phase\` Normal. Physical minimum: per store, leader eviction (${secs(leaderEvictionMs)}, the simulator's \`leaderEviction\`) then pod startup (${secs(podStartupMs)}), three stores one after another; it leaves out process boot and the store's heartbeat to PD. Drivers and latency as in the PD operations section (TiDB-Operator-like: next resync ${RESYNC_PHASES_MS.map(secs).join(', ')} after each action; mean and range).`,
     '',
-    table(['operation', 'stores restarted one after another', 'physical minimum', 'ours: virtual time', 'ours: steps', 'ours: PD writes', 'TiDB-Operator-like: virtual time', 'TiDB-Operator-like: steps'], rows),
+    table(['operation', 'stores restarted one after another', 'physical minimum', 'ours: virtual time', 'ours / minimum', ...ZERO_LATENCY_HEADERS, 'ours: steps', 'ours: PD writes', 'TiDB-Operator-like: virtual time', 'TiDB-Operator-like: steps'], rows),
     '',
-    `Invariant violations over all ${1 + opRuns.length} runs: ${violations}. TiDB-Operator-like runs, per resync phase: ${RESYNC_PHASES_MS.map((p, i) => `${secs(p)}: ${driverLine(opRuns[i])}`).join(' — ')}.`,
+    `Invariant violations over all ${2 + opRuns.length} runs: ${violations}. TiDB-Operator-like runs, per resync phase: ${RESYNC_PHASES_MS.map((p, i) => `${secs(p)}: ${driverLine(opRuns[i])}`).join(' — ')}.`,
   ].join('\n');
 }

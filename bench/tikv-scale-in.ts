@@ -5,7 +5,8 @@
  *
  *   npx tsx -e "import('./bench/tikv-scale-in.ts').then(async (m) => console.log(await m.benchTikvScaleIn()))"
  */
-import { RESYNC_PHASES_MS, type Run, measure, num, operatorLike, ours, ratio, recordRun, secs, spread } from './operations.js';
+import { ZERO_LATENCY } from '../lib/local/latency.js';
+import { RESYNC_PHASES_MS, type Run, measure, num, operatorLike, ours, oursZeroLatency, ratio, recordRun, secs, spread, zeroLatencyCells } from './operations.js';
 
 const FILE = 'tikv-scale-in.yaml';
 /** The entries of the file: the patch (2), the store Tombstone in status (3), the StatefulSet at 3 replicas (4). */
@@ -19,17 +20,19 @@ export type TikvScaleInBench = { rows: (string | number)[][]; notes: string[]; r
 /** Runs the TiKV scale-in once ours and once per resync phase the TiDB-Operator-like way. */
 export async function benchTikvScaleIn(): Promise<TikvScaleInBench> {
   const mine = await recordRun(FILE, ours);
+  const zero = await oursZeroLatency(FILE);
   const theirs: Run[] = [];
-  for (const phase of RESYNC_PHASES_MS) theirs.push(await recordRun(FILE, operatorLike(phase)));
+  for (const phase of RESYNC_PHASES_MS) theirs.push(await recordRun(FILE, operatorLike(phase), undefined, ZERO_LATENCY));
   const { leaderEvictionMs, storeRemovalMs } = mine.scenario.sim;
   const minimumMs = leaderEvictionMs + storeRemovalMs;
   const row = (name: string, to: number): (string | number)[] => {
     const o = measure(mine, { from: PATCH, to });
     const m = theirs.map((run) => measure(run, { from: PATCH, to }));
     const theirMean = m.reduce((a, x) => a + x.virtualMs, 0) / m.length;
-    return [name, secs(minimumMs), `**${secs(o.virtualMs)}**`, `**${ratio(o.virtualMs, minimumMs)}**`, o.steps, spread(m.map((x) => x.virtualMs), secs), ratio(theirMean, minimumMs), spread(m.map((x) => x.steps), num)];
+    const z = measure(zero, { from: PATCH, to });
+    return [name, secs(minimumMs), `**${secs(o.virtualMs)}**`, `**${ratio(o.virtualMs, minimumMs)}**`, ...zeroLatencyCells(z.virtualMs, minimumMs), o.steps, spread(m.map((x) => x.virtualMs), secs), ratio(theirMean, minimumMs), spread(m.map((x) => x.steps), num)];
   };
-  const all = [mine, ...theirs];
+  const all = [mine, zero, ...theirs];
   return {
     rows: [row('TiKV scale-in 4 → 3: patch → store Tombstone', TOMBSTONE), row('TiKV scale-in 4 → 3: patch → StatefulSet at 3', REPLICAS)],
     notes: [

@@ -14,7 +14,6 @@ import { createSqsServer } from 'local-aws-sqs';
 import { createAdminHandler } from '../../functions/admin.js';
 import { createReconcileHandler } from '../../functions/reconcile.js';
 import { createSweepHandler } from '../../functions/sweep.js';
-import { Exporter } from '../exporter/exporter.js';
 import { KubeWatchSource } from '../exporter/kube-source.js';
 import { watchedResources } from '../exporter/resources.js';
 import { kubeConfigFromFile } from '../kube/auth.js';
@@ -39,6 +38,8 @@ import { startIamFront } from './iam/http-front.js';
 import { simulatedContext } from './sim-stack.js';
 import { applyRbacFile, applyRbacObjects, functionKubeconfig } from './function-rbac.js';
 import { selfSignedCert } from './tls-front.js';
+import { ContinuousExporter, ScheduledExporterSessions, type SimExporter } from './exporter-sessions.js';
+import { DEFAULT_LATENCY, EXPORTER_SESSION_PERIOD_MS, type LatencyModel } from './latency.js';
 
 /** Options of the local stack. */
 export type LocalStackOptions = {
@@ -46,6 +47,11 @@ export type LocalStackOptions = {
   kubeconfigPath?: string;
   /** How often the sweep runs (default 5 minutes, as deployed). */
   sweepIntervalMs?: number;
+  /**
+   * The delivery latency as deployed (default `DEFAULT_LATENCY`): the event source's batching window,
+   * the exporter's one session a minute. Steps take the time they take; the handlers are warm.
+   */
+  latency?: LatencyModel;
   logger: Logger;
 };
 
@@ -103,13 +109,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     });
   const runtimes = { reconcile: runtimeOf('reconcile'), sweep: runtimeOf('sweep'), admin: runtimeOf('admin') };
   const kubeConfig = options.kubeconfigPath ? kubeConfigFromFile(options.kubeconfigPath) : runtimeKubeConfig(world);
-  const exporter = new Exporter(
-    { source: new KubeWatchSource(options.kubeconfigPath ? kubeConfig : kubeConfigFromObject(kubeConfigOf('exporter') as Record<string, unknown>), { clock }), queue: queueOf('exporter'), state: new DynamoStateStore(ids.dynamo('exporter'), { tableName: dynamo.tableName }), clock, logger: options.logger },
-    { k8sCluster: runtimes.reconcile.k8sCluster, resources: watchedResources() },
-  );
+  const latency = options.latency ?? DEFAULT_LATENCY;
+  const exporterDeps = { source: new KubeWatchSource(options.kubeconfigPath ? kubeConfig : kubeConfigFromObject(kubeConfigOf('exporter') as Record<string, unknown>), { clock }), queue: queueOf('exporter'), state: new DynamoStateStore(ids.dynamo('exporter'), { tableName: dynamo.tableName }), clock, logger: options.logger };
+  const exporterOptions = { k8sCluster: runtimes.reconcile.k8sCluster, resources: watchedResources() };
+  // As deployed: one exporter session a minute (the first starts now), each watching all but the gap.
+  const exporter: SimExporter =
+    latency.exporterGapMs > 0
+      ? new ScheduledExporterSessions(exporterDeps, exporterOptions, { periodMs: EXPORTER_SESSION_PERIOD_MS, gapMs: latency.exporterGapMs, phaseMs: 0 })
+      : new ContinuousExporter(exporterDeps, exporterOptions);
   const handler = createReconcileHandler({ runtime: () => runtimes.reconcile });
   // The poller plays Lambda's SQS event source mapping, which receives and deletes as reconcile's role.
-  const poller = new SqsPoller({ queue: queueOf('reconcile'), handler, clock, waitMs: 0, concurrency: 1, functionTimeoutMs: 60_000, onError: (err, info) => options.logger.warn('poller error', { phase: info.phase, error: String(err) }) });
+  const poller = new SqsPoller({ queue: queueOf('reconcile'), handler, clock, waitMs: 0, batchingWindowMs: latency.batchingWindowMs, concurrency: 1, functionTimeoutMs: 60_000, onError: (err, info) => options.logger.warn('poller error', { phase: info.phase, error: String(err) }) });
   exporter.start();
   poller.start();
   const sweep = createSweepHandler({ runtime: () => runtimes.sweep });

@@ -10,7 +10,6 @@ import { createAdminHandler } from '../../functions/admin.js';
 import { createReconcileHandler } from '../../functions/reconcile.js';
 import { createSweepHandler } from '../../functions/sweep.js';
 import { type AccessEntries, MemoryAccessEntries } from '../eks/port.js';
-import { Exporter } from '../exporter/exporter.js';
 import { watchedResources } from '../exporter/resources.js';
 import { VirtualClock } from '../platform/clock.js';
 import { type Logger, StreamLogger, silentLogger } from '../platform/logger.js';
@@ -35,6 +34,8 @@ import { type MortalRuntime, mortalRuntime } from './mortal.js';
 import { StoreWatchSource } from './store-watch-source.js';
 import { type SimFunction, simRuntimes } from './sim-runtimes.js';
 import { type InvokeResult, VirtualEventSource } from './virtual-delivery.js';
+import { ContinuousExporter, ScheduledExporterSessions, type SimExporter } from './exporter-sessions.js';
+import { DEFAULT_LATENCY, EXPORTER_SESSION_PERIOD_MS, type LatencyModel } from './latency.js';
 import type { Scenario } from './scenario/types.js';
 import { worldStorageClasses } from './scenario/storage-classes.js';
 
@@ -111,7 +112,7 @@ export class SimStack {
     readonly queue: MemoryReconcileQueue,
     /** Each function's runtime: its own role, clients and caches (separate Lambda containers). */
     readonly runtimes: Readonly<Record<SimFunction, Runtime>>,
-    readonly exporter: Exporter,
+    readonly exporter: SimExporter,
     readonly delivery: VirtualEventSource,
     /** Every call IAM refused, stamped with virtual time (a scenario with any fails). */
     readonly denials: readonly { readonly atMs: number; readonly message: string }[],
@@ -132,7 +133,7 @@ export class SimStack {
     const clock = new VirtualClock();
     const logger: Logger = options.verbose ? new StreamLogger(() => clock.nowMs()) : silentLogger;
     // The pools shape the world's nodes; the TiDB simulation's knobs are the numbers.
-    const { nodePools, storageClasses, ...knobs } = scenario.sim;
+    const { nodePools, storageClasses, latency: _latency, ...knobs } = scenario.sim;
     const sim = new TidbSimulation({ seed, knobs });
     const classes = storageClasses ? { storageClasses: worldStorageClasses(storageClasses) } : {};
     const world = await SimWorld.start({ clock: clock, nodes: nodePools ?? scenario.sim.nodes, podStartupMs: scenario.sim.podStartupMs, ...classes, runtimes: [sim.runtime], random: sim.random, proxyRandom: sim.proxyRandom, rbac: true });
@@ -159,11 +160,17 @@ export class SimStack {
       changeVisibility: (handle, seconds) => queue.changeVisibility(handle, seconds),
     };
     const runtimes = simRuntimes({ scenario, seed, world, dynamo, queue, sending, scheduler, clock: handlerClock, logger, countClaim: () => holder.stack && holder.stack.steps++ });
-    const exporter = new Exporter(
-      { source: new StoreWatchSource(world.store), queue: ids.queue('exporter', sending), state: new DynamoStateStore(ids.dynamo('exporter'), { tableName: dynamo.tableName }), clock: clock, logger, random: seededRandom(seed + 1) },
-      { k8sCluster: runtimes.reconcile.k8sCluster, resources: watchedResources(scenario.config.watchNamespaces), flushWindowMs: 1000 },
-    );
-    const delivery = new VirtualEventSource(ids.queue('reconcile', queue), (event) => holder.stack?.invokeReconcile(event) ?? Promise.resolve({ batchItemFailures: [] }), clock, ids.queueArn);
+    const latency: LatencyModel = scenario.sim.latency ?? DEFAULT_LATENCY;
+    const exporterDeps = { source: new StoreWatchSource(world.store), queue: ids.queue('exporter', sending), state: new DynamoStateStore(ids.dynamo('exporter'), { tableName: dynamo.tableName }), clock: clock, logger, random: seededRandom(seed + 1) };
+    const exporterOptions = { k8sCluster: runtimes.reconcile.k8sCluster, resources: watchedResources(scenario.config.watchNamespaces), flushWindowMs: 1000 };
+    // With a gap, one Lambda session a minute, the run starting at a seeded point of the minute.
+    const exporter: SimExporter =
+      latency.exporterGapMs > 0
+        ? new ScheduledExporterSessions(exporterDeps, exporterOptions, { periodMs: EXPORTER_SESSION_PERIOD_MS, gapMs: latency.exporterGapMs, phaseMs: Math.floor(seededRandom(seed + 5)() * EXPORTER_SESSION_PERIOD_MS) })
+        : new ContinuousExporter(exporterDeps, exporterOptions);
+    // While an invocation is busy (its cold start, its steps' time), the world moves on: the handlers' clock drives time.
+    const timing = { ...latency, visibleCount: () => queue.stats().visible, pass: (ms: number) => handlerClock.sleep(ms) };
+    const delivery = new VirtualEventSource(ids.queue('reconcile', queue), (event) => holder.stack?.invokeReconcile(event) ?? Promise.resolve({ batchItemFailures: [] }), clock, ids.queueArn, timing);
     const entries = new MemoryAccessEntries([operatorAccessEntry(SCENARIO_OPERATOR), ...(scenario.accessEntries ?? [])]);
     // The operator is admin of every namespace, as an EKS cluster's platform team would set it up.
     applyRbacObjects(world, operatorRbacObjects(SCENARIO_OPERATOR));
@@ -235,9 +242,7 @@ export class SimStack {
    */
   async exporterIdle(maxWallMs = 30_000): Promise<void> {
     const until = Date.now() + maxWallMs;
-    const idle = (): boolean =>
-      !this.exporter.isFlushing() && Object.values(this.exporter.status()).every((s) => s === 'watching' || s === 'waiting' || s === 'stopped');
-    while (!idle() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 1));
+    while (!this.exporter.isIdle() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 1));
   }
 
   /**

@@ -73,7 +73,8 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
       if (until?.()) return true;
       const now = stack.clock.nowMs();
       if (now >= targetMs) return until === undefined;
-      const candidates = [stack.clock.nextTimerAtMs(), stack.queue.nextVisibleAtMs(), targetMs].filter((x): x is number => x !== undefined);
+      // While a batch gathers (the batching window), its visible records are due when the window closes.
+      const candidates = [stack.clock.nextTimerAtMs(), stack.delivery.nextDueAtMs() ?? stack.queue.nextVisibleAtMs(), targetMs].filter((x): x is number => x !== undefined);
       // Timers due now fire without time moving; a queue still busy at this instant (a key that keeps
       // re-enqueueing itself) must not stall time, so then the clock moves on by a millisecond.
       const next = saturated ? now + 1 : Math.max(now, Math.min(...candidates));

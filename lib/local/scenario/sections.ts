@@ -11,6 +11,7 @@ import { tidbClusterSchema } from '../../sim/crd/tidbcluster.js';
 import { DEFAULT_CONFIG, DEFAULT_NAMESPACE, DEFAULT_SIM, TIDB_CLUSTER_API_VERSION } from './defaults.js';
 import { readNodes } from './node-pools.js';
 import { readStorageClasses } from './storage-classes.js';
+import { readLatency } from './latency.js';
 import type { FieldPath, Mapping } from './reader.js';
 import {
   describeValue,
@@ -40,7 +41,7 @@ export const CONFIG_FIELDS = [
 ] as const;
 
 /** The knobs `sim:` accepts. */
-export const SIM_FIELDS = ['nodes', 'podStartup', 'storeRemoval', 'leaderEviction', 'maxStoreDownTime', 'storageClasses', 'buckets', 'workload'] as const;
+export const SIM_FIELDS = ['nodes', 'podStartup', 'storeRemoval', 'leaderEviction', 'maxStoreDownTime', 'storageClasses', 'buckets', 'workload', 'latency'] as const;
 
 /** Reads `config:`; missing or empty means every default. Failover periods may be 0; the sweep interval may not. */
 export function readConfig(raw: unknown): ScenarioConfig {
@@ -93,6 +94,7 @@ export function readSim(raw: unknown): SimSettings {
     ...('storageClasses' in map ? { storageClasses: readStorageClasses(map['storageClasses'], ['sim', 'storageClasses'], nodes.nodePools) } : {}),
     ...('buckets' in map ? { buckets: readBuckets(map['buckets'], ['sim', 'buckets']) } : {}),
     ...('workload' in map ? { workload: readWorkload(map['workload'], ['sim', 'workload']) } : {}),
+    latency: readLatency(map['latency']),
   };
 }
 

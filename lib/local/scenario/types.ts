@@ -9,6 +9,7 @@ import type { AccessEntry } from '../../eks/port.js';
 import type { AdminAction, AdminComponent } from '../../platform/admin-request.js';
 import type { JsonPath } from './jsonpath.js';
 import type { ScenarioObject } from './objects.js';
+import type { LatencyModel } from '../latency.js';
 
 /** The TiDB components a TidbCluster spec can hold, in spec order. */
 export const COMPONENTS = ['pd', 'tikv', 'tiflash', 'tidb', 'ticdc', 'pump'] as const;
@@ -93,6 +94,8 @@ export type SimSettings = {
   readonly buckets?: readonly BucketSpec[];
   /** Writes per minute the simulated workload makes to the first cluster's dataset (`sim.workload`), none by default. */
   readonly workload?: { readonly writesPerMinute: number };
+  /** Delivery latency (`sim.latency`; lib/local/latency.ts); absent means the deployed model. */
+  readonly latency?: LatencyModel;
 };
 
 /** One StorageClass of `sim.storageClasses`, defaults applied. */

@@ -1,0 +1,126 @@
+/**
+ * The exporter on a virtual clock, as the simulated stack runs it: either one core without a break
+ * (the zero-latency model, `npm start`'s daemon), or one session a minute as Lambda runs it
+ * (serverless.yml: `rate(1 minute)`, timeout 60 s; lib/exporter/lambda.ts watches for the time left
+ * less its safety margin). Between two sessions no one watches; what changed meanwhile arrives when
+ * the next session resumes from the checkpoints the last one wrote (its watch replays from there, or
+ * it relists on 410 Gone), with the last session's fingerprints carried over as a warm container does.
+ */
+import type { Clock, TimerHandle } from '../platform/clock.js';
+import { Exporter, type ExporterCarry, type ExporterDeps, type ExporterOptions } from '../exporter/exporter.js';
+
+/** What the simulated stack needs of its exporter. */
+export type SimExporter = {
+  start(): void;
+  /** Whether nothing is in flight: every watch loop waiting for events or its backoff, no flush, no session stopping. */
+  isIdle(): boolean;
+  /** Stops for good: the running session (if any) sends what is pending and writes its checkpoints. */
+  stop(): Promise<void>;
+};
+
+/** When sessions run: every `periodMs`, each watching all but the last `gapMs`; `phaseMs` into a period at the start. */
+export type SessionSchedule = { readonly periodMs: number; readonly gapMs: number; readonly phaseMs: number };
+
+/** One exporter core for the whole run. */
+export class ContinuousExporter implements SimExporter {
+  private readonly exporter: Exporter;
+
+  constructor(deps: ExporterDeps, options: ExporterOptions) {
+    this.exporter = new Exporter(deps, options);
+  }
+
+  start(): void {
+    this.exporter.start();
+  }
+
+  isIdle(): boolean {
+    return isExporterIdle(this.exporter);
+  }
+
+  stop(): Promise<void> {
+    return this.exporter.stop();
+  }
+}
+
+/**
+ * Sessions on the schedule: session k starts at `t0 − phaseMs + k × periodMs` and watches until
+ * `periodMs − gapMs` after its start; the run begins inside session 0 when `phaseMs` falls before
+ * its end, else in its gap.
+ */
+export class ScheduledExporterSessions implements SimExporter {
+  private current: Exporter | undefined;
+  private ending: Promise<void> | undefined;
+  private carry: ExporterCarry | undefined;
+  private timer: TimerHandle | undefined;
+  private endTimer: TimerHandle | undefined;
+  private stopped = false;
+  /** Sessions started so far. */
+  sessions = 0;
+
+  constructor(
+    private readonly deps: ExporterDeps & { clock: Clock },
+    private readonly options: Omit<ExporterOptions, 'deadlineAtMs' | 'carry'>,
+    private readonly schedule: SessionSchedule,
+  ) {
+    const { periodMs, gapMs, phaseMs } = schedule;
+    if (!(periodMs > 0 && gapMs >= 0 && gapMs < periodMs && phaseMs >= 0 && phaseMs < periodMs)) {
+      throw new RangeError(`exporter session schedule: need 0 ≤ gap < period and 0 ≤ phase < period, got period ${periodMs} ms, gap ${gapMs} ms, phase ${phaseMs} ms`);
+    }
+  }
+
+  start(): void {
+    const { periodMs, gapMs, phaseMs } = this.schedule;
+    const now = this.deps.clock.nowMs();
+    const firstStart = now - phaseMs;
+    if (phaseMs < periodMs - gapMs) this.begin(firstStart + periodMs - gapMs);
+    this.arm(firstStart + periodMs);
+  }
+
+  isIdle(): boolean {
+    if (this.ending) return false;
+    return this.current === undefined || isExporterIdle(this.current);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) this.deps.clock.clearTimer(this.timer);
+    if (this.endTimer) this.deps.clock.clearTimer(this.endTimer);
+    if (this.current) this.end();
+    await this.ending;
+  }
+
+  /** Arms the session that starts at `atMs`. */
+  private arm(atMs: number): void {
+    this.timer = this.deps.clock.setTimer(() => {
+      if (this.stopped) return;
+      this.begin(atMs + this.schedule.periodMs - this.schedule.gapMs);
+      this.arm(atMs + this.schedule.periodMs);
+    }, Math.max(0, atMs - this.deps.clock.nowMs()));
+  }
+
+  /** Starts a session that watches until `deadlineAtMs` (as lib/exporter/session.ts runs one). */
+  private begin(deadlineAtMs: number): void {
+    this.sessions++;
+    const exporter = new Exporter(this.deps, { ...this.options, deadlineAtMs, ...(this.carry ? { carry: this.carry } : {}) });
+    this.current = exporter;
+    exporter.start();
+    this.endTimer = this.deps.clock.setTimer(() => {
+      if (this.current === exporter) this.end();
+    }, Math.max(0, deadlineAtMs - this.deps.clock.nowMs()));
+  }
+
+  private end(): void {
+    const exporter = this.current;
+    if (!exporter) return;
+    this.current = undefined;
+    this.ending = exporter.stop().then(() => {
+      this.carry = exporter.carry();
+      this.ending = undefined;
+    });
+  }
+}
+
+/** Every watch loop waiting for events or for its backoff (or stopped), no flush in flight. */
+function isExporterIdle(exporter: Exporter): boolean {
+  return !exporter.isFlushing() && Object.values(exporter.status()).every((s) => s === 'watching' || s === 'waiting' || s === 'stopped');
+}
