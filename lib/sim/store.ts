@@ -334,10 +334,14 @@ export class ObjectStore {
   }
 
   private gracePeriodFor(kind: string, obj: KubeObject, opts: DeleteOptions): number {
+    // As the pod strategy's CheckGracefulDelete (pkg/registry/core/pod/strategy.go): an unscheduled
+    // pod, or one already Failed or Succeeded, goes at once whatever grace the caller asked for.
+    const terminal = obj.status?.phase === 'Failed' || obj.status?.phase === 'Succeeded';
+    if (kind === 'Pod' && (!obj.spec?.nodeName || terminal)) return 0;
     if (opts.gracePeriodSeconds !== undefined) return Math.max(0, opts.gracePeriodSeconds);
-    // Only pods are deleted gracefully; an unscheduled pod goes at once (as the API server).
-    if (kind !== 'Pod' || !obj.spec?.nodeName) return 0;
-    return typeof obj.spec.terminationGracePeriodSeconds === 'number' ? obj.spec.terminationGracePeriodSeconds : 30;
+    // Only pods are deleted gracefully.
+    if (kind !== 'Pod') return 0;
+    return typeof obj.spec?.terminationGracePeriodSeconds === 'number' ? obj.spec.terminationGracePeriodSeconds : 30;
   }
 
   /** Validates an object about to be stored; a custom resource comes back pruned and defaulted. */
