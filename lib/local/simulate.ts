@@ -38,8 +38,12 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
   };
   stack.sim.record = (a) => record({ actor: phase === 'timeline' ? 'timeline' : 'reconciler', verb: a.verb as ActionRecord['verb'], args: a.args, ...(a.error ? { error: a.error } : {}) });
   stack.world.store.subscribe((ev) => {
-    const actor: Actor = phase === 'sim' ? 'sim' : phase;
-    if (actor === 'reconciler' || (ev.kind !== 'Pod' && ev.kind !== 'PersistentVolumeClaim' && ev.kind !== 'TidbCluster')) return;
+    // A client's request is recorded by onWrite; any other change made while a step runs (a
+    // controller's sync firing while a handler waits out a backoff) is the sim's, not the reconciler's.
+    const byRequest = stack.world.server.isServingRequest;
+    if (phase === 'reconciler' && byRequest) return;
+    const actor: Actor = phase === 'timeline' ? 'timeline' : 'sim';
+    if (ev.kind !== 'Pod' && ev.kind !== 'PersistentVolumeClaim' && ev.kind !== 'TidbCluster') return;
     if (ev.type === 'MODIFIED' && (ev.kind !== 'TidbCluster' || actor !== 'timeline')) return;
     const verb = ev.type === 'ADDED' ? 'create' : ev.type === 'DELETED' ? 'delete' : 'patch';
     record({ actor, verb, kind: ev.kind, namespace: ev.object.metadata.namespace, name: ev.object.metadata.name, object: ev.type === 'DELETED' ? ev.previous ?? ev.object : ev.object });

@@ -7,6 +7,7 @@
  */
 import { defaultJobSpec } from './job-strategy.js';
 import type { KubeObject } from './object.js';
+import { UNREACHABLE_TAINT } from './nodes.js';
 
 /** Allocates cluster IPs; `inUse` lists the addresses Services already hold. */
 export class ClusterIpAllocator {
@@ -107,12 +108,38 @@ function defaultPodSpec(spec: Json): void {
     c.terminationMessagePolicy ??= 'File';
     c.resources ??= {};
     for (const p of (c.ports as Json[] | undefined) ?? []) p.protocol ??= 'TCP';
+    for (const probe of [c.readinessProbe, c.livenessProbe, c.startupProbe]) defaultProbe(probe);
   }
+}
+
+// As SetDefaults_Probe (pkg/apis/core/v1/defaults.go): timeout 1 s, period 10 s, success 1, failure 3.
+function defaultProbe(probe: unknown): void {
+  if (!probe || typeof probe !== 'object') return;
+  const p = probe as Json;
+  if (!p.timeoutSeconds) p.timeoutSeconds = 1;
+  if (!p.periodSeconds) p.periodSeconds = 10;
+  if (!p.successThreshold) p.successThreshold = 1;
+  if (!p.failureThreshold) p.failureThreshold = 3;
+}
+
+const NOT_READY_TAINT = 'node.kubernetes.io/not-ready';
+
+/**
+ * The DefaultTolerationSeconds admission plugin (plugin/pkg/admission/defaulttolerationseconds):
+ * a new pod that does not already tolerate the not-ready / unreachable NoExecute taints (a
+ * toleration with that key or no key, and NoExecute or no effect) gets one for each, for 300 s.
+ */
+function addDefaultTolerations(spec: Json): void {
+  const tolerations = Array.isArray(spec.tolerations) ? (spec.tolerations as Json[]) : [];
+  const tolerates = (key: string): boolean => tolerations.some((t) => (t.key === key || !t.key) && (t.effect === 'NoExecute' || !t.effect));
+  const added = [NOT_READY_TAINT, UNREACHABLE_TAINT].filter((key) => !tolerates(key)).map((key) => ({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }));
+  if (added.length > 0) spec.tolerations = [...tolerations, ...added];
 }
 
 /** Applies create-time defaults to `obj` in place. */
 export function applyCreateDefaults(kind: string, obj: KubeObject, allocateIp: () => string): void {
   applySpecDefaults(kind, obj);
+  if (kind === 'Pod' && obj.spec && typeof obj.spec === 'object') addDefaultTolerations(obj.spec as Json);
   if (kind === 'Pod' && !obj.status?.phase) obj.status = { ...(obj.status ?? {}), phase: 'Pending', qosClass: obj.status?.qosClass ?? 'BestEffort' };
   if (kind === 'PersistentVolumeClaim') obj.status = { phase: 'Pending' };
   if (kind === 'Namespace') {

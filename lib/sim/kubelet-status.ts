@@ -8,6 +8,8 @@
 import type { KubeObject } from './object.js';
 import { rfc3339 } from './object.js';
 import type { SimProcess } from './runtime.js';
+import type { CrashBackoff } from './crash-backoff.js';
+import type { ReadinessProber } from './kubelet-probes.js';
 
 /** How a container instance ended. */
 export type Termination = { exitCode: number; reason: string; startedAtMs: number; finishedAtMs: number };
@@ -29,9 +31,10 @@ export type ContainerRun = {
   restartCount: number;
   lastTermination?: Termination;
   restartAtMs?: number;
-  /** The kubelet's back-off entry for this container: current delay and when it was last stepped. */
-  backoffMs: number;
-  backoffSteppedAtMs?: number;
+  /** The kubelet's back-off entry for this container (crash-backoff.ts). */
+  readonly backoff: CrashBackoff;
+  /** The readiness probe worker of the running instance, when the container declares a probe. */
+  readiness?: ReadinessProber;
 };
 
 /** One pod as the kubelet tracks it. `startAtMs`: when its containers start (set once its volumes are ready). */
@@ -50,18 +53,15 @@ export type StatusContext = { nowMs: number; hostIP: string; down: boolean };
 type Condition = { type: string; status: string; reason?: string; message?: string; lastProbeTime: null; lastTransitionTime: string };
 
 /**
- * Whether the container is ready, as the kubelet decides: running (and its process not down); with a
- * readiness probe, also the process reporting ready. Without a probe a running container is ready at
- * once, whatever it is doing inside — as on a real node.
+ * Whether the container is ready, as the kubelet decides: running, and with a readiness probe what
+ * its probe worker last reported (kubelet-probes.ts: thresholds and periods, so a hung process
+ * stays ready until its failures reach the threshold). Without a probe a running container is
+ * ready at once, whatever it is doing inside — as on a real node — unless its process is down.
  */
-export function isContainerReady(c: ContainerRun, down: boolean, probed = true): boolean {
-  return !down && c.state === 'running' && c.process !== undefined && (!probed || c.process.isReady());
-}
-
-/** Whether the pod's container `name` declares a readiness probe. */
-export function hasReadinessProbe(pod: KubeObject, name: string): boolean {
-  const containers = (pod.spec?.containers ?? []) as { name?: string; readinessProbe?: unknown }[];
-  return containers.some((c) => c.name === name && c.readinessProbe !== undefined && c.readinessProbe !== null);
+export function isContainerReady(c: ContainerRun, down: boolean): boolean {
+  if (c.state !== 'running') return false;
+  if (c.readiness) return c.readiness.ready;
+  return !down && c.process !== undefined;
 }
 
 function containerState(c: ContainerRun, pod: KubeObject, nowMs: number): Record<string, unknown> {
@@ -71,7 +71,7 @@ function containerState(c: ContainerRun, pod: KubeObject, nowMs: number): Record
     case 'running':
       return { running: { startedAt: rfc3339(c.startedAtMs ?? nowMs) } };
     case 'backoff': {
-      const delayS = Math.round(c.backoffMs / 1000);
+      const delayS = Math.round(c.backoff.currentDelayMs / 1000);
       const who = `container=${c.name} pod=${pod.metadata.name ?? ''}_${pod.metadata.namespace ?? ''}(${pod.metadata.uid ?? ''})`;
       return { waiting: { reason: 'CrashLoopBackOff', message: `back-off ${delayS}s restarting failed ${who}` } };
     }
@@ -100,7 +100,7 @@ function containerStatus(c: ContainerRun, pod: KubeObject, ctx: StatusContext, p
     image: c.image,
     imageID: started ? `sim://${c.image}` : '',
     ...(started ? { containerID: `sim://${pod.metadata.uid ?? ''}/${c.name}/${c.restartCount}` } : {}),
-    ready: isContainerReady(c, ctx.down, hasReadinessProbe(pod, c.name)),
+    ready: isContainerReady(c, ctx.down),
     started: c.state === 'running',
     restartCount: c.restartCount,
     state,
@@ -119,7 +119,7 @@ function condition(type: string, ok: boolean, previous: readonly Condition[], no
 export function buildPodStatus(pod: KubeObject, run: PodRun, ctx: StatusContext): Record<string, unknown> {
   const previous = (pod.status?.conditions ?? []) as Condition[];
   const previousContainers = (pod.status?.containerStatuses ?? []) as Record<string, unknown>[];
-  const unready = run.containers.filter((c) => !isContainerReady(c, ctx.down, hasReadinessProbe(pod, c.name))).map((c) => c.name);
+  const unready = run.containers.filter((c) => !isContainerReady(c, ctx.down)).map((c) => c.name);
   const allReady = unready.length === 0 && run.containers.length > 0;
   const phase = podPhase(run);
   const why = allReady ? undefined : phase === 'Succeeded' || phase === 'Failed' ? 'PodCompleted' : 'ContainersNotReady';

@@ -3,21 +3,24 @@
  * controller's effect on pods. A bound pod waits for its claims to be Bound and the Secrets its
  * non-optional secret volumes name to exist (ContainerCreating, as the kubelet's FailedMount),
  * then `podStartupMs` later its containers start (phase Running, Ready once every process reports
- * ready). A process that exits is restarted as the kubelet does: at once the first time, then after
- * 10 s, 20 s, 40 s … capped at 300 s (CrashLoopBackOff), the delay resetting after 10 minutes
- * without a crash — unless the pod's restartPolicy says otherwise (Never; OnFailure after exit 0):
- * then the container stays terminated and the pod ends Succeeded or Failed. A pod marked for deletion has its processes stopped and is removed after
- * min(grace period, `stopMs`) — unless its node is down, where nothing finishes it (it stays
- * Terminating until force-deleted, as on a real cluster).
+ * ready, or — with a readiness probe — once the probe passes, on the probe's own timing, see
+ * kubelet-probes.ts). A process that exits is restarted with the kubelet's back-off
+ * (crash-backoff.ts: at once, then 10 s, 20 s, 40 s … 300 s; CrashLoopBackOff) — unless the pod's
+ * restartPolicy says otherwise (Never; OnFailure after exit 0): then the container stays terminated
+ * and the pod ends Succeeded or Failed. A pod marked for deletion has its processes stopped and is
+ * removed after min(grace period, `stopMs`) — unless its node is down, where nothing finishes it (it
+ * stays Terminating until force-deleted, as on a real cluster).
  *
- * Node down: the node turns NotReady (Ready=Unknown, unreachable taints) and its pods get Ready=False
- * and every container ready=false at once — on a real cluster the node lifecycle controller does
- * this after its grace period (40 s) and does not change the phase, so neither does this.
- * Processes on the node are stopped and started afresh when it comes back. After 300 s (the
- * default toleration of the unreachable taint) its pods are evicted: deleted, and left Terminating.
+ * Node down (node-lifecycle.ts): its processes stop at once and its kubelet writes nothing more;
+ * the Node turns NotReady and its pods' Ready condition False only after the node-monitor grace
+ * period (40 s), and the pods are evicted when their toleration of the unreachable taint runs out.
+ * Processes on the node start afresh (new probe workers) when it comes back.
  */
 import { type KubeObject, jsonEqual } from './object.js';
-import { UNREACHABLE_TAINT, isNodeReady, nodeInternalIP, setNodeReady } from './nodes.js';
+import { nodeInternalIP } from './nodes.js';
+import { NodeLifecycle } from './node-lifecycle.js';
+import { CrashBackoff } from './crash-backoff.js';
+import { ReadinessProber, readinessProbeTiming } from './kubelet-probes.js';
 import { missingSecretVolumes, recordFailedMounts } from './kubelet-events.js';
 import { type ContainerRuntime, CrashingProcess, type SimProcess, startProcess } from './runtime.js';
 import type { ObjectStore, StoreEvent } from './store.js';
@@ -36,14 +39,10 @@ export type KubeletOptions = {
   stopMs?: number;
   /** How long a container of a broken image runs before it exits with code 1 (default 1000 ms). */
   crashAfterMs?: number;
+  /** How long a lost node goes without a heartbeat before it is marked NotReady (default 40 s, node-lifecycle.ts). */
+  nodeMonitorGracePeriodMs?: number;
   onError?: ErrorSink;
 };
-
-// As the kubelet's container restart back-off (flowcontrol.Backoff 10 s → 300 s).
-const BACKOFF_INITIAL_MS = 10_000;
-const BACKOFF_MAX_MS = 300_000;
-// The tolerationSeconds the DefaultTolerationSeconds admission plugin gives every pod for unreachable nodes.
-const DEFAULT_TOLERATION_SECONDS = 300;
 
 /** Runs the pods bound to the simulated nodes; also hosts the scheduler and the fault hooks. */
 export class Kubelet {
@@ -56,6 +55,7 @@ export class Kubelet {
   private readonly stopMs: number;
   private readonly crashAfterMs: number;
   private readonly runtimes: readonly ContainerRuntime[];
+  private readonly nodes: NodeLifecycle;
   private ipCounter = 0;
 
   constructor(
@@ -68,6 +68,8 @@ export class Kubelet {
     this.runtimes = opts.runtimes ?? [];
     this.scheduler = new Scheduler(store, opts.onError);
     this.processFaults = new ProcessFaults(store);
+    const podsOn = (node: string): void => store.list('Pod', undefined, (p) => p.spec?.nodeName === node).forEach((p) => this.loop.enqueue(keyOf(p)));
+    this.nodes = new NodeLifecycle(store, podsOn, opts.nodeMonitorGracePeriodMs);
     const spec = { name: 'kubelet', keysFor: (ev: StoreEvent) => this.keysFor(ev), sync: (key: string) => this.sync(key), initialKeys: () => store.list('Pod').map(keyOf) };
     this.loop = new LevelController(store, spec, opts.onError);
   }
@@ -82,6 +84,7 @@ export class Kubelet {
   stop(): void {
     this.loop.stop();
     this.scheduler.stop();
+    this.nodes.stop();
     for (const run of this.runs.values()) stopProcesses(run);
     this.runs.clear();
   }
@@ -105,9 +108,12 @@ export class Kubelet {
     return this.processFaults.isDown(pod);
   }
 
-  /** Takes a node down (NotReady; its pods unready, their processes stopped) or brings it back. */
+  /**
+   * Takes a node's host down (its processes stop at once; the Node turns NotReady and its pods
+   * unready after the node-monitor grace period) or brings it back.
+   */
   setNodeDown(node: string, down: boolean): void {
-    setNodeReady(this.store, node, !down);
+    this.nodes.setHostDown(node, down);
   }
 
   /** Makes every container of exactly `image` crash with exit code 1 (CrashLoopBackOff), or heals it. */
@@ -138,11 +144,18 @@ export class Kubelet {
     if (!pod?.spec?.nodeName) return;
     const node = this.store.get('Node', undefined, pod.spec.nodeName);
     const run = this.runs.get(key) ?? this.newRun(key, pod);
-    if (!node || !isNodeReady(node)) {
-      // Nobody runs this node's pods: only the node lifecycle controller's marking and eviction happen.
+    if (!node) {
       stopProcesses(run);
       this.writeStatus(pod, run, node, true);
-      return node ? this.evictIfDue(pod, node) : undefined;
+      return;
+    }
+    if (this.nodes.isHostDown(node.metadata.name ?? '')) {
+      // Nobody runs this node's pods and nobody posts their status: only the node lifecycle
+      // controller's marking and eviction happen. Back up, the containers start with new probe workers.
+      stopProcesses(run);
+      for (const c of run.containers) c.readiness = undefined;
+      const evictInMs = this.nodes.evictIfDue(pod, node);
+      return evictInMs === undefined ? undefined : { requeueAfterMs: evictInMs };
     }
     if (pod.metadata.deletionTimestamp) return this.terminate(key, pod, run, node);
     const result = this.advance(key, pod, run);
@@ -150,29 +163,9 @@ export class Kubelet {
     return result;
   }
 
-  /**
-   * Taint-based eviction: a pod on an unreachable node is deleted once its toleration of the
-   * NoExecute taint runs out — 300 s unless it says otherwise (the DefaultTolerationSeconds
-   * admission plugin's default); a toleration without tolerationSeconds keeps it forever. The
-   * deleted pod then stays Terminating, since no kubelet finishes it.
-   */
-  private evictIfDue(pod: KubeObject, node: KubeObject): SyncResult {
-    const taint = ((node.spec?.taints ?? []) as { key: string; effect: string; timeAdded?: string }[]).find((t) => t.key === UNREACHABLE_TAINT && t.effect === 'NoExecute');
-    if (!taint || pod.metadata.deletionTimestamp) return;
-    const tolerations = (pod.spec?.tolerations ?? []) as { key?: string; operator?: string; effect?: string; tolerationSeconds?: number }[];
-    const own = tolerations.find((t) => (t.key === UNREACHABLE_TAINT || (!t.key && t.operator === 'Exists')) && (!t.effect || t.effect === 'NoExecute'));
-    if (own && own.tolerationSeconds === undefined) return;
-    const evictAtMs = Date.parse(taint.timeAdded ?? '') + (own?.tolerationSeconds ?? DEFAULT_TOLERATION_SECONDS) * 1000;
-    const now = this.store.clock.nowMs();
-    if (Number.isNaN(evictAtMs)) return;
-    if (now < evictAtMs) return { requeueAfterMs: evictAtMs - now };
-    this.store.delete('Pod', pod.metadata.namespace, pod.metadata.name ?? '', { preconditions: { uid: pod.metadata.uid } });
-    return undefined;
-  }
-
   private newRun(key: string, pod: KubeObject): PodRun {
     const containers = ((pod.spec?.containers ?? []) as { name?: string; image?: string }[]).map(
-      (c): ContainerRun => ({ name: c.name ?? '', image: c.image ?? '', process: undefined, state: 'creating', restartCount: 0, backoffMs: 0 }),
+      (c): ContainerRun => ({ name: c.name ?? '', image: c.image ?? '', process: undefined, state: 'creating', restartCount: 0, backoff: new CrashBackoff() }),
     );
     const run: PodRun = { uid: pod.metadata.uid ?? '', startTimeMs: this.store.clock.nowMs(), containers };
     this.runs.set(key, run);
@@ -211,7 +204,7 @@ export class Kubelet {
     if (c.state === 'creating') this.run(key, pod, c, now, down);
     if (c.state === 'backoff') {
       if (now < (c.restartAtMs ?? now)) return c.restartAtMs;
-      this.stepBackoff(c, now);
+      c.backoff.restarted(c.lastTermination?.finishedAtMs ?? now, now);
       c.restartCount++;
       this.run(key, pod, c, now, down);
     }
@@ -219,11 +212,11 @@ export class Kubelet {
     if (down) {
       c.process?.stop();
       c.process = undefined;
-      return undefined;
+      return this.probe(pod, c, now);
     }
     if (!c.process) c.process = this.spawn(key, pod, c);
     const exit = this.brokenImages.has(c.image) && !(c.process instanceof CrashingProcess) ? { reason: 'Error', exitCode: 1 } : c.process.exitReason();
-    if (!exit) return undefined;
+    if (!exit) return this.probe(pod, c, now);
     const termination = { ...exit, startedAtMs: c.startedAtMs ?? now, finishedAtMs: now };
     if (!restartsAfter(pod, exit.exitCode)) {
       // restartPolicy Never (or OnFailure after a clean exit): the container stays terminated.
@@ -241,7 +234,16 @@ export class Kubelet {
   private run(key: string, pod: KubeObject, c: ContainerRun, now: number, down: boolean): void {
     c.state = 'running';
     c.startedAtMs = now;
+    c.readiness = undefined;
     c.process = down ? undefined : this.spawn(key, pod, c);
+  }
+
+  /** Runs the container's due readiness probes (a new worker per container instance); when to look again. */
+  private probe(pod: KubeObject, c: ContainerRun, now: number): number | undefined {
+    const timing = readinessProbeTiming(pod, c.name);
+    if (!timing) return undefined;
+    c.readiness ??= new ReadinessProber(timing, now);
+    return c.readiness.probeDue(now, c.process?.isReady() ?? false);
   }
 
   private spawn(key: string, pod: KubeObject, c: ContainerRun): SimProcess {
@@ -254,18 +256,11 @@ export class Kubelet {
   private exited(c: ContainerRun, t: Termination): boolean {
     c.process?.stop();
     c.process = undefined;
+    c.readiness = undefined;
     c.lastTermination = t;
-    const entryLive = c.backoffSteppedAtMs !== undefined && t.finishedAtMs - c.backoffSteppedAtMs <= 2 * BACKOFF_MAX_MS;
     c.state = 'backoff';
-    c.restartAtMs = entryLive ? t.finishedAtMs + c.backoffMs : t.finishedAtMs;
-    return !entryLive;
-  }
-
-  /** Backoff.Next: a fresh (or expired) entry starts at 10 s, a live one doubles up to 300 s. */
-  private stepBackoff(c: ContainerRun, now: number): void {
-    const live = c.backoffSteppedAtMs !== undefined && now - c.backoffSteppedAtMs <= 2 * BACKOFF_MAX_MS;
-    c.backoffMs = live ? Math.min(c.backoffMs * 2, BACKOFF_MAX_MS) : BACKOFF_INITIAL_MS;
-    c.backoffSteppedAtMs = now;
+    c.restartAtMs = c.backoff.restartAtMs(t.finishedAtMs);
+    return c.restartAtMs <= t.finishedAtMs;
   }
 
   private terminate(key: string, pod: KubeObject, run: PodRun, node: KubeObject): SyncResult {

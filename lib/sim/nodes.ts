@@ -7,6 +7,7 @@
 import type { KubeObject } from './object.js';
 import { rfc3339 } from './object.js';
 import type { ObjectStore } from './store.js';
+import { SIM_VERSION } from './discovery.js';
 
 /** The node's own name as a label: what hostname node affinity and anti-affinity select on. */
 export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
@@ -96,7 +97,19 @@ function nodeObject(shape: NodeShape, nowMs: number): KubeObject {
         { type: 'InternalIP', address: `192.168.${index >> 8}.${(index & 255) + 10}` },
         { type: 'Hostname', address: name },
       ],
-      nodeInfo: { kubeletVersion: 'v1.30.0-sim', operatingSystem: 'linux', architecture: 'amd64', containerRuntimeVersion: 'sim://1.0' },
+      // The kubelet reports the same release as the control plane (`/version`), as a freshly created EKS node group does.
+      nodeInfo: {
+        kubeletVersion: SIM_VERSION.gitVersion,
+        kubeProxyVersion: '',
+        operatingSystem: 'linux',
+        architecture: 'amd64',
+        osImage: 'Amazon Linux 2023',
+        kernelVersion: '6.1.0-sim',
+        containerRuntimeVersion: 'sim://1.0',
+        machineID: `sim-${name}`,
+        systemUUID: `sim-${name}`,
+        bootID: `sim-${name}`,
+      },
     },
   };
 }

@@ -8,7 +8,7 @@ import { buildSelection } from './filters.js';
 import type { KubeObject } from './object.js';
 import { APPLY_PATCH_TYPE, handleApply } from './apply-handler.js';
 import { applyPatch } from './patch.js';
-import { type ResourceDef, apiVersionOf } from './resources.js';
+import { type ResourceDef, type ScalePaths, apiVersionOf } from './resources.js';
 import type { DeleteOptions, ObjectStore, WriteOptions } from './store.js';
 import { fieldValidationOf } from './crd/admission.js';
 import { listPage } from './list-pages.js';
@@ -133,7 +133,8 @@ function deleteCollection(store: ObjectStore, r: ResourceRequest): Record<string
 function handleScale(store: ObjectStore, r: ResourceRequest, name: string): Answer {
   const kind = r.resource.kind;
   const current = store.mustGet(kind, r.namespace, name);
-  const scale = toScale(current);
+  const paths = r.resource.scalePaths ?? BUILTIN_SCALE;
+  const scale = toScale(current, paths);
   if (r.method === 'GET') return { code: 200, body: scale };
   if (r.method !== 'PUT' && r.method !== 'PATCH') throw methodNotAllowed(r.method);
   const wanted = (r.method === 'PUT' ? objectBody(r.body) : applyPatch(r.contentType, scale, r.body)) as KubeObject;
@@ -142,20 +143,49 @@ function handleScale(store: ObjectStore, r: ResourceRequest, name: string): Answ
     throw new ApiError(422, 'Invalid', `Scale.autoscaling "${name}" is invalid: spec.replicas: Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`);
   }
   const rv = wanted.metadata?.resourceVersion || current.metadata.resourceVersion;
-  const updated = store.update(kind, { ...current, metadata: { ...current.metadata, resourceVersion: rv }, spec: { ...current.spec, replicas } });
-  return { code: 200, body: toScale(updated) };
+  const next = setPath({ ...structuredClone(current), metadata: { ...current.metadata, resourceVersion: rv } }, paths.specReplicasPath, replicas);
+  const updated = store.update(kind, next);
+  return { code: 200, body: toScale(updated, paths) };
 }
 
-/** The autoscaling/v1 Scale view of a StatefulSet or Deployment. */
-function toScale(obj: KubeObject): KubeObject {
-  const sel = obj.spec?.selector?.matchLabels ?? {};
+// Built-in StatefulSets and Deployments: replicas in spec/status, the selector's matchLabels.
+const BUILTIN_SCALE: ScalePaths = { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' };
+
+function pathParts(path: string): string[] {
+  return path.split('.').filter((p) => p !== '');
+}
+
+function getPath(obj: unknown, path: string): unknown {
+  return pathParts(path).reduce<unknown>((o, k) => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), obj);
+}
+
+function setPath(obj: KubeObject, path: string, value: unknown): KubeObject {
+  const parts = pathParts(path);
+  let o = obj as Record<string, unknown>;
+  for (const k of parts.slice(0, -1)) {
+    if (o[k] === null || typeof o[k] !== 'object') o[k] = {};
+    o = o[k] as Record<string, unknown>;
+  }
+  const last = parts.at(-1);
+  if (last !== undefined) o[last] = value;
+  return obj;
+}
+
+/** The autoscaling/v1 Scale view of a StatefulSet, a Deployment or a custom resource with `subresources.scale`. */
+function toScale(obj: KubeObject, paths: ScalePaths): KubeObject {
   const m = obj.metadata;
+  const sel = obj.spec?.selector?.matchLabels ?? {};
+  const selector = paths === BUILTIN_SCALE
+    ? Object.entries(sel).map(([k, v]) => `${k}=${String(v)}`).join(',')
+    : String(paths.labelSelectorPath ? getPath(obj, paths.labelSelectorPath) ?? '' : '');
+  const specReplicas = getPath(obj, paths.specReplicasPath);
+  const statusReplicas = getPath(obj, paths.statusReplicasPath);
   return {
     kind: 'Scale',
     apiVersion: 'autoscaling/v1',
     metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp },
-    spec: { replicas: obj.spec?.replicas ?? 1 },
-    status: { replicas: obj.status?.replicas ?? 0, selector: Object.entries(sel).map(([k, v]) => `${k}=${String(v)}`).join(',') },
+    spec: { replicas: typeof specReplicas === 'number' ? specReplicas : paths === BUILTIN_SCALE ? 1 : 0 },
+    status: { replicas: typeof statusReplicas === 'number' ? statusReplicas : 0, selector },
   };
 }
 

@@ -13,8 +13,10 @@ export type ResourceDef = {
   readonly singular: string;
   readonly namespaced: boolean;
   readonly shortNames: readonly string[];
-  /** Subresources served besides the object itself. */
+  /** Subresources served besides the object itself; any other `/{name}/{sub}` path is 404, as on a real server. */
   readonly subresources: readonly ('status' | 'scale')[];
+  /** A custom resource's scale subresource: where its replicas and selector live (CRD `subresources.scale`). */
+  readonly scalePaths?: ScalePaths;
   /** Whether a change to `spec` (anything but metadata/status) bumps metadata.generation. */
   readonly hasGeneration: boolean;
   /** Categories discovery lists (`all` lets `kubectl get all` include the kind). */
@@ -22,6 +24,9 @@ export type ResourceDef = {
   /** Served from a CustomResourceDefinition rather than built in. */
   readonly custom?: boolean;
 };
+
+/** The JSON paths of a CRD's scale subresource (`.spec.replicas` style). */
+export type ScalePaths = { readonly specReplicasPath: string; readonly statusReplicasPath: string; readonly labelSelectorPath?: string };
 
 const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] as const;
 

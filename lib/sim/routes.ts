@@ -64,7 +64,9 @@ export function parseRoute(pathname: string, resourceByPlural: ResourceLookup): 
   }
   const resource = resourceByPlural(group, version, plural);
   if (!resource) return { type: 'unknown', path: pathname };
-  if (sub !== undefined && sub !== 'status' && sub !== 'scale') return { type: 'unknown', path: pathname };
+  // A subresource the kind does not serve (a custom resource without `subresources.scale`, a
+  // ConfigMap's status) is no route at all: the real server answers 404.
+  if (sub !== undefined && ((sub !== 'status' && sub !== 'scale') || !resource.subresources.includes(sub))) return { type: 'unknown', path: pathname };
   if (tail.length > 0) return { type: 'unknown', path: pathname };
   // `/api/v1/namespaces/{name}` addresses the Namespace object itself.
   if (resource === undefined) return { type: 'unknown', path: pathname };

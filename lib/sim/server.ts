@@ -68,6 +68,15 @@ export class SimApiServer {
   requestHook: RequestHook | undefined;
   /** Told of every write a client makes (successful or not); the scenario runner records them. */
   onWrite: ((record: WriteRecord) => void) | undefined;
+  private serving = 0;
+
+  /**
+   * Whether a client's request is being applied to the store right now: a store change seen while
+   * this holds is that request's (handling is synchronous), any other is a controller's.
+   */
+  get isServingRequest(): boolean {
+    return this.serving > 0;
+  }
 
   constructor(
     readonly store: ObjectStore,
@@ -222,10 +231,13 @@ export class SimApiServer {
     const verb = writeVerb(method, route.subresource);
     let answer: ReturnType<typeof handleResource>;
     try {
+      this.serving++;
       answer = handleResource(this.store, request);
     } catch (err) {
       if (verb) this.onWrite?.({ verb, kind: route.resource.kind, namespace: route.namespace, name: route.name ?? nameOf(body), error: (err as Error).message });
       throw err;
+    } finally {
+      this.serving--;
     }
     if (verb) this.onWrite?.({ verb, kind: route.resource.kind, namespace: route.namespace, name: route.name ?? nameOf(answer.body), object: answer.object ?? answer.body });
     // Server-side printing: a GET of objects (not of a Scale) answers in the form its Accept header asks for.

@@ -7,6 +7,7 @@
  */
 import type { Clock } from '../platform/clock.js';
 import { ApiError, alreadyExists, conflict, invalid, notFound } from './api-error.js';
+import { NodePorts } from './node-ports.js';
 import { type KubeObject, jsonEqual, objectKey, rfc3339 } from './object.js';
 import { type ResourceDef, apiVersionOf } from './resources.js';
 import { validateObject } from './validation.js';
@@ -69,6 +70,8 @@ export class ObjectStore {
   readonly resources = new ResourceRegistry();
   /** The cluster IPs of the stored Services, kept by `emit`, so allocating one lists nothing. */
   private readonly ipsInUse = new ServiceIps();
+  /** The node ports the stored Services hold, kept by `emit`. */
+  private readonly nodePorts = new NodePorts();
 
   private readonly random: () => number;
 
@@ -147,6 +150,7 @@ export class ObjectStore {
     const key = objectKey(ns, name);
     if (this.bucket(kind).has(key)) throw alreadyExists(res.plural, name, res.group);
     applyCreateDefaults(kind, obj, () => this.ips.allocate(this.ipsInUse));
+    if (kind === 'Service') this.assignNodePorts(obj);
     if (kind === 'StorageClass') defaultStorageClass(obj);
     if (kind === CRD_KIND) prepareCrd(obj, rfc3339(this.clock.nowMs()), true);
     // As the DefaultStorageClass admission plugin: a claim that names no class gets the default one.
@@ -185,6 +189,7 @@ export class ObjectStore {
     let next = this.merged(res, old, copy(input), statusOnly);
     // A status write keeps the stored (already defaulted, frozen) spec.
     if (!statusOnly) applySpecDefaults(res.kind, next);
+    if (!statusOnly && kind === 'Service') this.assignNodePorts(next, old);
     next = this.validate(res, next, opts);
     if (kind === CRD_KIND) prepareCrd(next, rfc3339(this.clock.nowMs()), false);
     return this.commit(res, old, next, opts.dryRun === true);
@@ -332,15 +337,26 @@ export class ObjectStore {
 
   private emit(ev: StoreEvent): void {
     if (ev.kind === 'Service') this.ipsInUse.follow(ev.type === 'DELETED', ev.object);
+    if (ev.kind === 'Service') this.nodePorts.follow(ev.type === 'DELETED', ev.object);
     this.history.push(ev);
     for (const l of [...this.listeners]) l(ev);
   }
 
+  /** NodePort allocation (node-ports.ts); a refused port is 422 as kube-apiserver answers. */
+  private assignNodePorts(svc: KubeObject, old?: KubeObject): void {
+    const causes = this.nodePorts.assign(svc, old);
+    if (causes.length > 0) throw invalid('Service', svc.metadata.name ?? '', causes);
+  }
+
   private gracePeriodFor(kind: string, obj: KubeObject, opts: DeleteOptions): number {
+    // As the pod strategy's CheckGracefulDelete (pkg/registry/core/pod/strategy.go): an unscheduled
+    // pod, or one already Failed or Succeeded, goes at once whatever grace the caller asked for.
+    const terminal = obj.status?.phase === 'Failed' || obj.status?.phase === 'Succeeded';
+    if (kind === 'Pod' && (!obj.spec?.nodeName || terminal)) return 0;
     if (opts.gracePeriodSeconds !== undefined) return Math.max(0, opts.gracePeriodSeconds);
-    // Only pods are deleted gracefully; an unscheduled pod goes at once (as the API server).
-    if (kind !== 'Pod' || !obj.spec?.nodeName) return 0;
-    return typeof obj.spec.terminationGracePeriodSeconds === 'number' ? obj.spec.terminationGracePeriodSeconds : 30;
+    // Only pods are deleted gracefully.
+    if (kind !== 'Pod') return 0;
+    return typeof obj.spec?.terminationGracePeriodSeconds === 'number' ? obj.spec.terminationGracePeriodSeconds : 30;
   }
 
   /** Validates an object about to be stored; a custom resource comes back pruned and defaulted. */

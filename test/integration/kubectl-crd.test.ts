@@ -63,6 +63,15 @@ describe('kubectl and the TidbCluster CRD', () => {
     expect(await ok(['get', 'tc', 'basic', '-o', 'jsonpath={.spec.pd}'])).toBe('{"baseImage":"pingcap/pd","replicas":3,"requests":{"storage":"1Gi"}}');
   }, 60000);
 
+  it('kubectl scale of a TidbCluster fails as its CRD has no scale subresource, and changes nothing', async () => {
+    // As apiextensions-apiserver: /scale is served only for a CRD with subresources.scale.
+    await ok(['apply', '-f', '-'], tc('replicas: 3'));
+    const r = await kubectl(['scale', 'tc', 'basic', '--replicas=5'], { timeoutMs: 60000 });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('the server could not find the requested resource');
+    expect(await ok(['get', 'tc', 'basic', '-o', 'jsonpath={.spec.pd.replicas}'])).toBe('3');
+  }, 60000);
+
   it('explain tc.spec.pd prints the PD spec from the CRD schema', async () => {
     const out = await ok(['explain', 'tc.spec.pd']);
     expect(out).toContain('KIND:       TidbCluster');

@@ -108,9 +108,10 @@ describe('kubelet: scheduling', () => {
   });
 
   it('a NotReady node gets no new pods', async () => {
-    // Prepare
+    // Prepare: the Node turns NotReady once the node-monitor grace period (40 s) has passed.
     const w = world();
     w.kubelet.setNodeDown('node-0', true);
+    await w.clock.advance(40_000);
 
     // Act
     for (const name of ['a', 'b', 'c']) w.store.create('Pod', newPod(name));
@@ -174,22 +175,25 @@ describe('kubelet: pod lifecycle', () => {
     const runtime = new ScriptedRuntime();
     const w = world([runtime]);
     const probed = newPod('p', {}, 'scripted:1');
-    probed.spec.containers[0].readinessProbe = { tcpSocket: { port: 80 } };
+    probed.spec.containers[0].readinessProbe = { tcpSocket: { port: 80 }, periodSeconds: 5 };
     w.store.create('Pod', probed);
     await w.clock.advance(6000);
     const unready = condition(w.pod('p'), 'Ready');
     const process = runtime.started[0] as ScriptedProcess;
 
-    // Act
-    await w.clock.advance(4000);
+    // Act: the process turns ready at 12 s; the next probe (every 5 s from the start at 5 s) is at 15 s.
+    await w.clock.advance(6000);
     process.ready = true;
     process.hooks.onChange();
-    await w.clock.advance(1000);
+    await w.clock.advance(2999);
+    const beforeProbe = condition(w.pod('p'), 'Ready');
+    await w.clock.advance(1);
     const ready = condition(w.pod('p'), 'Ready');
 
     // Assess
     expect(unready).toMatchObject({ status: 'False', lastTransitionTime: '2026-01-01T00:00:00Z' });
-    expect(ready).toMatchObject({ status: 'True', lastTransitionTime: '2026-01-01T00:00:10Z' });
+    expect(beforeProbe).toMatchObject({ status: 'False' });
+    expect(ready).toMatchObject({ status: 'True', lastTransitionTime: '2026-01-01T00:00:15Z' });
     expect(condition(w.pod('p'), 'Initialized')).toMatchObject({ lastTransitionTime: '2026-01-01T00:00:00Z' });
   });
 
@@ -309,7 +313,7 @@ describe('kubelet: crashes and faults', () => {
     expect(condition(w.pod('p'), 'Ready')).toMatchObject({ status: 'True' });
   });
 
-  it('a node down makes its pods unready and keeps a deleted pod Terminating until force-deleted', async () => {
+  it('a node down makes its pods unready after the grace period and keeps a deleted pod Terminating until force-deleted', async () => {
     // Prepare
     const w = world();
     w.store.create('Pod', newPod('p'));
@@ -318,15 +322,15 @@ describe('kubelet: crashes and faults', () => {
 
     // Act
     w.kubelet.setNodeDown(node, true);
-    await w.clock.advance(1);
+    await w.clock.advance(40_000);
     const unready = w.pod('p');
     w.store.delete('Pod', NS, 'p');
     await w.clock.advance(120_000);
     const terminating = w.store.get('Pod', NS, 'p');
     w.store.delete('Pod', NS, 'p', { gracePeriodSeconds: 0 });
 
-    // Assess
-    expect(unready.status).toMatchObject({ phase: 'Running', containerStatuses: [{ ready: false }] });
+    // Assess: MarkPodsNotReady flips the Ready condition only; container statuses stay as last posted.
+    expect(unready.status).toMatchObject({ phase: 'Running', containerStatuses: [{ ready: true }] });
     expect(condition(unready, 'Ready')).toMatchObject({ status: 'False' });
     expect(w.store.mustGet('Node', undefined, node).spec.taints).toEqual(expect.arrayContaining([expect.objectContaining({ key: 'node.kubernetes.io/unreachable', effect: 'NoExecute' })]));
     expect(terminating?.metadata.deletionTimestamp).toBeDefined();
@@ -334,11 +338,12 @@ describe('kubelet: crashes and faults', () => {
   });
 
   it.each([
-    { name: 'a pod on an unreachable node is evicted after the default 300 s and stays Terminating', tolerations: undefined, evictedAfterMs: 300_000 },
+    // The taint goes on 40 s after the host died (node-monitor grace period); tolerations count from then.
+    { name: 'a pod on an unreachable node is evicted after the grace period and the default 300 s, and stays Terminating', tolerations: undefined, evictedAfterMs: 340_000 },
     {
-      name: 'a pod tolerating the unreachable taint for 60 s is evicted after 60 s',
+      name: 'a pod tolerating the unreachable taint for 60 s is evicted 60 s after the taint',
       tolerations: [{ key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 60 }],
-      evictedAfterMs: 60_000,
+      evictedAfterMs: 100_000,
     },
     { name: 'a pod tolerating every taint for ever is never evicted', tolerations: [{ operator: 'Exists' }], evictedAfterMs: undefined },
   ])('$name', async ({ tolerations, evictedAfterMs }) => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { VirtualClock } from '../../lib/platform/clock.js';
 import { SimControllers } from '../../lib/sim/controllers/index.js';
-import type { NodePool } from '../../lib/sim/nodes.js';
+import { type NodePool, createNodes } from '../../lib/sim/nodes.js';
+import { SIM_VERSION } from '../../lib/sim/discovery.js';
 import type { KubeObject } from '../../lib/sim/object.js';
 import { ObjectStore } from '../../lib/sim/store.js';
 
@@ -129,5 +130,23 @@ describe('required pod anti-affinity', () => {
     // Assess
     expect(w.nodeOf('guard')).toBe('n-0');
     expect(w.scheduled('pd-0')?.message).toBe("0/1 nodes are available: 1 node(s) didn't satisfy existing pods anti-affinity rules.");
+  });
+});
+
+describe('node info', () => {
+  it.each([
+    { name: 'nodes of a count report the server release', nodes: 2 as number | readonly NodePool[] },
+    { name: 'nodes of pools report the server release', nodes: [TIKV_POOL, GENERAL] as number | readonly NodePool[] },
+  ])('$name', ({ nodes }) => {
+    // Prepare
+    const store = new ObjectStore(new VirtualClock(Date.UTC(2026, 0, 1)));
+
+    // Act
+    createNodes(store, nodes);
+
+    // Assess: status.nodeInfo.kubeletVersion is what /version answers (gitVersion), on every node.
+    const versions = store.list('Node').map((n) => n.status.nodeInfo.kubeletVersion);
+    expect(versions.length).toBeGreaterThan(0);
+    expect(new Set(versions)).toEqual(new Set([SIM_VERSION.gitVersion]));
   });
 });

@@ -87,7 +87,8 @@ describe('a pod-down fault belongs to the pod instance and its volumes', () => {
 
     // Act
     w.kubelet.setNodeDown(node, true);
-    await w.clock.advance(1000);
+    // The node lifecycle controller marks its pods unready after the node-monitor grace period (40 s).
+    await w.clock.advance(40_000);
 
     // Assess
     expect(w.ready('pd-0')).toBe(false);

@@ -4,6 +4,9 @@ import { SimControllers } from '../../lib/sim/controllers/index.js';
 import { GarbageCollector } from '../../lib/sim/gc.js';
 import type { KubeObject } from '../../lib/sim/object.js';
 import { ObjectStore } from '../../lib/sim/store.js';
+import { statefulSetSpec } from '../../lib/sim/controllers/statefulset-pods.js';
+import { listRevisions, syncRevisions } from '../../lib/sim/controllers/statefulset-revisions.js';
+import { updateStatefulSet } from '../../lib/sim/controllers/statefulset-update.js';
 
 const START_MS = Date.UTC(2026, 0, 1);
 const NS = 'demo';
@@ -147,6 +150,35 @@ describe('StatefulSet controller: scaling', () => {
     ]);
     expect(w.store.list('PersistentVolumeClaim', NS).map((c) => c.metadata.name)).toEqual(['data-pd-0', 'data-pd-1', 'data-pd-2']);
     expect(w.sts('pd').status).toMatchObject({ replicas: 1, readyReplicas: 1 });
+  });
+
+  it.each([
+    { name: 'a Failed pod (OrderedReady) is deleted at once, and recreated only by the next pass', phase: 'Failed', parallel: false },
+    { name: 'a Succeeded pod (OrderedReady) is deleted at once, and recreated only by the next pass', phase: 'Succeeded', parallel: false },
+    { name: 'a Failed pod (Parallel) is deleted at once, and recreated only by the next pass', phase: 'Failed', parallel: true },
+  ])('$name', async ({ phase, parallel }) => {
+    // Prepare: stateful_set_control.go processReplica deletes a terminal pod and returns — "a new
+    // pod should be generated on the next sync"; the pod strategy gives a terminal pod no grace.
+    const w = world();
+    w.store.create('StatefulSet', statefulSet('pd', { replicas: 2, parallel }));
+    await w.clock.advance(20_000);
+    w.controllers.stop();
+    const before = w.store.mustGet('Pod', NS, 'pd-0');
+    w.store.update('Pod', { ...before, status: { ...before.status, phase } }, { subresource: 'status' });
+    const pass = (): void => {
+      const set = w.sts('pd');
+      const pair = syncRevisions(w.store, set, listRevisions(w.store, set));
+      updateStatefulSet({ store: w.store, set, spec: statefulSetSpec(set), pods: w.pods(), pair, nowMs: w.clock.nowMs() });
+    };
+
+    // Act
+    pass();
+    const afterFirst = w.store.get('Pod', NS, 'pd-0');
+    pass();
+
+    // Assess
+    expect(afterFirst).toBeUndefined();
+    expect(w.store.mustGet('Pod', NS, 'pd-0').metadata.uid).not.toBe(before.metadata.uid);
   });
 
   it('a Failed pod is deleted and recreated under the same name', async () => {

@@ -134,9 +134,13 @@ export function withIdentity(set: KubeObject, pod: KubeObject): KubeObject {
   return { ...pod, metadata: { ...pod.metadata, labels } };
 }
 
-/** Failed pods are deleted and recreated by the controller. */
-export function isFailed(pod: KubeObject): boolean {
-  return pod.status?.phase === 'Failed';
+/**
+ * A pod in a terminal phase (Failed or Succeeded): the controller deletes it and recreates it on a
+ * later sync (stateful_set_control.go processReplica: "pods with phase Succeeded will also trigger
+ * this event … We should restart the pod regardless of the exit code").
+ */
+export function isTerminal(pod: KubeObject): boolean {
+  return pod.status?.phase === 'Failed' || pod.status?.phase === 'Succeeded';
 }
 
 /** Running and Ready and not being deleted (the controller's isHealthy). */

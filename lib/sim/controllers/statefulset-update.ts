@@ -1,7 +1,8 @@
 /**
  * One pass of the StatefulSet control loop (stateful_set_control.go updateStatefulSet), in its
- * three phases: fill ordinals [0, replicas) — recreating Failed pods, creating missing ones with
- * their claims first; delete condemned ordinals ≥ replicas, highest first; then, for RollingUpdate,
+ * three phases: fill ordinals [0, replicas) — deleting pods in a terminal phase (Failed or
+ * Succeeded; recreated on the next sync, once the pod is gone), creating missing ones with their
+ * claims first; delete condemned ordinals ≥ replicas, highest first; then, for RollingUpdate,
  * delete the highest-ordinal pod ≥ partition not at the update revision. OrderedReady does one step
  * and waits for Running+Ready (and minReadySeconds) before the next; Parallel goes on. The rolling
  * update always goes one pod at a time, whatever the policy.
@@ -18,8 +19,8 @@ import {
   claimsFor,
   countReplicas,
   identityMatches,
-  isFailed,
   isHealthy,
+  isTerminal,
   newStatefulSetPod,
   ordinalOf,
   podRevision,
@@ -101,12 +102,14 @@ function createMissingClaims(store: ObjectStore, set: KubeObject, i: number): vo
 function scaleUp(pass: Pass, replicas: Slot[]): { requeueAfterMs?: number } | undefined {
   const { store, set } = pass;
   for (let i = 0; i < replicas.length; i++) {
-    let slot = replicas[i] as Slot;
-    if (slot.created && isFailed(slot.pod)) {
-      store.delete('Pod', set.metadata.namespace, slot.pod.metadata.name ?? '');
-      countDelta(pass, slot.pod, -1, true);
-      slot = { pod: versionedPod(pass, i), created: false };
-      replicas[i] = slot;
+    const slot = replicas[i] as Slot;
+    // As processReplica: a Failed or Succeeded pod is deleted (at once: the API server gives a
+    // terminal pod no grace) and "a new pod should be generated on the next sync after the
+    // current pod is removed" — never in the same pass.
+    if (slot.created && isTerminal(slot.pod)) {
+      if (!slot.pod.metadata.deletionTimestamp) deletePod(store, slot.pod);
+      if (pass.monotonic) return {};
+      continue;
     }
     if (!slot.created) {
       createMissingClaims(store, set, i);

@@ -4,7 +4,7 @@
  * and the served resources and schemas it adds. Pure functions over the CRD object.
  */
 import type { KubeObject } from '../object.js';
-import type { ResourceDef } from '../resources.js';
+import type { ResourceDef, ScalePaths } from '../resources.js';
 import type { Cause } from '../validation.js';
 import type { StructuralSchema } from './schema.js';
 
@@ -15,7 +15,8 @@ export const CRD_CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io
 export type ServedVersion = { resource: ResourceDef; schema: StructuralSchema | undefined; printerColumns: unknown[] };
 
 type Names = { plural?: unknown; singular?: unknown; kind?: unknown; listKind?: unknown; shortNames?: unknown; categories?: unknown };
-type Version = { name?: unknown; served?: unknown; storage?: unknown; schema?: { openAPIV3Schema?: unknown }; subresources?: { status?: unknown; scale?: unknown }; additionalPrinterColumns?: unknown };
+type ScaleSpec = { specReplicasPath?: unknown; statusReplicasPath?: unknown; labelSelectorPath?: unknown };
+type Version = { name?: unknown; served?: unknown; storage?: unknown; schema?: { openAPIV3Schema?: unknown }; subresources?: { status?: unknown; scale?: ScaleSpec | null }; additionalPrinterColumns?: unknown };
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -121,11 +122,19 @@ export function servedVersions(crd: KubeObject): ServedVersion[] {
         namespaced: scope === 'Namespaced',
         shortNames,
         categories,
-        subresources: v.subresources?.status !== undefined ? ['status'] : [],
+        subresources: [...(v.subresources?.status !== undefined ? ['status' as const] : []), ...(scalePathsOf(v) ? ['scale' as const] : [])],
+        ...(scalePathsOf(v) ? { scalePaths: scalePathsOf(v) } : {}),
         hasGeneration: true,
         custom: true,
       },
       schema: v.schema?.openAPIV3Schema as StructuralSchema | undefined,
       printerColumns: Array.isArray(v.additionalPrinterColumns) ? v.additionalPrinterColumns : [],
     }));
+}
+
+/** The version's scale subresource paths, when it declares one with both replica paths. */
+function scalePathsOf(v: Version): ScalePaths | undefined {
+  const scale = v.subresources?.scale;
+  if (!scale || typeof scale.specReplicasPath !== 'string' || typeof scale.statusReplicasPath !== 'string') return undefined;
+  return { specReplicasPath: scale.specReplicasPath, statusReplicasPath: scale.statusReplicasPath, ...(typeof scale.labelSelectorPath === 'string' ? { labelSelectorPath: scale.labelSelectorPath } : {}) };
 }
