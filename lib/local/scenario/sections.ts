@@ -7,7 +7,7 @@
 import { ConfigError, parseConfig } from '../../platform/config.js';
 import { applyStructuralSchema } from '../../sim/crd/schema.js';
 import { tidbClusterSchema } from '../../sim/crd/tidbcluster.js';
-import { DEFAULT_CONFIG, DEFAULT_NAMESPACE, DEFAULT_SIM, TIDB_CLUSTER_API_VERSION } from './defaults.js';
+import { DEFAULT_CONFIG, DEFAULT_NAMESPACE, DEFAULT_SIM, MAX_REGIONS_PER_STORE, MAX_TIFLASH_REPLICAS, TIDB_CLUSTER_API_VERSION } from './defaults.js';
 import { readNodes } from './node-pools.js';
 import type { FieldPath, Mapping } from './reader.js';
 import {
@@ -16,7 +16,9 @@ import {
   FieldError,
   readBoolean,
   readDuration,
+  readInteger,
   readJsonObject,
+  readNumber,
   readOneOf,
   readString,
   rejectUnknownFields,
@@ -38,7 +40,7 @@ export const CONFIG_FIELDS = [
 ] as const;
 
 /** The knobs `sim:` accepts. */
-export const SIM_FIELDS = ['nodes', 'podStartup', 'storeRemoval', 'leaderEviction', 'maxStoreDownTime'] as const;
+export const SIM_FIELDS = ['nodes', 'podStartup', 'storeRemoval', 'storeDrainRate', 'regionsPerStore', 'tiflashReplicas', 'leaderEviction', 'maxStoreDownTime'] as const;
 
 /** Reads `config:`; missing or empty means every default. Failover periods may be 0; the sweep interval may not. */
 export function readConfig(raw: unknown): ScenarioConfig {
@@ -75,19 +77,41 @@ function readWatchNamespaces(value: unknown): readonly string[] {
   }
 }
 
-/** Reads `sim:`; missing or empty means every default. `nodes` is 1 to `MAX_NODES`, or node pools (see `node-pools.ts`); durations may be 0. */
+/**
+ * Reads `sim:`; missing or empty means every default. `nodes` is 1 to `MAX_NODES`, or node pools
+ * (see `node-pools.ts`); durations may be 0. The drain rate is `storeDrainRate` (replicas a minute)
+ * or, in the older form, `storeRemoval`: the time a store holding `regionsPerStore` replicas takes
+ * to drain — never both.
+ */
 export function readSim(raw: unknown): SimSettings {
   const map = section(raw, 'sim');
   rejectUnknownFields(map, ['sim'], SIM_FIELDS);
   const d = DEFAULT_SIM;
   const duration = (key: string, fallback: number): number => (key in map ? readDuration(map[key], ['sim', key]) : fallback);
+  const regionsPerStore = 'regionsPerStore' in map ? readInteger(map['regionsPerStore'], ['sim', 'regionsPerStore'], 1, MAX_REGIONS_PER_STORE) : d.regionsPerStore;
   return {
     ...('nodes' in map ? readNodes(map['nodes'], ['sim', 'nodes']) : { nodes: d.nodes }),
     podStartupMs: duration('podStartup', d.podStartupMs),
-    storeRemovalMs: duration('storeRemoval', d.storeRemovalMs),
+    storeDrainPerMinute: readDrainRate(map, regionsPerStore),
+    regionsPerStore,
+    tiflashReplicas: 'tiflashReplicas' in map ? readInteger(map['tiflashReplicas'], ['sim', 'tiflashReplicas'], 0, MAX_TIFLASH_REPLICAS) : d.tiflashReplicas,
     leaderEvictionMs: duration('leaderEviction', d.leaderEvictionMs),
     maxStoreDownTimeMs: duration('maxStoreDownTime', d.maxStoreDownTimeMs),
   };
+}
+
+/** `sim.storeDrainRate` (replicas a minute, > 0), or the rate `sim.storeRemoval` implies for `regionsPerStore` replicas. */
+function readDrainRate(map: Mapping, regionsPerStore: number): number {
+  if ('storeDrainRate' in map && 'storeRemoval' in map) throw new FieldError(['sim', 'storeRemoval'], 'give storeDrainRate or storeRemoval, not both');
+  if ('storeDrainRate' in map) {
+    const rate = readNumber(map['storeDrainRate'], ['sim', 'storeDrainRate'], 0, Number.MAX_SAFE_INTEGER);
+    if (rate <= 0) throw new FieldError(['sim', 'storeDrainRate'], `must be above 0 (region replicas a minute), got ${rate}`);
+    return rate;
+  }
+  if (!('storeRemoval' in map)) return DEFAULT_SIM.storeDrainPerMinute;
+  // A removal of 0 is as fast as the world goes: every replica within a millisecond.
+  const removalMs = Math.max(1, readDuration(map['storeRemoval'], ['sim', 'storeRemoval']));
+  return (regionsPerStore * 60_000) / removalMs;
 }
 
 /**
