@@ -5,6 +5,7 @@
  * `DELETE /store/{id}` checks the stores left as PD v7.1–v8.5's `checkReplicaBeforeOfflineStore`.
  */
 import { describe, expect, it } from '@jest/globals';
+import { setTiflashReplicas } from '../../lib/sim/tidb/verbs.js';
 import { drainMs, startCluster } from './tidb-pd-harness.js';
 
 describe('a removing store drains at the drain rate', () => {
@@ -100,6 +101,23 @@ describe('TiFlash learner replicas', () => {
     expect('ok' in deleted).toBe(true);
     expect(blocked).toEqual({ state: 'Offline', regions: pd.book.all().length });
     expect(pd.stores.stateName(store)).toBe('Tombstone');
+  });
+});
+
+describe('ALTER TABLE … SET TIFLASH REPLICA (the world verb)', () => {
+  // As TiDB's checkTiFlashReplicaCount (pkg/ddl): no more replicas than TiFlash stores.
+  it.each([
+    { name: 'as many replicas as TiFlash stores is accepted', count: 2, error: undefined },
+    { name: 'more replicas than TiFlash stores is refused', count: 3, error: 'the tiflash replica count: 3 should be less than the total tiflash server count: 2' },
+  ])('$name', async ({ count, error }) => {
+    // Prepare
+    const { pd } = await startCluster({ stores: 3, tiflash: 2 });
+    // Act
+    const act = (): void => setTiflashReplicas(pd, count);
+    // Assess
+    if (error === undefined) expect(act).not.toThrow();
+    else expect(act).toThrow(error);
+    expect(pd.tiflashReplicas).toBe(error === undefined ? count : 0);
   });
 });
 
