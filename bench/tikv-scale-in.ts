@@ -23,7 +23,9 @@ export async function benchTikvScaleIn(): Promise<TikvScaleInBench> {
   const zero = await oursZeroLatency(FILE);
   const theirs: Run[] = [];
   for (const phase of RESYNC_PHASES_MS) theirs.push(await recordRun(FILE, operatorLike(phase), undefined, ZERO_LATENCY));
-  const { leaderEvictionMs, storeRemovalMs } = mine.scenario.sim;
+  const { leaderEvictionMs, regionsPerStore, storeDrainPerMinute } = mine.scenario.sim;
+  // The leaving store holds regionsPerStore replicas (the cluster is balanced at its largest size).
+  const storeRemovalMs = (regionsPerStore * 60_000) / storeDrainPerMinute;
   const minimumMs = leaderEvictionMs + storeRemovalMs;
   const row = (name: string, to: number): (string | number)[] => {
     const o = measure(mine, { from: PATCH, to });

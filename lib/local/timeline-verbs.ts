@@ -127,6 +127,7 @@ function world(stack: SimStack, change: WorldChange): VerbResult {
   try {
     if (change.kind === 'pdLeader') stack.sim.movePdLeader(namespace, name, change.pod);
     else if (change.kind === 'ticdcOwner') stack.sim.moveTicdcOwner(namespace, name, change.pod);
+    else if (change.kind === 'tiflashReplicas') stack.sim.setTiflashReplicas(namespace, name, change.count);
     else stack.sim.setPdConfig(namespace, name, change.config);
     return OK;
   } catch (err) {

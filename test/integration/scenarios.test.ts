@@ -285,6 +285,21 @@ describe('what each story shows', () => {
     expect(report.final.pd.stores.filter((s) => s.address.startsWith('basic-tikv-3.')).map((s) => s.state)).toEqual(['Tombstone']);
   });
 
+  it('TiKV scale-in of a store with 1 500 region replicas: Offline for minutes while PD drains it, the wait reporting fewer replicas left each time, then Tombstone', async () => {
+    const report = await run('tikv-scale-in-many-regions.yaml');
+    const acts = byReconciler(report);
+    const left = report.timeline
+      .filter((t) => t.verb === 'admin')
+      .map((t) => Number(/state: Offline, (\d+) regions left/.exec((t as { answer?: { state?: { lastStep?: { message?: string } } } }).answer?.state?.lastStep?.message ?? '')?.[1]));
+    const deleted = acts.find((a) => a.verb === 'pd.deleteStore' && a.error === undefined)?.atMs ?? Number.NaN;
+    const released = acts.find((a) => a.kind === 'PersistentVolumeClaim' && a.name === 'tikv-basic-tikv-3' && JSON.stringify(a.object ?? {}).includes('pvc-defer-deleting'))?.atMs ?? Number.NaN;
+    expect(left).toHaveLength(2);
+    expect(left[0]).toBeGreaterThan(left[1] ?? Number.NaN);
+    expect(left[1]).toBeGreaterThan(0);
+    expect(released - deleted).toBeGreaterThan(4 * 60_000);
+    expect(report.final.pd.stores.filter((s) => s.address.startsWith('basic-tikv-3.')).map((s) => s.state)).toEqual(['Tombstone']);
+  }, 180_000);
+
   it('TiKV scale-out mid-scale-in: the Offline store is set Up again, keeps its ID and data, and no PVC is released', async () => {
     const report = await run('tikv-scale-in-cancelled.yaml');
     const acts = byReconciler(report);
@@ -1166,6 +1181,20 @@ describe('what each TiFlash story shows', () => {
     expect(Object.values(tiflash?.stores ?? {}).map((s) => [s.podName, s.state])).toEqual([['basic-tiflash-0', 'Up']]);
     expect(Object.values(tiflash?.tombstoneStores ?? {}).map((s) => s.podName)).toEqual(['basic-tiflash-1']);
   });
+
+  it('scale-in blocked by a table\'s TiFlash replica count: the store stays Offline, the scale-in waits and says how much is left, and finishes once the count is lowered', async () => {
+    const report = await run('tiflash-scale-in-replica-count.yaml');
+    const acts = byReconciler(report);
+    const loweredAt = entryAtMs(report, 'world', 0);
+    const deletes = acts.filter((a) => a.verb === 'pd.deleteStore');
+    const released = acts.filter((a) => (a.kind === 'PersistentVolumeClaim' && a.name === 'data0-basic-tiflash-1' && JSON.stringify(a.object ?? {}).includes('pvc-defer-deleting')) || (a.kind === 'StatefulSet' && a.verb === 'update'));
+    const status = report.timeline.find((t) => t.verb === 'admin') as { answer?: { state?: { lastStep?: { message?: string } } } } | undefined;
+    expect(deletes.map((a) => a.error)).toEqual([undefined]);
+    expect(released.length).toBeGreaterThan(0);
+    expect(released.every((a) => a.atMs >= loweredAt)).toBe(true);
+    expect(status?.answer?.state?.lastStep?.message).toMatch(/basic-tiflash-1 store \d+ is still in cluster, state: Offline, \d+ regions left/);
+    expect(report.final.pd.stores.filter((s) => s.address.startsWith('basic-tiflash-1.')).map((s) => s.state)).toEqual(['Tombstone']);
+  }, 180_000);
 
   it('scale to 0 and back: the set left at 0 is made again, the tombstoned store\'s PVC deleted first, and a new store joins', async () => {
     const report = await run('tiflash-scale-to-zero-and-back.yaml');

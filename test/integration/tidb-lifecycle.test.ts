@@ -207,8 +207,39 @@ describe('store removal and leader eviction', () => {
     const drainMs = await w.waitFor('no leaders', async () => leaderCount((await w.podProxy('basic-tikv-1', 20180, '/metrics')).text) === 0, 60_000);
     // Assess
     expect(add.status).toBe(200);
-    expect(drainMs).toBeLessThanOrEqual(12_000);
+    // Leaders drain in leaderEvictionMs (10 s); the gauge shows it at its next flush (≤ 10 s later).
+    expect(drainMs).toBeLessThanOrEqual(22_000);
     expect((await w.pd('/pd/api/v1/scheduler-config/evict-leader-scheduler/list')).json['store-id-ranges']).toHaveProperty(String(store.store.id));
+  });
+});
+
+describe('the TiKV leader gauge', () => {
+  // As TiKV: `tikv_raftstore_region_count` is set by the region collector's timer every 10 s
+  // (components/raftstore/src/coprocessor/region_info_accessor.rs, RegionCollector::on_timeout,
+  // METRICS_FLUSH_INTERVAL = 10_000), not at each leader change.
+  it('steps at most once every 10 s while PD moves leaders every second', async () => {
+    // Prepare
+    const w = await begin();
+    await w.deploy(handCluster(), ['tidbcluster', 'discovery', 'pd', 'tikv']);
+    await waitForUpStores(w, 3);
+    await w.waitFor('balanced leaders', async () => leaderCount((await w.podProxy('basic-tikv-1', 20180, '/metrics')).text) === 30);
+    const store = (await w.pd('/pd/api/v1/stores')).json.stores.find((s: any) => s.store.address.startsWith('basic-tikv-1.'));
+    const live = (): number => w.sim.snapshot('demo', 'basic').stores.find((s) => s.id === String(store.store.id))?.leaderCount ?? NaN;
+    // Act
+    await w.pd('/pd/api/v1/schedulers', 'POST', { name: 'evict-leader-scheduler', store_id: Number(store.store.id) });
+    const gauge: number[] = [];
+    const pd: number[] = [];
+    for (let s = 0; s < 25; s++) {
+      gauge.push(leaderCount((await w.podProxy('basic-tikv-1', 20180, '/metrics')).text));
+      pd.push(live());
+      await w.clock.advance(1000);
+    }
+    // Assess
+    const steps = (xs: number[]): number[] => xs.flatMap((x, i) => (i > 0 && x !== xs[i - 1] ? [i] : []));
+    expect(steps(pd).length).toBeGreaterThanOrEqual(8);
+    expect(steps(gauge).length).toBeLessThanOrEqual(3);
+    expect(steps(gauge).every((at, i, all) => i === 0 || at - (all[i - 1] ?? 0) === 10)).toBe(true);
+    expect(gauge[gauge.length - 1]).toBe(0);
   });
 });
 

@@ -109,9 +109,9 @@ describe('discovery’s desired PD replicas', () => {
 describe('knobs', () => {
   it('keeps documented defaults and refuses negative overrides', () => {
     // Prepare, Act
-    const knobs = resolveKnobs({ storeRemovalMs: 5000 });
+    const knobs = resolveKnobs({ storeDrainPerMinute: 60 });
     // Assess
-    expect([knobs.storeRemovalMs, knobs.leaderEvictionMs, knobs.maxStoreDownTimeMs, knobs.podStartupMs, knobs.nodes]).toEqual([5000, 10_000, 1_800_000, 5000, 3]);
+    expect([knobs.storeDrainPerMinute, knobs.regionsPerStore, knobs.tiflashReplicas, knobs.metricsFlushMs, knobs.leaderEvictionMs, knobs.maxStoreDownTimeMs, knobs.podStartupMs, knobs.nodes]).toEqual([60, 90, 0, 10_000, 10_000, 1_800_000, 5000, 3]);
     expect(() => resolveKnobs({ pdTickMs: -1 })).toThrow('pdTickMs');
   });
 });

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { isLosslessNumber } from 'lossless-json';
-import { startCluster } from './tidb-pd-harness.js';
+import { drainMs, startCluster } from './tidb-pd-harness.js';
 
 describe('PD members API', () => {
   it('lists members with uint64 member IDs above 2^53 that survive a lossless round trip', async () => {
@@ -283,7 +283,7 @@ describe('PD stores API', () => {
     const id = stores[3]?.id ?? '';
     call('DELETE', `/pd/api/v1/store/${id}`);
     // Act
-    await clock.advance(knobs.storeRemovalMs + 2 * knobs.pdTickMs);
+    await clock.advance(drainMs(knobs, knobs.regionsPerStore) + 2 * knobs.pdTickMs);
     // Assess
     expect(call('GET', '/pd/api/v1/stores').json.stores.map((s: any) => String(s.store.id))).not.toContain(id);
     const tombstones = call('GET', '/pd/api/v1/stores?state=2').json;

@@ -13,11 +13,16 @@ import type { PdStore } from '../../lib/sim/tidb/pd-stores.js';
 import { Rng } from '../../lib/sim/tidb/rng.js';
 import type { ProcessAction } from '../../lib/sim/tidb/sim-context.js';
 
+/** How long PD takes to drain `replicas` region replicas off a removing store at the knobs' drain rate. */
+export function drainMs(knobs: TidbSimKnobs, replicas: number): number {
+  return Math.ceil((replicas * 60_000) / knobs.storeDrainPerMinute);
+}
+
 /** An answer with its JSON parsed losslessly. */
 export type Reply = { status: number; body: string; json: any };
 
 /** A PD cluster of `members` serving members and `stores` heartbeating TiKV stores. */
-export async function startCluster(opts: { members?: number; stores?: number; version?: string; knobs?: Partial<TidbSimKnobs> } = {}) {
+export async function startCluster(opts: { members?: number; stores?: number; tiflash?: number; version?: string; knobs?: Partial<TidbSimKnobs> } = {}) {
   const clock = new VirtualClock();
   const knobs = resolveKnobs(opts.knobs);
   const pd = new PdCluster('demo', 'basic', { clock, rng: new Rng(7), knobs });
@@ -35,15 +40,18 @@ export async function startCluster(opts: { members?: number; stores?: number; ve
     members.push(joined.ok);
     if (i === 0) await clock.advance(knobs.pdElectionMs);
   }
-  const addStore = (i: number): PdStore => {
-    const address = `basic-tikv-${i}.basic-tikv-peer.demo.svc:20160`;
-    const result = pd.registerStore({ dataUid: `pvc-tikv-${i}`, podName: `basic-tikv-${i}`, address, statusAddress: address.replace('20160', '20180'), version: '7.5.0', engine: 'tikv', labels: [], capacityBytes: 2 ** 34 });
+  const addStore = (i: number, engine: 'tikv' | 'tiflash' = 'tikv'): PdStore => {
+    const address = `basic-${engine}-${i}.basic-${engine}-peer.demo.svc:${engine === 'tikv' ? 20160 : 3930}`;
+    const labels = engine === 'tiflash' ? [{ key: 'engine', value: 'tiflash' }] : [];
+    const result = pd.registerStore({ dataUid: `pvc-${engine}-${i}`, podName: `basic-${engine}-${i}`, address, statusAddress: `${address.split(':')[0] ?? ''}:20180`, version: '7.5.0', engine, labels, capacityBytes: 2 ** 34 });
     if (!('ok' in result)) throw new Error(result.refused.message);
-    stores.push(result.ok);
+    if (engine === 'tikv') stores.push(result.ok);
     return result.ok;
   };
   for (let i = 0; i < (opts.stores ?? 0); i++) addStore(i);
-  const alive = new Set(stores);
+  const tiflash: PdStore[] = [];
+  for (let i = 0; i < (opts.tiflash ?? 0); i++) tiflash.push(addStore(i, 'tiflash'));
+  const alive = new Set([...stores, ...tiflash]);
   const beat = (): void => {
     for (const s of alive) pd.stores.heartbeat(s);
     clock.setTimer(beat, knobs.storeHeartbeatMs);
@@ -67,5 +75,5 @@ export async function startCluster(opts: { members?: number; stores?: number; ve
     alive.delete(s);
     pd.stores.setAlive(s, false);
   };
-  return { clock, knobs, pd, members, stores, actions, call, addStore, stopStore, keepAlive: (s: PdStore) => alive.add(s) };
+  return { clock, knobs, pd, members, stores, tiflash, actions, call, addStore, stopStore, keepAlive: (s: PdStore) => alive.add(s) };
 }

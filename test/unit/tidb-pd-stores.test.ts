@@ -4,7 +4,7 @@
  * draining, balancing onto new stores, replica repair, and store identity across restarts.
  */
 import { describe, expect, it } from '@jest/globals';
-import { startCluster } from './tidb-pd-harness.js';
+import { drainMs, startCluster } from './tidb-pd-harness.js';
 
 describe('store state machine', () => {
   it('reads Disconnected 20 s after the last heartbeat and Down after max-store-down-time', async () => {
@@ -47,9 +47,9 @@ describe('store state machine', () => {
     const peers = pd.book.regionCount(store.id);
     // Act
     pd.deleteStore(store.id);
-    await clock.advance(knobs.storeRemovalMs / 2);
+    await clock.advance(drainMs(knobs, knobs.regionsPerStore) / 2);
     const halfway = { state: pd.stores.stateName(store), regions: pd.book.regionCount(store.id) };
-    await clock.advance(knobs.storeRemovalMs / 2 + 2 * knobs.pdTickMs);
+    await clock.advance(drainMs(knobs, knobs.regionsPerStore) / 2 + 2 * knobs.pdTickMs);
     // Assess
     expect(halfway.state).toBe('Offline');
     expect(halfway.regions).toBeGreaterThan(0);
@@ -67,7 +67,7 @@ describe('store state machine', () => {
     await clock.advance(knobs.storeDisconnectMs + knobs.pdTickMs);
     // Act
     const deleted = pd.deleteStore(leaving.id);
-    await clock.advance(10 * knobs.storeRemovalMs);
+    await clock.advance(10 * drainMs(knobs, knobs.regionsPerStore));
     // Assess
     expect('ok' in deleted).toBe(true);
     expect(pd.stores.stateName(leaving)).toBe('Offline');
@@ -94,7 +94,7 @@ describe('store state machine', () => {
     if (!first || !last) throw new Error('no store');
     const info = { podName: 'x', statusAddress: 'x:20180', version: '7.5.0', engine: 'tikv' as const, labels: [], capacityBytes: 1 };
     pd.deleteStore(last.id);
-    await clock.advance(knobs.storeRemovalMs + 2 * knobs.pdTickMs);
+    await clock.advance(drainMs(knobs, knobs.regionsPerStore) + 2 * knobs.pdTickMs);
     stopStore(first);
     // Act
     const again = pd.registerStore({ ...info, dataUid: first.dataUid, address: first.address });
@@ -149,7 +149,7 @@ describe('region scheduling', () => {
     // Act
     const added = addStore(3);
     keepAlive(added);
-    await clock.advance(3 * knobs.storeRemovalMs);
+    await clock.advance(3 * drainMs(knobs, knobs.regionsPerStore));
     // Assess
     const total = pd.book.all().length * 3;
     expect(pd.book.regionCount(added.id)).toBeGreaterThanOrEqual(Math.floor(total / 4) - 1);
@@ -163,7 +163,7 @@ describe('region scheduling', () => {
     if (!store) throw new Error('no store');
     stopStore(store);
     // Act
-    await clock.advance(60_000 + 3 * knobs.storeRemovalMs);
+    await clock.advance(60_000 + 3 * drainMs(knobs, knobs.regionsPerStore));
     // Assess
     expect(pd.stores.stateName(store)).toBe('Down');
     expect(pd.book.regionCount(store.id)).toBe(0);

@@ -67,7 +67,10 @@ File (YAML; full format in docs/SCENARIOS.md):
     nodes: N                    default ${s.nodes} (1..${MAX_NODES}): node-0..node-N-1
       | [{name, count, labels, taints: [{key, value, effect}], zones: [Z]}]   node pools: <name>-<i>
     podStartup: DURATION        default ${formatSpan(s.podStartupMs)}
-    storeRemoval: DURATION      default ${formatSpan(s.storeRemovalMs)}
+    storeDrainRate: N           default ${s.storeDrainPerMinute}: region replicas a removing store hands off a minute
+    storeRemoval: DURATION      instead of storeDrainRate: the time a store of regionsPerStore replicas takes to drain
+    regionsPerStore: N          default ${s.regionsPerStore}: region replicas a TiKV store holds (leaders: a third, with 3 replicas)
+    tiflashReplicas: N          default ${s.tiflashReplicas}: the largest TiFlash replica count of any table (learners on TiFlash)
     leaderEviction: DURATION    default ${formatSpan(s.leaderEvictionMs)}
     maxStoreDownTime: DURATION  default ${formatSpan(s.maxStoreDownTimeMs)}
   cluster: MANIFEST             a TidbCluster (kind/apiVersion may be left out; namespace default "default")
@@ -85,7 +88,7 @@ File (YAML; full format in docs/SCENARIOS.md):
              | {kind: kube-api-errors, rate: 0..1, for: DURATION}
              | {kind: step-crash, afterActions: N, times: N} | {kind: duplicate-delivery, factor: 2..10, for: DURATION}
     - heal: {pod: POD} | {node: NODE} | {image: IMAGE}
-    - world: {pdLeader: POD} | {pdConfig: {...}} | {ticdcOwner: POD}
+    - world: {pdLeader: POD} | {pdConfig: {...}} | {ticdcOwner: POD} | {tiflashReplicas: N}
     - admin: {action: reconcile|force-upgrade|pause|resume|status|history, component: C, limit: N, as: ARN, expect: forbidden}
                (component: force-upgrade only; limit: history only, 1..100; as: the caller's IAM role or user ARN,
                default the scenario operator, admin everywhere; expect: forbidden passes only if the caller is refused)

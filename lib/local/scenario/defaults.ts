@@ -17,14 +17,26 @@ export const DEFAULT_CONFIG: ScenarioConfig = {
   componentAccess: 'direct',
 };
 
-/** `sim:` when the file leaves a knob out: 3 nodes, 5 s pod startup, 30 s store removal, 10 s leader eviction, 30 m store-down time. */
+/**
+ * `sim:` when the file leaves a knob out: 3 nodes, 5 s pod startup, stores drained at 180 region
+ * replicas a minute (the default 90 a store: 30 s), no table with TiFlash replicas, 10 s leader
+ * eviction, 30 m store-down time.
+ */
 export const DEFAULT_SIM: SimSettings = {
   nodes: 3,
   podStartupMs: 5_000,
-  storeRemovalMs: 30_000,
+  storeDrainPerMinute: 180,
+  regionsPerStore: 90,
+  tiflashReplicas: 0,
   leaderEvictionMs: 10_000,
   maxStoreDownTimeMs: 30 * 60_000,
 };
+
+/** The most region replicas a TiKV store may hold in a scenario (`sim.regionsPerStore`). */
+export const MAX_REGIONS_PER_STORE = 100_000;
+
+/** The most TiFlash replicas a table may have in a scenario (`sim.tiflashReplicas`, `world: {tiflashReplicas}`). */
+export const MAX_TIFLASH_REPLICAS = 10;
 
 /** The most nodes a simulated world may have. */
 export const MAX_NODES = 100;

@@ -5,6 +5,7 @@
  */
 import type { FieldPath, Mapping } from './reader.js';
 import type { NameRules } from './names.js';
+import { MAX_TIFLASH_REPLICAS } from './defaults.js';
 import { readNode, readPod } from './names.js';
 import {
   describeValue,
@@ -88,11 +89,12 @@ export function readHeal(value: unknown, path: FieldPath, rules: NameRules): Hea
   return { kind: 'image', image: readImage(map[key], at) };
 }
 
-/** Reads `world: {pdLeader: <PD pod>}`, `{pdConfig: {…}}` or `{ticdcOwner: <TiCDC pod>}`: exactly one of them. */
+/** Reads `world: {pdLeader: <PD pod>}`, `{pdConfig: {…}}`, `{ticdcOwner: <TiCDC pod>}` or `{tiflashReplicas: N}`: exactly one of them. */
 export function readWorld(value: unknown, path: FieldPath, rules: NameRules): WorldChange {
-  const map = expectMapping(value, path, 'a mapping {pdLeader}, {pdConfig} or {ticdcOwner}');
-  const key = onlyKey(map, path, ['pdLeader', 'pdConfig', 'ticdcOwner']);
+  const map = expectMapping(value, path, 'a mapping {pdLeader}, {pdConfig}, {ticdcOwner} or {tiflashReplicas}');
+  const key = onlyKey(map, path, ['pdLeader', 'pdConfig', 'ticdcOwner', 'tiflashReplicas']);
   const at: FieldPath = [...path, key];
+  if (key === 'tiflashReplicas') return { kind: 'tiflashReplicas', count: readInteger(map[key], at, 0, MAX_TIFLASH_REPLICAS) };
   if (key === 'pdLeader') return { kind: 'pdLeader', pod: readPod(map[key], at, rules, 'pd') };
   if (key === 'ticdcOwner') return { kind: 'ticdcOwner', pod: readPod(map[key], at, rules, 'ticdc') };
   const config = readJsonObject(map[key], at, 'a mapping of PD configuration, e.g. {replication: {max-replicas: 3}}');

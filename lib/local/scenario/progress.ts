@@ -90,6 +90,7 @@ export function describeEntry(entry: TimelineEntry): string {
       return `heal ${describeHeal(entry.heal)}`;
     case 'world':
       if (entry.change.kind === 'pdConfig') return `world pdConfig ${shorten(JSON.stringify(entry.change.config))}`;
+      if (entry.change.kind === 'tiflashReplicas') return `world tiflashReplicas ${entry.change.count}`;
       return `world ${entry.change.kind} ${entry.change.pod}`;
     case 'admin': {
       const what = entry.admin.action === 'force-upgrade' ? `admin force-upgrade ${entry.admin.component}` : `admin ${entry.admin.action}`;

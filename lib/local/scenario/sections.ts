@@ -8,7 +8,7 @@ import { readBuckets, readWorkload } from './backup-settings.js';
 import { ConfigError, parseConfig } from '../../platform/config.js';
 import { applyStructuralSchema } from '../../sim/crd/schema.js';
 import { tidbClusterSchema } from '../../sim/crd/tidbcluster.js';
-import { DEFAULT_CONFIG, DEFAULT_NAMESPACE, DEFAULT_SIM, TIDB_CLUSTER_API_VERSION } from './defaults.js';
+import { DEFAULT_CONFIG, DEFAULT_NAMESPACE, DEFAULT_SIM, MAX_REGIONS_PER_STORE, MAX_TIFLASH_REPLICAS, TIDB_CLUSTER_API_VERSION } from './defaults.js';
 import { readNodes } from './node-pools.js';
 import { readStorageClasses } from './storage-classes.js';
 import { readLatency } from './latency.js';
@@ -19,7 +19,9 @@ import {
   FieldError,
   readBoolean,
   readDuration,
+  readInteger,
   readJsonObject,
+  readNumber,
   readOneOf,
   readString,
   rejectUnknownFields,
@@ -41,7 +43,7 @@ export const CONFIG_FIELDS = [
 ] as const;
 
 /** The knobs `sim:` accepts. */
-export const SIM_FIELDS = ['nodes', 'podStartup', 'storeRemoval', 'leaderEviction', 'maxStoreDownTime', 'storageClasses', 'buckets', 'workload', 'latency'] as const;
+export const SIM_FIELDS = ['nodes', 'podStartup', 'storeRemoval', 'storeDrainRate', 'regionsPerStore', 'tiflashReplicas', 'leaderEviction', 'maxStoreDownTime', 'storageClasses', 'buckets', 'workload', 'latency'] as const;
 
 /** Reads `config:`; missing or empty means every default. Failover periods may be 0; the sweep interval may not. */
 export function readConfig(raw: unknown): ScenarioConfig {
@@ -78,17 +80,25 @@ function readWatchNamespaces(value: unknown): readonly string[] {
   }
 }
 
-/** Reads `sim:`; missing or empty means every default. `nodes` is 1 to `MAX_NODES`, or node pools (see `node-pools.ts`); durations may be 0; `storageClasses` see `storage-classes.ts`. */
+/**
+ * Reads `sim:`; missing or empty means every default. `nodes` is 1 to `MAX_NODES`, or node pools
+ * (see `node-pools.ts`); durations may be 0. The drain rate is `storeDrainRate` (replicas a minute)
+ * or, in the older form, `storeRemoval`: the time a store holding `regionsPerStore` replicas takes
+ * to drain — never both. `storageClasses` see `storage-classes.ts`.
+ */
 export function readSim(raw: unknown): SimSettings {
   const map = section(raw, 'sim');
   rejectUnknownFields(map, ['sim'], SIM_FIELDS);
   const d = DEFAULT_SIM;
   const duration = (key: string, fallback: number): number => (key in map ? readDuration(map[key], ['sim', key]) : fallback);
   const nodes = 'nodes' in map ? readNodes(map['nodes'], ['sim', 'nodes']) : { nodes: d.nodes };
+  const regionsPerStore = 'regionsPerStore' in map ? readInteger(map['regionsPerStore'], ['sim', 'regionsPerStore'], 1, MAX_REGIONS_PER_STORE) : d.regionsPerStore;
   return {
     ...nodes,
     podStartupMs: duration('podStartup', d.podStartupMs),
-    storeRemovalMs: duration('storeRemoval', d.storeRemovalMs),
+    storeDrainPerMinute: readDrainRate(map, regionsPerStore),
+    regionsPerStore,
+    tiflashReplicas: 'tiflashReplicas' in map ? readInteger(map['tiflashReplicas'], ['sim', 'tiflashReplicas'], 0, MAX_TIFLASH_REPLICAS) : d.tiflashReplicas,
     leaderEvictionMs: duration('leaderEviction', d.leaderEvictionMs),
     maxStoreDownTimeMs: duration('maxStoreDownTime', d.maxStoreDownTimeMs),
     ...('storageClasses' in map ? { storageClasses: readStorageClasses(map['storageClasses'], ['sim', 'storageClasses'], nodes.nodePools) } : {}),
@@ -96,6 +106,20 @@ export function readSim(raw: unknown): SimSettings {
     ...('workload' in map ? { workload: readWorkload(map['workload'], ['sim', 'workload']) } : {}),
     latency: readLatency(map['latency']),
   };
+}
+
+/** `sim.storeDrainRate` (replicas a minute, > 0), or the rate `sim.storeRemoval` implies for `regionsPerStore` replicas. */
+function readDrainRate(map: Mapping, regionsPerStore: number): number {
+  if ('storeDrainRate' in map && 'storeRemoval' in map) throw new FieldError(['sim', 'storeRemoval'], 'give storeDrainRate or storeRemoval, not both');
+  if ('storeDrainRate' in map) {
+    const rate = readNumber(map['storeDrainRate'], ['sim', 'storeDrainRate'], 0, Number.MAX_SAFE_INTEGER);
+    if (rate <= 0) throw new FieldError(['sim', 'storeDrainRate'], `must be above 0 (region replicas a minute), got ${rate}`);
+    return rate;
+  }
+  if (!('storeRemoval' in map)) return DEFAULT_SIM.storeDrainPerMinute;
+  // A removal of 0 is as fast as the world goes: every replica within a millisecond.
+  const removalMs = Math.max(1, readDuration(map['storeRemoval'], ['sim', 'storeRemoval']));
+  return (regionsPerStore * 60_000) / removalMs;
 }
 
 /**

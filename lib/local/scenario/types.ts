@@ -85,7 +85,12 @@ export type SimSettings = {
   /** The node pools, when `sim.nodes` is given as a list. */
   readonly nodePools?: readonly NodePoolSetting[];
   readonly podStartupMs: number;
-  readonly storeRemovalMs: number;
+  /** Region replicas a removing store hands off a minute (`storeDrainRate`, or what `storeRemoval` implies). */
+  readonly storeDrainPerMinute: number;
+  /** Region replicas a TiKV store holds when balanced (30 leaders a store at the default 90). */
+  readonly regionsPerStore: number;
+  /** The largest TiFlash replica count of any table: learner replicas each region has on TiFlash stores. */
+  readonly tiflashReplicas: number;
   readonly leaderEvictionMs: number;
   readonly maxStoreDownTimeMs: number;
   /** StorageClasses a runbook creates before the cluster (`sim.storageClasses`), besides EKS's gp2 and gp3. */
@@ -156,7 +161,8 @@ export type HealTarget =
 export type WorldChange =
   | { readonly kind: 'pdLeader'; readonly pod: string }
   | { readonly kind: 'pdConfig'; readonly config: JsonObject }
-  | { readonly kind: 'ticdcOwner'; readonly pod: string };
+  | { readonly kind: 'ticdcOwner'; readonly pod: string }
+  | { readonly kind: 'tiflashReplicas'; readonly count: number };
 
 /**
  * An admin-function invocation; `force-upgrade` names its component, `history` may limit its records;

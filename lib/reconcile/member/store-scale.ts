@@ -55,6 +55,17 @@ const endEviction = (input: MemberInput, storeId: string): Action[] => (isEvicti
 
 const stamp = (time: string | undefined): number => (time === undefined ? Number.NaN : Date.parse(time));
 
+/**
+ * How far the removal of `storeId` has got, as PD counts it: `, N regions left` (its region replicas
+ * still to move, TiFlash learners included), or nothing when PD's stores were not read. A store's
+ * removal takes as long as its region count at PD's drain rate — minutes to hours — so the waiting
+ * step says how much is left rather than only that it waits.
+ */
+export function removalProgress(input: MemberInput, storeId: string): string {
+  const store = observedPd(input.snapshot)?.stores.find((s) => s.id === storeId);
+  return store === undefined ? '' : `, ${store.regionCount} regions left`;
+}
+
 /** The merge patch setting (or, with null, removing) one annotation of `pod`, under its observed resourceVersion. */
 function podAnnotation(pod: IPod, key: string, value: string | null): PatchAction {
   const ref = { kind: 'Pod', namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '' } as const;
@@ -115,7 +126,7 @@ function removeStore(input: MemberInput, podName: string, store: PdStore, option
   const startedMs = stamp(pod?.metadata?.annotations?.[SCALE_IN_TIME]);
   const sinceMs = Number.isNaN(startedMs) ? nowMs : startedMs;
   const actions: Action[] = pod && Number.isNaN(startedMs) ? [podAnnotation(pod, SCALE_IN_TIME, toKubeTime(nowMs))] : [];
-  const still = `${input.scope.component.title} ${input.cluster.metadata.namespace ?? ''}/${podName} store ${store.id} is still in cluster, state: ${store.state}`;
+  const still = `${input.scope.component.title} ${input.cluster.metadata.namespace ?? ''}/${podName} store ${store.id} is still in cluster, state: ${store.state}${removalProgress(input, store.id)}`;
   if (isLeavingStore(store)) return { actions, outcome: retry(retryMs, still), stop: true };
   const evictUntilMs = sinceMs + SCALE_IN_EVICT_LEADER_TIMEOUT_MS;
   if (options.evictLeaders && store.leaderCount > 0 && nowMs <= evictUntilMs) {

@@ -1,6 +1,7 @@
 /**
  * Every tunable of the simulated TiDB world, with its default, in one place. Scenario files set the
- * documented ones under `sim:` (nodes, podStartup, storeRemoval, leaderEviction, maxStoreDownTime);
+ * documented ones under `sim:` (nodes, podStartup, storeDrainRate or storeRemoval, regionsPerStore,
+ * tiflashReplicas, leaderEviction, maxStoreDownTime);
  * the rest are fixed by real TiDB defaults and only tests change them.
  */
 
@@ -10,14 +11,30 @@ export type TidbSimKnobs = {
   nodes: number;
   /** Pending → Running+Ready for a healthy pod (default 5 s; passed to the world's kubelet). */
   podStartupMs: number;
-  /** An Offline TiKV store's regions all move away in this time, then it is Tombstone (default 30 s). */
-  storeRemovalMs: number;
+  /**
+   * Region replicas PD moves off one removing store per minute (default 180: a store holding the
+   * default 90 replicas drains in 30 s; one holding 9 000 takes 50 minutes). The same rate bounds
+   * the replica checker and balance-region. As PD: an Offline store's remove-peer limit is lifted
+   * and the add-peer store limits of the stores taking the replicas pace the drain.
+   */
+  storeDrainPerMinute: number;
   /** Leaders drain from a store in this time once an evict-leader scheduler targets it (default 10 s). */
   leaderEvictionMs: number;
   /** PD turns a disconnected store Down after this (PD `schedule.max-store-down-time`, default 30 m). */
   maxStoreDownTimeMs: number;
-  /** Region replicas a TiKV store holds when the cluster is balanced at its largest size (default 90). */
+  /**
+   * Region replicas a TiKV store holds when the cluster is balanced at its largest size (default 90,
+   * so 30 leaders a store with 3 replicas — under TiDB Operator's 200-leader "leaders come back" threshold).
+   */
   regionsPerStore: number;
+  /**
+   * The largest TiFlash replica count of any table (`ALTER TABLE … SET TIFLASH REPLICA n`; default 0:
+   * a new cluster's tables have none). Each region then has that many learner replicas on TiFlash
+   * stores, and an Offline TiFlash store stays Offline while no other TiFlash store can take them.
+   */
+  tiflashReplicas: number;
+  /** TiKV refreshes `tikv_raftstore_region_count` this often (its region collector's METRICS_FLUSH_INTERVAL, 10 s). */
+  metricsFlushMs: number;
   /** TiKV store heartbeat interval (TiKV `pd-heartbeat-tick-interval` default 10 s). */
   storeHeartbeatMs: number;
   /** PD reports a store Disconnected after this long without a heartbeat (PD: 20 s). */
@@ -60,10 +77,12 @@ export type TidbSimKnobs = {
 export const DEFAULT_KNOBS: Readonly<TidbSimKnobs> = Object.freeze({
   nodes: 3,
   podStartupMs: 5_000,
-  storeRemovalMs: 30_000,
+  storeDrainPerMinute: 180,
   leaderEvictionMs: 10_000,
   maxStoreDownTimeMs: 30 * 60_000,
   regionsPerStore: 90,
+  tiflashReplicas: 0,
+  metricsFlushMs: 10_000,
   storeHeartbeatMs: 10_000,
   storeDisconnectMs: 20_000,
   pdTickMs: 1_000,

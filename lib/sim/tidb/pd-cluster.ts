@@ -39,6 +39,8 @@ export class PdCluster {
   apiDownUntilMs = 0;
   /** Evict-leader schedulers do not survive a tick until this time (the `pd-schedulers-lost` fault). */
   schedulersLostUntilMs = 0;
+  /** The largest TiFlash replica count of any table (`ALTER TABLE … SET TIFLASH REPLICA`), from the knob until changed. */
+  tiflashReplicas: number;
   private readonly ctx: PdContext;
   private readonly listeners = new Set<() => void>();
   private readonly lostListeners = new Set<(region: Region) => void>();
@@ -56,6 +58,7 @@ export class PdCluster {
   ) {
     this.ctx = { clock: deps.clock, rng: deps.rng, knobs: deps.knobs, changed: () => this.changed() };
     this.config = defaultPdConfig(deps.knobs.maxStoreDownTimeMs);
+    this.tiflashReplicas = deps.knobs.tiflashReplicas;
     this.members = new PdMembers(this.ctx);
     this.stores = new PdStores(this.ctx, () => this.allocId(), () => this.config.maxReplicas, () => this.config.maxStoreDownTimeMs);
   }
@@ -113,7 +116,7 @@ export class PdCluster {
 
   /** DELETE /store/{id}. */
   deleteStore(id: string): PdResult {
-    return this.stores.remove(id, this.book.regionCount(id));
+    return this.stores.remove(id, this.book.regionCount(id), this.evicting);
   }
 
   /** Adds `store` to the evict-leader scheduler (idempotent). Unknown stores are refused (PauseLeaderTransfer). */
@@ -195,6 +198,7 @@ export class PdCluster {
       stores,
       stateName: (s) => this.stores.stateName(s),
       maxReplicas: this.config.maxReplicas,
+      tiflashReplicas: this.tiflashReplicas,
       evicting: this.evicting,
       pdHasLeader: this.hasLeader(),
       nowMs: this.clock.nowMs(),

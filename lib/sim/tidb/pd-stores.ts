@@ -1,8 +1,9 @@
 /**
  * The stores of one PD cluster and PD's store state machine: a store registers Up; without
  * heartbeats it reads Disconnected after 20 s and Down after max-store-down-time; DELETE makes it
- * Offline (refused when the Up stores left would fall below max-replicas), and it becomes
- * Tombstone once the region scheduler has moved its last peer away. `POST …/state?state=Up`
+ * Offline (refused when the stores left whose stored state is Up would fall below max-replicas, or
+ * would all be evicting leaders), and it becomes Tombstone once the region scheduler has moved its
+ * last replica away. `POST …/state?state=Up`
  * cancels a removal. A tombstoned store never comes back.
  */
 import { type PdContext, type PdResult, refuse } from './pd-context.js';
@@ -35,8 +36,8 @@ export type PdStore = {
   /** The volume was deleted: its replicas are gone even if PD does not know yet. */
   dataLost: boolean;
   capacityBytes: number;
-  /** Set while Offline: peers held when the removal began and when (for the removal rate). */
-  removal: { startMs: number; startPeers: number } | undefined;
+  /** Set while Offline: replicas held when the removal began and when, and the drain's move credit (scheduling.ts). */
+  removal: { startMs: number; startPeers: number; credit: number } | undefined;
 };
 
 /** What a TiKV/TiFlash process tells PD when it starts (PutStore). */
@@ -125,20 +126,30 @@ export class PdStores {
   }
 
   /**
-   * DELETE /store/{id}, as RaftCluster.RemoveStore: 404 unknown, 410 already Tombstone, no-op when
-   * already Offline, 400 when the Up TiKV stores left would be fewer than max-replicas.
+   * DELETE /store/{id}, as RaftCluster.RemoveStore in PD v7.1–v8.5 (server/cluster/cluster.go,
+   * `RemoveStore` → `checkReplicaBeforeOfflineStore`; server/api/store.go `responseStoreErr`):
+   * 404 unknown, 410 already Tombstone, no-op when already Offline. Otherwise, for a store of any
+   * engine, the other stores whose *stored* state is Up — TiKV and TiFlash alike, Disconnected and
+   * Down ones included (`getUpStores` checks `IsUp()`, the node state, not heartbeats) — must be at
+   * least max-replicas (400 `ErrStoresNotEnough`), and when every one of them is under the
+   * evict-leader scheduler the removal is refused too (400 `ErrNoStoreForRegionLeader`).
+   * (PD v26.3 restricts the check to TiKV stores, #10349; the simulated versions predate it.)
    */
-  remove(id: string, peerCount: number): PdResult {
+  remove(id: string, peerCount: number, evicting: ReadonlySet<string> | ReadonlyMap<string, unknown>): PdResult {
     const store = this.byId.get(id);
     if (!store) return refuse(404, `[PD:core:ErrStoreNotFound]store id ${id} not found`);
     if (store.meta === 'Tombstone') return refuse(410, `[PD:core:ErrStoreRemoved]store ${id} has been removed`);
     if (store.meta === 'Offline') return { ok: true };
-    const upAfter = this.list().filter((s) => s.meta === 'Up' && s.engine === 'tikv' && s !== store).length;
-    if (store.engine === 'tikv' && upAfter < this.maxReplicas()) {
-      return refuse(400, `[PD:cluster:ErrStoresNotEnough]can not remove store ${id} since the number of up stores would be ${upAfter} while need ${this.maxReplicas()}`);
+    const upAfter = this.list().filter((s) => s.meta === 'Up' && s !== store);
+    if (upAfter.length < this.maxReplicas()) {
+      return refuse(400, `[PD:core:ErrStoresNotEnough]can not remove store ${id} since the number of up stores would be ${upAfter.length} while need ${this.maxReplicas()}`);
+    }
+    // As PD: only when the evict-leader scheduler lists at least as many stores as would stay Up.
+    if (evicting.size >= upAfter.length && upAfter.every((s) => evicting.has(s.id))) {
+      return refuse(400, `[PD:core:ErrNoStoreForRegionLeader]can not remove store ${id} since there are no extra up store to store the leader`);
     }
     store.meta = 'Offline';
-    store.removal = { startMs: this.ctx.clock.nowMs(), startPeers: peerCount };
+    store.removal = { startMs: this.ctx.clock.nowMs(), startPeers: peerCount, credit: 0 };
     this.ctx.changed();
     return { ok: true };
   }

@@ -3,13 +3,15 @@
  * leaders away from dead stores (even without a PD leader — that is TiKV's own raft), and, while PD
  * has a leader, the cluster's regions grow with its stores, evict-leader schedulers drain leaders,
  * Offline stores are emptied then buried, the replica checker repairs Down and missing replicas,
- * and the balance schedulers spread regions and leaders over Up stores. Each kind of move has a
- * per-tick budget derived from the knobs, so draining takes `leaderEvictionMs` and removal
- * `storeRemovalMs` as documented.
+ * placement rules keep each region's TiFlash learners at the tables' TiFlash replica count, and the
+ * balance schedulers spread regions and leaders over Up stores. Each kind of move has a per-tick
+ * budget derived from the knobs: leaders drain in `leaderEvictionMs`; a removing store hands off
+ * `storeDrainPerMinute` replicas a minute, so its removal takes as long as its region count says.
  */
 import type { TidbSimKnobs } from './knobs.js';
 import type { Region, RegionBook } from './regions.js';
 import type { PdStore, StoreStateName } from './pd-stores.js';
+import { balanceLearners, learnerTargetFor, placeLearners } from './scheduling-learners.js';
 
 /** What one scheduling pass sees of the cluster. */
 export type SchedulingView = {
@@ -17,6 +19,8 @@ export type SchedulingView = {
   readonly stores: ReadonlyMap<string, PdStore>;
   stateName(store: PdStore): StoreStateName;
   readonly maxReplicas: number;
+  /** The largest TiFlash replica count of any table: learners each region keeps on TiFlash stores. */
+  readonly tiflashReplicas: number;
   /** Stores under an evict-leader scheduler, with their leader count when it was added. */
   readonly evicting: ReadonlyMap<string, { startLeaders: number }>;
   readonly pdHasLeader: boolean;
@@ -41,12 +45,28 @@ function canLead(v: SchedulingView, storeId: string): boolean {
   return isPeerAlive(v.stores.get(storeId)) && !v.evicting.has(storeId);
 }
 
-function byLoad(counts: (id: string) => number): (a: string, b: string) => number {
+/** Sorts store IDs by `counts`, then by ID. */
+export function byLoad(counts: (id: string) => number): (a: string, b: string) => number {
   return (a, b) => counts(a) - counts(b) || Number(a) - Number(b);
 }
 
 function perTick(total: number, v: SchedulingView, durationMs: number): number {
   return Math.max(1, Math.ceil((total * v.knobs.pdTickMs) / Math.max(1, durationMs)));
+}
+
+/** Replica moves one tick allows at the drain rate (at least one). */
+export function perTickAtDrainRate(v: SchedulingView): number {
+  return Math.max(1, Math.ceil((v.knobs.storeDrainPerMinute * v.knobs.pdTickMs) / 60_000));
+}
+
+/**
+ * The replicas a removing store may hand off this tick: its credit grows by the drain rate each
+ * tick, capped at one tick's worth (at least one move), so a blocked drain does not bank a burst.
+ */
+function drainBudget(v: SchedulingView, removal: { credit: number }): number {
+  const perTickRate = (v.knobs.storeDrainPerMinute * v.knobs.pdTickMs) / 60_000;
+  removal.credit = Math.min(removal.credit + perTickRate, Math.max(1, perTickRate));
+  return Math.floor(removal.credit);
 }
 
 /** Runs one scheduling pass. */
@@ -58,7 +78,9 @@ export function schedule(v: SchedulingView): void {
   evictLeaders(v);
   drainOffline(v);
   repairReplicas(v);
+  placeLearners(v);
   balanceRegions(v);
+  balanceLearners(v);
   balanceLeaders(v);
 }
 
@@ -138,17 +160,41 @@ function targetFor(v: SchedulingView, region: Region): string | undefined {
     .sort(byLoad((id) => v.book.regionCount(id)))[0];
 }
 
-/** Offline stores hand their replicas to Up stores; an empty one becomes Tombstone. */
+/**
+ * Offline stores hand their replicas to Up stores at the drain rate; an empty one becomes Tombstone
+ * (PD's checkStore buries a removing store once its region size is 0). A TiFlash learner moves only
+ * to another Up TiFlash store without one of that region — with too few TiFlash stores left for the
+ * tables' replica count there is none, and the store stays Offline — or is dropped when the region
+ * has more learners than the replica count asks.
+ */
 function drainOffline(v: SchedulingView): void {
   for (const store of v.stores.values()) {
-    if (store.meta !== 'Offline') continue;
-    let budget = perTick(store.removal?.startPeers ?? 0, v, v.knobs.storeRemovalMs);
+    if (store.meta !== 'Offline' || !store.removal) continue;
+    const removal = store.removal;
+    let budget = drainBudget(v, removal);
+    const use = (): void => {
+      budget--;
+      removal.credit--;
+    };
     for (const region of v.book.regionsOn(store.id)) {
       if (budget <= 0) break;
       const to = targetFor(v, region);
       if (to === undefined) continue;
       movePeer(v, region, store.id, to);
-      budget--;
+      use();
+    }
+    for (const region of v.book.learnerRegionsOn(store.id)) {
+      if (budget <= 0) break;
+      if (v.book.learners(region).length > v.tiflashReplicas) {
+        v.book.removeLearner(region, store.id);
+        use();
+        continue;
+      }
+      const to = learnerTargetFor(v, region);
+      if (to === undefined) continue;
+      v.book.addLearner(region, to);
+      v.book.removeLearner(region, store.id);
+      use();
     }
     if (v.book.regionCount(store.id) === 0) v.bury(store);
   }
@@ -156,7 +202,7 @@ function drainOffline(v: SchedulingView): void {
 
 /** The replica checker: drops replicas on vanished stores, replaces Down ones, fixes the replica count. */
 function repairReplicas(v: SchedulingView): void {
-  let budget = perTick(v.knobs.regionsPerStore, v, v.knobs.storeRemovalMs);
+  let budget = perTickAtDrainRate(v);
   for (const region of v.book.all()) {
     for (const p of [...region.peers]) if (!v.stores.has(p) || v.stores.get(p)?.meta === 'Tombstone') v.book.removePeer(region, p);
     if (budget <= 0) continue;
@@ -190,7 +236,7 @@ function extraScore(v: SchedulingView, storeId: string): number {
 /** balance-region: move replicas from the fullest Up store to the emptiest until they differ by one. */
 function balanceRegions(v: SchedulingView): void {
   const targets = [...v.stores.values()].filter((s) => isTarget(v, s)).map((s) => s.id);
-  let budget = perTick(v.knobs.regionsPerStore, v, v.knobs.storeRemovalMs);
+  let budget = perTickAtDrainRate(v);
   while (budget-- > 0 && targets.length > 1) {
     const sorted = [...targets].sort(byLoad((id) => v.book.regionCount(id)));
     const min = sorted[0];

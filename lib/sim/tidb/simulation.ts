@@ -19,7 +19,7 @@ import { Rng } from './rng.js';
 import { TidbRuntime } from './runtime.js';
 import type { ActionSink, SimContext } from './sim-context.js';
 import { type PdSnapshot, pdSnapshot } from './snapshot.js';
-import { movePdLeader, setPdConfig } from './verbs.js';
+import { movePdLeader, setPdConfig, setTiflashReplicas } from './verbs.js';
 
 /** Options of the TiDB simulation. */
 export type TidbSimulationOptions = {
@@ -133,6 +133,11 @@ export class TidbSimulation {
   /** The `world: {pdConfig}` verb: sets PD configuration in pd.toml's shape. */
   setPdConfig(namespace: string, cluster: string, config: Record<string, unknown>): void {
     setPdConfig(this.mustCluster(namespace, cluster).pd, config);
+  }
+
+  /** The `world: {tiflashReplicas}` verb: the tables' largest TiFlash replica count is now `count` (throws when TiDB would refuse it). */
+  setTiflashReplicas(namespace: string, cluster: string, count: number): void {
+    setTiflashReplicas(this.mustCluster(namespace, cluster).pd, count);
   }
 
   /** Stops timers, monitors and the fault hooks. */

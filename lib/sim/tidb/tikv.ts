@@ -2,7 +2,10 @@
  * A TiKV server process: registers its store at `<pod>.<tc>-tikv-peer.<ns>.svc:20160` (status
  * address :20180) and serves the status port, where `/metrics` carries
  * `tikv_raftstore_region_count{type="leader"|"region"}` — the leader count TiDB Operator polls
- * while evicting leaders before a restart. Under cluster TLS (`security.ca-path` and friends) both
+ * while evicting leaders before a restart. Like TiKV's, the gauge is not live: the region
+ * collector sets it on a 10 s timer (`metricsFlushMs`; tikv components/raftstore/src/coprocessor/
+ * region_info_accessor.rs, `RegionCollector::on_timeout`, METRICS_FLUSH_INTERVAL = 10 s), so it
+ * shows the counts of the last flush, and a process younger than one interval has no sample. Under cluster TLS (`security.ca-path` and friends) both
  * ports are TLS listeners, as TiKV's status server uses the same security config as its gRPC.
  */
 import type { ProcessHooks } from '../runtime.js';
@@ -15,8 +18,19 @@ import { StoreProcess, configLabels } from './store-process.js';
 
 /** One TiKV process. */
 export class TikvProcess extends StoreProcess {
+  /** The region collector's last flush of the gauge; none before the first. */
+  private gauge: { leaders: number; regions: number } | undefined;
+
   constructor(sim: SimContext, pod: PodInfo, hooks: ProcessHooks) {
     super(sim, pod, hooks, 'tikv');
+    this.after(sim.knobs.metricsFlushMs, () => this.flushMetrics());
+  }
+
+  /** The region collector's timer: the gauge takes the store's counts now, then again an interval later. */
+  private flushMetrics(): void {
+    const store = this.registeredStore;
+    if (store) this.gauge = { leaders: this.cluster.book.leaderCount(store.id), regions: this.cluster.book.regionCount(store.id) };
+    this.after(this.sim.knobs.metricsFlushMs, () => this.flushMetrics());
   }
 
   protected addresses(): { address: string; statusAddress: string } {
@@ -43,16 +57,20 @@ export class TikvProcess extends StoreProcess {
     }, tls);
   }
 
-  /** The Prometheus exposition of the region counts this store's raftstore collects. */
+  /** The Prometheus exposition of the region counts this store's raftstore last collected. */
   private metrics(store: PdStore): string {
-    const leaders = this.cluster.book.leaderCount(store.id);
-    const regions = this.cluster.book.regionCount(store.id);
+    const gauge = this.gauge;
+    const counts = gauge
+      ? [
+          '# HELP tikv_raftstore_region_count Number of regions collected in region_collector',
+          '# TYPE tikv_raftstore_region_count gauge',
+          `tikv_raftstore_region_count{type="buckets"} ${gauge.regions}`,
+          `tikv_raftstore_region_count{type="leader"} ${gauge.leaders}`,
+          `tikv_raftstore_region_count{type="region"} ${gauge.regions}`,
+        ]
+      : [];
     return [
-      '# HELP tikv_raftstore_region_count Number of regions collected in region_collector',
-      '# TYPE tikv_raftstore_region_count gauge',
-      'tikv_raftstore_region_count{type="buckets"} 0',
-      `tikv_raftstore_region_count{type="leader"} ${leaders}`,
-      `tikv_raftstore_region_count{type="region"} ${regions}`,
+      ...counts,
       '# HELP tikv_store_size_bytes Size of storage.',
       '# TYPE tikv_store_size_bytes gauge',
       `tikv_store_size_bytes{type="capacity"} ${store.capacityBytes}`,

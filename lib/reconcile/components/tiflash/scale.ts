@@ -1,7 +1,9 @@
 /**
  * TiFlash's part of the shared scale-in, as TiDB Operator v1's `tiflashScaler.scaleInOne` (§2.3):
  * no max-replicas pre-check and no leader eviction. A pod whose store PD still lists has the store
- * deleted (once: not again while it is Offline) and the scale-in waits for it; a pod whose store is
+ * deleted (once: not again while it is Offline) and the scale-in waits for it, saying how many
+ * region replicas (learners) are left to move — with fewer TiFlash stores left than a table's
+ * TiFlash replica count none can move, and it waits until a store is added or the count lowered; a pod whose store is
  * Tombstone — matched by pod name and the store id the pod carries — lets its PVCs be marked and the
  * replicas go down; a pod with no store at all goes only once it has not been Ready for 5 resync
  * periods since it was created (it never joined), else the step fails and tries again.
@@ -12,6 +14,7 @@ import { fail, retry } from '../../engine/outcome.js';
 import type { MemberInput, ScaleInCheck } from '../../member/component.js';
 import { isPodReady } from '../../member/statefulset.js';
 import { knownStoreId } from '../../member/store-identity.js';
+import { removalProgress } from '../../member/store-scale.js';
 import { TIFLASH_RETRY_MS } from './names.js';
 
 /** As TiDB Operator: 5 resync periods of 30 s, the time a pod's store has to show up in the status. */
@@ -26,7 +29,8 @@ export function beforeTiflashScaleIn(input: MemberInput, podName: string): Scale
   const live = Object.values(tiflash.stores ?? {}).find((s) => s.podName === podName);
   if (live) {
     const remove: PdDeleteStoreAction[] = live.state === 'Offline' ? [] : [{ kind: 'pd.deleteStore', storeId: live.id }];
-    return { hold: { actions: remove, outcome: retry(TIFLASH_RETRY_MS, `TiFlash ${ns}/${podName} store ${live.id} is still in cluster, state: ${live.state}`), stop: true } };
+    const message = `TiFlash ${ns}/${podName} store ${live.id} is still in cluster, state: ${live.state}${removalProgress(input, live.id)}`;
+    return { hold: { actions: remove, outcome: retry(TIFLASH_RETRY_MS, message), stop: true } };
   }
   const podStoreId = knownStoreId(input, podName);
   const tombstone = Object.values(tiflash.tombstoneStores ?? {}).find((s) => s.podName === podName && s.id === podStoreId);

@@ -83,6 +83,17 @@ describe('TiFlash scale-in: the store goes to Tombstone before the PVCs are mark
     expect(decision.outcome).toEqual(outcome);
   });
 
+  it('an Offline store whose learners have not all moved: the wait says how many region replicas are left', () => {
+    // Prepare
+    const tc = scalingIn({ stores: store(1, 'Offline') });
+    const pdView = withStores(pdViewOf([]), { ...pdStore('101', 'Offline', { host: 'basic-tiflash-1.basic-tiflash-peer.demo.svc', labels: { engine: 'tiflash' } }), regionCount: 1234 });
+    // Act
+    const decision = planTiflashScale(ruleInputOf(snapshot(...world(tc, pod1()), withPd(pdView))));
+    // Assess
+    expect(decision.actions).toEqual([]);
+    expect(decision.outcome).toEqual(retry(5_000, 'TiFlash demo/basic-tiflash-1 store 101 is still in cluster, state: Offline, 1234 regions left'));
+  });
+
   it('a scale-out first deletes the defer-deleting PVCs of the ordinal it adds, then adds it', () => {
     // Prepare
     const tc = tidbCluster(withTiflash(2), changeStatus((s) => ({ ...s, tiflash: { synced: true, phase: 'Scale' } })));
