@@ -21,10 +21,16 @@ export type { PdApiContext } from './pd-api-common.js';
 
 const NOT_BOOTSTRAPPED = '[PD:cluster:ErrNotBootstrapped]TiKV cluster not bootstrapped, please start TiKV first';
 
+/**
+ * As PD's `DeleteMemberByName` / `DeleteMemberByID` (server/api/member.go): a name no member has
+ * is 404 (a member that never started has no name to find); an id goes straight to etcd's
+ * RemoveMember, whose "member not found" is a 500.
+ */
 function deleteMember(ctx: PdApiContext, member: PdMember | undefined, label: string, args: Record<string, unknown>): ProxyResponse {
   if (!member) {
-    ctx.record({ verb: 'pd.deleteMember', args, error: `not found, pd: ${label}` });
-    return json(404, `not found, pd: ${label}`);
+    const [status, message] = 'id' in args ? [500, 'etcdserver: member not found'] : [404, `not found, pd: ${label}`];
+    ctx.record({ verb: 'pd.deleteMember', args, error: message });
+    return json(status, message);
   }
   return answer(recorded(ctx, 'pd.deleteMember', args, ctx.cluster.members.remove(member)), `removed, pd: ${label}`);
 }
@@ -43,7 +49,7 @@ const MEMBER_ROUTES: PdRoute[] = [
     handle: (ctx, _req, [raw = '']) => {
       const parsed = parseUint64(raw);
       if ('error' in parsed) return json(400, parsed.error);
-      const member = ctx.cluster.members.list().find((m) => m.id === parsed.value);
+      const member = ctx.cluster.members.byIdOf(parsed.value);
       return deleteMember(ctx, member, parsed.value, { id: parsed.value });
     },
   },

@@ -43,6 +43,8 @@ export class PdCluster {
   private readonly listeners = new Set<() => void>();
   private readonly lostListeners = new Set<(region: Region) => void>();
   private readonly lastStateNames = new Map<string, StoreStateName>();
+  /** PD pods whose next join is interrupted after MemberAdd (the `pd-join-interrupted` fault). */
+  private readonly interruptedJoins = new Set<string>();
   private nextId = 1;
   private tickTimer: TimerHandle | undefined;
   private notifying = false;
@@ -91,9 +93,24 @@ export class PdCluster {
     return member;
   }
 
-  /** `--join`. */
-  joinMember(info: PdMemberInfo): PdResult<PdMember> {
-    return this.members.join(info);
+  /**
+   * `--join` from `podName`. Under the `pd-join-interrupted` fault the member is added and its
+   * process dies before etcd starts (`interrupted: true`); the fault ends once a member was added.
+   */
+  joinMember(info: PdMemberInfo, podName: string): PdResult<{ member: PdMember; interrupted: boolean }> {
+    if (!this.interruptedJoins.has(podName)) {
+      const joined = this.members.join(info);
+      return 'ok' in joined ? { ok: { member: joined.ok, interrupted: false } } : joined;
+    }
+    const added = this.members.joinInterrupted(info);
+    if ('refused' in added) return added;
+    this.interruptedJoins.delete(podName);
+    return { ok: { member: added.ok, interrupted: true } };
+  }
+
+  /** The next join of `podName` adds its member and dies before etcd starts (`joinMember`). */
+  interruptNextJoin(podName: string): void {
+    this.interruptedJoins.add(podName);
   }
 
   /**

@@ -114,9 +114,13 @@ export class PdProcess extends TidbProcess {
       return this.serve(this.cluster.bootstrapMember(this.info(), config));
     }
     if (!args.startsWith('--join=')) return this.crash(`unexpected discovery answer: ${args}`);
-    const joined = this.cluster.joinMember(this.info());
+    const joined = this.cluster.joinMember(this.info(), this.pod.name);
     if ('refused' in joined) return this.crash(joined.refused.message);
-    this.serve(joined.ok);
+    const { member, interrupted } = joined.ok;
+    // PD's join adds the etcd member, then lists members and writes the join file; dying in between
+    // leaves the member unstarted and no join file, so the restart asks discovery and joins again.
+    if (interrupted) return this.crash(`join failed, adds the new member ${this.identity.name} may failed (member ${member.id} added)`);
+    this.serve(member);
   }
 
   private serve(member: PdMember): void {

@@ -143,11 +143,15 @@ export class PdStores {
     return { ok: true };
   }
 
-  /** `POST /store/{id}/state?state=Up`: cancels an Offline; a Tombstone cannot come back. */
+  /**
+   * `POST /store/{id}/state?state=Up`: cancels an Offline; a Tombstone cannot come back. As PD's
+   * `UpStore` and `responseStoreErr` (server/cluster/cluster.go, server/api/store.go, release-7.1 …
+   * v8.5): unknown 404, Tombstone 410 (ErrStoreRemoved), already Up a no-op.
+   */
   setUp(id: string): PdResult {
     const store = this.byId.get(id);
     if (!store) return refuse(404, `[PD:core:ErrStoreNotFound]store id ${id} not found`);
-    if (store.meta === 'Tombstone') return refuse(400, `[PD:core:ErrStoreRemoved]store ${id} has been removed`);
+    if (store.meta === 'Tombstone') return refuse(410, `[PD:core:ErrStoreRemoved]store ${id} has been removed`);
     if (store.meta === 'Offline') {
       store.meta = 'Up';
       store.removal = undefined;
@@ -164,11 +168,15 @@ export class PdStores {
     this.ctx.changed();
   }
 
-  /** Merges labels into the store's (`POST /store/{id}/label`); label order is kept, new keys last. */
+  /**
+   * Merges labels into the store's (`POST /store/{id}/label`); label order is kept, new keys last.
+   * As PD's `UpdateStoreLabels` → `putStoreImpl` (server/cluster/cluster.go, release-7.1 … v8.5),
+   * whose every error the handler answers 500: an unknown store is ErrInvalidStoreID, and a
+   * Tombstone's labels are updated like any other store's (nothing checks its state).
+   */
   setLabels(id: string, labels: Record<string, string>): PdResult {
     const store = this.byId.get(id);
-    if (!store) return refuse(404, `[PD:core:ErrStoreNotFound]store id ${id} not found`);
-    if (store.meta === 'Tombstone') return refuse(400, `[PD:core:ErrStoreRemoved]store ${id} has been removed`);
+    if (!store) return refuse(500, `[PD:cluster:ErrInvalidStoreID]invalid store id ${id}, not found`);
     for (const [key, value] of Object.entries(labels)) {
       const existing = store.labels.find((l) => l.key === key);
       if (existing) existing.value = value;
