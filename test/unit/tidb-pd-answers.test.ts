@@ -129,3 +129,23 @@ describe('PD replication config refusals', () => {
     expect(call('GET', '/pd/api/v1/config/replicate').json['enable-placement-rules']).toBe(String(error === undefined ? !('enable-placement-rules' in body) : true));
   });
 });
+
+describe('store heartbeats after a PD leader change', () => {
+  it.each([
+    { name: 'a minute after the last persisted heartbeat: Disconnected until the next heartbeat (≤ 10 s)', sinceMs: 60_000, right: 'Disconnected' },
+    { name: 'within 20 s of the last persisted heartbeat: still Up', sinceMs: 5_000, right: 'Up' },
+  ])('$name', async ({ sinceMs, right }) => {
+    // Prepare: heartbeats every 10 s; PD persisted the first one only (pkg/core/store.go NeedPersist, 5 min).
+    const { call, pd, clock, knobs } = await startCluster({ stores: 3 });
+    await clock.advance(sinceMs);
+    const states = () => call('GET', '/pd/api/v1/stores').json.stores.map((s: any) => s.store.state_name);
+    expect(states()).toEqual(['Up', 'Up', 'Up']);
+    // Act: the new leader loads the stores from storage (server/cluster/cluster.go LoadClusterInfo).
+    const moved = pd.members.forceLeader('basic-pd-1');
+    // Assess
+    expect('ok' in moved).toBe(true);
+    expect(states()).toEqual([right, right, right]);
+    await clock.advance(knobs.storeHeartbeatMs);
+    expect(states()).toEqual(['Up', 'Up', 'Up']);
+  });
+});

@@ -48,6 +48,9 @@ export class PdCluster {
   private nextId = 1;
   private tickTimer: TimerHandle | undefined;
   private notifying = false;
+  /** The leader the stores were last loaded by (a new leader reloads them from storage). */
+  private storesLeader: string | undefined;
+  private leaderGap = false;
   private dirty = false;
   private stopped = false;
 
@@ -164,6 +167,7 @@ export class PdCluster {
 
   /** Tells listeners something changed; re-entrant changes are folded into one more round. */
   changed(): void {
+    this.followLeader();
     if (this.notifying) {
       this.dirty = true;
       return;
@@ -177,6 +181,23 @@ export class PdCluster {
     } finally {
       this.notifying = false;
     }
+  }
+
+  /**
+   * The first leader bootstraps; every later leadership — another member, or the same one after a
+   * leaderless gap — starts a new RaftCluster, which loads the stores from storage.
+   */
+  private followLeader(): void {
+    const leader = this.members.leader()?.name;
+    if (leader === undefined) {
+      this.leaderGap = this.storesLeader !== undefined;
+      return;
+    }
+    if (leader === this.storesLeader && !this.leaderGap) return;
+    const reload = this.storesLeader !== undefined;
+    this.storesLeader = leader;
+    this.leaderGap = false;
+    if (reload) this.stores.reloadFromStorage();
   }
 
   /** Stops ticking and pending elections. */

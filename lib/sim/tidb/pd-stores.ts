@@ -13,6 +13,9 @@ export type StoreMetaState = 'Up' | 'Offline' | 'Tombstone';
 /** The `state_name` PD reports: the persisted state, with Up refined by heartbeat age. */
 export type StoreStateName = 'Up' | 'Disconnected' | 'Down' | 'Offline' | 'Tombstone';
 
+/** PD's `storePersistInterval` (pkg/core/store.go): how often the leader writes a store's heartbeat to storage. */
+export const STORE_PERSIST_INTERVAL_MS = 5 * 60_000;
+
 /** metapb.StoreState numbers, as `?state=` and the `state` field use them. */
 export const STORE_STATE_NUMBER: Record<StoreMetaState, number> = { Up: 0, Offline: 1, Tombstone: 2 };
 
@@ -28,7 +31,11 @@ export type PdStore = {
   labels: { key: string; value: string }[];
   meta: StoreMetaState;
   startMs: number;
+  /** The last heartbeat as the PD leader knows it (what `state_name` is judged by). */
   lastHeartbeatMs: number;
+  /** The last heartbeat written to PD's storage (a new leader starts from it) and when the leader last wrote it. */
+  persistedHeartbeatMs: number;
+  persistedByLeader: boolean;
   /** A process runs on this store's data right now. */
   alive: boolean;
   aliveChangedMs: number;
@@ -103,17 +110,40 @@ export class PdStores {
     }
     const clash = this.list().find((s) => s.meta !== 'Tombstone' && s.address === info.address);
     if (clash) return refuse(500, `duplicated store address: ${info.address}, already registered by store ${clash.id}`);
-    const store: PdStore = { ...info, id: this.allocId(), meta: 'Up', startMs: nowMs, lastHeartbeatMs: nowMs, alive: true, aliveChangedMs: nowMs, dataLost: false, removal: undefined };
+    const store: PdStore = { ...info, id: this.allocId(), meta: 'Up', startMs: nowMs, lastHeartbeatMs: nowMs, persistedHeartbeatMs: nowMs, persistedByLeader: false, alive: true, aliveChangedMs: nowMs, dataLost: false, removal: undefined };
     this.byId.set(store.id, store);
     this.ctx.changed();
     return { ok: store };
   }
 
-  /** A store heartbeat reached the PD leader. */
+  /**
+   * A store heartbeat reached the PD leader. As PD's `StoreInfo.NeedPersist` (pkg/core/store.go,
+   * release-7.1 … v8.5): the leader writes the store, with this heartbeat, to storage at its first
+   * heartbeat and then only once `storePersistInterval` (5 min) has passed since it last did.
+   */
   heartbeat(store: PdStore): void {
     const before = this.stateName(store);
-    store.lastHeartbeatMs = this.ctx.clock.nowMs();
+    const nowMs = this.ctx.clock.nowMs();
+    store.lastHeartbeatMs = nowMs;
+    if (!store.persistedByLeader || nowMs - store.persistedHeartbeatMs > STORE_PERSIST_INTERVAL_MS) {
+      store.persistedHeartbeatMs = nowMs;
+      store.persistedByLeader = true;
+    }
     if (this.stateName(store) !== before) this.ctx.changed();
+  }
+
+  /**
+   * A new PD leader loads the stores from storage (`RaftCluster.LoadClusterInfo`, server/cluster/
+   * cluster.go): each store's last heartbeat is the one last persisted, up to 5 min old, so PD
+   * reports the store Disconnected (or Down, for one long silent) until its next heartbeat reaches
+   * the new leader — within TiKV's 10 s heartbeat interval.
+   */
+  reloadFromStorage(): void {
+    for (const store of this.list()) {
+      store.lastHeartbeatMs = store.persistedHeartbeatMs;
+      store.persistedByLeader = false;
+    }
+    this.ctx.changed();
   }
 
   /** The store's process started or stopped. */
