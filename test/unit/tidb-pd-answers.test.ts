@@ -6,6 +6,7 @@
  * replication config's refusals (server/server.go `SetReplicationConfig`).
  */
 import { describe, expect, it } from '@jest/globals';
+import { LEADER_WAIT_MAX_MS, MOVE_LEADER_TIMEOUT_MS, servePdRequest } from '../../lib/sim/tidb/pd-api-wait.js';
 import { startCluster } from './tidb-pd-harness.js';
 
 /** A three-member PD whose fourth pod's join was interrupted after MemberAdd. */
@@ -147,5 +148,75 @@ describe('store heartbeats after a PD leader change', () => {
     expect(states()).toEqual([right, right, right]);
     await clock.advance(knobs.storeHeartbeatMs);
     expect(states()).toEqual(['Up', 'Up', 'Up']);
+  });
+});
+
+describe('PD answers that take time', () => {
+  /** Serves one request as a member's process does, and when it settled on the virtual clock. */
+  function serveAt(world: Awaited<ReturnType<typeof startCluster>>, path: string, method = 'GET', member = world.members[0]) {
+    if (!member) throw new Error('no member');
+    const startMs = world.clock.nowMs();
+    const url = new URL(path, 'http://pd');
+    return servePdRequest({ cluster: world.pd, member, record: (a) => world.actions.push(a) }, world.clock, { method, path: url.pathname, query: url.searchParams, body: '', headers: {} }).then((res) => ({
+      status: res.status,
+      body: res.body,
+      tookMs: world.clock.nowMs() - startMs,
+    }));
+  }
+
+  it('a leader transfer to a member that does not serve blocks until etcd gives up (5 s), then 500', async () => {
+    // Prepare
+    const world = await startCluster();
+    const down = world.members[2];
+    if (!down) throw new Error('no member');
+    world.pd.members.setServing(down, false);
+    // Act
+    const pending = serveAt(world, '/pd/api/v1/leader/transfer/basic-pd-2', 'POST');
+    await world.clock.advance(MOVE_LEADER_TIMEOUT_MS);
+    const res = await pending;
+    // Assess
+    expect(res).toEqual({ status: 500, body: expect.stringContaining('[PD:etcd:ErrEtcdMoveLeader]etcdserver: request timed out, leader transfer took too long'), tookMs: MOVE_LEADER_TIMEOUT_MS });
+    expect(world.actions.at(-1)).toMatchObject({ verb: 'pd.transferLeader', args: { to: 'basic-pd-2' } });
+  });
+
+  it.each([
+    { name: 'v7.5: /members 503 "no leader" at once', version: 'v7.5.0', path: '/pd/api/v1/members', status: 503, body: 'no leader', tookMs: 0 },
+    { name: 'v8.1.0: /members 503 "no leader" at once', version: 'v8.1.0', path: '/pd/api/v1/members', status: 503, body: 'no leader', tookMs: 0 },
+    { name: 'v8.1.1: /members waits 3 s for a leader, then 503', version: 'v8.1.1', path: '/pd/api/v1/members', status: 503, body: 'redirect finds no leader', tookMs: LEADER_WAIT_MAX_MS },
+    { name: 'v8.5.4: /health waits 3 s for a leader, then 503', version: 'v8.5.4', path: '/pd/api/v1/health', status: 503, body: 'redirect finds no leader', tookMs: LEADER_WAIT_MAX_MS },
+    { name: 'v8.5.5: /health is answered by the member itself at once', version: 'v8.5.5', path: '/pd/api/v1/health', status: 200, body: 'basic-pd-0', tookMs: 0 },
+    { name: 'v8.5.5: GET /config is answered by the member itself at once', version: 'v8.5.5', path: '/pd/api/v1/config', status: 200, body: 'replication', tookMs: 0 },
+    { name: 'v8.5.5: /members still waits 3 s, then 503', version: 'v8.5.5', path: '/pd/api/v1/members', status: 503, body: 'redirect finds no leader', tookMs: LEADER_WAIT_MAX_MS },
+  ])('without a leader, $name', async ({ version, path, status, body, tookMs }) => {
+    // Prepare: two of three members stop, so PD loses its leader.
+    const world = await startCluster({ version });
+    for (const m of world.members.slice(1)) world.pd.members.setServing(m, false);
+    expect(world.pd.hasLeader()).toBe(false);
+    // Act
+    const pending = serveAt(world, path);
+    await world.clock.advance(LEADER_WAIT_MAX_MS);
+    const res = await pending;
+    // Assess
+    expect(res.status).toBe(status);
+    expect(res.body).toContain(body);
+    expect(res.tookMs).toBe(tookMs);
+  });
+
+  it('v8.1.1: a leader elected while the request waits serves it', async () => {
+    // Prepare
+    const world = await startCluster({ version: 'v8.1.1', knobs: { pdElectionMs: 1_000 } });
+    const stopped = world.members.slice(1);
+    for (const m of stopped) world.pd.members.setServing(m, false);
+    // Act: a member comes back; the election takes pdElectionMs.
+    const pending = serveAt(world, '/pd/api/v1/members');
+    const back = stopped[0];
+    if (!back) throw new Error('no member');
+    world.pd.members.setServing(back, true);
+    await world.clock.advance(LEADER_WAIT_MAX_MS);
+    const res = await pending;
+    // Assess
+    expect(world.knobs.pdElectionMs).toBeLessThan(LEADER_WAIT_MAX_MS);
+    expect(res.status).toBe(200);
+    expect(res.tookMs).toBeGreaterThan(0);
   });
 });
