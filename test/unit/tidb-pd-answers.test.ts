@@ -6,7 +6,11 @@
  * replication config's refusals (server/server.go `SetReplicationConfig`).
  */
 import { describe, expect, it } from '@jest/globals';
-import { LEADER_WAIT_MAX_MS, MOVE_LEADER_TIMEOUT_MS, servePdRequest } from '../../lib/sim/tidb/pd-api-wait.js';
+import { DEFAULT_KNOBS } from '../../lib/sim/tidb/knobs.js';
+import { servePdRequest } from '../../lib/sim/tidb/pd-api-wait.js';
+
+const LEADER_WAIT_MAX_MS = DEFAULT_KNOBS.pdLeaderWaitMs;
+const MOVE_LEADER_TIMEOUT_MS = DEFAULT_KNOBS.pdMoveLeaderTimeoutMs;
 import { startCluster } from './tidb-pd-harness.js';
 
 /** A three-member PD whose fourth pod's join was interrupted after MemberAdd. */

@@ -1,9 +1,10 @@
 /**
  * The PD answers that take time, in front of the immediate ones (pd-api.ts), on the simulator's
  * clock: a leader transfer to a member that is not serving blocks until etcd's MoveLeader gives up
- * (pkg/member/member.go `moveLeaderTimeout`, 5 s, release-7.1 … v8.5.5), then 500; and from
- * v8.1.1, a redirected request to a member without a leader waits up to 3 s for one
- * (pkg/utils/apiutil/serverapi/middleware.go `waitForLeader`: 100 ms doubling) before its 503.
+ * (pkg/member/member.go `moveLeaderTimeout`, 5 s, release-7.1 … v8.5.5; knob
+ * `pdMoveLeaderTimeoutMs`), then 500; and from v8.1.1, a redirected request to a member without a
+ * leader waits up to 3 s for one (pkg/utils/apiutil/serverapi/middleware.go `waitForLeader`: 100 ms
+ * doubling; knob `pdLeaderWaitMs`) before its 503.
  */
 import type { Clock } from '../../platform/clock.js';
 import type { ProxyRequest, ProxyResponse } from '../proxy.js';
@@ -11,10 +12,7 @@ import { json } from './http.js';
 import { handlePdRequest, isServedWithoutLeader, routeOf, waitsForLeader } from './pd-api.js';
 import type { PdApiContext } from './pd-api-common.js';
 
-/** etcd's MoveLeader deadline in PD (`moveLeaderTimeout`). */
-export const MOVE_LEADER_TIMEOUT_MS = 5_000;
-/** PD's redirector: the longest wait for a leader, and the first interval (doubling). */
-export const LEADER_WAIT_MAX_MS = 3_000;
+/** PD's redirector: the first interval of its wait for a leader (doubling; the longest wait is the `pdLeaderWaitMs` knob). */
 const LEADER_WAIT_FIRST_MS = 100;
 
 const TRANSFER = /^\/pd\/api\/v1\/leader\/transfer\/([^/]+)\/?$/;
@@ -25,12 +23,13 @@ function sleep(clock: Clock, ms: number): Promise<void> {
 
 /** As `waitForLeader`: polls at 100 ms, 200 ms, 400 ms, … until a leader exists or 3 s have passed. */
 async function waitForLeader(ctx: PdApiContext, clock: Clock): Promise<void> {
+  const maxMs = ctx.cluster.knobs.pdLeaderWaitMs;
   let waitedMs = 0;
-  let intervalMs = LEADER_WAIT_FIRST_MS;
-  while (!ctx.cluster.hasLeader() && waitedMs < LEADER_WAIT_MAX_MS) {
+  let intervalMs = Math.min(LEADER_WAIT_FIRST_MS, maxMs);
+  while (!ctx.cluster.hasLeader() && waitedMs < maxMs) {
     await sleep(clock, intervalMs);
     waitedMs += intervalMs;
-    intervalMs = Math.min(intervalMs * 2, LEADER_WAIT_MAX_MS - waitedMs);
+    intervalMs = Math.min(intervalMs * 2, maxMs - waitedMs);
   }
 }
 
@@ -42,7 +41,7 @@ async function waitForLeader(ctx: PdApiContext, clock: Clock): Promise<void> {
 async function transferToStopped(ctx: PdApiContext, clock: Clock, to: string): Promise<ProxyResponse | undefined> {
   const target = ctx.cluster.members.get(to);
   if (!ctx.cluster.hasLeader() || !target || target.serving || ctx.cluster.members.leader() === target) return undefined;
-  await sleep(clock, MOVE_LEADER_TIMEOUT_MS);
+  await sleep(clock, ctx.cluster.knobs.pdMoveLeaderTimeoutMs);
   if (target.serving) return undefined;
   const message = '[PD:etcd:ErrEtcdMoveLeader]etcdserver: request timed out, leader transfer took too long';
   ctx.record({ verb: 'pd.transferLeader', args: { to }, error: message });
