@@ -41,7 +41,7 @@ describe('a PD member whose join was interrupted', () => {
 
   it('counts towards the majority without serving, and the fault ends with the member it added', async () => {
     // Prepare
-    const { pd, members, unjoined } = await withInterruptedJoin();
+    const { pd, members, unjoined, info, clock, knobs } = await withInterruptedJoin();
     const one = members[1];
     if (!one) throw new Error('no member');
     // Act
@@ -50,8 +50,11 @@ describe('a PD member whose join was interrupted', () => {
     expect(pd.members.hasQuorum()).toBe(false);
     expect(unjoined.serving).toBe(false);
     pd.members.setServing(one, true);
-    const second = pd.joinMember({ ...pd.members.list()[0]!, name: 'basic-pd-4', dataUid: 'pvc-pd-4', peerUrl: 'http://x:2380', clientUrl: 'http://x:2379', version: 'v7.5.0' }, 'basic-pd-3');
-    expect('refused' in second).toBe(true);
+    // The fault ended: basic-pd-3's next join is an ordinary one (refused while the member it left exists).
+    await clock.advance(knobs.pdElectionMs);
+    expect(pd.members.remove(unjoined)).toEqual({ ok: true });
+    const next = pd.joinMember(info(3), 'basic-pd-3');
+    expect('ok' in next && next.ok).toMatchObject({ interrupted: false, member: { name: 'basic-pd-3', serving: true } });
   });
 
   it.each([
