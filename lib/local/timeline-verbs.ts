@@ -88,6 +88,10 @@ function fault(stack: SimStack, f: Fault): VerbResult {
     case 'pd-schedulers-lost':
       faults.pdSchedulersLost(f.forMs, { namespace, name });
       return OK;
+    case 'pd-join-interrupted':
+      // The pod's own cluster (`<tc>-pd-<ordinal>`), which with `clusters:` need not be the first.
+      faults.pdJoinInterrupted({ namespace, name: f.pod.replace(/-pd-\d+$/, '') }, f.pod);
+      return OK;
     case 'kube-api-errors':
       faults.kubeApiErrors(f.rate, f.forMs);
       return OK;

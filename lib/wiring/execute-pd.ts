@@ -8,6 +8,7 @@
 import type { MemberAction, PdDeleteMemberAction, PdSetReplicationAction } from '../model/action.js';
 import { NotFoundError, TerminalError, TransientError } from '../platform/errors.js';
 import type { PdMembers, PdPort } from '../pd/port.js';
+import { ComponentStatusError } from '../components/caller.js';
 
 /** The PD actions. */
 export type PdAction = Extract<MemberAction, { kind: `pd.${string}` }>;
@@ -50,7 +51,11 @@ async function transferLeader(pd: PdPort, to: string): Promise<void> {
   }
 }
 
-/** Deletes by name or id, only while PD lists the member; a 404 is done only if PD stopped listing it. */
+/**
+ * Deletes by name or id, only while PD lists the member. A refusal is done only if PD stopped
+ * listing it: by name PD answers 404 for a member it does not have, by id etcd's "member not found"
+ * is a 500 (server/api/member.go `DeleteMemberByID`), so after any refusal PD is read again.
+ */
 async function deleteMember(pd: PdPort, action: PdDeleteMemberAction): Promise<void> {
   const isListed = (answer: PdMembers): boolean =>
     answer.members.some((m) => (action.name !== undefined ? m.name === action.name : m.memberId === action.id));
@@ -59,7 +64,7 @@ async function deleteMember(pd: PdPort, action: PdDeleteMemberAction): Promise<v
     if (action.name !== undefined) await pd.deleteMemberByName(action.name);
     else await pd.deleteMemberById(action.id);
   } catch (err) {
-    if (!(err instanceof NotFoundError) || isListed(await pd.getMembers())) throw err;
+    if (isListed(await pd.getMembers())) throw err;
   }
 }
 
@@ -82,10 +87,24 @@ async function deleteStore(pd: PdPort, storeId: string): Promise<void> {
  * without a call); a store PD no longer lists as live (Tombstone, gone) cannot come back — an error.
  */
 async function setStoreUp(pd: PdPort, storeId: string): Promise<void> {
+  const gone = (): TransientError => new TransientError(`store ${storeId} is not live in PD any more: its removal cannot be cancelled`);
   const live = (await pd.getStores()).stores.find((s) => s.id === storeId);
-  if (!live) throw new TransientError(`store ${storeId} is not live in PD any more: its removal cannot be cancelled`);
+  if (!live) throw gone();
   if (live.stateName !== 'Offline' && live.stateName !== 'Removing') return;
-  await pd.setStoreState(storeId, 'Up');
+  try {
+    await pd.setStoreState(storeId, 'Up');
+  } catch (err) {
+    // PD answers 410 (ErrStoreRemoved, server/api/store.go `responseStoreErr`) when the store became
+    // Tombstone since the read: the same state as one no longer listed, not a refusal of the call.
+    if (statusOf(err) === 410) throw gone();
+    throw err;
+  }
+}
+
+/** The HTTP status of a component answer's error, if it is one. */
+function statusOf(err: unknown): number | undefined {
+  const cause = err instanceof Error ? err.cause : undefined;
+  return cause instanceof ComponentStatusError ? cause.status : undefined;
 }
 
 const schedulerOf = (storeId: string): string => `evict-leader-scheduler-${storeId}`;

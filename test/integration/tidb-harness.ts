@@ -38,7 +38,10 @@ export function handCluster(replicas: Partial<HandCluster['replicas']> = {}, ext
 export async function startWorld(opts: { seed?: number; knobs?: Partial<TidbSimKnobs>; rbac?: boolean } = {}) {
   const clock = new VirtualClock();
   const actions: ProcessAction[] = [];
-  const { world, sim } = await startTidbWorld({ clock, seed: opts.seed ?? 1, knobs: opts.knobs, record: (a) => actions.push(a), rbac: opts.rbac });
+  // A test awaits each request before it advances the virtual clock, so PD's answers that wait on
+  // that clock (a leader wait, a blocked leader transfer) answer at once here unless a test asks.
+  const knobs: Partial<TidbSimKnobs> = { pdLeaderWaitMs: 0, pdMoveLeaderTimeoutMs: 0, ...opts.knobs };
+  const { world, sim } = await startTidbWorld({ clock, seed: opts.seed ?? 1, knobs, record: (a) => actions.push(a), rbac: opts.rbac });
   const api = async (method: string, path: string, body?: unknown): Promise<Answer> => {
     // As the cluster admin (the token is needed only when the world enforces RBAC).
     const auth: Record<string, string> = world.token ? { Authorization: `Bearer ${world.token}` } : {};

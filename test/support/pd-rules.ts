@@ -17,6 +17,7 @@ import { desiredStatefulSet, planStatefulSetWrite, type SetChoice } from '../../
 import { planMemberUpgrade } from '../../lib/reconcile/member/upgrade.js';
 import { planPdFailover as pdFailoverRule } from '../../lib/reconcile/components/pd/failover.js';
 import { planPdForceUpgrade as pdForceUpgradeRule } from '../../lib/reconcile/components/pd/force-upgrade.js';
+import { planPdNotJoinedMembers as pdNotJoinedRule } from '../../lib/reconcile/components/pd/not-joined.js';
 import { planPdClientRefused as pdClientRefusedRule, planPdTlsSecret as pdTlsSecretRule } from '../../lib/reconcile/components/pd/tls.js';
 import { memberInputOf, memberRule } from './member-rules.js';
 
@@ -38,6 +39,8 @@ export const planPdUpgrade = pdRule(planMemberUpgrade);
 export const planPdFailover = pdRule(pdFailoverRule);
 /** The `PdForceUpgrade` rule, with the StatefulSet write it chose. */
 export const planPdForceUpgrade = pdRule(pdForceUpgradeRule);
+/** The `PdNotJoinedMembers` rule. */
+export const planPdNotJoinedMembers = pdRule(pdNotJoinedRule);
 /** The `PdTlsSecret` rule. */
 export const planPdTlsSecret = pdRule(pdTlsSecretRule);
 export const planPdClientRefused = pdRule(pdClientRefusedRule);

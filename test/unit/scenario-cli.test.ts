@@ -43,7 +43,7 @@ describe('simulate arguments: FILE, --out, --seed, --quiet', () => {
       expect(SIMULATE_HELP).toContain(text);
     }
     for (const verb of ['waitFor', 'patch', 'annotate', 'fault', 'heal', 'world', 'admin', 'advance', 'delete']) expect(SIMULATE_HELP).toContain(`- ${verb}:`);
-    for (const kind of ['pod-down', 'pod-deleted', 'node-down', 'image-broken', 'pd-api-down', 'pd-schedulers-lost', 'kube-api-errors', 'step-crash', 'duplicate-delivery']) {
+    for (const kind of ['pod-down', 'pod-deleted', 'node-down', 'image-broken', 'pd-api-down', 'pd-schedulers-lost', 'pd-join-interrupted', 'kube-api-errors', 'step-crash', 'duplicate-delivery']) {
       expect(SIMULATE_HELP).toContain(kind);
     }
   });

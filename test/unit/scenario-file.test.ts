@@ -27,7 +27,7 @@ function parsed(text: string): Scenario {
   return result.scenario;
 }
 
-const KINDS = 'pod-down, pod-deleted, node-down, image-broken, pd-api-down, pd-schedulers-lost, kube-api-errors, step-crash, duplicate-delivery, s3-down, job-pod-killed';
+const KINDS = 'pod-down, pod-deleted, node-down, image-broken, pd-api-down, pd-schedulers-lost, pd-join-interrupted, kube-api-errors, step-crash, duplicate-delivery, s3-down, job-pod-killed';
 const VERBS = 'waitFor, patch, annotate, fault, heal, world, admin, advance, delete';
 const DURATION_HINT = 'use a number with a unit, e.g. 250ms, 90s, 5m, 1h30m';
 
@@ -102,6 +102,7 @@ describe('a bad file is rejected with one line naming the line, the field and wh
     { name: 'a step crash that never happens', text: withTimeline('fault: {kind: step-crash, afterActions: 1, times: 0}'), error: 's.yaml:8: timeline[0].fault.times: 0 is out of range (at least 1)' },
     { name: 'a duplicate factor of 1', text: withTimeline('fault: {kind: duplicate-delivery, factor: 1, for: 1m}'), error: 's.yaml:8: timeline[0].fault.factor: 1 is out of range (2 to 10)' },
     { name: 'a malformed fault duration', text: withTimeline('fault: {kind: pd-api-down, for: 2 min}'), error: `s.yaml:8: timeline[0].fault.for: invalid duration "2 min": ${DURATION_HINT}` },
+    { name: 'a pd-join-interrupted fault on a pod that is not PD', text: withTimeline('fault: {kind: pd-join-interrupted, pod: basic-tikv-0}'), error: 's.yaml:8: timeline[0].fault.pod: "basic-tikv-0" is not a pd pod (expected basic-pd-<ordinal>)' },
     { name: 'a pd-schedulers-lost fault without its duration', text: withTimeline('fault: {kind: pd-schedulers-lost}'), error: 's.yaml:8: timeline[0].fault.for: required field is missing' },
     { name: 'a heal of two things', text: withTimeline('heal: {pod: basic-pd-1, node: node-1}'), error: 's.yaml:8: timeline[0].heal: expected exactly one of pod, node, image, got pod and node' },
     { name: 'a heal of an unknown node', text: withTimeline('heal: {node: node-9}'), error: 's.yaml:8: timeline[0].heal.node: unknown node "node-9" (the world has node-0..node-2; sim.nodes sets how many)' },

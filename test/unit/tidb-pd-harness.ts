@@ -34,7 +34,7 @@ export async function startCluster(opts: { members?: number; stores?: number; ti
     return { name: `basic-pd-${i}`, dataUid: `pvc-pd-${i}`, peerUrl: `http://${host}:2380`, clientUrl: `http://${host}:2379`, version: opts.version ?? 'v7.5.0' };
   };
   for (let i = 0; i < (opts.members ?? 3); i++) {
-    const joined = i === 0 ? { ok: pd.bootstrapMember(info(0), {}) } : pd.joinMember(info(i));
+    const joined = i === 0 ? { ok: pd.bootstrapMember(info(0), {}) } : pd.members.join(info(i));
     if (!('ok' in joined)) throw new Error(joined.refused.message);
     pd.members.setServing(joined.ok, true);
     members.push(joined.ok);
@@ -75,5 +75,5 @@ export async function startCluster(opts: { members?: number; stores?: number; ti
     alive.delete(s);
     pd.stores.setAlive(s, false);
   };
-  return { clock, knobs, pd, members, stores, tiflash, actions, call, addStore, stopStore, keepAlive: (s: PdStore) => alive.add(s) };
+  return { clock, knobs, pd, members, stores, tiflash, actions, call, info, addStore, stopStore, keepAlive: (s: PdStore) => alive.add(s) };
 }

@@ -84,7 +84,7 @@ File (YAML; full format in docs/SCENARIOS.md):
     - annotate: {KEY: "VALUE" | null}
     - fault: {kind: pod-down|pod-deleted, pod: POD} | {kind: node-down, node: NODE}
              | {kind: image-broken, image: IMAGE} | {kind: pd-api-down, for: DURATION}
-             | {kind: pd-schedulers-lost, for: DURATION}
+             | {kind: pd-schedulers-lost, for: DURATION} | {kind: pd-join-interrupted, pod: PD POD}
              | {kind: kube-api-errors, rate: 0..1, for: DURATION}
              | {kind: step-crash, afterActions: N, times: N} | {kind: duplicate-delivery, factor: 2..10, for: DURATION}
     - heal: {pod: POD} | {node: NODE} | {image: IMAGE}

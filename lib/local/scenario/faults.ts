@@ -31,6 +31,7 @@ export const FAULT_FIELDS: Readonly<Record<FaultKind, readonly string[]>> = {
   'image-broken': ['image'],
   'pd-api-down': ['for'],
   'pd-schedulers-lost': ['for'],
+  'pd-join-interrupted': ['pod'],
   'kube-api-errors': ['rate', 'for'],
   'step-crash': ['afterActions', 'times'],
   'duplicate-delivery': ['factor', 'for'],
@@ -62,6 +63,8 @@ export function readFault(value: unknown, path: FieldPath, rules: NameRules): Fa
       return { kind, forMs: readDuration(field('for'), at('for'), true) };
     case 'job-pod-killed':
       return { kind, job: readString(field('job'), at('job')) };
+    case 'pd-join-interrupted':
+      return { kind, pod: readPod(field('pod'), at('pod'), rules, 'pd') };
     case 'kube-api-errors':
       return { kind, rate: readNumber(field('rate'), at('rate'), 0, 1), forMs: readDuration(field('for'), at('for'), true) };
     case 'step-crash':

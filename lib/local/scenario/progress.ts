@@ -127,6 +127,7 @@ function describeFault(fault: Fault): string {
   switch (fault.kind) {
     case 'pod-down':
     case 'pod-deleted':
+    case 'pd-join-interrupted':
       return `${fault.kind} ${fault.pod}`;
     case 'node-down':
       return `${fault.kind} ${fault.node}`;

@@ -37,6 +37,7 @@ export const FAULT_KINDS = [
   'image-broken',
   'pd-api-down',
   'pd-schedulers-lost',
+  'pd-join-interrupted',
   'kube-api-errors',
   'step-crash',
   'duplicate-delivery',
@@ -145,6 +146,7 @@ export type Fault =
   | { readonly kind: 'image-broken'; readonly image: string }
   | { readonly kind: 'pd-api-down'; readonly forMs: number }
   | { readonly kind: 'pd-schedulers-lost'; readonly forMs: number }
+  | { readonly kind: 'pd-join-interrupted'; readonly pod: string }
   | { readonly kind: 'kube-api-errors'; readonly rate: number; readonly forMs: number }
   | { readonly kind: 'step-crash'; readonly afterActions: number; readonly times: number }
   | { readonly kind: 'duplicate-delivery'; readonly factor: number; readonly forMs: number }

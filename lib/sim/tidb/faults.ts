@@ -113,6 +113,16 @@ export class TidbFaults {
   }
 
   /**
+   * The next join of PD pod `pod` (in `cluster`) adds its etcd member and dies before etcd starts,
+   * as PD's join (server/join/join.go) adds the member first: the member stays with no name and no
+   * client URL, and every later join is refused until it is removed by id. The fault ends once a
+   * member was added this way.
+   */
+  pdJoinInterrupted(cluster: { namespace: string; name: string }, pod: string): void {
+    this.t.clusters.get(cluster.namespace, cluster.name).pd.interruptNextJoin(pod);
+  }
+
+  /**
    * A `rate` share of Kubernetes API requests fail for `forMs`, as an overloaded API server fails
    * them, before serving: 500 or 429 (with `Retry-After: 1`); an update, patch or delete may also
    * get 409 (its precondition "failed"). A create never gets a bare Conflict (the real server answers

@@ -45,6 +45,10 @@ export type TidbSimKnobs = {
   pdElectionMs: number;
   /** A `leader/transfer` takes effect after this (default 1 s). */
   pdLeaderTransferMs: number;
+  /** How long PD's redirector (≥ v8.1.1) waits for a leader before its 503 (PD: 3 s; 0: answers at once). */
+  pdLeaderWaitMs: number;
+  /** How long a leader transfer to a member that does not serve blocks before its 500 (PD's moveLeaderTimeout: 5 s). */
+  pdMoveLeaderTimeoutMs: number;
   /** Raft leaders of regions on a dead TiKV move to live peers after this (TiKV election, default 10 s). */
   raftElectionMs: number;
   /** The PD start script gives up (exit 1) when peer DNS or discovery is not there within this (30 s). */
@@ -88,6 +92,8 @@ export const DEFAULT_KNOBS: Readonly<TidbSimKnobs> = Object.freeze({
   pdTickMs: 1_000,
   pdElectionMs: 3_000,
   pdLeaderTransferMs: 1_000,
+  pdLeaderWaitMs: 3_000,
+  pdMoveLeaderTimeoutMs: 5_000,
   raftElectionMs: 10_000,
   pdStartTimeoutMs: 30_000,
   tidbStartTimeoutMs: 15_000,

@@ -7,7 +7,21 @@ import type { ProxyRequest, ProxyResponse } from '../proxy.js';
 import { json, objectBody, parseGoDuration } from './http.js';
 import type { PdApiContext, PdRoute } from './pd-api-common.js';
 import { applyReplicationJson } from './pd-config.js';
+import type { PdCluster } from './pd-cluster.js';
+import type { PdConfig } from './pd-config.js';
 import { configJson, replicationJson } from './pd-json.js';
+
+/**
+ * What PD's `Server.SetReplicationConfig` (server/server.go, release-7.1 … v8.5) refuses beyond
+ * decoding: turning placement rules on or off before the raft cluster is bootstrapped, and turning
+ * them off while a TiFlash store that is not Tombstone exists. Undefined when it accepts.
+ */
+export function replicationRefusal(cluster: PdCluster, next: PdConfig): string | undefined {
+  if (next.enablePlacementRules === cluster.config.enablePlacementRules) return undefined;
+  if (!cluster.bootstrapped) return '[PD:cluster:ErrNotBootstrapped]TiKV cluster not bootstrapped, please start TiKV first';
+  const tiflash = cluster.stores.list().some((s) => s.engine === 'tiflash' && s.meta !== 'Tombstone');
+  return !next.enablePlacementRules && tiflash ? 'cannot disable placement rules with TiFlash nodes' : undefined;
+}
 
 const REPLICATION_KEYS = new Set(['max-replicas', 'location-labels', 'strictly-match-label', 'enable-placement-rules', 'isolation-level']);
 
@@ -26,6 +40,12 @@ function updateReplication(ctx: PdApiContext, req: ProxyRequest): ProxyResponse 
   if ('error' in result) {
     ctx.record({ verb: 'pd.updateReplicationConfig', args, error: result.error });
     return json(400, result.error);
+  }
+  // The handler answers every SetReplicationConfig error with 500.
+  const refusal = replicationRefusal(ctx.cluster, result.config);
+  if (refusal !== undefined) {
+    ctx.record({ verb: 'pd.updateReplicationConfig', args, error: refusal });
+    return json(500, refusal);
   }
   ctx.cluster.config = result.config;
   ctx.cluster.changed();
@@ -52,6 +72,9 @@ function updateConfig(ctx: PdApiContext, req: ProxyRequest): ProxyResponse {
       return json(400, `config item ${rawKey} not found`);
     }
   }
+  // SetConfig answers every update error with 400.
+  const refusal = replicationRefusal(ctx.cluster, config);
+  if (refusal !== undefined) return json(400, refusal);
   ctx.cluster.config = config;
   ctx.cluster.changed();
   ctx.record({ verb: 'pd.updateConfig', args: { config: Object.fromEntries(Object.entries(body).map(([k, v]) => [k, toPlain(v)])) } });

@@ -21,10 +21,16 @@ export type { PdApiContext } from './pd-api-common.js';
 
 const NOT_BOOTSTRAPPED = '[PD:cluster:ErrNotBootstrapped]TiKV cluster not bootstrapped, please start TiKV first';
 
+/**
+ * As PD's `DeleteMemberByName` / `DeleteMemberByID` (server/api/member.go): a name no member has
+ * is 404 (a member that never started has no name to find); an id goes straight to etcd's
+ * RemoveMember, whose "member not found" is a 500.
+ */
 function deleteMember(ctx: PdApiContext, member: PdMember | undefined, label: string, args: Record<string, unknown>): ProxyResponse {
   if (!member) {
-    ctx.record({ verb: 'pd.deleteMember', args, error: `not found, pd: ${label}` });
-    return json(404, `not found, pd: ${label}`);
+    const [status, message] = 'id' in args ? [500, 'etcdserver: member not found'] : [404, `not found, pd: ${label}`];
+    ctx.record({ verb: 'pd.deleteMember', args, error: message });
+    return json(status, message);
   }
   return answer(recorded(ctx, 'pd.deleteMember', args, ctx.cluster.members.remove(member)), `removed, pd: ${label}`);
 }
@@ -43,7 +49,7 @@ const MEMBER_ROUTES: PdRoute[] = [
     handle: (ctx, _req, [raw = '']) => {
       const parsed = parseUint64(raw);
       if ('error' in parsed) return json(400, parsed.error);
-      const member = ctx.cluster.members.list().find((m) => m.id === parsed.value);
+      const member = ctx.cluster.members.byIdOf(parsed.value);
       return deleteMember(ctx, member, parsed.value, { id: parsed.value });
     },
   },
@@ -61,7 +67,8 @@ const MEMBER_ROUTES: PdRoute[] = [
   { method: 'GET', path: /^\/pd\/api\/v1\/cluster\/status$/, handle: (ctx) => json(200, clusterStatus(ctx.cluster)) },
   { method: 'GET', path: /^\/pd\/api\/v1\/version$/, handle: (ctx) => json(200, { version: ctx.member.version }) },
   { method: 'GET', path: /^\/pd\/api\/v1\/admin\/cluster\/markers\/snapshot-recovering$/, handle: () => json(200, { marked: false }) },
-  { method: 'GET', path: /^\/pd\/api\/v1\/ping$/, local: true, handle: () => text(200, '', false) },
+  // Redirected like any path before v8.5.5 (see isServedWithoutLeader).
+  { method: 'GET', path: /^\/pd\/api\/v1\/ping$/, handle: () => text(200, '', false) },
   { method: 'GET', path: /^\/pd\/api\/v2\/ready$/, local: true, handle: (ctx, req) => ready(ctx, req) },
 ];
 
@@ -83,6 +90,39 @@ function ready(ctx: PdApiContext, req: ProxyRequest): ProxyResponse {
 
 const ROUTES: PdRoute[] = [...MEMBER_ROUTES, ...CONFIG_ROUTES, ...STORE_ROUTES];
 
+/**
+ * The paths PD ≥ v8.5.5 serves on the member itself, leader or not (pkg/utils/apiutil/serverapi/
+ * middleware.go `localOnlyPaths`, and GET /config); older versions redirect them to the leader.
+ */
+const LOCAL_ONLY_FROM_V855 = ['/pd/api/v1/admin/log', '/pd/api/v1/status', '/pd/api/v1/health', '/pd/api/v1/ping', '/pd/api/v1/version', '/pd/api/v1/debug/pprof'];
+
+/** Whether the member answers `route` itself while PD has no leader (PD's redirector). */
+export function isServedWithoutLeader(ctx: PdApiContext, route: Pick<PdRoute, 'local'>, req: Pick<ProxyRequest, 'method' | 'path'>): boolean {
+  if (route.local) return true;
+  if (!isAtLeast(ctx.member.version, 'v8.5.5')) return false;
+  if (req.path === '/pd/api/v1/config' && req.method === 'GET') return true;
+  return LOCAL_ONLY_FROM_V855.some((p) => req.path.startsWith(p));
+}
+
+/** Whether this member's redirector waits up to 3 s for a leader before answering 503 (PD ≥ v8.1.1). */
+export function waitsForLeader(ctx: PdApiContext): boolean {
+  return isAtLeast(ctx.member.version, 'v8.1.1');
+}
+
+/**
+ * PD's redirector without a leader: 503 "no leader" before v8.1.1; from v8.1.1 (after waiting for
+ * one, `waitForLeader`) 503 with ErrRedirectNoLeader.
+ */
+function noLeader(ctx: PdApiContext): ProxyResponse {
+  return waitsForLeader(ctx) ? text(503, '[PD:apiutil:ErrRedirectNoLeader]redirect finds no leader') : text(503, 'no leader');
+}
+
+/** The route `req` goes to, if any (for callers that decide before serving, like the leader wait). */
+export function routeOf(req: Pick<ProxyRequest, 'method' | 'path'>): PdRoute | undefined {
+  const path = req.path.replace(/\/+$/, '') || '/';
+  return ROUTES.find((r) => r.method === req.method && r.path.test(path));
+}
+
 /** Serves one request to a PD member. */
 export function handlePdRequest(ctx: PdApiContext, req: ProxyRequest): ProxyResponse {
   const path = req.path.replace(/\/+$/, '') || '/';
@@ -92,7 +132,7 @@ export function handlePdRequest(ctx: PdApiContext, req: ProxyRequest): ProxyResp
     if (!match) continue;
     pathMatched = true;
     if (route.method !== req.method) continue;
-    if (!route.local && !ctx.cluster.hasLeader()) return text(503, 'no leader');
+    if (!ctx.cluster.hasLeader() && !isServedWithoutLeader(ctx, route, req)) return noLeader(ctx);
     if (route.bootstrap && !ctx.cluster.bootstrapped) return json(500, NOT_BOOTSTRAPPED);
     return route.handle(ctx, req, match.slice(1).map(decodeURIComponent));
   }

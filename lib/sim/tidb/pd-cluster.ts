@@ -45,9 +45,14 @@ export class PdCluster {
   private readonly listeners = new Set<() => void>();
   private readonly lostListeners = new Set<(region: Region) => void>();
   private readonly lastStateNames = new Map<string, StoreStateName>();
+  /** PD pods whose next join is interrupted after MemberAdd (the `pd-join-interrupted` fault). */
+  private readonly interruptedJoins = new Set<string>();
   private nextId = 1;
   private tickTimer: TimerHandle | undefined;
   private notifying = false;
+  /** The leader the stores were last loaded by (a new leader reloads them from storage). */
+  private storesLeader: string | undefined;
+  private leaderGap = false;
   private dirty = false;
   private stopped = false;
 
@@ -94,9 +99,24 @@ export class PdCluster {
     return member;
   }
 
-  /** `--join`. */
-  joinMember(info: PdMemberInfo): PdResult<PdMember> {
-    return this.members.join(info);
+  /**
+   * `--join` from `podName`. Under the `pd-join-interrupted` fault the member is added and its
+   * process dies before etcd starts (`interrupted: true`); the fault ends once a member was added.
+   */
+  joinMember(info: PdMemberInfo, podName: string): PdResult<{ member: PdMember; interrupted: boolean }> {
+    if (!this.interruptedJoins.has(podName)) {
+      const joined = this.members.join(info);
+      return 'ok' in joined ? { ok: { member: joined.ok, interrupted: false } } : joined;
+    }
+    const added = this.members.joinInterrupted(info);
+    if ('refused' in added) return added;
+    this.interruptedJoins.delete(podName);
+    return { ok: { member: added.ok, interrupted: true } };
+  }
+
+  /** The next join of `podName` adds its member and dies before etcd starts (`joinMember`). */
+  interruptNextJoin(podName: string): void {
+    this.interruptedJoins.add(podName);
   }
 
   /**
@@ -150,6 +170,7 @@ export class PdCluster {
 
   /** Tells listeners something changed; re-entrant changes are folded into one more round. */
   changed(): void {
+    this.followLeader();
     if (this.notifying) {
       this.dirty = true;
       return;
@@ -163,6 +184,23 @@ export class PdCluster {
     } finally {
       this.notifying = false;
     }
+  }
+
+  /**
+   * The first leader bootstraps; every later leadership — another member, or the same one after a
+   * leaderless gap — starts a new RaftCluster, which loads the stores from storage.
+   */
+  private followLeader(): void {
+    const leader = this.members.leader()?.name;
+    if (leader === undefined) {
+      this.leaderGap = this.storesLeader !== undefined;
+      return;
+    }
+    if (leader === this.storesLeader && !this.leaderGap) return;
+    const reload = this.storesLeader !== undefined;
+    this.storesLeader = leader;
+    this.leaderGap = false;
+    if (reload) this.stores.reloadFromStorage();
   }
 
   /** Stops ticking and pending elections. */

@@ -10,8 +10,12 @@ import { goDuration, goTime, uint64 } from './http.js';
 
 const GIT_HASH = '5c6a7f2e9b1d4c8a3e0f7b6d2c1a9e8f4b3d2c1a';
 
-/** pdpb.Member. */
+/**
+ * pdpb.Member. Its fields are `omitempty`: a member that never started (no name, no client URL, no
+ * binary version PD stored) shows only its id and peer URL.
+ */
 export function memberJson(m: PdMember): Record<string, unknown> {
+  if (m.name === '') return { member_id: uint64(m.id), peer_urls: [m.peerUrl] };
   return {
     name: m.name,
     member_id: uint64(m.id),
@@ -23,9 +27,12 @@ export function memberJson(m: PdMember): Record<string, unknown> {
   };
 }
 
-/** One entry of `GET /pd/api/v1/health`: healthy while its process serves. */
+/**
+ * One entry of `GET /pd/api/v1/health` (server/api/health.go's Health, no `omitempty`): healthy
+ * while its process serves; a member that never started has `""` and `null` client URLs.
+ */
 export function healthJson(m: PdMember): Record<string, unknown> {
-  return { name: m.name, member_id: uint64(m.id), client_urls: [m.clientUrl], health: m.serving };
+  return { name: m.name, member_id: uint64(m.id), client_urls: m.clientUrl === '' ? null : [m.clientUrl], health: m.serving };
 }
 
 /** `GET /pd/api/v1/members` (pdpb.GetMembersResponse). */

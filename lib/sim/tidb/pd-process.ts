@@ -12,6 +12,7 @@ import { ApiError } from '../api-error.js';
 import type { ProxyRequest, ProxyResponse } from '../proxy.js';
 import type { ProcessHooks } from '../runtime.js';
 import { handlePdRequest } from './pd-api.js';
+import { servePdRequest } from './pd-api-wait.js';
 import type { PdCluster } from './pd-cluster.js';
 import type { PdMember, PdMemberInfo } from './pd-members.js';
 import { type PdIdentity, pdIdentityOf } from './pd-identity.js';
@@ -114,9 +115,13 @@ export class PdProcess extends TidbProcess {
       return this.serve(this.cluster.bootstrapMember(this.info(), config));
     }
     if (!args.startsWith('--join=')) return this.crash(`unexpected discovery answer: ${args}`);
-    const joined = this.cluster.joinMember(this.info());
+    const joined = this.cluster.joinMember(this.info(), this.pod.name);
     if ('refused' in joined) return this.crash(joined.refused.message);
-    this.serve(joined.ok);
+    const { member, interrupted } = joined.ok;
+    // PD's join adds the etcd member, then lists members and writes the join file; dying in between
+    // leaves the member unstarted and no join file, so the restart asks discovery and joins again.
+    if (interrupted) return this.crash(`join failed, adds the new member ${this.identity.name} may failed (member ${member.id} added)`);
+    this.serve(member);
   }
 
   private serve(member: PdMember): void {
@@ -143,8 +148,17 @@ export class PdProcess extends TidbProcess {
     this.status = 'serving';
     const tls = this.tls.scheme === 'https';
     const clientCa = tls ? this.tls.ca : undefined;
-    this.listen(2379, (req) => this.handle(member, req), { tls, ...(clientCa !== undefined ? { clientCa } : {}) });
+    this.listen(2379, (req) => this.handle(member, req), { tls, ...(clientCa !== undefined ? { clientCa } : {}) }, (req) => this.serveClient(member, req));
     this.listen(2380, () => ({ status: 404, body: '' }), { tls, ...(clientCa !== undefined ? { clientCa } : {}) });
+  }
+
+  /** A client's request: answered as PD answers it, waiting where PD waits (pd-api-wait.ts). */
+  private async serveClient(member: PdMember, req: ProxyRequest): Promise<ProxyResponse> {
+    if (this.cluster.isApiDown()) throw new DialError(`dial tcp ${this.host()}:2379: i/o timeout`, 'timeout');
+    const res = await servePdRequest({ cluster: this.cluster, member, record: this.sim.record }, this.sim.clock, req);
+    // A process that ended while the request waited never answers it.
+    if (!this.running) throw new DialError(`read tcp ${this.host()}:2379: connection reset by peer`, 'refused');
+    return res;
   }
 
   private handle(member: PdMember, req: ProxyRequest): ProxyResponse {

@@ -14,6 +14,9 @@ export type StoreMetaState = 'Up' | 'Offline' | 'Tombstone';
 /** The `state_name` PD reports: the persisted state, with Up refined by heartbeat age. */
 export type StoreStateName = 'Up' | 'Disconnected' | 'Down' | 'Offline' | 'Tombstone';
 
+/** PD's `storePersistInterval` (pkg/core/store.go): how often the leader writes a store's heartbeat to storage. */
+export const STORE_PERSIST_INTERVAL_MS = 5 * 60_000;
+
 /** metapb.StoreState numbers, as `?state=` and the `state` field use them. */
 export const STORE_STATE_NUMBER: Record<StoreMetaState, number> = { Up: 0, Offline: 1, Tombstone: 2 };
 
@@ -29,7 +32,11 @@ export type PdStore = {
   labels: { key: string; value: string }[];
   meta: StoreMetaState;
   startMs: number;
+  /** The last heartbeat as the PD leader knows it (what `state_name` is judged by). */
   lastHeartbeatMs: number;
+  /** The last heartbeat written to PD's storage (a new leader starts from it) and when the leader last wrote it. */
+  persistedHeartbeatMs: number;
+  persistedByLeader: boolean;
   /** A process runs on this store's data right now. */
   alive: boolean;
   aliveChangedMs: number;
@@ -104,17 +111,40 @@ export class PdStores {
     }
     const clash = this.list().find((s) => s.meta !== 'Tombstone' && s.address === info.address);
     if (clash) return refuse(500, `duplicated store address: ${info.address}, already registered by store ${clash.id}`);
-    const store: PdStore = { ...info, id: this.allocId(), meta: 'Up', startMs: nowMs, lastHeartbeatMs: nowMs, alive: true, aliveChangedMs: nowMs, dataLost: false, removal: undefined };
+    const store: PdStore = { ...info, id: this.allocId(), meta: 'Up', startMs: nowMs, lastHeartbeatMs: nowMs, persistedHeartbeatMs: nowMs, persistedByLeader: false, alive: true, aliveChangedMs: nowMs, dataLost: false, removal: undefined };
     this.byId.set(store.id, store);
     this.ctx.changed();
     return { ok: store };
   }
 
-  /** A store heartbeat reached the PD leader. */
+  /**
+   * A store heartbeat reached the PD leader. As PD's `StoreInfo.NeedPersist` (pkg/core/store.go,
+   * release-7.1 … v8.5): the leader writes the store, with this heartbeat, to storage at its first
+   * heartbeat and then only once `storePersistInterval` (5 min) has passed since it last did.
+   */
   heartbeat(store: PdStore): void {
     const before = this.stateName(store);
-    store.lastHeartbeatMs = this.ctx.clock.nowMs();
+    const nowMs = this.ctx.clock.nowMs();
+    store.lastHeartbeatMs = nowMs;
+    if (!store.persistedByLeader || nowMs - store.persistedHeartbeatMs > STORE_PERSIST_INTERVAL_MS) {
+      store.persistedHeartbeatMs = nowMs;
+      store.persistedByLeader = true;
+    }
     if (this.stateName(store) !== before) this.ctx.changed();
+  }
+
+  /**
+   * A new PD leader loads the stores from storage (`RaftCluster.LoadClusterInfo`, server/cluster/
+   * cluster.go): each store's last heartbeat is the one last persisted, up to 5 min old, so PD
+   * reports the store Disconnected (or Down, for one long silent) until its next heartbeat reaches
+   * the new leader — within TiKV's 10 s heartbeat interval.
+   */
+  reloadFromStorage(): void {
+    for (const store of this.list()) {
+      store.lastHeartbeatMs = store.persistedHeartbeatMs;
+      store.persistedByLeader = false;
+    }
+    this.ctx.changed();
   }
 
   /** The store's process started or stopped. */
@@ -154,11 +184,15 @@ export class PdStores {
     return { ok: true };
   }
 
-  /** `POST /store/{id}/state?state=Up`: cancels an Offline; a Tombstone cannot come back. */
+  /**
+   * `POST /store/{id}/state?state=Up`: cancels an Offline; a Tombstone cannot come back. As PD's
+   * `UpStore` and `responseStoreErr` (server/cluster/cluster.go, server/api/store.go, release-7.1 …
+   * v8.5): unknown 404, Tombstone 410 (ErrStoreRemoved), already Up a no-op.
+   */
   setUp(id: string): PdResult {
     const store = this.byId.get(id);
     if (!store) return refuse(404, `[PD:core:ErrStoreNotFound]store id ${id} not found`);
-    if (store.meta === 'Tombstone') return refuse(400, `[PD:core:ErrStoreRemoved]store ${id} has been removed`);
+    if (store.meta === 'Tombstone') return refuse(410, `[PD:core:ErrStoreRemoved]store ${id} has been removed`);
     if (store.meta === 'Offline') {
       store.meta = 'Up';
       store.removal = undefined;
@@ -175,11 +209,15 @@ export class PdStores {
     this.ctx.changed();
   }
 
-  /** Merges labels into the store's (`POST /store/{id}/label`); label order is kept, new keys last. */
+  /**
+   * Merges labels into the store's (`POST /store/{id}/label`); label order is kept, new keys last.
+   * As PD's `UpdateStoreLabels` → `putStoreImpl` (server/cluster/cluster.go, release-7.1 … v8.5),
+   * whose every error the handler answers 500: an unknown store is ErrInvalidStoreID, and a
+   * Tombstone's labels are updated like any other store's (nothing checks its state).
+   */
   setLabels(id: string, labels: Record<string, string>): PdResult {
     const store = this.byId.get(id);
-    if (!store) return refuse(404, `[PD:core:ErrStoreNotFound]store id ${id} not found`);
-    if (store.meta === 'Tombstone') return refuse(400, `[PD:core:ErrStoreRemoved]store ${id} has been removed`);
+    if (!store) return refuse(500, `[PD:cluster:ErrInvalidStoreID]invalid store id ${id}, not found`);
     for (const [key, value] of Object.entries(labels)) {
       const existing = store.labels.find((l) => l.key === key);
       if (existing) existing.value = value;

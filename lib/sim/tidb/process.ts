@@ -70,12 +70,13 @@ export abstract class TidbProcess implements SimProcess {
 
   /**
    * Listens on `port` of the pod (a TLS listener with `tls: true`: plain http to it fails; with the
-   * process's CA known, a client without a certificate signed by it is refused).
+   * process's CA known, a client without a certificate signed by it is refused). Probes use
+   * `handler`; clients are served by `serve` when given (an answer that may take time), else by it.
    */
-  protected listen(port: number, handler: SyncHandler, options: ListenOptions = {}): void {
+  protected listen(port: number, handler: SyncHandler, options: ListenOptions = {}, serve?: PortHandler): void {
     if (!this.running) return;
     this.ports.get(port)?.unregister();
-    const wrapped: PortHandler = (req) => handler(req);
+    const wrapped: PortHandler = serve ?? ((req) => handler(req));
     const clientCa = options.tls === true ? (options.clientCa ?? this.clientCa) : undefined;
     const unregister = this.sim.proxy.register(this.pod.namespace, this.pod.name, port, wrapped, { ...options, ...(clientCa !== undefined ? { clientCa } : {}) });
     this.ports.set(port, { handler, tls: options.tls === true, unregister });

@@ -97,6 +97,46 @@ describe('PD actions are idempotent or verified', () => {
   });
 });
 
+/** A PD whose delete by id answers etcd's 500 "member not found"; `removes` says whether it did remove it first (a lost answer). */
+function memberNotFound500(removes: boolean): FakePd {
+  const fake = new FakePd();
+  fake.deleteMemberById = async (id) => {
+    fake.calls.push(`deleteMember ${id}`);
+    if (removes) fake.members = [];
+    throw componentError(`PD delete member id ${id}`, 500, '"etcdserver: member not found"');
+  };
+  return fake;
+}
+
+/** A PD listing store 1 Offline whose state=Up answers 410: the store became Tombstone since the read. */
+function tombstonedSinceRead(): FakePd {
+  const fake = new FakePd(undefined, [apiStore('1', 'Offline')]);
+  fake.setStoreState = async (id) => {
+    fake.calls.push(`setStoreState ${id}`);
+    throw componentError(`PD set store ${id} Up`, 410, '"[PD:core:ErrStoreRemoved]store 1 has been removed"');
+  };
+  return fake;
+}
+
+describe('PD answers a call must read as PD means them', () => {
+  it.each([
+    { name: 'a 500 "member not found" on deleting by id is done once a fresh read shows PD no longer lists it', pd: () => memberNotFound500(true), action: { kind: 'pd.deleteMember', id: '18446744073709551615' }, error: undefined },
+    { name: 'a 500 on deleting by id a member PD still lists is a failure to retry', pd: () => memberNotFound500(false), action: { kind: 'pd.deleteMember', id: '18446744073709551615' }, error: TransientError },
+    { name: 'a 410 on setting Up a store that became Tombstone since the read is the temporary "not live" failure', pd: tombstonedSinceRead, action: { kind: 'pd.setStoreState', storeId: '1', state: 'Up' }, error: TransientError },
+  ] as { name: string; pd: () => FakePd; action: PdAction; error: (new (...args: never[]) => Error) | undefined }[])('$name', async ({ pd, action, error }) => {
+    // Prepare
+    const fake = pd();
+
+    // Act
+    const run = executePd(fake, action);
+
+    // Assess
+    if (error === undefined) await expect(run).resolves.toBeUndefined();
+    else await expect(run).rejects.toBeInstanceOf(error);
+    expect(fake.calls).toHaveLength(1);
+  });
+});
+
 /** A PD whose evict-leader DELETE answers 200 but leaves the scheduler in place. */
 function keepsScheduler(): FakePd {
   const fake = new FakePd(undefined, undefined, ['1']);

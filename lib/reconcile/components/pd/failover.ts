@@ -28,6 +28,7 @@ import { isPodReady } from '../../member/statefulset.js';
 import { pdStatusOf, withPdStatus, type PdFailureMember, type PdStatusMember } from './names.js';
 import { observedObjects, observedPd } from '../../cluster/observed.js';
 import { planPdHostDown } from './host-down.js';
+import { notJoinedPdMembers } from './not-joined.js';
 
 const MAX_UINT64 = 18_446_744_073_709_551_615n;
 const nsName = (input: MemberInput): string => `${input.cluster.metadata.namespace ?? ''}/${input.cluster.metadata.name ?? ''}`;
@@ -177,12 +178,13 @@ function recover(input: MemberInput): MemberDecision {
 
 function quorumFailure(input: MemberInput): Outcome | undefined {
   const pd = pdStatusOf(input);
-  const all = [...Object.values(pd.members ?? {}), ...Object.values(pd.peerMembers ?? {})];
-  const healthy = all.filter((m) => m.health).length;
-  if (hasQuorum(healthy, all.length)) return undefined;
+  // Members PD lists without a name (a join that never started) count in etcd's size, never as healthy.
+  const total = Object.keys(pd.members ?? {}).length + Object.keys(pd.peerMembers ?? {}).length + notJoinedPdMembers(input).length;
+  const healthy = [...Object.values(pd.members ?? {}), ...Object.values(pd.peerMembers ?? {})].filter((m) => m.health).length;
+  if (hasQuorum(healthy, total)) return undefined;
   const count = Object.keys(failures(input)).length;
   const replicas = input.cluster.spec.pd?.replicas ?? 0;
-  return fail(`TidbCluster: ${nsName(input)}'s pd cluster is not health: ${healthy}/${all.length}, replicas: ${replicas}, failureCount: ${count}, can't failover`);
+  return fail(`TidbCluster: ${nsName(input)}'s pd cluster is not health: ${healthy}/${total}, replicas: ${replicas}, failureCount: ${count}, can't failover`);
 }
 
 /**

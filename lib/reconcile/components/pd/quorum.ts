@@ -2,7 +2,8 @@
  * PD quorum before a member is restarted, beyond TiDB Operator (whose upgrader checks quorum only
  * with `tidb.pingcap.com/pd-check-quorum-before-upgrade`): the members left serving while one
  * restarts must still be a majority of the whole PD cluster — this cluster's members plus the peer
- * members of other clusters sharing PD. A PD of one or two members cannot keep quorum through any
+ * members of other clusters sharing PD, and the members PD lists without a name (a join that never
+ * started: never serving, but counted by etcd). A PD of one or two members cannot keep quorum through any
  * restart, so there it is enough that every other member serves (as TiDB Operator, a lone PD
  * restarts anyway; otherwise it could never be upgraded).
  */
@@ -12,6 +13,7 @@ import { EVENT_REASON, clusterWarning } from '../../cluster/events.js';
 import { hasQuorum } from '../../member/failover.js';
 import { podNameOfMember } from '../../member/members.js';
 import { pdStatusOf, type PdStatusMember } from './names.js';
+import { describeNotJoined, notJoinedPdMembers } from './not-joined.js';
 import type { RuleInput } from '../../engine/rule.js';
 
 /** As TiDB Operator's `IsPDStable`: healthy members exceed half of all plus one (3 of 3, 4 of 4, 4 of 5). */
@@ -37,9 +39,10 @@ export function pdRestartQuorum(input: RuleInput, podName: string): PdRestartQuo
   const all: PdStatusMember[] = [...own, ...Object.values(pd.peerMembers ?? {})];
   const restarting = (m: PdStatusMember): boolean => own.includes(m) && podNameOfMember(m.name) === podName;
   const others = all.filter((m) => !restarting(m));
+  const notJoined = notJoinedPdMembers(input);
   const servingAfter = others.filter((m) => m.health).length;
-  const total = all.length;
-  const notServing = others.filter((m) => !m.health).map((m) => m.name);
+  const total = all.length + notJoined.length;
+  const notServing = [...others.filter((m) => !m.health).map((m) => m.name), ...notJoined.map(describeNotJoined)];
   const unavoidable = total <= 2 && notServing.length === 0;
   return { keepsQuorum: hasQuorum(servingAfter, total) || unavoidable, servingAfter, total, notServing };
 }

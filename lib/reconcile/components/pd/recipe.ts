@@ -13,6 +13,7 @@ import { pdDesiredReplicas } from '../../cluster/replicas.js';
 import { pdConfigData } from './config-map.js';
 import { planPdFailover } from './failover.js';
 import { planPdForceUpgrade } from './force-upgrade.js';
+import { planPdNotJoinedMembers } from './not-joined.js';
 import { PD_RETRY_MS } from './names.js';
 import { pdClaimTemplates, pdPodTemplate } from './pod-template.js';
 import { beforePdScaleIn } from './scale.js';
@@ -53,7 +54,11 @@ export const pdComponent: ComponentDeclaration = {
       { name: 'PdRefusesClient', plan: planPdClientRefused },
     ],
     // PD not synced and the pod spec changed: with the annotation (or a lone replica) write all, partition 0
-    extra: [{ name: 'PdForceUpgrade', plan: planPdForceUpgrade }],
+    extra: [
+      { name: 'PdForceUpgrade', plan: planPdForceUpgrade },
+      // a member PD lists without a name (its join died before etcd started): removed by id after a grace period, with quorum
+      { name: 'PdNotJoinedMembers', plan: planPdNotJoinedMembers },
+    ],
     // in use, quorum, leadership off the member, then delete it from PD
     beforeScaleIn: beforePdScaleIn,
     // recover, or mark / delete one failed member (only with quorum, deadline persisted and woken at)

@@ -16,6 +16,7 @@ import { clusterPath, memberOfPod, podNameOfMember, unlessRecorded } from '../..
 import { replicasOf } from '../../member/statefulset.js';
 import { PD_POLL_MS, PD_RETRY_MS, pdStatusOf, type PdStatusMember } from './names.js';
 import { observedObjects, observedPd } from '../../cluster/observed.js';
+import { notJoinedPdMembers } from './not-joined.js';
 
 // The components that need PD; their StatefulSets carry the cluster's instance label like PD's.
 const PD_USERS: ReadonlySet<string> = new Set(['tikv', 'tiflash', 'tidb', 'ticdc', 'pump']);
@@ -52,12 +53,14 @@ export function isPdInUse(input: RuleInput): boolean {
 }
 
 /**
- * Whether removing `memberName` keeps PD able to commit: the members (with peers) have quorum now,
- * and the ones left after the removal still have it (none left: scaling the last PD away).
+ * Whether removing `memberName` keeps PD able to commit: the members (with peers, and those PD lists
+ * without a name — never serving, counted by etcd) have quorum now, and the ones left after the
+ * removal still have it (none left: scaling the last PD away).
  */
 export function keepsPdQuorum(input: RuleInput, memberName: string): boolean {
   const pd = pdStatusOf(input);
-  const all = [...Object.values(pd.members ?? {}), ...Object.values(pd.peerMembers ?? {})];
+  const notJoined: PdStatusMember[] = notJoinedPdMembers(input).map((m) => ({ name: '', id: m.id, clientURL: '', health: false }));
+  const all = [...Object.values(pd.members ?? {}), ...Object.values(pd.peerMembers ?? {}), ...notJoined];
   const left = all.filter((m) => m.name !== memberName);
   const healthy = (list: readonly PdStatusMember[]) => list.filter((m) => m.health).length;
   return hasQuorum(healthy(all), all.length) && (left.length === 0 || hasQuorum(healthy(left), left.length));

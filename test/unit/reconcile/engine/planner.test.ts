@@ -110,6 +110,7 @@ describe('the registry', () => {
       'act:PdServices',
       'act:PdConfigMap',
       'act:PdForceUpgrade',
+      'act:PdNotJoinedMembers',
       'act:PdScale',
       'act:PdFailover',
       'act:PdUpgrade',

@@ -123,6 +123,20 @@ describe('Fixture A — PD failover: marking (only with quorum, on time, one at 
       outcome: complete(),
     },
     {
+      name: 'A S04b: as S04 with 2 members PD lists without a name (joins that never started): 3 of 7, no quorum',
+      tc: tidbCluster(
+        fixtureA([member(0, null), member(1, null), member(2)], {
+          peerMembers: { 'peer-pd-0': { ...member(0), name: 'peer-pd-0' }, 'peer-pd-2': { ...member(2), name: 'peer-pd-2' } },
+        }),
+      ),
+      changes: [
+        pod1(),
+        withPd(pdViewOf(['1', '2'].map((n) => ({ name: '', id: `900${n}`, clientUrls: [], peerUrls: [`http://basic-pd-${n}9.basic-pd-peer.demo.svc:2380`], health: false })), undefined)),
+      ],
+      actions: [unhealthyEvent(0), unhealthyEvent(1)],
+      outcome: fail("TidbCluster: demo/basic's pd cluster is not health: 3/7, replicas: 3, failureCount: 0, can't failover"),
+    },
+    {
       name: 'A S05: pd-1 unhealthy for 2 min: not yet; the deadline is persisted and the key woken at it',
       tc: tidbCluster(fixtureA([member(0), member(1, T0 - 2 * MIN), member(2)])),
       changes: [pod1(), pvcs1()],

@@ -25,6 +25,7 @@ describe('the PD recipe (pdRules)', () => {
       'act:PdServices',
       'act:PdConfigMap',
       'act:PdForceUpgrade',
+      'act:PdNotJoinedMembers',
       'act:PdScale',
       'act:PdFailover',
       'act:PdUpgrade',
