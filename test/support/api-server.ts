@@ -9,6 +9,7 @@ import { ProxyRegistry } from '../../lib/sim/proxy.js';
 import { SimApiServer } from '../../lib/sim/server.js';
 import { ObjectStore } from '../../lib/sim/store.js';
 import { CRD_KIND } from '../../lib/sim/crd/registry.js';
+import { backupCrds } from '../../lib/sim/crd/backup.js';
 import { tidbClusterCrd } from '../../lib/sim/crd/tidbcluster.js';
 import { applyRbacFile } from '../../lib/local/function-rbac.js';
 import { CLUSTER_ADMIN_USER, TokenRegistry } from '../../lib/sim/authn.js';
@@ -41,6 +42,8 @@ export async function startBareServer(opts: { historyLimit?: number; token?: str
   const store = new ObjectStore(clock, { historyLimit: opts.historyLimit });
   for (const name of ['default', 'demo']) store.create('Namespace', { metadata: { name } });
   store.create(CRD_KIND, tidbClusterCrd());
+  // As every world: the backup controllers' CRDs beside the TidbCluster's.
+  for (const crd of backupCrds()) store.create(CRD_KIND, crd);
   const gc = new GarbageCollector(store);
   const proxy = new ProxyRegistry(store);
   const gate = opts.as ? new ApiGate(new TokenRegistry(), store, () => clock.nowMs()) : undefined;
