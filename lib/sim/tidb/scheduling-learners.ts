@@ -7,7 +7,7 @@
  */
 import type { Region } from './regions.js';
 import type { PdStore } from './pd-stores.js';
-import { type SchedulingView, byLoad, perTickAtDrainRate } from './scheduling.js';
+import { type SchedulingView, balanceAtDrainRate, byLoad, perTickAtDrainRate } from './scheduling.js';
 
 /** A store PD places TiFlash learners on: an Up TiFlash store with fresh heartbeats. */
 function isLearnerTarget(v: SchedulingView, store: PdStore): boolean {
@@ -62,15 +62,11 @@ function learnerScore(v: SchedulingView, storeId: string): number {
 /** balance-region over TiFlash stores: learners move from the fullest Up TiFlash store to the emptiest. */
 export function balanceLearners(v: SchedulingView): void {
   const targets = [...v.stores.values()].filter((s) => isLearnerTarget(v, s)).map((s) => s.id);
-  let budget = perTickAtDrainRate(v);
-  while (budget-- > 0 && targets.length > 1) {
-    const sorted = [...targets].sort(byLoad((id) => v.book.regionCount(id)));
-    const min = sorted[0];
-    const max = sorted[sorted.length - 1];
-    if (min === undefined || max === undefined || v.book.regionCount(max) - v.book.regionCount(min) <= 1) return;
+  balanceAtDrainRate(v, targets, (max, min) => {
     const region = v.book.learnerRegionsOn(max).find((r) => !v.book.learners(r).includes(min));
-    if (!region) return;
+    if (!region) return false;
     v.book.addLearner(region, min);
     v.book.removeLearner(region, max);
-  }
+    return true;
+  });
 }

@@ -236,15 +236,25 @@ function extraScore(v: SchedulingView, storeId: string): number {
 /** balance-region: move replicas from the fullest Up store to the emptiest until they differ by one. */
 function balanceRegions(v: SchedulingView): void {
   const targets = [...v.stores.values()].filter((s) => isTarget(v, s)).map((s) => s.id);
+  balanceAtDrainRate(v, targets, (max, min) => {
+    const region = v.book.regionsOn(max).find((r) => !r.peers.includes(min));
+    if (region) movePeer(v, region, max, min);
+    return region !== undefined;
+  });
+}
+
+/**
+ * PD's balance-region loop at the drain rate: while the fullest of `targets` holds more than one
+ * region more than the emptiest, `move(max, min)` moves one (false: nothing could move, stop).
+ */
+export function balanceAtDrainRate(v: SchedulingView, targets: readonly string[], move: (max: string, min: string) => boolean): void {
   let budget = perTickAtDrainRate(v);
   while (budget-- > 0 && targets.length > 1) {
     const sorted = [...targets].sort(byLoad((id) => v.book.regionCount(id)));
     const min = sorted[0];
     const max = sorted[sorted.length - 1];
     if (min === undefined || max === undefined || v.book.regionCount(max) - v.book.regionCount(min) <= 1) return;
-    const region = v.book.regionsOn(max).find((r) => !r.peers.includes(min));
-    if (!region) return;
-    movePeer(v, region, max, min);
+    if (!move(max, min)) return;
   }
 }
 
