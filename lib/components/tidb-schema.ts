@@ -1,6 +1,6 @@
 /**
  * What a TiDB server's status port (10080) says of the cluster's schema: `GET /schema` lists the
- * databases, `GET /schema/{db}` a database's tables (TiDB's HTTP API, `docs/tidb_http_api.md`). The
+ * databases, `GET /schema/{db}` a database's tables (TiDB's HTTP API, pingcap/tidb's `tidb_http_api.md`). The
  * Restore controller asks it whether a target cluster already holds user tables (BR's own "not a
  * fresh cluster" check looks at the same thing, pingcap/tidb#45014).
  */

@@ -1,5 +1,5 @@
 /**
- * Log backup and PiTR in the simulated backup-manager (docs/tidb-operator-data.md §1.9, §2.4):
+ * Log backup and PiTR in the simulated backup-manager (TiDB Operator v1's `pkg/apis/pingcap/v1alpha1/backup.go`, `cmd/backup-manager/app/restore`):
  * `log-start` registers the task and writes commitTs / backupPath while the top-level phase stays
  * Running (v1 propagates every start condition but Complete); the task flushes to S3 each minute;
  * `log-truncate` deletes what lies wholly before `--truncate-until` without changing the phase;

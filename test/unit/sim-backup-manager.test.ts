@@ -1,6 +1,6 @@
 /**
  * The simulated tidb-backup-manager in Job pods, against v1's cmd/backup-manager (release-1.6) as
- * docs/tidb-operator-data.md §1.8, §1.11, §2.4 describe it: the status it writes (Prepare → Running
+ * TiDB Operator v1's `cmd/backup-manager/app/backup`, `pkg/backup/backup/backup_cleaner.go`, `cmd/backup-manager/app/restore` describe it: the status it writes (Prepare → Running
  * → Complete with backupSize / commitTs, or Failed `BackupDataToRemoteFailed` with BR's message),
  * the S3 objects it leaves, credentials (IRSA role or S3 Secret) refused with S3's error codes,
  * PD and TLS problems, a killed pod, the clean run, and restores that refuse a cluster with data.

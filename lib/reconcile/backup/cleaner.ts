@@ -1,5 +1,5 @@
 /**
- * Deleting a Backup (tidb-operator-data.md §1.11, `backup_cleaner.go`): a log backup's kernel task is
+ * Deleting a Backup (TiDB Operator v1's `pkg/backup/backup/backup_cleaner.go`): a log backup's kernel task is
  * stopped first (every policy); then, only for a clean candidate whose data is not retained, the
  * running backup Jobs are deleted and waited for, and one `clean-<name>` Job deletes the objects under
  * this Backup's own path. Safer than v1: a path that is a bucket root is never cleaned (it would

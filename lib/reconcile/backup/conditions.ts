@@ -1,5 +1,5 @@
 /**
- * Backup and Restore conditions as v1 keeps them (tidb-operator-data.md §0): one entry per type,
+ * Backup and Restore conditions as v1 keeps them (TiDB Operator v1's `pkg/apis/pingcap/v1alpha1`): one entry per type,
  * an entry of a new type appended, `status.phase` set to the type of the condition last written —
  * except `Restart`, which never changes the phase (`UpdateBackupCondition`, `backup.go:131-171`).
  * Old entries are never removed.

@@ -1,5 +1,5 @@
 /**
- * Which Backup and Restore events are worth a step (tidb-operator-data.md §1.3, §2.2), as v1's event
+ * Which Backup and Restore events are worth a step (TiDB Operator v1's `pkg/controller/backup/backup_controller.go`, `pkg/controller/restore/restore_controller.go`), as v1's event
  * handlers decide, adapted to a reconciler that also watches Jobs: the Job-failure detection v1 runs
  * inside its handler (§1.10) runs in the step here, reached through the Job's own events, so a Backup
  * event only needs a step when the controller has something to do.

@@ -1,6 +1,6 @@
 /**
  * The storage credentials and environment of a backup-manager Job, as v1's `GenerateStorageCertEnv`
- * (tidb-operator-data.md §1.7). With `s3.secretName` the keys reach the pod only as `secretKeyRef`s —
+ * (TiDB Operator v1's `pkg/backup/util/util.go`). With `s3.secretName` the keys reach the pod only as `secretKeyRef`s —
  * the reconciler never reads a value. Without it no key env is set and the AWS SDK's default chain
  * finds the pod's web identity (IRSA) or EKS Pod Identity through the Job's service account.
  */

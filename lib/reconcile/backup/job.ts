@@ -1,5 +1,5 @@
 /**
- * The Jobs the backup controllers create, shaped as v1 builds them (tidb-operator-data.md §1.6,
+ * The Jobs the backup controllers create, shaped as v1 builds them (TiDB Operator v1's `backup_manager.go`
  * §1.11, §2.3): name, labels, owner reference, `backoffLimit`, the `br` init container copying the BR
  * binary, the `backup`/`restore`/`clean` container running `tidb-backup-manager` with its args and
  * env, the service account (IRSA / Pod Identity), and the cluster client TLS Secret when the cluster

@@ -1,5 +1,5 @@
 /**
- * A log Backup once valid (tidb-operator-data.md §1.4 steps 5–9, §1.9): resolve the sub-command;
+ * A log Backup once valid (TiDB Operator v1's `pkg/backup/backup/backup_manager.go` `Sync`, steps 5–9, and `pkg/apis/pingcap/v1alpha1/backup.go`): resolve the sub-command;
  * skip it when already synced; a truncate already satisfied is written Complete at once; truncate,
  * stop and pause wait for start's `commitTs`; a Job of the same name still running is waited for, a
  * finished one deleted first; else the `backup-<name>-<subcommand>` Job is created. Unlike v1, a

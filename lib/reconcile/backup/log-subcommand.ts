@@ -1,5 +1,5 @@
 /**
- * Log backup sub-commands (tidb-operator-data.md §1.9): which one a Backup asks for now
+ * Log backup sub-commands (TiDB Operator v1's `pkg/apis/pingcap/v1alpha1/backup.go`): which one a Backup asks for now
  * (`ParseLogBackupSubcommand`, `backup.go:326-363`), whether it is already done, and how a
  * sub-command's condition merges into the whole status (`backup_status_updater.go:226-417`).
  */

@@ -1,5 +1,5 @@
 /**
- * v1's Backup predicates (tidb-operator-data.md §1.2, `backup.go:173-323`): which backups get the
+ * v1's Backup predicates (TiDB Operator v1's `pkg/apis/pingcap/v1alpha1/backup.go:173-323`): which backups get the
  * `tidb.pingcap.com/backup-protection` finalizer, which must keep their data, and when a deleted
  * Backup counts as cleaned.
  */

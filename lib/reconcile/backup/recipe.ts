@@ -1,6 +1,6 @@
 /**
  * The Backup controller's recipe (BR mode), as v1's `UpdateBackup` + `backupManager.Sync`
- * (tidb-operator-data.md §1.3, §1.4), one named stage a line:
+ * (TiDB Operator v1's `pkg/controller/backup/backup_controller.go`, `pkg/backup/backup/backup_manager.go`), one named stage a line:
  *   Finalizer      add `backup-protection` to a clean candidate; remove it once cleaned
  *   Clean          a deleted Backup: stop its log task, clean its own data (cleaner.ts)
  *   Validate       sub-command, TidbCluster present and Ready, spec (v1's messages), S3 Secret

@@ -1,5 +1,5 @@
 /**
- * A snapshot backup whose Job failed (tidb-operator-data.md §1.10). As v1's `backoffRetryPolicy`:
+ * A snapshot backup whose Job failed (TiDB Operator v1's `backup_controller.go`). As v1's `backoffRetryPolicy`:
  * each failure is recorded in `status.backoffRetryStatus` (`retryNum`, `detectFailedAt`,
  * `expectedRetryAt = detect + minRetryDuration << n`), the retry is due at `expectedRetryAt` (the
  * key is woken then, not left to a 30 s resync), the old Job is deleted and a `Restart` condition

@@ -1,5 +1,5 @@
 /**
- * A snapshot Backup once valid (tidb-operator-data.md §1.4 steps 5–9, §1.10): a failed Job goes
+ * A snapshot Backup once valid (TiDB Operator v1's `pkg/backup/backup/backup_manager.go` `Sync`, steps 5–9, and `backup_controller.go`): a failed Job goes
  * through the backoff retry; a running Job owns progress (its pod writes Prepare → Running →
  * Complete/Failed); a finished Backup needs nothing; otherwise the `backup-<name>` Job is created and
  * the Backup marked `Scheduled`.

@@ -1,6 +1,6 @@
 /**
  * Backup and Restore (`pingcap.com/v1alpha1`) as the backup controllers read them: the fields of
- * tidb-operator-data.md §1.1/§1.2 and §2.1 the reconciler uses, everything else kept as the API server
+ * TiDB Operator v1's `pkg/apis/pingcap/v1alpha1/types.go` the reconciler uses, everything else kept as the API server
  * sent it (these objects are written back whole: the CRDs declare no status subresource).
  */
 

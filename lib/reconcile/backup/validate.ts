@@ -1,6 +1,5 @@
 /**
- * `ValidateBackup` / `ValidateRestore` for BR mode with v1's exact messages (tidb-operator-data.md
- * §1.5, `pkg/backup/util/util.go`), checked in v1's order: the first problem is the one reported.
+ * `ValidateBackup` / `ValidateRestore` for BR mode with v1's exact messages (TiDB Operator v1's `pkg/backup/util/util.go`), checked in v1's order: the first problem is the one reported.
  * Pure: the TiKV version comes from the TidbCluster the caller read.
  */
 
@@ -95,7 +94,7 @@ export function bucketOfPath(path: string | undefined): string | undefined {
 }
 
 /**
- * `config.ParseTSString` (tidb-operator-data.md §0): empty → 0; all digits → a TSO; else a datetime
+ * `config.ParseTSString` (BR's, as TiDB Operator v1 calls it): empty → 0; all digits → a TSO; else a datetime
  * (RFC 3339, or `2006-01-02 15:04:05` read as UTC — v1 reads it in the operator's local zone, which a
  * Lambda's is) → `unixMillis << 18`. Undefined when unparsable. As a decimal string (TSOs exceed 2^53).
  */

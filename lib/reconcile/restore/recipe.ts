@@ -1,6 +1,6 @@
 /**
  * The Restore controller's recipe (BR mode, snapshot and PiTR), as v1's `syncRestoreJob`
- * (tidb-operator-data.md §2.2, §2.3), one named stage a line:
+ * (TiDB Operator v1's `pkg/controller/restore/restore_controller.go`, `pkg/backup/restore/restore_manager.go`), one named stage a line:
  *   Validate     TidbCluster present, spec (v1's messages), S3 Secret
  *   JobFailure   the `restore-<name>` Job failed → Failed `AlreadyFailed` (v1: no retry)
  *   Running      a Job exists → its pod owns progress
