@@ -36,6 +36,10 @@ export const leaseExpired = (nowMs: number): Expr => ({
   values: { ':nowMs': nowMs },
 });
 
+/** The item's layout is one this code knows: no version (older than versions, 1) or at most `version`. */
+export const schemaKnown = (version: number): Expr =>
+  or({ text: 'attribute_not_exists(#schema)', names: n('schema'), values: {} }, { text: '#schema <= :schema', names: n('schema'), values: { ':schema': version } });
+
 /** The lease can be claimed: no owner, or expired. */
 export const leaseIsFree = (nowMs: number): Expr => or(noLeaseOwner(), leaseExpired(nowMs));
 

@@ -18,6 +18,7 @@ import {
   leaseIsHeld,
   leaseIsOwned,
   leaseNotExpired,
+  schemaKnown,
   wakeIsUnsetOrLater,
 } from './conditions.js';
 import { fitHistoryRecord } from './history-fit.js';
@@ -38,7 +39,7 @@ import type {
   StoredHistoryRecord,
 } from './port.js';
 import { StateTable, callSignal, conditionHeld, ifConditionHolds, type Ref } from './requests.js';
-import { ATTR } from './table.js';
+import { ATTR, STATE_SCHEMA_VERSION } from './table.js';
 
 /**
  * Adapter settings. `callTimeoutMs` bounds each port call unless the caller passes its own bound.
@@ -97,6 +98,7 @@ export class DynamoStateStore implements StateStore {
       if (taken) return { claimed: true, fence: taken.state.fence, state: taken.state, deadlines: taken.deadlines, storeIds: taken.storeIds };
       const held = await this.markDirtyWhileHeld(key, nowMs, signal);
       if (held) return { claimed: false, ...held };
+      await this.refuseNewerSchema(key, signal);
     }
     throw new ConflictError(`claim ${key}: the lease changed hands ${this.maxClaimAttempts} times during the claim`);
   }
@@ -290,6 +292,22 @@ export class DynamoStateStore implements StateStore {
    * (so fenced writes can address their entries), and any TTL removed (a claimed key is live again).
    * Undefined when the lease is not free.
    */
+  /**
+   * A claim that found the lease free but still failed may have met an item of a newer layout
+   * (`schemaKnown`): read it, and refuse the key with a `TerminalError` naming both versions rather
+   * than misread it. Returns quietly when the item's layout is known (the lease simply changed hands).
+   */
+  private async refuseNewerSchema(key: ClusterKey, signal: AbortSignal): Promise<void> {
+    const item = await this.table.get(`get ${key}`, signal, stateRef(key));
+    const version = item?.[ATTR.schema];
+    if (typeof version === 'number' && version > STATE_SCHEMA_VERSION) {
+      throw new TerminalError(
+        `claim ${key}: its state item has layout version ${version}, and this reconciler knows up to ${STATE_SCHEMA_VERSION}; it will not step the key rather than misread it (deploy the newer version again, see docs/operations.md)`,
+        { field: 'schemaVersion' },
+      );
+    }
+  }
+
   private async takeLease(
     key: ClusterKey,
     owner: string,
@@ -300,7 +318,7 @@ export class DynamoStateStore implements StateStore {
     const update =
       'SET #key = :key, #leaseOwner = :owner, #leaseUntilMs = :untilMs, #dirty = :false, ' +
       '#fence = if_not_exists(#fence, :zero) + :one, #failures = if_not_exists(#failures, :zero), ' +
-      '#deadlines = if_not_exists(#deadlines, :noDeadlines), #storeIds = if_not_exists(#storeIds, :noStoreIds) ' +
+      '#deadlines = if_not_exists(#deadlines, :noDeadlines), #storeIds = if_not_exists(#storeIds, :noStoreIds), #schema = :schema ' +
       // A claimed key is live again: a forgotten or unclaimed item's TTL goes.
       'REMOVE #expiresAt';
     const untilMs = nowMs + leaseForMs;
@@ -313,8 +331,9 @@ export class DynamoStateStore implements StateStore {
       ':one': 1,
       ':noDeadlines': {},
       ':noStoreIds': {},
+      ':schema': STATE_SCHEMA_VERSION,
     };
-    const parts = { update, values, condition: leaseIsFree(nowMs) };
+    const parts = { update, values, condition: and(leaseIsFree(nowMs), schemaKnown(STATE_SCHEMA_VERSION)) };
     const item = await ifConditionHolds(this.table.update(`claim ${key}`, signal, stateRef(key), parts, 'ALL_NEW'));
     return item ? { state: toStateRecord(key, item), deadlines: toDeadlines(item), storeIds: toStoreIds(item) } : undefined;
   }

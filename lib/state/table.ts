@@ -34,7 +34,17 @@ export const ATTR = {
   deadlines: 'deadlines',
   /** The store each pod of a store component was last seen running (a map inside the state item). */
   storeIds: 'storeIds',
+  /** The layout version of the state item (`STATE_SCHEMA_VERSION`); absent on items older than it: 1. */
+  schema: 'schemaVersion',
 } as const;
+
+/**
+ * The layout of the state item this code reads and writes. Raise it when a change makes an item
+ * mean something else to older code (a field renamed, re-encoded, or one whose absence older code
+ * would misread): a claim writes it, and code of an older layout refuses to step a key whose item
+ * carries a newer one instead of misreading it (docs/operations.md, Upgrading and rolling back).
+ */
+export const STATE_SCHEMA_VERSION = 1;
 
 /** The TTL attribute name, for infrastructure code that enables TTL on the table. */
 export const TTL_ATTRIBUTE = ATTR.expiresAt;
