@@ -6,7 +6,7 @@
  * leader waits up to 3 s for one (pkg/utils/apiutil/serverapi/middleware.go `waitForLeader`: 100 ms
  * doubling; knob `pdLeaderWaitMs`) before its 503.
  */
-import type { Clock } from '../../platform/clock.js';
+import { type Clock, VirtualClock } from '../../platform/clock.js';
 import type { ProxyRequest, ProxyResponse } from '../proxy.js';
 import { json } from './http.js';
 import { handlePdRequest, isServedWithoutLeader, routeOf, waitsForLeader } from './pd-api.js';
@@ -17,7 +17,13 @@ const LEADER_WAIT_FIRST_MS = 100;
 
 const TRANSFER = /^\/pd\/api\/v1\/leader\/transfer\/([^/]+)\/?$/;
 
-function sleep(clock: Clock, ms: number): Promise<void> {
+/**
+ * Blocks the request for `ms` of the simulator's time. On the virtual clock the caller is waiting
+ * for this answer, so nothing else would move time forward: time passes here (the world's timers
+ * fire meanwhile, e.g. an election that gives PD a leader), as it would while a real request blocks.
+ */
+async function sleep(clock: Clock, ms: number): Promise<void> {
+  if (clock instanceof VirtualClock) return clock.advance(ms);
   return new Promise((resolve) => clock.setTimer(resolve, ms));
 }
 
