@@ -18,6 +18,7 @@ import {
   isTiproxyAllMembersReady,
 } from './replicas.js';
 import type { RuleInput, StatusDecision } from '../engine/rule.js';
+import { INVALID_SPEC_CONDITION } from './admission.js';
 import { observedPd, pdReadError, pdReadErrorKind } from './observed.js';
 
 /**
@@ -108,6 +109,9 @@ const CHECKS: readonly Check[] = [
  * `pdRead` is how reading PD failed this step (undefined when it was read or not needed).
  */
 export function planReadyCondition(spec: Spec, status: TidbClusterStatus, pdRead?: PdReadFailure): ConditionValue {
+  // An invalid spec is what is wrong first: nothing else is reconciled until it is fixed (admission.ts).
+  const invalid = status.conditions?.find((c) => c.type === INVALID_SPEC_CONDITION && c.status === 'True');
+  if (invalid) return { type: 'Ready', status: 'False', reason: INVALID_SPEC_CONDITION, message: `the spec is invalid: ${invalid.message?.replace(/^generation \d+: /, '') ?? ''}` };
   const blocking = CHECKS.find((check) => check.isBlocking(spec, status, pdRead));
   if (blocking) return { type: 'Ready', status: 'False', reason: blocking.reason, message: blocking.message };
   const message = 'TiDB cluster is fully up and running';

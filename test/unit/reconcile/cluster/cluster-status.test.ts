@@ -36,6 +36,13 @@ describe('the Ready condition, as TiDB Operator computes it (checked in order, f
       message: 'PD(s) are not healthy',
     },
     {
+      name: 'an invalid spec says so first, whatever the members look like',
+      cluster: tidbCluster(healthy(), (t) => ({ ...t, status: { ...t.status, conditions: [{ type: 'InvalidSpec', status: 'True', reason: 'FailedValidation', message: 'generation 3: spec.pd.replicas: must be >= 0' }] } })),
+      status: 'False',
+      reason: 'InvalidSpec',
+      message: 'the spec is invalid: spec.pd.replicas: must be >= 0',
+    },
+    {
       name: 'a converged cluster is ready',
       cluster: tidbCluster(healthy()),
       status: 'True',
