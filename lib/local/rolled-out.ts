@@ -4,7 +4,8 @@
  * reconciler has not written, or a rollout the StatefulSet controller has not finished), so the judge
  * also reads every component's StatefulSet: its controller has observed its generation, it is at its
  * update revision with every replica updated and ready, and its main container runs the image the
- * TidbCluster asks for. A component whose StatefulSet is suspended (`suspendAction`) is not judged.
+ * TidbCluster asks for, and the TidbCluster's status shows that StatefulSet as it is (the reconciler's
+ * status sync has caught up). A component whose StatefulSet is suspended (`suspendAction`) is not judged.
  */
 import type { TidbCluster } from '../model/kube.js';
 import { componentImage } from '../reconcile/member/pod-spec.js';
@@ -38,10 +39,21 @@ export function readyAsAsked(store: ObjectStore, tc: KubeObject | undefined): Re
     const spec = cluster.spec[name];
     if (spec === undefined || isSuspendWanted(cluster, name)) continue;
     const stsName = `${tc.metadata.name ?? ''}-${name}`;
-    const why = notRolledOut(store.get('StatefulSet', namespace, stsName), componentImage(cluster, spec, base), name);
+    const sts = store.get('StatefulSet', namespace, stsName);
+    const why = notRolledOut(sts, componentImage(cluster, spec, base), name);
     if (why !== undefined) return { ready: false, why: `StatefulSet ${namespace ?? ''}/${stsName} ${why}` };
+    const stale = staleStatus((tc.status as Record<string, { statefulSet?: Record<string, unknown> }> | undefined)?.[name]?.statefulSet, sts?.status ?? {});
+    if (stale !== undefined) return { ready: false, why: `status.${name}.statefulSet.${stale} does not show StatefulSet ${namespace ?? ''}/${stsName} yet` };
   }
   return { ready: true };
+}
+
+// What the TidbCluster's status copies from each StatefulSet's, and must show before the cluster is at rest.
+const MIRRORED = ['replicas', 'readyReplicas', 'updatedReplicas', 'currentRevision', 'updateRevision'] as const;
+
+/** The first mirrored field where the TidbCluster's copy differs from the StatefulSet's status, or undefined. */
+function staleStatus(copy: Record<string, unknown> | undefined, actual: Record<string, unknown>): string | undefined {
+  return MIRRORED.find((field) => (copy?.[field] ?? 0) !== (actual[field] ?? 0));
 }
 
 /** Why a component's StatefulSet is not rolled out to `image`, or undefined when it is. */

@@ -10,21 +10,27 @@ type StsState = { image?: string; current?: string; update?: string; updated?: n
 
 const READY = { type: 'Ready', status: 'True' };
 
-function world(o: { conditions?: object[]; pd?: StsState | 'missing'; tikv?: StsState; spec?: Record<string, unknown> }): { store: ObjectStore; tc: KubeObject } {
+function world(o: { conditions?: object[]; pd?: StsState | 'missing'; tikv?: StsState; spec?: Record<string, unknown>; statusBehind?: boolean }): { store: ObjectStore; tc: KubeObject } {
   const store = new ObjectStore(new VirtualClock(Date.UTC(2026, 0, 1)));
   store.create(CRD_KIND, tidbClusterCrd());
   store.create('Namespace', { metadata: { name: 'demo' } });
-  const spec = { version: 'v8.5.0', pd: { replicas: 3 }, ...(o.tikv ? { tikv: { replicas: 3 } } : {}), ...o.spec };
-  const tc = store.create('TidbCluster', { metadata: { name: 'basic', namespace: 'demo' }, spec, status: { conditions: o.conditions ?? [READY] } }, { keepStatus: true });
-  for (const [component, state] of [['pd', o.pd ?? {}], ['tikv', o.tikv]] as const) {
-    if (state === undefined || state === 'missing') continue;
+  const sets = ([['pd', o.pd ?? {}], ['tikv', o.tikv]] as const).flatMap(([component, state]) => {
+    if (state === undefined || state === 'missing') return [];
     const replicas = state.replicas ?? 3;
+    const status = { replicas, observedGeneration: state.observed ?? 1, currentRevision: state.current ?? 'r1', updateRevision: state.update ?? 'r1', updatedReplicas: state.updated ?? replicas, readyReplicas: state.ready ?? replicas };
+    return [{ component, replicas, status, image: state.image ?? `pingcap/${component}:v8.5.0` }];
+  });
+  // The TidbCluster's status shows each StatefulSet as it is, unless the reconciler's sync is behind.
+  const mirrored = Object.fromEntries(sets.map((x) => [x.component, { statefulSet: o.statusBehind ? { ...x.status, readyReplicas: 0 } : x.status }]));
+  const spec = { version: 'v8.5.0', pd: { replicas: 3 }, ...(o.tikv ? { tikv: { replicas: 3 } } : {}), ...o.spec };
+  const tc = store.create('TidbCluster', { metadata: { name: 'basic', namespace: 'demo' }, spec, status: { ...mirrored, conditions: o.conditions ?? [READY] } }, { keepStatus: true });
+  for (const x of sets) {
     store.create(
       'StatefulSet',
       {
-        metadata: { name: `basic-${component}`, namespace: 'demo' },
-        spec: { replicas, selector: { matchLabels: { c: component } }, template: { metadata: { labels: { c: component } }, spec: { containers: [{ name: component, image: state.image ?? `pingcap/${component}:v8.5.0` }] } } },
-        status: { replicas, observedGeneration: state.observed ?? 1, currentRevision: state.current ?? 'r1', updateRevision: state.update ?? 'r1', updatedReplicas: state.updated ?? replicas, readyReplicas: state.ready ?? replicas },
+        metadata: { name: `basic-${x.component}`, namespace: 'demo' },
+        spec: { replicas: x.replicas, selector: { matchLabels: { c: x.component } }, template: { metadata: { labels: { c: x.component } }, spec: { containers: [{ name: x.component, image: x.image }] } } },
+        status: x.status,
       },
       { keepStatus: true },
     );
@@ -42,6 +48,7 @@ describe('waitFor ready: Ready as asked, not only Ready=True', () => {
     { name: 'a generation the controller has not observed', o: { pd: { observed: 0 } }, why: 'StatefulSet demo/basic-pd generation 1 not observed yet (observed 0)' },
     { name: 'a component without its StatefulSet', o: { pd: 'missing' as const }, why: 'StatefulSet demo/basic-pd does not exist' },
     { name: 'a component image of its own', o: { spec: { pd: { replicas: 3, image: 'my/pd:x' } }, pd: { image: 'my/pd:x' } }, why: undefined },
+    { name: 'the TidbCluster\'s status does not show the StatefulSet as it is yet', o: { statusBehind: true }, why: 'status.pd.statefulSet.readyReplicas does not show StatefulSet demo/basic-pd yet' },
     { name: 'a suspended StatefulSet is not judged', o: { spec: { pd: { replicas: 3, suspendAction: { suspendStatefulSet: true } } }, pd: 'missing' as const }, why: undefined },
   ])('$name', ({ o, why }) => {
     // Prepare
