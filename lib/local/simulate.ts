@@ -198,7 +198,9 @@ function applyCluster(stack: SimStack): void {
 }
 
 function recordWrite(record: (a: Omit<ActionRecord, 'atMs'>) => void, actor: Actor, w: WriteRecord): void {
-  // An Event created, or a repeat counted on it (`count` > 1), is one `event` action.
+  // An Event created, or a repeat counted on it (`count` > 1), is one `event` action; the create a
+  // repeat first tries (answered AlreadyExists, then counted by the patch) is part of that one.
+  if (w.kind === 'Event' && w.verb === 'create' && w.error !== undefined && /AlreadyExists|already exists/.test(w.error)) return;
   if (w.kind === 'Event' && (w.verb === 'create' || w.verb === 'patch') && w.object && !w.error) {
     const ev = w.object as { type?: string; reason?: string; message?: string; involvedObject?: unknown; count?: number };
     record({ actor, verb: 'event', args: { type: ev.type, reason: ev.reason, message: ev.message, object: ev.involvedObject, ...(typeof ev.count === 'number' && ev.count > 1 ? { count: ev.count } : {}) } });

@@ -171,11 +171,13 @@ describe('the tidb-reconciler command', () => {
 
       // Act
       const status = admin(['status', 'demo/basic']);
+      const wide = admin(['history', '-n', 'demo', 'basic', '-o', 'wide']);
 
-      // Assess
+      // Assess: one line a step by default; -o wide has every action
       expect(history.status).toBe(0);
-      expect(history.stdout).toMatch(/^Step history of demo\/basic \(newest first, \d+ records?\)\nTIME\s+TRIGGER\s+RULES\s+ACTIONS\s+OUTCOME\n/);
-      expect(history.stdout).toContain('create StatefulSet demo/basic-pd: ok');
+      expect(history.stdout).toMatch(/^Step history of demo\/basic \(newest first, \d+ records?\)\nTIME\s+TRIGGER\s+N\s+ACTIONS\s+OUTCOME\n/);
+      expect(wide.stdout).toMatch(/\nTIME\s+TRIGGER\s+RULES\s+ACTIONS\s+OUTCOME\s+DURATION\n/);
+      expect(wide.stdout).toContain('create StatefulSet demo/basic-pd: ok');
       expect(status.status).toBe(0);
       expect(status.stdout).toContain('TidbCluster demo/basic   (key local/demo/basic)');
     } finally {
