@@ -106,7 +106,7 @@ export class TidbSimulation {
 
   /** The invariant monitors' findings so far. */
   invariants(): InvariantReport[] {
-    return this.mustAttached().invariants.report();
+    return [...this.mustAttached().invariants.report(), ...this.backups.invariants()];
   }
 
   /** A cluster's state, if any pod of it ever started. */
