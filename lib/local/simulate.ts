@@ -12,7 +12,7 @@ import { ReportBuilder, isVolumeOfNamespace, objectKey, type ActionRecord, type 
 import { jsonPathEquals } from './scenario/jsonpath.js';
 import { isCustomKind } from './scenario/objects.js';
 import type { Progress } from './scenario/progress.js';
-import { scenarioClusters, watchedClusters, type TimelineEntry, type WaitCondition } from './scenario/types.js';
+import { scenarioClusters, watchedClusters, type ObjectRef, type TimelineEntry, type WaitCondition } from './scenario/types.js';
 import { refNamespace, runVerb, type VerbResult } from './timeline-verbs.js';
 import { seedTwin } from './twin.js';
 import { formatAdminAnswer, type TimeFormat } from './admin-format.js';
@@ -144,7 +144,9 @@ async function runEntry(stack: SimStack, entry: TimelineEntry, runUntil: RunUnti
   }
   if (entry.verb === 'waitFor') {
     const reached = await runUntil(now + entry.timeoutMs, () => conditionHolds(stack, entry.until));
-    return reached ? { ok: true } : { ok: false, error: await explainTimeout(stack, entry.timeoutMs, t0Ms, entry.until) };
+    if (reached) return { ok: true };
+    const about = entry.until.kind === 'jsonpath' && entry.until.object ? `; ${describeObject(stack, entry.until.object)}` : '';
+    return { ok: false, error: `${await explainTimeout(stack, entry.timeoutMs, t0Ms, entry.until)}${about}` };
   }
   // The admin function is the reconciler's; everything else a timeline verb does is the user's.
   setPhase(entry.verb === 'admin' ? 'reconciler' : 'timeline');
@@ -153,6 +155,18 @@ async function runEntry(stack: SimStack, entry: TimelineEntry, runUntil: RunUnti
   } finally {
     setPhase('sim');
   }
+}
+
+/** What a timed-out `waitFor` on an object saw of it: gone, or its phase and latest condition. */
+function describeObject(stack: SimStack, ref: ObjectRef): string {
+  const namespace = refNamespace(stack, ref);
+  const o = stack.world.store.get(ref.kind, namespace, ref.name);
+  const id = `${ref.kind} ${namespace === undefined ? '' : `${namespace}/`}${ref.name}`;
+  if (!o) return `${id} does not exist`;
+  const status = (o.status ?? {}) as { phase?: unknown; conditions?: { type?: string; reason?: string; message?: string }[] };
+  const last = status.conditions?.at(-1);
+  const condition = last ? `, last condition ${last.type ?? ''}${last.reason ? ` (${last.reason}${last.message ? `: ${JSON.stringify(last.message)}` : ''})` : ''}` : '';
+  return `${id} phase ${JSON.stringify(status.phase ?? null)}${condition}`;
 }
 
 /**
