@@ -8,6 +8,7 @@ import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseScenario } from '../../lib/local/scenario/file.js';
+import { datasetChecksum } from '../../lib/sim/backup/dataset.js';
 import { createProgress } from '../../lib/local/scenario/progress.js';
 import type { ScenarioReport } from '../../lib/local/scenario/report.js';
 import { SimStack } from '../../lib/local/sim-stack.js';
@@ -68,6 +69,19 @@ describe('backup stories', () => {
     const warning = r.actions.find((a) => a.verb === 'event' && a.args?.['reason'] === 'TargetClusterNotEmpty');
     expect(warning?.args).toMatchObject({ type: 'Warning', object: { kind: 'Restore', name: 'r2' } });
     expect(r.actions.some((a) => a.verb === 'create' && a.kind === 'Job' && a.name === 'restore-r2')).toBe(false);
+  });
+
+  it('backup-pitr-restore: the fresh cluster holds exactly the dataset the source had at pitrRestoredTs', async () => {
+    // Act
+    const r = await run('backup-pitr-restore.yaml');
+
+    // Assert
+    expect(r.passed).toBe(true);
+    expect(violations(r)).toEqual([]);
+    const datasets = (r.final as unknown as { datasets: Record<string, { checksum: string }> }).datasets;
+    // The workload writes 60 a minute from t = 0: at 00:05:00, 300 writes of demo/basic's lineage.
+    expect(datasets['demo/fresh']?.checksum).toBe(datasetChecksum('demo/basic', 300));
+    expect(objectOf(r, 'Backup/demo/log')?.status?.['phase']).toBe('Stopped');
   });
 
   it('backup-job-pod-killed: retried once then Complete; without the policy Failed at once; past maxRetryTimes Failed', async () => {
