@@ -10,9 +10,10 @@ import type { SimStack } from './sim-stack.js';
 import { formatClock } from './scenario/progress.js';
 import { ReportBuilder, isVolumeOfNamespace, objectKey, type ActionRecord, type Actor, type FinalState, type ScenarioReport } from './scenario/report.js';
 import { jsonPathEquals } from './scenario/jsonpath.js';
+import { isCustomKind } from './scenario/objects.js';
 import type { Progress } from './scenario/progress.js';
-import { scenarioClusters, watchedClusters, type TimelineEntry, type WaitCondition } from './scenario/types.js';
-import { runVerb, type VerbResult } from './timeline-verbs.js';
+import { scenarioClusters, watchedClusters, type ObjectRef, type TimelineEntry, type WaitCondition } from './scenario/types.js';
+import { refNamespace, runVerb, type VerbResult } from './timeline-verbs.js';
 import { seedTwin } from './twin.js';
 import { formatAdminAnswer, type TimeFormat } from './admin-format.js';
 import { explainTimeout, isClusterReady } from './wait-diagnosis.js';
@@ -21,7 +22,7 @@ import type { WriteRecord } from '../sim/server.js';
 
 type Phase = 'timeline' | 'reconciler' | 'sim';
 
-const FINAL_KINDS = ['StatefulSet', 'Deployment', 'Pod', 'PersistentVolumeClaim', 'Service', 'ConfigMap', 'ServiceAccount', 'Role', 'RoleBinding'];
+const FINAL_KINDS = ['StatefulSet', 'Deployment', 'Pod', 'PersistentVolumeClaim', 'Service', 'ConfigMap', 'ServiceAccount', 'Role', 'RoleBinding', 'Job', 'Backup', 'Restore'];
 
 /** Runs `stack.scenario` to its report. */
 export async function runScenario(stack: SimStack, progress: Progress): Promise<ScenarioReport> {
@@ -148,7 +149,9 @@ async function runEntry(stack: SimStack, entry: TimelineEntry, runUntil: RunUnti
   }
   if (entry.verb === 'waitFor') {
     const reached = await runUntil(now + entry.timeoutMs, () => conditionHolds(stack, entry.until));
-    return reached ? { ok: true } : { ok: false, error: await explainTimeout(stack, entry.timeoutMs, t0Ms, entry.until) };
+    if (reached) return { ok: true };
+    const about = entry.until.kind === 'jsonpath' && entry.until.object ? `; ${describeObject(stack, entry.until.object)}` : '';
+    return { ok: false, error: `${await explainTimeout(stack, entry.timeoutMs, t0Ms, entry.until)}${about}` };
   }
   // The admin function is the reconciler's; everything else a timeline verb does is the user's.
   setPhase(entry.verb === 'admin' ? 'reconciler' : 'timeline');
@@ -157,6 +160,18 @@ async function runEntry(stack: SimStack, entry: TimelineEntry, runUntil: RunUnti
   } finally {
     setPhase('sim');
   }
+}
+
+/** What a timed-out `waitFor` on an object saw of it: gone, or its phase and latest condition. */
+function describeObject(stack: SimStack, ref: ObjectRef): string {
+  const namespace = refNamespace(stack, ref);
+  const o = stack.world.store.get(ref.kind, namespace, ref.name);
+  const id = `${ref.kind} ${namespace === undefined ? '' : `${namespace}/`}${ref.name}`;
+  if (!o) return `${id} does not exist`;
+  const status = (o.status ?? {}) as { phase?: unknown; conditions?: { type?: string; reason?: string; message?: string }[] };
+  const last = status.conditions?.at(-1);
+  const condition = last ? `, last condition ${last.type ?? ''}${last.reason ? ` (${last.reason}${last.message ? `: ${JSON.stringify(last.message)}` : ''})` : ''}` : '';
+  return `${id} phase ${JSON.stringify(status.phase ?? null)}${condition}`;
 }
 
 /**
@@ -171,8 +186,10 @@ export function conditionHolds(stack: SimStack, until: WaitCondition): boolean {
       return watchedClusters(stack.scenario).every((c) => isClusterReady(stack.world.store, stack.world.store.get('TidbCluster', c.metadata.namespace, c.metadata.name)));
     case 'phase':
       return tc?.status?.[until.component]?.phase === until.phase;
-    case 'jsonpath':
-      return jsonPathEquals(until.path, tc ?? null, until.equals);
+    case 'jsonpath': {
+      const target = until.object === undefined ? tc : stack.world.store.get(until.object.kind, refNamespace(stack, until.object), until.object.name);
+      return jsonPathEquals(until.path, target ?? null, until.equals);
+    }
     default: {
       const never: never = until;
       return never;
@@ -190,7 +207,8 @@ function applyCluster(stack: SimStack): void {
   const store = stack.world.store;
   const namespaces = new Set([...clusters.map((c) => c.metadata.namespace), ...stack.scenario.objects.flatMap((o) => (o.metadata.namespace === undefined ? [] : [o.metadata.namespace]))]);
   for (const ns of namespaces) if (!store.get('Namespace', undefined, ns)) store.create('Namespace', { metadata: { name: ns } });
-  for (const object of stack.scenario.objects) store.create(object.kind, structuredClone(object) as unknown as KubeObject);
+  // TiDB Operator's resources strict, as kubectl applies them.
+  for (const object of stack.scenario.objects) store.create(object.kind, structuredClone(object) as unknown as KubeObject, isCustomKind(object.kind) ? { fieldValidation: 'Strict' } : {});
   const twin = stack.scenario.twinObjects;
   if (twin) seedTwin(store, structuredClone(tc) as unknown as Record<string, unknown>, twin as unknown as KubeObject[]);
   // Strict, as kubectl applies it: a misspelt field in the scenario fails the run instead of being pruned.

@@ -8,7 +8,8 @@ import { ApiError } from '../sim/api-error.js';
 import { applyMergePatch } from '../sim/patch.js';
 import type { KubeObject } from '../sim/object.js';
 import type { SimStack } from './sim-stack.js';
-import { namespaceOfPod, type AdminStep, type Fault, type HealTarget, type TimelineEntry, type WorldChange } from './scenario/types.js';
+import { isCustomKind, type ScenarioObject } from './scenario/objects.js';
+import { namespaceOfPod, type AdminStep, type ObjectRef, type Fault, type HealTarget, type TimelineEntry, type WorldChange } from './scenario/types.js';
 
 /** How a verb ended: ok, or the error that failed the entry; an `admin` verb carries the function's answer. */
 export type VerbResult = ({ ok: true } | { ok: false; error: string }) & { answer?: unknown };
@@ -32,6 +33,10 @@ export async function runVerb(stack: SimStack, entry: TimelineEntry): Promise<Ve
       return admin(stack, entry.admin);
     case 'delete':
       return deleteCluster(stack);
+    case 'apply':
+      return applyObject(stack, entry.manifest);
+    case 'deleteObject':
+      return deleteObject(stack, entry.object);
     case 'waitFor':
     case 'advance':
       return { ok: false, error: `${entry.verb} is run by the timeline loop` };
@@ -160,4 +165,45 @@ function deleteCluster(stack: SimStack): VerbResult {
   if (!stack.world.store.get('TidbCluster', namespace, name)) return { ok: false, error: `TidbCluster ${namespace}/${name} does not exist` };
   stack.world.store.delete('TidbCluster', namespace, name, { propagationPolicy: 'Background' });
   return OK;
+}
+
+/**
+ * `apply:` as `kubectl apply` of one manifest: created when absent, else the manifest merged into
+ * the live object (its status and what it does not name kept). TiDB Operator's resources go through
+ * strict field validation, so a misspelt field fails the entry instead of being pruned.
+ */
+function applyObject(stack: SimStack, manifest: ScenarioObject): VerbResult {
+  const { kind, metadata } = manifest;
+  const store = stack.world.store;
+  const opts = isCustomKind(kind) ? { fieldValidation: 'Strict' as const } : {};
+  const where = `${kind} ${metadata.namespace === undefined ? '' : `${metadata.namespace}/`}${metadata.name}`;
+  try {
+    const current = store.get(kind, metadata.namespace, metadata.name);
+    if (!current) store.create(kind, structuredClone(manifest) as unknown as KubeObject, opts);
+    else store.update(kind, applyMergePatch(current, structuredClone(manifest)) as KubeObject, opts);
+  } catch (err) {
+    if (err instanceof ApiError) return { ok: false, error: `apply ${where}: ${err.message}` };
+    throw err;
+  }
+  return OK;
+}
+
+/** `deleteObject:` as `kubectl delete` (background propagation; finalizers are honoured). */
+function deleteObject(stack: SimStack, ref: ObjectRef): VerbResult {
+  const namespace = refNamespace(stack, ref);
+  const where = `${ref.kind} ${namespace === undefined ? '' : `${namespace}/`}${ref.name}`;
+  if (!stack.world.store.get(ref.kind, namespace, ref.name)) return { ok: false, error: `${where} does not exist` };
+  try {
+    stack.world.store.delete(ref.kind, namespace, ref.name, { propagationPolicy: 'Background' });
+  } catch (err) {
+    if (err instanceof ApiError) return { ok: false, error: `delete ${where}: ${err.message}` };
+    throw err;
+  }
+  return OK;
+}
+
+/** The namespace an entry's object is in: its own, else the cluster's (none for cluster-scoped kinds). */
+export function refNamespace(stack: SimStack, ref: ObjectRef): string | undefined {
+  if (ref.kind === 'ClusterRole' || ref.kind === 'ClusterRoleBinding') return undefined;
+  return ref.namespace ?? stack.scenario.cluster.metadata.namespace;
 }

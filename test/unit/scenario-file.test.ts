@@ -28,7 +28,7 @@ function parsed(text: string): Scenario {
 }
 
 const KINDS = 'pod-down, pod-deleted, node-down, image-broken, pd-api-down, pd-schedulers-lost, pd-join-interrupted, kube-api-errors, step-crash, duplicate-delivery, s3-down, job-pod-killed';
-const VERBS = 'waitFor, patch, annotate, fault, heal, world, admin, advance, delete';
+const VERBS = 'waitFor, patch, annotate, fault, heal, world, admin, advance, delete, apply, deleteObject';
 const DURATION_HINT = 'use a number with a unit, e.g. 250ms, 90s, 5m, 1h30m';
 
 describe('a bad file is rejected with one line naming the line, the field and what is wrong', () => {
@@ -77,8 +77,8 @@ describe('a bad file is rejected with one line naming the line, the field and wh
     { name: 'two verbs', text: withTimeline('{advance: 1m, delete: true}'), error: 's.yaml:8: timeline[0]: more than one verb (advance, delete); an entry has exactly one' },
     { name: 'a timeout on another verb', text: withTimeline('{advance: 1m, timeout: 5m}'), error: 's.yaml:8: timeline[0].timeout: timeout is only allowed with waitFor, not with advance' },
     { name: 'a malformed timeout', text: withTimeline('{waitFor: ready, timeout: soon}'), error: `s.yaml:8: timeline[0].timeout: invalid duration "soon": ${DURATION_HINT}` },
-    { name: 'an unknown condition', text: withTimeline('waitFor: redy'), error: 's.yaml:8: timeline[0].waitFor: unknown condition "redy" (expected ready, {component, phase} or {jsonpath, equals})' },
-    { name: 'a condition of another shape', text: withTimeline('waitFor: {status: ok}'), error: 's.yaml:8: timeline[0].waitFor: expected ready, {component, phase} or {jsonpath, equals}, got a mapping' },
+    { name: 'an unknown condition', text: withTimeline('waitFor: redy'), error: 's.yaml:8: timeline[0].waitFor: unknown condition "redy" (expected ready, {component, phase} or {jsonpath, equals, object?})' },
+    { name: 'a condition of another shape', text: withTimeline('waitFor: {status: ok}'), error: 's.yaml:8: timeline[0].waitFor: expected ready, {component, phase} or {jsonpath, equals, object?}, got a mapping' },
     { name: 'an unknown component', text: withTimeline('waitFor: {component: tso, phase: Normal}'), error: 's.yaml:8: timeline[0].waitFor.component: unknown component "tso" (expected one of: pd, tikv, tiflash, tidb, ticdc, pump)' },
     { name: 'a component the cluster lacks', text: withTimeline('waitFor: {component: tidb, phase: Normal}'), error: 's.yaml:8: timeline[0].waitFor.component: the cluster has no tidb (neither spec.tidb nor a patch sets it)' },
     { name: 'an unknown phase', text: withTimeline('waitFor: {component: pd, phase: Upgrading}'), error: 's.yaml:8: timeline[0].waitFor.phase: unknown phase "Upgrading" (expected one of: Normal, Upgrade, Scale)' },
@@ -164,8 +164,8 @@ describe('objects: Secrets and ConfigMaps created before the cluster', () => {
   const withObjects = (yaml: string): string => `${HEAD}objects:\n${yaml}timeline: []\n`;
 
   it.each<{ name: string; objects: string; error: string }>([
-    { name: 'not a list', objects: '  a: 1\n', error: 's.yaml:7: objects: expected a list of manifests (Secret, ConfigMap, Role, RoleBinding, ClusterRole, ClusterRoleBinding), got a mapping' },
-    { name: 'another kind', objects: '  - {apiVersion: v1, kind: Pod, metadata: {name: x}}\n', error: 's.yaml:8: objects[0].kind: expected one of: Secret, ConfigMap, Role, RoleBinding, ClusterRole, ClusterRoleBinding, got "Pod"' },
+    { name: 'not a list', objects: '  a: 1\n', error: 's.yaml:7: objects: expected a list of manifests (Secret, ConfigMap, ServiceAccount, Role, RoleBinding, ClusterRole, ClusterRoleBinding, Backup, Restore, BackupSchedule, CompactBackup), got a mapping' },
+    { name: 'another kind', objects: '  - {apiVersion: v1, kind: Pod, metadata: {name: x}}\n', error: 's.yaml:8: objects[0].kind: expected one of: Secret, ConfigMap, ServiceAccount, Role, RoleBinding, ClusterRole, ClusterRoleBinding, Backup, Restore, BackupSchedule, CompactBackup, got "Pod"' },
     { name: 'another apiVersion', objects: '  - {apiVersion: apps/v1, kind: Secret, metadata: {name: x}}\n', error: 's.yaml:8: objects[0].apiVersion: expected v1 for Secret, got "apps/v1"' },
     { name: 'an RBAC kind with the core apiVersion', objects: '  - {apiVersion: v1, kind: RoleBinding, metadata: {name: x}}\n', error: 's.yaml:8: objects[0].apiVersion: expected rbac.authorization.k8s.io/v1 for RoleBinding, got "v1"' },
     { name: 'a namespace on a cluster-scoped kind', objects: '  - {apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole, metadata: {name: x, namespace: demo}}\n', error: 's.yaml:8: objects[0].metadata.namespace: unknown field (expected one of: name, labels, annotations)' },

@@ -86,7 +86,7 @@ function readScenario(raw: unknown, fileName: string, lineOf: (path: FieldPath) 
   const nodes = sim.nodePools ? nodeNames(sim.nodePools) : undefined;
   // Patches act on the first cluster; pods of every cluster may be named.
   const rules = { ...buildNameRules(cluster, root['timeline'], sim.nodes, nodes), others: others.map((c) => buildNameRules(c, undefined, sim.nodes, nodes)) };
-  const timeline = readTimeline(root['timeline'], rules, lineOf);
+  const timeline = readTimeline(root['timeline'], rules, lineOf, cluster.metadata.namespace);
   return { fileName, name, description, seed, config, sim, cluster, clusters, objects, ...(accessEntries.length > 0 ? { accessEntries } : {}), timeline };
 }
 

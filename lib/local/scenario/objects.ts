@@ -1,32 +1,60 @@
 /**
  * The `objects:` section of a scenario file: Secrets and ConfigMaps a user would create beside the
- * TidbCluster (e.g. the TLS certificates of `tlsCluster`, made with cert-manager or kubectl), and
- * RBAC objects (Role, RoleBinding, ClusterRole, ClusterRoleBinding: e.g. who may use the admin
- * function's mutating actions in which namespace). Each is a manifest with its kind's apiVersion
- * (`v1`, `rbac.authorization.k8s.io/v1`), `metadata.name`, and for namespaced kinds
- * `metadata.namespace` defaulting to the cluster's; they are created at t = 0, before the
- * TidbCluster, through the same API server checks as any write. Anything else is a file error.
+ * TidbCluster (e.g. the TLS certificates of `tlsCluster`, made with cert-manager or kubectl), RBAC
+ * objects (Role, RoleBinding, ClusterRole, ClusterRoleBinding: e.g. who may use the admin
+ * function's mutating actions in which namespace; TiDB Operator's `backup-rbac.yaml`), ServiceAccounts
+ * (the backup Jobs' `tidb-backup-manager`, with its IRSA annotation), and TiDB Operator's data-plane
+ * resources (Backup, Restore, BackupSchedule, CompactBackup). Each is a manifest with its kind's
+ * apiVersion (`v1`, `rbac.authorization.k8s.io/v1`, `pingcap.com/v1alpha1`), `metadata.name`, and
+ * for namespaced kinds `metadata.namespace` defaulting to the cluster's; they are created at t = 0,
+ * before the TidbCluster, through the same API server checks as any write. The timeline's `apply:`
+ * takes the same manifests (timeline.ts). Anything else is a file error.
  */
 import type { FieldPath } from './reader.js';
 import { describeValue, FieldError, readJsonObject, readString, rejectUnknownFields, required } from './reader.js';
 import type { JsonObject } from './types.js';
 
 /** The kinds `objects:` may hold. */
-export const OBJECT_KINDS = ['Secret', 'ConfigMap', 'Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding'] as const;
+export const OBJECT_KINDS = [
+  'Secret',
+  'ConfigMap',
+  'ServiceAccount',
+  'Role',
+  'RoleBinding',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'Backup',
+  'Restore',
+  'BackupSchedule',
+  'CompactBackup',
+] as const;
 
-type ObjectKind = (typeof OBJECT_KINDS)[number];
+/** One of `OBJECT_KINDS`. */
+export type ObjectKind = (typeof OBJECT_KINDS)[number];
 
 const RBAC_V1 = 'rbac.authorization.k8s.io/v1';
+const PINGCAP = 'pingcap.com/v1alpha1';
+const CUSTOM = ['apiVersion', 'kind', 'metadata', 'spec'];
 
 /** Each kind's apiVersion, writable fields, and whether it lives in a namespace. */
 const KINDS: Record<ObjectKind, { readonly apiVersion: string; readonly fields: readonly string[]; readonly namespaced: boolean }> = {
   Secret: { apiVersion: 'v1', fields: ['apiVersion', 'kind', 'metadata', 'type', 'data', 'stringData', 'immutable'], namespaced: true },
   ConfigMap: { apiVersion: 'v1', fields: ['apiVersion', 'kind', 'metadata', 'data', 'binaryData', 'immutable'], namespaced: true },
+  ServiceAccount: { apiVersion: 'v1', fields: ['apiVersion', 'kind', 'metadata', 'secrets', 'imagePullSecrets', 'automountServiceAccountToken'], namespaced: true },
   Role: { apiVersion: RBAC_V1, fields: ['apiVersion', 'kind', 'metadata', 'rules'], namespaced: true },
   RoleBinding: { apiVersion: RBAC_V1, fields: ['apiVersion', 'kind', 'metadata', 'roleRef', 'subjects'], namespaced: true },
   ClusterRole: { apiVersion: RBAC_V1, fields: ['apiVersion', 'kind', 'metadata', 'rules', 'aggregationRule'], namespaced: false },
   ClusterRoleBinding: { apiVersion: RBAC_V1, fields: ['apiVersion', 'kind', 'metadata', 'roleRef', 'subjects'], namespaced: false },
+  Backup: { apiVersion: PINGCAP, fields: CUSTOM, namespaced: true },
+  Restore: { apiVersion: PINGCAP, fields: CUSTOM, namespaced: true },
+  BackupSchedule: { apiVersion: PINGCAP, fields: CUSTOM, namespaced: true },
+  CompactBackup: { apiVersion: PINGCAP, fields: CUSTOM, namespaced: true },
 };
+
+/** Whether a kind is one of TiDB Operator's custom resources (created with strict field validation, as kubectl applies them). */
+export function isCustomKind(kind: ObjectKind): boolean {
+  return KINDS[kind].apiVersion === PINGCAP;
+}
 
 /** One object to create: the manifest with its namespace filled in (none for cluster-scoped kinds). */
 export type ScenarioObject = JsonObject & { readonly kind: ObjectKind; readonly metadata: { name: string; namespace?: string } };
@@ -37,7 +65,7 @@ export function readObjects(raw: unknown, clusterNamespace: string): readonly Sc
   if (!Array.isArray(raw)) throw new FieldError(['objects'], `expected a list of manifests (${OBJECT_KINDS.join(', ')}), got ${describeValue(raw)}`);
   const seen = new Set<string>();
   return raw.map((item, i) => {
-    const object = readObject(item, ['objects', i], clusterNamespace);
+    const object = readManifest(item, ['objects', i], clusterNamespace);
     const id = `${object.kind}/${object.metadata.namespace ?? ''}/${object.metadata.name}`.replace('//', '/');
     if (seen.has(id)) throw new FieldError(['objects', i, 'metadata', 'name'], `${id} is listed twice`);
     seen.add(id);
@@ -45,7 +73,8 @@ export function readObjects(raw: unknown, clusterNamespace: string): readonly Sc
   });
 }
 
-function readObject(raw: unknown, path: FieldPath, clusterNamespace: string): ScenarioObject {
+/** Reads one manifest of a kind `objects:` may hold, at `path` (also the timeline's `apply:`); its namespace defaults to `clusterNamespace`. */
+export function readManifest(raw: unknown, path: FieldPath, clusterNamespace: string): ScenarioObject {
   const manifest = readJsonObject(raw, path, `a manifest (${OBJECT_KINDS.join(', ')})`);
   const kind = readString(required(manifest, 'kind', path), [...path, 'kind']);
   if (!isObjectKind(kind)) throw new FieldError([...path, 'kind'], `expected one of: ${OBJECT_KINDS.join(', ')}, got ${JSON.stringify(kind)}`);
@@ -53,6 +82,7 @@ function readObject(raw: unknown, path: FieldPath, clusterNamespace: string): Sc
   const apiVersion = readString(required(manifest, 'apiVersion', path), [...path, 'apiVersion']);
   if (apiVersion !== spec.apiVersion) throw new FieldError([...path, 'apiVersion'], `expected ${spec.apiVersion} for ${kind}, got ${JSON.stringify(apiVersion)}`);
   rejectUnknownFields(manifest, path, spec.fields);
+  if (isCustomKind(kind)) readJsonObject(required(manifest, 'spec', path), [...path, 'spec'], `a mapping (the ${kind}'s spec)`);
   const metadataPath: FieldPath = [...path, 'metadata'];
   const metadata = readJsonObject(required(manifest, 'metadata', path), metadataPath);
   rejectUnknownFields(metadata, metadataPath, spec.namespaced ? ['name', 'namespace', 'labels', 'annotations'] : ['name', 'labels', 'annotations']);
@@ -65,7 +95,8 @@ function readObject(raw: unknown, path: FieldPath, clusterNamespace: string): Sc
   return { ...manifest, kind, metadata: { ...metadata, name, namespace } } as ScenarioObject;
 }
 
-function isObjectKind(kind: string): kind is ObjectKind {
+/** Whether `kind` is one of `OBJECT_KINDS`. */
+export function isObjectKind(kind: string): kind is ObjectKind {
   return (OBJECT_KINDS as readonly string[]).includes(kind);
 }
 

@@ -78,7 +78,8 @@ export function describeEntry(entry: TimelineEntry): string {
       const until = entry.until;
       if (until.kind === 'ready') return 'waitFor ready';
       if (until.kind === 'phase') return `waitFor ${until.component} phase ${until.phase}`;
-      return `waitFor ${until.path.source} == ${shorten(JSON.stringify(until.equals))}`;
+      const on = until.object === undefined ? '' : `${until.object.kind}/${until.object.name} `;
+      return `waitFor ${on}${until.path.source} == ${shorten(JSON.stringify(until.equals))}`;
     }
     case 'patch':
       return `patch ${shorten(JSON.stringify(entry.patch))}`;
@@ -101,6 +102,10 @@ export function describeEntry(entry: TimelineEntry): string {
       return `advance ${formatSpan(entry.durationMs)}`;
     case 'delete':
       return 'delete TidbCluster';
+    case 'apply':
+      return `apply ${entry.manifest.kind}/${entry.manifest.metadata.name}`;
+    case 'deleteObject':
+      return `deleteObject ${entry.object.kind}/${entry.object.name}`;
     default: {
       const unreachable: never = entry;
       return unreachable;

@@ -25,8 +25,9 @@ import {
   required,
 } from './reader.js';
 import { readIamPrincipal } from './access-entries.js';
-import type { AdminStep, JsonObject, TimelineEntry, Verb, WaitCondition } from './types.js';
-import { COMPONENTS, PHASES, VERBS } from './types.js';
+import { readManifest } from './objects.js';
+import type { AdminStep, JsonObject, ObjectRef, RefKind, TimelineEntry, Verb, WaitCondition } from './types.js';
+import { COMPONENTS, PHASES, REF_KINDS, VERBS } from './types.js';
 
 /** Where an entry starts in the file (1-based line), when known. */
 export type LineOf = (path: FieldPath) => number | undefined;
@@ -35,20 +36,20 @@ export type LineOf = (path: FieldPath) => number | undefined;
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 type EntryBody = DistributiveOmit<TimelineEntry, 'index' | 'line'>;
 
-const CONDITION_FORMS = 'ready, {component, phase} or {jsonpath, equals}';
+const CONDITION_FORMS = 'ready, {component, phase} or {jsonpath, equals, object?}';
 
 /** Reads the whole timeline (missing means empty); throws `FieldError` at the first problem. */
-export function readTimeline(raw: unknown, rules: NameRules, lineOf: LineOf): TimelineEntry[] {
+export function readTimeline(raw: unknown, rules: NameRules, lineOf: LineOf, clusterNamespace = 'default'): TimelineEntry[] {
   if (raw === undefined || raw === null) return [];
   if (!Array.isArray(raw)) throw new FieldError(['timeline'], `expected a list of entries, got ${describeValue(raw)}`);
   return raw.map((item: unknown, index) => {
-    const body = readEntry(item, ['timeline', index], rules);
+    const body = readEntry(item, ['timeline', index], rules, clusterNamespace);
     const line = lineOf(['timeline', index]);
     return { index, ...(line === undefined ? {} : { line }), ...body } as TimelineEntry;
   });
 }
 
-function readEntry(raw: unknown, path: FieldPath, rules: NameRules): EntryBody {
+function readEntry(raw: unknown, path: FieldPath, rules: NameRules, clusterNamespace: string): EntryBody {
   const map = expectMapping(raw, path, `a mapping with one verb (${VERBS.join(', ')})`);
   const keys = Object.keys(map);
   const unknown = keys.find((key) => key !== 'timeout' && !isVerb(key));
@@ -62,10 +63,10 @@ function readEntry(raw: unknown, path: FieldPath, rules: NameRules): EntryBody {
   if ('timeout' in map && verb !== 'waitFor') {
     throw new FieldError([...path, 'timeout'], `timeout is only allowed with waitFor, not with ${verb}`);
   }
-  return readVerb(verb, map[verb], [...path, verb], map['timeout'], rules);
+  return readVerb(verb, map[verb], [...path, verb], map['timeout'], rules, clusterNamespace);
 }
 
-function readVerb(verb: Verb, value: unknown, at: FieldPath, timeout: unknown, rules: NameRules): EntryBody {
+function readVerb(verb: Verb, value: unknown, at: FieldPath, timeout: unknown, rules: NameRules, clusterNamespace: string): EntryBody {
   switch (verb) {
     case 'waitFor': {
       const timeoutPath = [...at.slice(0, -1), 'timeout'];
@@ -86,6 +87,10 @@ function readVerb(verb: Verb, value: unknown, at: FieldPath, timeout: unknown, r
       return { verb, admin: readAdmin(value, at) };
     case 'advance':
       return { verb, durationMs: readDuration(value, at) };
+    case 'apply':
+      return { verb, manifest: readManifest(value, at, clusterNamespace) };
+    case 'deleteObject':
+      return { verb, object: readDeleteObject(value, at) };
     case 'delete':
       if (value !== true) throw new FieldError(at, `expected true, got ${describeValue(value)}`);
       return { verb };
@@ -103,12 +108,13 @@ function readCondition(value: unknown, path: FieldPath, rules: NameRules): WaitC
     throw new FieldError(path, `expected ${CONDITION_FORMS}, got ${describeValue(value)}`);
   }
   if ('jsonpath' in value) {
-    rejectUnknownFields(value, path, ['jsonpath', 'equals']);
+    rejectUnknownFields(value, path, ['jsonpath', 'equals', 'object']);
     const source = readString(required(value, 'jsonpath', path), [...path, 'jsonpath']);
     const compiled = compileJsonPath(source);
     if (!compiled.ok) throw new FieldError([...path, 'jsonpath'], compiled.error);
     const equals = readJson(required(value, 'equals', path), [...path, 'equals']);
-    return { kind: 'jsonpath', path: compiled.path, equals };
+    const object = 'object' in value ? { object: readObjectRef(value['object'], [...path, 'object']) } : {};
+    return { kind: 'jsonpath', path: compiled.path, equals, ...object };
   }
   rejectUnknownFields(value, path, ['component', 'phase']);
   const component = readOneOf(required(value, 'component', path), [...path, 'component'], COMPONENTS, 'component');
@@ -180,6 +186,27 @@ function readAdminAction(map: Record<string, unknown>, path: FieldPath): AdminSt
   }
   const component = readOneOf(required(map, 'component', path), [...path, 'component'], ADMIN_COMPONENTS, 'component');
   return { action, component };
+}
+
+/** `Kind/name` or `Kind/namespace/name` (the namespace defaults to the cluster's when the entry runs). */
+function readObjectRef(value: unknown, path: FieldPath): ObjectRef {
+  const text = readString(value, path);
+  const parts = text.split('/');
+  const [kind, a, b] = parts;
+  if (parts.length < 2 || parts.length > 3 || kind === undefined || a === undefined || parts.some((p) => p === '')) {
+    throw new FieldError(path, `expected Kind/name or Kind/namespace/name, got ${JSON.stringify(text)}`);
+  }
+  if (!(REF_KINDS as readonly string[]).includes(kind)) throw new FieldError(path, `unknown kind ${JSON.stringify(kind)} (expected one of: ${REF_KINDS.join(', ')})`);
+  return b === undefined ? { kind: kind as RefKind, name: a } : { kind: kind as RefKind, namespace: a, name: b };
+}
+
+/** `deleteObject: {kind, name, namespace?}`. */
+function readDeleteObject(value: unknown, path: FieldPath): ObjectRef {
+  const map = expectMapping(value, path, 'a mapping {kind, name, namespace?}');
+  rejectUnknownFields(map, path, ['kind', 'name', 'namespace']);
+  const kind = readOneOf(required(map, 'kind', path), [...path, 'kind'], REF_KINDS, 'kind');
+  const name = readString(required(map, 'name', path), [...path, 'name']);
+  return 'namespace' in map ? { kind, name, namespace: readString(map['namespace'], [...path, 'namespace']) } : { kind, name };
 }
 
 function isVerb(key: string): key is Verb {

@@ -8,7 +8,7 @@ import type { FailoverPeriods } from '../../model/config.js';
 import type { AccessEntry } from '../../eks/port.js';
 import type { AdminAction, AdminComponent } from '../../platform/admin-request.js';
 import type { JsonPath } from './jsonpath.js';
-import type { ScenarioObject } from './objects.js';
+import { OBJECT_KINDS, type ObjectKind, type ScenarioObject } from './objects.js';
 import type { LatencyModel } from '../latency.js';
 
 /** The TiDB components a TidbCluster spec can hold, in spec order. */
@@ -24,7 +24,7 @@ export const PHASES = ['Normal', 'Upgrade', 'Scale'] as const;
 export type Phase = (typeof PHASES)[number];
 
 /** The verbs of a timeline entry, in the order the documentation lists them. */
-export const VERBS = ['waitFor', 'patch', 'annotate', 'fault', 'heal', 'world', 'admin', 'advance', 'delete'] as const;
+export const VERBS = ['waitFor', 'patch', 'annotate', 'fault', 'heal', 'world', 'admin', 'advance', 'delete', 'apply', 'deleteObject'] as const;
 
 /** One of `VERBS`. */
 export type Verb = (typeof VERBS)[number];
@@ -136,7 +136,16 @@ export type TidbClusterManifest = JsonObject & {
 export type WaitCondition =
   | { readonly kind: 'ready' }
   | { readonly kind: 'phase'; readonly component: Component; readonly phase: Phase }
-  | { readonly kind: 'jsonpath'; readonly path: JsonPath; readonly equals: JsonValue };
+  | { readonly kind: 'jsonpath'; readonly path: JsonPath; readonly equals: JsonValue; readonly object?: ObjectRef };
+
+/** An object a timeline entry names (`Kind/name` or `Kind/namespace/name`; the namespace defaults to the cluster's). */
+export type ObjectRef = { readonly kind: RefKind; readonly namespace?: string; readonly name: string };
+
+/** The kinds `waitFor.object` and `deleteObject` may name: those of `objects:`, and what the world makes of them. */
+export const REF_KINDS = [...OBJECT_KINDS, 'TidbCluster', 'Job', 'Pod', 'PersistentVolumeClaim', 'StatefulSet'] as const;
+
+/** One of `REF_KINDS`. */
+export type RefKind = ObjectKind | (typeof REF_KINDS)[number];
 
 /** A fault the timeline injects; durations in milliseconds. */
 export type Fault =
@@ -187,6 +196,8 @@ export type TimelineEntry = { readonly index: number; readonly line?: number } &
   | { readonly verb: 'admin'; readonly admin: AdminStep }
   | { readonly verb: 'advance'; readonly durationMs: number }
   | { readonly verb: 'delete' }
+  | { readonly verb: 'apply'; readonly manifest: ScenarioObject }
+  | { readonly verb: 'deleteObject'; readonly object: ObjectRef }
 );
 
 /** A whole scenario, ready to run. */

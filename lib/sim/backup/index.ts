@@ -12,6 +12,7 @@ import type { BrClusterView } from './cluster.js';
 import { Datasets } from './dataset.js';
 import { LogTasks } from './log-tasks.js';
 import { BackupManagerRuntime } from './manager.js';
+import { BACKUP_INVARIANT_NAMES, BackupMonitors } from './monitors.js';
 import { type BucketSpec, SimS3 } from './s3.js';
 
 /** What attaching needs: the store and clock, and the TiDB clusters BR talks to. */
@@ -19,7 +20,7 @@ export type BackupWorldDeps = { readonly store: ObjectStore; readonly clock: Clo
 
 /** The S3, datasets, log tasks and backup-manager of one world. */
 export class BackupSimulation implements ContainerRuntime {
-  private attached: { s3: SimS3; datasets: Datasets; tasks: LogTasks; runtime: BackupManagerRuntime } | undefined;
+  private attached: { s3: SimS3; datasets: Datasets; tasks: LogTasks; runtime: BackupManagerRuntime; monitors: BackupMonitors } | undefined;
   private readonly pendingBuckets: BucketSpec[] = [];
 
   /** Declares a bucket (before or after attaching). */
@@ -35,7 +36,8 @@ export class BackupSimulation implements ContainerRuntime {
     const datasets = new Datasets(deps.clock);
     const ctx = { store: deps.store, clock: deps.clock, s3, datasets, clusterState: (ns: string, name: string) => deps.clusterState(ns, name) };
     const tasks = new LogTasks(deps.clock, s3, datasets, (ns, name) => deps.clusterState(ns, name)?.pd.hasLeader() === true);
-    this.attached = { s3, datasets, tasks, runtime: new BackupManagerRuntime(ctx, tasks) };
+    const monitors = new BackupMonitors({ store: deps.store, s3, datasets, clock: deps.clock });
+    this.attached = { s3, datasets, tasks, runtime: new BackupManagerRuntime(ctx, tasks), monitors };
   }
 
   /** The simulated S3. */
@@ -62,9 +64,15 @@ export class BackupSimulation implements ContainerRuntime {
     return this.attached?.runtime.start(pod, hooks);
   }
 
-  /** Stops the log tasks' timers. */
+  /** The backup monitors' findings (monitors.ts); each empty before attaching. */
+  invariants(): { name: string; violations: { atMs: number; message: string }[] }[] {
+    return this.attached?.monitors.report() ?? BACKUP_INVARIANT_NAMES.map((name) => ({ name, violations: [] }));
+  }
+
+  /** Stops the log tasks' timers and the monitors. */
   stop(): void {
     this.attached?.tasks.close();
+    this.attached?.monitors.stop();
   }
 
   private must(): NonNullable<BackupSimulation['attached']> {

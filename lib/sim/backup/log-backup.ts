@@ -15,7 +15,7 @@ import { type Segment, msOfTs, pointIn, tsoOf } from './dataset.js';
 import type { LogTasks } from './log-tasks.js';
 import type { Script } from './process.js';
 import { S3Error, type S3Credentials, type SimS3 } from './s3.js';
-import type { ManagerArgs } from './snapshot.js';
+import { type ManagerArgs, podId } from './snapshot.js';
 import { type CrClient, type CrCondition, withCrCondition } from './status.js';
 import { type S3Location, StorageSetupError, keyUnder, podCredentials, s3LocationOf, s3Uri } from './storage.js';
 
@@ -82,7 +82,7 @@ export function* logBackup(ctx: BackupContext, tasks: LogTasks, pod: KubeObject,
     } else if (cmd === 'log-truncate') {
       const untilMs = msOfTs(args['truncate-until'] ?? '');
       if (!untilMs) throw new BrError('[BR:Common:ErrInvalidArgument]--until must be set and not 0');
-      truncateLog(ctx.s3, who, loc, untilMs);
+      truncateLog(ctx.s3, who, loc, untilMs, podId(pod));
       extra = { logSuccessTruncateUntil: args['truncate-until'] };
       sub = { logTruncatingUntil: args['truncate-until'] };
     } else {
@@ -102,9 +102,9 @@ export function* logBackup(ctx: BackupContext, tasks: LogTasks, pod: KubeObject,
 }
 
 /** `br log truncate --until`: deletes the flushed metadata wholly before `untilMs` and records the safepoint. */
-export function truncateLog(s3: SimS3, who: S3Credentials, loc: S3Location, untilMs: number): void {
+export function truncateLog(s3: SimS3, who: S3Credentials, loc: S3Location, untilMs: number, by?: string): void {
   const metas = s3.list(who, loc.bucket, keyUnder(loc, 'v1/backupmeta/'));
-  s3.delete(who, loc.bucket, metas.filter((m) => ((m.body as { toMs?: number } | undefined)?.toMs ?? Infinity) <= untilMs).map((m) => m.key));
+  s3.delete(who, loc.bucket, metas.filter((m) => ((m.body as { toMs?: number } | undefined)?.toMs ?? Infinity) <= untilMs).map((m) => m.key), by);
   s3.put(who, loc.bucket, keyUnder(loc, 'v1_stream_truncate_safepoint.txt'), 16, { untilMs });
 }
 

@@ -29,6 +29,10 @@ export type BucketSpec = {
 export type S3Credentials = { readonly kind: 'keys'; readonly accessKeyId: string; readonly secretAccessKey: string } | { readonly kind: 'role'; readonly roleArn: string };
 
 /** One stored object: its size and what BR wrote into it (a manifest's content; data files have none). */
+/** One object removed by DeleteObjects, and the pod (`namespace/name`) that asked, when known. */
+export type S3Deletion = { readonly bucket: string; readonly key: string; readonly by?: string };
+
+/** An object as S3 stores it (the body only for the small JSON files BR reads back). */
 export type S3Object = { readonly key: string; readonly sizeBytes: number; readonly body?: unknown; readonly lastModifiedMs: number };
 
 /** S3's error codes the simulation returns. */
@@ -56,6 +60,7 @@ type Bucket = { spec: BucketSpec; objects: Map<string, S3Object> };
 export class SimS3 {
   private readonly buckets = new Map<string, Bucket>();
   private downUntilMs = 0;
+  private readonly deleteListeners: ((d: S3Deletion) => void)[] = [];
 
   constructor(
     private readonly clock: Clock,
@@ -106,12 +111,21 @@ export class SimS3 {
     return [...b.objects.values()].filter((o) => o.key.startsWith(prefix)).sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
   }
 
-  /** Deletes objects (DeleteObjects); an absent key is not an error, as in S3. */
-  delete(who: S3Credentials, bucket: string, keys: readonly string[]): void {
+  /**
+   * Deletes objects (DeleteObjects); an absent key is not an error, as in S3. `by` names the pod
+   * (`namespace/name`) whose process sends the request, for the monitors (S3 itself knows only
+   * the credentials); every object actually removed is reported to `onDelete` listeners.
+   */
+  delete(who: S3Credentials, bucket: string, keys: readonly string[], by?: string): void {
     for (const key of keys) {
       const b = this.authorize(who, 's3:DeleteObject', bucket, key);
-      b.objects.delete(key);
+      if (b.objects.delete(key)) for (const listen of this.deleteListeners) listen({ bucket, key, ...(by === undefined ? {} : { by }) });
     }
+  }
+
+  /** Tells `listener` of every object deleted from now on. */
+  onDelete(listener: (d: S3Deletion) => void): void {
+    this.deleteListeners.push(listener);
   }
 
   /** The IAM roles the world knows (every bucket's `allowRoles`): what an IRSA pod can assume. */

@@ -60,7 +60,7 @@ export function* snapshotBackup(ctx: BackupContext, pod: KubeObject, client: CrC
     who = podCredentials(ctx.store, pod, container, ctx.s3.knownRoles());
     if (rerun && versionBelow(args.tikvVersion, [6, 5, 1])) {
       // cleanSnapshotBackupEnv: before v6.5.1 a re-run wipes the prefix, BR having no checkpoints.
-      ctx.s3.delete(who, loc.bucket, ctx.s3.list(who, loc.bucket, keyUnder(loc, '')).map((o) => o.key));
+      ctx.s3.delete(who, loc.bucket, ctx.s3.list(who, loc.bucket, keyUnder(loc, '')).map((o) => o.key), podId(pod));
     }
   } catch (err) {
     return fail(failWith('BackupDataToRemoteFailed', err));
@@ -94,6 +94,11 @@ export function* snapshotBackup(ctx: BackupContext, pod: KubeObject, client: CrC
   }
   const now = ctx.clock.nowMs();
   write({ type: 'Complete', status: 'True' }, { timeStarted: rfc3339(startedMs), timeCompleted: rfc3339(now), backupSize: sizeBytes, backupSizeReadable: humanBytes(sizeBytes), commitTs: tsoOf(commitMs) });
+}
+
+/** `namespace/name` of a pod: who sends its S3 requests, for the monitors. */
+export function podId(pod: KubeObject): string {
+  return `${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`;
 }
 
 /** The PD problem BR meets now, or undefined when PD answers. */
@@ -139,7 +144,7 @@ export function* cleanBackup(ctx: BackupContext, pod: KubeObject, client: CrClie
     if (!loc) throw new Error(`backup ${ns}/${name} names no S3 storage`);
     const who = podCredentials(ctx.store, pod, container, ctx.s3.knownRoles());
     const under = loc.prefix ? `${loc.prefix}/` : '';
-    ctx.s3.delete(who, loc.bucket, ctx.s3.list(who, loc.bucket, under).map((o) => o.key));
+    ctx.s3.delete(who, loc.bucket, ctx.s3.list(who, loc.bucket, under).map((o) => o.key), podId(pod));
     const left = ctx.s3.list(who, loc.bucket, under);
     if (left.length > 0) throw new Error(`${left.length} objects left under ${path}`);
   } catch (err) {

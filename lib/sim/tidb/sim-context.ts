@@ -27,4 +27,6 @@ export type SimContext = {
   readonly knobs: TidbSimKnobs;
   readonly clusters: ClusterRegistry;
   record: ActionSink;
+  /** Whether cluster `namespace/name`'s notional dataset holds data (lib/sim/backup/dataset.ts); absent: never. */
+  readonly hasData?: (namespace: string, name: string) => boolean;
 };

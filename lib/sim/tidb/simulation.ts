@@ -71,7 +71,7 @@ export class TidbSimulation {
   attach(world: AttachableWorld): void {
     if (this.attached) throw new Error('the TiDB simulation is already attached to a world');
     const clusters = new ClusterRegistry({ clock: world.clock, rng: this.rng.fork(), knobs: this.knobs });
-    const sim: SimContext = { store: world.store, proxy: world.proxy, clock: world.clock, rng: this.rng.fork(), knobs: this.knobs, clusters, record: (a) => this.sink(a) };
+    const sim: SimContext = { store: world.store, proxy: world.proxy, clock: world.clock, rng: this.rng.fork(), knobs: this.knobs, clusters, record: (a) => this.sink(a), hasData: (ns, name) => this.backups.datasets.hasData(ns, name) };
     const faults = new TidbFaults({ kubelet: world.controllers.kubelet, server: world.server, store: world.store, clusters, clock: world.clock, rng: this.rng.fork() });
     const invariants = new InvariantMonitor({ store: world.store, clusters, clock: world.clock, knobs: this.knobs, isFaulted: (pod) => faults.isFaulted(pod) });
     invariants.start();
@@ -106,7 +106,7 @@ export class TidbSimulation {
 
   /** The invariant monitors' findings so far. */
   invariants(): InvariantReport[] {
-    return this.mustAttached().invariants.report();
+    return [...this.mustAttached().invariants.report(), ...this.backups.invariants()];
   }
 
   /** A cluster's state, if any pod of it ever started. */

@@ -7,7 +7,8 @@
  * PD and TiKV do: TiDB's `handleStatus` (pkg/server/http_status.go) answers 500 only while its own
  * health flag is off (shutting down), and reads neither PD nor TiKV. `/labels` takes the
  * server labels TiDB Operator posts (TiDB ≥ 6.3); `/upgrade/start` and `/upgrade/finish` enter and
- * leave the cluster-wide smooth-upgrade mode (DDL paused). As TiDB's `security.cluster-ssl-*`
+ * leave the cluster-wide smooth-upgrade mode (DDL paused); `/schema` and `/schema/{db}` list the
+ * databases and tables (schema-api.ts). As TiDB's `security.cluster-ssl-*`
  * (what TiDB Operator sets under cluster TLS, pointing at the mounted `<tc>-tidb-cluster-secret`),
  * a configured CA makes the status port a TLS listener: plain http to it gets Go's 400. Named
  * files missing from the container make TiDB exit at start.
@@ -23,6 +24,7 @@ import { configString, type ServingTls } from './container-files.js';
 import { TidbProcess } from './process.js';
 import type { SimContext } from './sim-context.js';
 import { pdClusterOf } from './pd-address.js';
+import { answerSchema } from './schema-api.js';
 
 /**
  * Whether a TiDB server of `cluster` can open its store and a session now: PD has a leader and some
@@ -97,6 +99,8 @@ export class TidbServerProcess extends TidbProcess {
     }
     if (req.path === '/upgrade/start' && req.method === 'POST') return this.upgradeMode(true);
     if (req.path === '/upgrade/finish' && req.method === 'POST') return this.upgradeMode(false);
+    const schema = answerSchema(req, this.holdsData());
+    if (schema) return schema;
     if (req.path === '/info' && (req.method === 'GET' || req.method === 'POST')) return json(200, { version: `8.0.11-TiDB-${this.pod.version}`, is_owner: false, ip: '', listening_port: 4000, status_port: 10080, lease: '45s' });
     return text(404, '404 page not found');
   }
@@ -121,6 +125,12 @@ export class TidbServerProcess extends TidbProcess {
     this.mode.sinceMs = start ? (already ? this.mode.sinceMs : this.sim.clock.nowMs()) : undefined;
     const duplicated = `It's a duplicated operation and the cluster is already in ${start ? 'upgrading' : 'normal'} state.`;
     return json(200, already ? duplicated : 'success!');
+  }
+
+  /** Whether this TiDB's cluster (the one whose PD it uses: its data lives there) holds user data. */
+  private holdsData(): boolean {
+    const cluster = pdClusterOf(this.pod);
+    return this.sim.hasData?.(cluster.namespace, cluster.name) ?? false;
   }
 
   private get mode(): SmoothUpgradeMode {
