@@ -1,6 +1,6 @@
 /**
  * TiDB's schema endpoints on the status port (10080), as TiDB's HTTP API answers them
- * (`docs/tidb_http_api.md`, pkg/server/handler/tikvhandler/tikv_handler.go `SchemaHandler`):
+ * (pingcap/tidb's `tidb_http_api.md`, pkg/server/handler/tikvhandler/tikv_handler.go `SchemaHandler`):
  * `GET /schema` lists every database's `DBInfo` (`{"id", "db_name": {"O", "L"}, "charset", "collate",
  * "state"}`), `GET /schema/{db}` the `TableInfo`s of one (`{"id", "name": {"O", "L"}, …}`), and a
  * database that does not exist is answered 400 with `[schema:1049]Unknown database '<db>'` (the
