@@ -212,7 +212,9 @@ describe('admin against the local stack (its admin endpoint, the real handler, d
     expect(history.code).toBe(0);
     expect(history.out.split('\n')[0]).toBe('Step history of demo/basic (newest first, 1 record)');
     expect(history.out).toMatch(/\n\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ\s+admin:pause\s/);
-    expect(history.out).toMatch(/\n\s+by assumed-role\/local-operator\/tester\s*$/m);
+    expect(history.out).toMatch(/\n\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ\s+admin:pause by assumed-role\/l/);
+    const wide = await admin(['history', '-n', 'demo', 'basic', '-o', 'wide', '--local', stackFile]);
+    expect(wide.out).toMatch(/\n\s+by arn:aws:sts::000000000000:assumed-role\/local-operator\/tester\s*$/m);
     const event = api.store.list('Event', 'demo').find((e) => (e as { reason?: string }).reason === 'AdminPause') as { message?: string } | undefined;
     expect(event?.message).toBe(`pause requested by arn:aws:sts::${LOCAL_ACCOUNT_ID}:assumed-role/local-operator/tester (Kubernetes user "arn:aws:sts::${LOCAL_ACCOUNT_ID}:assumed-role/local-operator/tester")`);
     expect(status.code).toBe(0);
