@@ -128,10 +128,14 @@ export class PdProcess extends TidbProcess {
     this.member = member;
     member.version = this.pod.version;
     this.cluster.members.setServing(member, true);
-    // As etcd: a member removed from the cluster shuts itself down.
+    // As etcd: a member removed from the cluster shuts itself down — after the conf change is applied,
+    // so a removal this member served itself still answers its client (a millisecond later here).
+    let leaving = false;
     this.onCleanup(
       this.cluster.onChange(() => {
-        if (this.running && this.cluster.members.get(member.name) !== member) this.crash('the member has been permanently removed from the cluster');
+        if (leaving || !this.running || this.cluster.members.get(member.name) === member) return;
+        leaving = true;
+        this.after(1, () => this.crash('the member has been permanently removed from the cluster'));
       }),
     );
     if (this.cluster.members.hasQuorum()) return this.openPorts(member);
