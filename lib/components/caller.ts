@@ -163,7 +163,17 @@ export function isRetryableComponentFailure(err: unknown, via: Endpoint['type'] 
   if (!(err.cause instanceof ComponentStatusError)) return isRetryableKubeFailure(err);
   const { status, body } = err.cause;
   if (status === 503 && isUnreachable(body, via)) return false;
+  // PD's "redirect finds no leader" (v8.1.1 on) comes after PD itself waited up to 3 s for a leader:
+  // the fact the step reports (PDQuorumLost), not a hiccup to repeat — each repeat would wait 3 s
+  // more and delay that report. Older PDs' bare "no leader" comes at once, during an election too,
+  // so it is repeated.
+  if (status === 503 && isPdWaitedForLeader(body)) return false;
   return status === 429 || (status >= 500 && status !== 501);
+}
+
+/** PD's 503 after waiting for a leader in vain, as PD words it (not the API server's `Status` object). */
+function isPdWaitedForLeader(body: string): boolean {
+  return !/^\s*\{[\s\S]*"kind"\s*:\s*"Status"/.test(body) && /redirect finds no leader/i.test(body);
 }
 
 /**

@@ -236,6 +236,7 @@ describe('component calls: reads are repeated, writes only when idempotent', () 
     { name: 'the repeats after refusals do not use up those for other failures', method: 'GET' as const, idempotent: false, answers: [refused, refused, internal, internal], sent: 5, ok: true },
     { name: 'a POST to a service whose chosen pod refuses connections is sent once', method: 'POST' as const, idempotent: false, answers: [refused], sent: 1, ok: false },
     { name: 'a GET answered 503 by PD itself (no leader yet) is repeated', method: 'GET' as const, idempotent: false, answers: [{ status: 503, text: 'no leader' }], sent: 2, ok: true },
+    { name: 'a GET answered 503 by PD after it waited for a leader in vain (v8.1.1 on) is not repeated', method: 'GET' as const, idempotent: false, answers: [{ status: 503, text: '[PD:apiutil:ErrRedirectNoLeader]redirect finds no leader' }], sent: 1, ok: false },
   ])('$name', async ({ method, idempotent, answers, sent, ok, via }: { method: ComponentRequest['method']; idempotent: boolean; answers: { status: number; text: string }[]; sent: number; ok: boolean; via?: Endpoint }) => {
     // Prepare
     const { clock } = sleepingClock();
