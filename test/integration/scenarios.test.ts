@@ -137,10 +137,11 @@ describe('what each story shows', () => {
     const next = DEFAULT_LATENCY.batchingWindowMs + DEFAULT_LATENCY.stepMs;
     // 3 → 5: replicas 5 is written right after 4 (the pods start together).
     expect((replicasAt(5, outMs) ?? Number.NaN) - (replicasAt(4, outMs) ?? Number.NaN)).toBeLessThanOrEqual(next);
-    // 5 → 3: basic-pd-3 goes right after basic-pd-4, and Ready is True in that step too.
+    // 5 → 3: basic-pd-3 goes right after basic-pd-4, and Ready is True in that step or the next.
     const threeMs = replicasAt(3, inMs);
     expect((threeMs ?? Number.NaN) - (replicasAt(4, inMs) ?? Number.NaN)).toBeLessThanOrEqual(next);
-    expect(readyWrites(report).find((w) => w.atMs >= (threeMs ?? Number.NaN) && w.ready?.status === 'True')?.atMs).toBe(threeMs);
+    const readyAgain = readyWrites(report).find((w) => w.atMs >= (threeMs ?? Number.NaN) && w.ready?.status === 'True')?.atMs;
+    expect((readyAgain ?? Number.NaN) - (threeMs ?? Number.NaN)).toBeLessThanOrEqual(2 * next);
   });
 
   it('TiKV scale-in: each store is evicted, deleted and Tombstone before its PVCs are released and replicas drop; out again gets a fresh store', async () => {
@@ -1174,7 +1175,8 @@ describe('what each TiFlash story shows', () => {
       acts
         .filter((a) => a.verb === 'update' && a.name === 'basic-tiflash' && a.atMs >= from && a.atMs < to)
         .map((a) => (a.object as { spec: { updateStrategy: { rollingUpdate?: { partition?: number } } } }).spec.updateStrategy.rollingUpdate?.partition);
-    expect(tiflashSets(upgradeAt, scaleInAt)).toEqual([2, 1, 0]);
+    // One pod at a time: partition 2, 1, 0 (then, the rollout done, the partition may be set back to the replicas).
+    expect(tiflashSets(upgradeAt, scaleInAt).slice(0, 3)).toEqual([2, 1, 0]);
     // The scale-in: the store is deleted in PD, and only once it is Tombstone is its PVC marked and the set lowered.
     const deleteStore = acts.findIndex((a) => a.verb === 'pd.deleteStore' && a.atMs >= scaleInAt);
     const marked = acts.findIndex((a) => a.verb === 'patch' && a.name === 'data0-basic-tiflash-1' && JSON.stringify(a.object ?? {}).includes('tidb.pingcap.com/pvc-defer-deleting'));
