@@ -37,6 +37,17 @@ export function pdAddress(cluster: string, clusterNamespace: string): string {
   return `${cluster}-pd.${clusterNamespace}:2379`;
 }
 
+/** The PD problem BR meets now (what `checkPd` would throw), or undefined when PD answers. */
+export function pdProblem(ctx: BackupContext, pod: KubeObject, cluster: string, clusterNamespace: string, clusterTlsArg: boolean): BrError | undefined {
+  try {
+    checkPd(ctx, pod, cluster, clusterNamespace, clusterTlsArg);
+    return undefined;
+  } catch (err) {
+    if (err instanceof BrError) return err;
+    throw err;
+  }
+}
+
 /**
  * Throws what BR reports when it cannot use PD: no such cluster or no PD leader (a dial timeout),
  * or a TLS mismatch between the cluster and the pod's args / mounted certificate.

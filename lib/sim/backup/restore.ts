@@ -10,7 +10,7 @@
  */
 import { rfc3339 } from '../object.js';
 import type { KubeObject } from '../object.js';
-import { type BackupContext, BrError, PD_CONNECT_TIMEOUT_MS, checkPd } from './cluster.js';
+import { type BackupContext, BrError, PD_CONNECT_TIMEOUT_MS, pdProblem } from './cluster.js';
 import { msOfTs, tsoOf } from './dataset.js';
 import { readLogUpTo } from './log-backup.js';
 import type { Script } from './process.js';
@@ -38,15 +38,7 @@ export function* restoreRun(ctx: BackupContext, pod: KubeObject, client: CrClien
   };
   const cluster = br.cluster ?? '';
   const clusterNs = br.clusterNamespace || ns;
-  const pd = (): BrError | undefined => {
-    try {
-      checkPd(ctx, pod, cluster, clusterNs, args['cluster-tls'] === 'true');
-      return undefined;
-    } catch (err) {
-      if (err instanceof BrError) return err;
-      throw err;
-    }
-  };
+  const pd = (): BrError | undefined => pdProblem(ctx, pod, cluster, clusterNs, args['cluster-tls'] === 'true');
   if (pd()) {
     yield PD_CONNECT_TIMEOUT_MS;
     const still = pd();

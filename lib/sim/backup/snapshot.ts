@@ -8,7 +8,7 @@
  */
 import { rfc3339 } from '../object.js';
 import type { KubeObject } from '../object.js';
-import { type BackupContext, BrError, PD_CONNECT_TIMEOUT_MS, checkPd, storeIds, versionBelow } from './cluster.js';
+import { type BackupContext, BrError, PD_CONNECT_TIMEOUT_MS, pdProblem, storeIds, versionBelow } from './cluster.js';
 import { tsoOf } from './dataset.js';
 import type { Script } from './process.js';
 import { S3Error, type S3Credentials } from './s3.js';
@@ -103,13 +103,7 @@ export function podId(pod: KubeObject): string {
 
 /** The PD problem BR meets now, or undefined when PD answers. */
 function reachPd(ctx: BackupContext, pod: KubeObject, cluster: string, clusterNs: string, args: ManagerArgs): BrError | undefined {
-  try {
-    checkPd(ctx, pod, cluster, clusterNs, args['cluster-tls'] === 'true');
-    return undefined;
-  } catch (err) {
-    if (err instanceof BrError) return err;
-    throw err;
-  }
+  return pdProblem(ctx, pod, cluster, clusterNs, args['cluster-tls'] === 'true');
 }
 
 /** Writes the SST files (one set per TiKV store) and the backupmeta; returns the backup's size (sum of file sizes). */
