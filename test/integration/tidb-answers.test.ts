@@ -2,23 +2,10 @@
  * What TiDB, TiCDC and Pump answer when PD or TiKV is in trouble, as the real servers do (each case
  * cites the source it follows). These are the answers the reconciler's clients classify.
  */
-import { afterEach, describe, expect, it } from '@jest/globals';
-import { type World, handCluster, startWorld, waitForHealthyPd } from './tidb-harness.js';
+import { describe, expect, it } from '@jest/globals';
+import { type World, worldPerTest } from './tidb-harness.js';
 
-let world: World | undefined;
-
-afterEach(async () => {
-  await world?.stop();
-  world = undefined;
-});
-
-async function begin(replicas: Parameters<typeof handCluster>[0], components: Parameters<World['deploy']>[1]): Promise<World> {
-  const w = await startWorld();
-  world = w;
-  await w.deploy(handCluster(replicas), ['tidbcluster', 'discovery', 'pd', ...components]);
-  await waitForHealthyPd(w, handCluster(replicas).replicas.pd);
-  return w;
-}
+const { begin } = worldPerTest();
 
 /** Every PD process hangs: no leader until `pdBack`. */
 function pdDown(w: World): void {

@@ -2,23 +2,10 @@
  * TiFlash, TiCDC, Pump and discovery as TiDB Operator sees them through the API server's proxy,
  * plus the fault injectors and the world verbs the scenario runner uses.
  */
-import { afterEach, describe, expect, it } from '@jest/globals';
-import { type World, handCluster, startWorld, waitForHealthyPd, waitForUpStores } from './tidb-harness.js';
+import { describe, expect, it } from '@jest/globals';
+import { handCluster, startWorld, waitForHealthyPd, waitForUpStores, worldPerTest } from './tidb-harness.js';
 
-let world: World | undefined;
-
-afterEach(async () => {
-  await world?.stop();
-  world = undefined;
-});
-
-async function begin(replicas: Parameters<typeof handCluster>[0], components: Parameters<World['deploy']>[1]): Promise<World> {
-  const w = await startWorld();
-  world = w;
-  await w.deploy(handCluster(replicas), ['tidbcluster', 'discovery', 'pd', ...components]);
-  await waitForHealthyPd(w, handCluster(replicas).replicas.pd);
-  return w;
-}
+const { begin, track } = worldPerTest();
 
 const b64 = (s: string) => Buffer.from(`${s}\n`).toString('base64');
 
@@ -115,8 +102,7 @@ describe('Pump', () => {
 describe('discovery', () => {
   it('answers --initial-cluster to the last of the desired first askers, and forgets askers when the TidbCluster changes', async () => {
     // Prepare
-    const w = await startWorld();
-    world = w;
+    const w = track(await startWorld());
     const c = handCluster({ pd: 3 });
     await w.deploy(c, ['tidbcluster', 'discovery']);
     await w.waitFor('discovery', async () => (await w.api('GET', `/api/v1/namespaces/demo/services/basic-discovery:10261/proxy/verify/${b64('x')}`)).status === 200);

@@ -3,6 +3,7 @@
  * through the API server, call PD/TiKV/TiDB through the service and pod proxy paths, and let
  * virtual time pass until a condition holds.
  */
+import { afterEach } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ComponentCaller } from '../../lib/components/caller.js';
 import { SimComponentNetwork } from '../../lib/local/sim-network.js';
@@ -127,4 +128,28 @@ export async function waitForUpStores(w: World, count: number, timeoutMs = 5 * 6
     const res = await w.pd('/pd/api/v1/stores');
     return res.status === 200 && res.json.stores.filter((s: any) => s.store.state_name === 'Up').length === count;
   }, timeoutMs);
+}
+
+/**
+ * One world per test, stopped after it (registers the `afterEach`; call it at a test file's top
+ * level): `begin` starts a world with a hand-made cluster of `replicas` and `components` and waits
+ * for PD; `track` hands a world the test started itself over to the same clean-up.
+ */
+export function worldPerTest(): {
+  begin: (replicas: Parameters<typeof handCluster>[0], components: Parameters<World['deploy']>[1]) => Promise<World>;
+  track: (w: World) => World;
+} {
+  let world: World | undefined;
+  afterEach(async () => {
+    await world?.stop();
+    world = undefined;
+  });
+  const track = (w: World): World => (world = w);
+  const begin = async (replicas: Parameters<typeof handCluster>[0], components: Parameters<World['deploy']>[1]): Promise<World> => {
+    const w = track(await startWorld());
+    await w.deploy(handCluster(replicas), ['tidbcluster', 'discovery', 'pd', ...components]);
+    await waitForHealthyPd(w, handCluster(replicas).replicas.pd);
+    return w;
+  };
+  return { begin, track };
 }
