@@ -5,27 +5,12 @@
  * and pvReclaimPolicy Retain keeps it anyway).
  */
 import { describe, expect, it } from '@jest/globals';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 
-import { parseScenario } from '../../lib/local/scenario/file.js';
-import { createProgress } from '../../lib/local/scenario/progress.js';
 import type { ScenarioReport } from '../../lib/local/scenario/report.js';
-import { SimStack } from '../../lib/local/sim-stack.js';
-import { runScenario } from '../../lib/local/simulate.js';
+import { runStory } from '../support/story.js';
 
-const DIR = join(import.meta.dirname, '..', 'scenarios');
 
-async function run(file: string): Promise<ScenarioReport> {
-  const parsed = parseScenario(readFileSync(join(DIR, file), 'utf8'), file);
-  if (!parsed.ok) throw new Error(parsed.error);
-  const stack = await SimStack.start(parsed.scenario, parsed.scenario.seed);
-  try {
-    return await runScenario(stack, createProgress({ quiet: true }));
-  } finally {
-    await stack.stop();
-  }
-}
+const run = (file: string): Promise<ScenarioReport> => runStory(file);
 
 type Obj = { metadata: { name?: string; uid?: string }; spec: Record<string, unknown> & { nodeName?: string; volumeName?: string; claimRef?: { name?: string; uid?: string }; nodeAffinity?: { required: { nodeSelectorTerms: { matchExpressions: { values: string[] }[] }[] } } }; status?: { phase?: string } };
 const objectsOf = (r: ScenarioReport, prefix: string): Obj[] => Object.entries(r.final.objects).filter(([k]) => k.startsWith(prefix)).map(([, v]) => v as Obj);

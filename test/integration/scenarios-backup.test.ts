@@ -5,27 +5,12 @@
  * restored dataset, the retries, and exactly which prefixes a clean removes.
  */
 import { describe, expect, it } from '@jest/globals';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { parseScenario } from '../../lib/local/scenario/file.js';
 import { datasetChecksum } from '../../lib/sim/backup/dataset.js';
-import { createProgress } from '../../lib/local/scenario/progress.js';
 import type { ScenarioReport } from '../../lib/local/scenario/report.js';
-import { SimStack } from '../../lib/local/sim-stack.js';
-import { runScenario } from '../../lib/local/simulate.js';
+import { runStory } from '../support/story.js';
 
-const DIR = join(import.meta.dirname, '..', 'scenarios');
 
-async function run(file: string): Promise<ScenarioReport> {
-  const parsed = parseScenario(readFileSync(join(DIR, file), 'utf8'), file);
-  if (!parsed.ok) throw new Error(parsed.error);
-  const stack = await SimStack.start(parsed.scenario, parsed.scenario.seed);
-  try {
-    return await runScenario(stack, createProgress({ quiet: true }));
-  } finally {
-    await stack.stop();
-  }
-}
+const run = (file: string): Promise<ScenarioReport> => runStory(file);
 
 type Obj = { metadata: { labels?: Record<string, string> }; spec: Record<string, unknown>; status?: Record<string, unknown> };
 const objectOf = (r: ScenarioReport, key: string): Obj | undefined => (r.final as unknown as { objects: Record<string, Obj> }).objects[key];

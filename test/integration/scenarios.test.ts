@@ -13,49 +13,27 @@ import { createProgress } from '../../lib/local/scenario/progress.js';
 import type { ActionRecord, ScenarioReport } from '../../lib/local/scenario/report.js';
 import { SimStack } from '../../lib/local/sim-stack.js';
 import { runScenario } from '../../lib/local/simulate.js';
+import { runStory, runStoryAndInspect } from '../support/story.js';
 import { DEFAULT_STEP_CONFIG } from '../../lib/platform/config.js';
 import { DEFAULT_LATENCY } from '../../lib/local/latency.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const DIR = join(ROOT, 'test', 'scenarios');
 
-async function run(file: string, seed?: number): Promise<ScenarioReport> {
-  const parsed = parseScenario(readFileSync(join(DIR, file), 'utf8'), file);
-  if (!parsed.ok) throw new Error(parsed.error);
-  const stack = await SimStack.start(parsed.scenario, seed ?? parsed.scenario.seed);
-  try {
-    return await runScenario(stack, createProgress({ quiet: true }));
-  } finally {
-    await stack.stop();
-  }
-}
+const run = (file: string, seed?: number): Promise<ScenarioReport> => runStory(file, seed === undefined ? {} : { seed });
 
 /** Runs `file` and, before the world stops, asks `inspect` about it (e.g. a process's memory). */
 async function runAndInspect<T>(file: string, seed: number | undefined, inspect: (stack: SimStack) => Promise<T>): Promise<{ report: ScenarioReport; seen: T }> {
-  const parsed = parseScenario(readFileSync(join(DIR, file), 'utf8'), file);
-  if (!parsed.ok) throw new Error(parsed.error);
-  const stack = await SimStack.start(parsed.scenario, seed ?? parsed.scenario.seed);
-  try {
-    const report = await runScenario(stack, createProgress({ quiet: true }));
-    return { report, seen: await inspect(stack) };
-  } finally {
-    await stack.stop();
-  }
+  const { report, seen } = await runStoryAndInspect(file, { ...(seed === undefined ? {} : { seed }), inspect });
+  return { report, seen: seen as T };
 }
 
 /** Runs `file` with its cluster's PD spec changed (e.g. another maxFailoverCount or replicas). */
-async function runWithPd(file: string, seed: number, pd: Record<string, unknown>): Promise<ScenarioReport> {
-  const parsed = parseScenario(readFileSync(join(DIR, file), 'utf8'), file);
-  if (!parsed.ok) throw new Error(parsed.error);
-  const { cluster } = parsed.scenario;
-  const spec = { ...cluster.spec, pd: { ...(cluster.spec.pd as Record<string, unknown>), ...pd } } as typeof cluster.spec;
-  const stack = await SimStack.start({ ...parsed.scenario, cluster: { ...cluster, spec } }, seed);
-  try {
-    return await runScenario(stack, createProgress({ quiet: true }));
-  } finally {
-    await stack.stop();
-  }
-}
+const runWithPd = (file: string, seed: number, pd: Record<string, unknown>): Promise<ScenarioReport> =>
+  runStory(file, {
+    seed,
+    change: (sc) => ({ ...sc, cluster: { ...sc.cluster, spec: { ...sc.cluster.spec, pd: { ...(sc.cluster.spec.pd as Record<string, unknown>), ...pd } } as typeof sc.cluster.spec } }),
+  });
 
 /** When the `n`-th (0-based) timeline entry of `verb` ended. */
 const entryAtMs = (r: ScenarioReport, verb: string, n: number): number => r.timeline.filter((t) => t.verb === verb)[n]?.endMs ?? Number.NaN;
