@@ -13,7 +13,7 @@
  *
  * Node down (node-lifecycle.ts): its processes stop at once and its kubelet writes nothing more;
  * the Node turns NotReady and its pods' Ready condition False only after the node-monitor grace
- * period (40 s), and the pods are evicted when their toleration of the unreachable taint runs out.
+ * period (50 s), and the pods are evicted when their toleration of the unreachable taint runs out.
  * Processes on the node start afresh (new probe workers) when it comes back.
  */
 import { type KubeObject, jsonEqual } from './object.js';
@@ -39,7 +39,7 @@ export type KubeletOptions = {
   stopMs?: number;
   /** How long a container of a broken image runs before it exits with code 1 (default 1000 ms). */
   crashAfterMs?: number;
-  /** How long a lost node goes without a heartbeat before it is marked NotReady (default 40 s, node-lifecycle.ts). */
+  /** How long a lost node goes without a heartbeat before it is marked NotReady (default 50 s, node-lifecycle.ts). */
   nodeMonitorGracePeriodMs?: number;
   onError?: ErrorSink;
 };

@@ -1,8 +1,10 @@
 /**
  * The node lifecycle controller's view of a lost node, after
  * `pkg/controller/nodelifecycle/node_lifecycle_controller.go`: a host that dies stops posting
- * status, but the Node stays Ready until `nodeMonitorGracePeriod` (40 s by default,
- * `pkg/controller/nodelifecycle/config/v1alpha1/defaults.go`) has passed without a heartbeat.
+ * status, but the Node stays Ready until `nodeMonitorGracePeriod` (50 s by default since Kubernetes
+ * 1.32 — kubernetes/kubernetes#126287 raised it from 40 s in
+ * `pkg/controller/nodelifecycle/config/v1alpha1/defaults.go`; the world's nodes run 1.34) has passed
+ * without a heartbeat.
  * Then `monitorNodeHealth` sets Ready=Unknown, the unreachable NoSchedule/NoExecute taints go on
  * (`doNoExecuteTaintingPass`) and `MarkPodsNotReady` (`pkg/controller/util/node/controller_utils.go`)
  * flips only each pod's Ready condition to False — phase and container statuses stay as the
@@ -16,8 +18,8 @@ import { rfc3339 } from './object.js';
 import { UNREACHABLE_TAINT, setNodeReady } from './nodes.js';
 import type { ObjectStore } from './store.js';
 
-/** kube-controller-manager's --node-monitor-grace-period default. */
-export const NODE_MONITOR_GRACE_PERIOD_MS = 40_000;
+/** kube-controller-manager's --node-monitor-grace-period default (1.32 and later). */
+export const NODE_MONITOR_GRACE_PERIOD_MS = 50_000;
 
 type Toleration = { key?: string; operator?: string; effect?: string; tolerationSeconds?: number };
 type Condition = { type: string; status: string; lastTransitionTime?: string };

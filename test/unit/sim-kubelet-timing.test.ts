@@ -147,8 +147,8 @@ describe('kubelet: crash-loop back-off (kuberuntime_manager.go doBackOff, flowco
   });
 });
 
-describe('node lifecycle: a lost node (node_lifecycle_controller.go, defaults 40 s / 300 s)', () => {
-  it('its pods stay Ready, and the Node Ready, until the node-monitor grace period (40 s) has passed', async () => {
+describe('node lifecycle: a lost node (node_lifecycle_controller.go, defaults 50 s / 300 s)', () => {
+  it('its pods stay Ready, and the Node Ready, until the node-monitor grace period (50 s) has passed', async () => {
     // Prepare
     const w = world();
     w.store.create('Pod', probedPod(undefined));
@@ -158,14 +158,14 @@ describe('node lifecycle: a lost node (node_lifecycle_controller.go, defaults 40
 
     // Act
     w.kubelet.setNodeDown(node, true);
-    await w.clock.advance(39_999);
+    await w.clock.advance(49_999);
     const during = { node: nodeReady(), flips: w.flips.length };
     await w.clock.advance(1);
 
     // Assess
     expect(during).toEqual({ node: 'True', flips: 2 });
     expect(nodeReady()).toBe('Unknown');
-    expect(w.flips.at(-1)).toEqual({ atMs: 50_000, ready: 'False' });
+    expect(w.flips.at(-1)).toEqual({ atMs: 60_000, ready: 'False' });
     expect(w.store.mustGet('Node', undefined, node).spec.taints).toEqual(expect.arrayContaining([expect.objectContaining({ key: 'node.kubernetes.io/unreachable', effect: 'NoExecute' })]));
   });
 

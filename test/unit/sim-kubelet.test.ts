@@ -108,10 +108,10 @@ describe('kubelet: scheduling', () => {
   });
 
   it('a NotReady node gets no new pods', async () => {
-    // Prepare: the Node turns NotReady once the node-monitor grace period (40 s) has passed.
+    // Prepare: the Node turns NotReady once the node-monitor grace period (50 s) has passed.
     const w = world();
     w.kubelet.setNodeDown('node-0', true);
-    await w.clock.advance(40_000);
+    await w.clock.advance(50_000);
 
     // Act
     for (const name of ['a', 'b', 'c']) w.store.create('Pod', newPod(name));
@@ -322,7 +322,7 @@ describe('kubelet: crashes and faults', () => {
 
     // Act
     w.kubelet.setNodeDown(node, true);
-    await w.clock.advance(40_000);
+    await w.clock.advance(50_000);
     const unready = w.pod('p');
     w.store.delete('Pod', NS, 'p');
     await w.clock.advance(120_000);
@@ -338,12 +338,12 @@ describe('kubelet: crashes and faults', () => {
   });
 
   it.each([
-    // The taint goes on 40 s after the host died (node-monitor grace period); tolerations count from then.
-    { name: 'a pod on an unreachable node is evicted after the grace period and the default 300 s, and stays Terminating', tolerations: undefined, evictedAfterMs: 340_000 },
+    // The taint goes on 50 s after the host died (node-monitor grace period); tolerations count from then.
+    { name: 'a pod on an unreachable node is evicted after the grace period and the default 300 s, and stays Terminating', tolerations: undefined, evictedAfterMs: 350_000 },
     {
       name: 'a pod tolerating the unreachable taint for 60 s is evicted 60 s after the taint',
       tolerations: [{ key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 60 }],
-      evictedAfterMs: 100_000,
+      evictedAfterMs: 110_000,
     },
     { name: 'a pod tolerating every taint for ever is never evicted', tolerations: [{ operator: 'Exists' }], evictedAfterMs: undefined },
   ])('$name', async ({ tolerations, evictedAfterMs }) => {

@@ -87,8 +87,8 @@ describe('a pod-down fault belongs to the pod instance and its volumes', () => {
 
     // Act
     w.kubelet.setNodeDown(node, true);
-    // The node lifecycle controller marks its pods unready after the node-monitor grace period (40 s).
-    await w.clock.advance(40_000);
+    // The node lifecycle controller marks its pods unready after the node-monitor grace period (50 s).
+    await w.clock.advance(50_000);
 
     // Assess
     expect(w.ready('pd-0')).toBe(false);
