@@ -74,7 +74,7 @@ async function measure(ends: ColdEnds, builds: Record<Variant, BuiltFunction[]>,
   const floor: Measured = { samples: [] };
   const runOf = (variant: Variant, name: string, n: number, first: boolean): ColdRun => {
     const file = builds[variant].find((b) => b.name === name)?.file ?? '';
-    return first ? { file, env: ends.env, first: ends.firstInvocation(name, n) } : { file };
+    return first ? { file, env: ends.env, first: ends.firstInvocation(name, n, variant === 'before') } : { file };
   };
   let n = 0;
   for (let i = 0; i < RUNS; i++) {

@@ -16,6 +16,10 @@ import { pathToFileURL } from 'node:url';
 import { CreateQueueCommand, ReceiveMessageCommand, SQSClient, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { createSqsServer } from 'local-aws-sqs';
 import { type EmbeddedDynamo, startEmbeddedDynamo } from '../lib/local/dynalite.js';
+import { type IamFront, startIamFront } from '../lib/local/iam/http-front.js';
+import { localIam } from '../lib/local/iam/identities.js';
+import { loadIamExtract } from '../lib/local/iam/authority.js';
+import type { IamExtract } from '../lib/local/iam/extract.js';
 import { type TlsFront, startTlsFront } from '../lib/local/tls-front.js';
 import { RealClock } from '../lib/platform/clock.js';
 import { MAX_VISIBILITY_SECONDS } from '../lib/queue/port.js';
@@ -63,7 +67,11 @@ export type ColdSample = {
  */
 export type ColdEnds = {
   readonly env: Record<string, string>;
-  firstInvocation(fn: string, n: number): FirstInvocation;
+  /**
+   * Function `fn`'s first invocation. `baseline`: as the baseline commit's bundle runs, under the
+   * roles it was deployed with (`baselineGrants`), not today's.
+   */
+  firstInvocation(fn: string, n: number, baseline?: boolean): FirstInvocation;
   /**
    * `count` receipt handles of real messages received from the reconcile queue (and held for the
    * queue's maximum visibility), so that a step's visibility change succeeds as it does in Lambda.
@@ -72,11 +80,28 @@ export type ColdEnds = {
   close(): Promise<void>;
 };
 
+/**
+ * Today's roles plus what the baseline commit's serverless.yml granted every function on the state
+ * table (one shared role: GetItem, PutItem, UpdateItem, DeleteItem, Query). The baseline's sweep reads
+ * state items one by one with GetItem, which today's sweep role does not grant; under today's roles
+ * alone its first invocation is refused, which measures nothing of its start.
+ */
+export function baselineGrants(extract: IamExtract): IamExtract {
+  const statement = {
+    Effect: 'Allow',
+    Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:Query'],
+    Resource: { 'Fn::GetAtt': ['StateTable', 'Arn'] },
+  };
+  const roles = Object.fromEntries(Object.entries(extract.roles).map(([id, role]) => [id, { ...role, statements: [...role.statements, statement] }]));
+  return { ...extract, roles };
+}
+
 /** Starts the local ends: an empty simulated cluster (HTTPS), the state table, the reconcile queue. */
 export async function startColdEnds(): Promise<ColdEnds> {
   const world = await SimWorld.start({ clock: new RealClock() });
   const front: TlsFront = await startTlsFront(world.url);
   const dynamo: EmbeddedDynamo = await startEmbeddedDynamo('bench-cold-state');
+  const baselineFront: IamFront = await startIamFront({ service: 'dynamodb', target: dynamo.backend, iam: localIam({ tableName: dynamo.tableName, extract: baselineGrants(loadIamExtract()) }) });
   const sqsServer: Server = await createSqsServer({ port: 0, hostname: '127.0.0.1' });
   const sqsEndpoint = `http://127.0.0.1:${(sqsServer.address() as AddressInfo).port}`;
   const sqs = new SQSClient({ endpoint: sqsEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
@@ -109,9 +134,10 @@ export async function startColdEnds(): Promise<ColdEnds> {
   };
   return {
     env,
-    firstInvocation: (fn, n) => {
+    firstInvocation: (fn, n, baseline = false) => {
       const first = firstInvocation(world, fn, n);
-      return { ...first, env: { ...first.env, AWS_ACCESS_KEY_ID: dynamo.identities.iam.credentialsOf(fn).accessKeyId } };
+      const endpoint: Record<string, string> = baseline ? { AWS_ENDPOINT_URL_DYNAMODB: baselineFront.endpoint } : {};
+      return { ...first, env: { ...first.env, ...endpoint, AWS_ACCESS_KEY_ID: dynamo.identities.iam.credentialsOf(fn).accessKeyId } };
     },
     receipts: async (count) => {
       const handles: string[] = [];
@@ -129,6 +155,7 @@ export async function startColdEnds(): Promise<ColdEnds> {
       sqs.destroy();
       await front.close();
       await world.stop();
+      await baselineFront.close();
       await dynamo.close();
       sqsServer.closeAllConnections?.();
       await new Promise((resolve) => sqsServer.close(resolve));

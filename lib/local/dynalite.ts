@@ -17,6 +17,8 @@ import { listenOnLoopback, type LoopbackServer } from './loopback.js';
  */
 export type EmbeddedDynamo = {
   readonly endpoint: string;
+  /** dynalite's own endpoint behind the front (for a second front with other roles, as the benchmarks' baseline needs). */
+  readonly backend: string;
   readonly client: DynamoDBClient;
   readonly tableName: string;
   readonly identities: FunctionIdentities;
@@ -43,6 +45,7 @@ export async function startEmbeddedDynamo(tableName = LOCAL_TABLE, iam: LocalIam
   const identities = new FunctionIdentities(iam, front.endpoint);
   return {
     endpoint: front.endpoint,
+    backend: server.endpoint,
     client,
     tableName,
     identities,
