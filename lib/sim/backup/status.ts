@@ -59,6 +59,32 @@ export class CrClient {
     }
   }
 
+  /**
+   * Records an Event on the custom resource as the pod's recorder does (component `component`):
+   * best effort — a refused or failed create is dropped, as client-go's recorder drops it.
+   */
+  event(obj: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string, component: string): void {
+    const ns = obj.metadata.namespace ?? '';
+    if (!authorize(this.store, this.user, { verb: 'create', apiGroup: '', resource: 'events', name: '', namespace: ns }).allowed) return;
+    const at = rfc3339(this.store.clock.nowMs());
+    try {
+      this.store.create('Event', {
+        metadata: { generateName: `${obj.metadata.name ?? ''}.`, namespace: ns },
+        involvedObject: { kind: obj.kind, apiVersion: obj.apiVersion, namespace: ns, name: obj.metadata.name, uid: obj.metadata.uid },
+        type,
+        reason,
+        message,
+        source: { component },
+        reportingComponent: component,
+        firstTimestamp: at,
+        lastTimestamp: at,
+        count: 1,
+      });
+    } catch {
+      // client-go's recorder never fails its caller.
+    }
+  }
+
   private check(verb: string, kind: string, namespace: string, name: string): void {
     const resource = PLURALS[kind] ?? kind.toLowerCase();
     const decision = authorize(this.store, this.user, { verb, apiGroup: 'pingcap.com', resource, name, namespace });
