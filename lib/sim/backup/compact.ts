@@ -26,7 +26,7 @@ import { type S3Location, StorageSetupError, keyUnder, podCredentials, s3Locatio
 
 // tikv-ctl's start-up (base64ify, loading the storage) and its compaction throughput in the simulation.
 const COMPACT_STARTUP_MS = 5_000;
-const COMPACT_BYTES_PER_MS = (50 * 1024 * 1024) / 1000;
+const COMPACT_BYTES_PER_MS = (10 * 1024 * 1024) / 1000;
 // v1's progressDebounceDuration.
 const PROGRESS_DEBOUNCE_MS = 3_000;
 

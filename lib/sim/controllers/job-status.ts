@@ -97,3 +97,12 @@ export function pastBackoffLimitOnFailure(job: KubeObject, pods: readonly KubeOb
   }
   return limit === 0 ? restarts > 0 : restarts >= limit;
 }
+
+/**
+ * The failure a Job already decided (its `FailureTarget=True` condition): once set it holds until the
+ * Job is Failed, even when what caused it is gone (the OnFailure pod whose restarts counted is deleted).
+ */
+export function failureTargetOf(status: Record<string, unknown>): { reason: string; message: string } | undefined {
+  const target = ((status.conditions ?? []) as JobCondition[]).find((c) => c.type === 'FailureTarget' && c.status === 'True');
+  return target === undefined ? undefined : { reason: target.reason ?? '', message: target.message ?? '' };
+}

@@ -20,6 +20,7 @@ import {
   JOB_TRACKING_FINALIZER,
   type JobCondition,
   failureOf,
+  failureTargetOf,
   isJobFinished,
   isPodActive,
   isPodFailed,
@@ -78,7 +79,7 @@ export class JobController {
     const live = this.store.list('Pod', namespace, (p) => isControlledBy(p, job.metadata.uid));
     const active = live.filter(isPodActive);
     const terminating = live.filter((p) => p.metadata.deletionTimestamp !== undefined && !isPodSucceeded(p) && p.status?.phase !== 'Failed');
-    const failure = failureOf({ ...job, status }, counted.failed, nowMs) ?? (pastBackoffLimitOnFailure(job, active) ? BACKOFF_LIMIT_EXCEEDED : undefined);
+    const failure = failureOf({ ...job, status }, counted.failed, nowMs) ?? failureTargetOf(status) ?? (pastBackoffLimitOnFailure(job, active) ? BACKOFF_LIMIT_EXCEEDED : undefined);
     let conditions = (status.conditions ?? []) as JobCondition[];
     const completions = typeof job.spec?.completions === 'number' ? job.spec.completions : 1;
     const succeededEnough = counted.succeeded >= completions;
