@@ -25,6 +25,8 @@ export class CrAccessError extends Error {
 
 /** The pod's view of its custom resource through the API server. */
 export class CrClient {
+  private events = 0;
+
   constructor(
     private readonly store: ObjectStore,
     private readonly user: RbacUser,
@@ -69,7 +71,8 @@ export class CrClient {
     const at = rfc3339(this.store.clock.nowMs());
     try {
       this.store.create('Event', {
-        metadata: { generateName: `${obj.metadata.name ?? ''}.`, namespace: ns },
+        // client-go's recorder names an Event `<object>.<unix nanoseconds in hex>`.
+        metadata: { name: `${obj.metadata.name ?? ''}.${(BigInt(this.store.clock.nowMs()) * 1_000_000n + BigInt(this.events++)).toString(16)}`, namespace: ns },
         involvedObject: { kind: obj.kind, apiVersion: obj.apiVersion, namespace: ns, name: obj.metadata.name, uid: obj.metadata.uid },
         type,
         reason,
