@@ -98,8 +98,9 @@ function create(draft: CompactDraft, snap: CompactSnapshot, compact: CompactBack
   if (problem !== undefined || snap.tc === undefined) {
     const message = problem ?? '';
     draft.status = withRetryRecord(draft.status, message, snap.nowMs);
+    // Come back when the next attempt is allowed (or, past maxRetryTimes, at once to fail it) — not on an echo of this write.
     const next = retryGate(draft.status, spec.maxRetryTimes ?? 0, snap.nowMs);
-    if (next.kind === 'backoff') wakeAt(draft, next.dueAtMs);
+    wakeAt(draft, next.kind === 'backoff' ? next.dueAtMs : snap.nowMs);
     return note(draft, 'Create', wait(`cannot build Job ${name}: ${message}`));
   }
   draft.jobActions.push(createJob(buildCompactJob(compact, snap.tc, snap.managerImage)));

@@ -125,6 +125,14 @@ describe('CompactBackup retries', () => {
     // Assess
     expect(writtenStatus(plan)).toEqual({ state: 'RetryFailed', message: 'tidbcluster.pingcap.com "basic" not found', backoffRetryStatus: [{ retryNum: 0, detectFailedAt: '2026-01-01T00:00:00Z', retryReason: 'tidbcluster.pingcap.com "basic" not found' }] });
     expect(created(plan)).toEqual([]);
+    expect(plan.nextWakeAtMs).toBe(T0);
+  });
+
+  it('a second build error is woken when its 20 s back-off ends', () => {
+    const records = [{ retryNum: 0, detectFailedAt: '2025-12-31T23:59:00Z', retryReason: 'x' }];
+    const plan = planCompactBackup(snap(compact({}, { state: 'RetryFailed', backoffRetryStatus: records }), { tc: undefined }));
+    expect(writtenStatus(plan)?.backoffRetryStatus?.map((r) => r.retryNum)).toEqual([0, 1]);
+    expect(plan.nextWakeAtMs).toBe(T0 + 20_000);
   });
 
   it("an S3 Secret without its keys is a RetryFailed record with v1's wording", () => {
