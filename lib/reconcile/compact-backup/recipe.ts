@@ -92,21 +92,30 @@ function planExistingJob(draft: CompactDraft, snap: CompactSnapshot, compact: Co
 function create(draft: CompactDraft, snap: CompactSnapshot, compact: CompactBackup): Outcome {
   const ns = compact.metadata.namespace ?? '';
   const name = compact.metadata.name ?? '';
-  const spec = compact.spec ?? {};
-  const secret = s3SecretProblem(ns, spec.s3, snap.s3SecretKeys);
-  const problem = secret !== undefined ? `compact ${ns}/${name}, ${secret.message}` : snap.tc === undefined ? `tidbcluster.pingcap.com "${spec.br?.cluster ?? ''}" not found` : undefined;
-  if (problem !== undefined || snap.tc === undefined) {
+  const tc = snap.tc;
+  const problem = buildProblem(snap, compact);
+  if (problem !== undefined || tc === undefined) {
     const message = problem ?? '';
     draft.status = withRetryRecord(draft.status, message, snap.nowMs);
     // Come back when the next attempt is allowed (or, past maxRetryTimes, at once to fail it) — not on an echo of this write.
-    const next = retryGate(draft.status, spec.maxRetryTimes ?? 0, snap.nowMs);
+    const next = retryGate(draft.status, compact.spec?.maxRetryTimes ?? 0, snap.nowMs);
     wakeAt(draft, next.kind === 'backoff' ? next.dueAtMs : snap.nowMs);
     return note(draft, 'Create', wait(`cannot build Job ${name}: ${message}`));
   }
-  draft.jobActions.push(createJob(buildCompactJob(compact, snap.tc, snap.managerImage)));
+  draft.jobActions.push(createJob(buildCompactJob(compact, tc, snap.managerImage)));
   draft.events.push(compactEvent(compact, 'Normal', 'SuccessfulCreate', `create job ${ns}/${name} for cluster ${COMPACT_JOB_INSTANCE} compactbackup successful`));
   draft.status = { ...draft.status, state: 'Prepare' };
   return note(draft, 'Create', wait(`Job ${name} created`));
+}
+
+/** Why `makeCompactJob` fails, in v1's words: the S3 Secret (`GenerateStorageCertEnv`), then the TidbCluster lookup. */
+function buildProblem(snap: CompactSnapshot, compact: CompactBackup): string | undefined {
+  const ns = compact.metadata.namespace ?? '';
+  const spec = compact.spec ?? {};
+  const secret = s3SecretProblem(ns, spec.s3, snap.s3SecretKeys);
+  if (secret !== undefined) return `compact ${ns}/${compact.metadata.name ?? ''}, ${secret.message}`;
+  if (snap.tc === undefined) return `tidbcluster.pingcap.com "${spec.br?.cluster ?? ''}" not found`;
+  return undefined;
 }
 
 /** v1's `OnJobFailed`: state Failed and a Warning Event; the message is kept (it holds the last failure), ours when there was none. */

@@ -57,12 +57,3 @@ export type CompactStatus = {
 /** A CompactBackup as read. */
 export type CompactBackup = KubeObject & { readonly spec?: CompactSpec; readonly status?: CompactStatus };
 
-/** The states v1 writes (`v1alpha1.BackupConditionType` strings). */
-export const COMPACT_STATE = {
-  scheduled: 'Scheduled',
-  prepare: 'Prepare',
-  running: 'Running',
-  retryFailed: 'RetryFailed',
-  complete: 'Complete',
-  failed: 'Failed',
-} as const;
