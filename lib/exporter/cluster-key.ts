@@ -9,6 +9,8 @@ import { formatClusterKey } from '../model/key.js';
 import { formatObjectKey } from '../model/object-key.js';
 import { shouldEnqueueBackup, shouldEnqueueRestore } from '../reconcile/backup/enqueue.js';
 import type { Backup, Restore } from '../reconcile/backup/types.js';
+import { shouldEnqueueCompact } from '../reconcile/compact-backup/enqueue.js';
+import type { CompactBackup } from '../reconcile/compact-backup/types.js';
 import { instanceLabelOf, LABEL, MANAGED_BY } from '../model/labels.js';
 import type { WatchedKind } from './resources.js';
 
@@ -40,7 +42,7 @@ const OTHER_RESOURCE_COMPONENTS: ReadonlySet<string> = new Set([
 export function clusterKeyOf(kind: WatchedKind, obj: KubeObject, k8sCluster: string, deleted = false): string | undefined {
   const namespace = obj.metadata.namespace;
   if (!namespace) return undefined;
-  if (kind === 'Backup' || kind === 'Restore' || kind === 'Job') return controllerKeyOf(kind, obj, k8sCluster, namespace, deleted);
+  if (kind === 'Backup' || kind === 'Restore' || kind === 'CompactBackup' || kind === 'Job') return controllerKeyOf(kind, obj, k8sCluster, namespace, deleted);
   const name = kind === 'TidbCluster' ? obj.metadata.name : ownerClusterName(obj);
   if (!name) return undefined;
   try {
@@ -66,19 +68,19 @@ function ownerClusterName(obj: KubeObject): string | undefined {
 }
 
 /**
- * The key of a Backup or Restore event (undefined when v1's handler would not enqueue it, §1.3, §2.2,
- * except that a deletion always counts),
- * or of a Job's: its controller ownerReference to a Backup or Restore (v1 resolves Job events the same
+ * The key of a Backup, Restore or CompactBackup event (undefined when v1's handler would not enqueue
+ * it, §1.3, §2.2, §3.5, except that a deletion always counts),
+ * or of a Job's: its controller ownerReference to a Backup, Restore or CompactBackup (v1 resolves Job events the same
  * way, `backup_controller.go:246-280`). A Job event always counts: its failure is what the step retries.
  */
-function controllerKeyOf(kind: 'Backup' | 'Restore' | 'Job', obj: KubeObject, k8sCluster: string, namespace: string, deleted: boolean): string | undefined {
-  let owner: { kind: 'Backup' | 'Restore'; name: string } | undefined;
+function controllerKeyOf(kind: 'Backup' | 'Restore' | 'CompactBackup' | 'Job', obj: KubeObject, k8sCluster: string, namespace: string, deleted: boolean): string | undefined {
+  let owner: { kind: 'Backup' | 'Restore' | 'CompactBackup'; name: string } | undefined;
   if (kind === 'Job') {
     const ref = (obj.metadata.ownerReferences ?? []).find((r) => r.controller === true && r.apiVersion.startsWith('pingcap.com/'));
-    if (ref !== undefined && (ref.kind === 'Backup' || ref.kind === 'Restore')) owner = { kind: ref.kind, name: ref.name };
+    if (ref !== undefined && (ref.kind === 'Backup' || ref.kind === 'Restore' || ref.kind === 'CompactBackup')) owner = { kind: ref.kind, name: ref.name };
   } else {
     // A deleted object is always worth a step: its step finds it gone and forgets the key.
-    const wanted = deleted || (kind === 'Backup' ? shouldEnqueueBackup(obj as Backup) : shouldEnqueueRestore(obj as Restore));
+    const wanted = deleted || wantsStep(kind, obj);
     if (wanted && obj.metadata.name) owner = { kind, name: obj.metadata.name };
   }
   if (owner === undefined) return undefined;
@@ -87,4 +89,11 @@ function controllerKeyOf(kind: 'Backup' | 'Restore' | 'Job', obj: KubeObject, k8
   } catch {
     return undefined;
   }
+}
+
+/** Whether a (not deleted) event of a controller's own kind is worth a step, as v1's event handlers decide. */
+function wantsStep(kind: 'Backup' | 'Restore' | 'CompactBackup', obj: KubeObject): boolean {
+  if (kind === 'Backup') return shouldEnqueueBackup(obj as Backup);
+  if (kind === 'Restore') return shouldEnqueueRestore(obj as Restore);
+  return shouldEnqueueCompact(obj as CompactBackup);
 }

@@ -12,7 +12,7 @@
  *   condition's `type` and `status` (not its probe/transition times or message), and each (init)
  *   container status's `name`, `ready`, `started`, `restartCount` and state (`running`,
  *   `waiting:<reason>`, `terminated:<reason>`) — not timestamps, image IDs or container IDs;
- * - Backup and Restore: labels, annotations, finalizers, `deletionTimestamp`, spec and status (the
+ * - Backup, Restore and CompactBackup: labels, annotations, finalizers, `deletionTimestamp`, spec and status (the
  *   Job pod writes status: its progress is a trigger);
  * - Job: labels, ownerReferences, finalizers, `deletionTimestamp`, each condition's `type` and
  *   `status`, and `status.active`;
@@ -38,6 +38,7 @@ export function meaningfulView(kind: WatchedKind, obj: KubeObject): Json {
       return { meta: metaView(obj), spec: podSpecView(obj.spec), status: podStatusView(obj.status) };
     case 'Backup':
     case 'Restore':
+    case 'CompactBackup':
       // The Job pod writes their status (v1's second status writer): its progress is a trigger.
       return { meta: metaView(obj), generation: obj.metadata.generation, spec: obj.spec, status: obj.status ?? null };
     case 'Job':

@@ -1,19 +1,21 @@
 /**
  * The controllers a deployment runs beside the TidbCluster's, as TiDB Operator's controller manager
- * runs its backup and restore controllers in the same process: each built with the reads it needs.
+ * runs its backup, restore and compact-backup controllers in the same process: each built with the reads it needs.
  */
 
 import type { ObjectReader } from '../kube/port.js';
 import type { ControllerSet } from '../step/controller.js';
 import type { ClusterClients } from './clients.js';
 import { backupController } from './backup-controller.js';
+import { compactBackupController } from './compact-backup-controller.js';
 import { restoreController } from './restore-controller.js';
 
-/** The Backup and Restore controllers over `objects` (and, for the Restore's fresh-target check, the clients' TiDB schema reads). */
+/** The Backup, Restore and CompactBackup controllers over `objects` (and, for the Restore's fresh-target check, the clients' TiDB schema reads). */
 export function backupControllers(objects: ObjectReader, clients: ClusterClients): ControllerSet {
   const schema = clients.tidbSchema?.bind(clients);
   return {
     Backup: backupController({ objects }) as ControllerSet['Backup'],
     Restore: restoreController({ objects, ...(schema ? { schema } : {}) }) as ControllerSet['Restore'],
+    CompactBackup: compactBackupController({ objects }) as ControllerSet['CompactBackup'],
   };
 }

@@ -48,6 +48,9 @@ const BACKUP_CONTROLLER_GRANTS = [
   usageKey('update', 'pingcap.com', 'backups'),
   usageKey('get', 'pingcap.com', 'restores'),
   usageKey('update', 'pingcap.com', 'restores'),
+  usageKey('get', 'pingcap.com', 'compactbackups'),
+  usageKey('update', 'pingcap.com', 'compactbackups'),
+  usageKey('get', 'batch', 'jobs'),
   usageKey('list', 'batch', 'jobs'),
   usageKey('create', 'batch', 'jobs'),
   usageKey('delete', 'batch', 'jobs'),
@@ -101,7 +104,7 @@ describe('infra RBAC against what the functions use', () => {
       for (const resource of watchedResources()) {
         // A world without the backup CRDs answers their LIST 404 — after authorising it, as kube-apiserver does.
         const page = await source.list(resource, { limit: 10 }).catch((err: unknown) => {
-          if (err instanceof NotFoundError && ['Backup', 'Restore', 'Job'].includes(resource.kind)) return { resourceVersion: '0' };
+          if (err instanceof NotFoundError && ['Backup', 'Restore', 'CompactBackup', 'Job'].includes(resource.kind)) return { resourceVersion: '0' };
           throw err;
         });
         const abort = new AbortController();

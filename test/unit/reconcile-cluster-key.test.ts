@@ -45,6 +45,11 @@ describe('backup controllers: Backup, Restore and Job events map to kinded keys'
     { name: 'a Job owned by a Restore maps to that Restore', kind: 'Job' as const, obj: owned('Restore', 'r1'), key: 'Restore:eks/demo/r1' },
     { name: 'a Job owned by anything else maps to nothing', kind: 'Job' as const, obj: owned('CronJob', 'c1'), key: undefined },
     { name: 'a new Restore is its own Restore key', kind: 'Restore' as const, obj: { metadata: { namespace: 'demo', name: 'r1' } }, key: 'Restore:eks/demo/r1' },
+    { name: 'a new CompactBackup is its own CompactBackup key', kind: 'CompactBackup' as const, obj: { metadata: { namespace: 'demo', name: 'c1' } }, key: 'CompactBackup:eks/demo/c1' },
+    { name: 'a RetryFailed CompactBackup is enqueued (its retry is due after the back-off)', kind: 'CompactBackup' as const, obj: { metadata: { namespace: 'demo', name: 'c1' }, status: { state: 'RetryFailed' } }, key: 'CompactBackup:eks/demo/c1' },
+    { name: 'a Complete CompactBackup is dropped (v1 updateCompact)', kind: 'CompactBackup' as const, obj: { metadata: { namespace: 'demo', name: 'c1' }, status: { state: 'Complete' } }, key: undefined },
+    { name: 'a Failed CompactBackup is dropped (v1 updateCompact)', kind: 'CompactBackup' as const, obj: { metadata: { namespace: 'demo', name: 'c1' }, status: { state: 'Failed' } }, key: undefined },
+    { name: 'a Job owned by a CompactBackup maps to that CompactBackup', kind: 'Job' as const, obj: owned('CompactBackup', 'c1'), key: 'CompactBackup:eks/demo/c1' },
   ])('$name', ({ kind, obj, key }) => {
     expect(clusterKeyOf(kind, obj as never, 'eks')).toBe(key);
   });

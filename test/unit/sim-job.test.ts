@@ -186,6 +186,28 @@ describe('Job controller', () => {
     // Assert
     expect(job.spec).toMatchObject({ completions: 1, parallelism: 1, backoffLimit: 6, completionMode: 'NonIndexed', suspend: false, podReplacementPolicy: 'TerminatingOrFailed' });
   });
+  it.each([
+    { name: 'backoffLimit 2: fails at the second restart (the first is immediate, the second after the kubelet\'s 10 s back-off), its one pod deleted and counted', backoffLimit: 2, beforeS: 19, afterS: 23 },
+    { name: 'backoffLimit 0: fails at the first restart', backoffLimit: 0, beforeS: 5, afterS: 8 },
+  ])('restartPolicy OnFailure — $name (pastBackoffLimitOnFailure)', async ({ backoffLimit, beforeS, afterS }) => {
+    // Prepare: a container that exits 1 after 5 s, restarted in place by the kubelet.
+    const w = world();
+    const job = newJob('exit/1/5', { backoffLimit });
+    (job.spec as { template: { spec: { restartPolicy: string } } }).template.spec.restartPolicy = 'OnFailure';
+    w.store.create('Job', job);
+
+    // Act
+    await w.clock.advance(beforeS * 1000);
+    const before = conditionTypes(w.job());
+    await w.clock.advance((afterS - beforeS) * 1000);
+
+    // Assert: not failed while restarts are below the limit; then Failed BackoffLimitExceeded with no pod left and no new pod.
+    expect(before).not.toContain('Failed');
+    expect(conditionTypes(w.job())).toEqual(['FailureTarget', 'Failed']);
+    expect(((w.job().status?.conditions ?? []) as { reason?: string }[]).map((c) => c.reason)).toEqual(['BackoffLimitExceeded', 'BackoffLimitExceeded']);
+    expect(w.job().status?.failed).toBe(1);
+    expect(w.created).toHaveLength(1);
+  });
 });
 
 describe('printJob', () => {

@@ -61,7 +61,8 @@ function storageMissing(spec: BackupSpec | RestoreSpec, where: string): string |
   return `no storage provider is configured ${where}`;
 }
 
-function validateS3(s3: S3Storage, where: string): string | undefined {
+/** The first problem of an `s3` storage block (bucket, endpoint), v1's messages; undefined when usable. */
+export function validateS3(s3: S3Storage, where: string): string | undefined {
   const bucket = s3.bucket ?? bucketOfPath(s3.path);
   if (bucket === undefined || bucket === '') return `bucket should be configured for BR ${where}`;
   const endpoint = s3.endpoint ?? '';

@@ -3,13 +3,14 @@
  * tag) runs the sub-command its args name, as v1's cmd/backup-manager does —
  * `backup --namespace --backupName [--tikvVersion] --mode=snapshot|log [--subcommand …]
  * [--cluster-tls=true]`, `restore --namespace --restoreName --mode=snapshot|pitr [--pitrRestoredTs]`,
- * `clean --namespace --backupName` — reading and writing its custom resource as the pod's service
- * account. Modes the simulation does not model (volume-snapshot, Dumpling `export`, `import`,
- * `compact`) exit 1 saying so.
+ * `clean --namespace --backupName`, `compact --namespace --resourceName` — reading and writing its
+ * custom resource as the pod's service account. Modes the simulation does not model
+ * (volume-snapshot, Dumpling `export`, `import`) exit 1 saying so.
  */
 import type { KubeObject } from '../object.js';
 import type { ContainerRuntime, ProcessHooks, SimProcess } from '../runtime.js';
 import type { BackupContext } from './cluster.js';
+import { compactRun } from './compact.js';
 import { logBackup } from './log-backup.js';
 import type { LogTasks } from './log-tasks.js';
 import { type Script, ScriptProcess } from './process.js';
@@ -59,6 +60,7 @@ export class BackupManagerRuntime implements ContainerRuntime {
     if (command === 'backup' && flags.mode === 'log') return yield* logBackup(this.ctx, this.tasks, pod, client, flags, container);
     if (command === 'restore' && (flags.mode === 'snapshot' || flags.mode === 'pitr' || flags.mode === undefined)) return yield* restoreRun(this.ctx, pod, client, flags, container);
     if (command === 'clean') return yield* cleanBackup(this.ctx, pod, client, flags, container);
+    if (command === 'compact') return yield* compactRun(this.ctx, pod, client, flags);
     throw new Error(`backup-manager ${command} ${flags.mode ? `--mode=${flags.mode} ` : ''}is not simulated`);
   }
 }

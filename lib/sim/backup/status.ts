@@ -25,6 +25,8 @@ export class CrAccessError extends Error {
 
 /** The pod's view of its custom resource through the API server. */
 export class CrClient {
+  private events = 0;
+
   constructor(
     private readonly store: ObjectStore,
     private readonly user: RbacUser,
@@ -56,6 +58,33 @@ export class CrClient {
       } catch (err) {
         if (!(err instanceof ApiError && err.code === 409) || attempt >= 4) throw err;
       }
+    }
+  }
+
+  /**
+   * Records an Event on the custom resource as the pod's recorder does (component `component`):
+   * best effort — a refused or failed create is dropped, as client-go's recorder drops it.
+   */
+  event(obj: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string, component: string): void {
+    const ns = obj.metadata.namespace ?? '';
+    if (!authorize(this.store, this.user, { verb: 'create', apiGroup: '', resource: 'events', name: '', namespace: ns }).allowed) return;
+    const at = rfc3339(this.store.clock.nowMs());
+    try {
+      this.store.create('Event', {
+        // client-go's recorder names an Event `<object>.<unix nanoseconds in hex>`.
+        metadata: { name: `${obj.metadata.name ?? ''}.${(BigInt(this.store.clock.nowMs()) * 1_000_000n + BigInt(this.events++)).toString(16)}`, namespace: ns },
+        involvedObject: { kind: obj.kind, apiVersion: obj.apiVersion, namespace: ns, name: obj.metadata.name, uid: obj.metadata.uid },
+        type,
+        reason,
+        message,
+        source: { component },
+        reportingComponent: component,
+        firstTimestamp: at,
+        lastTimestamp: at,
+        count: 1,
+      });
+    } catch {
+      // client-go's recorder never fails its caller.
     }
   }
 

@@ -78,3 +78,31 @@ export function failureOf(job: KubeObject, failed: number, nowMs: number): { rea
   }
   return undefined;
 }
+
+/**
+ * With `restartPolicy: OnFailure` a failing container restarts inside its pod, so the pod never
+ * fails: the Job controller counts the restarts of its Pending / Running pods' (init) containers
+ * instead, and the Job has failed once they reach `backoffLimit` (any restart when it is 0) —
+ * kubernetes pkg/controller/job/job_controller.go `pastBackoffLimitOnFailure`.
+ */
+export function pastBackoffLimitOnFailure(job: KubeObject, pods: readonly KubeObject[]): boolean {
+  const template = (job.spec?.template ?? {}) as { spec?: { restartPolicy?: string } };
+  if (template.spec?.restartPolicy !== 'OnFailure') return false;
+  const limit = typeof job.spec?.backoffLimit === 'number' ? job.spec.backoffLimit : 6;
+  let restarts = 0;
+  for (const pod of pods) {
+    if (pod.status?.phase !== 'Running' && pod.status?.phase !== 'Pending') continue;
+    const statuses = [...((pod.status?.initContainerStatuses ?? []) as { restartCount?: number }[]), ...((pod.status?.containerStatuses ?? []) as { restartCount?: number }[])];
+    for (const s of statuses) restarts += s.restartCount ?? 0;
+  }
+  return limit === 0 ? restarts > 0 : restarts >= limit;
+}
+
+/**
+ * The failure a Job already decided (its `FailureTarget=True` condition): once set it holds until the
+ * Job is Failed, even when what caused it is gone (the OnFailure pod whose restarts counted is deleted).
+ */
+export function failureTargetOf(status: Record<string, unknown>): { reason: string; message: string } | undefined {
+  const target = ((status.conditions ?? []) as JobCondition[]).find((c) => c.type === 'FailureTarget' && c.status === 'True');
+  return target === undefined ? undefined : { reason: target.reason ?? '', message: target.message ?? '' };
+}

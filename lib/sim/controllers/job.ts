@@ -4,7 +4,8 @@
  * and carrying the job-tracking finalizer until they are counted; at most `parallelism` active pods
  * until `completions` have succeeded; a failed pod (phase Failed, or deleted before succeeding —
  * an eviction or `kubectl delete pod`) is replaced after a back-off of 10 s doubling per failure
- * (cap 6 min) until `failed > backoffLimit` (BackoffLimitExceeded) or `activeDeadlineSeconds` has
+ * (cap 6 min) until `failed > backoffLimit` — with restartPolicy OnFailure, until its pods' container
+ * restarts reach it — (BackoffLimitExceeded) or `activeDeadlineSeconds` has
  * passed since `startTime` (DeadlineExceeded). As since Kubernetes 1.31, the terminal condition comes
  * in two steps: first FailureTarget / SuccessCriteriaMet (the active pods are deleted), then Failed /
  * Complete once no pod of the Job is left running or terminating; `completionTime` is set on
@@ -19,14 +20,18 @@ import {
   JOB_TRACKING_FINALIZER,
   type JobCondition,
   failureOf,
+  failureTargetOf,
   isJobFinished,
   isPodActive,
   isPodFailed,
   isPodSucceeded,
+  pastBackoffLimitOnFailure,
   podBackoffMs,
   podFinishedAtMs,
   withCondition,
 } from './job-status.js';
+
+const BACKOFF_LIMIT_EXCEEDED = { reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' };
 
 /** The in-memory back-off record of one Job (as the controller's backoffRecordStore). */
 type BackoffRecord = { uid: string; failuresAfterLastSuccess: number; lastFailureAtMs: number };
@@ -74,7 +79,7 @@ export class JobController {
     const live = this.store.list('Pod', namespace, (p) => isControlledBy(p, job.metadata.uid));
     const active = live.filter(isPodActive);
     const terminating = live.filter((p) => p.metadata.deletionTimestamp !== undefined && !isPodSucceeded(p) && p.status?.phase !== 'Failed');
-    const failure = failureOf({ ...job, status }, counted.failed, nowMs);
+    const failure = failureOf({ ...job, status }, counted.failed, nowMs) ?? failureTargetOf(status) ?? (pastBackoffLimitOnFailure(job, active) ? BACKOFF_LIMIT_EXCEEDED : undefined);
     let conditions = (status.conditions ?? []) as JobCondition[];
     const completions = typeof job.spec?.completions === 'number' ? job.spec.completions : 1;
     const succeededEnough = counted.succeeded >= completions;

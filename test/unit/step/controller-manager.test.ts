@@ -17,6 +17,7 @@ describe('object keys: the TidbCluster key unchanged, every other kind prefixed'
     { name: 'a key without a prefix is a TidbCluster', key: 'eks-prod/demo/basic', kind: 'TidbCluster' },
     { name: 'a Backup key carries its kind', key: 'Backup:eks-prod/demo/b1', kind: 'Backup' },
     { name: 'a Restore key carries its kind', key: 'Restore:eks-prod/demo/r1', kind: 'Restore' },
+    { name: 'a CompactBackup key carries its kind', key: 'CompactBackup:eks-prod/demo/c1', kind: 'CompactBackup' },
   ])('$name', ({ key, kind }) => {
     const parsed = parseObjectKey(key);
     expect(parsed).toMatchObject({ ok: true, kind });

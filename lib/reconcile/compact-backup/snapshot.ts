@@ -1,0 +1,64 @@
+/**
+ * What one CompactBackup step reads (`CompactSnapshot`) and how its rules build the step's one write
+ * of the object (`CompactDraft`): the CRD has no status subresource, so the status goes out as one
+ * full-object update under the observed resourceVersion, after the Job write — a 409 (the Job pod,
+ * v1's second status writer, wrote meanwhile) makes the next step re-read, never overwrite.
+ */
+
+import type { Action, EventAction } from '../../model/action.js';
+import type { TidbCluster } from '../../model/kube.js';
+import type { Outcome } from '../../model/outcome.js';
+import type { RuleResult } from '../../model/plan.js';
+import type { Job } from '../backup/types.js';
+import type { CompactBackup, CompactStatus } from './types.js';
+
+/**
+ * One step's reads. `tc` is the TidbCluster `br.cluster` names (undefined when missing); `job` the
+ * Job named like the CompactBackup (undefined when absent); `s3SecretKeys` the key names of
+ * `s3.secretName` (undefined = no such Secret, or none named).
+ */
+export type CompactSnapshot = {
+  readonly nowMs: number;
+  readonly compact: CompactBackup | undefined;
+  readonly tc: TidbCluster | undefined;
+  readonly job: Job | undefined;
+  readonly s3SecretKeys: readonly string[] | undefined;
+  readonly managerImage: string;
+};
+
+/** The step's pending write and its other actions, as rules add to them. */
+export type CompactDraft = {
+  status: CompactStatus;
+  readonly jobActions: Action[];
+  readonly events: EventAction[];
+  readonly results: RuleResult[];
+  wakeAtMs: number | undefined;
+};
+
+/** A fresh draft of the observed object. */
+export function draftOf(compact: CompactBackup): CompactDraft {
+  return { status: { ...(compact.status ?? {}) }, jobActions: [], events: [], results: [], wakeAtMs: undefined };
+}
+
+/** Records a rule's outcome under its name. */
+export function note(draft: CompactDraft, rule: string, outcome: Outcome): Outcome {
+  draft.results.push({ rule, outcome });
+  return outcome;
+}
+
+/** Asks for the key to be woken at `atMs` (the earliest ask wins). */
+export function wakeAt(draft: CompactDraft, atMs: number): void {
+  if (draft.wakeAtMs === undefined || atMs < draft.wakeAtMs) draft.wakeAtMs = atMs;
+}
+
+/** An Event on the CompactBackup (v1's recorder reasons). */
+export function compactEvent(compact: CompactBackup, type: 'Normal' | 'Warning', reason: string, message: string): EventAction {
+  return {
+    kind: 'event',
+    type,
+    reason,
+    message,
+    object: { kind: 'CompactBackup', namespace: compact.metadata.namespace ?? '', name: compact.metadata.name ?? '' },
+    ...(compact.metadata.uid === undefined ? {} : { involvedUid: compact.metadata.uid }),
+  };
+}
