@@ -15,6 +15,7 @@ import { runAdminCommand } from '../../lib/cli/admin.js';
 import { writeEndpointFile } from '../../lib/local/admin-endpoint.js';
 import { type LocalStack, startLocalStack } from '../../lib/local/local-stack.js';
 import { silentLogger } from '../../lib/platform/logger.js';
+import { SqsDeadLetterRedrive } from '../../lib/queue/redrive.js';
 
 let stack: LocalStack;
 let stackFile: string;
@@ -85,4 +86,26 @@ describe('admin redrive on the local stack', () => {
     expect(dryRun.out).toContain('waiting: 1 message (0 in flight)');
     expect(dryRun.out).toMatch(/COMPLETED +moved 1 of 1/);
   }, 90_000);
+
+  it('the local SQS server keeps one running task per dead-letter queue, as SQS does', async () => {
+    // Prepare: the message of the test before waits in the dead-letter queue again.
+    const { client, deadLetterQueueUrl, deadLetterQueueArn } = stack.sqs;
+    const redrive = new SqsDeadLetterRedrive({ client, deadLetterQueueUrl, deadLetterQueueArn, destinationArn: deadLetterQueueArn.replace(/-dlq$/, '') });
+    // Act
+    await redrive.start(1);
+    const second = redrive.start();
+    // Assess
+    await expect(second).rejects.toThrow('There is already a task running. Only one active task is allowed for a source queue arn at a given time.');
+  }, 30_000);
+
+  it.each([
+    { name: 'a source that is no dead-letter queue, by SQS', as: 'deployer', error: 'InvalidParameterValue: Source queue must be configured as a Dead Letter Queue.' },
+    { name: 'the admin role on the reconcile queue, by IAM', as: 'admin', error: 'is not authorized to perform: sqs:StartMessageMoveTask on resource: arn:aws:sqs:us-east-1:000000000000:tidb-reconciler-reconcile' },
+  ])('a move task from the reconcile queue is refused: $name', async ({ as, error }) => {
+    const queueArn = stack.sqs.deadLetterQueueArn.replace(/-dlq$/, '');
+    const client = as === 'admin' ? stack.sqs.clientFor(stack.iam.credentialsOf('admin')) : stack.sqs.client;
+    const redrive = new SqsDeadLetterRedrive({ client, deadLetterQueueUrl: stack.sqs.queueUrl, deadLetterQueueArn: queueArn, destinationArn: stack.sqs.deadLetterQueueArn });
+    await expect(redrive.start()).rejects.toThrow(error);
+    if (as === 'admin') expect(stack.iam.denials.map((d) => d.action)).toEqual(['sqs:StartMessageMoveTask']);
+  }, 30_000);
 });
