@@ -15,6 +15,22 @@ import type { AdminRequest } from '../platform/admin-request.js';
 import type { RedriveRequest } from '../platform/redrive-request.js';
 import type { AdminTarget } from './admin-args.js';
 
+/**
+ * The alias every invoker of a deployed function uses (serverless.yml `custom.liveAlias.name`,
+ * scripts/osls-live-alias.cjs): a direct invoke of the admin function goes to it too, so a canary or
+ * a rollback applies to operators' calls as to the queue's.
+ */
+export const LIVE_ALIAS = 'live';
+
+/**
+ * The qualifier to invoke `functionName` with: none when it names a version or alias already
+ * (`name:7`, `name:blue`, or an ARN `arn:…:function:name:blue`), else the live alias.
+ */
+export function qualifierFor(functionName: string): string | undefined {
+  const afterFunction = functionName.includes('function:') ? functionName.slice(functionName.lastIndexOf('function:') + 'function:'.length) : functionName;
+  return afterFunction.includes(':') ? undefined : LIVE_ALIAS;
+}
+
 /** What came back: the function's answer, a function error, or a failed call. */
 export type InvokeOutcome =
   | { readonly kind: 'answer'; readonly answer: unknown }
@@ -94,7 +110,7 @@ async function invokeLambda(target: Extract<AdminTarget, { kind: 'lambda' }>, re
   });
   try {
     const out = await client.send(
-      new InvokeCommand({ FunctionName: target.functionName, InvocationType: 'RequestResponse', Payload: new TextEncoder().encode(JSON.stringify(request)) }),
+      new InvokeCommand({ FunctionName: target.functionName, Qualifier: qualifierFor(target.functionName), InvocationType: 'RequestResponse', Payload: new TextEncoder().encode(JSON.stringify(request)) }),
       { abortSignal: AbortSignal.timeout(timeoutMs) },
     );
     const text = out.Payload === undefined ? '' : new TextDecoder().decode(out.Payload);
