@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetQueueAttributesCommand, SendMessageCommand, SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, ListMessageMoveTasksCommand, SendMessageCommand, SetQueueAttributesCommand, StartMessageMoveTaskCommand } from '@aws-sdk/client-sqs';
 
 import { runAdminCommand } from '../../lib/cli/admin.js';
 import { writeEndpointFile } from '../../lib/local/admin-endpoint.js';
@@ -108,4 +108,19 @@ describe('admin redrive on the local stack', () => {
     await expect(redrive.start()).rejects.toThrow(error);
     if (as === 'admin') expect(stack.iam.denials.map((d) => d.action)).toEqual(['sqs:StartMessageMoveTask']);
   }, 30_000);
+
+  it('a move task without a destination returns each message to the queue it came from, as SQS does', async () => {
+    // Prepare: the malformed message is back in the dead-letter queue once more.
+    const { client, deadLetterQueueUrl, deadLetterQueueArn } = stack.sqs;
+    await until(async () => (await counts(deadLetterQueueUrl)).visible === 1 && !(await client.send(new ListMessageMoveTasksCommand({ SourceArn: deadLetterQueueArn }))).Results?.some((t) => t.Status === 'RUNNING'), 60_000);
+    // Act
+    await client.send(new StartMessageMoveTaskCommand({ SourceArn: deadLetterQueueArn }));
+    await until(async () => (await client.send(new ListMessageMoveTasksCommand({ SourceArn: deadLetterQueueArn }))).Results?.[0]?.Status !== 'RUNNING', 30_000);
+    // Assess
+    const [task] = (await client.send(new ListMessageMoveTasksCommand({ SourceArn: deadLetterQueueArn, MaxResults: 1 }))).Results ?? [];
+    expect(task).toEqual(expect.objectContaining({ Status: 'COMPLETED', ApproximateNumberOfMessagesMoved: 1 }));
+    expect(task?.DestinationArn).toBeUndefined();
+    expect(task?.FailureReason).toBeUndefined();
+  }, 120_000);
 });
+
