@@ -60,7 +60,7 @@ export const ADMIN_HELP = `Usage: tidb-reconciler admin <action> <namespace>/<na
        tidb-reconciler admin <action> -n <namespace> <name> [options]
        tidb-reconciler admin redrive [--dry-run | --status | --wait] [options]
 
-Invokes the admin function for one TidbCluster and prints its answer.
+Invokes the admin function for one TidbCluster (redrive: for the dead-letter queue) and prints its answer.
 
 Actions:
   status          the cluster's components, conditions, lease, deadlines and next wake-up
@@ -81,7 +81,8 @@ Where:
                      signed (SigV4) with your AWS credentials (the default provider chain). Every
                      action; the mutating ones need Kubernetes RBAC to let your access entry's user
                      patch tidbclusters in the namespace (README: "Admin actions: who may").
-  --function NAME    the deployed admin function by direct invoke: status and history only (a direct
+  --function NAME    the deployed admin function by direct invoke (its live alias unless NAME has a
+                     qualifier): status, history, redrive --dry-run and --status only (a direct
                      invoke carries no caller); needs --region (or AWS_REGION)
   --region R         the region (--function; --url when its host does not name one)
   --endpoint URL     a Lambda API endpoint other than AWS's for --function (e.g. LocalStack)
