@@ -12,15 +12,21 @@ import type { Context } from 'aws-lambda';
 import { EksAccessEntries } from '../lib/eks/client.js';
 import type { AccessEntries } from '../lib/eks/port.js';
 import { readAdminEvent } from '../lib/platform/admin-caller.js';
-import { runAdmin, type AdminResult } from '../lib/wiring/admin.js';
+import { runAdmin, type AdminAnswer } from '../lib/wiring/admin.js';
 import { lambdaSettings } from '../lib/wiring/lambda-env.js';
+import { redriveSettings } from '../lib/wiring/admin-redrive.js';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { withoutSdkLogging } from '../lib/queue/aws-call.js';
+import { SqsDeadLetterRedrive, type DeadLetterRedrive } from '../lib/queue/redrive.js';
 import { invocationOf, lambdaRuntime, type Runtime } from '../lib/wiring/ports.js';
 
 /**
- * What the handler is built from: `runtime` builds the ports (default: from the environment) and
- * `accessEntries` the EKS cluster's access entries (default: the EKS API for CLUSTER_NAME in AWS_REGION).
+ * What the handler is built from: `runtime` builds the ports (default: from the environment),
+ * `accessEntries` the EKS cluster's access entries (default: the EKS API for CLUSTER_NAME in
+ * AWS_REGION) and `redrive` the dead-letter redrive (default: SQS, the queues RECONCILE_DLQ_URL,
+ * RECONCILE_DLQ_ARN and RECONCILE_QUEUE_ARN name).
  */
-export type AdminHandlerOptions = { readonly runtime?: () => Runtime; readonly accessEntries?: () => AccessEntries };
+export type AdminHandlerOptions = { readonly runtime?: () => Runtime; readonly accessEntries?: () => AccessEntries; readonly redrive?: () => DeadLetterRedrive };
 
 /** A function URL's answer (payload format 2.0): the admin answer as the JSON body. */
 export type AdminUrlResponse = { readonly statusCode: number; readonly headers: Record<string, string>; readonly body: string };
@@ -33,10 +39,12 @@ export type AdminUrlResponse = { readonly statusCode: number; readonly headers: 
 export function createAdminHandler(options: AdminHandlerOptions = {}) {
   const build = options.runtime ?? (() => lambdaRuntime());
   const buildEntries = options.accessEntries ?? (() => eksAccessEntries(process.env));
+  const buildRedrive = options.redrive ?? (() => sqsRedrive(process.env));
   let runtime: Runtime | undefined;
   let entries: AccessEntries | undefined;
-  const deps = { getRuntime: (): Runtime => (runtime ??= build()), getAccessEntries: (): AccessEntries => (entries ??= buildEntries()) };
-  return middy<unknown, AdminResult | AdminUrlResponse, Error, Context>().handler(async (event, context) => {
+  let redrive: DeadLetterRedrive | undefined;
+  const deps = { getRuntime: (): Runtime => (runtime ??= build()), getAccessEntries: (): AccessEntries => (entries ??= buildEntries()), getRedrive: (): DeadLetterRedrive => (redrive ??= buildRedrive()) };
+  return middy<unknown, AdminAnswer | AdminUrlResponse, Error, Context>().handler(async (event, context) => {
     const read = readAdminEvent(event);
     if (read.kind === 'url-error') return urlResponse(read.statusCode, { ok: false, error: read.error });
     const result = await runAdmin(deps, read, invocationOf(context));
@@ -45,8 +53,13 @@ export function createAdminHandler(options: AdminHandlerOptions = {}) {
   });
 }
 
-function urlResponse(statusCode: number, result: AdminResult): AdminUrlResponse {
+function urlResponse(statusCode: number, result: AdminAnswer): AdminUrlResponse {
   return { statusCode, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(result) };
+}
+
+function sqsRedrive(env: NodeJS.ProcessEnv): DeadLetterRedrive {
+  const queues = redriveSettings(env);
+  return new SqsDeadLetterRedrive({ client: withoutSdkLogging(new SQSClient({ region: lambdaSettings(env).region })), ...queues });
 }
 
 function eksAccessEntries(env: NodeJS.ProcessEnv): AccessEntries {

@@ -10,6 +10,7 @@ import { didYouMean, parseArgsWithHints } from './suggest.js';
 import { ADMIN_COMPONENTS, isMutatingAction, MAX_HISTORY_LIMIT, parseAdminRequest, type AdminRequest } from '../platform/admin-request.js';
 import { durationOption } from '../platform/duration.js';
 import { LOCAL_STACK_FILE } from '../local/admin-endpoint.js';
+import { MAX_REDRIVE_PER_SECOND, parseRedriveRequest, type RedriveRequest } from '../platform/redrive-request.js';
 
 /** The command's actions, in the words an operator types, and the admin function action each sends. */
 export const CLI_ADMIN_ACTIONS = {
@@ -24,6 +25,12 @@ export const CLI_ADMIN_ACTIONS = {
 /** One of the command's action words. */
 export type CliAdminAction = keyof typeof CLI_ADMIN_ACTIONS;
 
+/** Every action word, the cluster actions and `redrive` (which names no cluster). */
+const ACTION_WORDS = [...Object.keys(CLI_ADMIN_ACTIONS), 'redrive'];
+
+/** The options only `redrive` takes. */
+const REDRIVE_FLAGS = ['dry-run', 'status', 'wait', 'max-per-second'] as const;
+
 /** How long the command waits for an answer unless `--timeout` says otherwise. */
 export const DEFAULT_ADMIN_TIMEOUT_MS = 90_000;
 
@@ -35,7 +42,9 @@ export type AdminTarget =
 
 /** A parsed command line: the validated request, its target, the answer's format and the time limit. */
 export type AdminCommand = {
-  readonly request: AdminRequest;
+  readonly request: AdminRequest | RedriveRequest;
+  /** redrive: after starting, follow the move task until it ends (or the time limit). */
+  readonly wait?: boolean;
   readonly target: AdminTarget;
   readonly json: boolean;
   /** `-o wide`: every column and every action in full, whatever the terminal's width. */
@@ -49,8 +58,9 @@ export type ParseAdminArgsResult = { readonly ok: true; readonly command: AdminC
 /** Help text of `admin`. */
 export const ADMIN_HELP = `Usage: tidb-reconciler admin <action> <namespace>/<name> [options]
        tidb-reconciler admin <action> -n <namespace> <name> [options]
+       tidb-reconciler admin redrive [--dry-run | --status | --wait] [options]
 
-Invokes the admin function for one TidbCluster and prints its answer.
+Invokes the admin function for one TidbCluster (redrive: for the dead-letter queue) and prints its answer.
 
 Actions:
   status          the cluster's components, conditions, lease, deadlines and next wake-up
@@ -59,13 +69,20 @@ Actions:
   pause | resume  set spec.paused true | false, then step
   force-upgrade   set tidb.pingcap.com/force-upgrade on the TidbCluster, then step (--component pd;
                   TiDB Operator v1 has a force upgrade for PD only)
+  redrive         (no cluster) move every message of the dead-letter queue back to the reconcile
+                  queue with an SQS message move task, printing SQS's approximate counts:
+                  --dry-run how many wait; --status the recent move tasks; --wait follow the task
+                  until it ends; --max-per-second N (1..${MAX_REDRIVE_PER_SECOND}; default: as SQS optimises).
+                  Starting one needs --url (or the local stack) and Kubernetes RBAC to patch
+                  tidbclusters in every namespace (docs/operations.md, "The dead-letter queue")
 
 Where:
   --url URL          the deployed admin function URL (serverless deploy prints it); the request is
                      signed (SigV4) with your AWS credentials (the default provider chain). Every
                      action; the mutating ones need Kubernetes RBAC to let your access entry's user
                      patch tidbclusters in the namespace (README: "Admin actions: who may").
-  --function NAME    the deployed admin function by direct invoke: status and history only (a direct
+  --function NAME    the deployed admin function by direct invoke (its live alias unless NAME has a
+                     qualifier): status, history, redrive --dry-run and --status only (a direct
                      invoke carries no caller); needs --region (or AWS_REGION)
   --region R         the region (--function; --url when its host does not name one)
   --endpoint URL     a Lambda API endpoint other than AWS's for --function (e.g. LocalStack)
@@ -87,7 +104,9 @@ Examples:
   tidb-reconciler admin history demo/basic
   tidb-reconciler admin history -n demo basic -o wide
   tidb-reconciler admin pause team-a/basic --url https://abc123.lambda-url.us-west-2.on.aws/
-  tidb-reconciler admin status demo/basic --function tidb-reconciler-prod-admin --region us-west-2`;
+  tidb-reconciler admin status demo/basic --function tidb-reconciler-prod-admin --region us-west-2
+  tidb-reconciler admin redrive --dry-run
+  tidb-reconciler admin redrive --wait --url https://abc123.lambda-url.us-west-2.on.aws/`;
 
 /** Parses the arguments after `admin`. `env` supplies AWS_REGION / AWS_DEFAULT_REGION for --region. */
 export function parseAdminArgs(args: readonly string[], env: NodeJS.ProcessEnv = {}): ParseAdminArgsResult {
@@ -99,8 +118,11 @@ export function parseAdminArgs(args: readonly string[], env: NodeJS.ProcessEnv =
   }
   const { values, positionals } = parsed;
   const [action, ref, ...extra] = positionals;
-  if (action === undefined) return fail('action', `the action is missing (one of ${Object.keys(CLI_ADMIN_ACTIONS).join(', ')})`);
-  if (!isCliAction(action)) return fail('action', `unknown action "${action}"${didYouMean(action, Object.keys(CLI_ADMIN_ACTIONS))} (one of ${Object.keys(CLI_ADMIN_ACTIONS).join(', ')})`);
+  if (action === undefined) return fail('action', `the action is missing (one of ${ACTION_WORDS.join(', ')})`);
+  if (action === 'redrive') return redriveCommand(ref, values, env);
+  if (!isCliAction(action)) return fail('action', `unknown action "${action}"${didYouMean(action, ACTION_WORDS)} (one of ${ACTION_WORDS.join(', ')})`);
+  const redriveFlag = REDRIVE_FLAGS.find((flag) => values[flag] !== undefined);
+  if (redriveFlag !== undefined) return fail(`--${redriveFlag}`, `--${redriveFlag} is for redrive only`);
   if (ref === undefined) return fail('cluster', 'the TidbCluster is missing: give it as <namespace>/<name> or -n <namespace> <name>');
   if (extra.length > 0) return fail('arguments', `unexpected argument "${extra[0]}"`);
   const cluster = clusterOf(ref, values.namespace);
@@ -123,6 +145,37 @@ export function parseAdminArgs(args: readonly string[], env: NodeJS.ProcessEnv =
     return fail('--timeout', (err as Error).message);
   }
   return { ok: true, command: { request: request.request, target: target.target, json: values.json === true || output === 'json', wide: output === 'wide', timeoutMs } };
+}
+
+/**
+ * `admin redrive [--dry-run | --status] [--wait] [--max-per-second N]`: no cluster (the dead-letter
+ * queue holds every cluster's messages); starting one needs the function URL (a verified caller).
+ */
+function redriveCommand(extra: string | undefined, values: Values, env: NodeJS.ProcessEnv): ParseAdminArgsResult {
+  if (extra !== undefined) return fail('arguments', `redrive takes no TidbCluster ("${extra}"): it moves every message of the dead-letter queue back to the reconcile queue`);
+  for (const flag of ['namespace', 'component', 'limit', 'output'] as const) {
+    if (values[flag] !== undefined) return fail(`--${flag}`, `--${flag} is not an option of redrive`);
+  }
+  if (values['dry-run'] === true && values.status === true) return fail('--dry-run', '--dry-run and --status are two different questions: give one');
+  const mode = values['dry-run'] === true ? 'dry-run' : values.status === true ? 'status' : 'start';
+  if (values.wait === true && mode !== 'start') return fail('--wait', '--wait follows a redrive it starts: not with --dry-run or --status');
+  const rateText = values['max-per-second'];
+  if (rateText !== undefined && mode !== 'start') return fail('--max-per-second', '--max-per-second is for starting a redrive only');
+  if (rateText !== undefined && !/^[0-9]+$/.test(rateText)) return fail('--max-per-second', `--max-per-second must be a whole number from 1 to ${MAX_REDRIVE_PER_SECOND}, got "${rateText}"`);
+  const request = parseRedriveRequest({ action: 'redrive', mode, ...(rateText === undefined ? {} : { maxPerSecond: Number(rateText) }) });
+  if (!request.ok) return fail(request.error.field === 'maxPerSecond' ? '--max-per-second' : request.error.field, request.error.message.replace(/^maxPerSecond/, '--max-per-second'));
+  const target = targetOf(values, env);
+  if ('error' in target) return fail(target.field, target.error);
+  if (target.target.kind === 'lambda' && mode === 'start') {
+    return fail('--function', 'redrive moves messages, so the admin function must know who asks: send it to the function URL with --url URL; --function (a direct invoke, no caller) takes --dry-run and --status only');
+  }
+  let timeoutMs: number;
+  try {
+    timeoutMs = durationOption('--timeout', values.timeout, DEFAULT_ADMIN_TIMEOUT_MS);
+  } catch (err) {
+    return fail('--timeout', (err as Error).message);
+  }
+  return { ok: true, command: { request: request.request, target: target.target, json: values.json === true, wide: false, timeoutMs, wait: values.wait === true } };
 }
 
 /** `<namespace>/<name>`, or a name with `-n <namespace>` as kubectl takes it; never both. */
@@ -153,6 +206,10 @@ function parseRaw(args: readonly string[]) {
       endpoint: { type: 'string' },
       local: { type: 'string' },
       timeout: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      status: { type: 'boolean' },
+      wait: { type: 'boolean' },
+      'max-per-second': { type: 'string' },
     },
   });
 }

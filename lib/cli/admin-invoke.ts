@@ -12,7 +12,24 @@ import { readCappedFetchText } from '../kube/answer-size.js';
 import { LAMBDA_RESPONSE_MAX_BYTES, readEndpointFile } from '../local/admin-endpoint.js';
 import { signAdminPost } from '../platform/admin-signing.js';
 import type { AdminRequest } from '../platform/admin-request.js';
+import type { RedriveRequest } from '../platform/redrive-request.js';
 import type { AdminTarget } from './admin-args.js';
+
+/**
+ * The alias every invoker of a deployed function uses (serverless.yml `custom.liveAlias.name`,
+ * scripts/osls-live-alias.cjs): a direct invoke of the admin function goes to it too, so a canary or
+ * a rollback applies to operators' calls as to the queue's.
+ */
+export const LIVE_ALIAS = 'live';
+
+/**
+ * The qualifier to invoke `functionName` with: none when it names a version or alias already
+ * (`name:7`, `name:blue`, or an ARN `arn:…:function:name:blue`), else the live alias.
+ */
+export function qualifierFor(functionName: string): string | undefined {
+  const afterFunction = functionName.includes('function:') ? functionName.slice(functionName.lastIndexOf('function:') + 'function:'.length) : functionName;
+  return afterFunction.includes(':') ? undefined : LIVE_ALIAS;
+}
 
 /** What came back: the function's answer, a function error, or a failed call. */
 export type InvokeOutcome =
@@ -21,7 +38,7 @@ export type InvokeOutcome =
   | { readonly kind: 'call-failed'; readonly error: string };
 
 /** Sends `request` to `target`, giving up after `timeoutMs`. Never throws. */
-export async function invokeAdmin(target: AdminTarget, request: AdminRequest, timeoutMs: number): Promise<InvokeOutcome> {
+export async function invokeAdmin(target: AdminTarget, request: AdminRequest | RedriveRequest, timeoutMs: number): Promise<InvokeOutcome> {
   switch (target.kind) {
     case 'lambda':
       return invokeLambda(target, request, timeoutMs);
@@ -36,7 +53,7 @@ export async function invokeAdmin(target: AdminTarget, request: AdminRequest, ti
   }
 }
 
-async function invokeUrl(target: Extract<AdminTarget, { kind: 'url' }>, request: AdminRequest, timeoutMs: number): Promise<InvokeOutcome> {
+async function invokeUrl(target: Extract<AdminTarget, { kind: 'url' }>, request: AdminRequest | RedriveRequest, timeoutMs: number): Promise<InvokeOutcome> {
   let credentials: AwsCredentialIdentity;
   // The SDK's default provider chain (environment, profile, SSO, instance/container role), as the AWS CLI uses.
   const client = new LambdaClient({ region: target.region });
@@ -55,7 +72,7 @@ async function invokeUrl(target: Extract<AdminTarget, { kind: 'url' }>, request:
  * the status (403: the caller may not); a body without `ok` is the URL's own refusal (`{Message}`) or
  * a function error (`{errorType, errorMessage}`).
  */
-async function postSigned(url: string, region: string, credentials: AwsCredentialIdentity, request: AdminRequest, timeoutMs: number, where: string): Promise<InvokeOutcome> {
+async function postSigned(url: string, region: string, credentials: AwsCredentialIdentity, request: AdminRequest | RedriveRequest, timeoutMs: number, where: string): Promise<InvokeOutcome> {
   const body = JSON.stringify(request);
   let res: Response;
   try {
@@ -83,7 +100,7 @@ async function postSigned(url: string, region: string, credentials: AwsCredentia
   return functionError(res.status >= 500 ? 'Unhandled' : `HTTP ${res.status}`, text);
 }
 
-async function invokeLambda(target: Extract<AdminTarget, { kind: 'lambda' }>, request: AdminRequest, timeoutMs: number): Promise<InvokeOutcome> {
+async function invokeLambda(target: Extract<AdminTarget, { kind: 'lambda' }>, request: AdminRequest | RedriveRequest, timeoutMs: number): Promise<InvokeOutcome> {
   const client = new LambdaClient({
     region: target.region,
     ...(target.endpoint === undefined ? {} : { endpoint: target.endpoint }),
@@ -93,7 +110,7 @@ async function invokeLambda(target: Extract<AdminTarget, { kind: 'lambda' }>, re
   });
   try {
     const out = await client.send(
-      new InvokeCommand({ FunctionName: target.functionName, InvocationType: 'RequestResponse', Payload: new TextEncoder().encode(JSON.stringify(request)) }),
+      new InvokeCommand({ FunctionName: target.functionName, Qualifier: qualifierFor(target.functionName), InvocationType: 'RequestResponse', Payload: new TextEncoder().encode(JSON.stringify(request)) }),
       { abortSignal: AbortSignal.timeout(timeoutMs) },
     );
     const text = out.Payload === undefined ? '' : new TextDecoder().decode(out.Payload);
@@ -106,7 +123,7 @@ async function invokeLambda(target: Extract<AdminTarget, { kind: 'lambda' }>, re
   }
 }
 
-async function invokeLocal(stackFile: string, request: AdminRequest, timeoutMs: number): Promise<InvokeOutcome> {
+async function invokeLocal(stackFile: string, request: AdminRequest | RedriveRequest, timeoutMs: number): Promise<InvokeOutcome> {
   const file = readEndpointFile(stackFile);
   if (!file.ok) return { kind: 'call-failed', error: file.error };
   const { adminUrl, region, credentials, pid } = file.endpoints;

@@ -7,6 +7,7 @@
 import { ADMIN_HELP, parseAdminArgs } from './admin-args.js';
 import { DEFAULT_LAYOUT, formatAdminAnswer, utcTimeFormat } from '../local/admin-format.js';
 import { invokeAdmin } from './admin-invoke.js';
+import { runRedriveCommand } from './admin-redrive.js';
 
 export { ADMIN_HELP };
 
@@ -28,7 +29,10 @@ export async function runAdminCommand(args: string[], io: AdminCommandIo = PROCE
     io.err(`tidb-reconciler admin: ${parsed.error} [${parsed.field}]\n(usage: tidb-reconciler admin <action> <namespace>/<name> [options]; see --help)`);
     return 2;
   }
-  const { request, target, json, wide, timeoutMs } = parsed.command;
+  const command = parsed.command;
+  if (command.request.action === 'redrive') return runRedriveCommand({ ...command, request: command.request }, io);
+  const { target, json, wide, timeoutMs } = command;
+  const request = command.request;
   const outcome = await invokeAdmin(target, request, timeoutMs);
   switch (outcome.kind) {
     case 'answer': {

@@ -18,8 +18,9 @@ Commands:
   simulate     run a scenario file against the simulated world on a virtual clock
   sim serve    serve a simulated Kubernetes API server and write a kubeconfig for it
   plan         what the next reconcile step would do to a live cluster, changing nothing
-  admin        status, history, reconcile-now, pause, resume, force-upgrade of one TidbCluster
-               (a deployed stack's admin function, or the local stack)
+  admin        status, history, reconcile-now, pause, resume, force-upgrade of one TidbCluster,
+               and redrive of the dead-letter queue (a deployed stack's admin function, or the
+               local stack)
 
 Run \`tidb-reconciler <command> --help\` for a command's options; \`tidb-reconciler --version\` prints the version.`;
 

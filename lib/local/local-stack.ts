@@ -21,6 +21,7 @@ import { RealClock } from '../platform/clock.js';
 import type { Logger } from '../platform/logger.js';
 import { SqsPoller } from '../queue/poller.js';
 import { SqsReconcileQueue } from '../queue/sqs.js';
+import { SqsDeadLetterRedrive } from '../queue/redrive.js';
 import { TidbSimulation } from '../sim/tidb/simulation.js';
 import { SimWorld } from '../sim/world.js';
 import { SimComponentNetwork } from './sim-network.js';
@@ -63,6 +64,8 @@ export type LocalStack = {
   readonly runtimes: Readonly<Record<'reconcile' | 'sweep' | 'admin', Runtime>>;
   /** The IAM the local ends enforce: what each function was allowed, and every refusal. */
   readonly iam: LocalIam;
+  /** The local SQS server: the reconcile queue, its dead-letter queue and the deployer's client. */
+  readonly sqs: LocalSqs;
   readonly kubeConfig: KubeConfig;
   /** The simulated world, when no kubeconfig was given. */
   readonly world: SimWorld | undefined;
@@ -135,11 +138,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const accessEntries = new MemoryAccessEntries([operatorAccessEntry(LOCAL_OPERATOR)]);
   if (world) applyRbacObjects(world, operatorRbacObjects(LOCAL_OPERATOR));
   const credentials = newLocalCredentials(sessionArnOf(LOCAL_OPERATOR.roleArn, localSessionName()));
-  const admin = await startAdminEndpoint(createAdminHandler({ runtime: () => runtimes.admin, accessEntries: () => ids.accessEntries('admin', accessEntries) }), credentials);
+  // The admin function's redrive: SQS's message move tasks on the local server, signed as the admin role.
+  const redrive = new SqsDeadLetterRedrive({ client: sqs.clientFor(ids.iam.credentialsOf('admin')), deadLetterQueueUrl: sqs.deadLetterQueueUrl, deadLetterQueueArn: sqs.deadLetterQueueArn, destinationArn: ids.queueArn });
+  const admin = await startAdminEndpoint(createAdminHandler({ runtime: () => runtimes.admin, accessEntries: () => ids.accessEntries('admin', accessEntries), redrive: () => redrive }), credentials);
   return {
     runtime: runtimes.reconcile,
     runtimes,
     iam: ids.iam,
+    sqs,
     kubeConfig,
     world,
     apiServerUrl: world?.url ?? kubeConfig.getCurrentCluster()?.server ?? '',
@@ -193,7 +199,7 @@ function kubeConfigFromObject(doc: Record<string, unknown>): KubeConfig {
  * credentials, the deployer's client (set-up, inspection), and the queue as the deployer (for
  * Scheduler's own deliveries, checked in process).
  */
-export type LocalSqs = { queueUrl: string; client: SQSClient; clientFor(credentials: AwsClientCredentials): SQSClient; deployerQueue: SqsReconcileQueue; close(): Promise<void> };
+export type LocalSqs = { queueUrl: string; deadLetterQueueUrl: string; deadLetterQueueArn: string; client: SQSClient; clientFor(credentials: AwsClientCredentials): SQSClient; deployerQueue: SqsReconcileQueue; close(): Promise<void> };
 
 /**
  * A local SQS server (account and region of the local world) with the reconcile queue and its
@@ -210,7 +216,7 @@ export async function startLocalSqs(iam: LocalIam): Promise<LocalSqs> {
   };
   const deployer = clientFor(DEPLOYER);
   const queueName = iam.resolver.nameOf('ReconcileQueue');
-  const dlq = await deployer.send(new CreateQueueCommand({ QueueName: `${queueName}-dlq` }));
+  const dlq = await deployer.send(new CreateQueueCommand({ QueueName: iam.resolver.nameOf('ReconcileDeadLetterQueue') }));
   const dlqArn = (await deployer.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes?.QueueArn;
   const queue = await deployer.send(
     new CreateQueueCommand({
@@ -219,9 +225,11 @@ export async function startLocalSqs(iam: LocalIam): Promise<LocalSqs> {
     }),
   );
   const queueUrl = queue.QueueUrl;
-  if (!queueUrl) throw new Error('the local SQS server did not return a queue URL');
+  if (!queueUrl || !dlq.QueueUrl || !dlqArn) throw new Error('the local SQS server did not return the queues\' URLs and ARN');
   return {
     queueUrl,
+    deadLetterQueueUrl: dlq.QueueUrl,
+    deadLetterQueueArn: dlqArn,
     client: deployer,
     clientFor,
     deployerQueue: new SqsReconcileQueue({ client: deployer, queueUrl }),

@@ -14,6 +14,8 @@ import { watchedResources } from '../exporter/resources.js';
 import { VirtualClock } from '../platform/clock.js';
 import { type Logger, StreamLogger, silentLogger } from '../platform/logger.js';
 import { MemoryReconcileQueue, seededRandom } from '../queue/memory.js';
+import { MemoryDeadLetterRedrive } from '../queue/memory-redrive.js';
+import type { DeadLetterRedrive } from '../queue/redrive.js';
 import type { OutgoingMessage, ReconcileQueue } from '../queue/port.js';
 import { ApiError } from '../sim/api-error.js';
 import { TidbSimulation } from '../sim/tidb/simulation.js';
@@ -207,6 +209,15 @@ export class SimStack {
     }
   }
 
+  /** The dead-letter redrive of the in-memory queue, as the admin role may use it (one per stack: its tasks are kept). */
+  private adminRedrive(): DeadLetterRedrive {
+    const ids = this.dynamo.identities;
+    this.redrive ??= ids.redrive('admin', new MemoryDeadLetterRedrive(this.queue, this.clock, ids.deadLetterQueueArn, ids.queueArn));
+    return this.redrive;
+  }
+
+  private redrive: DeadLetterRedrive | undefined;
+
   /**
    * Invokes the real admin handler through its function URL, as `callerArn` (an IAM role, whose
    * session `simulate` signs, or an IAM user; default the scenario operator): the URL event Lambda
@@ -218,7 +229,7 @@ export class SimStack {
     const arn = callerArn.includes(':role/') ? sessionArnOf(callerArn, 'simulate') : callerArn;
     const event = functionUrlEvent(JSON.stringify(payload), { arn, accountId: arn.split(':')[4] ?? '' }, id);
     try {
-      const response = urlResponseOf(await createAdminHandler({ runtime: () => this.runtimes.admin, accessEntries: () => this.accessEntries })(event, simulatedContext(id)));
+      const response = urlResponseOf(await createAdminHandler({ runtime: () => this.runtimes.admin, accessEntries: () => this.accessEntries, redrive: () => this.adminRedrive() })(event, simulatedContext(id)));
       return JSON.parse(response.body) as unknown;
     } catch (err) {
       this.invocationFailed({ fn: 'admin', error: errorMessage(err) });

@@ -131,6 +131,27 @@ export class MemoryReconcileQueue implements ReconcileQueue {
     return [...this.dead];
   }
 
+  /** Whether failures go to a dead-letter list (SQS: a redrive policy names a dead-letter queue). */
+  get hasDeadLetterQueue(): boolean {
+    return this.maxReceiveCount !== undefined;
+  }
+
+  /** Removes and returns the oldest `max` dead letters (what a message move task takes, oldest first). */
+  takeDeadLetters(max: number): DeadLetter[] {
+    this.redrive(this.clock.nowMs());
+    return this.dead.splice(0, Math.max(0, max));
+  }
+
+  /**
+   * Stores `bodies` as new messages, visible at once: a message move task's delivery, which SQS
+   * makes a new message (new id, receive count 0) whatever the body is, well-formed or not.
+   */
+  requeue(bodies: readonly string[]): void {
+    const now = this.clock.nowMs();
+    for (const body of bodies) this.messages.push({ messageId: `mem-${this.nextId++}`, body, sentAtMs: now, visibleAtMs: now, receiveCount: 0, handle: undefined });
+    if (bodies.length > 0) this.wake();
+  }
+
   /** Exact counts by state at the clock's current time. */
   stats(): MemoryQueueStats {
     const now = this.clock.nowMs();

@@ -45,6 +45,37 @@ const AUTHENTICATED_GROUP = 'system:authenticated';
 export async function authorizeAdmin(ports: AdminAuthPorts, caller: AdminCaller, action: MutatingAdminAction, cluster: AdminClusterRef): Promise<AdminAuthorization> {
   const permission = ADMIN_PERMISSIONS[action];
   const needs = `${permission.verb} ${permission.resource}.${permission.group} in namespace "${cluster.namespace}"`;
+  const user = await kubernetesUserOf(ports, caller, action, needs);
+  if (!user.ok) return user;
+  const { username, groups } = user;
+  const decision = await ports.kube.reviewAccess({ user: username, groups, ...permission, namespace: cluster.namespace, name: cluster.name });
+  const requester = { arn: caller.arn, username, groups };
+  if (decision.allowed) return { ok: true, requester };
+  const why = [decision.reason, decision.evaluationError].filter((t) => t !== undefined && t !== '').join('; ');
+  const who = `${caller.arn} (Kubernetes user "${username}", groups [${groups.join(', ')}])`;
+  return { ok: false, error: `${who} may not ${permission.verb} ${permission.resource}.${permission.group} "${cluster.name}" in namespace "${cluster.namespace}": ${action} needs it; nothing was changed${why ? ` (${why})` : ''}` };
+}
+
+/**
+ * Decides whether `caller` may start a dead-letter redrive. The redriven messages step clusters of
+ * every namespace, so it needs what reconcile-now needs on each of them at once: `patch
+ * tidbclusters.pingcap.com` in all namespaces (a SubjectAccessReview with no namespace, which only a
+ * ClusterRoleBinding satisfies). Same guarantees as `authorizeAdmin`.
+ */
+export async function authorizeRedrive(ports: AdminAuthPorts, caller: AdminCaller): Promise<AdminAuthorization> {
+  const permission = PATCH_TIDBCLUSTERS;
+  const needs = `${permission.verb} ${permission.resource}.${permission.group} in every namespace`;
+  const user = await kubernetesUserOf(ports, caller, 'redrive', needs);
+  if (!user.ok) return user;
+  const { username, groups } = user;
+  const decision = await ports.kube.reviewAccess({ user: username, groups, ...permission, namespace: '' });
+  if (decision.allowed) return { ok: true, requester: { arn: caller.arn, username, groups } };
+  const why = [decision.reason, decision.evaluationError].filter((t) => t !== undefined && t !== '').join('; ');
+  return { ok: false, error: `${caller.arn} (Kubernetes user "${username}", groups [${groups.join(', ')}]) may not ${needs}: redrive needs it (a ClusterRoleBinding); nothing was moved${why ? ` (${why})` : ''}` };
+}
+
+/** The caller's Kubernetes user name and groups from its EKS access entry, or why it has none. */
+async function kubernetesUserOf(ports: AdminAuthPorts, caller: AdminCaller, action: string, needs: string): Promise<{ ok: true; username: string; groups: string[] } | { ok: false; error: string }> {
   const mapped = principalOfCaller(caller.arn);
   if (!mapped.ok) return { ok: false, error: `${mapped.error}; ${action} needs a caller mapped to a Kubernetes user allowed to ${needs}` };
   const entry = await findAccessEntry(ports.accessEntries, mapped.principal);
@@ -54,13 +85,7 @@ export async function authorizeAdmin(ports: AdminAuthPorts, caller: AdminCaller,
   if (entry.type !== 'STANDARD') return { ok: false, error: `the EKS access entry of ${entry.principalArn} is of type ${entry.type}, not STANDARD: a node identity cannot be an admin caller` };
   const rendered = renderAccessEntryUsername(entry.username, mapped.principal);
   if (!rendered.ok) return { ok: false, error: `${rendered.error} (the caller ${caller.arn})` };
-  const groups = [...new Set([...entry.kubernetesGroups, AUTHENTICATED_GROUP])];
-  const decision = await ports.kube.reviewAccess({ user: rendered.username, groups, ...permission, namespace: cluster.namespace, name: cluster.name });
-  const requester = { arn: caller.arn, username: rendered.username, groups };
-  if (decision.allowed) return { ok: true, requester };
-  const why = [decision.reason, decision.evaluationError].filter((t) => t !== undefined && t !== '').join('; ');
-  const who = `${caller.arn} (Kubernetes user "${rendered.username}", groups [${groups.join(', ')}])`;
-  return { ok: false, error: `${who} may not ${permission.verb} ${permission.resource}.${permission.group} "${cluster.name}" in namespace "${cluster.namespace}": ${action} needs it; nothing was changed${why ? ` (${why})` : ''}` };
+  return { ok: true, username: rendered.username, groups: [...new Set([...entry.kubernetesGroups, AUTHENTICATED_GROUP])] };
 }
 
 /**

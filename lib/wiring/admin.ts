@@ -29,6 +29,9 @@ import type { Requester, StoredDeadline, StoredHistoryRecord } from '../state/po
 import { errorText } from '../step/error-outcome.js';
 import { runStep } from '../step/run-step.js';
 import { authorizeAdmin } from './admin-auth.js';
+import { runRedrive, type RedriveSuccess } from './admin-redrive.js';
+import { isRedrivePayload } from '../platform/redrive-request.js';
+import type { DeadLetterRedrive } from '../queue/redrive.js';
 import { clusterKeyOf, deadlineOf, stepPorts, type Invocation, type Runtime } from './ports.js';
 import { summariseState, toStepReport, type StateSummary, type StepReport } from './reports.js';
 
@@ -62,18 +65,28 @@ export type AdminSuccess = {
  */
 export type AdminFailure = { readonly ok: false; readonly error: string; readonly field?: string; readonly forbidden?: true };
 
-/** What the admin function is built from: the runtime and the EKS cluster's access entries, each made on first use. */
-export type AdminDeps = { readonly getRuntime: () => Runtime; readonly getAccessEntries: () => AccessEntries };
+/**
+ * What the admin function is built from: the runtime, the EKS cluster's access entries and the
+ * dead-letter redrive (`redrive`, admin-redrive.ts), each made on first use.
+ */
+export type AdminDeps = { readonly getRuntime: () => Runtime; readonly getAccessEntries: () => AccessEntries; readonly getRedrive?: () => DeadLetterRedrive };
 
-/** The admin function's answer. */
+/** The answer of a cluster action. */
 export type AdminResult = AdminSuccess | AdminFailure;
+
+/** The admin function's answer: a cluster action's, or the dead-letter redrive's. */
+export type AdminAnswer = AdminResult | RedriveSuccess;
 
 /**
  * Runs one admin request. Guarantees: never throws; every failure is an `AdminFailure`; the request
  * is validated before the runtime is asked for (`getRuntime` may throw a configuration error, which
  * is answered too), so a bad request is named as such even where nothing is configured.
  */
-export async function runAdmin(deps: AdminDeps, event: Exclude<AdminInvocationEvent, { kind: 'url-error' }>, invocation: Invocation): Promise<AdminResult> {
+export async function runAdmin(deps: AdminDeps, event: Exclude<AdminInvocationEvent, { kind: 'url-error' }>, invocation: Invocation): Promise<AdminAnswer> {
+  if (isRedrivePayload(event.payload)) {
+    const getRedrive = deps.getRedrive ?? ((): DeadLetterRedrive => { throw new Error('this admin function was built without a dead-letter queue'); });
+    return runRedrive({ ...deps, getRedrive }, event, invocation);
+  }
   const parsed = parseAdminRequest(event.payload);
   if (!parsed.ok) return { ok: false, error: parsed.error.message, field: parsed.error.field };
   const request = parsed.request;

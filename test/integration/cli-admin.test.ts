@@ -35,18 +35,19 @@ async function admin(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ cod
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
-type Invocation = { fn: string; payload: unknown; authorization: string; invocationType: string };
+type Invocation = { fn: string; qualifier: string | null; payload: unknown; authorization: string; invocationType: string };
 
 /** Lambda's Invoke API (POST /2015-03-31/functions/{name}/invocations); each function name answers its own way. */
 async function startFakeLambda(): Promise<{ endpoint: string; invocations: Invocation[]; close(): Promise<void> }> {
   const invocations: Invocation[] = [];
   const server: Server = createServer(async (req, res) => {
-    const match = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(req.url ?? '');
+    const url = new URL(req.url ?? '', 'http://lambda');
+    const match = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(url.pathname);
     const body = await text(req);
     if (req.method !== 'POST' || !match) return void res.writeHead(404).end();
     const fn = decodeURIComponent(match[1] ?? '');
     const payload = JSON.parse(body) as { action: string; cluster: unknown };
-    invocations.push({ fn, payload, authorization: String(req.headers.authorization), invocationType: String(req.headers['x-amz-invocation-type']) });
+    invocations.push({ fn, qualifier: url.searchParams.get('Qualifier'), payload, authorization: String(req.headers.authorization), invocationType: String(req.headers['x-amz-invocation-type']) });
     const json = (status: number, doc: unknown, headers: Record<string, string> = {}) => res.writeHead(status, { 'Content-Type': 'application/json', 'X-Amz-Executed-Version': '$LATEST', ...headers }).end(JSON.stringify(doc));
     switch (fn) {
       case 'answers':
@@ -104,7 +105,7 @@ describe('admin against a deployed stack (the AWS SDK Lambda client)', () => {
     // Assess
     expect(r).toEqual({ code: 0, out: expect.stringContaining('Step history of demo/basic (newest first, 0 records)'), err: '' });
     const sent = lambda.invocations.at(-1);
-    expect(sent).toEqual({ fn: 'answers', payload: { action: 'history', cluster: { namespace: 'demo', name: 'basic' }, limit: 2 }, invocationType: 'RequestResponse', authorization: expect.stringMatching(/^AWS4-HMAC-SHA256 Credential=AKIDADMINTEST\/\d{8}\/eu-west-1\/lambda\/aws4_request/) });
+    expect(sent).toEqual({ fn: 'answers', qualifier: 'live', payload: { action: 'history', cluster: { namespace: 'demo', name: 'basic' }, limit: 2 }, invocationType: 'RequestResponse', authorization: expect.stringMatching(/^AWS4-HMAC-SHA256 Credential=AKIDADMINTEST\/\d{8}\/eu-west-1\/lambda\/aws4_request/) });
   });
 
   it.each([

@@ -8,6 +8,7 @@ import AdmZip from 'adm-zip';
 
 import { loadIamExtract } from '../../lib/local/iam/authority.js';
 import { extractIam } from '../../lib/local/iam/extract.js';
+import { LIVE_ALIAS } from '../../lib/cli/admin-invoke.js';
 
 // Packages the project's serverless.yml offline (no AWS credentials, empty HOME) and checks the
 // CloudFormation template and zips it produces. osls always builds in `<service>/.serverless` and
@@ -83,6 +84,11 @@ function getAtt(logicalId: string): Json {
   return { 'Fn::GetAtt': [logicalId, 'Arn'] };
 }
 
+/** The ARN of a function's `live` alias, as osls writes it (scripts/osls-live-alias.cjs). */
+function liveAlias(functionLogicalId: string): Json {
+  return { 'Fn::Join': [':', [getAtt(functionLogicalId), LIVE_ALIAS]] };
+}
+
 // Every IAM policy statement anywhere in the template: roles, inline policies, trust policies.
 function allStatements(node: unknown): Json[] {
   if (Array.isArray(node)) return node.flatMap(allStatements);
@@ -123,7 +129,7 @@ describe('serverless package', () => {
     const [, mapping] = mappings[0] ?? [];
     expect(mapping?.Properties).toMatchObject({
       EventSourceArn: getAtt('ReconcileQueue'),
-      FunctionName: getAtt('ReconcileLambdaFunction'),
+      FunctionName: liveAlias('ReconcileLambdaFunction'),
       BatchSize: 10,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
@@ -168,8 +174,8 @@ describe('serverless package', () => {
       ]),
     );
     expect(rates).toEqual({
-      [JSON.stringify(getAtt('SweepLambdaFunction'))]: 'rate(5 minutes)',
-      [JSON.stringify(getAtt('ExporterLambdaFunction'))]: 'rate(1 minute)',
+      [JSON.stringify(liveAlias('SweepLambdaFunction'))]: 'rate(5 minutes)',
+      [JSON.stringify(liveAlias('ExporterLambdaFunction'))]: 'rate(1 minute)',
     });
   });
 
@@ -201,13 +207,13 @@ describe('serverless package', () => {
       },
     ]);
     expect(allStatements(role.Properties['Policies'])).toEqual([
-      { Effect: 'Allow', Action: ['lambda:InvokeFunction'], Resource: [getAtt('SweepLambdaFunction'), getAtt('ExporterLambdaFunction')] },
+      { Effect: 'Allow', Action: ['lambda:InvokeFunction'], Resource: [liveAlias('SweepLambdaFunction'), liveAlias('ExporterLambdaFunction')] },
     ]);
     const groupName = resource('RateScheduleGroup').Properties['Name'];
     for (const [, schedule] of resourcesOfType('AWS::Scheduler::Schedule')) {
       expect(schedule.Properties).toMatchObject({ GroupName: groupName, Target: { RoleArn: getAtt('RateScheduleRole') } });
-      // The group is named, not referenced: CloudFormation must be told to create it first.
-      expect((schedule as Resource & { DependsOn?: string[] }).DependsOn).toEqual(['RateScheduleGroup']);
+      // The group is named, not referenced: CloudFormation must be told to create it first (and the alias it invokes).
+      expect((schedule as Resource & { DependsOn?: string[] }).DependsOn).toContain('RateScheduleGroup');
     }
   });
 
@@ -230,11 +236,13 @@ describe('serverless package', () => {
   // Exactly the AWS calls each function's code makes (README, Deploy); the local world checks the
   // same roles call by call (test/integration/iam-enforced.test.ts).
   const timers = ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule', 'iam:PassRole'];
+  // The admin function's dead-letter redrive, on the dead-letter queue (its SendMessage is the reconcile queue's).
+  const redrive = ['sqs:StartMessageMoveTask', 'sqs:ListMessageMoveTasks', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage', 'sqs:DeleteMessage'];
   const grants: Record<(typeof functionNames)[number], string[]> = {
     reconcile: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'sqs:SendMessage', 'sqs:ChangeMessageVisibility', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', ...timers],
     sweep: ['dynamodb:BatchGetItem', 'sqs:SendMessage'],
     timer: ['sqs:SendMessage'],
-    admin: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'sqs:SendMessage', ...timers, 'eks:DescribeAccessEntry', 'eks:ListAccessEntries'],
+    admin: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'sqs:SendMessage', ...redrive, ...timers, 'eks:DescribeAccessEntry', 'eks:ListAccessEntries'],
     exporter: ['dynamodb:GetItem', 'dynamodb:PutItem', 'sqs:SendMessage'],
   };
   it.each(functionNames.map((name) => ({ name, actions: grants[name] })))('the $name role may do exactly $actions', ({ name, actions }) => {
@@ -244,7 +252,11 @@ describe('serverless package', () => {
       for (const s of statements.filter((st) => actionsOf(st).some((a) => a.startsWith(prefix)))) expect(s.Resource).toEqual(target);
     };
     scoped('dynamodb:', getAtt('StateTable'));
-    scoped('sqs:', getAtt('ReconcileQueue'));
+    for (const st of statements.filter((x) => actionsOf(x).some((a) => a.startsWith('sqs:')))) {
+      const onDeadLetterQueue = name === 'admin' && actionsOf(st).includes('sqs:StartMessageMoveTask');
+      expect(st.Resource).toEqual(getAtt(onDeadLetterQueue ? 'ReconcileDeadLetterQueue' : 'ReconcileQueue'));
+      if (onDeadLetterQueue) expect([...actionsOf(st)].sort()).toEqual([...redrive].sort());
+    }
     scoped('iam:', getAtt('SchedulerRole'));
     scoped('scheduler:', { 'Fn::Sub': ['arn:${AWS::Partition}:scheduler:${AWS::Region}:${AWS::AccountId}:schedule/${Group}/*', { Group: { Ref: 'TimerScheduleGroup' } }] });
   });
@@ -281,7 +293,7 @@ describe('serverless package', () => {
 
   it('the admin function, and only it, has a function URL with AWS_IAM auth (the caller is verified and named)', () => {
     const urls = resourcesOfType('AWS::Lambda::Url');
-    expect(urls.map(([, r]) => [(r.Properties as Json)['AuthType'], (r.Properties as Json)['TargetFunctionArn']])).toEqual([['AWS_IAM', getAtt('AdminLambdaFunction')]]);
+    expect(urls.map(([, r]) => [(r.Properties as Json)['AuthType'], (r.Properties as Json)['TargetFunctionArn']])).toEqual([['AWS_IAM', liveAlias('AdminLambdaFunction')]]);
   });
 
   it('the functions may read the EKS access entries of their cluster only (the admin function maps its caller)', () => {
@@ -381,3 +393,42 @@ describe('serverless package', () => {
     expect(entries).toEqual([`functions/${name}.mjs`]);
   });
 });
+
+describe('upgrades: every function a published version behind its live alias, which every invoker uses', () => {
+  it.each(functionNames.map((name) => ({ name })))('$name has a live alias on the version this package publishes', ({ name }) => {
+    const fn = `${capitalized(name)}LambdaFunction`;
+    const versions = resourcesOfType('AWS::Lambda::Version').filter(([, r]) => JSON.stringify(r.Properties['FunctionName']) === JSON.stringify({ Ref: fn }));
+    expect(versions).toHaveLength(1);
+    const [versionId, version] = versions[0] ?? [];
+    // A retained version is what a rollback returns to.
+    expect((version as Resource & { DeletionPolicy?: string }).DeletionPolicy).toBe('Retain');
+    expect(resource(`${capitalized(name)}LiveAlias`)).toEqual({
+      Type: 'AWS::Lambda::Alias',
+      Properties: { FunctionName: { Ref: fn }, Name: LIVE_ALIAS, FunctionVersion: { 'Fn::GetAtt': [versionId, 'Version'] } },
+    });
+  });
+
+  it('no event source, schedule, URL or grant names a function without its alias', () => {
+    const invokers = [
+      ...resourcesOfType('AWS::Lambda::EventSourceMapping').map(([id, r]) => [id, r.Properties['FunctionName']]),
+      ...resourcesOfType('AWS::Scheduler::Schedule').map(([id, r]) => [id, (r.Properties['Target'] as Json)['Arn']]),
+      ...resourcesOfType('AWS::Lambda::Url').map(([id, r]) => [id, r.Properties['TargetFunctionArn']]),
+      ...resourcesOfType('AWS::Lambda::Permission').map(([id, r]) => [id, r.Properties['FunctionName']]),
+      ...allStatements(template).filter((st) => actionsOf(st).some((a) => a.startsWith('lambda:Invoke'))).flatMap((st) => [st.Resource].flat().map((arn) => ['statement', arn])),
+    ];
+    expect(invokers.length).toBeGreaterThanOrEqual(5);
+    for (const [id, target] of invokers) {
+      const fn = JSON.stringify(target).match(/"Fn::GetAtt":\["(\w+LambdaFunction)","Arn"\]/)?.[1];
+      expect({ id, target }).toEqual({ id, target: liveAlias(fn ?? 'no function') });
+    }
+  });
+
+  it('the schedules and the event source mapping are created after the alias they invoke', () => {
+    const dependsOn = (id: string): unknown => (resource(id) as Resource & { DependsOn?: unknown }).DependsOn;
+    expect(dependsOn('SweepSchedulerSchedule1')).toContain('SweepLiveAlias');
+    expect(dependsOn('ExporterSchedulerSchedule1')).toContain('ExporterLiveAlias');
+    const [[mappingId] = []] = resourcesOfType('AWS::Lambda::EventSourceMapping');
+    expect(dependsOn(mappingId ?? '')).toContain('ReconcileLiveAlias');
+  });
+});
+

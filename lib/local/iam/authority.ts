@@ -128,7 +128,8 @@ export class LocalIam {
 
   /**
    * A rate schedule of function `fn` fires: Scheduler assumes the role the schedule names (its trust
-   * decides, with this account and the schedule's group) and invokes the function as that role.
+   * decides, with this account and the schedule's group) and invokes the function's alias the
+   * schedule targets (its `live` alias, scripts/osls-live-alias.cjs) as that role.
    * Throws `AccessDeniedError` when either is refused, or when `fn` has no rate schedule.
    */
   authorizeScheduledInvoke(fn: string): void {
@@ -138,7 +139,8 @@ export class LocalIam {
     const { partition, region, account } = this.resolver;
     const sourceArn = `arn:${partition}:scheduler:${region}:${account}:schedule-group/${schedule.groupName}`;
     const principal = this.assumeByService(schedule.role, 'scheduler.amazonaws.com', { 'aws:SourceAccount': account, 'aws:SourceArn': sourceArn }, fn);
-    this.authorize(principal, 'lambda:InvokeFunction', [`arn:${partition}:lambda:${region}:${account}:function:${f.functionName}`]);
+    const qualifier = schedule.qualifier === undefined ? '' : `:${schedule.qualifier}`;
+    this.authorize(principal, 'lambda:InvokeFunction', [`arn:${partition}:lambda:${region}:${account}:function:${f.functionName}${qualifier}`]);
   }
 
   /**

@@ -25,8 +25,11 @@ export type ExtractedRole = {
 /** A resource the roles name: its type and its name property (undefined when CloudFormation names it). */
 export type ExtractedResource = { readonly type: string; readonly name?: CfnValue };
 
-/** A rate schedule (sweep, exporter): the function it invokes, its group and the role it assumes. */
-export type ExtractedSchedule = { readonly function: string; readonly groupName: string; readonly role: string };
+/**
+ * A rate schedule (sweep, exporter): the function it invokes, its group, the role it assumes, and
+ * the alias it invokes (`qualifier`; the target ARN `Fn::Join [':', [<function ARN>, <alias>]]`).
+ */
+export type ExtractedSchedule = { readonly function: string; readonly groupName: string; readonly role: string; readonly qualifier?: string };
 
 /** The whole extract (`infra/iam/roles.json`). */
 export type IamExtract = {
@@ -68,11 +71,12 @@ export function extractIam(template: { readonly Resources: Readonly<Record<strin
     }
     if (r.Type === 'AWS::Scheduler::Schedule') {
       const target = r.Properties?.['Target'] as Record<string, CfnValue> | undefined;
-      const fn = getAttTarget(target?.['Arn']);
+      const { arn, qualifier } = qualified(target?.['Arn']);
+      const fn = getAttTarget(arn);
       const role = getAttTarget(target?.['RoleArn']);
       const fnResource = fn === undefined ? undefined : resources[fn];
-      if (fnResource === undefined || role === undefined) throw new Error(`${id}.Properties.Target: Arn and RoleArn must be Fn::GetAtt of a function and a role`);
-      schedules.push({ function: shortName(fn ?? '', fnResource), groupName: String(r.Properties?.['GroupName'] ?? 'default'), role });
+      if (fnResource === undefined || role === undefined) throw new Error(`${id}.Properties.Target: Arn must be Fn::GetAtt of a function (or of its alias, Fn::Join ':'), RoleArn of a role`);
+      schedules.push({ function: shortName(fn ?? '', fnResource), groupName: String(r.Properties?.['GroupName'] ?? 'default'), role, ...(qualifier === undefined ? {} : { qualifier }) });
     }
   }
   const named = new Set<string>();
@@ -107,6 +111,13 @@ function shortName(id: string, r: Resource): string {
   const match = typeof handler === 'string' ? /([^/]+)\.[^.]+$/.exec(handler) : null;
   if (!match?.[1]) throw new Error(`${id}.Properties.Handler: expected <dir>/<file>.<export>`);
   return match[1];
+}
+
+/** `Fn::Join [':', [<arn>, <alias>]]` (an alias of a function, as osls writes it) as its two parts; anything else as is. */
+function qualified(value: CfnValue | undefined): { arn: CfnValue | undefined; qualifier?: string } {
+  const join = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, CfnValue>)['Fn::Join'] : undefined;
+  if (!Array.isArray(join) || join[0] !== ':' || !Array.isArray(join[1]) || join[1].length !== 2 || typeof join[1][1] !== 'string') return { arn: value };
+  return { arn: join[1][0], qualifier: join[1][1] };
 }
 
 function getAttTarget(value: CfnValue | undefined): string | undefined {

@@ -10,6 +10,8 @@
  */
 import type { AccessEntries } from '../../eks/port.js';
 import type { OutgoingMessage, ReceivedRecord, ReconcileQueue } from '../../queue/port.js';
+import type { DeadLetterRedrive } from '../../queue/redrive.js';
+import { MOVE_TASK_SOURCE_ACTIONS } from './wire.js';
 import type { ScheduleRequest, SchedulerPort } from '../../timer/port.js';
 import { AccessDeniedError, type LocalIam, type Principal } from './authority.js';
 
@@ -27,6 +29,27 @@ export function guardQueue(queue: ReconcileQueue, iam: LocalIam, principal: Prin
     receive: async (max: number, waitMs: number, signal?: AbortSignal): Promise<ReceivedRecord[]> => (check('sqs:ReceiveMessage'), queue.receive(max, waitMs, signal)),
     delete: async (handles: readonly string[]) => (check('sqs:DeleteMessage'), queue.delete(handles)),
     changeVisibility: async (handle: string, seconds: number) => (check('sqs:ChangeMessageVisibility'), queue.changeVisibility(handle, seconds)),
+  };
+}
+
+/**
+ * `redrive` with every call authorised for `principal` as SQS authorises it (wire.ts): the counts
+ * `sqs:GetQueueAttributes` on the dead-letter queue, a start `MOVE_TASK_SOURCE_ACTIONS` on it and
+ * `sqs:SendMessage` on the destination, the task list `sqs:ListMessageMoveTasks` on the source.
+ */
+export function guardRedrive(redrive: DeadLetterRedrive, iam: LocalIam, principal: Principal): DeadLetterRedrive {
+  const check = (action: string, arn: string): void => sqsAuthorize(iam, principal, action, arn);
+  const { sourceArn, destinationArn } = redrive;
+  return {
+    sourceArn,
+    destinationArn,
+    counts: async () => (check('sqs:GetQueueAttributes', sourceArn), redrive.counts()),
+    start: async (maxPerSecond?: number) => {
+      for (const action of MOVE_TASK_SOURCE_ACTIONS) check(action, sourceArn);
+      check('sqs:SendMessage', destinationArn);
+      return redrive.start(maxPerSecond);
+    },
+    tasks: async () => (check('sqs:ListMessageMoveTasks', sourceArn), redrive.tasks()),
   };
 }
 

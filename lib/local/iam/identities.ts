@@ -11,16 +11,20 @@ import type { SchedulerPort } from '../../timer/port.js';
 import { LocalIam, type Principal, loadIamExtract } from './authority.js';
 import type { IamExtract } from './extract.js';
 import type { AccessEntries } from '../../eks/port.js';
-import { guardAccessEntries, guardQueue, guardScheduler, scheduleDelivery } from './guarded-ports.js';
+import { guardAccessEntries, guardQueue, guardRedrive, guardScheduler, scheduleDelivery } from './guarded-ports.js';
+import type { DeadLetterRedrive } from '../../queue/redrive.js';
 
 /** The local state table's name (the template's is per stage). */
 export const LOCAL_TABLE = 'tidb-reconciler-state';
 /** The local reconcile queue's name. */
 export const LOCAL_QUEUE = 'tidb-reconciler-reconcile';
+/** The local dead-letter queue's name (the reconcile queue's with `-dlq`, as serverless.yml names it). */
+export const LOCAL_DEAD_LETTER_QUEUE = `${LOCAL_QUEUE}-dlq`;
 
 /** The local world's IAM: `extract` (default the checked-in one) with the local table and queue names. */
 export function localIam(options: { readonly extract?: IamExtract; readonly tableName?: string; readonly queueName?: string } = {}): LocalIam {
-  return new LocalIam(options.extract ?? loadIamExtract(), { names: { StateTable: options.tableName ?? LOCAL_TABLE, ReconcileQueue: options.queueName ?? LOCAL_QUEUE } });
+  const queue = options.queueName ?? LOCAL_QUEUE;
+  return new LocalIam(options.extract ?? loadIamExtract(), { names: { StateTable: options.tableName ?? LOCAL_TABLE, ReconcileQueue: queue, ReconcileDeadLetterQueue: `${queue}-dlq` } });
 }
 
 /** See the module comment. */
@@ -40,6 +44,16 @@ export class FunctionIdentities {
   /** The reconcile queue's ARN in the local world. */
   get queueArn(): string {
     return this.iam.resolver.arnOf('ReconcileQueue');
+  }
+
+  /** The dead-letter queue's ARN in the local world. */
+  get deadLetterQueueArn(): string {
+    return this.iam.resolver.arnOf('ReconcileDeadLetterQueue');
+  }
+
+  /** The dead-letter `redrive` as function `fn` may use it. */
+  redrive(fn: string, redrive: DeadLetterRedrive): DeadLetterRedrive {
+    return guardRedrive(redrive, this.iam, this.principal(fn));
   }
 
   /** What serverless.yml tells the functions about long timers (RECONCILE_QUEUE_ARN, SCHEDULER_ROLE_ARN, SCHEDULER_GROUP). */

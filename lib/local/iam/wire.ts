@@ -37,6 +37,14 @@ function dynamoCalls(headers: IncomingHttpHeaders, body: Buffer, where: Where): 
   return [{ action: `dynamodb:${op}`, resources: [table(input['TableName'])] }];
 }
 
+/**
+ * What a message move task's caller needs on its source queue: the start itself and what SQS does
+ * as the caller to each message (receive, delete) and to the queue (its attributes); `sqs:SendMessage`
+ * on the destination besides
+ * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-configure-dead-letter-queue-redrive.html).
+ */
+export const MOVE_TASK_SOURCE_ACTIONS = ['sqs:StartMessageMoveTask', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'] as const;
+
 const SQS_BATCH_ACTION: Readonly<Record<string, string>> = {
   SendMessageBatch: 'SendMessage',
   DeleteMessageBatch: 'DeleteMessage',
@@ -57,6 +65,16 @@ function sqsCalls(headers: IncomingHttpHeaders, body: Buffer, where: Where): Aws
   if (!op) throw new Error('no SQS action');
   const action = `sqs:${SQS_BATCH_ACTION[op] ?? op}`;
   if (op === 'ListQueues') return [{ action, resources: ['*'] }];
+  const arn = (value: unknown): string => String(value);
+  if (op === 'StartMessageMoveTask') {
+    // The destination defaults to each message's original source queue, which the request does not name.
+    const destination = input['DestinationArn'];
+    return [
+      ...MOVE_TASK_SOURCE_ACTIONS.map((a) => ({ action: a, resources: [arn(input['SourceArn'])] })),
+      ...(destination === undefined ? [] : [{ action: 'sqs:SendMessage', resources: [arn(destination)] }]),
+    ];
+  }
+  if (op === 'ListMessageMoveTasks') return [{ action, resources: [arn(input['SourceArn'])] }];
   const url = input['QueueUrl'];
   const name = typeof url === 'string' ? url.split('/').filter(Boolean).pop() : (input['QueueName'] as string | undefined);
   return [{ action, resources: [`arn:${where.partition}:sqs:${where.region}:${where.account}:${String(name)}`] }];
