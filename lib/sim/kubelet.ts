@@ -14,14 +14,15 @@
  * Node down (node-lifecycle.ts): its processes stop at once and its kubelet writes nothing more;
  * the Node turns NotReady and its pods' Ready condition False only after the node-monitor grace
  * period (40 s), and the pods are evicted when their toleration of the unreachable taint runs out.
- * Processes on the node start afresh (new probe workers) when it comes back.
+ * Processes on the node start afresh (new probe workers) when it comes back. What it does is
+ * recorded as the real kubelet's Events (kubelet-container-events.ts, kubelet-events.ts).
  */
 import { type KubeObject, jsonEqual } from './object.js';
 import { nodeInternalIP } from './nodes.js';
 import { NodeLifecycle } from './node-lifecycle.js';
 import { CrashBackoff } from './crash-backoff.js';
 import { ReadinessProber, readinessProbeTiming } from './kubelet-probes.js';
-import { missingSecretVolumes, recordFailedMounts } from './kubelet-events.js';
+import { missingSecretVolumes, podSecretNames, recordFailedMounts } from './kubelet-events.js';
 import { readinessFailureOutput, recordContainerBackOff, recordContainerKilling, recordContainerStart, recordReadinessFailures } from './kubelet-container-events.js';
 import { type ContainerRuntime, CrashingProcess, type SimProcess, startProcess } from './runtime.js';
 import type { ObjectStore, StoreEvent } from './store.js';
@@ -308,12 +309,6 @@ function restartsAfter(pod: KubeObject, exitCode: number): boolean {
   if (policy === 'Never') return false;
   if (policy === 'OnFailure') return exitCode !== 0;
   return true;
-}
-
-/** The Secrets a pod's non-optional secret volumes mount. */
-function podSecretNames(pod: KubeObject): string[] {
-  const volumes = (pod.spec?.volumes ?? []) as { secret?: { secretName?: string; optional?: boolean } }[];
-  return volumes.flatMap((v) => (v.secret?.secretName !== undefined && v.secret.optional !== true ? [v.secret.secretName] : []));
 }
 
 function stopProcesses(run: PodRun): void {
