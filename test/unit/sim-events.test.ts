@@ -75,6 +75,29 @@ describe('the shared recorder aggregates as client-go does', () => {
     expect(stored[0]?.involvedObject).toEqual({ kind: 'Pod', namespace: NS, name: 'p', uid: p.metadata.uid, apiVersion: 'v1', fieldPath: 'spec.containers{main}' });
   });
 
+  it.each([
+    { name: 'nine similar reports (same reason, other messages) are nine Events', reports: 9, gapMs: 1_000, combined: undefined },
+    { name: 'from the tenth within 10 minutes they are one combined Event with the latest message', reports: 12, gapMs: 1_000, combined: { count: 3, message: '(combined from similar events): create Pod web-11 in StatefulSet web successful' } },
+    { name: 'similar reports more than 10 minutes apart are never combined', reports: 12, gapMs: 601_000, combined: undefined },
+  ])('$name', async ({ reports, gapMs, combined }) => {
+    // Prepare
+    const w = world();
+    const set = w.store.create('StatefulSet', { metadata: { name: 'web', namespace: NS }, spec: { replicas: 0, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [] } } } });
+    const recorder = eventRecorder(w.store);
+
+    // Act
+    for (let i = 0; i < reports; i++) {
+      recorder.record(set, { type: 'Normal', reason: 'SuccessfulCreate', message: `create Pod web-${i} in StatefulSet web successful`, source: { component: 'test' } });
+      await w.clock.advance(gapMs);
+    }
+
+    // Assess
+    const stored = w.store.list('Event', NS, (e) => (e.source as { component: string }).component === 'test');
+    const combinedEvents = stored.filter((e) => String(e.message).startsWith('(combined'));
+    expect(combinedEvents.map((e) => ({ count: e.count, message: e.message }))).toEqual(combined ? [combined] : []);
+    expect(stored).toHaveLength(combined ? 10 : reports);
+  });
+
   it('an Event the API refuses (its namespace is being deleted) is dropped, not thrown', () => {
     // Prepare
     const w = world();
