@@ -7,6 +7,12 @@
 import { type KubeObject, rfc3339 } from './object.js';
 import type { ObjectStore } from './store.js';
 
+/** The Secrets a pod's non-optional secret volumes mount. */
+export function podSecretNames(pod: KubeObject): string[] {
+  const volumes = (pod.spec?.volumes ?? []) as { secret?: { secretName?: string; optional?: boolean } }[];
+  return volumes.flatMap((v) => (v.secret?.secretName !== undefined && v.secret.optional !== true ? [v.secret.secretName] : []));
+}
+
 /** The secret volumes of `pod` whose Secret is missing: `[volume, secret]`, optional ones left out. */
 export function missingSecretVolumes(store: ObjectStore, pod: KubeObject): [string, string][] {
   const volumes = (pod.spec?.volumes ?? []) as { name: string; secret?: { secretName?: string; optional?: boolean } }[];

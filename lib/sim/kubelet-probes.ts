@@ -52,6 +52,7 @@ export class ReadinessProber {
   private resultRun = 0;
   private nextAtMs: number;
   private seen = false;
+  private failures = 0;
 
   constructor(
     private readonly timing: ReadinessProbeTiming,
@@ -73,7 +74,11 @@ export class ReadinessProber {
   probeDue(nowMs: number, succeedsNow: boolean): number | undefined {
     const periodMs = this.timing.periodSeconds * 1000;
     // Probes whose result equals the reported state change nothing: skip them in one jump.
-    if (this.nextAtMs < nowMs && this.seen === this.readyNow && this.lastResult === this.seen) this.nextAtMs += Math.floor((nowMs - this.nextAtMs) / periodMs) * periodMs;
+    if (this.nextAtMs < nowMs && this.seen === this.readyNow && this.lastResult === this.seen) {
+      const skipped = Math.floor((nowMs - this.nextAtMs) / periodMs);
+      if (!this.seen) this.failures += skipped;
+      this.nextAtMs += skipped * periodMs;
+    }
     while (this.nextAtMs <= nowMs) {
       this.record(this.nextAtMs < nowMs ? this.seen : succeedsNow);
       this.nextAtMs += periodMs;
@@ -83,7 +88,15 @@ export class ReadinessProber {
     return settled ? undefined : this.nextAtMs;
   }
 
+  /** The probes that failed since the last call (each one an `Unhealthy` Event of the kubelet), and resets the count. */
+  takeFailures(): number {
+    const n = this.failures;
+    this.failures = 0;
+    return n;
+  }
+
   private record(success: boolean): void {
+    if (!success) this.failures++;
     this.resultRun = this.lastResult === success ? this.resultRun + 1 : 1;
     this.lastResult = success;
     const threshold = success ? this.timing.successThreshold : this.timing.failureThreshold;

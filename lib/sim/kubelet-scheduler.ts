@@ -12,9 +12,10 @@ import { type KubeObject, rfc3339 } from './object.js';
 import { isNodeReady } from './nodes.js';
 import { type PlacedPod, antiAffinityRejection } from './pod-affinity.js';
 import { podCondition } from './pod-status.js';
-import type { ObjectStore } from './store.js';
+import type { ObjectStore, StoreEvent } from './store.js';
 import { compareKeys, keyOf } from './store-bucket.js';
 import { SchedulerPodIndex } from './scheduler-index.js';
+import { SchedulerEvents } from './scheduler-events.js';
 import { type ErrorSink, LevelController, createdAtMs } from './controllers/base.js';
 import { type ByName, type VolumePlan, type VolumeView, hasUnboundImmediateClaims, planVolumes } from './volume-binding-filter.js';
 
@@ -131,21 +132,29 @@ function nodeIndex(node: KubeObject): number {
 export class Scheduler {
   private readonly loop: LevelController;
   private index: SchedulerPodIndex | undefined;
+  private readonly events: SchedulerEvents;
 
   constructor(
     private readonly store: ObjectStore,
     onError?: ErrorSink,
   ) {
+    this.events = new SchedulerEvents(store);
     this.loop = new LevelController(
       store,
       {
         name: 'scheduler',
-        keysFor: (ev) => (ev.kind === 'Node' || ev.kind === 'StorageClass' || ev.kind === 'PersistentVolumeClaim' || ev.kind === 'PersistentVolume' || (ev.kind === 'Pod' && (ev.type === 'DELETED' || !ev.object.spec?.nodeName)) ? ['all'] : []),
+        keysFor: (ev) => this.keysFor(ev),
         sync: () => this.schedulePending(),
         initialKeys: () => ['all'],
       },
       onError,
     );
+  }
+
+  private keysFor(ev: StoreEvent): string[] {
+    if (ev.kind === 'Pod' && ev.type === 'DELETED') this.events.forget(ev.object.metadata.uid ?? '');
+    const relevant = ev.kind === 'Node' || ev.kind === 'StorageClass' || ev.kind === 'PersistentVolumeClaim' || ev.kind === 'PersistentVolume' || (ev.kind === 'Pod' && (ev.type === 'DELETED' || !ev.object.spec?.nodeName));
+    return relevant ? ['all'] : [];
   }
 
   /** Starts scheduling. */
@@ -207,6 +216,7 @@ export class Scheduler {
     }
     const bound = this.store.update('Pod', { ...pod, spec: { ...pod.spec, nodeName: node } });
     this.setScheduled(bound, { type: 'PodScheduled', status: 'True' });
+    this.events.scheduled(bound, node);
   }
 
   /**
@@ -223,6 +233,7 @@ export class Scheduler {
   }
 
   private markUnschedulable(pod: KubeObject, message: string): void {
+    this.events.failed(pod, message);
     this.setScheduled(pod, { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message });
   }
 

@@ -14,14 +14,16 @@
  * Node down (node-lifecycle.ts): its processes stop at once and its kubelet writes nothing more;
  * the Node turns NotReady and its pods' Ready condition False only after the node-monitor grace
  * period (50 s), and the pods are evicted when their toleration of the unreachable taint runs out.
- * Processes on the node start afresh (new probe workers) when it comes back.
+ * Processes on the node start afresh (new probe workers) when it comes back. What it does is
+ * recorded as the real kubelet's Events (kubelet-container-events.ts, kubelet-events.ts).
  */
 import { type KubeObject, jsonEqual } from './object.js';
 import { nodeInternalIP } from './nodes.js';
 import { NodeLifecycle } from './node-lifecycle.js';
 import { CrashBackoff } from './crash-backoff.js';
 import { ReadinessProber, readinessProbeTiming } from './kubelet-probes.js';
-import { missingSecretVolumes, recordFailedMounts } from './kubelet-events.js';
+import { missingSecretVolumes, podSecretNames, recordFailedMounts } from './kubelet-events.js';
+import { readinessFailureOutput, recordContainerBackOff, recordContainerKilling, recordContainerStart, recordReadinessFailures } from './kubelet-container-events.js';
 import { type ContainerRuntime, CrashingProcess, type SimProcess, startProcess } from './runtime.js';
 import type { ObjectStore, StoreEvent } from './store.js';
 import { type ErrorSink, LevelController, type SyncResult, keyOf, splitKey } from './controllers/base.js';
@@ -181,7 +183,8 @@ export class Kubelet {
     }
     if (now < run.startAtMs) return { requeueAfterMs: run.startAtMs - now };
     run.podIP = run.podIP ?? this.nextPodIP();
-    const wakes = run.containers.map((c) => this.stepContainer(key, pod, c, now)).filter((at): at is number => at !== undefined);
+    const podIP = run.podIP;
+    const wakes = run.containers.map((c) => this.stepContainer(key, pod, c, now, podIP)).filter((at): at is number => at !== undefined);
     return wakes.length > 0 ? { requeueAfterMs: Math.min(...wakes) - now } : undefined;
   }
 
@@ -199,7 +202,7 @@ export class Kubelet {
     return claimsReady && missing.length === 0;
   }
 
-  private stepContainer(key: string, pod: KubeObject, c: ContainerRun, now: number): number | undefined {
+  private stepContainer(key: string, pod: KubeObject, c: ContainerRun, now: number, podIP: string): number | undefined {
     const down = this.processFaults.isDown(pod);
     if (c.state === 'creating') this.run(key, pod, c, now, down);
     if (c.state === 'backoff') {
@@ -212,11 +215,11 @@ export class Kubelet {
     if (down) {
       c.process?.stop();
       c.process = undefined;
-      return this.probe(pod, c, now);
+      return this.probe(pod, c, now, podIP);
     }
     if (!c.process) c.process = this.spawn(key, pod, c);
     const exit = this.brokenImages.has(c.image) && !(c.process instanceof CrashingProcess) ? { reason: 'Error', exitCode: 1 } : c.process.exitReason();
-    if (!exit) return this.probe(pod, c, now);
+    if (!exit) return this.probe(pod, c, now, podIP);
     const termination = { ...exit, startedAtMs: c.startedAtMs ?? now, finishedAtMs: now };
     if (!restartsAfter(pod, exit.exitCode)) {
       // restartPolicy Never (or OnFailure after a clean exit): the container stays terminated.
@@ -228,7 +231,9 @@ export class Kubelet {
     }
     const restartNow = this.exited(c, termination);
     // Not in back-off yet: restart at once (the kubelet only backs off from the second crash on).
-    return restartNow ? this.stepContainer(key, pod, c, now) : c.restartAtMs;
+    if (restartNow) return this.stepContainer(key, pod, c, now, podIP);
+    recordContainerBackOff(this.store, pod, c.name);
+    return c.restartAtMs;
   }
 
   private run(key: string, pod: KubeObject, c: ContainerRun, now: number, down: boolean): void {
@@ -236,14 +241,17 @@ export class Kubelet {
     c.startedAtMs = now;
     c.readiness = undefined;
     c.process = down ? undefined : this.spawn(key, pod, c);
+    recordContainerStart(this.store, pod, c.name);
   }
 
   /** Runs the container's due readiness probes (a new worker per container instance); when to look again. */
-  private probe(pod: KubeObject, c: ContainerRun, now: number): number | undefined {
+  private probe(pod: KubeObject, c: ContainerRun, now: number, podIP: string): number | undefined {
     const timing = readinessProbeTiming(pod, c.name);
     if (!timing) return undefined;
     c.readiness ??= new ReadinessProber(timing, now);
-    return c.readiness.probeDue(now, c.process?.isReady() ?? false);
+    const wake = c.readiness.probeDue(now, c.process?.isReady() ?? false);
+    recordReadinessFailures(this.store, pod, c.name, readinessFailureOutput(pod, c.name, podIP, c.process !== undefined), c.readiness.takeFailures());
+    return wake;
   }
 
   private spawn(key: string, pod: KubeObject, c: ContainerRun): SimProcess {
@@ -267,6 +275,7 @@ export class Kubelet {
     const now = this.store.clock.nowMs();
     if (run.stopDeadlineMs === undefined) {
       stopProcesses(run);
+      for (const c of run.containers) if (c.state === 'running') recordContainerKilling(this.store, pod, c.name);
       for (const c of run.containers) if (c.state !== 'creating') c.state = 'terminated';
       const graceMs = (pod.metadata.deletionGracePeriodSeconds ?? 30) * 1000;
       run.stopDeadlineMs = now + Math.min(graceMs, this.stopMs);
@@ -300,12 +309,6 @@ function restartsAfter(pod: KubeObject, exitCode: number): boolean {
   if (policy === 'Never') return false;
   if (policy === 'OnFailure') return exitCode !== 0;
   return true;
-}
-
-/** The Secrets a pod's non-optional secret volumes mount. */
-function podSecretNames(pod: KubeObject): string[] {
-  const volumes = (pod.spec?.volumes ?? []) as { secret?: { secretName?: string; optional?: boolean } }[];
-  return volumes.flatMap((v) => (v.secret?.secretName !== undefined && v.secret.optional !== true ? [v.secret.secretName] : []));
 }
 
 function stopProcesses(run: PodRun): void {

@@ -11,12 +11,19 @@
  * kubelet last wrote them. A pod is evicted (deleted) once its toleration of the NoExecute taint
  * runs out (`pkg/controller/tainteviction/taint_eviction.go`): the DefaultTolerationSeconds
  * admission gives every pod 300 s; a toleration without tolerationSeconds keeps it for ever.
+ * Events as theirs: on the Node `NodeNotReady` / `NodeReady` "Node node-1 status is now: …"
+ * (`RecordNodeStatusChange`), on each pod marked Warning `NodeNotReady` "Node is not ready"
+ * (`MarkPodsNotReady`), source `node-controller`; on an evicted pod `TaintManagerEviction` "Marking
+ * for deletion Pod ns/name" (`emitPodDeletionEvent`), source `taint-eviction-controller`.
  */
 import type { TimerHandle } from '../platform/clock.js';
 import type { KubeObject } from './object.js';
 import { rfc3339 } from './object.js';
 import { UNREACHABLE_TAINT, setNodeReady } from './nodes.js';
 import type { ObjectStore } from './store.js';
+import { eventRecorder } from './event-recorder.js';
+
+const NODE_CONTROLLER = { component: 'node-controller' };
 
 /** kube-controller-manager's --node-monitor-grace-period default (1.32 and later). */
 export const NODE_MONITOR_GRACE_PERIOD_MS = 50_000;
@@ -52,7 +59,10 @@ export class NodeLifecycle {
       if (timer) this.store.clock.clearTimer(timer);
       this.down.delete(node);
       // The kubelet posts Ready again; the controller lifts the taints.
-      if (this.store.get('Node', undefined, node)) setNodeReady(this.store, node, true);
+      const stored = this.store.get('Node', undefined, node);
+      if (stored) setNodeReady(this.store, node, true);
+      // Marked NotReady (the grace had passed): the controller sees the status change back.
+      if (stored && !timer) this.recordNodeStatus(stored, 'NodeReady');
     }
     this.onChange(node);
   }
@@ -66,8 +76,10 @@ export class NodeLifecycle {
   private gracePassed(node: string): void {
     if (!this.down.has(node)) return;
     this.down.set(node, undefined);
-    if (!this.store.get('Node', undefined, node)) return;
+    const stored = this.store.get('Node', undefined, node);
+    if (!stored) return;
     setNodeReady(this.store, node, false);
+    this.recordNodeStatus(stored, 'NodeNotReady');
     for (const pod of this.store.list('Pod', undefined, (p) => p.spec?.nodeName === node)) this.markNotReady(pod);
     this.onChange(node);
   }
@@ -78,7 +90,12 @@ export class NodeLifecycle {
     const ready = conditions.find((c) => c.type === 'Ready');
     if (!ready || ready.status === 'False') return;
     const next = conditions.map((c) => (c.type === 'Ready' ? { ...c, status: 'False', lastTransitionTime: rfc3339(this.store.clock.nowMs()) } : c));
-    this.store.update('Pod', { ...pod, status: { ...pod.status, conditions: next } }, { subresource: 'status' });
+    const updated = this.store.update('Pod', { ...pod, status: { ...pod.status, conditions: next } }, { subresource: 'status' });
+    eventRecorder(this.store).record(updated, { type: 'Warning', reason: 'NodeNotReady', message: 'Node is not ready', source: NODE_CONTROLLER });
+  }
+
+  private recordNodeStatus(node: KubeObject, status: 'NodeReady' | 'NodeNotReady'): void {
+    eventRecorder(this.store).record(node, { type: 'Normal', reason: status, message: `Node ${node.metadata.name ?? ''} status is now: ${status}`, source: NODE_CONTROLLER });
   }
 
   /**
@@ -99,6 +116,8 @@ export class NodeLifecycle {
     const now = this.store.clock.nowMs();
     if (now < evictAtMs) return evictAtMs - now;
     this.store.delete('Pod', pod.metadata.namespace, pod.metadata.name ?? '', { preconditions: { uid: pod.metadata.uid } });
+    const message = `Marking for deletion Pod ${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`;
+    eventRecorder(this.store).record(pod, { type: 'Normal', reason: 'TaintManagerEviction', message, source: { component: 'taint-eviction-controller' } });
     return undefined;
   }
 }

@@ -15,6 +15,7 @@
 import type { KubeObject } from '../object.js';
 import { jsonEqual, rfc3339 } from '../object.js';
 import type { ObjectStore, StoreEvent } from '../store.js';
+import { eventRecorder, type EventReport } from '../event-recorder.js';
 import { type ErrorSink, LevelController, type SyncResult, controllerRef, isControlledBy, keyOf, ownerKey, splitKey } from './base.js';
 import {
   JOB_TRACKING_FINALIZER,
@@ -87,10 +88,16 @@ export class JobController {
       const [interim, final] = failure ? ['FailureTarget', 'Failed'] : ['SuccessCriteriaMet', 'Complete'];
       const why = failure ?? { reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods' };
       conditions = withCondition(conditions, interim, why.reason, why.message, nowMs);
-      for (const pod of active) this.store.delete('Pod', namespace, pod.metadata.name ?? '', { preconditions: { uid: pod.metadata.uid } });
+      for (const pod of active) {
+        this.store.delete('Pod', namespace, pod.metadata.name ?? '', { preconditions: { uid: pod.metadata.uid } });
+        this.record(job, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name ?? ''}`);
+      }
       if (active.length + terminating.length === 0) {
         conditions = withCondition(conditions, final, why.reason, why.message, nowMs);
         if (!failure) status.completionTime = rfc3339(nowMs);
+        // recordJobFinished: "Completed" on success, the failure condition's reason and message otherwise.
+        if (failure) this.record(job, 'Warning', failure.reason, failure.message);
+        else this.record(job, 'Normal', 'Completed', 'Job completed');
       }
       return this.writeStatus(job, { ...status, conditions, active: 0, terminating: active.length + terminating.length, ready: 0 });
     }
@@ -141,7 +148,7 @@ export class JobController {
     if (remainingMs > 0) return { created: 0, retryAfterMs: remainingMs };
     const template = (job.spec?.template ?? {}) as { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: Record<string, unknown> };
     for (let i = 0; i < want; i++) {
-      this.store.create('Pod', {
+      const pod = this.store.create('Pod', {
         metadata: {
           generateName: `${job.metadata.name ?? ''}-`,
           namespace: job.metadata.namespace,
@@ -152,8 +159,18 @@ export class JobController {
         },
         spec: structuredClone(template.spec ?? {}),
       });
+      this.record(job, 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata.name ?? ''}`);
     }
     return { created: want };
+  }
+
+  /**
+   * An Event on the Job, source `job-controller`: the pod control's `SuccessfulCreate` "Created pod:
+   * x" / `SuccessfulDelete` "Deleted pod: x" (`pkg/controller/controller_utils.go` RealPodControl),
+   * and the finished Job's (`pkg/controller/job/job_controller.go` recordJobFinished).
+   */
+  private record(job: KubeObject, type: EventReport['type'], reason: string, message: string): void {
+    eventRecorder(this.store).record(job, { type, reason, message, source: { component: 'job-controller' } });
   }
 
   private removeFinalizer(pod: KubeObject): void {

@@ -13,6 +13,7 @@ import { isPodReady, isTerminating, msUntilAvailable } from '../pod-status.js';
 import type { ObjectStore } from '../store.js';
 import { RetryLater } from './base.js';
 import { type RevisionPair, revisionTemplate } from './statefulset-revisions.js';
+import { recordClaimEvent, recordPodEvent } from './statefulset-events.js';
 import {
   type ReplicaCounts,
   type StatefulSetSpec,
@@ -23,6 +24,7 @@ import {
   isTerminal,
   newStatefulSetPod,
   ordinalOf,
+  podNameFor,
   podRevision,
   withIdentity,
 } from './statefulset-pods.js';
@@ -94,7 +96,20 @@ function createMissingClaims(store: ObjectStore, set: KubeObject, i: number): vo
   for (const claim of claimsFor(set, i)) {
     const existing = store.get('PersistentVolumeClaim', claim.metadata.namespace, claim.metadata.name ?? '');
     if (existing?.metadata.deletionTimestamp) throw new RetryLater(`pvc ${claim.metadata.name ?? ''} is being deleted`);
-    if (!existing) store.create('PersistentVolumeClaim', claim);
+    if (!existing) writeReported(() => store.create('PersistentVolumeClaim', claim), (error) => recordClaimEvent(store, set, claim.metadata.name ?? '', podNameFor(set, i), error));
+  }
+}
+
+/** Runs `write`, reporting how it ended (as the controls record an Event for each write), and rethrows a refusal. */
+function writeReported<T>(write: () => T, report: (error?: string) => void): T {
+  try {
+    const out = write();
+    report();
+    return out;
+  } catch (err) {
+    // A lost race (AlreadyExists) is retried without an Event, as the controls skip it.
+    if (err instanceof ApiError && err.code !== 409) report(err.message);
+    throw err;
   }
 }
 
@@ -107,13 +122,14 @@ function scaleUp(pass: Pass, replicas: Slot[]): { requeueAfterMs?: number } | un
     // terminal pod no grace) and "a new pod should be generated on the next sync after the
     // current pod is removed" — never in the same pass.
     if (slot.created && isTerminal(slot.pod)) {
-      if (!slot.pod.metadata.deletionTimestamp) deletePod(store, slot.pod);
+      if (!slot.pod.metadata.deletionTimestamp) deletePod(store, set, slot.pod);
       if (pass.monotonic) return {};
       continue;
     }
     if (!slot.created) {
       createMissingClaims(store, set, i);
-      replicas[i] = { pod: store.create('Pod', slot.pod), created: true };
+      const podName = slot.pod.metadata.name ?? '';
+      replicas[i] = { pod: writeReported(() => store.create('Pod', slot.pod), (error) => recordPodEvent(store, set, 'create', podName, error)), created: true };
       countDelta(pass, slot.pod, 1, true);
       if (pass.monotonic) return {};
       continue;
@@ -126,7 +142,7 @@ function scaleUp(pass: Pass, replicas: Slot[]): { requeueAfterMs?: number } | un
     if (!isPodReady(slot.pod) && pass.monotonic) return {};
     const untilAvailable = msUntilAvailable(slot.pod, pass.spec.minReadySeconds, pass.nowMs) ?? 0;
     if (untilAvailable > 0 && pass.monotonic) return { requeueAfterMs: untilAvailable };
-    if (!identityMatches(set, slot.pod)) store.update('Pod', withIdentity(set, slot.pod));
+    if (!identityMatches(set, slot.pod)) writeReported(() => store.update('Pod', withIdentity(set, slot.pod)), (error) => recordPodEvent(store, set, 'update', slot.pod.metadata.name ?? '', error));
   }
   return undefined;
 }
@@ -141,7 +157,7 @@ function scaleDown(pass: Pass, condemned: KubeObject[], firstUnhealthy: KubeObje
     }
     // Under OrderedReady only the first unhealthy pod may go while others are unhealthy.
     if (!isPodReady(pod) && pass.monotonic && pod !== firstUnhealthy) return true;
-    deletePod(pass.store, pod);
+    deletePod(pass.store, pass.set, pod);
     countDelta(pass, pod, -1, false);
     if (pass.monotonic) return true;
   }
@@ -154,7 +170,7 @@ function rollingUpdate(pass: Pass, replicas: Slot[]): void {
     const slot = replicas[target];
     if (!slot) continue;
     if (podRevision(slot.pod) !== pass.status.updateRevision && !isTerminating(slot.pod)) {
-      deletePod(pass.store, slot.pod);
+      deletePod(pass.store, pass.set, slot.pod);
       pass.status.currentReplicas--;
       return;
     }
@@ -162,11 +178,16 @@ function rollingUpdate(pass: Pass, replicas: Slot[]): void {
   }
 }
 
-function deletePod(store: ObjectStore, pod: KubeObject): void {
+function deletePod(store: ObjectStore, set: KubeObject, pod: KubeObject): void {
+  const name = pod.metadata.name ?? '';
   try {
-    store.delete('Pod', pod.metadata.namespace, pod.metadata.name ?? '', { preconditions: { uid: pod.metadata.uid } });
+    store.delete('Pod', pod.metadata.namespace, name, { preconditions: { uid: pod.metadata.uid } });
+    recordPodEvent(store, set, 'delete', name);
   } catch (err) {
     // Already gone: the next pass sees the world without it.
-    if (!(err instanceof ApiError && err.code === 404)) throw err;
+    if (!(err instanceof ApiError && err.code === 404)) {
+      if (err instanceof ApiError && err.code !== 409) recordPodEvent(store, set, 'delete', name, err.message);
+      throw err;
+    }
   }
 }

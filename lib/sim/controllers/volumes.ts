@@ -27,6 +27,7 @@ import { claimEvent, findVolumeFor, isReleasedFrom } from './volume-binding.js';
 import { VolumeClaimIndex } from './volume-index.js';
 import { isStaticLocalVolume } from './local-volumes.js';
 import { compareKeys } from '../store-bucket.js';
+import { recordProvisioningStarted, recordProvisioningSucceeded } from './provisioning-events.js';
 
 export type { StorageClassSim } from '../storage-classes.js';
 
@@ -171,9 +172,14 @@ export class VolumeController {
     const uid = claim.metadata.uid ?? '';
     const now = this.store.clock.nowMs();
     const since = this.provisioningSince.get(uid) ?? now;
+    if (!this.provisioningSince.has(uid)) recordProvisioningStarted(this.store, claim, sc.provisioner);
     this.provisioningSince.set(uid, since);
     if (now < since + this.provisionMs) return { requeueAfterMs: since + this.provisionMs - now };
-    const pv = this.store.get('PersistentVolume', undefined, `pvc-${uid}`) ?? this.provision(claim, sc, selectedNode);
+    let pv = this.store.get('PersistentVolume', undefined, `pvc-${uid}`);
+    if (!pv) {
+      pv = this.provision(claim, sc, selectedNode);
+      recordProvisioningSucceeded(this.store, claim, sc.provisioner, pv);
+    }
     this.provisioningSince.delete(uid);
     const withVolume = this.store.update('PersistentVolumeClaim', {
       ...claim,
