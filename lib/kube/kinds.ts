@@ -26,6 +26,7 @@ const KINDS: Record<KnownKind, KindInfo> = {
   Backup: { kind: 'Backup', group: 'pingcap.com', version: 'v1alpha1', plural: 'backups' },
   Restore: { kind: 'Restore', group: 'pingcap.com', version: 'v1alpha1', plural: 'restores' },
   Job: { kind: 'Job', group: 'batch', version: 'v1', plural: 'jobs' },
+  Lease: { kind: 'Lease', group: 'coordination.k8s.io', version: 'v1', plural: 'leases' },
 };
 
 /** The coordinates of `kind`; a kind outside the table is a programming error (`TerminalError`). */

@@ -70,6 +70,14 @@ export class FakeKube implements KubePort {
     throw new NotFoundError(`nodes "${name}" not found`);
   }
 
+  async listDeployments(): Promise<ObjectList> {
+    return { items: [], resourceVersion: '1' };
+  }
+
+  async getLease(): Promise<KubeObject | undefined> {
+    return undefined;
+  }
+
   async listTidbClusters(page: PageRequest): Promise<TidbClusterPage> {
     this.pages.push(page);
     const start = Number(page.continue ?? '0');
