@@ -2,34 +2,30 @@
  * Reading TiDB Operator's controller managers for the coexistence verdict (lib/model/tidb-operator.ts),
  * only when the key's persisted verdict is due for a re-check: one label-selected LIST of Deployments
  * in every namespace, then one GET of the Lease named like each Deployment found (none in a cluster
- * without TiDB Operator). A reconciler that may not list Deployments cluster-wide (deployed for some
- * namespaces only, `WATCH_NAMESPACES`) lists those of the cluster's namespace instead and says so
- * (`scope: 'namespace'`): a cluster-scoped operator elsewhere is then not seen.
+ * without TiDB Operator). A reconciler deployed for some namespaces only (`WATCH_NAMESPACES`) lists
+ * those of the cluster's namespace instead (`scope: 'namespace'`): a cluster-scoped operator in
+ * another namespace is then not seen (docs/migrating-from-tidb-operator.md says so).
  */
 
 import type { KubeObject, KubePort } from '../kube/port.js';
 import { OPERATOR_DEPLOYMENT_SELECTOR, OPERATOR_NAME, type ObservedLease, type ObservedOperator, type OperatorObservation } from '../model/tidb-operator.js';
-import { KubeStatusError } from '../kube/errors.js';
-import { TerminalError } from '../platform/errors.js';
 import { withinBudget } from './abortable.js';
 
-/** Reads the controller managers that could manage a TidbCluster in `namespace`. */
-export async function readTidbOperators(kube: KubePort, namespace: string, signal: AbortSignal): Promise<OperatorObservation> {
-  let scope: OperatorObservation['scope'] = 'cluster';
-  let deployments: KubeObject[];
-  try {
-    deployments = (await withinBudget(signal, 'list TiDB Operator Deployments', () => kube.listDeployments(undefined, OPERATOR_DEPLOYMENT_SELECTOR))).items;
-  } catch (err) {
-    if (!isForbidden(err)) throw err;
-    scope = 'namespace';
-    deployments = (await withinBudget(signal, `list TiDB Operator Deployments in ${namespace}`, () => kube.listDeployments(namespace, OPERATOR_DEPLOYMENT_SELECTOR))).items;
-  }
+/**
+ * Reads the controller managers that could manage a TidbCluster in `namespace`: those of every
+ * namespace (`scope` 'cluster'), or of `namespace` only ('namespace': a reconciler deployed for some
+ * namespaces, which may list no other).
+ */
+export async function readTidbOperators(kube: KubePort, namespace: string, scope: OperatorObservation['scope'], signal: AbortSignal): Promise<OperatorObservation> {
+  const where = scope === 'cluster' ? undefined : namespace;
+  const listed = await withinBudget(signal, `list TiDB Operator Deployments in ${where ?? 'every namespace'}`, () => kube.listDeployments(where, OPERATOR_DEPLOYMENT_SELECTOR));
+  const deployments = listed.items;
   const candidates = deployments.filter(isControllerManager);
   const operators = await Promise.all(
     candidates.map(async (d): Promise<ObservedOperator> => {
       const ns = d.metadata.namespace ?? '';
       const name = d.metadata.name ?? '';
-      const lease = await withinBudget(signal, `get Lease ${ns}/${name}`, () => kube.getLease(ns, name).catch((err: unknown) => (isForbidden(err) ? undefined : Promise.reject(err))));
+      const lease = await withinBudget(signal, `get Lease ${ns}/${name}`, () => kube.getLease(ns, name));
       const observedLease = lease === undefined ? undefined : leaseOf(lease);
       return {
         namespace: ns,
@@ -77,9 +73,4 @@ function leaseOf(lease: KubeObject): ObservedLease {
     ...(Number.isFinite(renew) ? { renewTimeMs: renew } : {}),
     ...(typeof spec.leaseDurationSeconds === 'number' ? { leaseDurationMs: spec.leaseDurationSeconds * 1000 } : {}),
   };
-}
-
-/** The API server's 403: RBAC does not grant the read. */
-function isForbidden(err: unknown): boolean {
-  return err instanceof TerminalError && err.cause instanceof KubeStatusError && err.cause.code === 403;
 }
