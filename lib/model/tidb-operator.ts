@@ -36,8 +36,12 @@ export const DEFAULT_LEASE_DURATION_MS = 15_000;
 /** While an operator runs, how long a verdict holds before the reconciler looks again (slow: no retry storm). */
 export const RECHECK_WHILE_RUNNING_MS = 60_000;
 
-/** While none runs, how long a verdict holds (an operator started later is found within this). */
-export const RECHECK_WHILE_ABSENT_MS = 5 * 60_000;
+/**
+ * While none runs, how long a verdict holds: no timer is armed for it, the first step after it reads
+ * again — shorter than the sweep's 5-minute interval, so the sweep's step of every cluster finds an
+ * operator started later within about one interval, at one LIST (and a GET per operator) per sweep.
+ */
+export const RECHECK_WHILE_ABSENT_MS = 4 * 60_000;
 
 /** One controller-manager Deployment as a step read it, with the Lease named like it (when it exists). */
 export type ObservedOperator = {
