@@ -70,11 +70,11 @@ export class FakeKube implements KubePort {
     throw new NotFoundError(`nodes "${name}" not found`);
   }
 
-  async listDeployments(): Promise<ObjectList> {
+  async listDeployments(_namespace?: string, _selector?: unknown): Promise<ObjectList> {
     return { items: [], resourceVersion: '1' };
   }
 
-  async getLease(): Promise<KubeObject | undefined> {
+  async getLease(_namespace?: string, _name?: string): Promise<KubeObject | undefined> {
     return undefined;
   }
 
