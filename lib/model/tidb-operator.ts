@@ -13,7 +13,9 @@
  * RetryPeriod 2 s, and does not release it on exit (`klog.Fatal` on lost leadership, no
  * `ReleaseOnCancel`): a stopped operator's Lease simply stops being renewed. A cluster-scoped
  * operator manages TidbClusters in every namespace; with `-cluster-scoped=false` only those of its
- * own namespace (its informers watch `NAMESPACE` only).
+ * own namespace (its informers watch `NAMESPACE` only). Its writes carry client-go's default
+ * User-Agent (`rest.DefaultKubernetesUserAgent()`: the binary's name first), so the API server
+ * records them in `metadata.managedFields` under the manager `tidb-controller-manager`.
  */
 
 import type { DeadlineSpec } from './action.js';
@@ -127,3 +129,44 @@ export function operatorCheckDue(deadlines: readonly DeadlineSpec[], nowMs: numb
   const cached = cachedVerdict(deadlines);
   return cached === undefined || nowMs >= cached.deadlineAtMs;
 }
+
+/** The field manager the API server records for TiDB Operator's writes (its User-Agent's first part). */
+export const OPERATOR_FIELD_MANAGER = 'tidb-controller-manager';
+
+/** The field manager of the reconciler's writes (the User-Agent it sends, lib/kube/http.ts). */
+export const RECONCILER_FIELD_MANAGER = 'tidb-reconciler';
+
+/**
+ * How recent a write by TiDB Operator must be to show it still acts: v1 writes only what changes, so
+ * an old entry shows only that it once managed the cluster (every migrated cluster has them).
+ */
+export const RECENT_WRITE_MS = 5 * 60_000;
+
+/** An object as far as its writers go: its kind, name and `metadata.managedFields`. */
+export type WrittenObject = { readonly kind?: string; readonly metadata?: { readonly name?: string; readonly managedFields?: unknown } };
+
+/** A write by TiDB Operator that shows it still acts on the cluster: which object, when. */
+export type OperatorWrite = { readonly object: string; readonly atMs: number };
+
+type Entry = { manager?: unknown; time?: unknown; subresource?: unknown };
+
+/**
+ * The second sign of a running TiDB Operator: a write recorded under its field manager on one of
+ * `objects` (the TidbCluster, its StatefulSets) less than `RECENT_WRITE_MS` ago and later than the
+ * reconciler's last write of that object — not counting the reconciler's writes of a TidbCluster's
+ * status, which a refusal makes itself (its condition), so a refusal never lifts itself. The latest
+ * such write, or undefined.
+ */
+export function operatorWrite(objects: readonly WrittenObject[], nowMs: number): OperatorWrite | undefined {
+  let latest: OperatorWrite | undefined;
+  for (const o of objects) {
+    const entries = Array.isArray(o.metadata?.managedFields) ? (o.metadata.managedFields as Entry[]) : [];
+    const times = (keep: (e: Entry) => boolean): number[] => entries.filter(keep).map((e) => (typeof e.time === 'string' ? Date.parse(e.time) : NaN)).filter(Number.isFinite);
+    const theirs = Math.max(...times((e) => e.manager === OPERATOR_FIELD_MANAGER));
+    const ours = Math.max(...times((e) => e.manager === RECONCILER_FIELD_MANAGER && !(o.kind === 'TidbCluster' && e.subresource === 'status')));
+    if (!Number.isFinite(theirs) || theirs <= ours || nowMs - theirs >= RECENT_WRITE_MS) continue;
+    if (latest === undefined || theirs > latest.atMs) latest = { object: `${o.kind ?? 'object'} ${o.metadata?.name ?? ''}`, atMs: theirs };
+  }
+  return latest;
+}
+

@@ -3,7 +3,8 @@
  * manage the same TidbClusters through the same objects (same names, labels, `managed-by`), so two
  * of them acting on one cluster would fight — each rolling back the other's StatefulSet partition,
  * both failing over the same member. While a TiDB Operator controller manager that manages the
- * cluster runs (lib/model/tidb-operator.ts says what counts), the reconciler leaves the cluster
+ * cluster runs — its Deployment ready or its Lease held, or its recent writes on the TidbCluster or
+ * a StatefulSet (lib/model/tidb-operator.ts says what counts) — the reconciler leaves the cluster
  * alone: the step halts here, before any other rule, so it writes nothing to the cluster's objects
  * and not even the status beyond its own condition — that is the operator's to write.
  *
@@ -19,6 +20,8 @@
 
 import type { Action, DeadlineSpec } from '../../model/action.js';
 import {
+  OPERATOR_FIELD_MANAGER,
+  RECENT_WRITE_MS,
   RECHECK_WHILE_ABSENT_MS,
   RECHECK_WHILE_RUNNING_MS,
   TAKE_OVER_ANNOTATION,
@@ -27,12 +30,15 @@ import {
   VERDICT_MEMBER,
   cachedVerdict,
   detectOperator,
+  operatorWrite,
   type ObservedOperator,
+  type WrittenObject,
 } from '../../model/tidb-operator.js';
 import { complete, wait } from '../engine/outcome.js';
 import type { Decision, RuleInput } from '../engine/rule.js';
 import { toKubeTime, type ClusterCondition } from './condition.js';
 import { clusterNormal, clusterWarning } from './events.js';
+import { observedObjects } from './observed.js';
 
 /** The condition type of a cluster left alone because TiDB Operator manages it. */
 export const TIDB_OPERATOR_CONDITION = 'TiDBOperatorRunning';
@@ -59,37 +65,57 @@ export function describeRunning(operator: Pick<ObservedOperator, 'namespace' | '
   );
 }
 
+/** The condition's message when TiDB Operator is known by its writes (its Deployment not found). */
+export function describeWriting(): string {
+  return (
+    `TiDB Operator's controller manager (field manager ${OPERATOR_FIELD_MANAGER}) still writes this TidbCluster's objects and manages it: ` +
+    `tidb-reconciler makes no change to it until that operator is stopped (scale its Deployment to 0) or the TidbCluster is annotated ${TAKE_OVER_ANNOTATION}=true`
+  );
+}
+
+type Refusal = { readonly message: string; readonly evidence: string; readonly recheckAtMs: number };
+
 /**
- * The `Coexistence` rule. Guarantees: with the take-over annotation, or when no operator runs (as
- * read this step, or as the persisted verdict says), it completes — removing a leftover condition
- * with one Normal Event — and lets every rule after it run; when one runs it halts the step with
- * `wait` and a wake-up at the re-check time, asks for the Warning Event only when the condition's
- * message changes, and changes nothing else. A verdict read this step is persisted with its re-check
- * time (`RECHECK_WHILE_RUNNING_MS` or `RECHECK_WHILE_ABSENT_MS`).
+ * The `Coexistence` rule. Guarantees: with the take-over annotation it completes — removing a
+ * leftover condition with one Normal Event — and lets every rule after it run. Otherwise an operator
+ * runs when the controller managers read this step say so, or (not read) the persisted verdict does,
+ * or its field manager wrote the TidbCluster or a StatefulSet recently and after the reconciler
+ * (`operatorWrite`); then the rule halts the step with `wait` and a wake-up at the re-check time, asks
+ * for the Warning Event only when the condition's message changes, and changes nothing else. When
+ * none runs it completes as with the annotation. A verdict read this step is persisted with its
+ * re-check time (`RECHECK_WHILE_RUNNING_MS` or `RECHECK_WHILE_ABSENT_MS`).
  */
 export function planCoexistence(input: RuleInput): Decision {
   const { cluster, status, snapshot } = input;
   const nowMs = snapshot.nowMs;
-  const cached = cachedVerdict(snapshot.state.deadlines);
   if (cluster.metadata.annotations?.[TAKE_OVER_ANNOTATION] === 'true') {
     return released(input, [], `the TidbCluster is annotated ${TAKE_OVER_ANNOTATION}=true: tidb-reconciler reconciles it whether or not TiDB Operator runs`);
   }
+  const cached = cachedVerdict(snapshot.state.deadlines);
   const observed = snapshot.tidbOperator;
-  if (observed === undefined) {
-    if (cached?.kind !== VERDICT_KIND.running) return { actions: [], outcome: complete() };
+  let store: Action[] = [];
+  let refusal: Refusal | undefined;
+  if (observed !== undefined) {
+    const verdict = detectOperator(observed, cluster.metadata.namespace ?? '', nowMs);
+    const recheckAtMs = nowMs + (verdict.running ? RECHECK_WHILE_RUNNING_MS : RECHECK_WHILE_ABSENT_MS);
+    store = persistVerdict(cached, verdict.running ? VERDICT_KIND.running : VERDICT_KIND.absent, nowMs, recheckAtMs);
+    if (verdict.running) refusal = { message: describeRunning(verdict.operator), evidence: verdict.evidence, recheckAtMs };
+  } else if (cached?.kind === VERDICT_KIND.running) {
     const reported = (status.conditions ?? []).find((c) => c.type === TIDB_OPERATOR_CONDITION);
-    const message = reported?.message ?? describeRunning(undefined);
-    return refused(input, message, [], cached.deadlineAtMs, message);
+    refusal = { message: reported?.message ?? describeRunning(undefined), evidence: 'as last seen', recheckAtMs: cached.deadlineAtMs };
   }
-  const verdict = detectOperator(observed, cluster.metadata.namespace ?? '', nowMs);
-  if (!verdict.running) {
-    const store = persistVerdict(cached, VERDICT_KIND.absent, nowMs, nowMs + RECHECK_WHILE_ABSENT_MS);
-    return released(input, store, `TiDB Operator's controller manager no longer runs (none with a ready replica or a held Lease): tidb-reconciler reconciles this TidbCluster`);
+  const written = refusal === undefined ? operatorWrite(ownWrites(input), nowMs) : undefined;
+  if (written !== undefined) {
+    const evidence = `${written.object} written by ${OPERATOR_FIELD_MANAGER} at ${toKubeTime(written.atMs)}`;
+    refusal = { message: describeWriting(), evidence, recheckAtMs: Math.min(written.atMs + RECENT_WRITE_MS, nowMs + RECHECK_WHILE_RUNNING_MS) };
   }
-  const recheckAtMs = nowMs + RECHECK_WHILE_RUNNING_MS;
-  const store = persistVerdict(cached, VERDICT_KIND.running, nowMs, recheckAtMs);
-  const message = describeRunning(verdict.operator);
-  return refused(input, message, store, recheckAtMs, `${message} (${verdict.evidence})`);
+  if (refusal !== undefined) return refused(input, refusal.message, store, refusal.recheckAtMs, `${refusal.message} (${refusal.evidence})`);
+  return released(input, store, `TiDB Operator's controller manager no longer runs (none with a ready replica or a held Lease) nor writes this cluster's objects: tidb-reconciler reconciles this TidbCluster`);
+}
+
+/** The objects whose writers tell TiDB Operator at work: the TidbCluster and its StatefulSets (as read, no extra request). */
+function ownWrites({ cluster, snapshot }: RuleInput): WrittenObject[] {
+  return [{ kind: 'TidbCluster', metadata: cluster.metadata }, ...observedObjects(snapshot, 'StatefulSet').map((sts) => ({ kind: 'StatefulSet', metadata: sts.metadata ?? {} }))];
 }
 
 /** Halts the step: the condition (and its Warning Event when its message is new), the verdict, a wake-up at the re-check. */

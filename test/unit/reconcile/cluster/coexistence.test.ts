@@ -10,6 +10,7 @@ import {
   detectOperator,
   leaseHeld,
   operatorCheckDue,
+  operatorWrite,
   type ObservedOperator,
   type OperatorObservation,
 } from '../../../../lib/model/tidb-operator.js';
@@ -145,3 +146,32 @@ describe('the Coexistence rule', () => {
 function withSpecReplicas(replicas: number): Change<TidbCluster> {
   return (tc) => ({ ...tc, spec: { ...tc.spec, pd: { ...tc.spec.pd, replicas } } });
 }
+
+describe('writes by TiDB Operator (managedFields), the sign that needs no read', () => {
+  const entry = (manager: string, agoMs: number, subresource?: string) => ({ manager, operation: 'Update', time: new Date(T0 - agoMs).toISOString().replace('.000Z', 'Z'), ...(subresource ? { subresource } : {}) });
+  const tc = (...entries: object[]) => ({ kind: 'TidbCluster', metadata: { name: 'basic', managedFields: entries } });
+  const sts = (...entries: object[]) => ({ kind: 'StatefulSet', metadata: { name: 'basic-tikv', managedFields: entries } });
+
+  it.each([
+    { name: 'no managedFields', objects: [{ kind: 'TidbCluster', metadata: { name: 'basic' } }], want: undefined },
+    { name: 'the operator wrote the status a minute ago, the reconciler never', objects: [tc(entry('tidb-controller-manager', 60_000, 'status'))], want: 'TidbCluster basic' },
+    { name: 'the operator wrote 6 minutes ago: only that it once managed it', objects: [tc(entry('tidb-controller-manager', 360_000, 'status'))], want: undefined },
+    { name: 'the reconciler wrote the StatefulSet after the operator', objects: [sts(entry('tidb-controller-manager', 60_000), entry('tidb-reconciler', 30_000))], want: undefined },
+    { name: 'the operator wrote the StatefulSet after the reconciler', objects: [sts(entry('tidb-reconciler', 60_000), entry('tidb-controller-manager', 30_000))], want: 'StatefulSet basic-tikv' },
+    { name: "the reconciler's own status write (its refusal's condition) does not lift it", objects: [tc(entry('tidb-controller-manager', 60_000, 'status'), entry('tidb-reconciler', 10_000, 'status'))], want: 'TidbCluster basic' },
+    { name: 'another manager (kube-controller-manager) is not TiDB Operator', objects: [sts(entry('kube-controller-manager', 1_000, 'status'))], want: undefined },
+  ])('$name: $want', ({ objects, want }) => {
+    expect(operatorWrite(objects, T0)?.object).toBe(want);
+  });
+
+  it('the rule refuses on a recent write with no Deployment found, woken when the write is a minute older', () => {
+    const written = tidbCluster(healthy(), (c) => ({ ...c, metadata: { ...c.metadata, managedFields: [entry('tidb-controller-manager', 20_000, 'status')] } }));
+    const decision = planCoexistence(input(written, (s) => ({ ...s, tidbOperator: seen() })));
+    expect(decision.halt).toBe(true);
+    expect(decision.wakeAtMs).toBe(T0 + RECHECK_WHILE_RUNNING_MS);
+    expect(decision.actions).toEqual([
+      expect.objectContaining({ kind: 'state.putDeadline', deadline: expect.objectContaining({ kind: VERDICT_KIND.absent }) }),
+      expect.objectContaining({ kind: 'event', type: 'Warning', reason: TIDB_OPERATOR_EVENT, message: expect.stringContaining('field manager tidb-controller-manager') }),
+    ]);
+  });
+});
