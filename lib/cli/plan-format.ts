@@ -10,6 +10,7 @@ import { cutText } from '../platform/text.js';
 import { describeOutcome } from '../reconcile/engine/outcome.js';
 import { describeAction } from '../step/describe.js';
 import type { NextStep } from '../wiring/next-step.js';
+import { VERDICT_COMPONENT, VERDICT_MEMBER } from '../model/tidb-operator.js';
 
 // PD's error can carry a whole Kubernetes Status document; the heading shows its start.
 const MAX_PD_ERROR_BYTES = 160;
@@ -32,10 +33,16 @@ export function statusChanges(before: unknown, after: unknown, path = 'status'):
 /**
  * The actions of a plan a reader should see: all but the reconciler's bookkeeping that `plan`
  * cannot judge, because it does not read the persisted state — recording each pod's store id (the
- * id is on the pod's label already; a first step records it, later steps find it recorded).
+ * id is on the pod's label already; a first step records it, later steps find it recorded), and
+ * keeping the TiDB Operator verdict with its re-check time (lib/model/tidb-operator.ts; what the
+ * verdict means for the cluster shows as its condition and Event).
  */
 export function visibleActions(plan: Plan): readonly Action[] {
-  return plan.actions.filter((a) => a.kind !== 'state.putStoreId');
+  return plan.actions.filter((a) => a.kind !== 'state.putStoreId' && !isOperatorVerdict(a));
+}
+
+function isOperatorVerdict(a: Action): boolean {
+  return (a.kind === 'state.putDeadline' || a.kind === 'state.deleteDeadline') && a.deadline.component === VERDICT_COMPONENT && a.deadline.member === VERDICT_MEMBER;
 }
 
 /** Whether the step would write nothing: no visible action and no status change. */

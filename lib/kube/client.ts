@@ -235,6 +235,14 @@ export class KubeClient implements KubePort, ObjectReader {
     }
   }
 
+  async listDeployments(namespace: string | undefined, labelSelector: LabelSelector): Promise<ObjectList> {
+    return this.listPaged(kindInfo('Deployment'), namespace, labelSelector, `list Deployment in ${namespace ?? 'every namespace'}`);
+  }
+
+  async getLease(namespace: string, name: string): Promise<KubeObject | undefined> {
+    return this.getObject('Lease', namespace, name);
+  }
+
   async getObject(kind: KnownKind, namespace: string, name: string): Promise<KubeObject | undefined> {
     const info = kindInfo(kind);
     try {

@@ -17,6 +17,7 @@ import type { Clock } from '../platform/clock.js';
 import { DEFAULT_RETRY_POLICY, parseRetryAfterSeconds, type RetryContext, type RetryPolicy } from '../platform/retry.js';
 import { KUBE_ANSWER_MAX_BYTES, readCappedText } from './answer-size.js';
 import { DeadlinePassedError } from './errors.js';
+import { RECONCILER_FIELD_MANAGER } from '../model/tidb-operator.js';
 
 /**
  * An answer as received: status code and body text (errors are classified by the caller), the
@@ -216,7 +217,9 @@ export class KubeHttp {
     try {
       const options: RequestOptions = {};
       await this.kubeConfig.applyToHTTPSOptions(options);
-      const headers: Record<string, string> = { ...(options.headers as Record<string, string> | undefined), Accept: req.accept ?? 'application/json' };
+      // The API server names the field manager of a write after the User-Agent's first part
+      // (`prefixFromUserAgent`), so `metadata.managedFields` tells our writes from TiDB Operator's.
+      const headers: Record<string, string> = { ...(options.headers as Record<string, string> | undefined), Accept: req.accept ?? 'application/json', 'User-Agent': RECONCILER_FIELD_MANAGER };
       if (req.body !== undefined) {
         headers['Content-Type'] = req.contentType ?? 'application/json';
         headers['Content-Length'] = String(Buffer.byteLength(req.body));

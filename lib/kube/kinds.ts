@@ -27,6 +27,7 @@ const KINDS: Record<KnownKind, KindInfo> = {
   Restore: { kind: 'Restore', group: 'pingcap.com', version: 'v1alpha1', plural: 'restores' },
   CompactBackup: { kind: 'CompactBackup', group: 'pingcap.com', version: 'v1alpha1', plural: 'compactbackups' },
   Job: { kind: 'Job', group: 'batch', version: 'v1', plural: 'jobs' },
+  Lease: { kind: 'Lease', group: 'coordination.k8s.io', version: 'v1', plural: 'leases' },
 };
 
 /** The coordinates of `kind`; a kind outside the table is a programming error (`TerminalError`). */

@@ -62,7 +62,7 @@ export type OwnedKind = (typeof OWNED_KINDS)[number];
  * PersistentVolumes bound to the cluster's claims (for those the namespace argument is ignored), and
  * the backup controllers' kinds; Secrets are only ever looked at (`ObjectReader.secretKeys`).
  */
-export type KnownKind = OwnedKind | 'TidbCluster' | 'PersistentVolume' | 'Node' | ControllerObjectKind | 'Secret';
+export type KnownKind = OwnedKind | 'TidbCluster' | 'PersistentVolume' | 'Node' | ControllerObjectKind | 'Secret' | 'Lease';
 
 /** The kinds the backup controllers read and write besides the TidbCluster's: their resources and Jobs. */
 export type ControllerObjectKind = 'Backup' | 'Restore' | 'CompactBackup' | 'Job';
@@ -155,6 +155,13 @@ export interface KubePort {
   getPersistentVolume(name: string): Promise<KubeObject>;
   /** One Node by name (the topology labels of the node a store's pod runs on), or `NotFoundError`. */
   getNode(name: string): Promise<KubeObject>;
+  /**
+   * One label-selected LIST of Deployments in `namespace`, or in every namespace when undefined:
+   * TiDB Operator's controller managers (docs/migrating-from-tidb-operator.md).
+   */
+  listDeployments(namespace: string | undefined, labelSelector: LabelSelector): Promise<ObjectList>;
+  /** One Lease (coordination.k8s.io/v1) by name — a leader-election lock — or undefined when it does not exist. */
+  getLease(namespace: string, name: string): Promise<KubeObject | undefined>;
   /** One page of TidbClusters for the sweep (pass the previous page's `continue` to go on). */
   listTidbClusters(page: PageRequest): Promise<TidbClusterPage>;
   /** Creates `obj` (kind from `obj.kind`, namespace from metadata); AlreadyExists is a `ConflictError`. */

@@ -15,6 +15,7 @@ import type { Progress } from './scenario/progress.js';
 import { scenarioClusters, watchedClusters, type ObjectRef, type TimelineEntry, type WaitCondition } from './scenario/types.js';
 import { refNamespace, runVerb, type VerbResult } from './timeline-verbs.js';
 import { seedTwin } from './twin.js';
+import { checkExpectation, takeMark, type Mark } from './expect-verbs.js';
 import { formatAdminAnswer, type TimeFormat } from './admin-format.js';
 import { explainTimeout, isClusterReady } from './wait-diagnosis.js';
 import type { KubeObject } from '../sim/object.js';
@@ -87,6 +88,7 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
     }
   };
 
+  const marks = new Map<string, Mark>();
   phase = 'timeline';
   applyCluster(stack);
   phase = 'sim';
@@ -94,7 +96,7 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
     const start = stack.clock.nowMs();
     report.startEntry(entry, rel(start));
     progress.entryStarted(entry, rel(start));
-    const result = await runEntry(stack, entry, runUntil, (p) => (phase = p), t0);
+    const result = entry.verb === 'mark' || entry.verb === 'expect' ? markOrExpect(stack, entry, report, marks) : await runEntry(stack, entry, runUntil, (p) => (phase = p), t0);
     const end = { ok: result.ok, endMs: rel(stack.clock.nowMs()), ...(result.ok ? {} : { error: result.error }) };
     report.endEntry(end.endMs, end.ok, result.ok ? undefined : result.error, result.answer);
     progress.entryFinished(entry, end);
@@ -140,6 +142,19 @@ function virtualTime(nowMs: number, t0Ms: number): TimeFormat {
 }
 
 type RunUntil = (targetMs: number, until?: () => boolean) => Promise<boolean>;
+
+/** `mark:` records the first cluster's pods and the action count; `expect:` checks against it (expect-verbs.ts). */
+function markOrExpect(stack: SimStack, entry: TimelineEntry, report: ReportBuilder, marks: Map<string, Mark>): VerbResult {
+  const namespace = stack.scenario.cluster.metadata.namespace;
+  if (entry.verb === 'mark') {
+    marks.set(entry.name, takeMark(stack.world.store, namespace, report.actionCount()));
+    return { ok: true };
+  }
+  if (entry.verb !== 'expect') return { ok: false, error: `${entry.verb} is not mark or expect` };
+  const mark = marks.get(entry.expect.since);
+  if (!mark) return { ok: false, error: `no mark ${JSON.stringify(entry.expect.since)} was taken` };
+  return checkExpectation(entry.expect, mark, stack.world.store, namespace, report.actionsFrom(mark.actionCount));
+}
 
 async function runEntry(stack: SimStack, entry: TimelineEntry, runUntil: RunUntil, setPhase: (p: Phase) => void, t0Ms: number): Promise<VerbResult> {
   const now = stack.clock.nowMs();

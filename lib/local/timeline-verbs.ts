@@ -39,6 +39,8 @@ export async function runVerb(stack: SimStack, entry: TimelineEntry): Promise<Ve
       return deleteObject(stack, entry.object);
     case 'waitFor':
     case 'advance':
+    case 'mark':
+    case 'expect':
       return { ok: false, error: `${entry.verb} is run by the timeline loop` };
     default: {
       const never: never = entry;

@@ -16,6 +16,7 @@ import type { PdView } from './pd.js';
 import type { TidbReadFailure, TidbView } from './tidb.js';
 import type { PumpView, TicdcView } from './ticdc.js';
 import type { TiflashView } from './tiflash.js';
+import type { OperatorObservation } from './tidb-operator.js';
 
 /**
  * What the reconciler itself persisted for the key (DynamoDB), as of this step's claim: the fence of
@@ -112,6 +113,11 @@ export type Snapshot = {
    * not changed; the sweep's step reads everything. Absent: everything was read.
    */
   readonly reads?: 'rest';
+  /**
+   * TiDB Operator's controller managers, when this step read them (its persisted verdict was due for
+   * a re-check, see `tidb-operator.ts`); absent otherwise: the verdict in `state.deadlines` holds.
+   */
+  readonly tidbOperator?: OperatorObservation;
   readonly state: PersistedState;
   readonly config: ReconcileConfig;
 };

@@ -68,6 +68,8 @@ export const RESOURCES: readonly ResourceDef[] = [
   def('apps', 'v1', 'ControllerRevision', 'controllerrevisions', true),
   def('apps', 'v1', 'Deployment', 'deployments', true, { shortNames: ['deploy'], subresources: ['status', 'scale'], hasGeneration: true }),
   def('batch', 'v1', 'Job', 'jobs', true, { subresources: ['status'], hasGeneration: true }),
+  // Leader-election locks (client-go's `leases` resource lock), e.g. TiDB Operator's controller manager's.
+  def('coordination.k8s.io', 'v1', 'Lease', 'leases', true),
   def('storage.k8s.io', 'v1', 'StorageClass', 'storageclasses', false, { shortNames: ['sc'] }),
   def('rbac.authorization.k8s.io', 'v1', 'Role', 'roles', true),
   def('rbac.authorization.k8s.io', 'v1', 'RoleBinding', 'rolebindings', true),

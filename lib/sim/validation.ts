@@ -131,6 +131,8 @@ export function validateObject(kind: string, obj: unknown): Cause[] {
     case 'ConfigMap':
     case 'Secret':
       return [...causes, ...validateDataKeys(obj)];
+    case 'Lease':
+      return [...causes, ...validateLeaseSpec(spec)];
     default:
       return causes;
   }
@@ -313,5 +315,18 @@ function validateDataKeys(obj: JsonObject): Cause[] {
       if (field === 'data' && obj['kind'] !== 'Secret' && key in binary) causes.push(invalid(`data[${key}]`, key, 'duplicate of key present in binaryData'));
     }
   }
+  return causes;
+}
+
+/**
+ * A Lease's spec, as `ValidateLeaseSpec` (pkg/apis/coordination/validation/validation.go):
+ * `leaseDurationSeconds` and `leaseTransitions` when set must be greater than 0 and non-negative.
+ */
+function validateLeaseSpec(spec: JsonObject): Cause[] {
+  const causes: Cause[] = [];
+  const duration = spec['leaseDurationSeconds'];
+  if (typeof duration === 'number' && duration <= 0) causes.push(invalid('spec.leaseDurationSeconds', duration, 'must be greater than 0'));
+  const transitions = spec['leaseTransitions'];
+  if (typeof transitions === 'number' && transitions < 0) causes.push(invalid('spec.leaseTransitions', transitions, 'must be greater than or equal to 0'));
   return causes;
 }

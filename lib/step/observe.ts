@@ -4,6 +4,7 @@
  */
 
 import type { Snapshot } from '../model/snapshot.js';
+import { operatorCheckDue } from '../model/tidb-operator.js';
 import type { FailOutcome } from '../model/outcome.js';
 import type { StoredDeadline, VerifiedCluster } from '../state/port.js';
 import type { StepContext } from './context.js';
@@ -26,7 +27,9 @@ export async function observeStep(ctx: StepContext): Promise<ObserveResult> {
   const signal = ctx.workSignal;
   try {
     const verified = restVerification(ctx);
-    const observation = await ports.observer.observe({ key, ref, fence: ctx.fence, nowMs: ports.clock.nowMs(), signal, ...(verified ? { verified } : {}) });
+    const nowMs = ports.clock.nowMs();
+    const checkOperator = operatorCheckDue(ctx.deadlines, nowMs, undefined);
+    const observation = await ports.observer.observe({ key, ref, fence: ctx.fence, nowMs, signal, ...(verified ? { verified } : {}), ...(checkOperator ? { checkTidbOperator: true as const } : {}) });
     return { ok: true, snapshot: toSnapshot(ctx, observation, ctx.deadlines) };
   } catch (err) {
     return { ok: false, outcome: outcomeForError(err, 'observe') };
@@ -58,6 +61,7 @@ function toSnapshot(ctx: StepContext, observation: Observation, deadlines: reado
     ...(observation.nodes === undefined ? {} : { nodes: observation.nodes }),
     ...(observation.missingSecrets === undefined ? {} : { missingSecrets: observation.missingSecrets }),
     ...(observation.reads === undefined ? {} : { reads: observation.reads }),
+    ...(observation.tidbOperator === undefined ? {} : { tidbOperator: observation.tidbOperator }),
     state: {
       fence: ctx.fence,
       failures: claimed.failures,

@@ -50,6 +50,11 @@ export type ObserveRequest = {
    * If the TidbCluster is still that one, the observer skips what only the discovery rule reads.
    */
   readonly verified?: VerifiedCluster;
+  /**
+   * Set when the key's persisted verdict on TiDB Operator is due for a re-check (or there is none):
+   * the observer then also reads its controller managers (`Observation.tidbOperator`).
+   */
+  readonly checkTidbOperator?: true;
 };
 
 /**
@@ -72,6 +77,8 @@ export type Observation = {
   readonly missingSecrets?: readonly string[];
   /** `rest` when the observer read at rest (see `Snapshot.reads`). */
   readonly reads?: Snapshot['reads'];
+  /** TiDB Operator's controller managers, when the request asked for them (`checkTidbOperator`). */
+  readonly tidbOperator?: Snapshot['tidbOperator'];
 };
 
 /**

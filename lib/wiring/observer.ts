@@ -15,7 +15,9 @@
  * TidbCluster read, same uid and generation) the kinds only the discovery rule reads are not listed
  * (`DISCOVERY_ONLY_KINDS`) and the observation says `reads: 'rest'`; what no watch reports (Services,
  * ConfigMaps, the bound volumes, the cluster client Secret) is then taken from the step before when
- * this process ran it and it wrote none of them (`ObservedIndex.keptFor`), and read otherwise. The persisted part of the snapshot (fence,
+ * this process ran it and it wrote none of them (`ObservedIndex.keptFor`), and read otherwise. Only when
+ * the request says the key's TiDB Operator verdict is due (`checkTidbOperator`) and the cluster is not
+ * annotated to take over: TiDB Operator's controller managers, beside the lists (`observe-operator.ts`). The persisted part of the snapshot (fence,
  * failures, wake-up, deadlines) is not read here: the engine has it from its claim and reads the
  * deadlines itself, alongside this observer.
  */
@@ -41,6 +43,8 @@ import { readStoreNodes, serverNodeNames, storeNodeNames } from './observe-nodes
 import { boundVolumeNames, readBoundVolumes } from './observe-volumes.js';
 import { readTikvLeaders } from './observe-tikv-leaders.js';
 import { plainJson } from './plain-json.js';
+import { readTidbOperators } from './observe-operator.js';
+import { TAKE_OVER_ANNOTATION, type OperatorObservation } from '../model/tidb-operator.js';
 
 /** The owned kinds the observer lists: every kind the Kubernetes port reads per TidbCluster but its Events (no rule reads them). */
 const OWNED_KINDS = KUBE_OWNED_KINDS.filter((kind): kind is keyof OwnedObjects & KubeOwnedKind => kind !== 'Event');
@@ -68,10 +72,18 @@ type ApiReads = { readonly reads: readonly ApiRead[]; readonly missingSecrets?: 
 
 /**
  * What the observer reads besides the defaults: `detectNodeFailure` adds the Nodes of failure stores'
- * pods. `clusterIds` is where PD cluster ids read before are kept: pass the runtime's, so the
+ * pods; `operatorScope` bounds where TiDB Operator is looked for. `clusterIds` is where PD cluster ids read before are kept: pass the runtime's, so the
  * observers of a warm container's steps share it (default: one of this observer's own).
  */
-export type ObserverOptions = { readonly detectNodeFailure?: boolean; readonly clusterIds?: ClusterIdCache };
+export type ObserverOptions = {
+  readonly detectNodeFailure?: boolean;
+  readonly clusterIds?: ClusterIdCache;
+  /**
+   * Where TiDB Operator's controller managers are looked for: in every namespace (default), or only
+   * the cluster's — a reconciler deployed for some namespaces (`WATCH_NAMESPACES`) may list no other.
+   */
+  readonly operatorScope?: OperatorObservation['scope'];
+};
 
 /**
  * Reads one cluster's world. Guarantees: a missing TidbCluster is `cluster: undefined` with nothing
@@ -105,7 +117,8 @@ export class LiveObserver implements Observer {
     const atRest = request.verified !== undefined && request.verified.uid === cluster.metadata.uid && request.verified.generation === cluster.metadata.generation;
     const kept = atRest ? this.index.keptFor(key, request.fence) : undefined;
     const kinds = atRest ? (kept ? REST_KINDS_KEPT : REST_KINDS) : OWNED_KINDS;
-    const [listed, api] = await Promise.all([this.readOwned(ref.namespace, instance, kinds, signal), this.readApis(cluster, ref, context, signal, kept)]);
+    const operator = request.checkTidbOperator && cluster.metadata.annotations?.[TAKE_OVER_ANNOTATION] !== 'true' ? readTidbOperators(this.clients.kube, ref.namespace, this.options.operatorScope ?? 'cluster', signal) : undefined;
+    const [listed, api, tidbOperator] = await Promise.all([this.readOwned(ref.namespace, instance, kinds, signal), this.readApis(cluster, ref, context, signal, kept), operator]);
     const owned: OwnedObjects = kept ? { ...listed, Service: kept.Service, ConfigMap: kept.ConfigMap } : listed;
     this.index.remember(key, request.fence, instance, cluster, owned);
     const { rest, byComponent } = splitByComponent(owned, OBSERVED_COMPONENTS);
@@ -144,6 +157,7 @@ export class LiveObserver implements Observer {
       ...(nodes === undefined ? {} : { nodes }),
       ...(api.missingSecrets === undefined ? {} : { missingSecrets: api.missingSecrets }),
       ...(atRest ? { reads: 'rest' as const } : {}),
+      ...(tidbOperator === undefined ? {} : { tidbOperator }),
     };
   }
 

@@ -80,7 +80,7 @@ export function stepPorts(runtime: Runtime, deadlineAtMs: number): StepPorts {
   const clients = runtime.clients.withDeadline(deadlineAtMs, deadlineAtMs - runtime.config.step.safetyMarginMs);
   const { state, timers, queue, clock, logger, metrics, index, clusterIds, random, newReconcileId } = runtime;
   const seeded = { ...(random ? { random } : {}), ...(newReconcileId ? { newReconcileId } : {}) };
-  const observerOptions = { detectNodeFailure: runtime.config.step.reconcile.detectNodeFailure === true, clusterIds };
+  const observerOptions = { detectNodeFailure: runtime.config.step.reconcile.detectNodeFailure === true, clusterIds, ...(runtime.config.watchNamespaces === undefined ? {} : { operatorScope: 'namespace' as const }) };
   const controllers = clients.objects === undefined ? {} : { controllers: backupControllers(clients.objects, clients) };
   return { state, observer: new LiveObserver(clients, index, observerOptions), executor: new LiveExecutor(clients, index), timers, queue, clock, logger, metrics, ...seeded, ...controllers };
 }

@@ -267,7 +267,8 @@ describe('admin handler', () => {
     const status = await admin()({ action: 'status', cluster }, lambdaContext());
 
     // Assess
-    expect(status).toEqual(expect.objectContaining({ ok: true, key: `${K8S}/demo/basic`, deadlines: [] }));
+    // The only deadline: the TiDB Operator verdict (none runs here) with its re-check time.
+    expect(status).toEqual(expect.objectContaining({ ok: true, key: `${K8S}/demo/basic`, deadlines: [expect.objectContaining({ component: 'cluster', member: 'tidb-operator', kind: 'operatorAbsent' })] }));
     expect(status.ok && status.status).toEqual(expect.objectContaining({ conditions: [expect.objectContaining({ type: 'Ready', status: 'True', reason: 'Ready' })] }));
     expect(status.ok && status.state).toEqual(expect.objectContaining({ lease: null, dirty: false, failures: 0, lastStep: expect.objectContaining({ reconcileId: expect.any(String) }) }));
   });

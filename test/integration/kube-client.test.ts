@@ -379,3 +379,49 @@ describe('every call has a deadline', () => {
     await new Promise<void>((resolve) => hung.listen(port, '127.0.0.1', resolve));
   });
 });
+
+describe("KubeClient: TiDB Operator's controller manager", () => {
+  it('lists Deployments by label in every namespace or one, and reads a Lease by name (undefined when there is none)', async () => {
+    // Prepare
+    const labels = { 'app.kubernetes.io/component': 'controller-manager', 'app.kubernetes.io/name': 'tidb-operator' };
+    s.store.create('Namespace', { metadata: { name: 'tidb-admin' } });
+    for (const ns of ['tidb-admin', 'demo']) s.store.create('Deployment', { ...fixture('Deployment', 'tidb-controller-manager', labels), metadata: { name: 'tidb-controller-manager', namespace: ns, labels } });
+    s.store.create('Deployment', fixture('Deployment', 'basic-discovery', OWNED));
+    s.store.create('Lease', { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'tidb-controller-manager', namespace: 'tidb-admin' }, spec: { holderIdentity: 'p', leaseDurationSeconds: 15 } });
+    const selector = 'app.kubernetes.io/component=controller-manager,app.kubernetes.io/name=tidb-operator';
+
+    // Act
+    const everywhere = await kube.listDeployments(undefined, selector);
+    const here = await kube.listDeployments('demo', selector);
+    const lease = await kube.getLease('tidb-admin', 'tidb-controller-manager');
+    const none = await kube.getLease('demo', 'tidb-controller-manager');
+
+    // Assess
+    expect(everywhere.items.map((d) => `${d.metadata.namespace}/${d.metadata.name}`).sort()).toEqual(['demo/tidb-controller-manager', 'tidb-admin/tidb-controller-manager']);
+    expect(here.items.map((d) => d.metadata.namespace)).toEqual(['demo']);
+    expect(lease?.spec).toEqual({ holderIdentity: 'p', leaseDurationSeconds: 15 });
+    expect(none).toBeUndefined();
+  });
+
+  it('sends the User-Agent the API server records as its field manager, tidb-reconciler', async () => {
+    // Prepare
+    const agents: string[] = [];
+    const echo = createServer((req, res) => {
+      agents.push(req.headers['user-agent'] ?? '');
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'not found' }));
+    });
+    await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+    try {
+      const config = new KubeConfig();
+      config.loadFromString(kubeconfigYaml(`http://127.0.0.1:${(echo.address() as AddressInfo).port}`, 't'));
+      // Act
+      await KubeClient.fromKubeConfig(config, { timeoutMs: 2000 }).getLease('tidb-admin', 'tidb-controller-manager');
+    } finally {
+      echo.closeAllConnections();
+      await new Promise<void>((resolve) => echo.close(() => resolve()));
+    }
+    // Assess
+    expect(agents).toEqual(['tidb-reconciler']);
+  });
+});

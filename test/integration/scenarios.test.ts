@@ -1197,5 +1197,17 @@ describe('what each TiFlash story shows', () => {
     expect(live?.[1]).toMatchObject({ podName: 'basic-tiflash-0', state: 'Up' });
     expect(live?.[0]).not.toBe(tombstone);
   });
-});
 
+  it('migration: TiDB Operator found and left alone with one Warning Event each time, taken over at most 105 s after the scale-down', async () => {
+    const report = await run('migrate-from-tidb-operator.yaml');
+    const warnings = events(report, 'TiDBOperatorRunning').map((a) => ({ type: (a.args as { type?: string }).type, count: (a.args as { count?: number }).count }));
+    // Refused twice (the operator started twice): one Event, counted again the second time — not a storm.
+    expect(warnings).toEqual([{ type: 'Warning', count: undefined }, { type: 'Warning', count: 2 }]);
+    const takeOvers = events(report, 'TakeOver');
+    expect(takeOvers.map((a) => (a.args as { message?: string }).message)).toEqual([expect.stringContaining('no longer runs'), expect.stringContaining('tidb-reconciler/take-over=true')]);
+    // Scaled to 0 (the second apply) → its pod stops within its 30 s grace period, its Lease expires
+    // 15 s after the last renewal, and the next re-check (a minute at most) takes over.
+    const stoppedAt = entryAtMs(report, 'apply', 1);
+    expect((takeOvers[0]?.atMs ?? Infinity) - stoppedAt).toBeLessThanOrEqual(30_000 + 15_000 + 60_000);
+  }, 180_000);
+});

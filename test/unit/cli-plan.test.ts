@@ -33,6 +33,14 @@ describe('plan: the next step as text', () => {
     expect(visibleActions(planOf([putStoreId, scaleOut]))).toEqual([scaleOut]);
   });
 
+  it.each([
+    { name: 'keeping the TiDB Operator verdict is bookkeeping', action: { kind: 'state.putDeadline', deadline: { component: 'cluster', member: 'tidb-operator', kind: 'operatorAbsent', sinceMs: T0, deadlineAtMs: T0 + 240_000 } }, visible: false },
+    { name: 'replacing it too', action: { kind: 'state.deleteDeadline', deadline: { component: 'cluster', member: 'tidb-operator', kind: 'operatorRunning' } }, visible: false },
+    { name: 'a failover deadline is not', action: { kind: 'state.putDeadline', deadline: { component: 'tikv', member: 'basic-tikv-1', kind: 'failover', sinceMs: T0, deadlineAtMs: T0 + 300_000 } }, visible: true },
+  ])('$name (visible: $visible)', ({ action, visible }) => {
+    expect(visibleActions(planOf([action as Action, scaleOut]))).toEqual(visible ? [action, scaleOut] : [scaleOut]);
+  });
+
   it('a paused cluster says what the first step after resume would do', () => {
     // Prepare
     const held = planOf([], { kind: 'wait', message: 'cluster is paused: status only' });

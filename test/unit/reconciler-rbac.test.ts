@@ -37,6 +37,16 @@ describe('the reconciler ClusterRole', () => {
     expect(allows(info.group, info.plural, verb)).toBe(want);
   });
 
+  it.each([
+    { name: 'reading a Lease by name (TiDB Operator\'s leader election)', group: 'coordination.k8s.io', resource: 'leases', verb: 'get', want: true },
+    { name: 'listing Leases', group: 'coordination.k8s.io', resource: 'leases', verb: 'list', want: false },
+    { name: 'writing a Lease', group: 'coordination.k8s.io', resource: 'leases', verb: 'update', want: false },
+    { name: 'listing Deployments (discovery\'s, and TiDB Operator\'s controller manager by label)', group: 'apps', resource: 'deployments', verb: 'list', want: true },
+    { name: 'reading a Deployment by name', group: 'apps', resource: 'deployments', verb: 'get', want: false },
+  ])('TiDB Operator detection: $name is allowed: $want', ({ group, resource, verb, want }) => {
+    expect(allows(group, resource, verb)).toBe(want);
+  });
+
   it('allows reading, listing and writing the status of TidbClusters, and is bound to the reconciler group', () => {
     expect(['get', 'list'].every((v) => allows('pingcap.com', 'tidbclusters', v))).toBe(true);
     expect(allows('pingcap.com', 'tidbclusters/status', 'update')).toBe(true);

@@ -28,7 +28,7 @@ function parsed(text: string): Scenario {
 }
 
 const KINDS = 'pod-down, pod-deleted, node-down, image-broken, pd-api-down, pd-schedulers-lost, pd-join-interrupted, kube-api-errors, step-crash, duplicate-delivery, s3-down, job-pod-killed';
-const VERBS = 'waitFor, patch, annotate, fault, heal, world, admin, advance, delete, apply, deleteObject';
+const VERBS = 'waitFor, patch, annotate, fault, heal, world, admin, advance, delete, apply, deleteObject, mark, expect';
 const DURATION_HINT = 'use a number with a unit, e.g. 250ms, 90s, 5m, 1h30m';
 
 describe('a bad file is rejected with one line naming the line, the field and what is wrong', () => {
@@ -74,6 +74,10 @@ describe('a bad file is rejected with one line naming the line, the field and wh
     { name: 'an entry that is not a mapping', text: withTimeline('ready'), error: `s.yaml:8: timeline[0]: expected a mapping with one verb (${VERBS}), got the string "ready"` },
     { name: 'an unknown verb', text: withTimeline('waitFor: ready', 'waitfor: ready'), error: `s.yaml:9: timeline[1]: unknown verb "waitfor" (expected one of: ${VERBS})` },
     { name: 'no verb', text: withTimeline('timeout: 5m'), error: `s.yaml:8: timeline[0]: no verb (expected exactly one of: ${VERBS})` },
+    { name: 'an expect without an earlier mark', text: withTimeline('expect: {since: live, podsKept: true}', 'mark: live'), error: 's.yaml:8: timeline[0].expect.since: no earlier mark: "live" (a mark: entry before this one names it)' },
+    { name: 'an expect that checks nothing', text: withTimeline('mark: live', 'expect: {since: live}'), error: 's.yaml:9: timeline[1].expect: expected at least one of podsKept, reconcilerWrites' },
+    { name: 'an expect with a misspelt kind', text: withTimeline('mark: live', 'expect: {since: live, reconcilerWrites: [tidbcluster]}'), error: 's.yaml:9: timeline[1].expect.reconcilerWrites[0]: expected Kind or Kind/status, got "tidbcluster"' },
+    { name: 'a mark with an invalid name', text: withTimeline('mark: Live Now'), error: 's.yaml:8: timeline[0].mark: expected a name of lower-case letters, digits and dashes, got "Live Now"' },
     { name: 'two verbs', text: withTimeline('{advance: 1m, delete: true}'), error: 's.yaml:8: timeline[0]: more than one verb (advance, delete); an entry has exactly one' },
     { name: 'a timeout on another verb', text: withTimeline('{advance: 1m, timeout: 5m}'), error: 's.yaml:8: timeline[0].timeout: timeout is only allowed with waitFor, not with advance' },
     { name: 'a malformed timeout', text: withTimeline('{waitFor: ready, timeout: soon}'), error: `s.yaml:8: timeline[0].timeout: invalid duration "soon": ${DURATION_HINT}` },
@@ -164,8 +168,8 @@ describe('objects: Secrets and ConfigMaps created before the cluster', () => {
   const withObjects = (yaml: string): string => `${HEAD}objects:\n${yaml}timeline: []\n`;
 
   it.each<{ name: string; objects: string; error: string }>([
-    { name: 'not a list', objects: '  a: 1\n', error: 's.yaml:7: objects: expected a list of manifests (Secret, ConfigMap, ServiceAccount, Role, RoleBinding, ClusterRole, ClusterRoleBinding, Backup, Restore, BackupSchedule, CompactBackup), got a mapping' },
-    { name: 'another kind', objects: '  - {apiVersion: v1, kind: Pod, metadata: {name: x}}\n', error: 's.yaml:8: objects[0].kind: expected one of: Secret, ConfigMap, ServiceAccount, Role, RoleBinding, ClusterRole, ClusterRoleBinding, Backup, Restore, BackupSchedule, CompactBackup, got "Pod"' },
+    { name: 'not a list', objects: '  a: 1\n', error: 's.yaml:7: objects: expected a list of manifests (Secret, ConfigMap, ServiceAccount, Role, RoleBinding, ClusterRole, ClusterRoleBinding, Backup, Restore, BackupSchedule, CompactBackup, Deployment), got a mapping' },
+    { name: 'another kind', objects: '  - {apiVersion: v1, kind: Pod, metadata: {name: x}}\n', error: 's.yaml:8: objects[0].kind: expected one of: Secret, ConfigMap, ServiceAccount, Role, RoleBinding, ClusterRole, ClusterRoleBinding, Backup, Restore, BackupSchedule, CompactBackup, Deployment, got "Pod"' },
     { name: 'another apiVersion', objects: '  - {apiVersion: apps/v1, kind: Secret, metadata: {name: x}}\n', error: 's.yaml:8: objects[0].apiVersion: expected v1 for Secret, got "apps/v1"' },
     { name: 'an RBAC kind with the core apiVersion', objects: '  - {apiVersion: v1, kind: RoleBinding, metadata: {name: x}}\n', error: 's.yaml:8: objects[0].apiVersion: expected rbac.authorization.k8s.io/v1 for RoleBinding, got "v1"' },
     { name: 'a namespace on a cluster-scoped kind', objects: '  - {apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole, metadata: {name: x, namespace: demo}}\n', error: 's.yaml:8: objects[0].metadata.namespace: unknown field (expected one of: name, labels, annotations)' },

@@ -93,6 +93,9 @@ File (YAML; full format in docs/SCENARIOS.md):
                (component: force-upgrade only; limit: history only, 1..100; as: the caller's IAM role or user ARN,
                default the scenario operator, admin everywhere; expect: forbidden passes only if the caller is refused)
     - advance: DURATION
+    - mark: NAME                                     remember the cluster's pods (uid, restarts) and the actions so far
+    - expect: {since: NAME, podsKept: true, reconcilerWrites: [Kind | Kind/status, ...]}
+               (checked at once: the marked pods kept, no restart; the reconciler's only writes since; [] = none)
     - delete: true
   DURATION: ms, s, m, h and combinations (250ms, 90s, 5m, 1h30m).
   POD: <cluster>-<component>-<ordinal>, for a component the cluster has and an ordinal below its

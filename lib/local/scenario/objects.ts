@@ -4,8 +4,9 @@
  * objects (Role, RoleBinding, ClusterRole, ClusterRoleBinding: e.g. who may use the admin
  * function's mutating actions in which namespace; TiDB Operator's `backup-rbac.yaml`), ServiceAccounts
  * (the backup Jobs' `tidb-backup-manager`, with its IRSA annotation), and TiDB Operator's data-plane
- * resources (Backup, Restore, BackupSchedule, CompactBackup). Each is a manifest with its kind's
- * apiVersion (`v1`, `rbac.authorization.k8s.io/v1`, `pingcap.com/v1alpha1`), `metadata.name`, and
+ * resources (Backup, Restore, BackupSchedule, CompactBackup), and Deployments (e.g. TiDB Operator's
+ * `tidb-controller-manager`, whose pods run its leader election: lib/sim/tidb/controller-manager.ts).
+ * Each is a manifest with its kind's apiVersion (`v1`, `rbac.authorization.k8s.io/v1`, `apps/v1`, `pingcap.com/v1alpha1`), `metadata.name`, and
  * for namespaced kinds `metadata.namespace` defaulting to the cluster's; they are created at t = 0,
  * before the TidbCluster, through the same API server checks as any write. The timeline's `apply:`
  * takes the same manifests (timeline.ts). Anything else is a file error.
@@ -27,6 +28,7 @@ export const OBJECT_KINDS = [
   'Restore',
   'BackupSchedule',
   'CompactBackup',
+  'Deployment',
 ] as const;
 
 /** One of `OBJECT_KINDS`. */
@@ -49,6 +51,7 @@ const KINDS: Record<ObjectKind, { readonly apiVersion: string; readonly fields: 
   Restore: { apiVersion: PINGCAP, fields: CUSTOM, namespaced: true },
   BackupSchedule: { apiVersion: PINGCAP, fields: CUSTOM, namespaced: true },
   CompactBackup: { apiVersion: PINGCAP, fields: CUSTOM, namespaced: true },
+  Deployment: { apiVersion: 'apps/v1', fields: ['apiVersion', 'kind', 'metadata', 'spec'], namespaced: true },
 };
 
 /** Whether a kind is one of TiDB Operator's custom resources (created with strict field validation, as kubectl applies them). */

@@ -106,6 +106,10 @@ export function describeEntry(entry: TimelineEntry): string {
       return `apply ${entry.manifest.kind}/${entry.manifest.metadata.name}`;
     case 'deleteObject':
       return `deleteObject ${entry.object.kind}/${entry.object.name}`;
+    case 'mark':
+      return `mark ${entry.name}`;
+    case 'expect':
+      return `expect since ${entry.expect.since}${entry.expect.podsKept ? ' pods kept' : ''}${entry.expect.reconcilerWrites ? ` reconciler writes only [${entry.expect.reconcilerWrites.join(', ')}]` : ''}`;
     default: {
       const unreachable: never = entry;
       return unreachable;

@@ -195,6 +195,16 @@ export class ReportBuilder {
     return ordered;
   }
 
+  /** How many actions are recorded so far (a `mark:` keeps it). */
+  actionCount(): number {
+    return this.actions.length;
+  }
+
+  /** The actions recorded from position `from` on. */
+  actionsFrom(from: number): readonly ActionRecord[] {
+    return this.actions.slice(from);
+  }
+
   /** Records one side effect, in the documented key order, leaving out keys it does not have. */
   recordAction(action: ActionRecord): void {
     this.actions.push(actionRecord(action));

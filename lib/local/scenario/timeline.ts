@@ -26,7 +26,7 @@ import {
 } from './reader.js';
 import { readIamPrincipal } from './access-entries.js';
 import { readManifest } from './objects.js';
-import type { AdminStep, JsonObject, ObjectRef, RefKind, TimelineEntry, Verb, WaitCondition } from './types.js';
+import type { AdminStep, Expectation, JsonObject, ObjectRef, RefKind, TimelineEntry, Verb, WaitCondition } from './types.js';
 import { COMPONENTS, PHASES, REF_KINDS, VERBS } from './types.js';
 
 /** Where an entry starts in the file (1-based line), when known. */
@@ -42,8 +42,13 @@ const CONDITION_FORMS = 'ready, {component, phase} or {jsonpath, equals, object?
 export function readTimeline(raw: unknown, rules: NameRules, lineOf: LineOf, clusterNamespace = 'default'): TimelineEntry[] {
   if (raw === undefined || raw === null) return [];
   if (!Array.isArray(raw)) throw new FieldError(['timeline'], `expected a list of entries, got ${describeValue(raw)}`);
+  const marks = new Set<string>();
   return raw.map((item: unknown, index) => {
     const body = readEntry(item, ['timeline', index], rules, clusterNamespace);
+    if (body.verb === 'mark') marks.add(body.name);
+    if (body.verb === 'expect' && !marks.has(body.expect.since)) {
+      throw new FieldError(['timeline', index, 'expect', 'since'], `no earlier mark: ${JSON.stringify(body.expect.since)} (a mark: entry before this one names it)`);
+    }
     const line = lineOf(['timeline', index]);
     return { index, ...(line === undefined ? {} : { line }), ...body } as TimelineEntry;
   });
@@ -91,6 +96,10 @@ function readVerb(verb: Verb, value: unknown, at: FieldPath, timeout: unknown, r
       return { verb, manifest: readManifest(value, at, clusterNamespace) };
     case 'deleteObject':
       return { verb, object: readDeleteObject(value, at) };
+    case 'mark':
+      return { verb, name: readMarkName(value, at) };
+    case 'expect':
+      return { verb, expect: readExpectation(value, at) };
     case 'delete':
       if (value !== true) throw new FieldError(at, `expected true, got ${describeValue(value)}`);
       return { verb };
@@ -207,6 +216,35 @@ function readDeleteObject(value: unknown, path: FieldPath): ObjectRef {
   const kind = readOneOf(required(map, 'kind', path), [...path, 'kind'], REF_KINDS, 'kind');
   const name = readString(required(map, 'name', path), [...path, 'name']);
   return 'namespace' in map ? { kind, name, namespace: readString(map['namespace'], [...path, 'namespace']) } : { kind, name };
+}
+
+const MARK_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** `mark: NAME` (lower-case letters, digits and dashes). */
+function readMarkName(value: unknown, path: FieldPath): string {
+  const name = readString(value, path);
+  if (!MARK_NAME.test(name)) throw new FieldError(path, `expected a name of lower-case letters, digits and dashes, got ${JSON.stringify(name)}`);
+  return name;
+}
+
+/** `expect: {since, podsKept?, reconcilerWrites?}`: at least one check. */
+function readExpectation(value: unknown, path: FieldPath): Expectation {
+  const map = expectMapping(value, path, 'a mapping {since, podsKept?, reconcilerWrites?}');
+  rejectUnknownFields(map, path, ['since', 'podsKept', 'reconcilerWrites']);
+  const since = readMarkName(required(map, 'since', path), [...path, 'since']);
+  if (!('podsKept' in map) && !('reconcilerWrites' in map)) throw new FieldError(path, 'expected at least one of podsKept, reconcilerWrites');
+  if ('podsKept' in map && map['podsKept'] !== true) throw new FieldError([...path, 'podsKept'], `expected true, got ${describeValue(map['podsKept'])}`);
+  let writes: string[] | undefined;
+  if ('reconcilerWrites' in map) {
+    const raw = map['reconcilerWrites'];
+    if (!Array.isArray(raw)) throw new FieldError([...path, 'reconcilerWrites'], `expected a list of kinds (Kind or Kind/status), got ${describeValue(raw)}`);
+    writes = raw.map((w, i) => {
+      const text = readString(w, [...path, 'reconcilerWrites', i]);
+      if (!/^[A-Z][A-Za-z]*(\/status)?$/.test(text)) throw new FieldError([...path, 'reconcilerWrites', i], `expected Kind or Kind/status, got ${JSON.stringify(text)}`);
+      return text;
+    });
+  }
+  return { since, ...('podsKept' in map ? { podsKept: true as const } : {}), ...(writes === undefined ? {} : { reconcilerWrites: writes }) };
 }
 
 function isVerb(key: string): key is Verb {

@@ -24,7 +24,7 @@ export const PHASES = ['Normal', 'Upgrade', 'Scale'] as const;
 export type Phase = (typeof PHASES)[number];
 
 /** The verbs of a timeline entry, in the order the documentation lists them. */
-export const VERBS = ['waitFor', 'patch', 'annotate', 'fault', 'heal', 'world', 'admin', 'advance', 'delete', 'apply', 'deleteObject'] as const;
+export const VERBS = ['waitFor', 'patch', 'annotate', 'fault', 'heal', 'world', 'admin', 'advance', 'delete', 'apply', 'deleteObject', 'mark', 'expect'] as const;
 
 /** One of `VERBS`. */
 export type Verb = (typeof VERBS)[number];
@@ -142,7 +142,15 @@ export type WaitCondition =
 export type ObjectRef = { readonly kind: RefKind; readonly namespace?: string; readonly name: string };
 
 /** The kinds `waitFor.object` and `deleteObject` may name: those of `objects:`, and what the world makes of them. */
-export const REF_KINDS = [...OBJECT_KINDS, 'TidbCluster', 'Job', 'Pod', 'PersistentVolumeClaim', 'StatefulSet'] as const;
+export const REF_KINDS = [...OBJECT_KINDS, 'TidbCluster', 'Job', 'Pod', 'PersistentVolumeClaim', 'StatefulSet', 'Lease'] as const;
+
+/**
+ * What an `expect:` entry checks at once, against what its `mark:` (`since`) recorded: `podsKept`,
+ * that every pod of the first cluster's namespace at the mark still runs as the same pod (uid) with
+ * no container restarted since; `reconcilerWrites`, the only Kubernetes writes the reconciler made
+ * since the mark (`Kind`, or `Kind/status` for status writes only; empty: none at all).
+ */
+export type Expectation = { readonly since: string; readonly podsKept?: true; readonly reconcilerWrites?: readonly string[] };
 
 /** One of `REF_KINDS`. */
 export type RefKind = ObjectKind | (typeof REF_KINDS)[number];
@@ -198,6 +206,8 @@ export type TimelineEntry = { readonly index: number; readonly line?: number } &
   | { readonly verb: 'delete' }
   | { readonly verb: 'apply'; readonly manifest: ScenarioObject }
   | { readonly verb: 'deleteObject'; readonly object: ObjectRef }
+  | { readonly verb: 'mark'; readonly name: string }
+  | { readonly verb: 'expect'; readonly expect: Expectation }
 );
 
 /** A whole scenario, ready to run. */

@@ -8,6 +8,7 @@
 import { planAdmission } from './admission.js';
 import { planOrphanPods, planPvcCleaner } from './cleaners.js';
 import { planClusterStatus } from './cluster-status.js';
+import { planCoexistence } from './coexistence.js';
 import { planDiscovery } from './discovery.js';
 import { planMetaInfo, planPodLabels } from './meta-info.js';
 import { planPaused } from './paused.js';
@@ -27,6 +28,9 @@ export const clusterRules: readonly Rule[] = [
   // component status sync (members, stores, phases): PD, TiKV, TiDB, … — next issue
 
   // --- act ---
+  // a running TiDB Operator that manages this cluster too: a condition, one Warning Event, and the
+  // step halts (status rules included) until it is stopped or the cluster is annotated to take over
+  actRule('Coexistence', planCoexistence),
   // defaulting and validation; an invalid spec is reported once per generation and not retried
   actRule('Admission', planAdmission),
   // a paused cluster keeps its status in sync and gets no other write (TiDB Operator §1.7)

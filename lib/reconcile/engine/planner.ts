@@ -16,6 +16,7 @@ type Accumulator = {
   results: RuleResult[];
   wakeAtMs: number | undefined;
   stopped: boolean;
+  halted: boolean;
 };
 
 /**
@@ -23,7 +24,8 @@ type Accumulator = {
  * each seeing the status as the rules before it left it; once an act rule fails or stops, later act
  * rules are skipped (and not listed in `ruleResults`) while status rules still run — a block's stop
  * ends only that block's act rules (`block.ts`); `status` is undefined unless the final status differs
- * from the observed one; the outcome combines every rule's (fail > retry > wait > complete).
+ * from the observed one; the outcome combines every rule's (fail > retry > wait > complete). An act
+ * rule that halts ends the step: no rule after it runs, status rules and blocks included.
  * A TidbCluster that no longer exists plans nothing (as TiDB Operator: its objects go by garbage
  * collection through their ownerReferences).
  */
@@ -31,7 +33,7 @@ export function planStep(snapshot: Snapshot, rules: readonly Rule[]): Plan {
   const cluster = snapshot.cluster;
   if (!cluster) return { actions: [], status: undefined, outcome: complete('TidbCluster not found'), ruleResults: [] };
   const observed = cluster.status ?? {};
-  const acc: Accumulator = { status: observed, actions: [], results: [], wakeAtMs: undefined, stopped: false };
+  const acc: Accumulator = { status: observed, actions: [], results: [], wakeAtMs: undefined, stopped: false, halted: false };
   for (const rule of rules) applyRule(acc, rule, snapshot, cluster);
   const plan: Plan = {
     actions: acc.actions,
@@ -43,6 +45,7 @@ export function planStep(snapshot: Snapshot, rules: readonly Rule[]): Plan {
 }
 
 function applyRule(acc: Accumulator, rule: Rule, snapshot: Snapshot, cluster: TidbCluster): void {
+  if (acc.halted) return;
   const input = { snapshot, cluster, status: acc.status };
   switch (rule.kind) {
     case 'status':
@@ -53,7 +56,8 @@ function applyRule(acc: Accumulator, rule: Rule, snapshot: Snapshot, cluster: Ti
       const decision: Decision = rule.plan(input);
       record(acc, rule.name, decision);
       acc.actions.push(...decision.actions);
-      acc.stopped = decision.stop === true || decision.outcome.kind === 'fail';
+      acc.halted = decision.halt === true;
+      acc.stopped = acc.halted || decision.stop === true || decision.outcome.kind === 'fail';
       return;
     }
     case 'block':

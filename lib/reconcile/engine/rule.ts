@@ -39,6 +39,12 @@ export type StatusDecision = {
 export type Decision = StatusDecision & {
   readonly actions: readonly Action[];
   readonly stop?: boolean;
+  /**
+   * Ends the step here, status rules included: no rule after this one runs, so the status stays as
+   * this rule leaves it (a cluster another controller manages, whose status is that one's to write).
+   * Only top-level act rules halt; implies `stop`.
+   */
+  readonly halt?: boolean;
 };
 
 /** One rule's decision inside a block, by rule name, in the order the block ran them. */

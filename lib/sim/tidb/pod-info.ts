@@ -72,7 +72,9 @@ const CONFIG_KEYS: Record<Component, string[]> = {
 export function componentOf(container: Container): Component | undefined {
   const repo = imageRepository(container.image ?? '').split('/').pop() ?? '';
   const command = [...(container.command ?? []), ...(container.args ?? [])].join(' ');
-  if (repo === 'tidb-operator') return command.includes('tidb-discovery') ? 'discovery' : undefined;
+  // The program itself, not a flag naming it (the controller manager's `-tidb-discovery-image=…`).
+  const runsDiscovery = command.split(/\s+/).some((w) => w === 'tidb-discovery' || w.endsWith('/tidb-discovery'));
+  if (repo === 'tidb-operator') return runsDiscovery ? 'discovery' : undefined;
   if (repo === 'tidb-binlog') return command.includes('drainer') ? undefined : 'pump';
   const known: Record<string, Component> = { pd: 'pd', tikv: 'tikv', tiflash: 'tiflash', tidb: 'tidb', ticdc: 'ticdc' };
   return known[repo];

@@ -17,6 +17,7 @@ import { type TidbSimKnobs, resolveKnobs } from './knobs.js';
 import { ClusterRegistry, type ClusterState } from './registry.js';
 import { Rng } from './rng.js';
 import { TidbRuntime } from './runtime.js';
+import { ControllerManagerRuntime } from './controller-manager.js';
 import type { ActionSink, SimContext } from './sim-context.js';
 import { type PdSnapshot, pdSnapshot } from './snapshot.js';
 import { movePdLeader, setPdConfig, setTiflashReplicas } from './verbs.js';
@@ -47,7 +48,9 @@ export class TidbSimulation {
   readonly knobs: TidbSimKnobs;
   /** The world's S3, datasets and backup-manager (whose Job pods the runtime hands on). */
   readonly backups = new BackupSimulation();
-  readonly runtime = new TidbRuntime(this.backups);
+  /** TiDB Operator's controller managers (their leader election only), for migration stories. */
+  readonly controllerManagers = new ControllerManagerRuntime(this.backups);
+  readonly runtime = new TidbRuntime(this.controllerManagers);
   /** Seeded randomness for the world's object store (uids, generated names). */
   readonly random: () => number;
   /** Seeded randomness for the world's service proxy (which ready endpoint a request reaches). */
@@ -85,6 +88,7 @@ export class TidbSimulation {
       }
     });
     this.runtime.attach(sim);
+    this.controllerManagers.attach(world.store, world.clock);
     this.backups.attach({ store: world.store, clock: world.clock, clusterState: (ns, name) => clusters.find(ns, name) });
     this.attached = { clusters, faults, invariants, unsubscribe };
   }

@@ -234,3 +234,41 @@ describe('allObjects', () => {
     expect(allObjects(snapshot, 'Service')).toEqual([]);
   });
 });
+
+describe('LiveObserver: TiDB Operator, only when the verdict is due', () => {
+  /** A port holding one controller manager (its Deployment and Lease), counting what is read of it. */
+  class OperatorKube extends ListingKube {
+    readonly operatorReads: string[] = [];
+    override async listDeployments(namespace?: string, selector?: unknown): Promise<ObjectList> {
+      this.operatorReads.push(`list ${namespace ?? '*'} ${String(selector)}`);
+      const d: KubeObject = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'tidb-controller-manager', namespace: 'tidb-admin' }, spec: { template: { spec: { containers: [{ name: 'c', command: ['tidb-controller-manager', '-cluster-scoped=false'] }] } } }, status: { readyReplicas: 1 } };
+      const other: KubeObject = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'some-controller-manager', namespace: 'x' } };
+      return { items: [d, other], resourceVersion: '1' };
+    }
+    override async getLease(namespace = '', name = ''): Promise<KubeObject | undefined> {
+      this.operatorReads.push(`get ${namespace}/${name}`);
+      return { metadata: { name, namespace }, spec: { holderIdentity: 'pod-1', renewTime: '2026-01-01T00:00:00.000000Z', leaseDurationSeconds: 15 } };
+    }
+  }
+  const withAnnotation = (): KubeObject => {
+    const tc = tidbCluster('basic');
+    return { ...tc, metadata: { ...tc.metadata, annotations: { 'tidb-reconciler/take-over': 'true' } } };
+  };
+
+  it.each([
+    { name: 'not asked: nothing read', check: false, cluster: () => tidbCluster('basic'), scope: undefined, reads: [] },
+    { name: 'asked: one LIST in every namespace, one GET of the Lease named like the controller manager', check: true, cluster: () => tidbCluster('basic'), scope: undefined, reads: ['list * app.kubernetes.io/component=controller-manager,app.kubernetes.io/name=tidb-operator', 'get tidb-admin/tidb-controller-manager'] },
+    { name: 'asked, namespace-scoped: the LIST in the cluster\'s namespace only', check: true, cluster: () => tidbCluster('basic'), scope: 'namespace' as const, reads: ['list demo app.kubernetes.io/component=controller-manager,app.kubernetes.io/name=tidb-operator', 'get tidb-admin/tidb-controller-manager'] },
+    { name: 'asked, but the cluster is annotated to take over: nothing read', check: true, cluster: withAnnotation, scope: undefined, reads: [] },
+  ])('$name', async ({ check, cluster, scope, reads }) => {
+    const kube = new OperatorKube([cluster()], WORLD);
+    const observer = new LiveObserver(fakeClients(kube), new ObservedIndex(), scope === undefined ? {} : { operatorScope: scope });
+    const observation = await observer.observe({ ...REQUEST, signal: new AbortController().signal, ...(check ? { checkTidbOperator: true as const } : {}) });
+    expect(kube.operatorReads).toEqual(reads);
+    if (reads.length === 0) expect(observation.tidbOperator).toBeUndefined();
+    else
+      expect(observation.tidbOperator?.operators).toEqual([
+        { namespace: 'tidb-admin', name: 'tidb-controller-manager', readyReplicas: 1, clusterScoped: false, lease: { holderIdentity: 'pod-1', renewTimeMs: Date.UTC(2026, 0, 1), leaseDurationMs: 15_000 } },
+      ]);
+  });
+});

@@ -70,6 +70,14 @@ export class FakeKube implements KubePort {
     throw new NotFoundError(`nodes "${name}" not found`);
   }
 
+  async listDeployments(_namespace?: string, _selector?: unknown): Promise<ObjectList> {
+    return { items: [], resourceVersion: '1' };
+  }
+
+  async getLease(_namespace?: string, _name?: string): Promise<KubeObject | undefined> {
+    return undefined;
+  }
+
   async listTidbClusters(page: PageRequest): Promise<TidbClusterPage> {
     this.pages.push(page);
     const start = Number(page.continue ?? '0');

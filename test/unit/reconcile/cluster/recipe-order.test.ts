@@ -25,7 +25,7 @@ describe('the cluster recipe: components in v1 order, each its own block with it
   it('admission, pause and the cleaners come before the components, the PVC cleaner and Ready after (v1 §1.3)', () => {
     const at = (rule: string): number => names().indexOf(rule);
     const firstComponent = at('PdGate');
-    for (const rule of ['Admission', 'Paused', 'Unmanaged', 'MetaInfo', 'PodLabels', 'OrphanPods', 'Discovery']) expect(at(rule)).toBeLessThan(firstComponent);
+    for (const rule of ['Coexistence', 'Admission', 'Paused', 'Unmanaged', 'MetaInfo', 'PodLabels', 'OrphanPods', 'Discovery']) expect(at(rule)).toBeLessThan(firstComponent);
     expect(at('PvcCleaner')).toBeGreaterThan(at('TikvStatefulSet'));
     expect(at('ClusterStatus')).toBeGreaterThan(at('PvcCleaner'));
   });

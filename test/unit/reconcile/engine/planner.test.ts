@@ -46,6 +46,17 @@ describe('planning a step: rules in order, later rules see earlier status', () =
     expect(plan.outcome).toEqual(retry(5_000, 'poll'));
   });
 
+  it.each([
+    { name: 'a halting act rule ends the step: neither act nor status rules after it run', halt: true, want: ['S1', 'Halt'] },
+    { name: 'a stopping one ends the act rules only', halt: false, want: ['S1', 'Halt', 'S2'] },
+  ])('$name', ({ halt, want }) => {
+    const rules = [stamping('S1'), actRule('Halt', () => ({ actions: [event('Halt')], outcome: wait('another controller'), stop: true, ...(halt ? { halt } : {}) })), acting('C'), stamping('S2')];
+    const plan = planStep(snapshot(), rules);
+    expect(plan.ruleResults.map((r) => r.rule)).toEqual(want);
+    expect(plan.actions).toEqual([event('Halt')]);
+    expect(plan.status?.clusterID).toBe(halt ? 'S1;' : 'S1;S2;');
+  });
+
   it('a later rule sees the status as an earlier rule left it', () => {
     const seen: (string | undefined)[] = [];
     const spy = statusRule('Spy', ({ status }) => {
@@ -92,8 +103,9 @@ describe('planning a step: rules in order, later rules see earlier status', () =
 });
 
 describe('the registry', () => {
-  it('runs Admission first, Paused before anything writes, the PD recipe, then the TiFlash, TiKV, Pump, TiDB and TiCDC recipes, and ClusterStatus last', () => {
+  it('runs Coexistence first, then Admission, Paused before anything writes, the PD recipe, then the TiFlash, TiKV, Pump, TiDB and TiCDC recipes, and ClusterStatus last', () => {
     expect(ruleNames(clusterRules)).toEqual([
+      'act:Coexistence',
       'act:Admission',
       'act:Paused',
       'act:Unmanaged',
