@@ -9,10 +9,10 @@ import { MANAGED_BY_SELECTOR } from '../model/labels.js';
 import { TerminalError } from '../platform/errors.js';
 
 /**
- * The kinds the exporter watches: each controller's own kind (TidbCluster, Backup, Restore) and what
+ * The kinds the exporter watches: each controller's own kind (TidbCluster, Backup, Restore, BackupSchedule) and what
  * its steps wait on — the TidbCluster's StatefulSets, Pods and PVCs, the Jobs of Backups and Restores.
  */
-export type WatchedKind = 'TidbCluster' | 'StatefulSet' | 'Pod' | 'PersistentVolumeClaim' | 'Backup' | 'Restore' | 'Job';
+export type WatchedKind = 'TidbCluster' | 'StatefulSet' | 'Pod' | 'PersistentVolumeClaim' | 'Backup' | 'Restore' | 'BackupSchedule' | 'Job';
 
 /** The Jobs the backup controllers create carry one of these `managed-by` labels (§1.6, §2.3). */
 export const BACKUP_JOB_SELECTOR = 'app.kubernetes.io/managed-by in (backup-operator,restore-operator)';
@@ -36,6 +36,7 @@ const KINDS: readonly { kind: WatchedKind; plural: string; labelSelector: string
   { kind: 'PersistentVolumeClaim', plural: 'persistentvolumeclaims', labelSelector: MANAGED_BY_SELECTOR },
   { kind: 'Backup', plural: 'backups', labelSelector: undefined },
   { kind: 'Restore', plural: 'restores', labelSelector: undefined },
+  { kind: 'BackupSchedule', plural: 'backupschedules', labelSelector: undefined },
   { kind: 'Job', plural: 'jobs', labelSelector: BACKUP_JOB_SELECTOR },
 ];
 

@@ -25,6 +25,7 @@ const KINDS: Record<KnownKind, KindInfo> = {
   Secret: { kind: 'Secret', group: '', version: 'v1', plural: 'secrets' },
   Backup: { kind: 'Backup', group: 'pingcap.com', version: 'v1alpha1', plural: 'backups' },
   Restore: { kind: 'Restore', group: 'pingcap.com', version: 'v1alpha1', plural: 'restores' },
+  BackupSchedule: { kind: 'BackupSchedule', group: 'pingcap.com', version: 'v1alpha1', plural: 'backupschedules' },
   Job: { kind: 'Job', group: 'batch', version: 'v1', plural: 'jobs' },
 };
 

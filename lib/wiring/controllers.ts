@@ -8,12 +8,18 @@ import type { ControllerSet } from '../step/controller.js';
 import type { ClusterClients } from './clients.js';
 import { backupController } from './backup-controller.js';
 import { restoreController } from './restore-controller.js';
+import { backupScheduleController, type BackupScheduleControllerOptions } from './backup-schedule-controller.js';
 
-/** The Backup and Restore controllers over `objects` (and, for the Restore's fresh-target check, the clients' TiDB schema reads). */
-export function backupControllers(objects: ObjectReader, clients: ClusterClients): ControllerSet {
+/**
+ * The Backup and Restore controllers over `objects` (and, for the Restore's fresh-target check, the
+ * clients' TiDB schema reads); the BackupSchedule controller too when the deployment wires its
+ * EventBridge Scheduler (`schedules`).
+ */
+export function backupControllers(objects: ObjectReader, clients: ClusterClients, schedules?: Omit<BackupScheduleControllerOptions, 'objects'>): ControllerSet {
   const schema = clients.tidbSchema?.bind(clients);
   return {
     Backup: backupController({ objects }) as ControllerSet['Backup'],
     Restore: restoreController({ objects, ...(schema ? { schema } : {}) }) as ControllerSet['Restore'],
+    ...(schedules === undefined ? {} : { BackupSchedule: backupScheduleController({ objects, ...schedules }) as ControllerSet['BackupSchedule'] }),
   };
 }
