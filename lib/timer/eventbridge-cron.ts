@@ -48,7 +48,7 @@ export function eventBridgeCron(expression: string, timezone: string): Cron {
     throw new TerminalError(`Invalid ScheduleExpressionTimezone ${timezone}`, { field: 'ScheduleExpressionTimezone' });
   }
   try {
-    return new Cron(`0 ${fields.join(' ')}`, { timezone, mode: '7-part', alternativeWeekdays: true, paused: true });
+    return new Cron(`0 ${fields.join(' ')}`, { timezone, mode: '7-part', alternativeWeekdays: true, sloppyRanges: true, paused: true });
   } catch (err) {
     throw invalid(String(err instanceof Error ? err.message : err));
   }

@@ -8,8 +8,9 @@
  *   Retention   `maxReservedTime` / `maxBackups` (retention.ts); runs on every step, paused or not
  *   Pause       `pause: true` → nothing more ("has been paused")
  *   LogBackup   create `log-<bs>` from `logBackupTemplate` once; read its checkpoint after
- *   Running     the previous backup still runs → no new one; the slot waits (v1's Requeue)
  *   Due         the latest cron slot since the last run (missed slots collapse into one run, at now)
+ *   Running     a slot is due but the previous backup still runs → no new one; the slot waits
+ *               (v1's Requeue) until that Backup finishes (its end wakes this key) — never overlapping
  *   Create      `<bs>-<UTC now>` from `backupTemplate`; `lastBackup`, `lastBackupTime`, `allBackupCleanTime`
  * A step runs when the schedule fires (its target is the reconcile queue with this object's key), when
  * the object changes, and when one of its Backups finishes; nothing polls between runs.
@@ -73,8 +74,6 @@ function stages(draft: ScheduleDraft, snap: BackupScheduleSnapshot, bks: BackupS
   if (spec.pause === true) return note(draft, 'Pause', complete(`backup schedule ${nsName(bks)} has been paused`));
   const log = logBackup(draft, snap, bks);
   if (log !== undefined) return log;
-  const running = runningBackup(bks, snap.lastBackup, snap.group, snap.backups);
-  if (running !== undefined) return note(draft, 'Running', retry(BLOCKED_RETRY_MS, running));
   return due(draft, snap, bks, converted.expression);
 }
 
@@ -164,8 +163,12 @@ function due(draft: ScheduleDraft, snap: BackupScheduleSnapshot, bks: BackupSche
     case 'rewind':
       draft.status = { ...draft.status, lastBackupTime: last.lastBackupTime };
       return note(draft, 'Due', complete(last.message));
-    case 'due':
+    case 'due': {
+      // Only a due slot asks whether the previous backup still runs: between runs nothing polls.
+      const running = runningBackup(bks, snap.lastBackup, snap.group, snap.backups);
+      if (running !== undefined) return note(draft, 'Running', retry(BLOCKED_RETRY_MS, running));
       return create(draft, snap, bks, last.slotMs);
+    }
     default: {
       const never: never = last;
       throw new TypeError(`unknown slot result ${JSON.stringify(never)}`);
