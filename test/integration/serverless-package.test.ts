@@ -231,7 +231,8 @@ describe('serverless package', () => {
   // same roles call by call (test/integration/iam-enforced.test.ts).
   const timers = ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule', 'iam:PassRole'];
   const grants: Record<(typeof functionNames)[number], string[]> = {
-    reconcile: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'sqs:SendMessage', 'sqs:ChangeMessageVisibility', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', ...timers],
+    // GetSchedule: a BackupSchedule step reads its recurring schedule (ADR 0023).
+    reconcile: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'sqs:SendMessage', 'sqs:ChangeMessageVisibility', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', ...timers, 'scheduler:GetSchedule'],
     sweep: ['dynamodb:BatchGetItem', 'sqs:SendMessage'],
     timer: ['sqs:SendMessage'],
     admin: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'sqs:SendMessage', ...timers, 'eks:DescribeAccessEntry', 'eks:ListAccessEntries'],
