@@ -43,6 +43,8 @@ export function clusterKeyOf(kind: WatchedKind, obj: KubeObject, k8sCluster: str
   const namespace = obj.metadata.namespace;
   if (!namespace) return undefined;
   if (kind === 'Backup' || kind === 'Restore' || kind === 'CompactBackup' || kind === 'Job') return controllerKeyOf(kind, obj, k8sCluster, namespace, deleted);
+  // v1's BackupSchedule controller enqueues every add, update and delete (`backup_schedule_controller.go:53-60`).
+  if (kind === 'BackupSchedule') return objectKeyOrNone('BackupSchedule', k8sCluster, namespace, obj.metadata.name);
   const name = kind === 'TidbCluster' ? obj.metadata.name : ownerClusterName(obj);
   if (!name) return undefined;
   try {
@@ -96,4 +98,26 @@ function wantsStep(kind: 'Backup' | 'Restore' | 'CompactBackup', obj: KubeObject
   if (kind === 'Backup') return shouldEnqueueBackup(obj as Backup);
   if (kind === 'Restore') return shouldEnqueueRestore(obj as Restore);
   return shouldEnqueueCompact(obj as CompactBackup);
+}
+
+/**
+ * The key of the BackupSchedule a Backup event should also wake: the Backup's controller owner, when
+ * the Backup finished (Complete, Failed, Invalid) or went — what its schedule's retention and a slot
+ * waiting on it need (v1 saw it at its 30 s resync). Undefined otherwise.
+ */
+export function scheduleKeyOfBackup(obj: KubeObject, k8sCluster: string, deleted: boolean): string | undefined {
+  const owner = (obj.metadata.ownerReferences ?? []).find((r) => r.controller === true && r.kind === 'BackupSchedule' && r.apiVersion.startsWith('pingcap.com/'));
+  if (owner === undefined || !obj.metadata.namespace) return undefined;
+  const conditions = ((obj.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? []);
+  const finished = conditions.some((c) => c.status === 'True' && (c.type === 'Complete' || c.type === 'Failed' || c.type === 'Invalid'));
+  return deleted || finished ? objectKeyOrNone('BackupSchedule', k8sCluster, obj.metadata.namespace, owner.name) : undefined;
+}
+
+function objectKeyOrNone(kind: 'BackupSchedule', k8sCluster: string, namespace: string, name: string | undefined): string | undefined {
+  if (!name) return undefined;
+  try {
+    return formatObjectKey(kind, { k8sCluster, namespace, name });
+  } catch {
+    return undefined;
+  }
 }

@@ -17,7 +17,7 @@ import type { ReconcileQueue } from '../queue/port.js';
 import type { StateStore } from '../state/port.js';
 import { backoffDelayMs } from '../step/backoff.js';
 import { errorText, type Positions } from './checkpoints.js';
-import { clusterKeyOf } from './cluster-key.js';
+import { clusterKeyOf, scheduleKeyOfBackup } from './cluster-key.js';
 import { Flusher } from './flusher.js';
 import { listAll } from './list.js';
 import { ChangeFilter, type Remembered } from './meaningful.js';
@@ -76,7 +76,7 @@ export type LoopStatus = 'starting' | 'listing' | 'watching' | 'waiting' | 'not-
 export const NOT_SERVED_RETRY_MS = 60_000;
 
 // The kinds of the controllers beside the TidbCluster's, whose resources a cluster may not serve.
-const OPTIONAL_KINDS: ReadonlySet<string> = new Set(['Backup', 'Restore', 'CompactBackup', 'Job']);
+const OPTIONAL_KINDS: ReadonlySet<string> = new Set(['Backup', 'Restore', 'CompactBackup', 'BackupSchedule', 'Job']);
 
 /** One watch loop; `position` is where its next watch resumes (undefined: it must list first). */
 type Loop = { resource: WatchedResource; status: LoopStatus; failures: number; filter: ChangeFilter; position: string | undefined; notServed?: boolean };
@@ -306,6 +306,9 @@ export class Exporter {
     // The clusters whose spec.cluster names this one, when the change concerns them (references.ts).
     const referrers = resource.kind === 'TidbCluster' && key !== undefined ? this.references.observe(event, key, meaningful) : [];
     for (const referrer of referrers) this.output.trigger(referrer, `referenced ${resource.kind} ${event.object.metadata.namespace ?? ''}/${event.object.metadata.name ?? ''} ${event.type.toLowerCase()}`);
+    // A scheduled Backup that finished (or went) wakes its BackupSchedule: retention and a waiting slot.
+    const schedule = resource.kind === 'Backup' && meaningful ? scheduleKeyOfBackup(event.object, this.options.k8sCluster, event.type === 'DELETED') : undefined;
+    if (schedule !== undefined) this.output.trigger(schedule, `scheduled Backup ${event.object.metadata.namespace ?? ''}/${event.object.metadata.name ?? ''} ${event.type.toLowerCase()}`);
     const rv = event.object.metadata.resourceVersion;
     if (rv) this.advance(loop, rv);
   }

@@ -36,6 +36,8 @@ export function meaningfulView(kind: WatchedKind, obj: KubeObject): Json {
       return { meta: metaView(obj), generation: obj.metadata.generation, spec: obj.spec };
     case 'Pod':
       return { meta: metaView(obj), spec: podSpecView(obj.spec), status: podStatusView(obj.status) };
+    case 'BackupSchedule':
+      return { meta: metaView(obj), generation: obj.metadata.generation, spec: obj.spec, status: obj.status ?? null };
     case 'Backup':
     case 'Restore':
     case 'CompactBackup':

@@ -9,10 +9,10 @@ import { MANAGED_BY_SELECTOR } from '../model/labels.js';
 import { TerminalError } from '../platform/errors.js';
 
 /**
- * The kinds the exporter watches: each controller's own kind (TidbCluster, Backup, Restore, CompactBackup) and what
+ * The kinds the exporter watches: each controller's own kind (TidbCluster, Backup, Restore, CompactBackup, BackupSchedule) and what
  * its steps wait on — the TidbCluster's StatefulSets, Pods and PVCs, the Jobs of Backups, Restores and CompactBackups.
  */
-export type WatchedKind = 'TidbCluster' | 'StatefulSet' | 'Pod' | 'PersistentVolumeClaim' | 'Backup' | 'Restore' | 'CompactBackup' | 'Job';
+export type WatchedKind = 'TidbCluster' | 'StatefulSet' | 'Pod' | 'PersistentVolumeClaim' | 'Backup' | 'Restore' | 'CompactBackup' | 'BackupSchedule' | 'Job';
 
 /** The Jobs the backup controllers create carry one of these `managed-by` labels (§1.6, §2.3). */
 export const BACKUP_JOB_SELECTOR = 'app.kubernetes.io/managed-by in (backup-operator,restore-operator)';
@@ -37,6 +37,7 @@ const KINDS: readonly { kind: WatchedKind; plural: string; labelSelector: string
   { kind: 'Backup', plural: 'backups', labelSelector: undefined },
   { kind: 'Restore', plural: 'restores', labelSelector: undefined },
   { kind: 'CompactBackup', plural: 'compactbackups', labelSelector: undefined },
+  { kind: 'BackupSchedule', plural: 'backupschedules', labelSelector: undefined },
   { kind: 'Job', plural: 'jobs', labelSelector: BACKUP_JOB_SELECTOR },
 ];
 

@@ -7,6 +7,7 @@
  * (`pd.updateReplicationConfig`). Every action is idempotent or verified by its executor first.
  */
 
+import type { ScheduleRequest } from '../timer/port.js';
 import type { KubeObject, ObjectRef } from './kube.js';
 
 /** Creates an object that does not exist yet (409 AlreadyExists ⇒ re-observe next step). */
@@ -175,6 +176,19 @@ export type PutStoreIdAction = { readonly kind: 'state.putStoreId'; readonly rec
 /** Deletes a deadline under the step's fence (deleting a missing one is fine). */
 export type DeleteDeadlineAction = { readonly kind: 'state.deleteDeadline'; readonly deadline: DeadlineRef };
 
+/**
+ * Creates (`exists: false`) or updates an EventBridge Scheduler schedule to be exactly `request` — a
+ * BackupSchedule's recurring cron. A create that finds the name taken updates, an update that finds
+ * it gone creates: the step observed the schedule, and either way it ends as `request`.
+ */
+export type SchedulePutAction = { readonly kind: 'schedule.put'; readonly request: ScheduleRequest; readonly exists: boolean };
+
+/** Deletes an EventBridge Scheduler schedule; one already gone is done. */
+export type ScheduleDeleteAction = { readonly kind: 'schedule.delete'; readonly name: string; readonly groupName?: string };
+
+/** EventBridge Scheduler calls (the BackupSchedule controller's). */
+export type ScheduleAction = SchedulePutAction | ScheduleDeleteAction;
+
 /** Kubernetes writes. */
 export type KubeAction = CreateAction | UpdateAction | UpdateStatusAction | PatchAction | DeleteAction;
 
@@ -197,7 +211,7 @@ export type TidbAction = TidbSetLabelsAction | TidbStartUpgradeAction | TidbFini
 export type StateAction = PutDeadlineAction | DeleteDeadlineAction | PutStoreIdAction;
 
 /** What the Executor port runs: everything outside the reconciler's own state. */
-export type RemoteAction = KubeAction | MemberAction | EventAction;
+export type RemoteAction = KubeAction | MemberAction | EventAction | ScheduleAction;
 
 /** Any action a plan may hold, discriminated on `kind`. */
 export type Action = RemoteAction | StateAction;

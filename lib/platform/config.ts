@@ -54,7 +54,16 @@ export type ReconcilerConfig = {
   readonly sweep: SweepConfig;
   readonly deployment: DeploymentConfig;
   readonly watchNamespaces?: readonly string[];
+  /**
+   * The IANA zone BackupSchedules' `spec.schedule` is read in (`BACKUP_SCHEDULE_TIMEZONE`, default
+   * `UTC`): TiDB Operator v1 reads it in the operator pod's local zone; here the zone is explicit and
+   * becomes each EventBridge schedule's `ScheduleExpressionTimezone`.
+   */
+  readonly backupScheduleTimeZone?: string;
 };
+
+/** The zone BackupSchedules are read in when the deployment sets none. */
+export const DEFAULT_BACKUP_SCHEDULE_TIMEZONE = 'UTC';
 
 /** The defaults: TiDB Operator's numbers where it has them (backoff 1 s → 100 s, failover after 5 min). */
 export const DEFAULT_STEP_CONFIG: StepConfig = {
@@ -137,8 +146,9 @@ export function parseConfig(env: Env): ReconcilerConfig {
   };
   const deployment = readDeployment(read);
   const watchNamespaces = read.namespaces('WATCH_NAMESPACES');
+  const backupScheduleTimeZone = readTimeZone(read, 'BACKUP_SCHEDULE_TIMEZONE');
   if (read.problems.length > 0) throw new ConfigError(read.problems);
-  return { step, sweep, deployment, ...(watchNamespaces === undefined ? {} : { watchNamespaces }) };
+  return { step, sweep, deployment, ...(watchNamespaces === undefined ? {} : { watchNamespaces }), ...(backupScheduleTimeZone === undefined ? {} : { backupScheduleTimeZone }) };
 }
 
 let loaded: ReconcilerConfig | undefined;
@@ -185,6 +195,19 @@ function checkLease(read: EnvReader, leaseForMs: number, safetyMarginMs: number)
       `LEASE_MS: ${leaseForMs} must be longer than FUNCTION_TIMEOUT_SECONDS (${functionSeconds} s), ` +
         'or a live step could lose its lease',
     );
+  }
+}
+
+/** An IANA time zone name the runtime knows (as EventBridge Scheduler's `ScheduleExpressionTimezone`). */
+function readTimeZone(read: EnvReader, name: string): string | undefined {
+  const zone = read.string(name);
+  if (zone === undefined) return undefined;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return zone;
+  } catch {
+    read.problem(`${name}: ${quoteForEcho(zone)} is not an IANA time zone (e.g. UTC, Asia/Shanghai)`);
+    return undefined;
   }
 }
 

@@ -116,13 +116,13 @@ async function executeAction(ctx: StepContext, action: Action, signal: AbortSign
 }
 
 /**
- * Whether an action must be preceded by a lease check. PD, TiCDC and Pump calls take no precondition
+ * Whether an action must be preceded by a lease check. PD, TiCDC, Pump and Scheduler calls take no precondition
  * at all, and a delete's uid guard does not stop a stale step from deleting an object a newer step
  * decided to keep; creates (AlreadyExists), updates and patches (resourceVersion) and Events (one
  * name per occurrence) are refused or harmless on the far side.
  */
 export function needsLeaseCheck(action: Action): boolean {
-  return action.kind === 'delete' || /^(pd|ticdc|pump)\./.test(action.kind);
+  return action.kind === 'delete' || /^(pd|ticdc|pump|schedule)\./.test(action.kind);
 }
 
 function notRun(action: Action): ActionRecord {

@@ -38,6 +38,10 @@ export function describeAction(action: Action): string {
       return `${action.kind} pod=${action.pod} capture=${action.capture}`;
     case 'pump.offline':
       return `${action.kind} nodeId=${action.nodeId}`;
+    case 'schedule.put':
+      return `${action.kind} ${action.request.GroupName ?? 'default'}/${action.request.Name} ${action.request.ScheduleExpression} ${action.request.ScheduleExpressionTimezone} ${action.request.State ?? 'ENABLED'}`;
+    case 'schedule.delete':
+      return `${action.kind} ${action.groupName ?? 'default'}/${action.name}`;
     case 'event':
       return `event ${action.type} ${action.reason} on ${describeRef(action.object)}${action.once ? ' (once: not again while a recent Event has it)' : ''}`;
     case 'state.putDeadline':

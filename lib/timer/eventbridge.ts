@@ -7,16 +7,19 @@
 import {
   CreateScheduleCommand,
   DeleteScheduleCommand,
+  GetScheduleCommand,
   UpdateScheduleCommand,
+  type GetScheduleCommandOutput,
   type CreateScheduleCommandInput,
   type UpdateScheduleCommandInput,
 } from '@aws-sdk/client-scheduler';
 
+import { NotFoundError } from '../platform/errors.js';
 import { callAws } from '../queue/aws-call.js';
 import type { ScheduleRequest, SchedulerPort } from './port.js';
 
 /** The commands this adapter sends. */
-export type SchedulerCommand = CreateScheduleCommand | UpdateScheduleCommand | DeleteScheduleCommand;
+export type SchedulerCommand = CreateScheduleCommand | UpdateScheduleCommand | DeleteScheduleCommand | GetScheduleCommand;
 
 /**
  * What the adapter needs from a `SchedulerClient`: `send` with an abort signal. A real client fits;
@@ -58,4 +61,32 @@ export class EventBridgeScheduler implements SchedulerPort {
       this.client.send(new DeleteScheduleCommand({ Name: name, GroupName: groupName }), { abortSignal }),
     );
   }
+
+  async getSchedule(name: string, groupName?: string): Promise<ScheduleRequest | undefined> {
+    let out: GetScheduleCommandOutput;
+    try {
+      out = (await callAws('GetSchedule', this.callTimeoutMs, (abortSignal) =>
+        this.client.send(new GetScheduleCommand({ Name: name, GroupName: groupName }), { abortSignal }),
+      )) as GetScheduleCommandOutput;
+    } catch (err) {
+      if (err instanceof NotFoundError) return undefined;
+      throw err;
+    }
+    return fromOutput(out, name, groupName);
+  }
+}
+
+/** A GetSchedule answer in the request's shape (fields Scheduler always returns for a schedule we made). */
+function fromOutput(out: GetScheduleCommandOutput, name: string, groupName: string | undefined): ScheduleRequest {
+  return {
+    Name: out.Name ?? name,
+    ...(out.GroupName ?? groupName ? { GroupName: out.GroupName ?? groupName } : {}),
+    ...(out.Description === undefined ? {} : { Description: out.Description }),
+    ScheduleExpression: out.ScheduleExpression ?? '',
+    ScheduleExpressionTimezone: out.ScheduleExpressionTimezone ?? 'UTC',
+    FlexibleTimeWindow: { Mode: out.FlexibleTimeWindow?.Mode === 'FLEXIBLE' ? 'FLEXIBLE' : 'OFF', ...(out.FlexibleTimeWindow?.MaximumWindowInMinutes === undefined ? {} : { MaximumWindowInMinutes: out.FlexibleTimeWindow.MaximumWindowInMinutes }) },
+    ActionAfterCompletion: out.ActionAfterCompletion === 'DELETE' ? 'DELETE' : 'NONE',
+    State: out.State === 'DISABLED' ? 'DISABLED' : 'ENABLED',
+    Target: { Arn: out.Target?.Arn ?? '', RoleArn: out.Target?.RoleArn ?? '', Input: out.Target?.Input ?? '' },
+  };
 }

@@ -1,13 +1,18 @@
 /**
  * A clock-driven stand-in for EventBridge Scheduler (local stack, simulator, tests): one-time `at()`
- * schedules that, when due on the `Clock`, send their target input to the reconcile queue. Scheduler
- * invokes targets with 60 s precision; this fires at the `at()` time rounded *down* to the minute, the
- * early end of that window, so code that mishandles an early wake-up fails here rather than in AWS.
+ * schedules and recurring `cron(...)` ones (evaluated in their `ScheduleExpressionTimezone`, see
+ * `eventbridge-cron.ts`) that, when due on the `Clock`, send their target input to the reconcile queue.
+ * Scheduler invokes targets with 60 s precision; this fires at the `at()` time rounded *down* to the
+ * minute, the early end of that window, so code that mishandles an early wake-up fails here rather
+ * than in AWS. A schedule whose `State` is `DISABLED` exists and fires nothing. An input without
+ * `enqueuedAtMs` (a recurring schedule's cannot know its send time) gets the fire time, as the
+ * consumer reads SQS's `SentTimestamp` for it.
  */
 
 import type { Clock, TimerHandle } from '../platform/clock.js';
 import { ConflictError, NotFoundError, TerminalError } from '../platform/errors.js';
 import { isReconcileMessageBody, type ReconcileQueue } from '../queue/port.js';
+import { eventBridgeCron, isCronExpression, nextCronFireMs } from './eventbridge-cron.js';
 import type { ScheduleRequest, SchedulerPort } from './port.js';
 
 /** Settings: where due schedules deliver, the precision to model, and where delivery errors go. */
@@ -24,8 +29,8 @@ export type MemorySchedulerOptions = {
   onError?: (error: unknown, scheduleName: string) => void;
 };
 
-/** A schedule waiting to fire. */
-export type PendingSchedule = { name: string; groupName: string; expression: string; fireAtMs: number; input: string };
+/** A schedule that exists; `fireAtMs` is its next fire time (undefined: disabled, or never again). */
+export type PendingSchedule = { name: string; groupName: string; expression: string; timezone: string; state: 'ENABLED' | 'DISABLED'; fireAtMs: number | undefined; input: string };
 
 type Entry = PendingSchedule & { request: ScheduleRequest; timer: TimerHandle | undefined };
 
@@ -33,9 +38,9 @@ const AT = /^at\((\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})\)$/;
 
 /**
  * `SchedulerPort` in memory with Scheduler's name rules: creating an existing (group, name) is a
- * `ConflictError`, updating or deleting a missing one a `NotFoundError`. Only one-time `at()`
- * expressions in UTC are supported (the only kind timers create); anything else is a `TerminalError`.
- * A time already past fires at once.
+ * `ConflictError`, updating or deleting a missing one a `NotFoundError`. One-time `at()` expressions
+ * in UTC (what timers create; a time already past fires at once) and recurring `cron(...)` in any
+ * IANA zone are supported; anything else is a `TerminalError`, as Scheduler's `ValidationException`.
  */
 export class MemoryScheduler implements SchedulerPort {
   private readonly clock: Clock;
@@ -59,6 +64,7 @@ export class MemoryScheduler implements SchedulerPort {
   async createSchedule(request: ScheduleRequest): Promise<void> {
     const id = entryId(request.Name, request.GroupName);
     if (this.entries.has(id)) throw new ConflictError(`schedule ${id} already exists`);
+    validate(request);
     this.arm(request);
   }
 
@@ -66,6 +72,7 @@ export class MemoryScheduler implements SchedulerPort {
     const id = entryId(request.Name, request.GroupName);
     const old = this.entries.get(id);
     if (!old) throw new NotFoundError(`schedule ${id} does not exist`);
+    validate(request);
     if (old.timer) this.clock.clearTimer(old.timer);
     this.arm(request);
   }
@@ -78,11 +85,16 @@ export class MemoryScheduler implements SchedulerPort {
     this.entries.delete(id);
   }
 
-  /** Schedules that exist, soonest first (fired ones stay listed only with `ActionAfterCompletion: NONE`). */
+  async getSchedule(name: string, groupName?: string): Promise<ScheduleRequest | undefined> {
+    const entry = this.entries.get(entryId(name, groupName));
+    return entry === undefined ? undefined : { ...entry.request, State: entry.request.State ?? 'ENABLED' };
+  }
+
+  /** Schedules that exist, soonest first, disabled ones last (fired one-time ones stay listed only with `ActionAfterCompletion: NONE`). */
   list(): PendingSchedule[] {
     return [...this.entries.values()]
-      .map(({ name, groupName, expression, fireAtMs, input }) => ({ name, groupName, expression, fireAtMs, input }))
-      .sort((a, b) => a.fireAtMs - b.fireAtMs);
+      .map(({ name, groupName, expression, timezone, state, fireAtMs, input }) => ({ name, groupName, expression, timezone, state, fireAtMs, input }))
+      .sort((a, b) => (a.fireAtMs ?? Infinity) - (b.fireAtMs ?? Infinity));
   }
 
   /** How many schedules have fired so far. */
@@ -91,26 +103,42 @@ export class MemoryScheduler implements SchedulerPort {
   }
 
   private arm(request: ScheduleRequest): void {
-    const atMs = parseAt(request);
-    const fireAtMs = Math.floor(atMs / this.precisionMs) * this.precisionMs;
+    const recurring = isCronExpression(request.ScheduleExpression);
+    const state = request.State ?? 'ENABLED';
     const entry: Entry = {
       name: request.Name,
       groupName: request.GroupName ?? 'default',
       expression: request.ScheduleExpression,
-      fireAtMs,
+      timezone: request.ScheduleExpressionTimezone,
+      state,
+      fireAtMs: undefined,
       input: request.Target.Input,
       request,
       timer: undefined,
     };
-    entry.timer = this.clock.setTimer(() => this.fire(entry), Math.max(0, fireAtMs - this.clock.nowMs()));
     this.entries.set(entryId(request.Name, request.GroupName), entry);
+    if (state === 'DISABLED') return;
+    if (recurring) this.armNext(entry);
+    else {
+      entry.fireAtMs = Math.floor(parseAt(request) / this.precisionMs) * this.precisionMs;
+      entry.timer = this.clock.setTimer(() => this.fire(entry), Math.max(0, entry.fireAtMs - this.clock.nowMs()));
+    }
+  }
+
+  /** A recurring schedule's next fire, strictly after now (a slot missed while disabled is not made up). */
+  private armNext(entry: Entry): void {
+    entry.fireAtMs = nextCronFireMs(entry.expression, entry.timezone, this.clock.nowMs());
+    if (entry.fireAtMs === undefined) return;
+    entry.timer = this.clock.setTimer(() => this.fire(entry), Math.max(0, entry.fireAtMs - this.clock.nowMs()));
   }
 
   private fire(entry: Entry): void {
     this.fired++;
     entry.timer = undefined;
     const id = entryId(entry.name, entry.groupName);
-    if (entry.request.ActionAfterCompletion === 'DELETE' && this.entries.get(id) === entry) this.entries.delete(id);
+    const firedAtMs = entry.fireAtMs ?? this.clock.nowMs();
+    if (isCronExpression(entry.expression)) this.armNext(entry);
+    else if (entry.request.ActionAfterCompletion === 'DELETE' && this.entries.get(id) === entry) this.entries.delete(id);
     let message: unknown;
     try {
       message = JSON.parse(entry.input);
@@ -118,6 +146,7 @@ export class MemoryScheduler implements SchedulerPort {
       this.onError(new TerminalError(`schedule ${id} input is not JSON`, { cause: err }), entry.name);
       return;
     }
+    if (typeof message === 'object' && message !== null && !('enqueuedAtMs' in message)) message = { ...message, enqueuedAtMs: firedAtMs };
     if (!isReconcileMessageBody(message)) {
       this.onError(new TerminalError(`schedule ${id} input is not a reconcile message`), entry.name);
       return;
@@ -136,6 +165,12 @@ export class MemoryScheduler implements SchedulerPort {
 /** Group and name identify a schedule; the default group is `default`, as in Scheduler. */
 function entryId(name: string, groupName: string | undefined): string {
   return `${groupName ?? 'default'}/${name}`;
+}
+
+/** What Scheduler checks before accepting a request: the expression in its zone. */
+function validate(request: ScheduleRequest): void {
+  if (isCronExpression(request.ScheduleExpression)) eventBridgeCron(request.ScheduleExpression, request.ScheduleExpressionTimezone);
+  else parseAt(request);
 }
 
 function parseAt(request: ScheduleRequest): number {

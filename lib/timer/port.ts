@@ -50,17 +50,21 @@ export type ScheduleRequest = {
   ScheduleExpressionTimezone: string;
   FlexibleTimeWindow: { Mode: 'OFF' | 'FLEXIBLE'; MaximumWindowInMinutes?: number };
   ActionAfterCompletion: 'NONE' | 'DELETE';
+  /** `ENABLED` (Scheduler's default when left out) or `DISABLED`: a disabled schedule exists and fires nothing. */
+  State?: 'ENABLED' | 'DISABLED';
   /** For an SQS target: `Arn` is the queue ARN, `RoleArn` a role allowed to `sqs:SendMessage`, `Input` the body. */
   Target: { Arn: string; RoleArn: string; Input: string };
 };
 
 /**
- * The part of EventBridge Scheduler timers need. Implementations throw `ConflictError` when creating a
- * name that exists (or on a concurrent change), `NotFoundError` when updating or deleting one that does
- * not, and `TransientError`/`TerminalError` otherwise.
+ * The part of EventBridge Scheduler timers and BackupSchedules need. Implementations throw
+ * `ConflictError` when creating a name that exists (or on a concurrent change), `NotFoundError` when
+ * updating or deleting one that does not, and `TransientError`/`TerminalError` otherwise. `getSchedule`
+ * answers undefined for a schedule that does not exist (Scheduler's `ResourceNotFoundException`).
  */
 export interface SchedulerPort {
   createSchedule(request: ScheduleRequest): Promise<void>;
   updateSchedule(request: ScheduleRequest): Promise<void>;
   deleteSchedule(name: string, groupName?: string): Promise<void>;
+  getSchedule(name: string, groupName?: string): Promise<ScheduleRequest | undefined>;
 }

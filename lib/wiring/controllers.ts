@@ -1,6 +1,6 @@
 /**
  * The controllers a deployment runs beside the TidbCluster's, as TiDB Operator's controller manager
- * runs its backup, restore and compact-backup controllers in the same process: each built with the reads it needs.
+ * runs its backup, restore, backup-schedule and compact-backup controllers in the same process: each built with the reads it needs.
  */
 
 import type { ObjectReader } from '../kube/port.js';
@@ -9,13 +9,19 @@ import type { ClusterClients } from './clients.js';
 import { backupController } from './backup-controller.js';
 import { compactBackupController } from './compact-backup-controller.js';
 import { restoreController } from './restore-controller.js';
+import { backupScheduleController, type BackupScheduleControllerOptions } from './backup-schedule-controller.js';
 
-/** The Backup, Restore and CompactBackup controllers over `objects` (and, for the Restore's fresh-target check, the clients' TiDB schema reads). */
-export function backupControllers(objects: ObjectReader, clients: ClusterClients): ControllerSet {
+/**
+ * The Backup, Restore and CompactBackup controllers over `objects` (and, for the Restore's fresh-target check, the
+ * clients' TiDB schema reads); the BackupSchedule controller too when the deployment wires its
+ * EventBridge Scheduler (`schedules`).
+ */
+export function backupControllers(objects: ObjectReader, clients: ClusterClients, schedules?: Omit<BackupScheduleControllerOptions, 'objects'>): ControllerSet {
   const schema = clients.tidbSchema?.bind(clients);
   return {
     Backup: backupController({ objects }) as ControllerSet['Backup'],
     Restore: restoreController({ objects, ...(schema ? { schema } : {}) }) as ControllerSet['Restore'],
     CompactBackup: compactBackupController({ objects }) as ControllerSet['CompactBackup'],
+    ...(schedules === undefined ? {} : { BackupSchedule: backupScheduleController({ objects, ...schedules }) as ControllerSet['BackupSchedule'] }),
   };
 }

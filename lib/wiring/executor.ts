@@ -19,18 +19,22 @@ import { executeKube } from './execute-kube.js';
 import { executePd } from './execute-pd.js';
 import { executeTidb } from './execute-tidb.js';
 import { executePumpOffline, executeTicdcResign } from './execute-ticdc.js';
+import { executeSchedule } from './execute-schedule.js';
+import type { SchedulerPort } from '../timer/port.js';
 import { KEPT_KINDS_WRITTEN, ObservedIndex } from './observed.js';
 
 /**
  * Runs one action. Guarantees: resolves only when the action took effect or was verified to be
  * unnecessary; throws the adapters' typed errors otherwise (`ConflictError` for a stale
  * resourceVersion, `TerminalError` for an action no retry can make valid); gives up with the budget
- * signal's error when the step's time runs out. `index` must be the one the step's observer fills.
+ * signal's error when the step's time runs out. `index` must be the one the step's observer fills;
+ * `scheduler` runs the Scheduler actions (a BackupSchedule's schedule).
  */
 export class LiveExecutor implements Executor {
   constructor(
     private readonly clients: ClusterClients,
     private readonly index: ObservedIndex = new ObservedIndex(),
+    private readonly scheduler?: SchedulerPort,
   ) {}
 
   async execute(request: ExecuteRequest): Promise<void> {
@@ -76,6 +80,9 @@ export class LiveExecutor implements Executor {
         return executePumpOffline(this.clients.pump(target), action);
       case 'event':
         return this.recordEvent(key, ref, action, fence);
+      case 'schedule.put':
+      case 'schedule.delete':
+        return executeSchedule(this.scheduler, action);
       default:
         return unknownAction(action);
     }

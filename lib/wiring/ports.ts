@@ -16,7 +16,7 @@ import type { Context } from 'aws-lambda';
 import { credentialsFromEnv, eksKubeConfig, EksTokenSource, kubeConfigFromFile } from '../kube/auth.js';
 import { formatClusterKey, type ClusterKey } from '../model/key.js';
 import { RealClock, type Clock } from '../platform/clock.js';
-import { parseConfig, type ReconcilerConfig } from '../platform/config.js';
+import { DEFAULT_BACKUP_SCHEDULE_TIMEZONE, parseConfig, type ReconcilerConfig } from '../platform/config.js';
 import { PowertoolsLogger, silentLogger, type Logger } from '../platform/logger.js';
 import { PowertoolsMetrics, silentMetrics, type Metrics } from '../platform/metrics.js';
 import type { ReconcileQueue } from '../queue/port.js';
@@ -57,6 +57,12 @@ export type Runtime = {
    * simulated worlds in one process) never share one.
    */
   readonly clusterIds: ClusterIdCache;
+  /**
+   * EventBridge Scheduler and where schedules deliver (the timers' queue, role and group): the
+   * BackupSchedule controller keeps one recurring schedule per BackupSchedule there. Without it that
+   * controller does not run.
+   */
+  readonly scheduling?: { readonly scheduler: SchedulerPort; readonly target: { readonly queueArn: string; readonly schedulerRoleArn: string; readonly groupName?: string } };
   /** Jitters the backoff (default Math.random); a simulation passes a seeded one. */
   readonly random?: () => number;
   /** Names each step (default a random UUID); a simulation passes a seeded one, so its reports repeat. */
@@ -81,8 +87,11 @@ export function stepPorts(runtime: Runtime, deadlineAtMs: number): StepPorts {
   const { state, timers, queue, clock, logger, metrics, index, clusterIds, random, newReconcileId } = runtime;
   const seeded = { ...(random ? { random } : {}), ...(newReconcileId ? { newReconcileId } : {}) };
   const observerOptions = { detectNodeFailure: runtime.config.step.reconcile.detectNodeFailure === true, clusterIds, ...(runtime.config.watchNamespaces === undefined ? {} : { operatorScope: 'namespace' as const }) };
-  const controllers = clients.objects === undefined ? {} : { controllers: backupControllers(clients.objects, clients) };
-  return { state, observer: new LiveObserver(clients, index, observerOptions), executor: new LiveExecutor(clients, index), timers, queue, clock, logger, metrics, ...seeded, ...controllers };
+  const scheduling = runtime.scheduling;
+  const schedules = scheduling === undefined ? undefined : { ...scheduling, timeZone: runtime.config.backupScheduleTimeZone ?? DEFAULT_BACKUP_SCHEDULE_TIMEZONE };
+  const controllers = clients.objects === undefined ? {} : { controllers: backupControllers(clients.objects, clients, schedules) };
+  const executor = new LiveExecutor(clients, index, scheduling?.scheduler);
+  return { state, observer: new LiveObserver(clients, index, observerOptions), executor, timers, queue, clock, logger, metrics, ...seeded, ...controllers };
 }
 
 /** The invocation's deadline on the runtime's clock. */
@@ -118,6 +127,7 @@ export function lambdaRuntime(env: NodeJS.ProcessEnv = process.env): Runtime {
     state: new DynamoStateStore(withoutSdkLogging(new DynamoDBClient({ region: s.region })), { tableName: s.stateTable }),
     queue,
     timers: new QueueSchedulerTimers({ queue, scheduler, queueArn: s.queueArn, schedulerRoleArn: s.schedulerRoleArn, ...(s.schedulerGroup ? { groupName: s.schedulerGroup } : {}) }),
+    scheduling: { scheduler, target: { queueArn: s.queueArn, schedulerRoleArn: s.schedulerRoleArn, ...(s.schedulerGroup ? { groupName: s.schedulerGroup } : {}) } },
     clients: ApiServerClients.fromKubeConfig(kubeConfig, clock, {}, s.componentAccess === 'direct' ? { mode: 'direct', network: new NodeComponentNetwork() } : VIA_API_PROXY),
     index: new ObservedIndex(config.step.observedClusters),
     clusterIds: new ClusterIdCache(),
@@ -177,6 +187,7 @@ export function localRuntime(options: LocalRuntimeOptions): Runtime {
     state: new DynamoStateStore(dynamo, { tableName: options.tableName }),
     queue,
     timers: new QueueSchedulerTimers({ queue, scheduler, ...timerTarget }),
+    scheduling: { scheduler, target: timerTarget },
     clients: ApiServerClients.fromKubeConfig(toKubeConfig(options.kubeConfig), clock, options.clientRandom ? { random: options.clientRandom } : {}, options.componentAccess ?? VIA_API_PROXY),
     index: new ObservedIndex(config.step.observedClusters),
     clusterIds: new ClusterIdCache(),

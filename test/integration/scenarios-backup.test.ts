@@ -96,4 +96,31 @@ describe('backup stories', () => {
     expect(container(clean?.object as Obj).args).toEqual(['clean', '--namespace=demo', '--backupName=del']);
     expect(r.actions.some((a) => a.verb === 'create' && a.kind === 'Job' && (a.name === 'clean-keep' || a.name === 'clean-del-sibling'))).toBe(false);
   });
+
+  it('backup-schedule-day: one Backup per fire, in order, none started before the previous one completed; retention through cleanPolicy leaves no data once the schedules are gone', async () => {
+    // Act
+    const r = await run('backup-schedule-day.yaml');
+
+    // Assert
+    expect(r.passed).toBe(true);
+    expect(violations(r)).toEqual([]);
+    const creates = r.actions.filter((a) => a.verb === 'create' && a.kind === 'Backup');
+    const nightly = creates.filter((a) => a.name?.startsWith('nightly-')).map((a) => a.name);
+    expect(nightly).toEqual(expect.arrayContaining(['nightly-2026-01-01t03-00-01', 'nightly-2026-01-01t06-00-01', 'nightly-2026-01-01t12-00-01', 'nightly-2026-01-02t00-00-01']));
+    expect(nightly).toHaveLength(8);
+    expect(nightly).not.toContain('nightly-2026-01-01t09-00-01');
+    // Each rapid backup that retention deleted carries its run times: the next one began after it
+    // completed (report times count from the virtual clock's start, 2026-01-01T00:00Z).
+    const startMs = Date.UTC(2026, 0, 1);
+    const rapidDone = r.actions
+      .filter((a) => a.verb === 'delete' && a.kind === 'Backup' && a.name?.startsWith('rapid-'))
+      .map((a) => ({ name: a.name ?? '', completedMs: Date.parse(String((a.object as Obj).status?.['timeCompleted'] ?? '')) - startMs }));
+    expect(rapidDone.length).toBeGreaterThan(0);
+    for (const done of rapidDone) {
+      const next = creates.find((a) => a.name?.startsWith('rapid-') && (a.name ?? '') > done.name);
+      if (next) expect(next.atMs).toBeGreaterThanOrEqual(done.completedMs);
+    }
+    expect((bucketsOf(r)['backups'] ?? []).filter((k) => k.startsWith('schedules/'))).toEqual([]);
+    // A virtual day and a bit: longer than the other stories.
+  }, 600_000);
 });

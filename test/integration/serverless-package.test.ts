@@ -239,7 +239,8 @@ describe('serverless package', () => {
   // The admin function's dead-letter redrive, on the dead-letter queue (its SendMessage is the reconcile queue's).
   const redrive = ['sqs:StartMessageMoveTask', 'sqs:ListMessageMoveTasks', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage', 'sqs:DeleteMessage'];
   const grants: Record<(typeof functionNames)[number], string[]> = {
-    reconcile: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'sqs:SendMessage', 'sqs:ChangeMessageVisibility', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', ...timers],
+    // GetSchedule: a BackupSchedule step reads its recurring schedule (ADR 0023).
+    reconcile: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'sqs:SendMessage', 'sqs:ChangeMessageVisibility', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', ...timers, 'scheduler:GetSchedule'],
     sweep: ['dynamodb:BatchGetItem', 'sqs:SendMessage'],
     timer: ['sqs:SendMessage'],
     admin: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'sqs:SendMessage', ...redrive, ...timers, 'eks:DescribeAccessEntry', 'eks:ListAccessEntries'],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 
-import { clusterKeyOf } from '../../lib/exporter/cluster-key.js';
+import { clusterKeyOf, scheduleKeyOfBackup } from '../../lib/exporter/cluster-key.js';
 import { formatClusterKey, parseClusterKey } from '../../lib/model/key.js';
 
 describe('cluster keys: <k8sCluster>/<namespace>/<name>', () => {
@@ -50,8 +50,20 @@ describe('backup controllers: Backup, Restore and Job events map to kinded keys'
     { name: 'a Complete CompactBackup is dropped (v1 updateCompact)', kind: 'CompactBackup' as const, obj: { metadata: { namespace: 'demo', name: 'c1' }, status: { state: 'Complete' } }, key: undefined },
     { name: 'a Failed CompactBackup is dropped (v1 updateCompact)', kind: 'CompactBackup' as const, obj: { metadata: { namespace: 'demo', name: 'c1' }, status: { state: 'Failed' } }, key: undefined },
     { name: 'a Job owned by a CompactBackup maps to that CompactBackup', kind: 'Job' as const, obj: owned('CompactBackup', 'c1'), key: 'CompactBackup:eks/demo/c1' },
+    { name: 'a BackupSchedule is its own key on every change (v1 enqueues every add and update)', kind: 'BackupSchedule' as const, obj: { metadata: { namespace: 'demo', name: 'nightly' }, status: { lastBackup: 'x' } }, key: 'BackupSchedule:eks/demo/nightly' },
   ])('$name', ({ kind, obj, key }) => {
     expect(clusterKeyOf(kind, obj as never, 'eks')).toBe(key);
+  });
+
+  it.each([
+    { name: 'a Complete scheduled Backup wakes its BackupSchedule', status: { conditions: [{ type: 'Complete', status: 'True' }] }, deleted: false, key: 'BackupSchedule:eks/demo/nightly' },
+    { name: 'a Failed scheduled Backup wakes its BackupSchedule', status: { conditions: [{ type: 'Failed', status: 'True' }] }, deleted: false, key: 'BackupSchedule:eks/demo/nightly' },
+    { name: 'a deleted scheduled Backup wakes its BackupSchedule', status: { conditions: [{ type: 'Running', status: 'True' }] }, deleted: true, key: 'BackupSchedule:eks/demo/nightly' },
+    { name: 'a running scheduled Backup does not (nothing polls between runs)', status: { conditions: [{ type: 'Running', status: 'True' }] }, deleted: false, key: undefined },
+  ])('$name', ({ status, deleted, key }) => {
+    const backup = { metadata: { namespace: 'demo', name: 'nightly-x', ownerReferences: [{ apiVersion: 'pingcap.com/v1alpha1', kind: 'BackupSchedule', name: 'nightly', uid: 'u', controller: true }] }, status };
+    expect(scheduleKeyOfBackup(backup as never, 'eks', deleted)).toBe(key);
+    expect(scheduleKeyOfBackup({ ...backup, metadata: { namespace: 'demo', name: 'b' } } as never, 'eks', true)).toBeUndefined();
   });
 
   it('a deleted Backup always maps to its key, even a Complete one, so its step forgets it', () => {

@@ -102,3 +102,32 @@ describe('restore monitors', () => {
     expect(violationsOf(w, 'no-restore-into-live-data')).toHaveLength(violations);
   });
 });
+
+describe('backup-schedule-no-overlap', () => {
+  const scheduled = (w: ReturnType<typeof backupWorld>, name: string, schedule: string, mode?: string): KubeObject =>
+    w.store.create('Backup', { metadata: { name, namespace: NS, labels: { 'tidb.pingcap.com/backup-schedule': schedule } }, spec: { br: { cluster: 'basic' }, ...(mode ? { backupMode: mode } : {}) } });
+  const finish = (w: ReturnType<typeof backupWorld>, name: string, type: string): void => {
+    const b = w.cr('Backup', name);
+    w.store.update('Backup', { ...b, status: { phase: type, conditions: [{ type, status: 'True' }] } });
+  };
+
+  it.each([
+    { name: 'a second run while the first still runs is a violation', first: undefined, violations: 1 },
+    { name: 'a run after the previous one completed is not', first: 'Complete', violations: 0 },
+    { name: 'a run after the previous one failed is not', first: 'Failed', violations: 0 },
+  ])('$name', ({ first, violations }) => {
+    const w = backupWorld();
+    scheduled(w, 'nightly-1', 'nightly');
+    if (first) finish(w, 'nightly-1', first);
+    scheduled(w, 'nightly-2', 'nightly');
+    expect(violationsOf(w, 'backup-schedule-no-overlap')).toHaveLength(violations);
+  });
+
+  it('the schedule\'s log backup and another schedule\'s backups do not count', () => {
+    const w = backupWorld();
+    scheduled(w, 'log-nightly', 'nightly', 'log');
+    scheduled(w, 'other-1', 'other');
+    scheduled(w, 'nightly-1', 'nightly');
+    expect(violationsOf(w, 'backup-schedule-no-overlap')).toEqual([]);
+  });
+});

@@ -74,6 +74,7 @@ export function guardScheduler(scheduler: SchedulerPort, iam: LocalIam, principa
     createSchedule: async (request) => (withPassRole('scheduler:CreateSchedule', request), scheduler.createSchedule(request)),
     updateSchedule: async (request) => (withPassRole('scheduler:UpdateSchedule', request), scheduler.updateSchedule(request)),
     deleteSchedule: async (name, group) => (iam.authorize(principal, 'scheduler:DeleteSchedule', [arn(name, group)]), scheduler.deleteSchedule(name, group)),
+    getSchedule: async (name, group) => (iam.authorize(principal, 'scheduler:GetSchedule', [arn(name, group)]), scheduler.getSchedule(name, group)),
   };
 }
 

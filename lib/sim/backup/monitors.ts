@@ -12,6 +12,9 @@
  *   snapshot restore; for PiTR, the source's dataset at `pitrRestoredTs`.
  * - `no-restore-into-live-data`: a restore Job was created for a target cluster that holds data
  *   while its Restore is not annotated `tidb.pingcap.com/restore-into-existing-data: "true"`.
+ * - `backup-schedule-no-overlap`: a snapshot Backup of a BackupSchedule (label
+ *   `tidb.pingcap.com/backup-schedule`) was created while another snapshot Backup of the same
+ *   schedule had not finished (Complete, Failed or Invalid) — two scheduled runs at once.
  */
 import type { Clock } from '../../platform/clock.js';
 import type { KubeObject } from '../object.js';
@@ -25,7 +28,7 @@ import { keyUnder, s3LocationOf } from './storage.js';
 type Violation = { atMs: number; message: string };
 
 /** The monitors' names, in report order. */
-export const BACKUP_INVARIANT_NAMES = ['backup-data-deleted-only-by-policy', 'restore-matches-backup', 'no-restore-into-live-data'] as const;
+export const BACKUP_INVARIANT_NAMES = ['backup-data-deleted-only-by-policy', 'restore-matches-backup', 'no-restore-into-live-data', 'backup-schedule-no-overlap'] as const;
 
 type Name = (typeof BACKUP_INVARIANT_NAMES)[number];
 
@@ -72,6 +75,19 @@ export class BackupMonitors {
     }
     if (ev.kind === 'Restore' && ev.type === 'MODIFIED' && phaseOf(ev.object) === 'Complete' && phaseOf(ev.previous) !== 'Complete') this.checkRestored(ev.object);
     if (ev.kind === 'Job' && ev.type === 'ADDED' && name.startsWith('restore-')) this.checkRestoreJob(ns, name.slice('restore-'.length));
+    if (ev.kind === 'Backup' && ev.type === 'ADDED') this.checkScheduledRun(ev.object);
+  }
+
+  /** A scheduled snapshot Backup appeared: no other one of its schedule may still be running. */
+  private checkScheduledRun(backup: KubeObject): void {
+    const schedule = backup.metadata.labels?.[SCHEDULE_LABEL];
+    if (schedule === undefined || isLogBackup(backup)) return;
+    const ns = backup.metadata.namespace ?? '';
+    const running = this.deps.store
+      .list('Backup', ns)
+      .filter((b) => b.metadata.labels?.[SCHEDULE_LABEL] === schedule && b.metadata.name !== backup.metadata.name && !isLogBackup(b))
+      .filter((b) => !['Complete', 'Failed', 'Invalid'].some((t) => hasCondition(b, t)));
+    for (const other of running) this.violate('backup-schedule-no-overlap', `BackupSchedule ${ns}/${schedule} created Backup ${backup.metadata.name ?? ''} while its Backup ${other.metadata.name ?? ''} was still ${phaseOf(other) ?? 'new'}`);
   }
 
   private onDelete(d: S3Deletion): void {
@@ -134,6 +150,13 @@ export class BackupMonitors {
       this.violate('no-restore-into-live-data', `restore Job for Restore ${namespace}/${restoreName} created while ${target.namespace}/${target.name} holds data, without ${ALLOW_RESTORE_INTO_DATA}: "true"`);
     }
   }
+}
+
+/** The label a BackupSchedule puts on the Backups it creates. */
+const SCHEDULE_LABEL = 'tidb.pingcap.com/backup-schedule';
+
+function isLogBackup(o: KubeObject): boolean {
+  return (o.spec as { backupMode?: string } | undefined)?.backupMode === 'log';
 }
 
 function phaseOf(o: KubeObject | undefined): string | undefined {

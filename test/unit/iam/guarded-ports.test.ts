@@ -67,6 +67,17 @@ describe('guardScheduler', () => {
     }
   });
 
+  it.each([
+    { fn: 'reconcile', group: TIMERS, refused: false },
+    { fn: 'admin', group: TIMERS, refused: true },
+    { fn: 'reconcile', group: 'default', refused: true },
+  ])('GetSchedule (a BackupSchedule step reads its schedule): $fn in group $group, refused $refused', async ({ fn, group, refused }) => {
+    const w = world();
+    const read = guardScheduler(w.scheduler, w.iam, w.iam.functionPrincipal(fn)).getSchedule('bks-nightly', group);
+    if (refused) await expect(read).rejects.toThrow(`is not authorized to perform: scheduler:GetSchedule on resource: arn:aws:scheduler:us-east-1:000000000000:schedule/${group}/bks-nightly`);
+    else await expect(read).resolves.toBeUndefined();
+  });
+
   it('PassRole is checked with the service the role is passed to', () => {
     const w = world();
     const reconcile = w.iam.functionPrincipal('reconcile');

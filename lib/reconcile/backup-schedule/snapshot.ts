@@ -1,0 +1,85 @@
+/**
+ * What one BackupSchedule step reads (`BackupScheduleSnapshot`) and how its stages collect the step's
+ * writes (`ScheduleDraft`): the BackupSchedule has no status subresource, so its finalizer and status
+ * go out as one full-object update under the observed resourceVersion, after the Backup writes.
+ */
+
+import type { Action, EventAction } from '../../model/action.js';
+import type { RuleResult } from '../../model/plan.js';
+import type { Outcome } from '../../model/outcome.js';
+import type { ScheduleRequest } from '../../timer/port.js';
+import type { Backup } from '../backup/types.js';
+import type { BackupSchedule, BackupScheduleStatus } from './types.js';
+
+/** Where this deployment's BackupSchedule schedules live and deliver, and the zone their cron is read in. */
+export type ScheduleTarget = {
+  /** The schedule's name (derived from the BackupSchedule's key) and group (the deployment's). */
+  readonly name: string;
+  readonly groupName?: string;
+  /** The reconcile queue's ARN and the role Scheduler assumes to send to it. */
+  readonly queueArn: string;
+  readonly roleArn: string;
+  /** The BackupSchedule's object key: the message a fire sends names it. */
+  readonly key: string;
+  /** The IANA zone `spec.schedule` is read in (the deployment's `BACKUP_SCHEDULE_TIMEZONE`, default UTC). */
+  readonly timeZone: string;
+};
+
+/** The last backup of another schedule of the same `backup-schedule-group` (§3.3 step 4). */
+export type GroupMember = { readonly schedule: string; readonly lastBackup: string; readonly backup: Backup | undefined };
+
+/**
+ * One step's reads. `backups` are the Backups labelled as this schedule's (the log backup included);
+ * `lastBackup` the one `status.lastBackup` names (undefined: none, or not found); `logBackup` is
+ * `log-<name>` when a log template is set; `schedule` the EventBridge schedule as it is now.
+ */
+export type BackupScheduleSnapshot = {
+  readonly nowMs: number;
+  readonly bks: BackupSchedule | undefined;
+  readonly backups: readonly Backup[];
+  readonly lastBackup: Backup | undefined;
+  readonly logBackup: Backup | undefined;
+  readonly group: readonly GroupMember[];
+  readonly schedule: ScheduleRequest | undefined;
+  readonly target: ScheduleTarget;
+};
+
+/** The step's pending writes, as stages add to them. */
+export type ScheduleDraft = {
+  finalizers: string[];
+  status: BackupScheduleStatus;
+  /** Backups created, updated (log truncation) and deleted; then the Scheduler calls. */
+  readonly backupActions: Action[];
+  readonly scheduleActions: Action[];
+  readonly events: EventAction[];
+  readonly results: RuleResult[];
+};
+
+/** A fresh draft of the observed BackupSchedule. */
+export function draftOf(bks: BackupSchedule): ScheduleDraft {
+  return { finalizers: [...(bks.metadata.finalizers ?? [])], status: { ...(bks.status ?? {}) }, backupActions: [], scheduleActions: [], events: [], results: [] };
+}
+
+/** Records a stage's outcome under its name. */
+export function note(draft: ScheduleDraft, rule: string, outcome: Outcome): Outcome {
+  draft.results.push({ rule, outcome });
+  return outcome;
+}
+
+/** `<namespace>/<name>` of an object. */
+export function nsName(obj: { readonly metadata: { readonly namespace?: string; readonly name?: string } }): string {
+  return `${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`;
+}
+
+/** An Event on `obj` (a BackupSchedule or one of its Backups), with its uid when known. */
+export function eventOn(kind: 'BackupSchedule' | 'Backup', obj: { readonly metadata: { readonly namespace?: string; readonly name?: string; readonly uid?: string } }, type: 'Normal' | 'Warning', reason: string, message: string, once = false): EventAction {
+  return {
+    kind: 'event',
+    type,
+    reason,
+    message,
+    object: { kind, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' },
+    ...(obj.metadata.uid === undefined ? {} : { involvedUid: obj.metadata.uid }),
+    ...(once ? { once: true as const } : {}),
+  };
+}
