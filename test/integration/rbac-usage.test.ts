@@ -39,9 +39,11 @@ const HELD_TO_GRANT: Readonly<Record<string, string>> = {
 const UNREACHED_WRITES = ['configmaps', 'services', 'serviceaccounts', 'deployments', 'roles', 'rolebindings'].map((r) => usageKey('update', ['deployments'].includes(r) ? 'apps' : ['roles', 'rolebindings'].includes(r) ? 'rbac.authorization.k8s.io' : '', r));
 
 /**
- * The backup controllers' grants: used by the backup and restore scenarios, which need the world's
- * backup side (the Backup / Restore CRDs and its Job controller, issue 29); the scenarios above run
- * no Backup. `get` on StatefulSets and ConfigMaps is only a PiTR Restore's.
+ * The backup controllers' grants: used by the backup, restore, compaction and schedule scenarios
+ * (backup-*.yaml), which need the world's backup side (the Backup / Restore / CompactBackup /
+ * BackupSchedule CRDs, its Job controller and Scheduler); the scenarios above run no Backup. `get` on
+ * StatefulSets and ConfigMaps is only a PiTR Restore's; a BackupSchedule lists, creates and (by
+ * retention) deletes its Backups.
  */
 const BACKUP_CONTROLLER_GRANTS = [
   usageKey('get', 'pingcap.com', 'backups'),
@@ -50,6 +52,12 @@ const BACKUP_CONTROLLER_GRANTS = [
   usageKey('update', 'pingcap.com', 'restores'),
   usageKey('get', 'pingcap.com', 'compactbackups'),
   usageKey('update', 'pingcap.com', 'compactbackups'),
+  usageKey('get', 'pingcap.com', 'backupschedules'),
+  usageKey('list', 'pingcap.com', 'backupschedules'),
+  usageKey('update', 'pingcap.com', 'backupschedules'),
+  usageKey('list', 'pingcap.com', 'backups'),
+  usageKey('create', 'pingcap.com', 'backups'),
+  usageKey('delete', 'pingcap.com', 'backups'),
   usageKey('get', 'batch', 'jobs'),
   usageKey('list', 'batch', 'jobs'),
   usageKey('create', 'batch', 'jobs'),

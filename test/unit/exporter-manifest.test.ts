@@ -21,6 +21,7 @@ describe('the exporter manifest', () => {
     const grants = rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.map((res) => `${res}.${g}: ${[...r.verbs].sort().join(',')}`))).sort();
     expect(grants).toEqual([
       'backups.pingcap.com: list,watch',
+      'backupschedules.pingcap.com: list,watch',
       'compactbackups.pingcap.com: list,watch',
       'jobs.batch: list,watch',
       'persistentvolumeclaims.: list,watch',
