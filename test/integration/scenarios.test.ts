@@ -76,6 +76,8 @@ describe('scenario files', () => {
       expect(report.invariants.length).toBeGreaterThanOrEqual(5);
       expect(report.passed).toBe(true);
     },
+    // A story of a virtual day (backup-schedule-day) takes about a minute of a loaded machine.
+    300_000,
   );
 });
 
