@@ -40,8 +40,21 @@ const SERVICE_USE: Readonly<Record<string, readonly string[]>> = {
   exporter: ['logs:CreateLogStream', 'logs:PutLogEvents'],
 };
 
-function scenario(file: string): Scenario {
-  const parsed = parseScenario(readFileSync(join(DIR, file), 'utf8'), file);
+/**
+ * What the timeline gains so that a BackupSchedule is stepped too: its step reads its EventBridge
+ * schedule (GetSchedule) and creates it; its deletion deletes the schedule.
+ */
+const BACKUP_SCHEDULE_STEPS = `
+  - apply: {apiVersion: pingcap.com/v1alpha1, kind: BackupSchedule, metadata: {name: iam-nightly}, spec: {schedule: "0 3 * * *", backupTemplate: {backupType: full, cleanPolicy: Retain, br: {cluster: basic}, s3: {provider: aws, region: us-west-2, bucket: backups, prefix: iam}}}}
+  - waitFor: {object: BackupSchedule/iam-nightly, jsonpath: "$.metadata.finalizers[0]", equals: tidb.pingcap.com/backup-schedule-protection}
+    timeout: 2m
+  - deleteObject: {kind: BackupSchedule, name: iam-nightly}
+  - waitFor: {object: BackupSchedule/iam-nightly, jsonpath: $.metadata.name, equals: null}
+    timeout: 2m
+`;
+
+function scenario(file: string, extraTimeline = ''): Scenario {
+  const parsed = parseScenario(readFileSync(join(DIR, file), 'utf8').trimEnd() + '\n' + extraTimeline, file);
   if (!parsed.ok) throw new Error(parsed.error);
   return parsed.scenario;
 }
@@ -125,7 +138,7 @@ describe('each function as its own role', () => {
   let report: ScenarioReport;
 
   beforeAll(async () => {
-    stack = await SimStack.start(scenario('pd-admin-answers.yaml'), 1);
+    stack = await SimStack.start(scenario('pd-admin-answers.yaml', BACKUP_SCHEDULE_STEPS), 1);
     report = await driveEveryFunction(stack);
   }, 300_000);
 
