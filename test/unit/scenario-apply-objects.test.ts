@@ -43,12 +43,12 @@ describe('apply, deleteObject and waitFor on an object', () => {
   });
 
   it.each([
-    { name: 'an apply of a kind objects: does not take', entry: 'apply: {apiVersion: v1, kind: Pod, metadata: {name: x}}', error: 's.yaml:8: timeline[0].apply.kind: expected one of: Secret, ConfigMap, ServiceAccount, Role, RoleBinding, ClusterRole, ClusterRoleBinding, Backup, Restore, BackupSchedule, CompactBackup, got "Pod"' },
+    { name: 'an apply of a kind objects: does not take', entry: 'apply: {apiVersion: v1, kind: Pod, metadata: {name: x}}', error: 's.yaml:8: timeline[0].apply.kind: expected one of: Secret, ConfigMap, ServiceAccount, Role, RoleBinding, ClusterRole, ClusterRoleBinding, Backup, Restore, BackupSchedule, CompactBackup, Deployment, got "Pod"' },
     { name: 'a Backup with the core apiVersion', entry: 'apply: {apiVersion: v1, kind: Backup, metadata: {name: b1}, spec: {}}', error: 's.yaml:8: timeline[0].apply.apiVersion: expected pingcap.com/v1alpha1 for Backup, got "v1"' },
     { name: 'a Backup without spec', entry: 'apply: {apiVersion: pingcap.com/v1alpha1, kind: Backup, metadata: {name: b1}}', error: 's.yaml:8: timeline[0].apply.spec: required field is missing' },
     { name: 'a Backup with status', entry: 'apply: {apiVersion: pingcap.com/v1alpha1, kind: Backup, metadata: {name: b1}, spec: {}, status: {phase: Complete}}', error: 's.yaml:8: timeline[0].apply.status: unknown field (expected one of: apiVersion, kind, metadata, spec)' },
     { name: 'a waitFor object without a name', entry: 'waitFor: {object: Backup, jsonpath: $.status.phase, equals: Complete}', error: 's.yaml:8: timeline[0].waitFor.object: expected Kind/name or Kind/namespace/name, got "Backup"' },
-    { name: 'a waitFor object of an unknown kind', entry: 'waitFor: {object: Bakup/b1, jsonpath: $.status.phase, equals: Complete}', error: 's.yaml:8: timeline[0].waitFor.object: unknown kind "Bakup" (expected one of: Secret, ConfigMap, ServiceAccount, Role, RoleBinding, ClusterRole, ClusterRoleBinding, Backup, Restore, BackupSchedule, CompactBackup, TidbCluster, Job, Pod, PersistentVolumeClaim, StatefulSet)' },
+    { name: 'a waitFor object of an unknown kind', entry: 'waitFor: {object: Bakup/b1, jsonpath: $.status.phase, equals: Complete}', error: 's.yaml:8: timeline[0].waitFor.object: unknown kind "Bakup" (expected one of: Secret, ConfigMap, ServiceAccount, Role, RoleBinding, ClusterRole, ClusterRoleBinding, Backup, Restore, BackupSchedule, CompactBackup, Deployment, TidbCluster, Job, Pod, PersistentVolumeClaim, StatefulSet, Lease)' },
     { name: 'a deleteObject without kind', entry: 'deleteObject: {name: b1}', error: 's.yaml:8: timeline[0].deleteObject.kind: required field is missing' },
     { name: 'a deleteObject with an unknown field', entry: 'deleteObject: {kind: Backup, name: b1, grace: 0}', error: 's.yaml:8: timeline[0].deleteObject.grace: unknown field (expected one of: kind, name, namespace)' },
   ])('$name', ({ entry, error }) => {
