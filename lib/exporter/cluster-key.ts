@@ -45,6 +45,8 @@ export function clusterKeyOf(kind: WatchedKind, obj: KubeObject, k8sCluster: str
   if (kind === 'Backup' || kind === 'Restore' || kind === 'CompactBackup' || kind === 'Job') return controllerKeyOf(kind, obj, k8sCluster, namespace, deleted);
   // v1's BackupSchedule controller enqueues every add, update and delete (`backup_schedule_controller.go:53-60`).
   if (kind === 'BackupSchedule') return objectKeyOrNone('BackupSchedule', k8sCluster, namespace, obj.metadata.name);
+  // v1's TidbInitializer controller enqueues every event of one (`WatchForObject`), and of a Job it controls.
+  if (kind === 'TidbInitializer') return objectKeyOrNone('TidbInitializer', k8sCluster, namespace, obj.metadata.name);
   const name = kind === 'TidbCluster' ? obj.metadata.name : ownerClusterName(obj);
   if (!name) return undefined;
   try {
@@ -72,14 +74,14 @@ function ownerClusterName(obj: KubeObject): string | undefined {
 /**
  * The key of a Backup, Restore or CompactBackup event (undefined when v1's handler would not enqueue
  * it, §1.3, §2.2, §3.5, except that a deletion always counts),
- * or of a Job's: its controller ownerReference to a Backup, Restore or CompactBackup (v1 resolves Job events the same
+ * or of a Job's: its controller ownerReference to a Backup, Restore, CompactBackup or TidbInitializer (v1 resolves Job events the same
  * way, `backup_controller.go:246-280`). A Job event always counts: its failure is what the step retries.
  */
 function controllerKeyOf(kind: 'Backup' | 'Restore' | 'CompactBackup' | 'Job', obj: KubeObject, k8sCluster: string, namespace: string, deleted: boolean): string | undefined {
-  let owner: { kind: 'Backup' | 'Restore' | 'CompactBackup'; name: string } | undefined;
+  let owner: { kind: 'Backup' | 'Restore' | 'CompactBackup' | 'TidbInitializer'; name: string } | undefined;
   if (kind === 'Job') {
     const ref = (obj.metadata.ownerReferences ?? []).find((r) => r.controller === true && r.apiVersion.startsWith('pingcap.com/'));
-    if (ref !== undefined && (ref.kind === 'Backup' || ref.kind === 'Restore' || ref.kind === 'CompactBackup')) owner = { kind: ref.kind, name: ref.name };
+    if (ref !== undefined && (ref.kind === 'Backup' || ref.kind === 'Restore' || ref.kind === 'CompactBackup' || ref.kind === 'TidbInitializer')) owner = { kind: ref.kind, name: ref.name };
   } else {
     // A deleted object is always worth a step: its step finds it gone and forgets the key.
     const wanted = deleted || wantsStep(kind, obj);
@@ -113,7 +115,7 @@ export function scheduleKeyOfBackup(obj: KubeObject, k8sCluster: string, deleted
   return deleted || finished ? objectKeyOrNone('BackupSchedule', k8sCluster, obj.metadata.namespace, owner.name) : undefined;
 }
 
-function objectKeyOrNone(kind: 'BackupSchedule', k8sCluster: string, namespace: string, name: string | undefined): string | undefined {
+function objectKeyOrNone(kind: 'BackupSchedule' | 'TidbInitializer', k8sCluster: string, namespace: string, name: string | undefined): string | undefined {
   if (!name) return undefined;
   try {
     return formatObjectKey(kind, { k8sCluster, namespace, name });

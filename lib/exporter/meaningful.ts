@@ -37,6 +37,7 @@ export function meaningfulView(kind: WatchedKind, obj: KubeObject): Json {
     case 'Pod':
       return { meta: metaView(obj), spec: podSpecView(obj.spec), status: podStatusView(obj.status) };
     case 'BackupSchedule':
+    case 'TidbInitializer':
       return { meta: metaView(obj), generation: obj.metadata.generation, spec: obj.spec, status: obj.status ?? null };
     case 'Backup':
     case 'Restore':

@@ -12,10 +12,13 @@ import { TerminalError } from '../platform/errors.js';
  * The kinds the exporter watches: each controller's own kind (TidbCluster, Backup, Restore, CompactBackup, BackupSchedule) and what
  * its steps wait on — the TidbCluster's StatefulSets, Pods and PVCs, the Jobs of Backups, Restores and CompactBackups.
  */
-export type WatchedKind = 'TidbCluster' | 'StatefulSet' | 'Pod' | 'PersistentVolumeClaim' | 'Backup' | 'Restore' | 'CompactBackup' | 'BackupSchedule' | 'Job';
+export type WatchedKind = 'TidbCluster' | 'StatefulSet' | 'Pod' | 'PersistentVolumeClaim' | 'Backup' | 'Restore' | 'CompactBackup' | 'BackupSchedule' | 'TidbInitializer' | 'Job';
 
-/** The Jobs the backup controllers create carry one of these `managed-by` labels (§1.6, §2.3). */
-export const BACKUP_JOB_SELECTOR = 'app.kubernetes.io/managed-by in (backup-operator,restore-operator)';
+/**
+ * The Jobs the backup controllers create carry one of these `managed-by` labels (§1.6, §2.3); the
+ * TidbInitializer's Job `managed-by=tidb-operator` (with `component=initializer`, §4).
+ */
+export const BACKUP_JOB_SELECTOR = 'app.kubernetes.io/managed-by in (backup-operator,restore-operator,tidb-operator)';
 
 /**
  * One watch: a kind in all namespaces or in one. `name` identifies it in the checkpoint table and in
@@ -38,6 +41,7 @@ const KINDS: readonly { kind: WatchedKind; plural: string; labelSelector: string
   { kind: 'Restore', plural: 'restores', labelSelector: undefined },
   { kind: 'CompactBackup', plural: 'compactbackups', labelSelector: undefined },
   { kind: 'BackupSchedule', plural: 'backupschedules', labelSelector: undefined },
+  { kind: 'TidbInitializer', plural: 'tidbinitializers', labelSelector: undefined },
   { kind: 'Job', plural: 'jobs', labelSelector: BACKUP_JOB_SELECTOR },
 ];
 

@@ -27,6 +27,7 @@ const KINDS: Record<KnownKind, KindInfo> = {
   Restore: { kind: 'Restore', group: 'pingcap.com', version: 'v1alpha1', plural: 'restores' },
   CompactBackup: { kind: 'CompactBackup', group: 'pingcap.com', version: 'v1alpha1', plural: 'compactbackups' },
   BackupSchedule: { kind: 'BackupSchedule', group: 'pingcap.com', version: 'v1alpha1', plural: 'backupschedules' },
+  TidbInitializer: { kind: 'TidbInitializer', group: 'pingcap.com', version: 'v1alpha1', plural: 'tidbinitializers' },
   Job: { kind: 'Job', group: 'batch', version: 'v1', plural: 'jobs' },
   Lease: { kind: 'Lease', group: 'coordination.k8s.io', version: 'v1', plural: 'leases' },
 };

@@ -65,7 +65,7 @@ export type OwnedKind = (typeof OWNED_KINDS)[number];
 export type KnownKind = OwnedKind | 'TidbCluster' | 'PersistentVolume' | 'Node' | ControllerObjectKind | 'Secret' | 'Lease';
 
 /** The kinds the backup controllers read and write besides the TidbCluster's: their resources and Jobs. */
-export type ControllerObjectKind = 'Backup' | 'Restore' | 'CompactBackup' | 'BackupSchedule' | 'Job';
+export type ControllerObjectKind = 'Backup' | 'Restore' | 'CompactBackup' | 'BackupSchedule' | 'TidbInitializer' | 'Job';
 
 /**
  * A label selector: the query string form (`a=b,c!=d,e in (f)`) or equality pairs, which are

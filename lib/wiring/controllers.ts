@@ -9,10 +9,11 @@ import type { ClusterClients } from './clients.js';
 import { backupController } from './backup-controller.js';
 import { compactBackupController } from './compact-backup-controller.js';
 import { restoreController } from './restore-controller.js';
+import { tidbInitializerController } from './tidb-initializer-controller.js';
 import { backupScheduleController, type BackupScheduleControllerOptions } from './backup-schedule-controller.js';
 
 /**
- * The Backup, Restore and CompactBackup controllers over `objects` (and, for the Restore's fresh-target check, the
+ * The Backup, Restore, CompactBackup and TidbInitializer controllers over `objects` (and, for the Restore's fresh-target check, the
  * clients' TiDB schema reads); the BackupSchedule controller too when the deployment wires its
  * EventBridge Scheduler (`schedules`).
  */
@@ -22,6 +23,7 @@ export function backupControllers(objects: ObjectReader, clients: ClusterClients
     Backup: backupController({ objects }) as ControllerSet['Backup'],
     Restore: restoreController({ objects, ...(schema ? { schema } : {}) }) as ControllerSet['Restore'],
     CompactBackup: compactBackupController({ objects }) as ControllerSet['CompactBackup'],
+    TidbInitializer: tidbInitializerController({ objects }) as ControllerSet['TidbInitializer'],
     ...(schedules === undefined ? {} : { BackupSchedule: backupScheduleController({ objects, ...schedules }) as ControllerSet['BackupSchedule'] }),
   };
 }

@@ -52,6 +52,8 @@ const BACKUP_CONTROLLER_GRANTS = [
   usageKey('update', 'pingcap.com', 'restores'),
   usageKey('get', 'pingcap.com', 'compactbackups'),
   usageKey('update', 'pingcap.com', 'compactbackups'),
+  usageKey('get', 'pingcap.com', 'tidbinitializers'),
+  usageKey('update', 'pingcap.com', 'tidbinitializers'),
   usageKey('get', 'pingcap.com', 'backupschedules'),
   usageKey('list', 'pingcap.com', 'backupschedules'),
   usageKey('update', 'pingcap.com', 'backupschedules'),
@@ -112,7 +114,7 @@ describe('infra RBAC against what the functions use', () => {
       for (const resource of watchedResources()) {
         // A world without the backup CRDs answers their LIST 404 — after authorising it, as kube-apiserver does.
         const page = await source.list(resource, { limit: 10 }).catch((err: unknown) => {
-          if (err instanceof NotFoundError && ['Backup', 'Restore', 'CompactBackup', 'Job'].includes(resource.kind)) return { resourceVersion: '0' };
+          if (err instanceof NotFoundError && ['Backup', 'Restore', 'CompactBackup', 'TidbInitializer', 'Job'].includes(resource.kind)) return { resourceVersion: '0' };
           throw err;
         });
         const abort = new AbortController();
