@@ -5,8 +5,9 @@
  *   Done       Completed stays Completed: the Job is never run again, even when it is deleted (v1
  *              would re-create it and fail "Access denied", flipping the phase to Failed)
  *   Cluster    the TidbCluster missing, or without `spec.tidb` ⇒ Pending, re-checked every 30 s
- *   Job        `<cluster>-tidb-initializer` exists: another initializer's ⇒ Failed (v1 would adopt
- *              its status); ours ⇒ its status copied, phase from its conditions (v1's `updateStatus`)
+ *   Job        `<cluster>-tidb-initializer` exists: another initializer's (or an earlier one's of
+ *              this name, not yet garbage-collected) ⇒ Pending until it goes (v1 would copy its
+ *              status as its own); ours ⇒ its status copied, phase from its conditions (v1's `updateStatus`)
  *   Mounts     what the pod mounts is missing ⇒ Pending, re-checked every 30 s (v1's pod would sit in
  *              ContainerCreating)
  *   Create     the ConfigMap (once, never updated, as v1) and the Job ⇒ Running
@@ -72,9 +73,8 @@ function runStages(draft: Draft, snap: InitializerSnapshot, ti: TidbInitializer)
   if (job !== undefined) {
     if (!ownedBy(job, ti)) {
       const owner = (job.metadata.ownerReferences ?? []).find((r) => r.controller === true);
-      const why = `Job ${ns}/${jobName} belongs to ${owner ? `${owner.kind} ${owner.name}` : 'no TidbInitializer'}: a TidbCluster has one initializer`;
-      setPhase(draft, ti, 'Failed', 'JobConflict', why);
-      return note(draft, 'Job', fail(why, true));
+      const whose = owner ? `${owner.kind} ${owner.name}${owner.name === ti.metadata.name ? ` (uid ${owner.uid}, an earlier one)` : ''}` : 'no TidbInitializer';
+      return pending(draft, ti, snap, 'Job', `Job ${ns}/${jobName} belongs to ${whose}: a TidbCluster runs one initializer at a time; waiting for that Job to go`);
     }
     const phase = copyJobStatus(draft, job);
     if (phase === 'Failed') recordChange(draft, ti, 'Failed', 'Warning', 'InitializeFailed', `Job ${ns}/${jobName} failed: delete it to run the initialization again`);

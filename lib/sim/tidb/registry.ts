@@ -12,6 +12,7 @@ import type { PdContext } from './pd-context.js';
 import { PumpRegistry } from './pumps.js';
 import type { HeldLabels } from './server-labels.js';
 import type { Rng } from './rng.js';
+import { SqlAccounts } from './sql.js';
 
 /**
  * TiDB's cluster-wide smooth-upgrade mode (TiDB ≥ 7.1 keeps it in PD's etcd): entered by
@@ -29,6 +30,8 @@ export type ClusterState = {
   readonly smoothUpgrade: SmoothUpgradeMode;
   /** The labels of each TiDB server joined to this PD, by `namespace/pod`, with the container instance whose memory holds them. */
   readonly serverLabels: Map<string, HeldLabels>;
+  /** TiDB's accounts and user databases (sql.ts): they live in TiKV, so they outlive TiDB pods. */
+  readonly sql: SqlAccounts;
 };
 
 /** All clusters of the simulation. */
@@ -45,7 +48,7 @@ export class ClusterRegistry {
     if (existing) return existing;
     const pd = new PdCluster(namespace, name, { clock: this.deps.clock, rng: this.deps.rng.fork(), knobs: this.deps.knobs });
     const ctx: PdContext = { clock: this.deps.clock, rng: this.deps.rng.fork(), knobs: this.deps.knobs, changed: () => pd.changed() };
-    const state: ClusterState = { namespace, name, pd, captures: new CaptureRegistry(ctx), pumps: new PumpRegistry(ctx), smoothUpgrade: { ddlPaused: false, sinceMs: undefined }, serverLabels: new Map() };
+    const state: ClusterState = { namespace, name, pd, captures: new CaptureRegistry(ctx), pumps: new PumpRegistry(ctx), smoothUpgrade: { ddlPaused: false, sinceMs: undefined }, serverLabels: new Map(), sql: new SqlAccounts() };
     this.clusters.set(key, state);
     for (const l of this.createListeners) l(state);
     return state;

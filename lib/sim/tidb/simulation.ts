@@ -7,6 +7,7 @@
  */
 import type { Clock } from '../../platform/clock.js';
 import { BackupSimulation } from '../backup/index.js';
+import { InitializerRuntime } from '../initializer/runtime.js';
 import type { ProxyRegistry } from '../proxy.js';
 import type { RequestHook } from '../server.js';
 import type { ObjectStore } from '../store.js';
@@ -48,8 +49,10 @@ export class TidbSimulation {
   readonly knobs: TidbSimKnobs;
   /** The world's S3, datasets and backup-manager (whose Job pods the runtime hands on). */
   readonly backups = new BackupSimulation();
+  /** TiDB Operator's initializer Job pods (their mysql-client talks to the simulated TiDB). */
+  readonly initializers = new InitializerRuntime(this.backups);
   /** TiDB Operator's controller managers (their leader election only), for migration stories. */
-  readonly controllerManagers = new ControllerManagerRuntime(this.backups);
+  readonly controllerManagers = new ControllerManagerRuntime(this.initializers);
   readonly runtime = new TidbRuntime(this.controllerManagers);
   /** Seeded randomness for the world's object store (uids, generated names). */
   readonly random: () => number;
@@ -90,6 +93,7 @@ export class TidbSimulation {
     this.runtime.attach(sim);
     this.controllerManagers.attach(world.store, world.clock);
     this.backups.attach({ store: world.store, clock: world.clock, clusterState: (ns, name) => clusters.find(ns, name) });
+    this.initializers.attach({ store: world.store, clock: world.clock, proxy: world.proxy });
     this.attached = { clusters, faults, invariants, unsubscribe };
   }
 

@@ -25,6 +25,8 @@ import { TidbProcess } from './process.js';
 import type { SimContext } from './sim-context.js';
 import { pdClusterOf } from './pd-address.js';
 import { answerSchema } from './schema-api.js';
+import { answerMysql } from './mysql-port.js';
+import type { SqlError } from './sql.js';
 
 /**
  * Whether a TiDB server of `cluster` can open its store and a session now: PD has a leader and some
@@ -84,7 +86,7 @@ export class TidbServerProcess extends TidbProcess {
       return;
     }
     this.status = 'serving';
-    this.listen(4000, () => text(400, 'not an HTTP port', false));
+    this.listen(4000, (req) => answerMysql(req, this.sim.clusters.at(pdClusterOf(this.pod)).sql, () => this.storageError()));
     this.listen(10080, (req) => this.handle(req), { tls: this.tls.tls });
   }
 
@@ -99,7 +101,7 @@ export class TidbServerProcess extends TidbProcess {
     }
     if (req.path === '/upgrade/start' && req.method === 'POST') return this.upgradeMode(true);
     if (req.path === '/upgrade/finish' && req.method === 'POST') return this.upgradeMode(false);
-    const schema = answerSchema(req, this.holdsData());
+    const schema = answerSchema(req, this.holdsData(), this.sim.clusters.at(pdClusterOf(this.pod)).sql.databases());
     if (schema) return schema;
     if (req.path === '/info' && (req.method === 'GET' || req.method === 'POST')) return json(200, { version: `8.0.11-TiDB-${this.pod.version}`, is_owner: false, ip: '', listening_port: 4000, status_port: 10080, lease: '45s' });
     return text(404, '404 page not found');
@@ -125,6 +127,12 @@ export class TidbServerProcess extends TidbProcess {
     this.mode.sinceMs = start ? (already ? this.mode.sinceMs : this.sim.clock.nowMs()) : undefined;
     const duplicated = `It's a duplicated operation and the cluster is already in ${start ? 'upgrading' : 'normal'} state.`;
     return json(200, already ? duplicated : 'success!');
+  }
+
+  /** Why a statement cannot run now (TiDB's storage errors), undefined when PD and a TiKV store serve. */
+  private storageError(): SqlError | undefined {
+    if (isStorageAvailable(this.cluster)) return undefined;
+    return this.cluster.hasLeader() ? { code: 9005, message: 'Region is unavailable' } : { code: 9001, message: 'PD server timeout' };
   }
 
   /** Whether this TiDB's cluster (the one whose PD it uses: its data lives there) holds user data. */
