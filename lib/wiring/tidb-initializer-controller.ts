@@ -8,7 +8,7 @@
  */
 
 import type { ObjectReader } from '../kube/port.js';
-import type { TidbCluster } from '../model/kube.js';
+import type { KubeObject, TidbCluster } from '../model/kube.js';
 import type { Job } from '../reconcile/backup/types.js';
 import { initializerMemberName } from '../reconcile/tidb-initializer/job.js';
 import { type InitializerSnapshot, planTidbInitializer } from '../reconcile/tidb-initializer/recipe.js';
@@ -32,16 +32,16 @@ async function observeInitializer(objects: ObjectReader, ns: string, name: strin
   const ti = (await objects.getObject('TidbInitializer', ns, name)) as TidbInitializer | undefined;
   const none = { secretKeys: undefined, sqlConfigMapKeys: undefined };
   const cluster = ti?.spec?.cluster?.name;
-  if (ti === undefined || !cluster) return { nowMs: now(), ti, tc: undefined, job: undefined, configMapExists: false, sources: none };
+  if (ti === undefined || !cluster) return { nowMs: now(), ti, tc: undefined, job: undefined, configMap: undefined, sources: none };
   const member = initializerMemberName(cluster);
   const spec = ti.spec ?? {};
   const [tc, job, configMap, secretKeys, sqlConfigMap] = await Promise.all([
     objects.getObject('TidbCluster', ns, cluster) as Promise<TidbCluster | undefined>,
     objects.getObject('Job', ns, member) as Promise<Job | undefined>,
-    objects.getObject('ConfigMap', ns, member),
+    objects.getObject('ConfigMap', ns, member) as Promise<KubeObject | undefined>,
     spec.passwordSecret ? objects.secretKeys(ns, spec.passwordSecret) : Promise.resolve(undefined),
     spec.initSqlConfigMap ? objects.getObject('ConfigMap', ns, spec.initSqlConfigMap) : Promise.resolve(undefined),
   ]);
   const sqlConfigMapKeys = sqlConfigMap === undefined ? undefined : Object.keys((sqlConfigMap['data'] as Record<string, string> | undefined) ?? {});
-  return { nowMs: now(), ti, tc, job, configMapExists: configMap !== undefined, sources: { secretKeys, sqlConfigMapKeys } };
+  return { nowMs: now(), ti, tc, job, configMap, sources: { secretKeys, sqlConfigMapKeys } };
 }

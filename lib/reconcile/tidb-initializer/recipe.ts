@@ -10,7 +10,8 @@
  *              status as its own); ours ⇒ its status copied, phase from its conditions (v1's `updateStatus`)
  *   Mounts     what the pod mounts is missing ⇒ Pending, re-checked every 30 s (v1's pod would sit in
  *              ContainerCreating)
- *   Create     the ConfigMap (once, never updated, as v1) and the Job ⇒ Running
+ *   Create     the ConfigMap (once, never updated, as v1; an earlier initializer's ⇒ Pending until it
+ *              is garbage-collected) and the Job ⇒ Running
  * A Failed initializer whose Job is deleted runs again (a fresh Job), as in v1. The step writes the
  * object once, after its creates (no status subresource); Events only when the phase changes.
  */
@@ -35,7 +36,8 @@ export type InitializerSnapshot = {
   readonly ti: TidbInitializer | undefined;
   readonly tc: TidbCluster | undefined;
   readonly job: Job | undefined;
-  readonly configMapExists: boolean;
+  /** The ConfigMap `<cluster>-tidb-initializer`, if it exists. */
+  readonly configMap: KubeObject | undefined;
   readonly sources: MountedSources;
 };
 
@@ -84,7 +86,11 @@ function runStages(draft: Draft, snap: InitializerSnapshot, ti: TidbInitializer)
   }
   const missing = prerequisiteProblem(ns, spec, snap.sources);
   if (missing !== undefined) return pending(draft, ti, snap, 'Mounts', missing);
-  if (!snap.configMapExists) draft.creates.push(createAction(buildInitConfigMap(ti, tc)));
+  const configMap = snap.configMap;
+  const otherOwner = configMap === undefined || ownedBy(configMap, ti) ? undefined : (configMap.metadata.ownerReferences ?? []).find((r) => r.controller === true && r.kind === 'TidbInitializer');
+  // An earlier initializer's ConfigMap is garbage-collected with it: the new Job's pod would lose its scripts.
+  if (otherOwner !== undefined) return pending(draft, ti, snap, 'Create', `ConfigMap ${ns}/${jobName} belongs to TidbInitializer ${otherOwner.name} (uid ${otherOwner.uid}); waiting for it to go`);
+  if (configMap === undefined) draft.creates.push(createAction(buildInitConfigMap(ti, tc)));
   draft.creates.push(createAction(buildInitJob(ti, tc)));
   // A re-run (the Job of a Failed initializer deleted) starts from a clean Job status.
   draft.status = { phase: draft.status.phase ?? 'Running' };
