@@ -29,6 +29,8 @@ export function initializer(spec: Partial<TidbInitializerSpec> = {}, status?: Ti
 /** The Job `basic-tidb-initializer`, owned by `owner` (default the fixture's initializer), with `conditions`. */
 export function job(conditions: { type: string; status: string }[] = [], owner = { name: 'ti', uid: 'uid-ti' }, extra: Record<string, unknown> = {}): Job {
   return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
     metadata: { name: 'basic-tidb-initializer', namespace: 'demo', ownerReferences: [{ apiVersion: 'pingcap.com/v1alpha1', kind: 'TidbInitializer', name: owner.name, uid: owner.uid, controller: true }] },
     status: { conditions, ...extra },
   } as Job;

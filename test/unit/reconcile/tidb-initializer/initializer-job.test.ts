@@ -3,16 +3,21 @@
  * (release-1.6 `tidb_init_manager.go`), and the start script's re-runnable login.
  */
 import { describe, expect, it } from '@jest/globals';
+import type { KubeObject } from '../../../../lib/model/kube.js';
 import { buildInitConfigMap, buildInitJob } from '../../../../lib/reconcile/tidb-initializer/job.js';
 import { initStartScript, startScript } from '../../../../lib/reconcile/tidb-initializer/scripts.js';
 import { withSpec } from '../../../support/fixtures.js';
 import { cluster, initializer } from './fixtures.js';
 
+/** The Job's spec as the tests read it. */
+type JobSpec = { backoffLimit: number; template: { metadata: { labels: unknown }; spec: unknown } };
+const specOf = (job: KubeObject): JobSpec => job['spec'] as JobSpec;
+
 type Container = { name: string; image: string; command: string[]; env?: unknown[]; imagePullPolicy?: string; volumeMounts: { name: string; mountPath: string; subPath?: string; readOnly?: boolean }[] };
 
 describe('the initializer Job', () => {
   const job = buildInitJob(initializer({ timezone: 'Asia/Shanghai' }), cluster());
-  const pod = job.spec.template.spec as { initContainers: Container[]; containers: Container[]; volumes: Record<string, unknown>[]; restartPolicy: string; automountServiceAccountToken: boolean };
+  const pod = specOf(job).template.spec as { initContainers: Container[]; containers: Container[]; volumes: Record<string, unknown>[]; restartPolicy: string; automountServiceAccountToken: boolean };
 
   it("is v1's: named <cluster>-tidb-initializer, labelled and owned, backoffLimit 0, restartPolicy Never, no service account token", () => {
     expect(job.metadata).toEqual({
@@ -22,8 +27,8 @@ describe('the initializer Job', () => {
       annotations: {},
       ownerReferences: [{ apiVersion: 'pingcap.com/v1alpha1', kind: 'TidbInitializer', name: 'ti', uid: 'uid-ti', controller: true, blockOwnerDeletion: true }],
     });
-    expect(job.spec.backoffLimit).toBe(0);
-    expect(job.spec.template.metadata.labels).toEqual(job.metadata.labels);
+    expect(specOf(job).backoffLimit).toBe(0);
+    expect(specOf(job).template.metadata.labels).toEqual(job.metadata.labels);
     expect(pod.restartPolicy).toBe('Never');
     expect(pod.automountServiceAccountToken).toBe(false);
   });
@@ -49,7 +54,7 @@ describe('the initializer Job', () => {
   });
 
   it('initSqlConfigMap wins over initSql', () => {
-    const spec = buildInitJob(initializer({ initSqlConfigMap: 'my-sql' }), cluster()).spec.template.spec as { volumes: { name: string; configMap?: { name: string } }[] };
+    const spec = specOf(buildInitJob(initializer({ initSqlConfigMap: 'my-sql' }), cluster())).template.spec as { volumes: { name: string; configMap?: { name: string } }[] };
     expect(spec.volumes.find((v) => v.name === 'init-sql')?.configMap?.name).toBe('my-sql');
   });
 
@@ -58,7 +63,7 @@ describe('the initializer Job', () => {
     { name: 'its own tlsClientSecretName', tc: cluster(withSpec({ tidb: { baseImage: 'pingcap/tidb', replicas: 1, tlsClient: { enabled: true } } })), ti: { tlsClientSecretName: 'mine' }, secret: 'mine' },
     { name: 'no TLS', tc: cluster(), ti: {}, secret: undefined },
   ])('$name: the client certificate volume', ({ tc, ti, secret }) => {
-    const spec = buildInitJob(initializer(ti), tc).spec.template.spec as { volumes: { name: string; secret?: { secretName: string } }[] };
+    const spec = specOf(buildInitJob(initializer(ti), tc)).template.spec as { volumes: { name: string; secret?: { secretName: string } }[] };
     expect(spec.volumes.find((v) => v.name === 'tidb-client-tls')?.secret?.secretName).toBe(secret);
   });
 });
