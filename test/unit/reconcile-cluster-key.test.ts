@@ -51,6 +51,8 @@ describe('backup controllers: Backup, Restore and Job events map to kinded keys'
     { name: 'a Failed CompactBackup is dropped (v1 updateCompact)', kind: 'CompactBackup' as const, obj: { metadata: { namespace: 'demo', name: 'c1' }, status: { state: 'Failed' } }, key: undefined },
     { name: 'a Job owned by a CompactBackup maps to that CompactBackup', kind: 'Job' as const, obj: owned('CompactBackup', 'c1'), key: 'CompactBackup:eks/demo/c1' },
     { name: 'a BackupSchedule is its own key on every change (v1 enqueues every add and update)', kind: 'BackupSchedule' as const, obj: { metadata: { namespace: 'demo', name: 'nightly' }, status: { lastBackup: 'x' } }, key: 'BackupSchedule:eks/demo/nightly' },
+    { name: 'a TidbInitializer is its own key on every change (v1 WatchForObject)', kind: 'TidbInitializer' as const, obj: { metadata: { namespace: 'demo', name: 'ti' }, status: { phase: 'Completed' } }, key: 'TidbInitializer:eks/demo/ti' },
+    { name: 'a Job owned by a TidbInitializer maps to that TidbInitializer', kind: 'Job' as const, obj: owned('TidbInitializer', 'ti'), key: 'TidbInitializer:eks/demo/ti' },
   ])('$name', ({ kind, obj, key }) => {
     expect(clusterKeyOf(kind, obj as never, 'eks')).toBe(key);
   });
