@@ -47,7 +47,7 @@ function world(opts: { tidb?: boolean; rootPassword?: string } = {}) {
 
 /** Creates the initializer's ConfigMap and Job as the controller builds them (`v1Script` replaces the start script with v1's login). */
 function start(w: ReturnType<typeof world>, spec: Partial<TidbInitializerSpec> = {}, opts: { v1Script?: boolean; noWait?: boolean } = {}): void {
-  const ti: TidbInitializer = { metadata: { name: 'ti', namespace: NS, uid: 'uid-ti' }, spec: { image: 'tnir/mysqlclient', cluster: { name: 'basic' }, passwordSecret: 'tidb-secret', initSql: 'create database hello;', ...spec } };
+  const ti: TidbInitializer = { apiVersion: 'pingcap.com/v1alpha1', kind: 'TidbInitializer', metadata: { name: 'ti', namespace: NS, uid: 'uid-ti' }, spec: { image: 'tnir/mysqlclient', cluster: { name: 'basic' }, passwordSecret: 'tidb-secret', initSql: 'create database hello;', ...spec } };
   const cm = buildInitConfigMap(ti, TC) as unknown as KubeObject;
   const data = cm['data'] as Record<string, string>;
   if (opts.v1Script) data['start-script'] = v1Login(data['start-script'] ?? '');
