@@ -14,6 +14,7 @@
  *   `waiting:<reason>`, `terminated:<reason>`) — not timestamps, image IDs or container IDs;
  * - Backup, Restore and CompactBackup: labels, annotations, finalizers, `deletionTimestamp`, spec and status (the
  *   Job pod writes status: its progress is a trigger);
+ * - TidbInitializer: as a TidbCluster (its Job's events carry the progress);
  * - Job: labels, ownerReferences, finalizers, `deletionTimestamp`, each condition's `type` and
  *   `status`, and `status.active`;
  * - StatefulSet and PersistentVolumeClaim: everything else, spec and status alike: a StatefulSet's
@@ -36,8 +37,10 @@ export function meaningfulView(kind: WatchedKind, obj: KubeObject): Json {
       return { meta: metaView(obj), generation: obj.metadata.generation, spec: obj.spec };
     case 'Pod':
       return { meta: metaView(obj), spec: podSpecView(obj.spec), status: podStatusView(obj.status) };
-    case 'BackupSchedule':
     case 'TidbInitializer':
+      // Only its controller writes its status: a status-only change is the echo of its own step.
+      return { meta: metaView(obj), generation: obj.metadata.generation, spec: obj.spec };
+    case 'BackupSchedule':
       return { meta: metaView(obj), generation: obj.metadata.generation, spec: obj.spec, status: obj.status ?? null };
     case 'Backup':
     case 'Restore':

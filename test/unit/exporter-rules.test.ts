@@ -38,6 +38,12 @@ const sts = (): KubeObject => ({
   status: { readyReplicas: 3, currentRevision: 'r1', updateRevision: 'r1' },
 });
 
+const ti = (): KubeObject => ({
+  metadata: { name: 'ti', namespace: 'demo', resourceVersion: '10', generation: 1 },
+  spec: { image: 'tnir/mysqlclient', cluster: { name: 'basic' }, initSql: 'create database a;' },
+  status: { phase: 'Running' },
+});
+
 type Row = { name: string; kind: WatchedKind; base: () => KubeObject; change: (o: KubeObject) => void; meaningful: boolean };
 
 const rows: Row[] = [
@@ -58,6 +64,8 @@ const rows: Row[] = [
   { name: 'a TidbCluster label', kind: 'TidbCluster', base: tc, change: (o) => (o.metadata.labels = { team: 'x' }), meaningful: true },
   { name: 'a TidbCluster deletionTimestamp', kind: 'TidbCluster', base: tc, change: (o) => (o.metadata.deletionTimestamp = 'now'), meaningful: true },
   { name: 'a StatefulSet status (rolling update progress)', kind: 'StatefulSet', base: sts, change: (o) => (o.status.updateRevision = 'r2'), meaningful: true },
+  { name: "a TidbInitializer status only (its controller's own write)", kind: 'TidbInitializer', base: ti, change: (o) => (o.status = { phase: 'Completed' }), meaningful: false },
+  { name: 'a TidbInitializer spec', kind: 'TidbInitializer', base: ti, change: (o) => ((o.spec.initSql = 'create database b;'), (o.metadata.generation = 2)), meaningful: true },
 ];
 
 describe('which MODIFIED events are meaningful', () => {
