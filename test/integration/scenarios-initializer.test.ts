@@ -6,13 +6,27 @@
  * and the re-run v1 refuses completing.
  */
 import { describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { parseScenario } from '../../lib/local/scenario/file.js';
 import type { ScenarioReport } from '../../lib/local/scenario/report.js';
-import { runStoryAndInspect } from '../support/story.js';
+import { STORIES_DIR, runStoryAndInspect } from '../support/story.js';
+
+const FIXTURE = join(import.meta.dirname, '..', 'fixtures', 'tidb-operator-examples', 'initialize', 'tidb-initializer.yaml');
 
 type Obj = { metadata: { labels?: Record<string, string> }; spec: Record<string, unknown>; status?: Record<string, unknown> };
 const objectOf = (r: ScenarioReport, key: string): Obj | undefined => (r.final as unknown as { objects: Record<string, Obj> }).objects[key];
 
 describe('TidbInitializer stories', () => {
+  it("initializer-example applies upstream's tidb-initializer.yaml unchanged (the fixture copy)", () => {
+    const parsed = parseScenario(readFileSync(join(STORIES_DIR, 'initializer-example.yaml'), 'utf8'), 'initializer-example.yaml');
+    if (!parsed.ok) throw new Error(parsed.error);
+    const applied = parsed.scenario.timeline.flatMap((e) => (e.verb === 'apply' ? [e.manifest] : []));
+    const { namespace: _ns, ...metadata } = (applied[0] as { metadata: Record<string, unknown> }).metadata;
+    expect({ ...(applied[0] as object), metadata }).toEqual(parse(readFileSync(FIXTURE, 'utf8')));
+  });
+
   it("initializer-example: upstream's initializer completes; root's password is the Secret's and `hello` exists; deleting the Job runs nothing again", async () => {
     const { report: r, seen } = await runStoryAndInspect('initializer-example.yaml', {
       inspect: async (stack) => {
