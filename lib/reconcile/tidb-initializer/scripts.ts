@@ -27,8 +27,8 @@ export type StartScriptModel = {
 /** Where v1 mounts the TiDB client certificate (`util.TiDBClientTLSPath`). */
 export const TIDB_CLIENT_TLS_PATH = '/var/lib/tidb-client-tls';
 
-/** The marker the simulated mysql-client recognises this project's re-runnable root login by. */
-export const RERUNNABLE_LOGIN = "for password in passwords:";
+/** The loop of this project's re-runnable root login (lib/sim/initializer/files.ts recognises the script by it). */
+const RERUNNABLE_LOGIN = 'for password in passwords:';
 
 /** v1's `init_start_script.sh`, verbatim. */
 export function initStartScript(clusterName: string, tidbServicePort: number): string {
