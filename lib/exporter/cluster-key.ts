@@ -12,6 +12,7 @@ import type { Backup, Restore } from '../reconcile/backup/types.js';
 import { shouldEnqueueCompact } from '../reconcile/compact-backup/enqueue.js';
 import type { CompactBackup } from '../reconcile/compact-backup/types.js';
 import { instanceLabelOf, LABEL, MANAGED_BY } from '../model/labels.js';
+import { controllingMonitor } from '../reconcile/monitor/enqueue.js';
 import type { WatchedKind } from './resources.js';
 
 /**
@@ -45,6 +46,9 @@ export function clusterKeyOf(kind: WatchedKind, obj: KubeObject, k8sCluster: str
   if (kind === 'Backup' || kind === 'Restore' || kind === 'CompactBackup' || kind === 'Job') return controllerKeyOf(kind, obj, k8sCluster, namespace, deleted);
   // v1's BackupSchedule controller enqueues every add, update and delete (`backup_schedule_controller.go:53-60`).
   if (kind === 'BackupSchedule') return objectKeyOrNone('BackupSchedule', k8sCluster, namespace, obj.metadata.name);
+  // v1's TidbMonitor controller enqueues every event of a monitor and of a StatefulSet it controls.
+  if (kind === 'TidbMonitor') return objectKeyOrNone('TidbMonitor', k8sCluster, namespace, obj.metadata.name);
+  if (kind === 'StatefulSet' && controllingMonitor(obj) !== undefined) return objectKeyOrNone('TidbMonitor', k8sCluster, namespace, controllingMonitor(obj));
   const name = kind === 'TidbCluster' ? obj.metadata.name : ownerClusterName(obj);
   if (!name) return undefined;
   try {
@@ -113,7 +117,7 @@ export function scheduleKeyOfBackup(obj: KubeObject, k8sCluster: string, deleted
   return deleted || finished ? objectKeyOrNone('BackupSchedule', k8sCluster, obj.metadata.namespace, owner.name) : undefined;
 }
 
-function objectKeyOrNone(kind: 'BackupSchedule', k8sCluster: string, namespace: string, name: string | undefined): string | undefined {
+function objectKeyOrNone(kind: 'BackupSchedule' | 'TidbMonitor', k8sCluster: string, namespace: string, name: string | undefined): string | undefined {
   if (!name) return undefined;
   try {
     return formatObjectKey(kind, { k8sCluster, namespace, name });

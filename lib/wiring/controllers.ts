@@ -10,6 +10,7 @@ import { backupController } from './backup-controller.js';
 import { compactBackupController } from './compact-backup-controller.js';
 import { restoreController } from './restore-controller.js';
 import { backupScheduleController, type BackupScheduleControllerOptions } from './backup-schedule-controller.js';
+import { monitorController } from './monitor-controller.js';
 
 /**
  * The Backup, Restore and CompactBackup controllers over `objects` (and, for the Restore's fresh-target check, the
@@ -22,6 +23,7 @@ export function backupControllers(objects: ObjectReader, clients: ClusterClients
     Backup: backupController({ objects }) as ControllerSet['Backup'],
     Restore: restoreController({ objects, ...(schema ? { schema } : {}) }) as ControllerSet['Restore'],
     CompactBackup: compactBackupController({ objects }) as ControllerSet['CompactBackup'],
+    TidbMonitor: monitorController({ objects }) as ControllerSet['TidbMonitor'],
     ...(schedules === undefined ? {} : { BackupSchedule: backupScheduleController({ objects, ...schedules }) as ControllerSet['BackupSchedule'] }),
   };
 }

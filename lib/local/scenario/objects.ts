@@ -28,6 +28,7 @@ export const OBJECT_KINDS = [
   'Restore',
   'BackupSchedule',
   'CompactBackup',
+  'TidbMonitor',
   'Deployment',
 ] as const;
 
@@ -51,6 +52,7 @@ const KINDS: Record<ObjectKind, { readonly apiVersion: string; readonly fields: 
   Restore: { apiVersion: PINGCAP, fields: CUSTOM, namespaced: true },
   BackupSchedule: { apiVersion: PINGCAP, fields: CUSTOM, namespaced: true },
   CompactBackup: { apiVersion: PINGCAP, fields: CUSTOM, namespaced: true },
+  TidbMonitor: { apiVersion: PINGCAP, fields: CUSTOM, namespaced: true },
   Deployment: { apiVersion: 'apps/v1', fields: ['apiVersion', 'kind', 'metadata', 'spec'], namespaced: true },
 };
 
