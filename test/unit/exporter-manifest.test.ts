@@ -29,6 +29,7 @@ describe('the exporter manifest', () => {
       'restores.pingcap.com: list,watch',
       'statefulsets.apps: list,watch',
       'tidbclusters.pingcap.com: list,watch',
+      'tidbmonitors.pingcap.com: list,watch',
     ]);
   });
 
