@@ -125,6 +125,31 @@ describe('TidbMonitor: what v1 deploys', () => {
   });
 });
 
+describe('TidbMonitor: changes are updates under the observed resourceVersion', () => {
+  it('a new Prometheus version updates the StatefulSet, a Role whose rules drifted is put back, nothing else is written', () => {
+    // Arrange: what a first step created, live, then the spec moves on.
+    const before = monitor();
+    const first = planTidbMonitor(snapshot(before, [observed(cluster('basic', 'demo'))])).actions.filter((a): a is CreateAction => a.kind === 'create');
+    const live: Record<string, KubeObject[]> = {};
+    for (const a of first) {
+      const drift = a.ref.kind === 'Role' ? { rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }] } : {};
+      (live[a.ref.kind] ??= []).push({ ...a.object, metadata: { ...a.object.metadata, resourceVersion: `rv-${a.ref.kind}` }, ...drift });
+    }
+    const after = monitor({ prometheus: { baseImage: 'prom/prometheus', version: 'v2.49.1' } });
+
+    // Act
+    const plan = planTidbMonitor(snapshot(after, [observed(cluster('basic', 'demo'))], live, ['tidbmonitor-basic-tls-assets']));
+
+    // Assert
+    const updates = plan.actions.filter((a): a is UpdateAction => a.kind === 'update' && a.ref.kind !== 'TidbMonitor');
+    expect(updates.map((u) => [u.ref.kind, u.ref.name, u.resourceVersion])).toEqual([['Role', 'basic-monitor', 'rv-Role'], ['StatefulSet', 'basic-monitor', 'rv-StatefulSet']]);
+    expect(updates[0]?.object['rules']).toEqual([{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] }]);
+    const template = (updates[1]?.object['spec'] as { template: { spec: { containers: { name: string; image: string }[] } } }).template;
+    expect(template.spec.containers.find((c) => c.name === 'prometheus')?.image).toBe('prom/prometheus:v2.49.1');
+    expect(plan.actions.some((a) => a.kind === 'create')).toBe(false);
+  });
+});
+
 describe('TidbMonitor: what stops it', () => {
   it.each([
     { name: 'a missing TidbCluster (retried, in v1\'s words)', clusters: [observed(undefined)], error: 'get tm[demo/basic]\'s target tc[demo/basic] failed, err: tidbcluster.pingcap.com "basic" not found', terminal: false },
