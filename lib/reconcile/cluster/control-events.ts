@@ -42,13 +42,18 @@ const GENERIC_KINDS = new Set(['ConfigMap', 'Deployment', 'Role', 'RoleBinding',
  * (`kind`) another controller's object, as v1's controls name their controller (a TidbMonitor's
  * StatefulSet: "create StatefulSet basic-monitor in TidbMonitor basic successful").
  */
-export type ControlledBy = { readonly namespace: string; readonly name: string; readonly kind?: 'TidbCluster' | 'TidbMonitor' };
+export type ControlledBy = { readonly namespace: string; readonly name: string; readonly kind?: 'TidbCluster' | 'TidbMonitor'; readonly uid?: string };
 
 /**
  * The Event v1 records on the TidbCluster `by` for `action`, given how it ended (`error` undefined:
  * it succeeded); undefined when v1 records none for it. A conflict (`conflict: true`) records none.
  */
 export function controlEvent(by: ControlledBy, action: KubeAction, outcome: { error?: string; conflict?: boolean } = {}): EventAction | undefined {
+  const event = controlEventOf(by, action, outcome);
+  return event === undefined || by.uid === undefined ? event : { ...event, involvedUid: by.uid };
+}
+
+function controlEventOf(by: ControlledBy, action: KubeAction, outcome: { error?: string; conflict?: boolean }): EventAction | undefined {
   if (action.kind === 'updateStatus' || outcome.conflict === true) return undefined;
   const kind = action.ref.kind;
   const tcName = by.name;

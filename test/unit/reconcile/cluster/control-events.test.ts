@@ -34,9 +34,9 @@ describe('the Events TiDB Operator v1 records for its writes', () => {
     { name: 'a monitor\'s ConfigMap created through the generic control', action: create('ConfigMap', 'basic-monitor'), want: ['Normal', 'Successfully Create', 'create ConfigMap/basic-monitor for controller TidbMonitor/basic successfully'] },
   ])('on a TidbMonitor: $name', ({ action, want }) => {
     // Act
-    const event = controlEvent({ ...by, kind: 'TidbMonitor' }, action);
+    const event = controlEvent({ ...by, kind: 'TidbMonitor', uid: 'tm-uid' }, action);
     // Assess
-    expect(event).toEqual({ kind: 'event', type: want[0], reason: want[1], message: want[2], object: { kind: 'TidbMonitor', namespace: 'demo', name: 'basic' } });
+    expect(event).toEqual({ kind: 'event', type: want[0], reason: want[1], message: want[2], object: { kind: 'TidbMonitor', namespace: 'demo', name: 'basic' }, involvedUid: 'tm-uid' });
   });
 
   it.each([
