@@ -12,6 +12,7 @@ import type { Backup, Restore } from '../reconcile/backup/types.js';
 import { shouldEnqueueCompact } from '../reconcile/compact-backup/enqueue.js';
 import type { CompactBackup } from '../reconcile/compact-backup/types.js';
 import { instanceLabelOf, LABEL, MANAGED_BY } from '../model/labels.js';
+import { controllingMonitor } from '../reconcile/monitor/enqueue.js';
 import type { WatchedKind } from './resources.js';
 
 /**
@@ -47,6 +48,9 @@ export function clusterKeyOf(kind: WatchedKind, obj: KubeObject, k8sCluster: str
   if (kind === 'BackupSchedule') return objectKeyOrNone('BackupSchedule', k8sCluster, namespace, obj.metadata.name);
   // v1's TidbInitializer controller enqueues every event of one (`WatchForObject`), and of a Job it controls.
   if (kind === 'TidbInitializer') return objectKeyOrNone('TidbInitializer', k8sCluster, namespace, obj.metadata.name);
+  // v1's TidbMonitor controller enqueues every event of a monitor and of a StatefulSet it controls.
+  if (kind === 'TidbMonitor') return objectKeyOrNone('TidbMonitor', k8sCluster, namespace, obj.metadata.name);
+  if (kind === 'StatefulSet' && controllingMonitor(obj) !== undefined) return objectKeyOrNone('TidbMonitor', k8sCluster, namespace, controllingMonitor(obj));
   const name = kind === 'TidbCluster' ? obj.metadata.name : ownerClusterName(obj);
   if (!name) return undefined;
   try {
@@ -115,7 +119,7 @@ export function scheduleKeyOfBackup(obj: KubeObject, k8sCluster: string, deleted
   return deleted || finished ? objectKeyOrNone('BackupSchedule', k8sCluster, obj.metadata.namespace, owner.name) : undefined;
 }
 
-function objectKeyOrNone(kind: 'BackupSchedule' | 'TidbInitializer', k8sCluster: string, namespace: string, name: string | undefined): string | undefined {
+function objectKeyOrNone(kind: 'BackupSchedule' | 'TidbInitializer' | 'TidbMonitor', k8sCluster: string, namespace: string, name: string | undefined): string | undefined {
   if (!name) return undefined;
   try {
     return formatObjectKey(kind, { k8sCluster, namespace, name });

@@ -34,6 +34,7 @@ type Json = unknown;
 export function meaningfulView(kind: WatchedKind, obj: KubeObject): Json {
   switch (kind) {
     case 'TidbCluster':
+    case 'TidbMonitor':
       return { meta: metaView(obj), generation: obj.metadata.generation, spec: obj.spec };
     case 'Pod':
       return { meta: metaView(obj), spec: podSpecView(obj.spec), status: podStatusView(obj.status) };

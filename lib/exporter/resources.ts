@@ -12,7 +12,7 @@ import { TerminalError } from '../platform/errors.js';
  * The kinds the exporter watches: each controller's own kind (TidbCluster, Backup, Restore, CompactBackup, BackupSchedule) and what
  * its steps wait on — the TidbCluster's StatefulSets, Pods and PVCs, the Jobs of Backups, Restores and CompactBackups.
  */
-export type WatchedKind = 'TidbCluster' | 'StatefulSet' | 'Pod' | 'PersistentVolumeClaim' | 'Backup' | 'Restore' | 'CompactBackup' | 'BackupSchedule' | 'TidbInitializer' | 'Job';
+export type WatchedKind = 'TidbCluster' | 'StatefulSet' | 'Pod' | 'PersistentVolumeClaim' | 'Backup' | 'Restore' | 'CompactBackup' | 'BackupSchedule' | 'TidbInitializer' | 'Job' | 'TidbMonitor';
 
 /**
  * The Jobs the backup controllers create carry one of these `managed-by` labels (§1.6, §2.3); the
@@ -42,6 +42,7 @@ const KINDS: readonly { kind: WatchedKind; plural: string; labelSelector: string
   { kind: 'CompactBackup', plural: 'compactbackups', labelSelector: undefined },
   { kind: 'BackupSchedule', plural: 'backupschedules', labelSelector: undefined },
   { kind: 'TidbInitializer', plural: 'tidbinitializers', labelSelector: undefined },
+  { kind: 'TidbMonitor', plural: 'tidbmonitors', labelSelector: undefined },
   { kind: 'Job', plural: 'jobs', labelSelector: BACKUP_JOB_SELECTOR },
 ];
 

@@ -131,7 +131,8 @@ export class KubeClient implements KubePort, ObjectReader {
 
   async create(obj: KubeObject): Promise<KubeObject> {
     const info = kindInfo(obj.kind);
-    const namespace = requireNamespace(obj);
+    // A cluster-scoped kind (a TidbMonitor's ClusterRole) is created at the collection without a namespace.
+    const namespace = info.clusterScoped ? undefined : requireNamespace(obj);
     const body = { ...obj, apiVersion: apiVersionOf(info), kind: info.kind };
     const what = `create ${describe(obj)}`;
     const req: HttpRequest = { method: 'POST', path: collectionPath(info, namespace), body: JSON.stringify(body) };
@@ -219,7 +220,7 @@ export class KubeClient implements KubePort, ObjectReader {
     if (!obj.metadata.resourceVersion) {
       throw new TerminalError(`${what} refused: an update must carry the observed metadata.resourceVersion`, { field: 'metadata.resourceVersion' });
     }
-    const path = objectPath(info, requireNamespace(obj), requireName(obj), subresource);
+    const path = objectPath(info, info.clusterScoped ? '' : requireNamespace(obj), requireName(obj), subresource);
     return this.json<KubeObject>(what, { method: 'PUT', path, body: JSON.stringify({ ...obj, apiVersion: apiVersionOf(info), kind: info.kind }) });
   }
 
@@ -297,7 +298,7 @@ export class KubeClient implements KubePort, ObjectReader {
     const info = kindInfo(sent.kind);
     let found: KubeObject;
     try {
-      found = await this.json<KubeObject>(`get ${describe(sent)}`, { method: 'GET', path: objectPath(info, requireNamespace(sent), requireName(sent)) });
+      found = await this.json<KubeObject>(`get ${describe(sent)}`, { method: 'GET', path: objectPath(info, info.clusterScoped ? '' : requireNamespace(sent), requireName(sent)) });
     } catch (err) {
       if (err instanceof NotFoundError) throw conflict;
       throw err;

@@ -29,6 +29,9 @@ const KINDS: Record<KnownKind, KindInfo> = {
   BackupSchedule: { kind: 'BackupSchedule', group: 'pingcap.com', version: 'v1alpha1', plural: 'backupschedules' },
   TidbInitializer: { kind: 'TidbInitializer', group: 'pingcap.com', version: 'v1alpha1', plural: 'tidbinitializers' },
   Job: { kind: 'Job', group: 'batch', version: 'v1', plural: 'jobs' },
+  TidbMonitor: { kind: 'TidbMonitor', group: 'pingcap.com', version: 'v1alpha1', plural: 'tidbmonitors' },
+  ClusterRole: { kind: 'ClusterRole', group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterroles', clusterScoped: true },
+  ClusterRoleBinding: { kind: 'ClusterRoleBinding', group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterrolebindings', clusterScoped: true },
   Lease: { kind: 'Lease', group: 'coordination.k8s.io', version: 'v1', plural: 'leases' },
 };
 

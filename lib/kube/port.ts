@@ -65,7 +65,10 @@ export type OwnedKind = (typeof OWNED_KINDS)[number];
 export type KnownKind = OwnedKind | 'TidbCluster' | 'PersistentVolume' | 'Node' | ControllerObjectKind | 'Secret' | 'Lease';
 
 /** The kinds the backup controllers read and write besides the TidbCluster's: their resources and Jobs. */
-export type ControllerObjectKind = 'Backup' | 'Restore' | 'CompactBackup' | 'BackupSchedule' | 'TidbInitializer' | 'Job';
+export type ControllerObjectKind = 'Backup' | 'Restore' | 'CompactBackup' | 'BackupSchedule' | 'TidbInitializer' | 'Job' | MonitorObjectKind;
+
+/** What the TidbMonitor controller reads and writes besides owned kinds: the monitor, and a cluster-scoped monitor's ClusterRole and ClusterRoleBinding. */
+export type MonitorObjectKind = 'TidbMonitor' | 'ClusterRole' | 'ClusterRoleBinding';
 
 /**
  * A label selector: the query string form (`a=b,c!=d,e in (f)`) or equality pairs, which are

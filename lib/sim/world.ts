@@ -21,6 +21,7 @@ import { ObjectStore } from './store.js';
 import { CRD_KIND } from './crd/registry.js';
 import { backupCrds } from './crd/backup.js';
 import { tidbInitializerCrd } from './crd/tidbinitializer.js';
+import { tidbMonitorCrd } from './crd/monitor.js';
 import { tidbClusterCrd } from './crd/tidbcluster.js';
 
 /** Options of the world; each has a documented default. */
@@ -79,6 +80,7 @@ export class SimWorld {
     store.create(CRD_KIND, tidbClusterCrd());
     for (const crd of backupCrds()) store.create(CRD_KIND, crd);
     store.create(CRD_KIND, tidbInitializerCrd());
+    store.create(CRD_KIND, tidbMonitorCrd());
     for (const object of bootstrapRbacObjects()) store.create(String(object.kind), object);
     const gc = new GarbageCollector(store);
     const controllers = new SimControllers(store, {

@@ -11,6 +11,7 @@ import { compactBackupController } from './compact-backup-controller.js';
 import { restoreController } from './restore-controller.js';
 import { tidbInitializerController } from './tidb-initializer-controller.js';
 import { backupScheduleController, type BackupScheduleControllerOptions } from './backup-schedule-controller.js';
+import { monitorController } from './monitor-controller.js';
 
 /**
  * The Backup, Restore, CompactBackup and TidbInitializer controllers over `objects` (and, for the Restore's fresh-target check, the
@@ -24,6 +25,7 @@ export function backupControllers(objects: ObjectReader, clients: ClusterClients
     Restore: restoreController({ objects, ...(schema ? { schema } : {}) }) as ControllerSet['Restore'],
     CompactBackup: compactBackupController({ objects }) as ControllerSet['CompactBackup'],
     TidbInitializer: tidbInitializerController({ objects }) as ControllerSet['TidbInitializer'],
+    TidbMonitor: monitorController({ objects }) as ControllerSet['TidbMonitor'],
     ...(schedules === undefined ? {} : { BackupSchedule: backupScheduleController({ objects, ...schedules }) as ControllerSet['BackupSchedule'] }),
   };
 }

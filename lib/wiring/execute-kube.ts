@@ -6,6 +6,7 @@
  * next step re-observes instead of overwriting.
  */
 
+import { kindInfo } from '../kube/kinds.js';
 import type { KnownKind, KubeObject as PortObject, KubePort } from '../kube/port.js';
 import type { DeleteAction, KubeAction, PatchAction } from '../model/action.js';
 import type { KubeObject, ObjectRef } from '../model/kube.js';
@@ -68,7 +69,7 @@ async function deleteObject(kube: KubePort, action: DeleteAction): Promise<void>
     const field = action.uid ? 'resourceVersion' : 'uid';
     throw new TerminalError(`${what} refused: a Pod delete must carry the observed uid and resourceVersion`, { field });
   }
-  const { namespace, name } = namespaced(action.ref, what);
+  const { namespace, name } = isClusterScoped(action.ref) ? { namespace: '', name: action.ref.name } : namespaced(action.ref, what);
   const options = {
     ...(action.uid ? { uid: action.uid } : {}),
     ...(action.resourceVersion ? { resourceVersion: action.resourceVersion } : {}),
@@ -93,14 +94,20 @@ function withVersion(object: KubeObject, resourceVersion: string): KubeObject {
 function toPortObject(action: Exclude<KubeAction, PatchAction | DeleteAction>, object: KubeObject): PortObject {
   const what = describeAction(action);
   const { ref } = action;
-  const { namespace } = namespaced(ref, what);
   if (object.kind !== ref.kind) throw new TerminalError(`${what}: the object is a ${object.kind}`, { field: 'kind' });
   const name = object.metadata.name;
   if (name !== undefined && name !== ref.name) throw new TerminalError(`${what}: the object is named ${name}`, { field: 'metadata.name' });
+  if (isClusterScoped(ref)) return plainJson<PortObject>({ ...object, metadata: { ...object.metadata, name: ref.name } });
+  const { namespace } = namespaced(ref, what);
   if (object.metadata.namespace !== undefined && object.metadata.namespace !== namespace) {
     throw new TerminalError(`${what}: the object is in namespace ${object.metadata.namespace}`, { field: 'metadata.namespace' });
   }
   return plainJson<PortObject>({ ...object, metadata: { ...object.metadata, name: ref.name, namespace } });
+}
+
+/** A ClusterRole or ClusterRoleBinding (a cluster-scoped TidbMonitor's): written without a namespace. */
+function isClusterScoped(ref: ObjectRef): boolean {
+  return ref.kind === 'ClusterRole' || ref.kind === 'ClusterRoleBinding' ? kindInfo(ref.kind).clusterScoped === true : false;
 }
 
 function namespaced(ref: ObjectRef, what: string): { namespace: string; name: string } {

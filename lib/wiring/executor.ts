@@ -5,12 +5,13 @@
  * itself, under its fence, so they never reach this port.
  */
 
-import type { EventAction, RemoteAction } from '../model/action.js';
+import type { EventAction, KubeAction, RemoteAction } from '../model/action.js';
 import type { ClusterKey, ClusterRef } from '../model/key.js';
 import { ownedLabels } from '../model/labels.js';
 import { ConflictError, TerminalError } from '../platform/errors.js';
 import { errorText } from '../step/error-outcome.js';
-import { controlEvent } from '../reconcile/cluster/control-events.js';
+import { controlEvent, type ControlledBy } from '../reconcile/cluster/control-events.js';
+import { parseObjectKey } from '../model/object-key.js';
 import { describeAction } from '../step/describe.js';
 import type { ExecuteRequest, Executor } from '../step/ports.js';
 import { withinBudget } from './abortable.js';
@@ -57,10 +58,10 @@ export class LiveExecutor implements Executor {
         try {
           await executeKube(this.clients.kube, action);
         } catch (err) {
-          await this.recordControlEvent(key, ref, fence, controlEvent(ref, action, { error: errorText(err), conflict: err instanceof ConflictError }));
+          await this.recordControlEvent(key, ref, fence, controlEvent(controlledBy(key, ref, action), action, { error: errorText(err), conflict: err instanceof ConflictError }));
           throw err;
         }
-        return this.recordControlEvent(key, ref, fence, controlEvent(ref, action));
+        return this.recordControlEvent(key, ref, fence, controlEvent(controlledBy(key, ref, action), action));
       case 'pd.transferLeader':
       case 'pd.deleteMember':
       case 'pd.deleteStore':
@@ -154,4 +155,16 @@ function eventIdentity(event: { readonly reason: string; readonly message: strin
 
 function unknownAction(action: never): never {
   throw new TerminalError(`unknown action ${JSON.stringify(action as RemoteAction)}`);
+}
+
+/**
+ * Whose control Events a write records: the TidbMonitor a `TidbMonitor:` key names (its uid from the
+ * written object's controller reference, so `kubectl describe tm` lists them), else the TidbCluster.
+ */
+function controlledBy(key: ClusterKey, ref: ClusterRef, action: KubeAction): ControlledBy {
+  const parsed = parseObjectKey(key);
+  if (!parsed.ok || parsed.kind !== 'TidbMonitor') return ref;
+  const object = action.kind === 'create' || action.kind === 'update' ? action.object : undefined;
+  const uid = object?.metadata.ownerReferences?.find((r) => r.controller === true && r.kind === 'TidbMonitor')?.uid;
+  return { ...ref, kind: 'TidbMonitor', ...(uid ? { uid } : {}) };
 }

@@ -29,13 +29,16 @@ import { serviceAccountUser } from '../../lib/sim/authn.js';
 
 const DIR = join(import.meta.dirname, '..', 'scenarios');
 /** Together these reach every grant (chosen by measuring each scenario's use). */
-const SCENARIOS = ['pd-failover.yaml', 'pd-tls.yaml', 'pd-admin-answers.yaml', 'ticdc-scale-in-drain.yaml', 'tikv-store-labels.yaml', 'tiflash-scale-to-zero-and-back.yaml', 'migrate-from-tidb-operator.yaml'];
+const SCENARIOS = ['pd-failover.yaml', 'pd-tls.yaml', 'pd-admin-answers.yaml', 'ticdc-scale-in-drain.yaml', 'tikv-store-labels.yaml', 'tiflash-scale-to-zero-and-back.yaml', 'migrate-from-tidb-operator.yaml', 'monitor-ready.yaml'];
 /** Grants no function uses but must hold, and why. */
 const HELD_TO_GRANT: Readonly<Record<string, string>> = {
   [usageKey('list', '', 'secrets')]: 'the discovery Role the reconciler creates grants it (lib/reconcile/cluster/discovery.ts); RBAC lets a subject grant only what it holds',
   [usageKey('watch', '', 'secrets')]: 'the discovery Role the reconciler creates grants it (lib/reconcile/cluster/discovery.ts); RBAC lets a subject grant only what it holds',
+  [usageKey('watch', '', 'pods')]: 'the Role (or ClusterRole) a TidbMonitor gets for Prometheus grants it (lib/reconcile/monitor/objects.ts); RBAC lets a subject grant only what it holds',
 };
 /** Writes whose paths the scenarios do not reach: a change of a ConfigMap's, Service's or discovery object's desired form (lib/reconcile/member/apply.ts `planApply`). */
+/** A cluster-scoped TidbMonitor's ClusterRole and ClusterRoleBinding are replaced only when their desired rules change. */
+const UNREACHED_MONITOR_WRITES = [usageKey('update', 'rbac.authorization.k8s.io', 'clusterroles'), usageKey('update', 'rbac.authorization.k8s.io', 'clusterrolebindings')];
 const UNREACHED_WRITES = ['configmaps', 'services', 'serviceaccounts', 'deployments', 'roles', 'rolebindings'].map((r) => usageKey('update', ['deployments'].includes(r) ? 'apps' : ['roles', 'rolebindings'].includes(r) ? 'rbac.authorization.k8s.io' : '', r));
 
 /**
@@ -95,7 +98,7 @@ describe('infra RBAC against what the functions use', () => {
         await stack.stop();
       }
     }
-    const unused = grantsOf('tidb-reconciler').filter((g) => !used.has(g) && HELD_TO_GRANT[g] === undefined && !UNREACHED_WRITES.includes(g) && !BACKUP_CONTROLLER_GRANTS.includes(g));
+    const unused = grantsOf('tidb-reconciler').filter((g) => !used.has(g) && HELD_TO_GRANT[g] === undefined && !UNREACHED_WRITES.includes(g) && !UNREACHED_MONITOR_WRITES.includes(g) && !BACKUP_CONTROLLER_GRANTS.includes(g));
     expect(unused).toEqual([]);
     // Never granted: creating pods or claims (the StatefulSet controller does), deleting services.
     for (const never of [usageKey('create', '', 'pods'), usageKey('create', '', 'persistentvolumeclaims'), usageKey('delete', '', 'services')]) expect(grantsOf('tidb-reconciler')).not.toContain(never);

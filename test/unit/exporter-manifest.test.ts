@@ -30,6 +30,7 @@ describe('the exporter manifest', () => {
       'statefulsets.apps: list,watch',
       'tidbclusters.pingcap.com: list,watch',
       'tidbinitializers.pingcap.com: list,watch',
+      'tidbmonitors.pingcap.com: list,watch',
     ]);
   });
 

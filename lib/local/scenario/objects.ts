@@ -29,6 +29,7 @@ export const OBJECT_KINDS = [
   'BackupSchedule',
   'CompactBackup',
   'TidbInitializer',
+  'TidbMonitor',
   'Deployment',
 ] as const;
 
@@ -53,6 +54,7 @@ const KINDS: Record<ObjectKind, { readonly apiVersion: string; readonly fields: 
   BackupSchedule: { apiVersion: PINGCAP, fields: CUSTOM, namespaced: true },
   CompactBackup: { apiVersion: PINGCAP, fields: CUSTOM, namespaced: true },
   TidbInitializer: { apiVersion: PINGCAP, fields: CUSTOM, namespaced: true },
+  TidbMonitor: { apiVersion: PINGCAP, fields: CUSTOM, namespaced: true },
   Deployment: { apiVersion: 'apps/v1', fields: ['apiVersion', 'kind', 'metadata', 'spec'], namespaced: true },
 };
 

@@ -37,21 +37,31 @@ const CONTROL_VERBS: Readonly<Record<string, Partial<Record<KubeAction['kind'], 
 // Created through v1's generic control.
 const GENERIC_KINDS = new Set(['ConfigMap', 'Deployment', 'Role', 'RoleBinding', 'ServiceAccount']);
 
-/** The TidbCluster a step writes for: the involved object of its control Events. */
-export type ControlledBy = { readonly namespace: string; readonly name: string };
+/**
+ * The object a step writes for: the involved object of its control Events — a TidbCluster, or
+ * (`kind`) another controller's object, as v1's controls name their controller (a TidbMonitor's
+ * StatefulSet: "create StatefulSet basic-monitor in TidbMonitor basic successful").
+ */
+export type ControlledBy = { readonly namespace: string; readonly name: string; readonly kind?: 'TidbCluster' | 'TidbMonitor'; readonly uid?: string };
 
 /**
  * The Event v1 records on the TidbCluster `by` for `action`, given how it ended (`error` undefined:
  * it succeeded); undefined when v1 records none for it. A conflict (`conflict: true`) records none.
  */
 export function controlEvent(by: ControlledBy, action: KubeAction, outcome: { error?: string; conflict?: boolean } = {}): EventAction | undefined {
+  const event = controlEventOf(by, action, outcome);
+  return event === undefined || by.uid === undefined ? event : { ...event, involvedUid: by.uid };
+}
+
+function controlEventOf(by: ControlledBy, action: KubeAction, outcome: { error?: string; conflict?: boolean }): EventAction | undefined {
   if (action.kind === 'updateStatus' || outcome.conflict === true) return undefined;
   const kind = action.ref.kind;
   const tcName = by.name;
-  const tc = { kind: 'TidbCluster' as const, namespace: by.namespace, name: by.name };
+  const owner = by.kind ?? 'TidbCluster';
+  const tc = { kind: owner, namespace: by.namespace, name: by.name };
   if (GENERIC_KINDS.has(kind)) {
     if (action.kind !== 'create' || outcome.error !== undefined) return undefined;
-    return objectEvent(tc, 'Normal', 'Successfully Create', `create ${kind}/${action.ref.name} for controller TidbCluster/${tcName} successfully`);
+    return objectEvent(tc, 'Normal', 'Successfully Create', `create ${kind}/${action.ref.name} for controller ${owner}/${tcName} successfully`);
   }
   const verb = CONTROL_VERBS[kind]?.[action.kind];
   const controlName = CONTROL_NAMES[kind];
@@ -59,7 +69,7 @@ export function controlEvent(by: ControlledBy, action: KubeAction, outcome: { er
   const title = `${verb[0]?.toUpperCase() ?? ''}${verb.slice(1)}`;
   const [type, reason, message]: [EventType, string, string] =
     outcome.error === undefined
-      ? ['Normal', `Successful${title}`, `${verb} ${controlName} ${action.ref.name} in TidbCluster ${tcName} successful`]
-      : ['Warning', `Failed${title}`, `${verb} ${controlName} ${action.ref.name} in TidbCluster ${tcName} failed error: ${outcome.error}`];
+      ? ['Normal', `Successful${title}`, `${verb} ${controlName} ${action.ref.name} in ${owner} ${tcName} successful`]
+      : ['Warning', `Failed${title}`, `${verb} ${controlName} ${action.ref.name} in ${owner} ${tcName} failed error: ${outcome.error}`];
   return objectEvent(tc, type, reason, message);
 }

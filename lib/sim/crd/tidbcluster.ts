@@ -9,6 +9,7 @@ import { gunzipSync } from 'node:zlib';
 import type { KubeObject } from '../object.js';
 import { backupCrds } from './backup.js';
 import { tidbInitializerCrd } from './tidbinitializer.js';
+import { tidbMonitorCrd } from './monitor.js';
 import { servedVersions } from './definitions.js';
 import { ResourceRegistry } from './registry.js';
 import type { StructuralSchema } from './schema.js';
@@ -35,6 +36,7 @@ export function defaultResources(): ResourceRegistry {
   registry.put(tidbClusterCrd() as KubeObject);
   for (const crd of backupCrds()) registry.put(crd as KubeObject);
   registry.put(tidbInitializerCrd() as KubeObject);
+  registry.put(tidbMonitorCrd() as KubeObject);
   return registry;
 }
 

@@ -30,6 +30,16 @@ describe('the Events TiDB Operator v1 records for its writes', () => {
   });
 
   it.each([
+    { name: 'a monitor\'s StatefulSet created', action: create('StatefulSet', 'basic-monitor'), want: ['Normal', 'SuccessfulCreate', 'create StatefulSet basic-monitor in TidbMonitor basic successful'] },
+    { name: 'a monitor\'s ConfigMap created through the generic control', action: create('ConfigMap', 'basic-monitor'), want: ['Normal', 'Successfully Create', 'create ConfigMap/basic-monitor for controller TidbMonitor/basic successfully'] },
+  ])('on a TidbMonitor: $name', ({ action, want }) => {
+    // Act
+    const event = controlEvent({ ...by, kind: 'TidbMonitor', uid: 'tm-uid' }, action);
+    // Assess
+    expect(event).toEqual({ kind: 'event', type: want[0], reason: want[1], message: want[2], object: { kind: 'TidbMonitor', namespace: 'demo', name: 'basic' }, involvedUid: 'tm-uid' });
+  });
+
+  it.each([
     { name: 'a ConfigMap updated (the generic control records creations only)', action: update('ConfigMap', 'basic-pd-1a2b3c4') },
     { name: 'a Pod patched', action: patch('Pod', 'basic-tikv-0') },
     { name: 'an Event', action: create('Event', 'x') },

@@ -1,0 +1,185 @@
+/**
+ * TiDB Operator's TidbMonitor examples (release-1.6 `examples/basic/tidb-monitor.yaml` and the
+ * `examples/monitor-*` directories, copied unchanged into test/fixtures/tidb-operator-examples/) as a
+ * user runs them: every document of each applied with `kubectl apply -f` against `sim serve`, in the
+ * order its README gives (the TidbCluster first, the monitor once the cluster runs, then what follows
+ * it), with the reconciler running against it (`tidb-reconciler start`). Each monitor's StatefulSets
+ * reach Ready (its pods run the initializer, Prometheus, the reloaders and Grafana), its Services and
+ * ConfigMaps exist, and `kubectl get tm` prints v1's columns. One `sim serve` per example that names
+ * namespaces another also names (ns1/ns2). The TLS example's clusters are not waited Ready (see
+ * `clustersReady`): its monitor is applied once their PD runs.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type SimServe, startSimServe } from '../support/sim-serve.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const EXAMPLES = join(ROOT, 'test', 'fixtures', 'tidb-operator-examples');
+const PEM = 'LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCnNpbXVsYXRlZAotLS0tLUVORCBDRVJUSUZJQ0FURS0tLS0tCg==';
+const KEY = 'LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCnNpbXVsYXRlZAotLS0tLUVORCBQUklWQVRFIEtFWS0tLS0tCg==';
+
+let sim: SimServe | undefined;
+let reconciler: ChildProcess | undefined;
+
+afterEach(async () => {
+  if (reconciler && reconciler.exitCode === null) {
+    const exited = new Promise((resolve) => reconciler?.once('exit', resolve));
+    reconciler.kill('SIGINT');
+    await exited;
+  }
+  reconciler = undefined;
+  await sim?.stop();
+  sim = undefined;
+}, 60000);
+
+/** Starts `tidb-reconciler start` against the server (until the test stops it); its output is kept for a failure message. */
+function startReconciler(s: SimServe): { output: () => string } {
+  let out = '';
+  reconciler = spawn(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'start', '--kubeconfig', s.kubeconfigPath], { cwd: mkdtempSync(join(tmpdir(), 'start-')) });
+  reconciler.stdout?.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-4000)));
+  reconciler.stderr?.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-4000)));
+  return { output: () => out };
+}
+
+async function eventually<T>(read: () => Promise<T>, want: (v: T) => boolean, ms: number, why: () => string): Promise<T> {
+  const end = Date.now() + ms;
+  let last = await read();
+  while (!want(last)) {
+    if (Date.now() > end) throw new Error(`not reached; last value: ${JSON.stringify(last)}\n${why()}`);
+    await new Promise((r) => setTimeout(r, 1000));
+    last = await read();
+  }
+  return last;
+}
+
+/** `ready/replicas` of every StatefulSet in `ns` (`kubectl get sts`). */
+async function statefulSets(s: SimServe, ns: string): Promise<Record<string, string>> {
+  const out = await s.ok(['get', 'sts', '-n', ns, '-o', 'jsonpath={range .items[*]}{.metadata.name}={.status.readyReplicas}/{.spec.replicas}{"\\n"}{end}']);
+  return Object.fromEntries(out.trim().split('\n').filter(Boolean).map((l) => l.split('=') as [string, string]));
+}
+
+/** The secrets a TLS cluster's README has cert-manager make (simulated PEM, as the TLS scenarios use). */
+function tlsSecrets(ns: string): string {
+  return ['pd-cluster-secret', 'tikv-cluster-secret', 'tidb-cluster-secret', 'cluster-client-secret']
+    .map((s) => `apiVersion: v1\nkind: Secret\nmetadata: {name: ${ns}-${s}, namespace: ${ns}}\ntype: kubernetes.io/tls\ndata: {ca.crt: ${PEM}, tls.crt: ${PEM}, tls.key: ${KEY}}\n`)
+    .join('---\n');
+}
+
+type Example = {
+  readonly name: string;
+  readonly namespaces: readonly string[];
+  /** Documents a user creates first (the TLS certificates), applied from stdin. */
+  readonly before?: string;
+  /** `[namespace, file]`: the TidbClusters, in the README's order. */
+  readonly clusters: readonly (readonly [string, string])[];
+  /** `[namespace, file]`: the monitor and what the README applies after it. */
+  readonly after: readonly (readonly [string, string])[];
+  /** The namespace the monitor runs in and the StatefulSets that must become ready there. */
+  readonly monitorNs: string;
+  readonly monitorSets: readonly string[];
+  readonly services: readonly string[];
+  /**
+   * Whether the clusters become Ready before the monitor is applied. A TLS cluster does not under
+   * `start --kubeconfig`: the reconciler then reaches PD through the API server proxy, which presents
+   * no client certificate (docs/adr/0018); its monitor needs only the TidbCluster and its client Secret.
+   */
+  readonly clustersReady: boolean;
+};
+
+const EXAMPLES_RUN: readonly Example[] = [
+  {
+    name: 'basic, monitor-shards and monitor-prom-remotewrite (with its Thanos receiver and query)',
+    namespaces: ['tidb-cluster', 'shards', 'remotewrite'],
+    clusters: [['tidb-cluster', 'basic/tidb-cluster.yaml'], ['shards', 'monitor-shards/tidb-cluster.yaml'], ['remotewrite', 'monitor-prom-remotewrite/tidb-cluster.yaml']],
+    after: [
+      ['tidb-cluster', 'basic/tidb-monitor.yaml'],
+      ['shards', 'monitor-shards/tidb-monitor.yaml'],
+      ['remotewrite', 'monitor-prom-remotewrite/tidb-monitor.yaml'],
+      ['remotewrite', 'monitor-prom-remotewrite/thanos-receiver.yaml'],
+      ['remotewrite', 'monitor-prom-remotewrite/thanos-query.yaml'],
+    ],
+    clustersReady: true,
+    monitorNs: 'shards',
+    monitorSets: ['basic-monitor', 'basic-monitor-shard-1'],
+    services: ['basic-prometheus', 'basic-monitor-reloader', 'basic-prometheus-shard-1', 'basic-monitor-reloader-shard-1'],
+  },
+  {
+    name: 'monitor-multiple-cluster-non-tls (two clusters in two namespaces, a cluster-scoped monitor in a third)',
+    namespaces: ['ns1', 'ns2', 'monitoring'],
+    clusters: [['ns1', 'monitor-multiple-cluster-non-tls/ns1-cluster.yaml'], ['ns2', 'monitor-multiple-cluster-non-tls/ns2-cluster.yaml']],
+    after: [['monitoring', 'monitor-multiple-cluster-non-tls/tidb-monitor.yaml']],
+    clustersReady: true,
+    monitorNs: 'monitoring',
+    monitorSets: ['monitor-monitor'],
+    services: ['monitor-prometheus', 'monitor-grafana', 'monitor-monitor-reloader'],
+  },
+  {
+    name: 'monitor-multiple-cluster-tls (the same, the clusters with tlsCluster and their certificates)',
+    namespaces: ['ns1', 'ns2', 'monitoring'],
+    before: `${tlsSecrets('ns1')}---\n${tlsSecrets('ns2')}`,
+    clusters: [['ns1', 'monitor-multiple-cluster-tls/ns1-cluster.yaml'], ['ns2', 'monitor-multiple-cluster-tls/ns2-cluster.yaml']],
+    after: [['monitoring', 'monitor-multiple-cluster-tls/tidb-monitor.yaml']],
+    clustersReady: false,
+    monitorNs: 'monitoring',
+    monitorSets: ['monitor-monitor'],
+    services: ['monitor-prometheus', 'monitor-grafana', 'monitor-monitor-reloader'],
+  },
+  {
+    name: 'monitor-dynamic-configmap (the monitor beside the first cluster)',
+    namespaces: ['ns1', 'ns2'],
+    clusters: [['ns1', 'monitor-dynamic-configmap/ns1-cluster.yaml'], ['ns2', 'monitor-dynamic-configmap/ns2-cluster.yaml']],
+    after: [['ns1', 'monitor-dynamic-configmap/tidb-monitor.yaml']],
+    clustersReady: true,
+    monitorNs: 'ns1',
+    monitorSets: ['monitor-monitor'],
+    services: ['monitor-prometheus', 'monitor-grafana', 'monitor-monitor-reloader'],
+  },
+];
+
+describe("TiDB Operator's TidbMonitor examples through kubectl, with the reconciler running", () => {
+  it.each(EXAMPLES_RUN.map((e) => ({ ...e, label: e.name })))(
+    '$label: every document applies unchanged and the monitor reaches Ready',
+    async (example) => {
+      // Arrange
+      const s = await startSimServe('200ms');
+      sim = s;
+      for (const ns of example.namespaces) await s.ok(['create', 'namespace', ns]);
+      if (example.before !== undefined) await s.ok(['apply', '-f', '-'], example.before);
+      for (const [ns, file] of example.clusters) await s.ok(['apply', '-n', ns, '-f', join(EXAMPLES, file)]);
+      const run = startReconciler(s);
+
+      // Act: the README applies the monitor once the cluster's pods run.
+      for (const [ns] of example.clusters) {
+        if (example.clustersReady) await eventually(() => s.ok(['get', 'tc', '-n', ns, '-o', 'jsonpath={.items[*].status.conditions[?(@.type=="Ready")].status}']), (v) => v.trim() === 'True', 240_000, run.output);
+        else await eventually(() => statefulSets(s, ns), (v) => v[`${ns}-pd`] === '1/1', 240_000, run.output);
+      }
+      const applied = [];
+      for (const [ns, file] of example.after) applied.push(await s.ok(['apply', '-n', ns, '-f', join(EXAMPLES, file)]));
+
+      // Assert
+      expect(applied.join('')).toMatch(/tidbmonitor\.pingcap\.com\/\S+ created/);
+      const ns = example.monitorNs;
+      const ready = (sets: Record<string, string>) => example.monitorSets.every((n) => /^([1-9]\d*)\/\1$/.test(sets[n] ?? ''));
+      await eventually(() => statefulSets(s, ns), ready, 180_000, run.output);
+      const services = (await s.ok(['get', 'svc', '-n', ns, '-o', 'name'])).trim().split('\n');
+      expect(services).toEqual(expect.arrayContaining(example.services.map((n) => `service/${n}`)));
+      const configMaps = (await s.ok(['get', 'cm', '-n', ns, '-o', 'name'])).trim().split('\n');
+      expect(configMaps).toContain(`configmap/${example.monitorSets[0] ?? ''}`);
+      const tm = (await s.ok(['get', 'tm', '-n', ns])).trim().split('\n');
+      expect(tm[0]?.trim().split(/\s+/)).toEqual(['NAME', 'AGE']);
+      const status = await eventually(() => s.ok(['get', 'tm', '-n', ns, '-o', 'jsonpath={.items[0].status.statefulSet.readyReplicas}']), (v) => v.trim() === '1', 60_000, run.output);
+      expect(status.trim()).toBe('1');
+      if (example.name.startsWith('basic')) {
+        // The other monitors of this server, and the Thanos receiver the remote write points at.
+        await eventually(() => statefulSets(s, 'tidb-cluster'), (v) => v['basic-monitor'] === '1/1', 120_000, run.output);
+        await eventually(() => statefulSets(s, 'remotewrite'), (v) => v['basic-monitor'] === '1/1' && v['thanos-receiver'] === '1/1', 120_000, run.output);
+        const prom = await s.ok(['get', 'cm', 'basic-monitor', '-n', 'remotewrite', '-o', 'jsonpath={.data.prometheus\\.yml}']);
+        expect(prom).toContain('url: http://thanos-receiver-0.thanos-receiver.default.svc:19291/api/v1/receive');
+      }
+    },
+    600_000,
+  );
+});
