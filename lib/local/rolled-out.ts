@@ -23,6 +23,7 @@ const COMPONENTS = [
   { name: 'tidb', base: 'pingcap/tidb' },
   { name: 'ticdc', base: 'pingcap/ticdc' },
   { name: 'pump', base: 'pingcap/tidb-binlog' },
+  { name: 'tiproxy', base: 'pingcap/tiproxy' },
 ] as const;
 
 /** Ready as asked, or the first reason it is not (`Ready=False`, `StatefulSet demo/basic-tikv …`). */
