@@ -28,7 +28,7 @@ describe('TiProxy objects, as TiDB Operator v1.6 builds them', () => {
     // Assess
     const created = plan.actions.flatMap((a) => (a.kind === 'create' ? [a.object] : []));
     expect(created.map((o) => `${o.kind}/${o.metadata.name ?? ''}`)).toEqual(['Service/basic-tiproxy', 'Service/basic-tiproxy-peer', 'ConfigMap/basic-tiproxy', 'StatefulSet/basic-tiproxy']);
-    const [client, peer, cm, sts] = created as [IService, IService, IConfigMap, IStatefulSet];
+    const [client, peer, cm, sts] = created as unknown as [IService, IService, IConfigMap, IStatefulSet];
     expect(client.spec).toMatchObject({ type: 'NodePort', publishNotReadyAddresses: true, ports: [{ name: 'tiproxy-api', port: 3080 }, { name: 'tiproxy-sql', port: 6000 }] });
     expect(client.metadata?.labels?.['app.kubernetes.io/used-by']).toBe('end-user');
     expect(peer.spec).toMatchObject({ clusterIP: 'None', publishNotReadyAddresses: true, ports: [{ name: 'tiproxy-api', port: 3080 }, { name: 'tiproxy-peer', port: 3081 }] });
