@@ -79,4 +79,6 @@ export type TiproxyHealth = { healthy: true; info: string } | { healthy: false; 
 export interface TiproxyPort {
   /** GET /api/debug/health (what `tiproxyctl health` asks); an unreachable pod is thrown, an answer never is. */
   health(podName: string): Promise<TiproxyHealth>;
+  /** PUT /api/admin/config/ with `[labels]` (what `tiproxyctl config set` sends). */
+  setLabels(podName: string, labels: Readonly<Record<string, string>>): Promise<void>;
 }

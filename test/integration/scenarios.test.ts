@@ -742,6 +742,18 @@ describe('what the whole-cluster stories show', () => {
     expect(Object.keys(tc.status.tiproxy.members).sort()).toEqual(['basic-tiproxy-0', 'basic-tiproxy-1']);
   });
 
+  it('TiProxy labels: each process of TiProxy ≥ 1.1 gets its node\'s zone labels once, and a new pod again', async () => {
+    const report = await run('tiproxy-labels.yaml');
+    const sets = report.actions.filter((a) => a.actor === 'reconciler' && a.verb === 'tiproxy.setLabels' && a.error === undefined);
+    const quiet = report.timeline[1];
+    expect(sets.filter((a) => quiet !== undefined && a.atMs > quiet.startMs && a.atMs <= quiet.endMs)).toEqual([]);
+    const upgradeAt = report.timeline[2]?.startMs ?? 0;
+    const pods = (before: boolean) => [...new Set(sets.filter((a) => (a.atMs < upgradeAt) === before).map((a) => String(a.args?.['pod'])))].sort();
+    expect(pods(true)).toEqual(['basic-tiproxy-0', 'basic-tiproxy-1']);
+    expect(pods(false)).toEqual(['basic-tiproxy-0', 'basic-tiproxy-1']);
+    expect(sets.every((a) => typeof (a.args?.['labels'] as Record<string, string> | undefined)?.['zone'] === 'string')).toBe(true);
+  });
+
   it('suspend: each StatefulSet is deleted once, TiKV before PD, status cleared; resume recreates them', async () => {
     const report = await run('cluster-suspend-resume.yaml');
     const sets = byReconciler(report).filter((a) => a.kind === 'StatefulSet' && (a.verb === 'delete' || a.verb === 'create'));

@@ -7,9 +7,14 @@
  * shutdown has no counterpart: the simulated process stops at once). With `[security.server-http-tls]` cert and key (cluster TLS, or TiDB's client TLS in the
  * legacy layout) 3080 is a TLS listener — without client verification when `skip-ca` is set, as TiDB
  * Operator configures it. A certificate file named by any `[security.*]` section that is not in the
- * container makes TiProxy exit at start, as the real one fails to load it.
+ * container makes TiProxy exit at start, as the real one fails to load it. `PUT /api/admin/config/`
+ * takes a TOML document (what `tiproxyctl config set` sends, pkg/server/api/config.go): its
+ * `[labels]` are kept in the memory of this process (a restart forgets them) and the config checksum
+ * changes; a body that is not TOML is 500 "can not update config".
  */
 import { createHash } from 'node:crypto';
+
+import { parse as parseToml } from 'smol-toml';
 
 import type { ProxyRequest, ProxyResponse } from '../proxy.js';
 import type { ProcessHooks } from '../runtime.js';
@@ -33,7 +38,9 @@ const SECURITY_SECTIONS = ['cluster-tls', 'server-tls', 'server-http-tls', 'sql-
 export class TiproxyProcess extends TidbProcess {
   private readonly cluster: PdCluster;
   private ready = false;
-  private readonly checksum: number;
+  private checksum: number;
+  /** The labels set through the config API, in this process's memory. */
+  labels: Readonly<Record<string, string>> = {};
 
   constructor(sim: SimContext, pod: PodInfo, hooks: ProcessHooks) {
     super(sim, pod, hooks);
@@ -78,7 +85,26 @@ export class TiproxyProcess extends TidbProcess {
       return json(200, { config_checksum: this.checksum });
     }
     if (req.method === 'GET' && req.path === '/api/metrics') return text(200, '# tiproxy metrics');
+    if (req.method === 'PUT' && req.path === '/api/admin/config/') return this.setConfig(req);
     return text(404, '404 page not found');
+  }
+
+  private setConfig(req: ProxyRequest): ProxyResponse {
+    let doc: Record<string, unknown>;
+    try {
+      doc = parseToml(req.body) as Record<string, unknown>;
+    } catch (err) {
+      this.sim.record({ verb: 'tiproxy.setLabels', args: { pod: this.pod.name, body: req.body }, error: (err as Error).message.split('\n')[0] ?? '' });
+      return json(500, 'can not update config');
+    }
+    const labels = doc['labels'];
+    if (typeof labels === 'object' && labels !== null) {
+      const set = Object.fromEntries(Object.entries(labels).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
+      this.labels = { ...this.labels, ...set };
+      this.sim.record({ verb: 'tiproxy.setLabels', args: { pod: this.pod.name, labels: set } });
+    }
+    this.checksum = (this.checksum + 1) >>> 0;
+    return json(200, '');
   }
 
   private skipsClientCa(): boolean {

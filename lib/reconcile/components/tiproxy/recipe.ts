@@ -13,6 +13,7 @@ import { blockedBy, type ComponentDeclaration } from '../../member/component.js'
 import { nothing } from '../../member/members.js';
 import { memberBlock } from '../../member/recipe.js';
 import { TIPROXY_CONFIG_KEY, tiproxyConfigData } from './config-map.js';
+import { planTiproxyLabels } from './labels.js';
 import { TIPROXY_MIN_READY_SECONDS_ANNOTATION, TIPROXY_RETRY_MS } from './names.js';
 import { tiproxyClaimTemplates, tiproxyPodTemplate } from './pod-template.js';
 import { tiproxyClientService, tiproxyPeerService } from './services.js';
@@ -43,7 +44,8 @@ export const tiproxyComponent: ComponentDeclaration = {
   dependencies: { availableBefore: [], upgradeWaitsFor: [blockedBy('tiproxy', ['Scale'])] },
   hooks: {
     gates: [],
-    extra: [],
+    // zone labels for TiProxy ≥ 1.1 from its node (once per process), before it scales, as v1
+    extra: [{ name: 'TiproxyLabels', plan: planTiproxyLabels }],
     // as v1's TiProxy scaler: nothing to do before a pod goes
     beforeScaleIn: () => ({ first: [] }),
     // as TiDB Operator: TiProxy has no failover
