@@ -9,7 +9,8 @@
 
 import type { TidbCluster } from '../../../model/kube.js';
 import type { Rule } from '../../engine/rule.js';
-import { blockedBy, type ComponentDeclaration } from '../../member/component.js';
+import { fail } from '../../engine/outcome.js';
+import { blockedBy, type ComponentDeclaration, type MemberDecision, type MemberInput } from '../../member/component.js';
 import { nothing } from '../../member/members.js';
 import { memberBlock } from '../../member/recipe.js';
 import { TIPROXY_CONFIG_KEY, tiproxyConfigData } from './config-map.js';
@@ -18,6 +19,16 @@ import { TIPROXY_MIN_READY_SECONDS_ANNOTATION, TIPROXY_RETRY_MS } from './names.
 import { tiproxyClaimTemplates, tiproxyPodTemplate } from './pod-template.js';
 import { tiproxyClientService, tiproxyPeerService } from './services.js';
 import { planTiproxyStatus } from './status.js';
+
+/**
+ * As v1.6's TiProxy ConfigMap sync: a cluster across Kubernetes clusters (`spec.acrossK8s`) is not
+ * supported — the TiProxy sync fails there, and, as TiDB Operator's round ends at a failed manager,
+ * the components after it wait. Terminal: only a spec change lifts it.
+ */
+export function planTiproxyAcrossK8s(input: MemberInput): MemberDecision {
+  if (input.cluster.spec.acrossK8s !== true) return nothing();
+  return { actions: [], outcome: fail('spec.tiproxy: TiProxy in a cluster across Kubernetes clusters (spec.acrossK8s) is not supported', true), stop: true };
+}
 
 /** TiProxy, declared: what the member recipe needs to run it. */
 export const tiproxyComponent: ComponentDeclaration = {
@@ -43,7 +54,8 @@ export const tiproxyComponent: ComponentDeclaration = {
   // as v1: TiProxy waits for no component; only its own scaling holds its upgrade
   dependencies: { availableBefore: [], upgradeWaitsFor: [blockedBy('tiproxy', ['Scale'])] },
   hooks: {
-    gates: [],
+    // across Kubernetes clusters: refused, as v1
+    gates: [{ name: 'TiproxyAcrossK8s', plan: planTiproxyAcrossK8s }],
     // zone labels for TiProxy ≥ 1.1 from its node (once per process), before it scales, as v1
     extra: [{ name: 'TiproxyLabels', plan: planTiproxyLabels }],
     // as v1's TiProxy scaler: nothing to do before a pod goes

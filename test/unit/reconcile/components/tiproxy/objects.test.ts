@@ -150,3 +150,21 @@ describe('the start script', () => {
     expect(script.endsWith('exec /bin/tiproxy ${ARGS}\n')).toBe(true);
   });
 });
+
+describe('a cluster across Kubernetes clusters', () => {
+  it.each([
+    { name: 'across Kubernetes clusters: TiProxy is refused for good, nothing written', acrossK8s: true, want: 'fail' },
+    { name: 'one Kubernetes cluster: its objects are written', acrossK8s: false, want: 'complete' },
+  ])('$name', ({ acrossK8s, want }) => {
+    // Act
+    const plan = planStep(snapshot(withCluster(tidbCluster(tiproxy(), withSpec({ acrossK8s })))), tiproxyRules);
+    // Assess
+    const gate = plan.ruleResults.find((r) => r.rule === 'TiproxyAcrossK8s')?.outcome;
+    expect(gate?.kind).toBe(want);
+    if (gate?.kind === 'fail') {
+      expect(gate.terminal).toBe(true);
+      expect(gate.error).toContain('spec.acrossK8s');
+    }
+    expect(plan.actions.some((a) => a.kind === 'create')).toBe(!acrossK8s);
+  });
+});
