@@ -71,3 +71,14 @@ export interface TiflashStatusPort {
   /** GET /tiflash/store-status: `Idle`, `Ready`, `Running`, `Stopping` or `Terminated`, as plain text. */
   getStoreStatus(podName: string): Promise<string>;
 }
+
+/** A TiProxy's answer to `GET /api/debug/health`: 200 is healthy (`info`: the body), anything else is not (`detail`: status and reason). */
+export type TiproxyHealth = { healthy: true; info: string } | { healthy: false; detail: string };
+
+/** The TiProxy API port (3080) of one pod. */
+export interface TiproxyPort {
+  /** GET /api/debug/health (what `tiproxyctl health` asks); an unreachable pod is thrown, an answer never is. */
+  health(podName: string): Promise<TiproxyHealth>;
+  /** PUT /api/admin/config/ with `[labels]` (what `tiproxyctl config set` sends). */
+  setLabels(podName: string, labels: Readonly<Record<string, string>>): Promise<void>;
+}

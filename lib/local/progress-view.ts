@@ -14,7 +14,7 @@ export type ClusterView = {
   readonly components: readonly { name: string; desired: number; ready: number; phase: string }[];
 };
 
-const COMPONENTS = ['pd', 'tikv', 'tiflash', 'tidb', 'ticdc', 'pump'] as const;
+const COMPONENTS = ['pd', 'tikv', 'tiflash', 'tidb', 'ticdc', 'pump', 'tiproxy'] as const;
 
 /** The view of a TidbCluster object (undefined when it does not exist). */
 export function clusterViewOf(key: string, tc: Record<string, any> | undefined): ClusterView {

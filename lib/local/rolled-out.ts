@@ -8,6 +8,7 @@
  * status sync has caught up). A component whose StatefulSet is suspended (`suspendAction`) is not judged.
  */
 import type { TidbCluster } from '../model/kube.js';
+import { tiproxyImage } from '../reconcile/components/tiproxy/pod-template.js';
 import { componentImage } from '../reconcile/member/pod-spec.js';
 import { isSuspendWanted } from '../reconcile/member/suspend.js';
 import type { KubeObject } from '../sim/object.js';
@@ -23,7 +24,13 @@ const COMPONENTS = [
   { name: 'tidb', base: 'pingcap/tidb' },
   { name: 'ticdc', base: 'pingcap/ticdc' },
   { name: 'pump', base: 'pingcap/tidb-binlog' },
+  { name: 'tiproxy', base: 'pingcap/tiproxy' },
 ] as const;
+
+/** The image the TidbCluster asks for: TiProxy's base image wins over its image (v1's `TiProxyImage`), every other component's image wins. */
+function imageOf(cluster: TidbCluster, name: (typeof COMPONENTS)[number]['name'], base: string): string {
+  return name === 'tiproxy' ? tiproxyImage(cluster) : componentImage(cluster, cluster.spec[name], base);
+}
 
 /** Ready as asked, or the first reason it is not (`Ready=False`, `StatefulSet demo/basic-tikv …`). */
 export type ReadyVerdict = { readonly ready: true } | { readonly ready: false; readonly why: string };
@@ -40,7 +47,7 @@ export function readyAsAsked(store: ObjectStore, tc: KubeObject | undefined): Re
     if (spec === undefined || isSuspendWanted(cluster, name)) continue;
     const stsName = `${tc.metadata.name ?? ''}-${name}`;
     const sts = store.get('StatefulSet', namespace, stsName);
-    const why = notRolledOut(sts, componentImage(cluster, spec, base), name);
+    const why = notRolledOut(sts, imageOf(cluster, name, base), name);
     if (why !== undefined) return { ready: false, why: `StatefulSet ${namespace ?? ''}/${stsName} ${why}` };
     const stale = staleStatus((tc.status as Record<string, { statefulSet?: Record<string, unknown> }> | undefined)?.[name]?.statefulSet, sts?.status ?? {});
     if (stale !== undefined) return { ready: false, why: `status.${name}.statefulSet.${stale} does not show StatefulSet ${namespace ?? ''}/${stsName} yet` };

@@ -70,6 +70,20 @@ export type TidbSetLabelsAction = {
   readonly onSuccess?: PatchAction;
 };
 
+/**
+ * Sets labels on the TiProxy of `pod` (`PUT /api/admin/config/` with a TOML `[labels]` table, what
+ * `tiproxyctl config set` sends; TiProxy ≥ 1.1 reloads them).
+ */
+export type TiproxySetLabelsAction = {
+  readonly kind: 'tiproxy.setLabels';
+  readonly pod: string;
+  readonly labels: Readonly<Record<string, string>>;
+  /** When the call fails, this Event is recorded with the error appended and the step goes on. */
+  readonly onError?: EventAction;
+  /** Run right after the call succeeded, and only then (the pod annotation remembering it). */
+  readonly onSuccess?: PatchAction;
+};
+
 /** Puts the cluster in smooth-upgrade mode (DDL paused) through the TiDB server of `pod` (`POST /upgrade/start`). */
 export type TidbStartUpgradeAction = { readonly kind: 'tidb.startUpgrade'; readonly pod: string };
 
@@ -202,7 +216,7 @@ export type PdStoreAction =
   | PdSetStoreStateAction;
 
 /** Calls to a component's own API (each component adds its calls with the rules that make them). */
-export type MemberAction = PdTransferLeaderAction | PdDeleteMemberAction | PdStoreAction | TidbAction | TicdcResignOwnerAction | PumpOfflineAction;
+export type MemberAction = PdTransferLeaderAction | PdDeleteMemberAction | PdStoreAction | TidbAction | TicdcResignOwnerAction | PumpOfflineAction | TiproxySetLabelsAction;
 
 /** Calls to the TiDB servers' status port. */
 export type TidbAction = TidbSetLabelsAction | TidbStartUpgradeAction | TidbFinishUpgradeAction;

@@ -16,6 +16,7 @@ import type { PdView } from './pd.js';
 import type { TidbReadFailure, TidbView } from './tidb.js';
 import type { PumpView, TicdcView } from './ticdc.js';
 import type { TiflashView } from './tiflash.js';
+import type { TiproxyView } from './tiproxy.js';
 import type { OperatorObservation } from './tidb-operator.js';
 
 /**
@@ -67,13 +68,15 @@ export type ObservedComponents = {
   readonly ticdc: ComponentObservation<TicdcView, 'unreachable'>;
   /** TiFlash's proxy store status of the pods an upgrade waits on (its stores are in PD's view). */
   readonly tiflash: ComponentObservation<TiflashView, 'unreachable'>;
+  /** Each TiProxy pod's `/api/debug/health`. */
+  readonly tiproxy: ComponentObservation<TiproxyView, 'unreachable'>;
 };
 
 /** The observed components' names. */
 export type ObservedComponentName = keyof ObservedComponents;
 
 /** The components observed on their own, in the order they are read. */
-export const OBSERVED_COMPONENTS: readonly ObservedComponentName[] = ['pd', 'tiflash', 'tidb', 'pump', 'ticdc'];
+export const OBSERVED_COMPONENTS: readonly ObservedComponentName[] = ['pd', 'tiflash', 'tidb', 'pump', 'ticdc', 'tiproxy'];
 
 /**
  * One step's view of the world. `cluster` is undefined when the TidbCluster no longer exists.

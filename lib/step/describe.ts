@@ -38,6 +38,8 @@ export function describeAction(action: Action): string {
       return `${action.kind} pod=${action.pod} capture=${action.capture}`;
     case 'pump.offline':
       return `${action.kind} nodeId=${action.nodeId}`;
+    case 'tiproxy.setLabels':
+      return `${action.kind} pod=${action.pod} ${Object.entries(action.labels).map(([k, v]) => `${k}=${v}`).join(',')}`;
     case 'schedule.put':
       return `${action.kind} ${action.request.GroupName ?? 'default'}/${action.request.Name} ${action.request.ScheduleExpression} ${action.request.ScheduleExpressionTimezone} ${action.request.State ?? 'ENABLED'}`;
     case 'schedule.delete':

@@ -1,6 +1,6 @@
 /**
- * The remote clients one invocation uses: the Kubernetes API, and PD, TiKV, TiDB, TiFlash, TiCDC and
- * Pump of a given TidbCluster — reached directly from inside the cluster's VPC (the default, as TiDB
+ * The remote clients one invocation uses: the Kubernetes API, and PD, TiKV, TiDB, TiFlash, TiCDC,
+ * Pump and TiProxy of a given TidbCluster — reached directly from inside the cluster's VPC (the default, as TiDB
  * Operator; names resolved through the API server, the cluster client certificate under TLS), or
  * through the API server's proxy when the deployment opts in (`COMPONENT_ACCESS=api-proxy`).
  * Built once per process (connections and the EKS token stay warm across invocations) and narrowed
@@ -21,6 +21,8 @@ import { PumpClient } from '../components/pump.js';
 import { TicdcClient } from '../components/ticdc.js';
 import type { TiflashStatusPort } from '../components/port.js';
 import { TiflashStatusClient } from '../components/tiflash.js';
+import type { TiproxyPort } from '../components/port.js';
+import { TiproxyClient } from '../components/tiproxy.js';
 import type { KubePort, ObjectReader } from '../kube/port.js';
 import { TidbSchemaClient, type TidbSchemaPort } from '../components/tidb-schema.js';
 import { PdClient } from '../pd/client.js';
@@ -49,6 +51,8 @@ export interface ClusterClients {
   pump(target: ClusterTarget): PumpPort;
   /** The TiFlash proxy status port of the cluster's TiFlash pods. */
   tiflash(target: ClusterTarget): TiflashStatusPort;
+  /** The API port (3080) of the cluster's TiProxy pods. */
+  tiproxy(target: ClusterTarget): TiproxyPort;
 }
 
 /** Clients whose every call also ends by a deadline: what a composition root hands out per invocation. */
@@ -135,6 +139,10 @@ export class ApiServerClients implements DeadlineClients {
 
   tiflash(target: ClusterTarget): TiflashStatusPort {
     return new TiflashStatusClient(this.caller, { namespace: target.namespace, tcName: target.tcName, scheme: target.tls === true ? 'https' : 'http' });
+  }
+
+  tiproxy(target: ClusterTarget): TiproxyPort {
+    return new TiproxyClient(this.caller, { namespace: target.namespace, tcName: target.tcName, scheme: target.tls === true ? 'https' : 'http' });
   }
 }
 

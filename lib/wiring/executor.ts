@@ -79,6 +79,8 @@ export class LiveExecutor implements Executor {
         return executeTicdcResign(this.clients.ticdc(target), action);
       case 'pump.offline':
         return executePumpOffline(this.clients.pump(target), action);
+      case 'tiproxy.setLabels':
+        return this.clients.tiproxy(target).setLabels(action.pod, action.labels);
       case 'event':
         return this.recordEvent(key, ref, action, fence);
       case 'schedule.put':

@@ -14,6 +14,7 @@ import { type ClusterIdCache, isPdRollingOut, pdReadFailureOf, readPd, readsPdSt
 import { readTidbServers, tidbReadFailureOf } from './tidb-view.js';
 import { readPump, readTicdc } from './ticdc-view.js';
 import { readTiflashView } from './tiflash-view.js';
+import { readTiproxy } from './tiproxy-view.js';
 
 
 /**
@@ -119,6 +120,15 @@ export const COMPONENT_READERS: ComponentReaders = {
     read: async () => ({ storeStatus: {} }),
     complete: async (_view, objects, { clients, target }) => readTiflashView(objects, clients.tiflash(target)),
     completeWhat: 'read TiFlash store status',
+    failureOf: () => 'unreachable',
+  },
+  // TiProxy: nothing up front; once its pods are listed, each one's /api/debug/health (see `tiproxy-view.ts`).
+  tiproxy: {
+    title: 'TiProxy',
+    inSpec: (cluster) => cluster.spec.tiproxy !== undefined && cluster.spec.tiproxy !== null,
+    read: async () => ({ members: {} }),
+    complete: async (_view, objects, { clients, target }) => readTiproxy(clients.tiproxy(target), objects.Pod),
+    completeWhat: 'read TiProxy health',
     failureOf: () => 'unreachable',
   },
 };

@@ -3,7 +3,7 @@
  * node lister): only when labels are wanted — PD's `location-labels` or `spec.tikv.storeLabels` — and
  * then one GET per distinct node a TiKV pod of the cluster is scheduled on; the nodes of healthy
  * TiDB servers whose running process still needs its server labels (TiDB ≥ 6.3 with a zone location
- * label; once posted, none); and, with `detectNodeFailure`, the nodes of the pods TiKV's and
+ * label; once posted, none), and likewise of healthy TiProxy ≥ 1.1 pods; and, with `detectNodeFailure`, the nodes of the pods TiKV's and
  * TiFlash's failure stores and PD's undeleted failure members name (host-down detection reads their
  * conditions). A steady cluster
  * without location labels or failure stores reads no Node at all.
@@ -18,6 +18,8 @@ import type { PdView } from '../model/pd.js';
 import type { TidbView } from '../model/tidb.js';
 import { NotFoundError } from '../platform/errors.js';
 import { serverLabelNodeNames } from '../reconcile/components/tidb/server-labels.js';
+import { tiproxyLabelNodeNames } from '../reconcile/components/tiproxy/labels.js';
+import type { TiproxyView } from '../model/tiproxy.js';
 import { tikvStoreLabelKeys } from '../reconcile/components/tikv/store-labels.js';
 import { withinBudget } from './abortable.js';
 import { plainJson } from './plain-json.js';
@@ -43,6 +45,16 @@ export function serverNodeNames(cluster: TidbCluster, owned: OwnedObjects, pd: P
   if (!tidb) return [];
   const tidbPods = owned.Pod.filter((p) => p.metadata?.labels?.[LABEL.component] === 'tidb');
   return [...new Set(serverLabelNodeNames(cluster, pd, tidbPods, (name) => tidb.servers[name]?.healthy === true))].sort();
+}
+
+/**
+ * The names of the nodes of the cluster's TiProxy pods that still need their labels, healthy by the
+ * step's health read (none when TiProxy was not read): see `tiproxyLabelNodeNames`.
+ */
+export function tiproxyNodeNames(cluster: TidbCluster, owned: OwnedObjects, pd: PdView | undefined, tiproxy: TiproxyView | undefined): string[] {
+  if (!tiproxy) return [];
+  const pods = owned.Pod.filter((p) => p.metadata?.labels?.[LABEL.component] === 'tiproxy');
+  return [...new Set(tiproxyLabelNodeNames(cluster, pd, pods, (name) => tiproxy.members[name]?.healthy === true))].sort();
 }
 
 /** The pod names TiKV's and TiFlash's `failureStores` record, and PD's `failureMembers` not yet deleted. */

@@ -39,7 +39,8 @@ import type { ClusterClients } from './clients.js';
 import { ClusterIdCache } from './pd-view.js';
 import { COMPONENT_READERS, type ComponentReadContext, type ComponentReader } from './observe-components.js';
 import { ObservedIndex, type KeptReads } from './observed.js';
-import { readStoreNodes, serverNodeNames, storeNodeNames } from './observe-nodes.js';
+import { readStoreNodes, serverNodeNames, storeNodeNames, tiproxyNodeNames } from './observe-nodes.js';
+import type { TiproxyView } from '../model/tiproxy.js';
 import { boundVolumeNames, readBoundVolumes } from './observe-volumes.js';
 import { readTikvLeaders } from './observe-tikv-leaders.js';
 import { plainJson } from './plain-json.js';
@@ -133,10 +134,12 @@ export class LiveObserver implements Observer {
       readStoreNodes(this.clients.kube, storeNodes, signal),
       ...OBSERVED_COMPONENTS.map((name, i) => this.complete(reader(name), api.reads[i], byComponent[name], context, signal)),
     ]);
-    // Server labels go to healthy TiDB servers only, known once their /status was read: the few
-    // nodes that adds (none once every running server has its labels) are read after it.
+    // Server labels go to healthy TiDB servers and TiProxy members only, known once their /status or
+    // health was read: the few nodes that adds (none once every running process has its labels) are read after it.
     const tidbView = completed[OBSERVED_COMPONENTS.indexOf('tidb')]?.view as TidbView | undefined;
-    const serverNodes = serverNodeNames(cluster, owned, pdView, tidbView).filter((name) => !storeNodes.includes(name));
+    const tiproxyView = completed[OBSERVED_COMPONENTS.indexOf('tiproxy')]?.view as TiproxyView | undefined;
+    const labelled = [...serverNodeNames(cluster, owned, pdView, tidbView), ...tiproxyNodeNames(cluster, owned, pdView, tiproxyView)];
+    const serverNodes = [...new Set(labelled)].filter((name) => !storeNodes.includes(name)).sort();
     const more = await readStoreNodes(this.clients.kube, serverNodes, signal);
     const nodes = read === undefined && more === undefined ? undefined : [...(read ?? []), ...(more ?? [])];
     this.index.keep(key, request.fence, {

@@ -721,12 +721,37 @@ describe('what the whole-cluster stories show', () => {
     }
   });
 
-  it('unmanaged TiProxy: one Warning Event and the condition, PD reconciled meanwhile, the condition gone with the section', async () => {
-    const report = await run('cluster-unmanaged-tiproxy.yaml');
-    expect(events(report, 'UnmanagedComponents')).toHaveLength(1);
-    const tc = report.final.tidbcluster as { status: { conditions: { type: string }[] } };
-    expect(tc.status.conditions.map((c) => c.type)).not.toContain('Unmanaged');
-    expect(byReconciler(report).filter((a) => (a.name ?? '').includes('tiproxy'))).toEqual([]);
+  it('TiProxy: created right after PD, scaled one pod per step, upgraded by partition from the highest ordinal down', async () => {
+    const report = await run('tiproxy-scale-upgrade.yaml');
+    const sets = byReconciler(report).filter((a) => a.kind === 'StatefulSet' && a.verb === 'create').map((a) => a.name);
+    expect(sets.indexOf('basic-tiproxy')).toBe(sets.indexOf('basic-pd') + 1);
+    expect(sets.indexOf('basic-tiproxy')).toBeLessThan(sets.indexOf('basic-tikv'));
+    type Sts = { spec?: { replicas?: number; updateStrategy?: { rollingUpdate?: { partition?: number } }; template?: { spec?: { containers?: { image?: string }[] } } } };
+    const writes = byReconciler(report)
+      .filter((a) => a.kind === 'StatefulSet' && a.name === 'basic-tiproxy' && a.verb === 'update')
+      .map((a) => a.object as Sts)
+      .map((o) => ({ replicas: o.spec?.replicas, partition: o.spec?.updateStrategy?.rollingUpdate?.partition, image: o.spec?.template?.spec?.containers?.[0]?.image }));
+    // scale out and in one replica per write; then the new image with partition = replicas, and the partition walked down
+    expect(writes.map((w) => w.replicas)).toEqual([3, 2, 2, 2, 2, 2]);
+    expect(writes.filter((w) => w.image === 'pingcap/tiproxy:v1.3.0').map((w) => w.partition)).toEqual([2, 1, 0, 2]);
+    const restarts = report.actions.filter((a) => a.actor === 'sim' && a.verb === 'delete' && a.kind === 'Pod' && (a.name ?? '').startsWith('basic-tiproxy-'));
+    expect(restarts.map((a) => a.name)).toEqual(['basic-tiproxy-2', 'basic-tiproxy-1', 'basic-tiproxy-0']);
+    expect(report.invariants.every((i) => i.violations.length === 0)).toBe(true);
+    const tc = report.final.tidbcluster as { status: { tiproxy: { phase: string; members: Record<string, { health: boolean }> } } };
+    expect(tc.status.tiproxy.phase).toBe('Normal');
+    expect(Object.keys(tc.status.tiproxy.members).sort()).toEqual(['basic-tiproxy-0', 'basic-tiproxy-1']);
+  });
+
+  it('TiProxy labels: each process of TiProxy ≥ 1.1 gets its node\'s zone labels once, and a new pod again', async () => {
+    const report = await run('tiproxy-labels.yaml');
+    const sets = report.actions.filter((a) => a.actor === 'reconciler' && a.verb === 'tiproxy.setLabels' && a.error === undefined);
+    const quiet = report.timeline[1];
+    expect(sets.filter((a) => quiet !== undefined && a.atMs > quiet.startMs && a.atMs <= quiet.endMs)).toEqual([]);
+    const upgradeAt = report.timeline[2]?.startMs ?? 0;
+    const pods = (before: boolean) => [...new Set(sets.filter((a) => (a.atMs < upgradeAt) === before).map((a) => String(a.args?.['pod'])))].sort();
+    expect(pods(true)).toEqual(['basic-tiproxy-0', 'basic-tiproxy-1']);
+    expect(pods(false)).toEqual(['basic-tiproxy-0', 'basic-tiproxy-1']);
+    expect(sets.every((a) => typeof (a.args?.['labels'] as Record<string, string> | undefined)?.['zone'] === 'string')).toBe(true);
   });
 
   it('suspend: each StatefulSet is deleted once, TiKV before PD, status cleared; resume recreates them', async () => {

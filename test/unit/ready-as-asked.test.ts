@@ -10,11 +10,11 @@ type StsState = { image?: string; current?: string; update?: string; updated?: n
 
 const READY = { type: 'Ready', status: 'True' };
 
-function world(o: { conditions?: object[]; pd?: StsState | 'missing'; tikv?: StsState; spec?: Record<string, unknown>; statusBehind?: boolean }): { store: ObjectStore; tc: KubeObject } {
+function world(o: { conditions?: object[]; pd?: StsState | 'missing'; tikv?: StsState; tiproxy?: StsState; spec?: Record<string, unknown>; statusBehind?: boolean }): { store: ObjectStore; tc: KubeObject } {
   const store = new ObjectStore(new VirtualClock(Date.UTC(2026, 0, 1)));
   store.create(CRD_KIND, tidbClusterCrd());
   store.create('Namespace', { metadata: { name: 'demo' } });
-  const sets = ([['pd', o.pd ?? {}], ['tikv', o.tikv]] as const).flatMap(([component, state]) => {
+  const sets = ([['pd', o.pd ?? {}], ['tikv', o.tikv], ['tiproxy', o.tiproxy]] as const).flatMap(([component, state]) => {
     if (state === undefined || state === 'missing') return [];
     const replicas = state.replicas ?? 3;
     const status = { replicas, observedGeneration: state.observed ?? 1, currentRevision: state.current ?? 'r1', updateRevision: state.update ?? 'r1', updatedReplicas: state.updated ?? replicas, readyReplicas: state.ready ?? replicas };
@@ -49,6 +49,16 @@ describe('waitFor ready: Ready as asked, not only Ready=True', () => {
     { name: 'a component without its StatefulSet', o: { pd: 'missing' as const }, why: 'StatefulSet demo/basic-pd does not exist' },
     { name: 'a component image of its own', o: { spec: { pd: { replicas: 3, image: 'my/pd:x' } }, pd: { image: 'my/pd:x' } }, why: undefined },
     { name: 'the TidbCluster\'s status does not show the StatefulSet as it is yet', o: { statusBehind: true }, why: 'status.pd.statefulSet.readyReplicas does not show StatefulSet demo/basic-pd yet' },
+    {
+      name: "TiProxy's base image wins over its image, as v1 runs it",
+      o: { spec: { tiproxy: { replicas: 3, baseImage: 'pingcap/tiproxy', version: 'v1.2.0', image: 'my/proxy:x' } }, tiproxy: { image: 'pingcap/tiproxy:v1.2.0' } },
+      why: undefined,
+    },
+    {
+      name: 'TiProxy still on its old version',
+      o: { spec: { tiproxy: { replicas: 3, baseImage: 'pingcap/tiproxy', version: 'v1.3.0' } }, tiproxy: { image: 'pingcap/tiproxy:v1.2.0' } },
+      why: 'StatefulSet demo/basic-tiproxy runs pingcap/tiproxy:v1.2.0, the TidbCluster asks for pingcap/tiproxy:v1.3.0',
+    },
     { name: 'a suspended StatefulSet is not judged', o: { spec: { pd: { replicas: 3, suspendAction: { suspendStatefulSet: true } } }, pd: 'missing' as const }, why: undefined },
   ])('$name', ({ o, why }) => {
     // Prepare

@@ -7,6 +7,8 @@ const pod = (o: { command?: string[]; script?: string }): PodInfo =>
   ({ namespace: 'demo', name: 'hetero-tikv-0', cluster: 'hetero', component: 'tikv', config: { ok: {} }, container: { name: 'tikv', command: o.command ?? ['/bin/sh', '/usr/local/bin/tikv_start_script.sh'] }, startScript: o.script }) as unknown as PodInfo;
 const tiflash = (config: PodInfo['config']): PodInfo =>
   ({ namespace: 'demo', name: 'hetero-tiflash-0', cluster: 'hetero', component: 'tiflash', config, container: { name: 'tiflash', command: ['/bin/sh', '-c', '/tiflash/tiflash server --config-file /data0/config.toml'] } }) as unknown as PodInfo;
+const tiproxy = (config: PodInfo['config']): PodInfo =>
+  ({ namespace: 'demo', name: 'hetero-tiproxy-0', cluster: 'hetero', component: 'tiproxy', config, container: { name: 'tiproxy', command: ['/bin/sh', '/etc/proxy/start.sh'] } }) as unknown as PodInfo;
 
 describe('which PD a simulated process joins: the one its command line names', () => {
   it.each([
@@ -20,6 +22,8 @@ describe('which PD a simulated process joins: the one its command line names', (
     { name: "TiFlash naming another cluster's PD in [raft] pd_addr joins it", p: tiflash({ ok: { raft: { pd_addr: 'basic-pd.demo.svc:2379' } } }), want: { namespace: 'demo', name: 'basic' } },
     { name: 'TiFlash pd_addr with a cluster domain and another namespace', p: tiflash({ ok: { raft: { pd_addr: 'basic-pd.tidb.svc.cluster.local:2379' } } }), want: { namespace: 'tidb', name: 'basic' } },
     { name: 'TiFlash without pd_addr: its own cluster', p: tiflash({ ok: {} }), want: { namespace: 'demo', name: 'hetero' } },
+    { name: "TiProxy naming another cluster's PD in [proxy] pd-addrs joins it", p: tiproxy({ ok: { proxy: { 'pd-addrs': 'basic-pd:2379' } } }), want: { namespace: 'demo', name: 'basic' } },
+    { name: 'TiProxy without pd-addrs: its own cluster', p: tiproxy({ ok: {} }), want: { namespace: 'demo', name: 'hetero' } },
   ])('$name', ({ p, want }) => {
     expect(pdClusterOf(p)).toEqual(want);
   });

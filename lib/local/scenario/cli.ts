@@ -77,7 +77,7 @@ File (YAML; full format in docs/SCENARIOS.md):
   objects: [MANIFEST]           Secrets, ConfigMaps, Roles, RoleBindings, ClusterRoles, ClusterRoleBindings created first
   accessEntries: [{principalArn, username, kubernetesGroups}]   the simulated EKS access entries (admin as:)
   timeline:                     entries run in order, each with exactly one verb:
-    - waitFor: ready | {component: pd|tikv|tiflash|tidb|ticdc|pump, phase: Normal|Upgrade|Scale}
+    - waitFor: ready | {component: pd|tikv|tiflash|tidb|ticdc|pump|tiproxy, phase: Normal|Upgrade|Scale}
                | {jsonpath: PATH, equals: VALUE}     (no match equals null)
       timeout: DURATION                              (waitFor only; default ${formatSpan(DEFAULT_WAIT_TIMEOUT_MS)})
     - patch: {...}                                   JSON merge patch of the TidbCluster
@@ -99,7 +99,7 @@ File (YAML; full format in docs/SCENARIOS.md):
     - delete: true
   DURATION: ms, s, m, h and combinations (250ms, 90s, 5m, 1h30m).
   POD: <cluster>-<component>-<ordinal>, for a component the cluster has and an ordinal below its
-  largest replicas plus maxFailoverCount (default 3; 0 for ticdc and pump).`;
+  largest replicas plus maxFailoverCount (default 3; 0 for ticdc, pump and tiproxy).`;
 
 /**
  * Parses the arguments after `simulate`. Never throws; `--help` anywhere asks for help; errors are

@@ -52,6 +52,6 @@ export const TIDB_CLUSTER_API_VERSION = 'pingcap.com/v1alpha1';
 
 /**
  * `spec.<component>.maxFailoverCount` when the spec has none (as TiDB Operator: 3 for PD, TiKV,
- * TiFlash and TiDB); TiCDC and Pump have no failover, so no extra ordinals.
+ * TiFlash and TiDB); TiCDC, Pump and TiProxy have no failover, so no extra ordinals.
  */
-export const DEFAULT_MAX_FAILOVER_COUNT: Readonly<Record<string, number>> = { pd: 3, tikv: 3, tiflash: 3, tidb: 3, ticdc: 0, pump: 0 };
+export const DEFAULT_MAX_FAILOVER_COUNT: Readonly<Record<string, number>> = { pd: 3, tikv: 3, tiflash: 3, tidb: 3, ticdc: 0, pump: 0, tiproxy: 0 };

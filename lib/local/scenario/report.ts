@@ -43,6 +43,7 @@ export const CALL_VERBS = [
   'tidb.setLabels',
   'tidb.startUpgrade',
   'tidb.finishUpgrade',
+  'tiproxy.setLabels',
 ] as const;
 
 /** One of `CALL_VERBS`. */

@@ -12,7 +12,7 @@ import { OBJECT_KINDS, type ObjectKind, type ScenarioObject } from './objects.js
 import type { LatencyModel } from '../latency.js';
 
 /** The TiDB components a TidbCluster spec can hold, in spec order. */
-export const COMPONENTS = ['pd', 'tikv', 'tiflash', 'tidb', 'ticdc', 'pump'] as const;
+export const COMPONENTS = ['pd', 'tikv', 'tiflash', 'tidb', 'ticdc', 'pump', 'tiproxy'] as const;
 
 /** One of `COMPONENTS`. */
 export type Component = (typeof COMPONENTS)[number];

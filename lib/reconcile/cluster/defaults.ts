@@ -24,6 +24,7 @@ export const DEFAULT_BASE_IMAGES = {
   tiflash: 'pingcap/tiflash',
   ticdc: 'pingcap/ticdc',
   pump: 'pingcap/tidb-binlog',
+  tiproxy: 'pingcap/tiproxy',
 } as const;
 
 /** The components with a default base image. */

@@ -26,6 +26,8 @@ export const EVENT_REASON = {
   failedSetStoreLabels: 'FailedSetStoreLabels',
   /** Ours (v1 only logs it): a TiDB server refused its server labels (the step goes on). */
   failedSetServerLabels: 'FailedSetServerLabels',
+  /** Ours (v1 only logs it): a TiProxy refused its labels (the step goes on). */
+  failedSetTiproxyLabels: 'FailedSetTiProxyLabels',
   /** A TiKV store or TiDB member was marked as a failure. */
   unhealthy: 'Unhealthy',
   /** Host-down recovery deleted a failure store in PD (`--detect-node-failure`). */

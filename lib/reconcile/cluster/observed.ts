@@ -10,6 +10,7 @@ import type { OwnedKind, OwnedObjects } from '../../model/kube.js';
 import type { PdView } from '../../model/pd.js';
 import type { TidbView } from '../../model/tidb.js';
 import type { PumpView, TicdcView } from '../../model/ticdc.js';
+import type { TiproxyView } from '../../model/tiproxy.js';
 import type { TiflashView } from '../../model/tiflash.js';
 import { allObjects, type PdReadFailure, type Snapshot } from '../../model/snapshot.js';
 
@@ -52,3 +53,6 @@ export const observedPump = (snapshot: Snapshot): PumpView | undefined => snapsh
 
 /** TiFlash's proxy store status as the step read it, by pod; undefined when TiFlash was not read. */
 export const observedTiflash = (snapshot: Snapshot): TiflashView | undefined => snapshot.components.tiflash.view;
+
+/** TiProxy's health as the step read it, by pod; undefined when TiProxy was not read. */
+export const observedTiproxy = (snapshot: Snapshot): TiproxyView | undefined => snapshot.components.tiproxy.view;

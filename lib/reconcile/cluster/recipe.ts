@@ -15,6 +15,7 @@ import { planPaused } from './paused.js';
 import { planReferencedPd } from './referenced-pd.js';
 import { managedSections, planUnmanaged } from './unmanaged.js';
 import { pdRules } from '../components/pd/recipe.js';
+import { tiproxyRules } from '../components/tiproxy/recipe.js';
 import { tiflashRules } from '../components/tiflash/recipe.js';
 import { tikvRules } from '../components/tikv/recipe.js';
 import { pumpRules } from '../components/pump/recipe.js';
@@ -35,7 +36,7 @@ export const clusterRules: readonly Rule[] = [
   actRule('Admission', planAdmission),
   // a paused cluster keeps its status in sync and gets no other write (TiDB Operator §1.7)
   actRule('Paused', planPaused),
-  // a component section no block below reconciles (TiProxy, pdms, …): a Warning Event and a condition
+  // a component section no block below reconciles (pdms, …): a Warning Event and a condition
   actRule('Unmanaged', (input) => planUnmanaged(input, managedSections(clusterRules))),
   // volumes: PV reclaim policy from spec.pvReclaimPolicy, v1's identity labels on PVCs and PVs
   actRule('MetaInfo', planMetaInfo),
@@ -48,6 +49,9 @@ export const clusterRules: readonly Rule[] = [
   // PD: the member recipe (gate, status, dependencies, services, config map, force upgrade, scale,
   // failover, upgrade, StatefulSet); a stop inside it ends PD's rules only
   ...pdRules,
+  // TiProxy (v1 runs it right after PD, waiting for nothing): its Services, proxy.toml, StatefulSet,
+  // health as status, one pod in or out per step, upgrade by partition held while it scales
+  ...tiproxyRules,
   // TiFlash (v1 runs it before TiKV): placement rules on in PD, its peer Service and config
   // templates, the StatefulSet once PD is available, scale, upgrade with the store-status check
   ...tiflashRules,

@@ -1,6 +1,6 @@
 /**
  * Unmanaged is never silent. A TidbCluster may hold component sections no rule of the recipe
- * reconciles (TiProxy, PD microservices `pdms`, or a component whose declaration is not in the
+ * reconciles (PD microservices `pdms`, or a component whose declaration is not in the
  * recipe): TiDB Operator would run them, so leaving them alone without a word would let a user
  * believe they run. Each step the cluster carries the condition `Unmanaged` (status True, reason
  * `UnmanagedComponents`) naming them, and a Warning Event with the same reason and message is

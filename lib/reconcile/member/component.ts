@@ -19,7 +19,7 @@ import type { MemberContext } from './context.js';
 import type { PodTemplate, StatefulSetSpec } from './statefulset.js';
 
 /** The components run as StatefulSets of members (they have `spec.<name>` and `status.<name>`). */
-export type MemberName = Exclude<ComponentName, 'tiproxy' | 'discovery'>;
+export type MemberName = Exclude<ComponentName, 'discovery'>;
 
 /** What the shared rules read of a component's spec (every `spec.<component>` has these fields). */
 export type MemberSpec = {
@@ -62,7 +62,7 @@ export type Dependency = {
 export type UpgradeBlocker = { readonly name: MemberName; readonly title: string; readonly phases: readonly string[] };
 
 /** Each member component's name in messages, as TiDB Operator writes it. */
-export const MEMBER_TITLES: Readonly<Record<MemberName, string>> = { pd: 'PD', tikv: 'TiKV', tiflash: 'TiFlash', tidb: 'TiDB', ticdc: 'TiCDC', pump: 'Pump' };
+export const MEMBER_TITLES: Readonly<Record<MemberName, string>> = { pd: 'PD', tikv: 'TiKV', tiflash: 'TiFlash', tidb: 'TiDB', ticdc: 'TiCDC', pump: 'Pump', tiproxy: 'TiProxy' };
 
 /** The blocker `name` in one of `phases` (§1.5), titled as `MEMBER_TITLES` says. */
 export const blockedBy = (name: MemberName, phases: readonly string[]): UpgradeBlocker => ({ name, title: MEMBER_TITLES[name], phases });
@@ -187,6 +187,8 @@ export type ComponentDeclaration = {
    * PD and store scalers and upgraders (default true); some components' do not look at it.
    */
   readonly changesNeedSynced?: boolean;
+  /** The TidbCluster annotation with an updated pod's min-ready seconds (default `tidb.pingcap.com/<name>-min-ready-seconds`). */
+  readonly minReadySecondsAnnotation?: string;
   /** Pod management when neither the component nor the cluster spec asks (default Parallel). */
   readonly defaultPodManagementPolicy?: 'OrderedReady' | 'Parallel';
 };

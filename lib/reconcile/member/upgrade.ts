@@ -45,7 +45,7 @@ function updatedPodHold(input: MemberInput, podName: string, minReadySeconds: nu
 export function walkOrdinals(input: MemberInput, sts: IStatefulSet): Walk {
   const { component } = input.scope;
   const updateRevision = memberStatusOf(input).statefulSet?.updateRevision;
-  const minReadySeconds = secondsFromAnnotation(input.cluster.metadata.annotations, minReadySecondsAnnotation(component.name));
+  const minReadySeconds = secondsFromAnnotation(input.cluster.metadata.annotations, component.minReadySecondsAnnotation ?? minReadySecondsAnnotation(component.name));
   for (const ordinal of descendingOrdinals(replicasOf(sts))) {
     const podName = input.scope.podName(ordinal);
     const pod = input.scope.pod(podName);

@@ -1,8 +1,8 @@
 /**
  * Which PD a TiKV, TiFlash, TiDB, TiCDC or Pump process joins: the one its command line names, as the
  * real binaries connect to the address they are given — `--pd=` (TiKV, TiCDC), `--path=` (TiDB),
- * `-pd-urls=` (Pump), in the container's command or the start script it runs, and TiFlash's
- * `[raft] pd_addr` in its config file (which its command names). The address
+ * `-pd-urls=` (Pump), in the container's command or the start script it runs, TiFlash's
+ * `[raft] pd_addr` and TiProxy's `[proxy] pd-addrs` in its config file (which its command names). The address
  * `<name>-pd[.<namespace>[.svc…]]:2379` is the PD service of TidbCluster `<name>` (in the pod's
  * namespace unless another is named); `${CLUSTER_NAME}` is the pod's own cluster. With no address
  * found, or one of another shape, the process joins its own cluster's PD (its instance label).
@@ -21,11 +21,13 @@ function hostOf(value: string): string {
   return first.replace(/^[a-z]+:\/\//, '').replace(/[:/].*$/, '');
 }
 
-/** TiFlash's PD address: `[raft] pd_addr` of its config file, when set. */
+/** The PD address a config file names: TiFlash's `[raft] pd_addr`, TiProxy's `[proxy] pd-addrs`, when set. */
 function configuredPdAddress(pod: PodInfo): string | undefined {
-  if (pod.component !== 'tiflash' || !('ok' in pod.config)) return undefined;
-  const raft = pod.config.ok['raft'];
-  const address = typeof raft === 'object' && raft !== null ? (raft as Record<string, unknown>)['pd_addr'] : undefined;
+  const where: Partial<Record<PodInfo['component'], [string, string]>> = { tiflash: ['raft', 'pd_addr'], tiproxy: ['proxy', 'pd-addrs'] };
+  const at = where[pod.component];
+  if (at === undefined || !('ok' in pod.config)) return undefined;
+  const section = pod.config.ok[at[0]];
+  const address = typeof section === 'object' && section !== null ? (section as Record<string, unknown>)[at[1]] : undefined;
   return typeof address === 'string' ? address : undefined;
 }
 

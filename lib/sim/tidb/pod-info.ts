@@ -12,7 +12,7 @@ import type { ObjectStore } from '../store.js';
 import { imageRepository, imageTag, reportedVersion } from './version.js';
 
 /** The components the simulator runs. */
-export type Component = 'pd' | 'tikv' | 'tiflash' | 'tidb' | 'ticdc' | 'pump' | 'discovery';
+export type Component = 'pd' | 'tikv' | 'tiflash' | 'tidb' | 'ticdc' | 'pump' | 'tiproxy' | 'discovery';
 
 type Container = { name?: string; image?: string; command?: string[]; args?: string[]; env?: { name: string; value?: string }[]; volumeMounts?: { name: string; mountPath: string }[]; readinessProbe?: unknown; ports?: { name?: string; containerPort: number }[] };
 type Volume = { name: string; persistentVolumeClaim?: { claimName: string }; configMap?: { name: string; optional?: boolean } };
@@ -51,6 +51,7 @@ const DATA_MOUNTS: Record<Component, { paths: string[]; volumes: string[] }> = {
   tiflash: { paths: ['/data0'], volumes: ['data0'] },
   pump: { paths: ['/data'], volumes: ['data'] },
   ticdc: { paths: [], volumes: [] },
+  tiproxy: { paths: [], volumes: [] },
   tidb: { paths: [], volumes: [] },
   discovery: { paths: [], volumes: [] },
 };
@@ -61,6 +62,7 @@ const CONFIG_KEYS: Record<Component, string[]> = {
   tiflash: ['config_templ.toml'],
   tidb: ['config-file'],
   ticdc: ['config-file'],
+  tiproxy: ['config-file'],
   pump: ['pump-config'],
   discovery: [],
 };
@@ -76,7 +78,7 @@ export function componentOf(container: Container): Component | undefined {
   const runsDiscovery = command.split(/\s+/).some((w) => w === 'tidb-discovery' || w.endsWith('/tidb-discovery'));
   if (repo === 'tidb-operator') return runsDiscovery ? 'discovery' : undefined;
   if (repo === 'tidb-binlog') return command.includes('drainer') ? undefined : 'pump';
-  const known: Record<string, Component> = { pd: 'pd', tikv: 'tikv', tiflash: 'tiflash', tidb: 'tidb', ticdc: 'ticdc' };
+  const known: Record<string, Component> = { pd: 'pd', tikv: 'tikv', tiflash: 'tiflash', tidb: 'tidb', ticdc: 'ticdc', tiproxy: 'tiproxy' };
   return known[repo];
 }
 

@@ -1,5 +1,5 @@
 /**
- * The container runtime of the TiDB images: recognises PD, TiKV, TiFlash, TiDB, TiCDC, Pump (the
+ * The container runtime of the TiDB images: recognises PD, TiKV, TiFlash, TiDB, TiCDC, TiProxy, Pump (the
  * tidb-binlog image) and TiDB Operator's discovery by image and command, and starts the matching
  * simulated process. It is handed to the world before the world exists (the kubelet takes its
  * runtimes at construction) and attached to the world's store and proxy afterwards; until then it
@@ -17,6 +17,7 @@ import { TicdcProcess } from './ticdc.js';
 import { TidbServerProcess } from './tidb.js';
 import { TiflashProcess } from './tiflash.js';
 import { TikvProcess } from './tikv.js';
+import { TiproxyProcess } from './tiproxy.js';
 
 /** Starts simulated TiDB processes for the containers it recognises. */
 export class TidbRuntime implements ContainerRuntime {
@@ -63,6 +64,8 @@ export class TidbRuntime implements ContainerRuntime {
         return new TicdcProcess(sim, info, hooks);
       case 'pump':
         return new PumpProcess(sim, info, hooks);
+      case 'tiproxy':
+        return new TiproxyProcess(sim, info, hooks);
       case 'discovery':
         return new DiscoveryProcess(sim, info, hooks);
       default: {

@@ -37,7 +37,7 @@ function recordingClients(kube: FakeKube): { clients: ClusterClients; targets: s
         throw new TransientError('unreachable');
       },
     });
-  return { clients: { kube, pd, tikv: unreachable, tidb: unreachable, ticdc: unreachable, pump: unreachable, tiflash: unreachable }, targets };
+  return { clients: { kube, pd, tikv: unreachable, tidb: unreachable, ticdc: unreachable, pump: unreachable, tiflash: unreachable, tiproxy: unreachable }, targets };
 }
 
 describe('a cluster on another cluster\'s PD', () => {

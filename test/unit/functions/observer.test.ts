@@ -217,9 +217,9 @@ describe('allObjects', () => {
   it('answers a snapshot once per kind, and a snapshot with other objects anew', () => {
     // Prepare
     const pods = WORLD.filter((o) => o.kind === 'Pod') as never[];
-    const { rest, byComponent } = splitByComponent({ ...NO_OWNED_OBJECTS, Pod: pods }, ['pd', 'tidb', 'pump', 'ticdc', 'tiflash']);
+    const { rest, byComponent } = splitByComponent({ ...NO_OWNED_OBJECTS, Pod: pods }, ['pd', 'tidb', 'pump', 'ticdc', 'tiflash', 'tiproxy']);
     const observed = (objects: OwnedObjects) => ({ objects, view: undefined });
-    const components = { pd: observed(byComponent.pd), tidb: observed(byComponent.tidb), pump: observed(byComponent.pump), ticdc: observed(byComponent.ticdc), tiflash: observed(byComponent.tiflash) };
+    const components = { pd: observed(byComponent.pd), tidb: observed(byComponent.tidb), pump: observed(byComponent.pump), ticdc: observed(byComponent.ticdc), tiflash: observed(byComponent.tiflash), tiproxy: observed(byComponent.tiproxy) };
     const snapshot = { owned: rest, components };
 
     // Act

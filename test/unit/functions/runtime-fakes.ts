@@ -8,7 +8,7 @@
 import type { Context } from 'aws-lambda';
 
 import type { AccessReview, EventInput, KubeObject, KubePort, ObjectList, PageRequest, TidbClusterPage } from '../../../lib/kube/port.js';
-import type { PumpPort, TicdcPort, TidbStatusPort, TiflashStatusPort, TikvStatusPort } from '../../../lib/components/port.js';
+import type { PumpPort, TicdcPort, TidbStatusPort, TiflashStatusPort, TikvStatusPort, TiproxyPort } from '../../../lib/components/port.js';
 import type { PdPort } from '../../../lib/pd/port.js';
 import { VirtualClock } from '../../../lib/platform/clock.js';
 import { DEFAULT_SWEEP_CONFIG, DEFAULT_STEP_CONFIG } from '../../../lib/platform/config.js';
@@ -142,7 +142,7 @@ const tiflashDown = (): TiflashStatusPort => ({
 
 /** Clients whose PD, TiKV, TiFlash, TiDB, TiCDC and Pump are unreachable. */
 export function fakeClients(kube: KubePort): DeadlineClients {
-  const clients: ClusterClients = { kube, pd: pdDown, tikv: tikvDown, tiflash: tiflashDown, tidb: tidbDown, ticdc: () => unreachable<TicdcPort>('TiCDC status'), pump: () => unreachable<PumpPort>('Pump status') };
+  const clients: ClusterClients = { kube, pd: pdDown, tikv: tikvDown, tiflash: tiflashDown, tidb: tidbDown, ticdc: () => unreachable<TicdcPort>('TiCDC status'), pump: () => unreachable<PumpPort>('Pump status'), tiproxy: () => unreachable<TiproxyPort>('TiProxy health') };
   return { ...clients, withDeadline: () => clients };
 }
 

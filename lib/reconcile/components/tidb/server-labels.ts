@@ -49,24 +49,35 @@ export type ServerLabelKeys = { readonly locationLabels: readonly string[]; read
 /** What the annotation records: the container restart count and the location labels of the post. */
 type Posted = { readonly restartCount: number; readonly locationLabels: readonly string[] };
 
+/** Which process a pod annotation remembers labels for: its container, and the annotation key (TiProxy has its own). */
+export type LabelledProcess = { readonly container: string; readonly annotation: string };
+
+/** TiDB's: the `tidb` container, `SERVER_LABELS_ANNOTATION`. */
+export const TIDB_LABELLED: LabelledProcess = { container: 'tidb', annotation: SERVER_LABELS_ANNOTATION };
+
+/** As v1: PD's location labels and the first zone key among them, or undefined when PD was not read or has none. */
+export function zoneLabelKeys(pd: PdView | undefined): ServerLabelKeys | undefined {
+  const locationLabels = pd?.config?.replication.locationLabels ?? [];
+  const zoneKey = TIDB_ZONE_KEYS.find((key) => locationLabels.includes(key));
+  return zoneKey === undefined ? undefined : { locationLabels, zoneKey };
+}
+
 /**
  * The keys to post, or undefined when no server label is wanted: TiDB older than 6.3.0 (or a tag
  * that is no version), PD not read, or no zone key among PD's location labels.
  */
 export function serverLabelKeys(tc: TidbCluster, pd: PdView | undefined): ServerLabelKeys | undefined {
   if (!tc.spec.tidb || isVersionAtLeast(imageTagOf(tidbImage(tc)), MIN_VERSION) !== true) return undefined;
-  const locationLabels = pd?.config?.replication.locationLabels ?? [];
-  const zoneKey = TIDB_ZONE_KEYS.find((key) => locationLabels.includes(key));
-  return zoneKey === undefined ? undefined : { locationLabels, zoneKey };
+  return zoneLabelKeys(pd);
 }
 
-/** The restart count of the pod's `tidb` container, or undefined before it has a status. */
-function tidbRestartCount(pod: IPod): number | undefined {
-  return pod.status?.containerStatuses?.find((c) => c.name === 'tidb')?.restartCount;
+/** The restart count of the pod's container of `process` (default `tidb`), or undefined before it has a status. */
+export function restartCountOf(pod: IPod, process: LabelledProcess = TIDB_LABELLED): number | undefined {
+  return pod.status?.containerStatuses?.find((c) => c.name === process.container)?.restartCount;
 }
 
-function postedOf(pod: IPod): Posted | undefined {
-  const raw = pod.metadata?.annotations?.[SERVER_LABELS_ANNOTATION];
+function postedOf(pod: IPod, process: LabelledProcess): Posted | undefined {
+  const raw = pod.metadata?.annotations?.[process.annotation];
   if (raw === undefined) return undefined;
   try {
     const value = JSON.parse(raw) as Partial<Posted>;
@@ -84,10 +95,10 @@ function postedOf(pod: IPod): Posted | undefined {
  * `tidb` container has started, and the annotation does not record a post to this container
  * instance (same restart count) for the same location labels.
  */
-export function needsServerLabels(pod: IPod, keys: ServerLabelKeys): boolean {
-  const restartCount = tidbRestartCount(pod);
+export function needsServerLabels(pod: IPod, keys: ServerLabelKeys, process: LabelledProcess = TIDB_LABELLED): boolean {
+  const restartCount = restartCountOf(pod, process);
   if (isTerminating(pod) || restartCount === undefined) return false;
-  const posted = postedOf(pod);
+  const posted = postedOf(pod, process);
   const same = posted !== undefined && posted.restartCount === restartCount && posted.locationLabels.join('\u0000') === keys.locationLabels.join('\u0000');
   return !same;
 }
@@ -112,10 +123,10 @@ export function serverLabelsOf(node: INode, keys: ServerLabelKeys): Record<strin
 }
 
 /** The annotation patch recording a post to the pod's current process (under its resourceVersion). */
-function rememberPatch(pod: IPod, keys: ServerLabelKeys, restartCount: number): PatchAction {
+export function rememberPatch(pod: IPod, keys: ServerLabelKeys, restartCount: number, process: LabelledProcess = TIDB_LABELLED): PatchAction {
   const value = JSON.stringify({ restartCount, locationLabels: keys.locationLabels });
   const ref = { kind: 'Pod' as const, namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '' };
-  return { kind: 'patch', ref, patchType: 'merge', patch: { metadata: { annotations: { [SERVER_LABELS_ANNOTATION]: value } } }, resourceVersion: pod.metadata?.resourceVersion ?? '' };
+  return { kind: 'patch', ref, patchType: 'merge', patch: { metadata: { annotations: { [process.annotation]: value } } }, resourceVersion: pod.metadata?.resourceVersion ?? '' };
 }
 
 function labelAction(input: MemberInput, pod: IPod, keys: ServerLabelKeys, labels: Record<string, string>): TidbSetLabelsAction {
@@ -127,7 +138,7 @@ function labelAction(input: MemberInput, pod: IPod, keys: ServerLabelKeys, label
     pod: podName,
     labels,
     onError: clusterWarning(input.cluster, EVENT_REASON.failedSetServerLabels, message),
-    onSuccess: rememberPatch(pod, keys, tidbRestartCount(pod) ?? 0),
+    onSuccess: rememberPatch(pod, keys, restartCountOf(pod) ?? 0),
   };
 }
 
