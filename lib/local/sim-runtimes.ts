@@ -4,6 +4,7 @@
  * views of the queue and the scheduler checked as its role (lib/local/iam/), and its own caches;
  * what a scenario fixes (settings, seeded randomness, step ids) is shared, so a seed repeats.
  */
+import type { DialTarget } from '../components/network.js';
 import { DEFAULT_STEP_CONFIG, parseConfig, type ReconcilerConfig } from '../platform/config.js';
 import type { Clock } from '../platform/clock.js';
 import type { Logger } from '../platform/logger.js';
@@ -34,6 +35,8 @@ export type SimRuntimeParts = {
   readonly logger: Logger;
   /** Told of every successful claim (one claim is one step). */
   readonly countClaim: () => unknown;
+  /** Told of every exchange a function has with a component over the VPC (`componentAccess: direct`). */
+  readonly onExchange?: (target: DialTarget) => void;
 };
 
 /** Each function's runtime (see the module comment). */
@@ -53,7 +56,7 @@ export function simRuntimes(p: SimRuntimeParts): Record<SimFunction, Runtime> {
       clientRandom: shared.clientRandom,
       scheduler: ids.scheduler(fn, p.scheduler),
       timerTarget: ids.timerTarget,
-      componentAccess: componentAccessOf(p.scenario, p.world),
+      componentAccess: componentAccessOf(p.scenario, p.world, p.onExchange),
     });
     return { ...base, random: shared.random, newReconcileId: shared.newReconcileId, state: countingClaims(base, p.countClaim), queue: ids.queue(fn, p.sending) };
   };
@@ -65,9 +68,9 @@ export function simRuntimes(p: SimRuntimeParts): Record<SimFunction, Runtime> {
  * gives them the world's network; `api-proxy` places them outside it, where only the API endpoint
  * answers.
  */
-function componentAccessOf(scenario: Scenario, world: SimWorld): ComponentAccess {
+function componentAccessOf(scenario: Scenario, world: SimWorld, onExchange?: (target: DialTarget) => void): ComponentAccess {
   if (scenario.config.componentAccess === 'api-proxy') return VIA_API_PROXY;
-  return { mode: 'direct', network: new SimComponentNetwork(world.proxy, { inVpc: true }) };
+  return { mode: 'direct', network: new SimComponentNetwork(world.proxy, { inVpc: true }, onExchange) };
 }
 
 /** The reconciler settings a scenario's `config:` section gives (the rest as deployed). */

@@ -36,7 +36,7 @@ describe('a bad file is rejected with one line naming the line, the field and wh
     { name: 'YAML syntax', text: 'name: [x\n', error: 's.yaml:2: invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]' },
     { name: 'an empty file', text: '', error: 's.yaml: the file is empty (expected a mapping with name, cluster and timeline)' },
     { name: 'a list at the top', text: '- a\n', error: 's.yaml:1: expected a mapping with name, cluster and timeline, got a list' },
-    { name: 'an unknown top-level field', text: `${HEAD}timelin: []\n`, error: 's.yaml:7: timelin: unknown field (expected one of: name, description, seed, config, sim, cluster, clusters, objects, accessEntries, timeline)' },
+    { name: 'an unknown top-level field', text: `${HEAD}timelin: []\n`, error: 's.yaml:7: timelin: unknown field (expected one of: name, description, seed, config, sim, cluster, clusters, objects, accessEntries, timeline, expect)' },
     { name: 'a missing name', text: HEAD.replace('name: t\n', ''), error: 's.yaml:1: name: required field is missing' },
     { name: 'a name that is not text', text: HEAD.replace('name: t', 'name: 5'), error: 's.yaml:1: name: expected a string, got number 5' },
     { name: 'a seed that is not whole', text: `${HEAD}seed: 1.5\n`, error: 's.yaml:7: seed: expected a whole number, got number 1.5' },
