@@ -5,7 +5,7 @@
  * what a scenario fixes (settings, seeded randomness, step ids) is shared, so a seed repeats.
  */
 import type { DialTarget } from '../components/network.js';
-import { DEFAULT_STEP_CONFIG, parseConfig, type ReconcilerConfig } from '../platform/config.js';
+import { DEFAULT_STEP_CONFIG, MAX_SWEEP_SPREAD_SECONDS, parseConfig, type ReconcilerConfig } from '../platform/config.js';
 import type { Clock } from '../platform/clock.js';
 import type { Logger } from '../platform/logger.js';
 import { type MemoryReconcileQueue, seededRandom } from '../queue/memory.js';
@@ -81,6 +81,8 @@ function reconcilerConfig(scenario: Scenario): ReconcilerConfig {
   return {
     ...base,
     ...(scope === undefined ? {} : { watchNamespaces: scope }),
+    // As deployed, the sweep spreads its messages over its own interval (at most SQS's 900 s).
+    sweep: { ...base.sweep, spreadSeconds: Math.min(Math.floor(scenario.config.sweepIntervalMs / 1000), MAX_SWEEP_SPREAD_SECONDS) },
     step: {
       ...base.step,
       reconcile: { ...d, ...base.step.reconcile, autoFailover: scenario.config.autoFailover, detectNodeFailure: scenario.config.detectNodeFailure, failoverPeriodMs: scenario.config.failoverPeriodMs },
