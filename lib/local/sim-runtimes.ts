@@ -82,7 +82,7 @@ function reconcilerConfig(scenario: Scenario): ReconcilerConfig {
     ...base,
     ...(scope === undefined ? {} : { watchNamespaces: scope }),
     // As deployed, the sweep spreads its messages over its own interval (at most SQS's 900 s).
-    sweep: { ...base.sweep, spreadSeconds: Math.min(Math.floor(scenario.config.sweepIntervalMs / 1000), MAX_SWEEP_SPREAD_SECONDS) },
+    sweep: { ...base.sweep, spreadSeconds: Math.min(Math.floor((scenario.config.sweepSpreadMs ?? scenario.config.sweepIntervalMs) / 1000), MAX_SWEEP_SPREAD_SECONDS) },
     step: {
       ...base.step,
       reconcile: { ...d, ...base.step.reconcile, autoFailover: scenario.config.autoFailover, detectNodeFailure: scenario.config.detectNodeFailure, failoverPeriodMs: scenario.config.failoverPeriodMs },

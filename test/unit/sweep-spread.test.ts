@@ -6,6 +6,7 @@ import type { OutgoingMessage } from '../../lib/queue/port.js';
 import { MAX_DELAY_SECONDS } from '../../lib/queue/port.js';
 import { runSweep, sweepMessage } from '../../lib/step/sweep.js';
 import { sweepDelaySeconds } from '../../lib/step/sweep-spread.js';
+import { parseScenario } from '../../lib/local/scenario/file.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 const fleet = (n: number): string[] => Array.from({ length: n }, (_, i) => `eks/fleet/tc-${String(i).padStart(5, '0')}`);
@@ -76,5 +77,31 @@ describe('the sweep spreads its messages over the interval', () => {
 
   it('a message is the key, reason sweep and its delay', () => {
     expect(sweepMessage('local/demo/basic', T0, { spreadSeconds: 300 })).toEqual({ message: { key: 'local/demo/basic', reason: 'sweep', enqueuedAtMs: T0 + 197_000 }, delaySeconds: 197 });
+  });
+});
+
+describe('a scenario sets the spread as SWEEP_SPREAD_SECONDS does (config.sweepSpread)', () => {
+  const file = (spread: string): string => `name: t\nconfig: {sweepSpread: ${spread}}\ncluster:\n  metadata: {name: basic, namespace: demo}\n  spec:\n    pd: {replicas: 3}\ntimeline:\n  - advance: 1m\n`;
+
+  it.each([
+    { name: 'none: every message at once', spread: '0s', ms: 0 },
+    { name: 'two minutes', spread: '2m', ms: 120_000 },
+    { name: "SQS's longest delay", spread: '15m', ms: 900_000 },
+  ])('$name', ({ spread, ms }) => {
+    const result = parseScenario(file(spread), 's.yaml');
+    expect(result.ok && result.scenario.config.sweepSpreadMs).toBe(ms);
+  });
+
+  it.each([
+    { name: "past SQS's longest delay", spread: '16m' },
+    { name: 'a fraction of a second', spread: '1500ms' },
+  ])('refuses $name, naming the field', ({ spread }) => {
+    const result = parseScenario(file(spread), 's.yaml');
+    expect(result.ok ? '' : result.error).toBe(`s.yaml:2: config.sweepSpread: expected whole seconds from 0s to 15m (SQS's longest delay), got the string "${spread}"`);
+  });
+
+  it('absent, it is left to the interval', () => {
+    const result = parseScenario(file('0s').replace('config: {sweepSpread: 0s}\n', ''), 's.yaml');
+    expect(result.ok && 'sweepSpreadMs' in result.scenario.config).toBe(false);
   });
 });

@@ -65,6 +65,8 @@ export type ScenarioConfig = {
   readonly detectNodeFailure: boolean;
   readonly failoverPeriodMs: FailoverPeriods;
   readonly sweepIntervalMs: number;
+  /** As `SWEEP_SPREAD_SECONDS`: what the sweep spreads its messages over; absent, its interval (at most 15m). */
+  readonly sweepSpreadMs?: number;
   /**
    * How the functions reach the components, as `COMPONENT_ACCESS`: `direct` (attached to the
    * cluster's VPC, the default) or `api-proxy` (outside the VPC, through the API server's proxy).
