@@ -6,7 +6,7 @@
  * snapshot at the end of the run (docs/SCENARIOS.md, Report).
  */
 import type { OutgoingMessage, ReconcileQueue } from '../queue/port.js';
-import { chunk, SQS_MAX_BATCH } from '../queue/port.js';
+import { SQS_MAX_BATCH } from '../queue/port.js';
 import type { SchedulerPort } from '../timer/port.js';
 
 /** What a request can go to, in the report's key order. */
@@ -69,7 +69,7 @@ export class RequestCounter {
  * Counted when asked, refused or not (SQS meters refused requests too).
  */
 export function countingQueue(queue: ReconcileQueue, counter: RequestCounter): ReconcileQueue {
-  const batches = (n: number): number => chunk(Array.from({ length: n }), SQS_MAX_BATCH).length;
+  const batches = (n: number): number => Math.ceil(n / SQS_MAX_BATCH);
   return {
     send: async (messages: readonly OutgoingMessage[]) => (counter.count('sqs', batches(messages.length)), queue.send(messages)),
     receive: async (max, waitMs, signal) => (counter.count('sqs'), queue.receive(max, waitMs, signal)),
@@ -80,7 +80,7 @@ export function countingQueue(queue: ReconcileQueue, counter: RequestCounter): R
 
 /** `send` of a queue (a due schedule's delivery) with each SendMessageBatch counted as `sqs`. */
 export function countingSend(queue: Pick<ReconcileQueue, 'send'>, counter: RequestCounter): Pick<ReconcileQueue, 'send'> {
-  return { send: async (messages) => (counter.count('sqs', chunk(messages, SQS_MAX_BATCH).length), queue.send(messages)) };
+  return { send: async (messages) => (counter.count('sqs', Math.ceil(messages.length / SQS_MAX_BATCH)), queue.send(messages)) };
 }
 
 /** `scheduler` with each Scheduler API request (create, update, delete) counted as `scheduler`. */
