@@ -20,7 +20,7 @@ import type { OutgoingMessage, ReconcileQueue } from '../queue/port.js';
 import { ApiError } from '../sim/api-error.js';
 import { TidbSimulation } from '../sim/tidb/simulation.js';
 import { SimWorld } from '../sim/world.js';
-import { API_PROXY_RBAC_FILE, RECONCILER_RBAC_FILE, applyRbacObjects, rbacObjectsOf } from './function-rbac.js';
+import { API_PROXY_RBAC_FILE, RECONCILER_RBAC_FILE, applyRbacObjects, functionUser, rbacObjectsOf } from './function-rbac.js';
 import { namespacedRbac } from './namespaced-rbac.js';
 import { DynamoStateStore } from '../state/dynamo.js';
 import type { StateStore } from '../state/port.js';
@@ -38,6 +38,8 @@ import { type SimFunction, simRuntimes } from './sim-runtimes.js';
 import { type InvokeResult, VirtualEventSource } from './virtual-delivery.js';
 import { ContinuousExporter, ScheduledExporterSessions, type SimExporter } from './exporter-sessions.js';
 import { DEFAULT_LATENCY, EXPORTER_SESSION_PERIOD_MS, type LatencyModel } from './latency.js';
+import { RequestCounter } from './request-counts.js';
+import { countApiRequests, countExchanges } from './request-boundaries.js';
 import type { Scenario } from './scenario/types.js';
 import { worldStorageClasses } from './scenario/storage-classes.js';
 
@@ -75,6 +77,8 @@ export type InvocationError = { readonly fn: SimFunction; readonly error: string
 export class SimStack {
   /** Reconcile steps that claimed their lease (the report's `steps`). */
   steps = 0;
+  /** Requests by target since the stack started (the report's `requests`; see request-boundaries.ts). */
+  readonly requests: RequestCounter;
   /** Invocations that threw (the report's `invocationErrors`); the run goes on, as in Lambda. */
   invocationErrors = 0;
   /** Told of every invocation that threw, after it is counted. */
@@ -120,7 +124,9 @@ export class SimStack {
     readonly denials: readonly { readonly atMs: number; readonly message: string }[],
     /** The simulated EKS cluster's access entries (the scenario operator's and the file's `accessEntries:`), as the admin role reads them. */
     readonly accessEntries: AccessEntries,
+    requests: RequestCounter,
   ) {
+    this.requests = requests;
     this.sweeps = new AsyncInvoker(clock, () => this.invokeSweep(), (f: AsyncFailure) => this.invocationFailed({ fn: 'sweep', error: f.error, ...(f.retryInMs === undefined ? {} : { retryInMs: f.retryInMs }) }));
   }
 
@@ -148,8 +154,12 @@ export class SimStack {
     const watched = scenario.config.watchNamespaces;
     const rbac = rbacFiles.flatMap((file) => rbacObjectsOf(file));
     applyRbacObjects(world, watched === undefined ? rbac : namespacedRbac(rbac, watched));
-    const dynamo = await startEmbeddedDynamo(undefined, options.iam);
+    const requests = new RequestCounter();
+    const dynamo = await startEmbeddedDynamo(undefined, options.iam, { requests });
     const ids = dynamo.identities;
+    const users = (fns: string[]): Set<string> => new Set(fns.filter((fn) => ids.iam.functionNames().includes(fn)).map((fn) => functionUser(ids, fn).name));
+    const callers = { functions: users(['reconcile', 'sweep', 'timer', 'admin']), exporter: users(['exporter']) };
+    countApiRequests(world.server, callers, requests);
     const denials: { atMs: number; message: string }[] = [];
     ids.iam.onDenial = (d) => denials.push({ atMs: clock.nowMs(), message: `${d.principal}: ${d.message}` });
     const queue = new MemoryReconcileQueue({ clock: clock, visibilityTimeoutSeconds: 370, maxReceiveCount: 5, random: seededRandom(seed) });
@@ -161,9 +171,9 @@ export class SimStack {
       delete: (handles) => queue.delete(handles),
       changeVisibility: (handle, seconds) => queue.changeVisibility(handle, seconds),
     };
-    const runtimes = simRuntimes({ scenario, seed, world, dynamo, queue, sending, scheduler, clock: handlerClock, logger, countClaim: () => holder.stack && holder.stack.steps++ });
+    const runtimes = simRuntimes({ scenario, seed, world, dynamo, queue, sending, scheduler, clock: handlerClock, logger, countClaim: () => holder.stack && holder.stack.steps++, onExchange: countExchanges(world.store, requests) });
     const latency: LatencyModel = scenario.sim.latency ?? DEFAULT_LATENCY;
-    const exporterDeps = { source: new StoreWatchSource(world.store), queue: ids.queue('exporter', sending), state: new DynamoStateStore(ids.dynamo('exporter'), { tableName: dynamo.tableName }), clock: clock, logger, random: seededRandom(seed + 1) };
+    const exporterDeps = { source: new StoreWatchSource(world.store, () => requests.count('exporter')), queue: ids.queue('exporter', sending), state: new DynamoStateStore(ids.dynamo('exporter'), { tableName: dynamo.tableName }), clock: clock, logger, random: seededRandom(seed + 1) };
     const exporterOptions = { k8sCluster: runtimes.reconcile.k8sCluster, resources: watchedResources(scenario.config.watchNamespaces), flushWindowMs: 1000 };
     // With a gap, one Lambda session a minute, the run starting at a seeded point of the minute.
     const exporter: SimExporter =
@@ -178,7 +188,7 @@ export class SimStack {
     applyRbacObjects(world, operatorRbacObjects(SCENARIO_OPERATOR));
     // The admin function reads them as its own role, as it calls EKS.
     const accessEntries = ids.accessEntries('admin', entries);
-    const stack = new SimStack(clock, handlerClock, scenario, sim, world, dynamo, queue, runtimes, exporter, delivery, denials, accessEntries);
+    const stack = new SimStack(clock, handlerClock, scenario, sim, world, dynamo, queue, runtimes, exporter, delivery, denials, accessEntries, requests);
     holder.stack = stack;
     world.server.onWrite = () => stack.countWrite();
     const previousHook = world.server.requestHook;

@@ -30,9 +30,11 @@ export type StepConfig = {
 /**
  * The sweep skips keys whose armed wake-up is due within `dueWithinMs` (they are about to run anyway),
  * and keeps at most `sendConcurrency` batches (state reads, then one SendMessageBatch) in flight
- * (default `DEFAULT_SWEEP_SEND_CONCURRENCY`).
+ * (default `DEFAULT_SWEEP_SEND_CONCURRENCY`); it spreads its messages over `spreadSeconds`
+ * (lib/step/sweep-spread.ts; `SWEEP_SPREAD_SECONDS`, default `DEFAULT_SWEEP_SPREAD_SECONDS`; absent
+ * or 0, every message is sent at once).
  */
-export type SweepConfig = { readonly dueWithinMs: number; readonly sendConcurrency?: number };
+export type SweepConfig = { readonly dueWithinMs: number; readonly sendConcurrency?: number; readonly spreadSeconds?: number };
 
 /** Names of the deployed resources (serverless.yml sets them); undefined outside Lambda. */
 export type DeploymentConfig = {
@@ -87,8 +89,16 @@ export const DEFAULT_STEP_CONFIG: StepConfig = {
  */
 export const MAX_REPLICAS_CEILING = 100_000;
 
+/**
+ * The seconds the sweep spreads its messages over unless `SWEEP_SPREAD_SECONDS` says otherwise: its
+ * own interval (serverless.yml, `rate(5 minutes)`), so the fleet's sweep steps arrive evenly
+ * instead of all at once.
+ */
+export const DEFAULT_SWEEP_SPREAD_SECONDS = 300;
+/** The longest spread: SQS's longest message delay (900 s, lib/queue/port.ts `MAX_DELAY_SECONDS`). */
+export const MAX_SWEEP_SPREAD_SECONDS = 900;
 /** The sweep's defaults. */
-export const DEFAULT_SWEEP_CONFIG: SweepConfig = { dueWithinMs: 60_000 };
+export const DEFAULT_SWEEP_CONFIG: SweepConfig = { dueWithinMs: 60_000, spreadSeconds: DEFAULT_SWEEP_SPREAD_SECONDS };
 
 /**
  * Batches the sweep keeps in flight unless `SWEEP_SEND_CONCURRENCY` says otherwise: enough that
@@ -140,9 +150,11 @@ export function parseConfig(env: Env): ReconcilerConfig {
   };
   checkLease(read, step.leaseForMs, step.safetyMarginMs);
   const sendConcurrency = read.optionalCount('SWEEP_SEND_CONCURRENCY', 1, MAX_SWEEP_SEND_CONCURRENCY);
+  const spreadSeconds = read.optionalCount('SWEEP_SPREAD_SECONDS', 0, MAX_SWEEP_SPREAD_SECONDS) ?? DEFAULT_SWEEP_SPREAD_SECONDS;
   const sweep: SweepConfig = {
     dueWithinMs: read.milliseconds('SWEEP_DUE_WITHIN_MS', DEFAULT_SWEEP_CONFIG.dueWithinMs, 0),
     ...(sendConcurrency === undefined ? {} : { sendConcurrency }),
+    spreadSeconds,
   };
   const deployment = readDeployment(read);
   const watchNamespaces = read.namespaces('WATCH_NAMESPACES');

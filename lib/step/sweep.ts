@@ -12,7 +12,8 @@ import type { Logger } from '../platform/logger.js';
 import { METRIC, type Metrics } from '../platform/metrics.js';
 import { DEFAULT_SWEEP_SEND_CONCURRENCY } from '../platform/config.js';
 import { TerminalError, TransientError } from '../platform/errors.js';
-import { chunk, PartialBatchError, SQS_MAX_BATCH, type ReconcileQueue } from '../queue/port.js';
+import { chunk, type OutgoingMessage, PartialBatchError, SQS_MAX_BATCH, type ReconcileQueue } from '../queue/port.js';
+import { sweepDelaySeconds } from './sweep-spread.js';
 import type { StateRecord, StateStore } from '../state/port.js';
 
 /** Lists the keys of every TidbCluster the reconciler is responsible for (a LIST across namespaces). */
@@ -62,7 +63,8 @@ type DueSoon = { key: ClusterKey; nextWakeAtMs: number };
 type BatchResult = { enqueued: ClusterKey[]; dueSoon: DueSoon[]; unsent: ClusterKey[]; error?: unknown };
 
 /**
- * Sweeps. Guarantees: every listed key is either enqueued (reason `sweep`) or reported as due soon;
+ * Sweeps. Guarantees: every listed key is either enqueued (reason `sweep`, delayed by its share of
+ * `config.spreadSeconds`: `sweepMessage`) or reported as due soon;
  * keys go out in batches of 10 (one SendMessageBatch each), at most `sendConcurrency` batches in
  * flight, started in list order. A batch whose send fails is retried (only the keys the queue names
  * as failed, when it names them) up to `SWEEP_SEND_ATTEMPTS` tries with a doubling wait; one failing
@@ -117,7 +119,7 @@ async function sweepBatch(ports: SweepPorts, config: SweepConfig, batch: readonl
       break;
     }
     const nowMs = ports.clock.nowMs();
-    const sending = ports.queue.send(pending.map((key) => ({ message: { key, reason: SWEEP_REASON, enqueuedAtMs: nowMs } })));
+    const sending = ports.queue.send(pending.map((key) => sweepMessage(key, nowMs, config)));
     // The request is on its way: the next batch may send now (sends start in list order).
     turns.pass(index);
     try {
@@ -133,6 +135,16 @@ async function sweepBatch(ports: SweepPorts, config: SweepConfig, batch: readonl
   }
   turns.pass(index);
   return { enqueued: send.filter((key) => !pending.includes(key)), dueSoon, unsent: pending, error };
+}
+
+/**
+ * The sweep's message for `key`: delayed by its share of the spread (sweep-spread.ts), and stamped
+ * as enqueued when it becomes visible, as a timer's wake-up is (so queue lag is not the delay).
+ */
+export function sweepMessage(key: ClusterKey, nowMs: number, config: Pick<SweepConfig, 'spreadSeconds'>): OutgoingMessage {
+  const delaySeconds = sweepDelaySeconds(key, config.spreadSeconds ?? 0);
+  const message = { key, reason: SWEEP_REASON, enqueuedAtMs: nowMs + delaySeconds * 1000 };
+  return delaySeconds === 0 ? { message } : { message, delaySeconds };
 }
 
 /**

@@ -65,7 +65,7 @@ describe('configuration from the environment', () => {
           maxReplicas: 250,
         },
       },
-      sweep: { dueWithinMs: 30_000 },
+      sweep: { dueWithinMs: 30_000, spreadSeconds: 300 },
       deployment: { stateTable: 'state', queueUrl: 'https://sqs/q', clusterName: 'prod' },
     });
   });
@@ -86,6 +86,8 @@ describe('configuration from the environment', () => {
     { name: 'a replica bound past the ceiling', env: { MAX_REPLICAS: '2147483647' }, problem: 'MAX_REPLICAS: 2147483647 is above the maximum of 100000' },
     { name: 'a replica bound that is not a number', env: { MAX_REPLICAS: 'lots' }, problem: 'MAX_REPLICAS: "lots" is not a whole number' },
     { name: 'a sweep concurrency that is not whole', env: { SWEEP_SEND_CONCURRENCY: '2.5' }, problem: 'SWEEP_SEND_CONCURRENCY: "2.5" is not a whole number' },
+    { name: "a sweep spread past SQS's longest delay", env: { SWEEP_SPREAD_SECONDS: '901' }, problem: 'SWEEP_SPREAD_SECONDS: 901 is above the maximum of 900' },
+    { name: 'a negative sweep spread', env: { SWEEP_SPREAD_SECONDS: '-1' }, problem: 'SWEEP_SPREAD_SECONDS: "-1" is not a whole number' },
     { name: 'an upper-case namespace', env: { WATCH_NAMESPACES: 'tidb,Prod' }, problem: `WATCH_NAMESPACES: "Prod" is not a namespace name (lower-case letters, digits and '-', 1-63 characters, starting and ending with a letter or digit)` },
     { name: 'an empty namespace in the list', env: { WATCH_NAMESPACES: 'a,,b' }, problem: `WATCH_NAMESPACES: "" is not a namespace name (lower-case letters, digits and '-', 1-63 characters, starting and ending with a letter or digit)` },
     { name: 'a namespace of 64 characters', env: { WATCH_NAMESPACES: 'a'.repeat(64) }, problem: `WATCH_NAMESPACES: "${'a'.repeat(64)}" is not a namespace name (lower-case letters, digits and '-', 1-63 characters, starting and ending with a letter or digit)` },
@@ -105,9 +107,11 @@ describe('configuration from the environment', () => {
   });
 
   it.each([
-    { name: 'unset, the sweep uses its default bound', env: {}, want: { dueWithinMs: 60_000 } },
-    { name: 'set, the sweep keeps that many batches in flight', env: { SWEEP_SEND_CONCURRENCY: '16' }, want: { dueWithinMs: 60_000, sendConcurrency: 16 } },
-  ])('SWEEP_SEND_CONCURRENCY $name', ({ env, want }) => {
+    { name: 'unset, the sweep uses its default bound and spreads over its 5-minute interval', env: {}, want: { dueWithinMs: 60_000, spreadSeconds: 300 } },
+    { name: 'set, the sweep keeps that many batches in flight', env: { SWEEP_SEND_CONCURRENCY: '16' }, want: { dueWithinMs: 60_000, sendConcurrency: 16, spreadSeconds: 300 } },
+    { name: 'a spread of 0 sends every message at once', env: { SWEEP_SPREAD_SECONDS: '0' }, want: { dueWithinMs: 60_000, spreadSeconds: 0 } },
+    { name: "a spread up to SQS's longest delay", env: { SWEEP_SPREAD_SECONDS: '900' }, want: { dueWithinMs: 60_000, spreadSeconds: 900 } },
+  ])('SWEEP_SEND_CONCURRENCY and SWEEP_SPREAD_SECONDS: $name', ({ env, want }) => {
     expect(parseConfig(env).sweep).toEqual(want);
   });
 
