@@ -8,7 +8,7 @@ import type { FailOutcome } from '../model/outcome.js';
 import type { StoredDeadline, VerifiedCluster } from '../state/port.js';
 import type { StepContext } from './context.js';
 import { outcomeForError } from './error-outcome.js';
-import type { Observation } from './ports.js';
+import { isHealthTrigger, type Observation } from './ports.js';
 import { SWEEP_REASON } from './sweep.js';
 
 /** The snapshot, or the failure that prevented it (the step then commits that failure). */
@@ -26,7 +26,8 @@ export async function observeStep(ctx: StepContext): Promise<ObserveResult> {
   const signal = ctx.workSignal;
   try {
     const verified = restVerification(ctx);
-    const observation = await ports.observer.observe({ key, ref, fence: ctx.fence, nowMs: ports.clock.nowMs(), signal, ...(verified ? { verified } : {}) });
+    const health = verified !== undefined && isHealthTrigger(ctx.trigger) ? { health: true } : {};
+    const observation = await ports.observer.observe({ key, ref, fence: ctx.fence, nowMs: ports.clock.nowMs(), signal, ...(verified ? { verified } : {}), ...health });
     return { ok: true, snapshot: toSnapshot(ctx, observation, ctx.deadlines) };
   } catch (err) {
     return { ok: false, outcome: outcomeForError(err, 'observe') };

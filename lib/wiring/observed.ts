@@ -12,6 +12,7 @@
 import type { IPersistentVolume } from 'kubernetes-models/v1/PersistentVolume';
 
 import type { ClusterKey } from '../model/key.js';
+import type { INode } from 'kubernetes-models/v1/Node';
 import type { ObjectRef, OwnedObjects, TidbCluster } from '../model/kube.js';
 import { TerminalError } from '../platform/errors.js';
 import { LruMap } from '../platform/lru.js';
@@ -39,6 +40,20 @@ export type KeptReads = {
   readonly ConfigMap: OwnedObjects['ConfigMap'];
   readonly volumes: { readonly names: readonly string[]; readonly items: readonly IPersistentVolume[] | undefined };
   readonly clientSecretSeen?: true;
+  /**
+   * Everything the step read from the API server — the TidbCluster, what it owns, the bound volumes
+   * and the Nodes — for a health step (docs/adr/0024), which reads only the components. Dropped by
+   * any Kubernetes write of the step (`dropWhole`): what it wrote is no longer what was read.
+   */
+  readonly whole?: WholeRead;
+};
+
+/** What one step read from the API server, whole (see `KeptReads.whole`). */
+export type WholeRead = {
+  readonly cluster: TidbCluster;
+  readonly owned: OwnedObjects;
+  readonly volumes: readonly IPersistentVolume[] | undefined;
+  readonly nodes: readonly INode[] | undefined;
 };
 
 /**
@@ -142,6 +157,14 @@ export class ObservedIndex {
   /** Drops what is kept for `key`: its step is about to write one of the kinds kept. */
   dropKept(key: ClusterKey): void {
     this.kept.delete(key);
+  }
+
+  /** Drops the whole read kept for `key` (its step is about to write to the API server); the rest stays. */
+  dropWhole(key: ClusterKey): void {
+    const found = this.kept.peek(key);
+    if (found?.reads.whole === undefined) return;
+    const { whole: _dropped, ...rest } = found.reads;
+    this.kept.set(key, { fence: found.fence, reads: rest });
   }
 
   /** The observed identity of `ref`, if the observation of `key` under `fence` saw it. */

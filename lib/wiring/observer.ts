@@ -36,7 +36,7 @@ import { abortError, withinBudget } from './abortable.js';
 import type { ClusterClients } from './clients.js';
 import { ClusterIdCache } from './pd-view.js';
 import { COMPONENT_READERS, type ComponentReadContext, type ComponentReader } from './observe-components.js';
-import { ObservedIndex, type KeptReads } from './observed.js';
+import { ObservedIndex, type KeptReads, type WholeRead } from './observed.js';
 import { readStoreNodes, serverNodeNames, storeNodeNames } from './observe-nodes.js';
 import { boundVolumeNames, readBoundVolumes } from './observe-volumes.js';
 import { readTikvLeaders } from './observe-tikv-leaders.js';
@@ -95,35 +95,38 @@ export class LiveObserver implements Observer {
 
   async observe(request: ObserveRequest): Promise<Observation> {
     const { key, ref, signal } = request;
-    const cluster = await this.readCluster(ref, signal);
+    const whole = this.wholeFor(request);
+    const cluster = whole?.cluster ?? (await this.readCluster(ref, signal));
     if (!cluster) {
       this.index.forget(key);
       return { cluster: undefined, owned: NO_OWNED_OBJECTS, components: NO_COMPONENTS };
     }
     const instance = instanceName(cluster);
-    const context: ComponentReadContext = { clients: this.clients, target: { namespace: ref.namespace, tcName: ref.name, tls: isTlsCluster(cluster) }, cluster, clusterIds: this.clusterIds };
+    // A health step reaches each component at the address its name last resolved to (docs/adr/0024).
+    const clients = whole ? (this.clients.reusing?.() ?? this.clients) : this.clients;
+    const context: ComponentReadContext = { clients, target: { namespace: ref.namespace, tcName: ref.name, tls: isTlsCluster(cluster) }, cluster, clusterIds: this.clusterIds };
     const atRest = request.verified !== undefined && request.verified.uid === cluster.metadata.uid && request.verified.generation === cluster.metadata.generation;
     const kept = atRest ? this.index.keptFor(key, request.fence) : undefined;
     const kinds = atRest ? (kept ? REST_KINDS_KEPT : REST_KINDS) : OWNED_KINDS;
-    const [listed, api] = await Promise.all([this.readOwned(ref.namespace, instance, kinds, signal), this.readApis(cluster, ref, context, signal, kept)]);
-    const owned: OwnedObjects = kept ? { ...listed, Service: kept.Service, ConfigMap: kept.ConfigMap } : listed;
+    const [listed, api] = await Promise.all([whole ? whole.owned : this.readOwned(ref.namespace, instance, kinds, signal), this.readApis(cluster, ref, context, signal, kept)]);
+    const owned: OwnedObjects = whole ? whole.owned : kept ? { ...listed, Service: kept.Service, ConfigMap: kept.ConfigMap } : listed;
     this.index.remember(key, request.fence, instance, cluster, owned);
     const { rest, byComponent } = splitByComponent(owned, OBSERVED_COMPONENTS);
     // The bound claims' volumes and what each component's objects add to its view both follow from the owned objects.
     const pdView = api.reads[OBSERVED_COMPONENTS.indexOf('pd')]?.view as PdView | undefined;
-    const storeNodes = storeNodeNames(cluster, owned, pdView, this.options.detectNodeFailure);
+    const storeNodes = whole ? [] : storeNodeNames(cluster, owned, pdView, this.options.detectNodeFailure);
     const volumeNames = boundVolumeNames(owned);
     const keptVolumes = kept && sameNames(kept.volumes.names, volumeNames) ? kept.volumes : undefined;
     const [volumes, tikvLeaders, read, ...completed] = await Promise.all([
       keptVolumes ? keptVolumes.items : readBoundVolumes(this.clients.kube, ref.namespace, instance, owned, signal),
-      withinBudget(signal, 'read TiKV leader counts', () => readTikvLeaders(this.clients.tikv(context.target), owned, signal)),
-      readStoreNodes(this.clients.kube, storeNodes, signal),
+      withinBudget(signal, 'read TiKV leader counts', () => readTikvLeaders(clients.tikv(context.target), owned, signal)),
+      whole ? whole.nodes : readStoreNodes(this.clients.kube, storeNodes, signal),
       ...OBSERVED_COMPONENTS.map((name, i) => this.complete(reader(name), api.reads[i], byComponent[name], context, signal)),
     ]);
     // Server labels go to healthy TiDB servers only, known once their /status was read: the few
     // nodes that adds (none once every running server has its labels) are read after it.
     const tidbView = completed[OBSERVED_COMPONENTS.indexOf('tidb')]?.view as TidbView | undefined;
-    const serverNodes = serverNodeNames(cluster, owned, pdView, tidbView).filter((name) => !storeNodes.includes(name));
+    const serverNodes = whole ? [] : serverNodeNames(cluster, owned, pdView, tidbView).filter((name) => !storeNodes.includes(name));
     const more = await readStoreNodes(this.clients.kube, serverNodes, signal);
     const nodes = read === undefined && more === undefined ? undefined : [...(read ?? []), ...(more ?? [])];
     this.index.keep(key, request.fence, {
@@ -131,6 +134,7 @@ export class LiveObserver implements Observer {
       ConfigMap: owned.ConfigMap,
       volumes: { names: volumeNames, items: volumes },
       ...(api.clientSecretSeen ? { clientSecretSeen: true as const } : {}),
+      whole: { cluster, owned, volumes, nodes },
     });
     const components = Object.fromEntries(
       OBSERVED_COMPONENTS.map((name, i): [string, ComponentObservation<unknown, string>] => [name, observed(byComponent[name], completed[i])]),
@@ -145,6 +149,19 @@ export class LiveObserver implements Observer {
       ...(api.missingSecrets === undefined ? {} : { missingSecrets: api.missingSecrets }),
       ...(atRest ? { reads: 'rest' as const } : {}),
     };
+  }
+
+  /**
+   * What a health step takes from the step before instead of the API server: that step's whole read,
+   * when it ran in this process just before (fence − 1), wrote nothing to the API server, and read
+   * the TidbCluster this step may read at rest against (same uid and generation). Anything else
+   * reads as every step at rest does.
+   */
+  private wholeFor(request: ObserveRequest): WholeRead | undefined {
+    if (request.health !== true || request.verified === undefined) return undefined;
+    const whole = this.index.keptFor(request.key, request.fence)?.whole;
+    const { uid, generation } = whole?.cluster.metadata ?? {};
+    return whole && uid === request.verified.uid && generation === request.verified.generation ? whole : undefined;
   }
 
   private async readCluster(ref: ClusterRef, signal: AbortSignal): Promise<TidbCluster | undefined> {
