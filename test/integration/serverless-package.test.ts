@@ -232,7 +232,7 @@ describe('serverless package', () => {
   const timers = ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule', 'iam:PassRole'];
   const grants: Record<(typeof functionNames)[number], string[]> = {
     reconcile: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'sqs:SendMessage', 'sqs:ChangeMessageVisibility', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', ...timers],
-    sweep: ['dynamodb:BatchGetItem', 'sqs:SendMessage'],
+    sweep: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'sqs:SendMessage'],
     timer: ['sqs:SendMessage'],
     admin: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'sqs:SendMessage', ...timers, 'eks:DescribeAccessEntry', 'eks:ListAccessEntries'],
     exporter: ['dynamodb:GetItem', 'dynamodb:PutItem', 'sqs:SendMessage'],
