@@ -11,7 +11,10 @@
  * `COVERAGE_RESOURCE` whose value is the time in epoch milliseconds (no watched resource is named
  * with `!`).
  */
+import type { Clock } from '../platform/clock.js';
+import type { Logger } from '../platform/logger.js';
 import type { CallOptions, StateStore } from '../state/port.js';
+import { errorText } from './checkpoints.js';
 
 /** The checkpoint resource name under which the watched-until mark is kept. */
 export const COVERAGE_RESOURCE = '!watched-until';
@@ -28,6 +31,18 @@ export const COVERAGE_STALE_MS = 3 * COVERAGE_INTERVAL_MS;
 /** Records that every event of `k8sCluster` up to `atMs` has been sent. */
 export function writeWatchedUntil(state: Pick<StateStore, 'putCheckpoint'>, k8sCluster: string, atMs: number, opts?: CallOptions): Promise<void> {
   return state.putCheckpoint(k8sCluster, COVERAGE_RESOURCE, String(Math.floor(atMs)), opts);
+}
+
+/**
+ * Records the mark now, for a running exporter whose every watch is open and whose triggers are all
+ * sent; a failed write is logged, never thrown (the mark simply ages).
+ */
+export async function markWatchedUntil(deps: { state: Pick<StateStore, 'putCheckpoint'>; clock: Clock; logger: Logger }, k8sCluster: string): Promise<void> {
+  try {
+    await writeWatchedUntil(deps.state, k8sCluster, deps.clock.nowMs());
+  } catch (err) {
+    deps.logger.warn('exporter watched-until mark not written', { error: errorText(err) });
+  }
 }
 
 /** The watched-until mark of `k8sCluster`, if one was recorded (and reads as a time). */

@@ -18,7 +18,7 @@ import type { StateStore } from '../state/port.js';
 import { backoffDelayMs } from '../step/backoff.js';
 import { errorText, type Positions } from './checkpoints.js';
 import { clusterKeyOf } from './cluster-key.js';
-import { COVERAGE_INTERVAL_MS, writeWatchedUntil } from './coverage.js';
+import { COVERAGE_INTERVAL_MS, markWatchedUntil } from './coverage.js';
 import { Flusher } from './flusher.js';
 import { listAll } from './list.js';
 import { ChangeFilter, type Remembered } from './meaningful.js';
@@ -178,11 +178,7 @@ export class Exporter {
     );
   }
 
-  /**
-   * Every `COVERAGE_INTERVAL_MS` while running, and once more after the last flush: the time, when
-   * every watch is open (or its kind not served) and nothing seen is left unsent (coverage.ts). A
-   * failed write is logged; the mark simply ages.
-   */
+  /** The watched-until marks (coverage.ts): every interval while running, and after the last flush. */
   private async markCoverage(): Promise<void> {
     while (!this.stopping) {
       await this.sleeps.sleep(COVERAGE_INTERVAL_MS);
@@ -190,14 +186,9 @@ export class Exporter {
     }
   }
 
-  private async writeCoverage(): Promise<void> {
+  private writeCoverage(): Promise<void> {
     const open = this.loops.every((l) => l.status === 'watching' || l.status === 'not-served' || (this.stopping && l.status === 'stopped'));
-    if (!open || !this.output.settled) return;
-    try {
-      await writeWatchedUntil(this.deps.state, this.options.k8sCluster, this.deps.clock.nowMs());
-    } catch (err) {
-      this.deps.logger.warn('exporter watched-until mark not written', { error: errorText(err) });
-    }
+    return open && this.output.settled ? markWatchedUntil(this.deps, this.options.k8sCluster) : Promise.resolve();
   }
 
   private get stopping(): boolean {
