@@ -32,8 +32,8 @@ const FULL: SweepChoice = { kind: 'full' };
 
 /**
  * The choice. Full when: the check is off (no `fullReadIntervalMs`); the exporter may have missed
- * events; the LIST gave no uid and generation; the key has no state, a step holding or owing it
- * (lease, dirty) or failures; its last step did not complete or verified no TidbCluster; that one is
+ * events; the LIST gave no uid and generation; the key has no state, a lease not released (a step
+ * running, or one that died holding it), a trigger owed (dirty) or failures; its last step did not complete or verified no TidbCluster; that one is
  * not the listed one (another uid, a changed spec); or its last full read is older than the interval
  * plus this key's share of the spread. Otherwise the cluster is at rest: nothing when a health check
  * is pending (due, or due less than `HEALTH_PENDING_GRACE_MS` ago), else a health check carrying the
@@ -44,7 +44,8 @@ export function sweepChoice(input: SweepCheckInput): SweepChoice {
   const intervalMs = config.fullReadIntervalMs ?? 0;
   if (intervalMs <= 0 || listed === undefined || state === undefined) return FULL;
   if (mayHaveMissedEvents(input.watchedUntilMs, nowMs)) return FULL;
-  if (state.lease !== undefined && state.lease.untilMs > nowMs) return FULL;
+  // A lease not released — held now, or left by a step that died — is no rest.
+  if (state.lease !== undefined) return FULL;
   if (state.dirty || state.failures > 0) return FULL;
   const last = state.lastStep;
   const verified = last?.verified;

@@ -52,6 +52,7 @@ describe('the sweep checks a cluster cheaply', () => {
     { name: 'the exporter may have missed events (mark stale)', over: { watchedUntilMs: NOW - COVERAGE_STALE_MS - 1 }, want: { kind: 'full' } },
     { name: 'the exporter never recorded a mark', over: { watchedUntilMs: undefined }, want: { kind: 'full' } },
     { name: 'a step holds the lease', over: { state: atRest({ lease: { owner: 'o', untilMs: NOW + 1_000 } }) }, want: { kind: 'full' } },
+    { name: 'a step died holding the lease (expired, never released)', over: { state: atRest({ lease: { owner: 'o', untilMs: NOW - 60_000 } }) }, want: { kind: 'full' } },
     { name: 'a trigger arrived during a step (dirty)', over: { state: atRest({ dirty: true }) }, want: { kind: 'full' } },
     { name: 'failing', over: { state: atRest({ failures: 1 }) }, want: { kind: 'full' } },
     { name: 'the last step did not complete', over: { state: atRest({}, { outcome: 'retry' }) }, want: { kind: 'full' } },
