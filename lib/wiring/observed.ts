@@ -12,7 +12,6 @@
 import type { IPersistentVolume } from 'kubernetes-models/v1/PersistentVolume';
 
 import type { ClusterKey } from '../model/key.js';
-import type { INode } from 'kubernetes-models/v1/Node';
 import type { ObjectRef, OwnedObjects, TidbCluster } from '../model/kube.js';
 import { TerminalError } from '../platform/errors.js';
 import { LruMap } from '../platform/lru.js';
@@ -41,8 +40,8 @@ export type KeptReads = {
   readonly volumes: { readonly names: readonly string[]; readonly items: readonly IPersistentVolume[] | undefined };
   readonly clientSecretSeen?: true;
   /**
-   * Everything the step read from the API server — the TidbCluster, what it owns, the bound volumes
-   * and the Nodes — for a health step (docs/adr/0024), which reads only the components. Dropped by
+   * What the step read from the API server — the TidbCluster, what it owns, the bound volumes — for
+   * a health step (docs/adr/0024), which reads only the components. Dropped by
    * any Kubernetes write of the step (`dropWhole`): what it wrote is no longer what was read.
    */
   readonly whole?: WholeRead;
@@ -53,7 +52,6 @@ export type WholeRead = {
   readonly cluster: TidbCluster;
   readonly owned: OwnedObjects;
   readonly volumes: readonly IPersistentVolume[] | undefined;
-  readonly nodes: readonly INode[] | undefined;
 };
 
 /**

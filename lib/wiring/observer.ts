@@ -15,7 +15,11 @@
  * TidbCluster read, same uid and generation) the kinds only the discovery rule reads are not listed
  * (`DISCOVERY_ONLY_KINDS`) and the observation says `reads: 'rest'`; what no watch reports (Services,
  * ConfigMaps, the bound volumes, the cluster client Secret) is then taken from the step before when
- * this process ran it and it wrote none of them (`ObservedIndex.keptFor`), and read otherwise. The persisted part of the snapshot (fence,
+ * this process ran it and it wrote none of them (`ObservedIndex.keptFor`), and read otherwise. A
+ * health check (`ObserveRequest.health`, docs/adr/0024) whose step before ran here and wrote nothing
+ * takes the TidbCluster, the owned objects and the volumes from that step too, and reads only the
+ * components (at the addresses their names last resolved to) and any Nodes the rules want (none at
+ * rest). The persisted part of the snapshot (fence,
  * failures, wake-up, deadlines) is not read here: the engine has it from its claim and reads the
  * deadlines itself, alongside this observer.
  */
@@ -114,19 +118,20 @@ export class LiveObserver implements Observer {
     const { rest, byComponent } = splitByComponent(owned, OBSERVED_COMPONENTS);
     // The bound claims' volumes and what each component's objects add to its view both follow from the owned objects.
     const pdView = api.reads[OBSERVED_COMPONENTS.indexOf('pd')]?.view as PdView | undefined;
-    const storeNodes = whole ? [] : storeNodeNames(cluster, owned, pdView, this.options.detectNodeFailure);
+    // Nodes change without events the exporter sees: read as on every step (none at rest).
+    const storeNodes = storeNodeNames(cluster, owned, pdView, this.options.detectNodeFailure);
     const volumeNames = boundVolumeNames(owned);
     const keptVolumes = kept && sameNames(kept.volumes.names, volumeNames) ? kept.volumes : undefined;
     const [volumes, tikvLeaders, read, ...completed] = await Promise.all([
       keptVolumes ? keptVolumes.items : readBoundVolumes(this.clients.kube, ref.namespace, instance, owned, signal),
       withinBudget(signal, 'read TiKV leader counts', () => readTikvLeaders(clients.tikv(context.target), owned, signal)),
-      whole ? whole.nodes : readStoreNodes(this.clients.kube, storeNodes, signal),
+      readStoreNodes(this.clients.kube, storeNodes, signal),
       ...OBSERVED_COMPONENTS.map((name, i) => this.complete(reader(name), api.reads[i], byComponent[name], context, signal)),
     ]);
     // Server labels go to healthy TiDB servers only, known once their /status was read: the few
     // nodes that adds (none once every running server has its labels) are read after it.
     const tidbView = completed[OBSERVED_COMPONENTS.indexOf('tidb')]?.view as TidbView | undefined;
-    const serverNodes = whole ? [] : serverNodeNames(cluster, owned, pdView, tidbView).filter((name) => !storeNodes.includes(name));
+    const serverNodes = serverNodeNames(cluster, owned, pdView, tidbView).filter((name) => !storeNodes.includes(name));
     const more = await readStoreNodes(this.clients.kube, serverNodes, signal);
     const nodes = read === undefined && more === undefined ? undefined : [...(read ?? []), ...(more ?? [])];
     this.index.keep(key, request.fence, {
@@ -134,7 +139,7 @@ export class LiveObserver implements Observer {
       ConfigMap: owned.ConfigMap,
       volumes: { names: volumeNames, items: volumes },
       ...(api.clientSecretSeen ? { clientSecretSeen: true as const } : {}),
-      whole: { cluster, owned, volumes, nodes },
+      whole: { cluster, owned, volumes },
     });
     const components = Object.fromEntries(
       OBSERVED_COMPONENTS.map((name, i): [string, ComponentObservation<unknown, string>] => [name, observed(byComponent[name], completed[i])]),
