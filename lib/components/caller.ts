@@ -84,6 +84,14 @@ export class ComponentCaller {
     return new ComponentCaller(this.http, { ...rest, clock: this.clock, deadlineAtMs, ...(retryUntilMs !== undefined ? { retryUntilMs } : {}) });
   }
 
+  /**
+   * The same caller connecting, for a name resolved before, to the address it resolved to (a step at
+   * rest, docs/adr/0024); the same caller when the transport resolves nothing (the API server proxy).
+   */
+  reusing(): ComponentCaller {
+    return this.http instanceof DirectHttp ? new ComponentCaller(this.http.reusing(), { ...this.options, clock: this.clock }) : this;
+  }
+
   /** The same caller with another per-call timeout (e.g. TiDB's 30 s `/upgrade/start`). */
   withTimeout(timeoutMs: number): ComponentCaller {
     return new ComponentCaller(this.http, { ...this.options, clock: this.clock, timeoutMs });

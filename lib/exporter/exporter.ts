@@ -18,6 +18,7 @@ import type { StateStore } from '../state/port.js';
 import { backoffDelayMs } from '../step/backoff.js';
 import { errorText, type Positions } from './checkpoints.js';
 import { clusterKeyOf, scheduleKeyOfBackup } from './cluster-key.js';
+import { COVERAGE_INTERVAL_MS, markWatchedUntil } from './coverage.js';
 import { Flusher } from './flusher.js';
 import { listAll } from './list.js';
 import { ChangeFilter, type Remembered } from './meaningful.js';
@@ -116,22 +117,26 @@ export class Exporter {
     this.loops = options.resources.map((resource) => ({ resource, status: 'starting', failures: 0, filter: new ChangeFilter(resource.kind), position: undefined }));
   }
 
-  /** Starts every watch loop; returns at once. */
+  /** Starts every watch loop, and the watched-until marks (coverage.ts); returns at once. */
   start(): void {
     this.deps.logger.info('exporter starting', { k8sCluster: this.options.k8sCluster, resources: this.loops.map((l) => l.resource.name) });
-    this.running = this.loops.map((loop) => this.runLoop(loop));
+    this.running = [...this.loops.map((loop) => this.runLoop(loop)), this.markCoverage()];
   }
 
   /**
    * Stops the watches, waits for the loops to end, then sends what is pending and writes every
    * position it covers. A send that fails here leaves the checkpoint behind: the next run re-reads.
+   * When every watch was open up to the stop and everything is sent, the watched-until mark is
+   * written (coverage.ts).
    */
   async stop(): Promise<void> {
+    const watching = this.loops.every((l) => l.status === 'watching' || l.status === 'not-served');
     this.stopSignal.abort();
     this.sleeps.wakeAll();
     await Promise.allSettled(this.running);
     this.output.close();
     await this.output.flush(true);
+    if (watching) await this.writeCoverage();
     this.deps.logger.info('exporter stopped', { counts: this.stats(), positions: Object.fromEntries(this.positions()) });
   }
 
@@ -171,6 +176,19 @@ export class Exporter {
         return [[l.resource.name, { resourceVersion: rv, entries: l.filter.entries(), ...references }] as const];
       }),
     );
+  }
+
+  /** The watched-until marks (coverage.ts): every interval while running, and after the last flush. */
+  private async markCoverage(): Promise<void> {
+    while (!this.stopping) {
+      await this.sleeps.sleep(COVERAGE_INTERVAL_MS);
+      if (!this.stopping) await this.writeCoverage();
+    }
+  }
+
+  private writeCoverage(): Promise<void> {
+    const open = this.loops.every((l) => l.status === 'watching' || l.status === 'not-served' || (this.stopping && l.status === 'stopped'));
+    return open && this.output.settled ? markWatchedUntil(this.deps, this.options.k8sCluster) : Promise.resolve();
   }
 
   private get stopping(): boolean {

@@ -78,6 +78,14 @@ export class Flusher {
     return run;
   }
 
+  /**
+   * Whether every trigger seen is sent: none pending, no flush running, the last send not failed (a
+   * checkpoint may still lag: a restart from it re-sends, never skips).
+   */
+  get settled(): boolean {
+    return this.coalescer.size() === 0 && this.inFlight === 0 && this.sendFailures === 0;
+  }
+
   /** Whether a flush is running or queued (its sends and checkpoint writes are I/O in flight). */
   get busy(): boolean {
     return this.inFlight > 0;

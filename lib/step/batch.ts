@@ -10,7 +10,7 @@ import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import type { StepConfig } from '../platform/config.js';
 import { parseReconcileMessage } from '../queue/message.js';
 import { isLeaseWake } from './lease-wake.js';
-import { isTimerTrigger, type StepPorts, type Trigger } from './ports.js';
+import { isHealthTrigger, isTimerTrigger, type StepPorts, type Trigger } from './ports.js';
 import { runStep, type RunStepInput } from './run-step.js';
 import type { StepResult } from './result.js';
 
@@ -96,17 +96,19 @@ function groupByKey(records: readonly BatchRecord[], deps: BatchDeps): { groups:
 function toTrigger(record: BatchRecord, reason: string, dueAtMs: number | undefined): Trigger {
   const enqueuedAtMs = enqueuedAt(record);
   const handles = record.receiptHandle ? { receiptHandles: [record.receiptHandle] } : {};
-  const due = dueAtMs !== undefined && isTimerTrigger({ reason }) ? { dueAtMs } : {};
+  const due = dueAtMs !== undefined && (isTimerTrigger({ reason }) || isHealthTrigger({ reason })) ? { dueAtMs } : {};
   return { reason, messageId: record.messageId, ...(enqueuedAtMs === undefined ? {} : { enqueuedAtMs }), ...handles, ...due };
 }
 
 /**
- * Two records of one key as one trigger (see `groupByKey`). Two timers' wake-ups stand for the later
+ * Two records of one key as one trigger (see `groupByKey`); a health check gives way to any other
+ * trigger (docs/adr/0024). Two timers' wake-ups stand for the later
  * of their due times (the step consumes both); one that does not say when it was due makes the
  * merged one not say either, so it is never taken for a replaced wake-up.
  */
 function mergeTriggers(a: Trigger, b: Trigger): Trigger {
-  const rank = (t: Trigger): number => (isTimerTrigger(t) ? 2 : isLeaseWake(t) ? 0 : 1);
+  // A health check merged with anything else is that other trigger: something may have changed.
+  const rank = (t: Trigger): number => (isTimerTrigger(t) ? 2 : isHealthTrigger(t) ? -1 : isLeaseWake(t) ? 0 : 1);
   const chosen = rank(b) > rank(a) ? b : a;
   const times = [a.enqueuedAtMs, b.enqueuedAtMs].filter((t): t is number => t !== undefined);
   const handles = [...(a.receiptHandles ?? []), ...(b.receiptHandles ?? [])];

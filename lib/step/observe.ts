@@ -9,7 +9,7 @@ import type { FailOutcome } from '../model/outcome.js';
 import type { StoredDeadline, VerifiedCluster } from '../state/port.js';
 import type { StepContext } from './context.js';
 import { outcomeForError } from './error-outcome.js';
-import type { Observation } from './ports.js';
+import { isHealthTrigger, type Observation } from './ports.js';
 import { SWEEP_REASON } from './sweep.js';
 
 /** The snapshot, or the failure that prevented it (the step then commits that failure). */
@@ -29,7 +29,8 @@ export async function observeStep(ctx: StepContext): Promise<ObserveResult> {
     const verified = restVerification(ctx);
     const nowMs = ports.clock.nowMs();
     const checkOperator = operatorCheckDue(ctx.deadlines, nowMs, undefined);
-    const observation = await ports.observer.observe({ key, ref, fence: ctx.fence, nowMs, signal, ...(verified ? { verified } : {}), ...(checkOperator ? { checkTidbOperator: true as const } : {}) });
+    const health = verified !== undefined && isHealthTrigger(ctx.trigger) ? { health: true } : {};
+    const observation = await ports.observer.observe({ key, ref, fence: ctx.fence, nowMs, signal, ...(verified ? { verified } : {}), ...health, ...(checkOperator ? { checkTidbOperator: true as const } : {}) });
     return { ok: true, snapshot: toSnapshot(ctx, observation, ctx.deadlines) };
   } catch (err) {
     return { ok: false, outcome: outcomeForError(err, 'observe') };

@@ -55,6 +55,12 @@ export type ObserveRequest = {
    * the observer then also reads its controller managers (`Observation.tidbOperator`).
    */
   readonly checkTidbOperator?: true;
+  /**
+   * A health step (docs/adr/0024): with `verified`, the observer may take what the API server would
+   * answer from the step before (in this process, fence − 1, no write since) and read only the
+   * components; it reads at rest otherwise.
+   */
+  readonly health?: boolean;
 };
 
 /**
@@ -133,6 +139,25 @@ export const WAKE_TIMER_KIND = 'wake';
 
 /** The reason of the message a step sends when a trigger arrived while it held the lease. */
 export const DIRTY_REASON = 'dirty';
+
+/**
+ * The reason of a health check's message (docs/adr/0024): a step at rest that reads the components
+ * and takes the rest from the step before; it carries `dueAtMs`, the time the state item says the one
+ * pending health check is due (`StepSummary.healthAtMs`), and any other is dropped.
+ */
+export const HEALTH_REASON = 'health';
+
+/**
+ * How long after it was due a health check still counts as pending: its message may wait for the
+ * event source's batch and a busy function (a lost one is re-armed by the next step after this, or
+ * by the sweep).
+ */
+export const HEALTH_PENDING_GRACE_MS = 60_000;
+
+/** Whether the step is a health check (`HEALTH_REASON`). */
+export function isHealthTrigger(trigger: Pick<Trigger, 'reason'>): boolean {
+  return trigger.reason === HEALTH_REASON;
+}
 
 /** Whether the step was woken by a timer (`timer:<kind>`, as `lib/timer/timers.ts` names them). */
 export function isTimerTrigger(trigger: Trigger): boolean {

@@ -38,7 +38,7 @@ import { armLeaseWake, leaseBoundBudget, leaseWakeFence, leaseWakeIsSuperseded }
 import type { Controller } from './controller.js';
 import { tidbClusterController } from './tidbcluster-controller.js';
 import { isReplacedWake } from './schedule.js';
-import { isTimerTrigger, type StepPorts, type Trigger } from './ports.js';
+import { isHealthTrigger, isTimerTrigger, type StepPorts, type Trigger } from './ports.js';
 import { reportStep, steppedResult, unclaimedResult, type StepIdentity, type StepResult } from './result.js';
 
 /**
@@ -143,7 +143,8 @@ async function wakeUpToSkip(
   signal: AbortSignal,
 ): Promise<{ disposition: 'superseded' | 'ignored' | 'claim-failed'; error?: string } | undefined> {
   const isTimer = isTimerTrigger(input.trigger);
-  if (wakeFence === undefined && !isTimer) return undefined;
+  const isHealth = isHealthTrigger(input.trigger);
+  if (wakeFence === undefined && !isTimer && !isHealth) return undefined;
   let state: Awaited<ReturnType<StepPorts['state']['get']>>;
   try {
     state = await input.ports.state.get(input.key, { signal });
@@ -153,8 +154,10 @@ async function wakeUpToSkip(
   const nowMs = input.ports.clock.nowMs();
   if (wakeFence !== undefined && leaseWakeIsSuperseded(state, wakeFence, nowMs)) return { disposition: 'superseded' };
   if (isReplacedWake(state, input.trigger, nowMs)) return { disposition: 'superseded' };
+  // One health check is pending per key (docs/adr/0024): the one the state item names.
+  if (isHealth && state?.lastStep?.healthAtMs !== input.trigger.dueAtMs) return { disposition: 'superseded' };
   const forgotten = state !== undefined && state.expiresAtSeconds !== undefined && state.lease === undefined;
-  return isTimer && forgotten ? { disposition: 'ignored' } : undefined;
+  return (isTimer || isHealth) && forgotten ? { disposition: 'ignored' } : undefined;
 }
 
 /**

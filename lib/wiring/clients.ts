@@ -49,6 +49,11 @@ export interface ClusterClients {
   pump(target: ClusterTarget): PumpPort;
   /** The TiFlash proxy status port of the cluster's TiFlash pods. */
   tiflash(target: ClusterTarget): TiflashStatusPort;
+  /**
+   * The same clients, reaching a component at the address its name last resolved to when one is
+   * kept (a step at rest reads components without asking the API server where they are, docs/adr/0024).
+   */
+  reusing?(): ClusterClients;
 }
 
 /** Clients whose every call also ends by a deadline: what a composition root hands out per invocation. */
@@ -107,6 +112,10 @@ export class ApiServerClients implements DeadlineClients {
 
   withDeadline(deadlineAtMs: number, retryUntilMs?: number): ApiServerClients {
     return new ApiServerClients(this.kube.withDeadline(deadlineAtMs, retryUntilMs), this.caller.withDeadline(deadlineAtMs, retryUntilMs));
+  }
+
+  reusing(): ApiServerClients {
+    return new ApiServerClients(this.kube, this.caller.reusing());
   }
 
   tidbSchema(target: ClusterTarget): TidbSchemaPort {

@@ -197,6 +197,67 @@ describe('LiveObserver at rest: what no watch reports comes from the step before
   });
 });
 
+describe('LiveObserver health checks: the step before read whole in this process, only the components are read (docs/adr/0024)', () => {
+  const cluster = (generation = 3): KubeObject => {
+    const tc = tidbCluster('basic');
+    return { ...tc, metadata: { ...tc.metadata, generation } };
+  };
+  /** A kube port that also counts its TidbCluster GETs. */
+  class CountingKube extends ListingKube {
+    gets = 0;
+    override async getTidbCluster(namespace: string, name: string): Promise<KubeObject> {
+      this.gets++;
+      return super.getTidbCluster(namespace, name);
+    }
+  }
+  const warm = (kube: CountingKube) => {
+    const index = new ObservedIndex();
+    const observer = new LiveObserver(fakeClients(kube), index);
+    const executor = new LiveExecutor(fakeClients(kube), index);
+    const step = (fence: number, how: 'full' | 'health', generation = 3) =>
+      observer.observe({ ...REQUEST, fence, signal: new AbortController().signal, ...(how === 'health' ? { verified: { uid: 'uid-basic', generation }, health: true } : {}) });
+    const asks = () => kube.gets + kube.listed.length + kube.reads.volumes;
+    return { executor, step, asks };
+  };
+
+  it('a health step after a full read asks the API server nothing and sees what that read saw, at rest', async () => {
+    // Prepare
+    const kube = new CountingKube([cluster()], WORLD);
+    const { step, asks } = warm(kube);
+    const full = await step(1, 'full');
+    const before = asks();
+    // Act
+    const health = await step(2, 'health');
+    const next = await step(3, 'health');
+    // Assess
+    expect(asks()).toBe(before);
+    expect(health.reads).toBe('rest');
+    expect(next.reads).toBe('rest');
+    expect(names(allObjects(health, 'Pod'))).toEqual(names(allObjects(full, 'Pod')));
+    expect(health.cluster?.metadata.uid).toBe('uid-basic');
+    expect(health.components.pd.errorKind).toBe(full.components.pd.errorKind);
+  });
+
+  it.each([
+    { name: 'the step before wrote to the API server', write: true, fence: 2, generation: 3 },
+    { name: 'a step ran elsewhere in between (a fence skipped)', write: false, fence: 3, generation: 3 },
+    { name: 'another TidbCluster was verified (generation)', write: false, fence: 2, generation: 4 },
+  ])('a health step reads from the API server when $name', async ({ write, fence, generation }) => {
+    // Prepare
+    const kube = new CountingKube([cluster()], WORLD);
+    const { executor, step } = warm(kube);
+    await step(1, 'full');
+    if (write) await executor.execute({ key: REQUEST.key, ref: REQUEST.ref, fence: 1, signal: new AbortController().signal, action: { kind: 'delete', ref: { kind: 'StatefulSet', namespace: 'demo', name: 'basic-pd' }, uid: 'uid-basic-pd' } });
+    const gets = kube.gets;
+    const listed = kube.listed.length;
+    // Act
+    await step(fence, 'health', generation);
+    // Assess
+    expect(kube.gets).toBe(gets + 1);
+    expect(kube.listed.length).toBeGreaterThan(listed);
+  });
+});
+
 describe('splitByComponent', () => {
   it('loses and repeats nothing, and keeps each kind\'s order', () => {
     // Prepare
