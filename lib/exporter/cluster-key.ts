@@ -45,6 +45,8 @@ export function clusterKeyOf(kind: WatchedKind, obj: KubeObject, k8sCluster: str
   if (kind === 'Backup' || kind === 'Restore' || kind === 'CompactBackup' || kind === 'Job') return controllerKeyOf(kind, obj, k8sCluster, namespace, deleted);
   // v1's BackupSchedule controller enqueues every add, update and delete (`backup_schedule_controller.go:53-60`).
   if (kind === 'BackupSchedule') return objectKeyOrNone('BackupSchedule', k8sCluster, namespace, obj.metadata.name);
+  // A controller manager belongs to no one cluster: the exporter steps those it may manage (operators.ts).
+  if (kind === 'Deployment') return undefined;
   const name = kind === 'TidbCluster' ? obj.metadata.name : ownerClusterName(obj);
   if (!name) return undefined;
   try {

@@ -49,9 +49,9 @@ export class Flusher {
     });
   }
 
-  /** Adds a trigger for `key`; it goes out within one flush window. */
-  trigger(key: string, reason: string): void {
-    this.coalescer.add(key, reason);
+  /** Adds a trigger for `key` (asking for a TiDB Operator re-check when `checkTidbOperator`); it goes out within one flush window. */
+  trigger(key: string, reason: string, checkTidbOperator = false): void {
+    this.coalescer.add(key, reason, checkTidbOperator);
     if (!this.closed) this.timer.schedule(this.settings.flushWindowMs);
   }
 
@@ -114,7 +114,7 @@ export class Flusher {
   private async send(triggers: PendingTrigger[]): Promise<boolean> {
     const enqueuedAtMs = this.deps.clock.nowMs();
     try {
-      await this.deps.queue.send(triggers.map((t) => ({ message: { key: t.key, reason: reasonText(t), enqueuedAtMs } })));
+      await this.deps.queue.send(triggers.map((t) => ({ message: { key: t.key, reason: reasonText(t), enqueuedAtMs, ...(t.checkTidbOperator === true ? { checkTidbOperator: true as const } : {}) } })));
       this.deps.metrics.count(EXPORTER_METRIC.messagesSent, triggers.length);
       return true;
     } catch (err) {

@@ -82,7 +82,7 @@ function groupByKey(records: readonly BatchRecord[], deps: BatchDeps): { groups:
       malformed.push(record.messageId);
       continue;
     }
-    const trigger = toTrigger(record, parsed.message.reason ?? 'unspecified', parsed.message.dueAtMs);
+    const trigger = toTrigger(record, parsed.message.reason ?? 'unspecified', parsed.message.dueAtMs, parsed.message.checkTidbOperator);
     const group = groups.get(parsed.message.key);
     if (!group) groups.set(parsed.message.key, { key: parsed.message.key, messageIds: [record.messageId], trigger });
     else {
@@ -93,18 +93,19 @@ function groupByKey(records: readonly BatchRecord[], deps: BatchDeps): { groups:
   return { groups: [...groups.values()], malformed };
 }
 
-function toTrigger(record: BatchRecord, reason: string, dueAtMs: number | undefined): Trigger {
+function toTrigger(record: BatchRecord, reason: string, dueAtMs: number | undefined, checkTidbOperator: true | undefined): Trigger {
   const enqueuedAtMs = enqueuedAt(record);
   const handles = record.receiptHandle ? { receiptHandles: [record.receiptHandle] } : {};
   const due = dueAtMs !== undefined && (isTimerTrigger({ reason }) || isHealthTrigger({ reason })) ? { dueAtMs } : {};
-  return { reason, messageId: record.messageId, ...(enqueuedAtMs === undefined ? {} : { enqueuedAtMs }), ...handles, ...due };
+  return { reason, messageId: record.messageId, ...(enqueuedAtMs === undefined ? {} : { enqueuedAtMs }), ...handles, ...due, ...(checkTidbOperator ? { checkTidbOperator } : {}) };
 }
 
 /**
  * Two records of one key as one trigger (see `groupByKey`); a health check gives way to any other
  * trigger (docs/adr/0024). Two timers' wake-ups stand for the later
  * of their due times (the step consumes both); one that does not say when it was due makes the
- * merged one not say either, so it is never taken for a replaced wake-up.
+ * merged one not say either, so it is never taken for a replaced wake-up. A re-check of the TiDB
+ * Operator verdict asked by either is asked by the merged one.
  */
 function mergeTriggers(a: Trigger, b: Trigger): Trigger {
   // A health check merged with anything else is that other trigger: something may have changed.
@@ -112,7 +113,8 @@ function mergeTriggers(a: Trigger, b: Trigger): Trigger {
   const chosen = rank(b) > rank(a) ? b : a;
   const times = [a.enqueuedAtMs, b.enqueuedAtMs].filter((t): t is number => t !== undefined);
   const handles = [...(a.receiptHandles ?? []), ...(b.receiptHandles ?? [])];
-  const { dueAtMs: _chosenDue, ...rest } = chosen;
+  const { dueAtMs: _chosenDue, checkTidbOperator: _chosenCheck, ...rest } = chosen;
+  const check = a.checkTidbOperator === true || b.checkTidbOperator === true;
   const bothTimers = isTimerTrigger(a) && isTimerTrigger(b);
   const due = bothTimers ? (a.dueAtMs === undefined || b.dueAtMs === undefined ? undefined : Math.max(a.dueAtMs, b.dueAtMs)) : chosen.dueAtMs;
   return {
@@ -120,6 +122,7 @@ function mergeTriggers(a: Trigger, b: Trigger): Trigger {
     ...(times.length === 0 ? {} : { enqueuedAtMs: Math.min(...times) }),
     ...(handles.length === 0 ? {} : { receiptHandles: handles }),
     ...(due === undefined ? {} : { dueAtMs: due }),
+    ...(check ? { checkTidbOperator: true as const } : {}),
   };
 }
 

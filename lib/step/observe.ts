@@ -28,7 +28,8 @@ export async function observeStep(ctx: StepContext): Promise<ObserveResult> {
   try {
     const verified = restVerification(ctx);
     const nowMs = ports.clock.nowMs();
-    const checkOperator = operatorCheckDue(ctx.deadlines, nowMs, undefined);
+    // A producer that saw a controller manager appear (or may have missed it) asks for the check (docs/adr/0024).
+    const checkOperator = ctx.trigger.checkTidbOperator === true || operatorCheckDue(ctx.deadlines, nowMs, undefined);
     const health = verified !== undefined && isHealthTrigger(ctx.trigger) ? { health: true } : {};
     const observation = await ports.observer.observe({ key, ref, fence: ctx.fence, nowMs, signal, ...(verified ? { verified } : {}), ...health, ...(checkOperator ? { checkTidbOperator: true as const } : {}) });
     return { ok: true, snapshot: toSnapshot(ctx, observation, ctx.deadlines) };

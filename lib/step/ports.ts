@@ -32,6 +32,8 @@ export type Trigger = {
   readonly messageId?: string;
   readonly receiptHandles?: readonly string[];
   readonly dueAtMs?: number;
+  /** A producer asked for the TiDB Operator verdict to be re-checked now (`ReconcileMessage.checkTidbOperator`). */
+  readonly checkTidbOperator?: true;
 };
 
 /**

@@ -16,7 +16,7 @@ import { HEALTH_PENDING_GRACE_MS } from './ports.js';
 export type ListedCluster = { readonly uid: string; readonly generation: number };
 
 /** What the sweep sends for a key: a full step, a health check, or nothing. */
-export type SweepChoice = { readonly kind: 'full' } | { readonly kind: 'health'; readonly dueAtMs: number | undefined } | { readonly kind: 'none' };
+export type SweepChoice = { readonly kind: 'full'; readonly checkTidbOperator?: true } | { readonly kind: 'health'; readonly dueAtMs: number | undefined } | { readonly kind: 'none' };
 
 /** What the check looks at. `watchedUntilMs` is the exporter's mark (undefined: none recorded or not read). */
 export type SweepCheckInput = {
@@ -30,8 +30,12 @@ export type SweepCheckInput = {
 
 const FULL: SweepChoice = { kind: 'full' };
 
+/** A full step that also re-checks the TiDB Operator verdict: the exporter's Deployment watch may have missed its start. */
+const FULL_RECHECK: SweepChoice = { kind: 'full', checkTidbOperator: true };
+
 /**
- * The choice. Full when: the check is off (no `fullReadIntervalMs`); the exporter may have missed
+ * The choice. Full, with a TiDB Operator re-check, when the exporter may have missed events (its
+ * controller-manager watch too, docs/adr/0024). Full when: the check is off (no `fullReadIntervalMs`); the exporter may have missed
  * events; the LIST gave no uid and generation; the key has no state, a lease not released (a step
  * running, or one that died holding it), a trigger owed (dirty) or failures; its last step did not complete or verified no TidbCluster; that one is
  * not the listed one (another uid, a changed spec); or its last full read is older than the interval
@@ -42,8 +46,8 @@ const FULL: SweepChoice = { kind: 'full' };
 export function sweepChoice(input: SweepCheckInput): SweepChoice {
   const { state, listed, nowMs, config } = input;
   const intervalMs = config.fullReadIntervalMs ?? 0;
+  if (mayHaveMissedEvents(input.watchedUntilMs, nowMs)) return FULL_RECHECK;
   if (intervalMs <= 0 || listed === undefined || state === undefined) return FULL;
-  if (mayHaveMissedEvents(input.watchedUntilMs, nowMs)) return FULL;
   // A lease not released — held now, or left by a step that died — is no rest.
   if (state.lease !== undefined) return FULL;
   if (state.dirty || state.failures > 0) return FULL;

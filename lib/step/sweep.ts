@@ -77,7 +77,7 @@ export const SWEEP_RETRY_BASE_MS = 200;
 type DueSoon = { key: ClusterKey; nextWakeAtMs: number };
 type BatchResult = { enqueued: ClusterKey[]; dueSoon: DueSoon[]; checked: ClusterKey[]; atRest: ClusterKey[]; unsent: ClusterKey[]; error?: unknown };
 /** One message to send: a full step (`sweep`) or a health check with the due time the state names. */
-type Outgoing = { key: ClusterKey; reason: string; dueAtMs?: number };
+type Outgoing = { key: ClusterKey; reason: string; dueAtMs?: number; checkTidbOperator?: true };
 /** What the batches share: the listed identities and the exporter's mark, read once per sweep. */
 type Check = { listed: ReadonlyMap<ClusterKey, ListedCluster>; watchedUntilMs: number | undefined };
 
@@ -150,7 +150,7 @@ async function sweepBatch(ports: SweepPorts, config: SweepConfig, check: Check, 
       const choice = sweepChoice({ key, state, listed: check.listed.get(key), nowMs, watchedUntilMs: check.watchedUntilMs, config });
       if (choice.kind === 'none') atRest.push(key);
       else if (choice.kind === 'health') pending.push({ key, reason: HEALTH_REASON, ...(choice.dueAtMs === undefined ? {} : { dueAtMs: choice.dueAtMs }) });
-      else pending.push({ key, reason: SWEEP_REASON });
+      else pending.push({ key, reason: SWEEP_REASON, ...(choice.checkTidbOperator ? { checkTidbOperator: true as const } : {}) });
     });
   } catch (error) {
     await turns.waitFor(index);
@@ -189,18 +189,19 @@ async function sweepBatch(ports: SweepPorts, config: SweepConfig, check: Check, 
 }
 
 /** The message for one outgoing key: a full step as `sweepMessage` spreads it, a health check at once. */
-function outgoingMessage({ key, reason, dueAtMs }: Outgoing, nowMs: number, config: Pick<SweepConfig, 'spreadSeconds'>): OutgoingMessage {
-  if (reason === SWEEP_REASON) return sweepMessage(key, nowMs, config);
+function outgoingMessage({ key, reason, dueAtMs, checkTidbOperator }: Outgoing, nowMs: number, config: Pick<SweepConfig, 'spreadSeconds'>): OutgoingMessage {
+  if (reason === SWEEP_REASON) return sweepMessage(key, nowMs, config, checkTidbOperator === true);
   return { message: { key, reason, enqueuedAtMs: nowMs, ...(dueAtMs === undefined ? {} : { dueAtMs }) } };
 }
 
 /**
  * The sweep's message for `key`: delayed by its share of the spread (sweep-spread.ts), and stamped
- * as enqueued when it becomes visible, as a timer's wake-up is (so queue lag is not the delay).
+ * as enqueued when it becomes visible, as a timer's wake-up is (so queue lag is not the delay);
+ * asking for a TiDB Operator re-check when `checkTidbOperator` (sweep-rest.ts).
  */
-export function sweepMessage(key: ClusterKey, nowMs: number, config: Pick<SweepConfig, 'spreadSeconds'>): OutgoingMessage {
+export function sweepMessage(key: ClusterKey, nowMs: number, config: Pick<SweepConfig, 'spreadSeconds'>, checkTidbOperator = false): OutgoingMessage {
   const delaySeconds = sweepDelaySeconds(key, config.spreadSeconds ?? 0);
-  const message = { key, reason: SWEEP_REASON, enqueuedAtMs: nowMs + delaySeconds * 1000 };
+  const message = { key, reason: SWEEP_REASON, enqueuedAtMs: nowMs + delaySeconds * 1000, ...(checkTidbOperator ? { checkTidbOperator: true as const } : {}) };
   return delaySeconds === 0 ? { message } : { message, delaySeconds };
 }
 

@@ -83,6 +83,14 @@ describe('one SQS batch → one step per distinct key', () => {
     expect(inputs.map((i) => i.trigger.reason)).toEqual([chosen]);
   });
 
+  it.each([
+    { name: 'asked by the first', asks: [true, false] },
+    { name: 'asked by the second', asks: [false, true] },
+  ])('a TiDB Operator re-check asked by any record of a key is asked by its trigger (docs/adr/0024): $name', async ({ asks }) => {
+    const { inputs } = await batch(asks.map((ask, i) => record(`m${i}`, { key: 'c/ns/a', reason: i === 0 ? 'timer:wake' : 'watch', enqueuedAtMs: T0, ...(ask ? { checkTidbOperator: true } : {}) })));
+    expect(inputs.map((i) => i.trigger.checkTidbOperator)).toEqual([true]);
+  });
+
   it("a health check's due time rides on its trigger", async () => {
     const { inputs } = await batch([record('m1', { key: 'c/ns/a', reason: 'health', enqueuedAtMs: T0, dueAtMs: T0 + 30_000 })]);
     expect(inputs.map((i) => [i.trigger.reason, i.trigger.dueAtMs])).toEqual([['health', T0 + 30_000]]);
