@@ -21,7 +21,7 @@ import { isRetryableKubeFailure, retryAfterMsOf } from '../kube/errors.js';
 import { clipForEcho } from '../model/echo.js';
 import { parseLossless } from './json.js';
 import { ClientCertificates } from './client-certificates.js';
-import { DirectHttp, type DirectHttpOptions } from './direct.js';
+import { DirectHttp, type DirectHttpOptions, type ResolvedNames } from './direct.js';
 import type { ComponentNetwork } from './network.js';
 import { ClientCertificateRefusedError, ComponentUnreachableError, PROXY_HAS_NO_CLIENT_CERTIFICATE, isTlsClientRefusal } from './reach-errors.js';
 import { ApiProxyHttp, type ComponentHttp, type ComponentRequest, type Endpoint } from './transport.js';
@@ -90,6 +90,11 @@ export class ComponentCaller {
    */
   reusing(): ComponentCaller {
     return this.http instanceof DirectHttp ? new ComponentCaller(this.http.reusing(), { ...this.options, clock: this.clock }) : this;
+  }
+
+  /** The resolutions direct access keeps (docs/adr/0024); undefined when the transport resolves nothing (the API server proxy). */
+  resolvedNames(): ResolvedNames | undefined {
+    return this.http instanceof DirectHttp ? this.http.resolvedNames() : undefined;
   }
 
   /** The same caller with another per-call timeout (e.g. TiDB's 30 s `/upgrade/start`). */

@@ -50,6 +50,26 @@ export class ResolvedNames {
   forget(name: string): void {
     this.names.delete(name);
   }
+
+  /**
+   * The kept resolutions of one TidbCluster's names (`<name>:<port>` and its addresses): those whose
+   * service, or whose pod's headless service, is one of its own (`CLUSTER_SUFFIXES`) in `namespace`.
+   * What a step keeps in the state table for health steps in other processes (docs/adr/0024).
+   */
+  ofCluster(namespace: string, tcName: string): [string, readonly string[]][] {
+    const services = new Set(CLUSTER_SUFFIXES.map((suffix) => `${tcName}${suffix}`));
+    return this.names.entries().filter(([name]) => {
+      const parts = name.split('.');
+      const at = parts.indexOf(namespace);
+      const service = at >= 1 ? parts[at - 1] : undefined;
+      return at >= 1 && parts[at + 1]?.startsWith('svc') === true && service !== undefined && services.has(service);
+    });
+  }
+
+  /** Takes resolutions kept elsewhere (another process's, through the state table) for names not resolved here. */
+  adopt(entries: readonly (readonly [string, readonly string[]])[]): void {
+    for (const [name, ips] of entries) if (this.names.peek(name) === undefined) this.names.set(name, ips);
+  }
 }
 
 /** The cluster DNS name of an endpoint, as TiDB Operator's clients and certificates name it. */
@@ -83,6 +103,11 @@ export class DirectHttp implements ComponentHttp {
     private readonly resolved: ResolvedNames = new ResolvedNames(),
     private readonly reuse: boolean = false,
   ) {}
+
+  /** The resolutions this transport keeps (shared with every `reusing()` of it). */
+  resolvedNames(): ResolvedNames {
+    return this.resolved;
+  }
 
   /** The same transport (and kept resolutions), connecting to the address a name last resolved to when one is kept. */
   reusing(): DirectHttp {

@@ -203,10 +203,7 @@ export class Exporter {
 
   private async runLoop(loop: Loop): Promise<void> {
     // A controller manager's change is fanned out to the TidbClusters known: wait until they all are.
-    if (loop.resource.kind === 'Deployment') {
-      loop.status = 'waiting';
-      await Promise.race([this.directory.whenComplete(), this.sleeps.untilWoken()]);
-    }
+    if (loop.resource.kind === 'Deployment') await Promise.race([this.directory.whenComplete(), this.sleeps.untilWoken()]);
     await this.resume(loop);
     let reason = 'initial list';
     while (!this.stopping) {

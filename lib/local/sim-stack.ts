@@ -91,6 +91,23 @@ export class SimStack {
   duplicate: { factor: number; untilMs: number } | undefined;
   private current: MortalRuntime | undefined;
   private invocationSeq = 0;
+  /**
+   * When set, every reconcile invocation runs in a new execution environment: a runtime built afresh
+   * (no observed index, no kept resolutions, no PD cluster ids from an earlier invocation), as on a
+   * Lambda fleet whose consecutive invocations land in different containers (`everyInvocationCold`).
+   */
+  private freshRuntime: (() => Runtime) | undefined;
+  private buildRuntime: (() => Runtime) | undefined;
+
+  /**
+   * From now on each reconcile invocation gets a runtime of its own, as if every one were a cold
+   * start in another container: what a warm process keeps (docs/adr/0024) is never there. `change`
+   * edits each such runtime (a test takes a port away to see what it saves).
+   */
+  everyInvocationCold(change: (runtime: Runtime) => Runtime = (runtime) => runtime): void {
+    const build = this.buildRuntime;
+    this.freshRuntime = build === undefined ? undefined : () => change(build());
+  }
 
   /** The reconcile function's runtime. */
   get runtime(): Runtime {
@@ -171,7 +188,8 @@ export class SimStack {
       delete: (handles) => queue.delete(handles),
       changeVisibility: (handle, seconds) => queue.changeVisibility(handle, seconds),
     };
-    const runtimes = simRuntimes({ scenario, seed, world, dynamo, queue, sending, scheduler, clock: handlerClock, logger, countClaim: () => holder.stack && holder.stack.steps++, onExchange: countExchanges(world.store, requests) });
+    const parts = { scenario, seed, world, dynamo, queue, sending, scheduler, clock: handlerClock, logger, countClaim: () => holder.stack && holder.stack.steps++, onExchange: countExchanges(world.store, requests) };
+    const runtimes = simRuntimes(parts);
     const latency: LatencyModel = scenario.sim.latency ?? DEFAULT_LATENCY;
     const exporterDeps = { source: new StoreWatchSource(world.store, () => requests.count('exporter')), queue: ids.queue('exporter', sending), state: new DynamoStateStore(ids.dynamo('exporter'), { tableName: dynamo.tableName }), clock: clock, logger, random: seededRandom(seed + 1) };
     const exporterOptions = { k8sCluster: runtimes.reconcile.k8sCluster, resources: watchedResources(scenario.config.watchNamespaces), flushWindowMs: 1000 };
@@ -190,6 +208,7 @@ export class SimStack {
     const accessEntries = ids.accessEntries('admin', entries);
     const stack = new SimStack(clock, handlerClock, scenario, sim, world, dynamo, queue, runtimes, exporter, delivery, denials, accessEntries, requests);
     holder.stack = stack;
+    stack.buildRuntime = () => simRuntimes(parts).reconcile;
     world.server.onWrite = () => stack.countWrite();
     const previousHook = world.server.requestHook;
     world.server.requestHook = (method, path) => stack.dieBeforeWrite(method) ?? previousHook?.(method, path);
@@ -202,7 +221,7 @@ export class SimStack {
    * handler that throws is a function error: counted, and its whole batch comes back later.
    */
   async invokeReconcile(event: SQSEvent): Promise<InvokeResult> {
-    const mortal = mortalRuntime(this.runtime);
+    const mortal = mortalRuntime(this.freshRuntime?.() ?? this.runtime);
     this.current = mortal;
     this.writesThisInvocation = 0;
     const handler = createReconcileHandler({ runtime: () => mortal.runtime });

@@ -112,6 +112,7 @@ function toStepSummary(item: Item): StepSummary {
     message: optString(item, 'message'),
     verified: toVerified(item['verified']),
     healthAtMs: optNumber(item, 'healthAtMs'),
+    persistedRead: optNumber(item, 'persistedRead'),
   });
 }
 

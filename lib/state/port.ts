@@ -31,6 +31,12 @@ export type StepSummary = {
   verified?: VerifiedCluster;
   /** When the one pending health check of the key is due (docs/adr/0024); none is pending without it. */
   healthAtMs?: number;
+  /**
+   * The fence of the whole read kept in the state table (`RestReadStore`) that this step's
+   * observation is, when the step wrote nothing to the API server since: a health step in any
+   * process may take it instead of asking the API server (docs/adr/0024).
+   */
+  persistedRead?: number;
 };
 
 /**

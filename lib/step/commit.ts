@@ -36,6 +36,8 @@ export type CommitInput = {
    * verified before); kept in the state item only when the step completes.
    */
   readonly verified?: VerifiedCluster;
+  /** The fence of the kept whole read this step's observation is, when it wrote nothing to the API server (`StepSummary.persistedRead`). */
+  readonly persistedRead?: number;
 };
 
 /** How the lease ended: released, taken over by a newer step (ours was stale), or not released (error). */
@@ -84,7 +86,8 @@ export async function commitStep(ctx: StepContext, input: CommitInput): Promise<
   const storedWakeAtMs = forgot === undefined ? (armed ? schedule.storeWakeAtMs : schedule.pendingWakeAtMs) : undefined;
   const verified = outcome.kind === 'complete' ? input.verified : undefined;
   const healthAtMs = forgot === undefined && verified !== undefined ? await armHealthCheck(ctx, errors) : undefined;
-  const release = await releaseLease(ctx, outcome, { failures: schedule.failures, nextWakeAtMs: storedWakeAtMs, verified, healthAtMs }, errors);
+  const persistedRead = verified === undefined ? undefined : input.persistedRead;
+  const release = await releaseLease(ctx, outcome, { failures: schedule.failures, nextWakeAtMs: storedWakeAtMs, verified, healthAtMs, persistedRead }, errors);
   const reEnqueued = release.wasDirty ? await reEnqueue(ctx, errors) : false;
   const redeliver = !armed || forgot === 'failed' || release.state === 'failed' || (release.wasDirty && !reEnqueued);
   const statusWritten = status !== undefined && status.record.result === 'ok';
@@ -202,12 +205,12 @@ async function forgetKey(ctx: StepContext, errors: string[]): Promise<'forgotten
 async function releaseLease(
   ctx: StepContext,
   outcome: Outcome,
-  kept: { failures: number; nextWakeAtMs: number | undefined; verified: VerifiedCluster | undefined; healthAtMs: number | undefined },
+  kept: { failures: number; nextWakeAtMs: number | undefined; verified: VerifiedCluster | undefined; healthAtMs: number | undefined; persistedRead: number | undefined },
   errors: string[],
 ): Promise<{ state: ReleaseState; wasDirty: boolean }> {
-  const { failures, nextWakeAtMs, verified, healthAtMs } = kept;
+  const { failures, nextWakeAtMs, verified, healthAtMs, persistedRead } = kept;
   const message = describeOutcome(outcome).slice(0, 500);
-  const lastStep = { atMs: ctx.startedAtMs, outcome: outcome.kind, reconcileId: ctx.reconcileId, message, ...(verified ? { verified } : {}), ...(healthAtMs === undefined ? {} : { healthAtMs }) };
+  const lastStep = { atMs: ctx.startedAtMs, outcome: outcome.kind, reconcileId: ctx.reconcileId, message, ...(verified ? { verified } : {}), ...(healthAtMs === undefined ? {} : { healthAtMs }), ...(persistedRead === undefined ? {} : { persistedRead }) };
   try {
     const update = { failures, nextWakeAtMs, lastStep };
     const opts = { signal: ctx.commitSignal };

@@ -30,7 +30,8 @@ export async function observeStep(ctx: StepContext): Promise<ObserveResult> {
     const nowMs = ports.clock.nowMs();
     // A producer that saw a controller manager appear (or may have missed it) asks for the check (docs/adr/0024).
     const checkOperator = ctx.trigger.checkTidbOperator === true || operatorCheckDue(ctx.deadlines, nowMs, undefined);
-    const health = verified !== undefined && isHealthTrigger(ctx.trigger) ? { health: true } : {};
+    const persistedRead = ctx.claimed.lastStep?.persistedRead;
+    const health = verified !== undefined && isHealthTrigger(ctx.trigger) ? { health: true, ...(persistedRead === undefined ? {} : { persistedRead }) } : {};
     const observation = await ports.observer.observe({ key, ref, fence: ctx.fence, nowMs, signal, ...(verified ? { verified } : {}), ...health, ...(checkOperator ? { checkTidbOperator: true as const } : {}) });
     return { ok: true, snapshot: toSnapshot(ctx, observation, ctx.deadlines) };
   } catch (err) {

@@ -63,6 +63,11 @@ export type ObserveRequest = {
    * components; it reads at rest otherwise.
    */
   readonly health?: boolean;
+  /**
+   * With `health`: the fence of the whole read kept in the state table that the step before stood on
+   * (`StepSummary.persistedRead`); the observer may take that read when this process has none.
+   */
+  readonly persistedRead?: number;
 };
 
 /**
@@ -95,6 +100,12 @@ export type Observation = {
  */
 export interface Observer {
   observe(request: ObserveRequest): Promise<Observation>;
+  /**
+   * The fence of the kept whole read (docs/adr/0024) the observation of `key` by the step holding
+   * `fence` is, when that step has written nothing to the API server since; undefined otherwise
+   * (or when the observer keeps none).
+   */
+  persistedRead?(key: ClusterKey, fence: number): number | undefined;
 }
 
 /** One action to run, with the step's fence (for writes that must not come from a stale step). */

@@ -219,7 +219,9 @@ async function runClaimed(ctx: ClaimedStep): Promise<StepResult> {
   const subject = observed.ok ? controller.subject(observed.snapshot) : { cluster: undefined, gone: false };
   await held;
   const { cluster, gone, verified } = subject;
-  const commit = await commitStep(ctx, { cluster, gone, plan, outcome, records: acted.records, ...(verified ? { verified } : {}) });
+  // Asked after acting: a Kubernetes write of this step leaves no kept read to stand on (docs/adr/0024).
+  const persistedRead = ctx.ports.observer.persistedRead?.(ctx.key, ctx.fence);
+  const commit = await commitStep(ctx, { cluster, gone, plan, outcome, records: acted.records, ...(verified ? { verified } : {}), ...(persistedRead === undefined ? {} : { persistedRead }) });
   marks.push(clock.nowMs());
   return steppedResult(ctx, plan?.ruleResults ?? [], commit, marks);
 }

@@ -52,6 +52,8 @@ export type WholeRead = {
   readonly cluster: TidbCluster;
   readonly owned: OwnedObjects;
   readonly volumes: readonly IPersistentVolume[] | undefined;
+  /** The fence under which this read is kept in the state table (`RestReadStore`), when it is. */
+  readonly persistedAt?: number;
 };
 
 /**
@@ -155,6 +157,15 @@ export class ObservedIndex {
   /** Drops what is kept for `key`: its step is about to write one of the kinds kept. */
   dropKept(key: ClusterKey): void {
     this.kept.delete(key);
+  }
+
+  /**
+   * The fence under which the whole read the step holding `fence` kept is also kept in the state
+   * table, while that step has written nothing to the API server (`dropWhole`); else undefined.
+   */
+  persistedAt(key: ClusterKey, fence: number): number | undefined {
+    const found = this.kept.peek(key);
+    return found?.fence === fence ? found.reads.whole?.persistedAt : undefined;
   }
 
   /** Drops the whole read kept for `key` (its step is about to write to the API server); the rest stays. */

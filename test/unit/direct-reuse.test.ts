@@ -92,6 +92,34 @@ describe('direct access reuses the last resolution at rest', () => {
     expect(api.asked).toHaveLength(2);
   });
 
+  it("another process's kept resolutions of one cluster, adopted, ask the API server nothing (docs/adr/0024)", async () => {
+    // Prepare: one process resolves; only its cluster's names are handed on
+    const api = apiServer({ pd: ['10.0.0.1'], tidb: '10.0.1.1' });
+    const { net } = network(new Set());
+    const first = new DirectHttp(api.kube, net, noCertificates, {}, new ResolvedNames());
+    await first.send(PD, GET, 1_000, 'read PD');
+    await first.send(TIDB, GET, 1_000, 'read TiDB');
+    first.resolvedNames().set('other-pd.demo.svc:2379', ['10.9.9.9']);
+    first.resolvedNames().set('basic-pd.elsewhere.svc:2379', ['10.9.9.8']);
+    const handedOn = first.resolvedNames().ofCluster('demo', 'basic');
+    const asked = api.asked.length;
+    // Act: a fresh process adopts them and reads at rest
+    const second = new DirectHttp(api.kube, net, noCertificates, {}, new ResolvedNames());
+    second.resolvedNames().adopt(handedOn);
+    await second.reusing().send(PD, GET, 1_000, 'read PD');
+    await second.reusing().send(TIDB, GET, 1_000, 'read TiDB');
+    // Assess
+    expect(handedOn.map(([name]) => name).sort()).toEqual(['basic-pd.demo.svc:2379', 'basic-tidb-0.basic-tidb-peer.demo.svc:10080']);
+    expect(api.asked.length).toBe(asked);
+  });
+
+  it('adopting never replaces what this process resolved itself', () => {
+    const names = new ResolvedNames();
+    names.set('basic-pd.demo.svc:2379', ['10.0.0.2']);
+    names.adopt([['basic-pd.demo.svc:2379', ['10.0.0.1']], ['basic-tidb-0.basic-tidb-peer.demo.svc:10080', ['10.0.1.1']]]);
+    expect([names.get('basic-pd.demo.svc:2379'), names.get('basic-tidb-0.basic-tidb-peer.demo.svc:10080')]).toEqual([['10.0.0.2'], ['10.0.1.1']]);
+  });
+
   it('keeps at most its bound of names, the least recently used going first', () => {
     const names = new ResolvedNames(2);
     names.set('a', ['1']);
