@@ -52,6 +52,29 @@ describe('health checks', () => {
     expect(await healthAt(h)).toBe(T0 + 60_000);
   });
 
+  it('a completed step records the kept read its observation is, and the health step after it is told of it (docs/adr/0024)', async () => {
+    // Prepare
+    const h = stepHarness(new MemoryStateStore());
+    h.observer.keptRead = 1;
+    await step(h);
+    await takeQueued(h.queue);
+    await h.clock.advance(30_000);
+    // Act
+    await step(h, { trigger: { reason: 'health', dueAtMs: T0 + 30_000 } });
+    // Assess
+    expect(h.observer.requests[1]).toMatchObject({ health: true, persistedRead: 1 });
+  });
+
+  it('a step that does not complete records no kept read to stand on', async () => {
+    // Prepare
+    const h = stepHarness(new MemoryStateStore());
+    h.observer.keptRead = 1;
+    // Act
+    await step(h, { rules: [actRule('Fails', () => ({ actions: [], outcome: retry(1_000, 'not yet') }))] });
+    // Assess
+    expect((await h.ports.state.get(KEY))?.lastStep?.persistedRead).toBeUndefined();
+  });
+
   it.each([
     { name: 'another due time', dueAtMs: T0 + 29_000 },
     { name: 'no due time while one is pending', dueAtMs: undefined },
