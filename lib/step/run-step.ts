@@ -25,6 +25,7 @@ import { parseObjectKey, type ControllerKind } from '../model/object-key.js';
 import type { Plan } from '../model/plan.js';
 import type { StepConfig } from '../platform/config.js';
 import { ConflictError } from '../platform/errors.js';
+import { MAX_DELAY_SECONDS } from '../queue/port.js';
 import { METRIC } from '../platform/metrics.js';
 import { combineOutcomes, fail } from '../reconcile/engine/outcome.js';
 import type { Rule } from '../reconcile/engine/rule.js';
@@ -172,6 +173,9 @@ async function leaseHeld(
   wakeFence: number | undefined,
 ): Promise<StepResult> {
   const { ports, key } = input;
+  // The dirty re-enqueue carries no reason of its own: a TiDB Operator re-check asked comes back by itself.
+  const recheck = input.trigger.checkTidbOperator === true ? await resendRecheck(ports, key, held.leaseUntilMs) : undefined;
+  if (recheck !== undefined) return { ...unclaimedResult(base, ports.clock.nowMs(), 'skipped', undefined), redeliver: true, errors: [recheck] };
   if (!held.armExpiryWake && wakeFence !== held.fence) {
     return unclaimedResult(base, ports.clock.nowMs(), 'skipped', undefined);
   }
@@ -179,6 +183,22 @@ async function leaseHeld(
   const done = unclaimedResult(base, ports.clock.nowMs(), 'skipped', undefined);
   if ('error' in armed) return { ...done, redeliver: true, errors: [armed.error] };
   return { ...done, armedWakeAtMs: armed.atMs };
+}
+
+/**
+ * A TiDB Operator re-check asked by a trigger that found the lease held, sent again to arrive when
+ * the lease ends (docs/adr/0024): the holder's dirty re-enqueue steps the key but does not ask for
+ * it. The error text when the send failed (the trigger is then left for redelivery, flag and all).
+ */
+async function resendRecheck(ports: StepPorts, key: string, leaseUntilMs: number): Promise<string | undefined> {
+  const nowMs = ports.clock.nowMs();
+  const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil((leaseUntilMs - nowMs) / 1000)));
+  try {
+    await ports.queue.send([{ message: { key, reason: 'TiDB Operator re-check (the lease was held)', enqueuedAtMs: nowMs, checkTidbOperator: true }, ...(delaySeconds > 0 ? { delaySeconds } : {}) }]);
+    return undefined;
+  } catch (err) {
+    return `re-send the TiDB Operator re-check: ${errorText(err)}`;
+  }
 }
 
 /**
