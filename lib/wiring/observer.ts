@@ -30,7 +30,7 @@
  */
 
 import { OWNED_KINDS as KUBE_OWNED_KINDS, type KubeObject, type OwnedKind as KubeOwnedKind } from '../kube/port.js';
-import type { ClusterRef } from '../model/key.js';
+import type { ClusterKey, ClusterRef } from '../model/key.js';
 import type { OwnedObjects, TidbCluster } from '../model/kube.js';
 import type { PdView } from '../model/pd.js';
 import type { TidbView } from '../model/tidb.js';
@@ -53,7 +53,6 @@ import { plainJson } from './plain-json.js';
 import { readTidbOperators } from './observe-operator.js';
 import { keepRead, loadKeptRead, type LoadedRead } from './observe-persisted.js';
 import type { RestReadStore } from '../state/rest-reads.js';
-import type { ClusterKey } from '../model/key.js';
 import { TAKE_OVER_ANNOTATION, type OperatorObservation } from '../model/tidb-operator.js';
 
 /** The owned kinds the observer lists: every kind the Kubernetes port reads per TidbCluster but its Events (no rule reads them). */
