@@ -8,6 +8,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { benchApiErrors } from './api-errors.js';
+import { benchAtRestLoad } from './at-rest-load.js';
 import { benchBundle } from './bundle.js';
 import { benchCrashStall } from './crash-stall.js';
 import { benchEngine } from './engine.js';
@@ -35,6 +36,7 @@ const SECTIONS: Section[] = [
   { id: 'full-cluster', name: 'full cluster: create, upgrade, at rest', run: benchFullCluster },
   { id: 'api-errors', name: 'failover under API errors', run: benchApiErrors },
   { id: 'crash-stall', name: 'crashed step during a scale-out', run: () => benchCrashStall() },
+  { id: 'at-rest-load', name: 'load at rest: requests per cluster-hour and the sweep at 10 000 clusters', run: benchAtRestLoad },
   // 1 000 clusters take minutes of wall time: each size gets at most 4 min to Ready and 1 min at rest.
   { id: 'fleet', name: 'simulated fleet and the 10 000-cluster sweep', run: () => benchFleet([1, 10, 100, 1000], 1, 480_000, 60_000) },
 ];

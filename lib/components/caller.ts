@@ -21,7 +21,7 @@ import { isRetryableKubeFailure, retryAfterMsOf } from '../kube/errors.js';
 import { clipForEcho } from '../model/echo.js';
 import { parseLossless } from './json.js';
 import { ClientCertificates } from './client-certificates.js';
-import { DirectHttp, type DirectHttpOptions } from './direct.js';
+import { DirectHttp, type DirectHttpOptions, type ResolvedNames } from './direct.js';
 import type { ComponentNetwork } from './network.js';
 import { ClientCertificateRefusedError, ComponentUnreachableError, PROXY_HAS_NO_CLIENT_CERTIFICATE, isTlsClientRefusal } from './reach-errors.js';
 import { ApiProxyHttp, type ComponentHttp, type ComponentRequest, type Endpoint } from './transport.js';
@@ -82,6 +82,19 @@ export class ComponentCaller {
   withDeadline(deadlineAtMs: number, retryUntilMs?: number): ComponentCaller {
     const { retryUntilMs: _previous, ...rest } = this.options;
     return new ComponentCaller(this.http, { ...rest, clock: this.clock, deadlineAtMs, ...(retryUntilMs !== undefined ? { retryUntilMs } : {}) });
+  }
+
+  /**
+   * The same caller connecting, for a name resolved before, to the address it resolved to (a step at
+   * rest, docs/adr/0024); the same caller when the transport resolves nothing (the API server proxy).
+   */
+  reusing(): ComponentCaller {
+    return this.http instanceof DirectHttp ? new ComponentCaller(this.http.reusing(), { ...this.options, clock: this.clock }) : this;
+  }
+
+  /** The resolutions direct access keeps (docs/adr/0024); undefined when the transport resolves nothing (the API server proxy). */
+  resolvedNames(): ResolvedNames | undefined {
+    return this.http instanceof DirectHttp ? this.http.resolvedNames() : undefined;
   }
 
   /** The same caller with another per-call timeout (e.g. TiDB's 30 s `/upgrade/start`). */

@@ -9,6 +9,7 @@
  * addresses with the VPC CNI) and `get` on endpoints, pods and the client Secret.
  */
 import { COMPONENT_ANSWER_MAX_BYTES } from '../kube/answer-size.js';
+import { LruMap } from '../platform/lru.js';
 import type { HttpAnswer, KubeHttp } from '../kube/http.js';
 import { TerminalError, TransientError } from '../platform/errors.js';
 import type { ClientCertificates } from './client-certificates.js';
@@ -18,6 +19,58 @@ import type { ComponentHttp, ComponentRequest, Endpoint } from './transport.js';
 
 /** `clusterDomain` makes names `<svc>.<ns>.svc.<domain>` (TiDB Operator's `clusterDomain`); `random` draws a Service's endpoint. */
 export type DirectHttpOptions = { readonly clusterDomain?: string; readonly random?: () => number };
+
+/** How many names a process keeps the last resolution of (a full cluster has about ten). */
+export const RESOLVED_NAMES_KEPT = 2_000;
+
+/**
+ * The last resolution of each name, as a warm process's connection pool holds on to the address it
+ * connected to: every resolution is stored; only a caller that asks for it (`DirectHttp.reusing`, a
+ * step at rest, docs/adr/0024) connects to a stored address instead of resolving again, and a
+ * stored address that does not answer is dropped and the name resolved afresh.
+ */
+export class ResolvedNames {
+  private readonly names: LruMap<string, readonly string[]>;
+
+  constructor(max: number = RESOLVED_NAMES_KEPT) {
+    this.names = new LruMap(max);
+  }
+
+  /** The addresses `name` last resolved to, if kept. */
+  get(name: string): readonly string[] | undefined {
+    return this.names.get(name);
+  }
+
+  /** Keeps what `name` resolved to. */
+  set(name: string, ips: readonly string[]): void {
+    this.names.set(name, ips);
+  }
+
+  /** Forgets `name` (an address it gave did not answer). */
+  forget(name: string): void {
+    this.names.delete(name);
+  }
+
+  /**
+   * The kept resolutions of one TidbCluster's names (`<name>:<port>` and its addresses): those whose
+   * service, or whose pod's headless service, is one of its own (`CLUSTER_SUFFIXES`) in `namespace`.
+   * What a step keeps in the state table for health steps in other processes (docs/adr/0024).
+   */
+  ofCluster(namespace: string, tcName: string): [string, readonly string[]][] {
+    const services = new Set(CLUSTER_SUFFIXES.map((suffix) => `${tcName}${suffix}`));
+    return this.names.entries().filter(([name]) => {
+      const parts = name.split('.');
+      const at = parts.indexOf(namespace);
+      const service = at >= 1 ? parts[at - 1] : undefined;
+      return at >= 1 && parts[at + 1]?.startsWith('svc') === true && service !== undefined && services.has(service);
+    });
+  }
+
+  /** Takes resolutions kept elsewhere (another process's, through the state table) for names not resolved here. */
+  adopt(entries: readonly (readonly [string, readonly string[]])[]): void {
+    for (const [name, ips] of entries) if (this.names.peek(name) === undefined) this.names.set(name, ips);
+  }
+}
 
 /** The cluster DNS name of an endpoint, as TiDB Operator's clients and certificates name it. */
 export function clusterDnsName(endpoint: Endpoint, clusterDomain?: string): string {
@@ -37,23 +90,53 @@ export function clusterOf(endpoint: Endpoint): string {
   return name.slice(0, -suffix.length);
 }
 
-/** Directly to pod IPs resolved through the API server (see the module comment). */
+/**
+ * Directly to pod IPs resolved through the API server (see the module comment). Every resolution is
+ * kept in `resolved`; `reusing()` gives the same transport connecting to a kept address first.
+ */
 export class DirectHttp implements ComponentHttp {
   constructor(
     private readonly kube: KubeHttp,
     private readonly network: ComponentNetwork,
     private readonly certificates: ClientCertificates,
     private readonly options: DirectHttpOptions = {},
+    private readonly resolved: ResolvedNames = new ResolvedNames(),
+    private readonly reuse: boolean = false,
   ) {}
 
+  /** The resolutions this transport keeps (shared with every `reusing()` of it). */
+  resolvedNames(): ResolvedNames {
+    return this.resolved;
+  }
+
+  /** The same transport (and kept resolutions), connecting to the address a name last resolved to when one is kept. */
+  reusing(): DirectHttp {
+    return new DirectHttp(this.kube, this.network, this.certificates, this.options, this.resolved, true);
+  }
+
   async send(endpoint: Endpoint, req: ComponentRequest, timeoutMs: number, what: string): Promise<HttpAnswer> {
+    const serverName = clusterDnsName(endpoint, this.options.clusterDomain);
+    const kept = this.reuse ? this.resolved.get(`${serverName}:${endpoint.port}`) : undefined;
+    if (kept === undefined) return this.sendResolved(endpoint, req, timeoutMs, what, undefined);
+    try {
+      return await this.sendResolved(endpoint, req, timeoutMs, what, kept);
+    } catch (err) {
+      // A kept address that does not answer may belong to a pod that is gone: resolve afresh, once.
+      if (!(err instanceof TransientError)) throw err;
+      this.resolved.forget(`${serverName}:${endpoint.port}`);
+      return this.sendResolved(endpoint, req, timeoutMs, what, undefined);
+    }
+  }
+
+  private async sendResolved(endpoint: Endpoint, req: ComponentRequest, timeoutMs: number, what: string, kept: readonly string[] | undefined): Promise<HttpAnswer> {
     const started = performance.now();
     const left = (): number => Math.max(1, Math.ceil(timeoutMs - (performance.now() - started)));
     const scheme = endpoint.scheme ?? 'http';
     const tcName = scheme === 'https' ? clusterOf(endpoint) : '';
     const client: ClientCertificate | undefined = scheme === 'https' ? await this.certificates.of(endpoint.namespace, tcName, left()) : undefined;
-    const ips = await this.resolve(endpoint, left(), what);
     const serverName = clusterDnsName(endpoint, this.options.clusterDomain);
+    const ips = kept ? shuffled(kept, this.options.random ?? Math.random) : await this.resolve(endpoint, left(), what);
+    if (!kept) this.resolved.set(`${serverName}:${endpoint.port}`, ips);
     // A Service's addresses in random order, each tried once while they refuse: Endpoints lag the
     // pods (a deleted or restarting member stays listed for a moment), as Go's dialer tries every
     // address a name resolves to. Any other failure, or an answer, ends the call.

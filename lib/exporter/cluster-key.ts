@@ -51,6 +51,8 @@ export function clusterKeyOf(kind: WatchedKind, obj: KubeObject, k8sCluster: str
   // v1's TidbMonitor controller enqueues every event of a monitor and of a StatefulSet it controls.
   if (kind === 'TidbMonitor') return objectKeyOrNone('TidbMonitor', k8sCluster, namespace, obj.metadata.name);
   if (kind === 'StatefulSet' && controllingMonitor(obj) !== undefined) return objectKeyOrNone('TidbMonitor', k8sCluster, namespace, controllingMonitor(obj));
+  // A controller manager belongs to no one cluster: the exporter steps those it may manage (operators.ts).
+  if (kind === 'Deployment') return undefined;
   const name = kind === 'TidbCluster' ? obj.metadata.name : ownerClusterName(obj);
   if (!name) return undefined;
   try {

@@ -10,17 +10,21 @@ export const MAX_REASONS = 3;
 /** Each listed reason is cut to this many characters, so a message body stays small. */
 const MAX_REASON_CHARS = 120;
 
-/** One key's pending trigger: its first few distinct reasons and how many triggers there were. */
-export type PendingTrigger = { key: string; reasons: string[]; count: number };
+/**
+ * One key's pending trigger: its first few distinct reasons, how many triggers there were, and
+ * whether any of them asks for the TiDB Operator verdict to be re-checked (`checkTidbOperator`).
+ */
+export type PendingTrigger = { key: string; reasons: string[]; count: number; checkTidbOperator?: true };
 
 /** Pending triggers by key, in first-arrival order. */
 export class Coalescer {
   private pending = new Map<string, PendingTrigger>();
 
-  /** Adds a trigger for `key`; a repeated reason is counted but listed once. */
-  add(key: string, reason: string): void {
+  /** Adds a trigger for `key`; a repeated reason is counted but listed once; a re-check asked is never lost. */
+  add(key: string, reason: string, checkTidbOperator = false): void {
     const entry = this.pending.get(key) ?? { key, reasons: [], count: 0 };
     entry.count += 1;
+    if (checkTidbOperator) entry.checkTidbOperator = true;
     const cut = reason.length > MAX_REASON_CHARS ? `${reason.slice(0, MAX_REASON_CHARS - 1)}…` : reason;
     if (entry.reasons.length < MAX_REASONS && !entry.reasons.includes(cut)) entry.reasons.push(cut);
     this.pending.set(key, entry);
@@ -48,6 +52,7 @@ export class Coalescer {
     for (const t of newer.values()) {
       const entry = this.pending.get(t.key) ?? { key: t.key, reasons: [], count: 0 };
       entry.count += t.count;
+      if (t.checkTidbOperator === true) entry.checkTidbOperator = true;
       for (const r of t.reasons) if (entry.reasons.length < MAX_REASONS && !entry.reasons.includes(r)) entry.reasons.push(r);
       this.pending.set(t.key, entry);
     }

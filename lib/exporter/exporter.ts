@@ -7,8 +7,11 @@
  * 410 Gone relists (a full resync of that resource); bookmarks advance checkpoints without sending;
  * stream errors reconnect with capped exponential backoff. A TidbCluster's event also queues the
  * clusters whose `spec.cluster` names it (`references.ts`; the index is rebuilt from a LIST when a
- * TidbCluster watch resumes without the previous session's copy).
+ * TidbCluster watch resumes without the previous session's copy). A change of TiDB Operator's
+ * controller-manager Deployment steps the TidbClusters it may manage with a verdict re-check
+ * (`operators.ts`).
  */
+import type { KubeObject } from '../kube/port.js';
 import type { BackoffPolicy } from '../model/config.js';
 import type { Clock } from '../platform/clock.js';
 import { NotFoundError } from '../platform/errors.js';
@@ -18,11 +21,13 @@ import type { StateStore } from '../state/port.js';
 import { backoffDelayMs } from '../step/backoff.js';
 import { errorText, type Positions } from './checkpoints.js';
 import { clusterKeyOf, scheduleKeyOfBackup } from './cluster-key.js';
+import { COVERAGE_INTERVAL_MS, markWatchedUntil } from './coverage.js';
 import { Flusher } from './flusher.js';
 import { listAll } from './list.js';
 import { ChangeFilter, type Remembered } from './meaningful.js';
 import { CountingMetrics, type ExporterCounts } from './metrics.js';
-import { EXPORTER_METRIC, ResourceExpiredError, type ExporterMetrics, type WatchEvent, type WatchSource } from './ports.js';
+import { EXPORTER_METRIC, ResourceExpiredError, type ExporterMetrics, type WatchChange, type WatchEvent, type WatchSource } from './ports.js';
+import { ClusterDirectory, operatorReason, operatorTargets } from './operators.js';
 import { ReferenceIndex, type ReferenceEntry } from './references.js';
 import type { WatchedResource } from './resources.js';
 import { Sleeps } from './timers.js';
@@ -79,7 +84,7 @@ export const NOT_SERVED_RETRY_MS = 60_000;
 const OPTIONAL_KINDS: ReadonlySet<string> = new Set(['Backup', 'Restore', 'CompactBackup', 'BackupSchedule', 'TidbInitializer', 'Job', 'TidbMonitor']);
 
 /** One watch loop; `position` is where its next watch resumes (undefined: it must list first). */
-type Loop = { resource: WatchedResource; status: LoopStatus; failures: number; filter: ChangeFilter; position: string | undefined; notServed?: boolean };
+type Loop = { resource: WatchedResource; status: LoopStatus; failures: number; filter: ChangeFilter; position: string | undefined; notServed?: boolean; known?: boolean };
 
 const DEFAULT_BACKOFF: BackoffPolicy = { baseMs: 500, maxMs: 30_000, jitterRatio: 0.2 };
 
@@ -92,6 +97,7 @@ export class Exporter {
   private readonly stopSignal = new AbortController();
   private readonly random: () => number;
   private readonly references: ReferenceIndex;
+  private readonly directory: ClusterDirectory;
   private running: Promise<unknown>[] = [];
 
   constructor(
@@ -113,25 +119,30 @@ export class Exporter {
     this.sleeps = new Sleeps(deps.clock);
     const onUnindexed = () => this.counts.count(EXPORTER_METRIC.referencesUnindexed);
     this.references = new ReferenceIndex(options.k8sCluster, { ...(options.maxReferrers === undefined ? {} : { maxReferrers: options.maxReferrers }), onUnindexed });
+    this.directory = new ClusterDirectory(options.resources.filter((r) => r.kind === 'TidbCluster').length);
     this.loops = options.resources.map((resource) => ({ resource, status: 'starting', failures: 0, filter: new ChangeFilter(resource.kind), position: undefined }));
   }
 
-  /** Starts every watch loop; returns at once. */
+  /** Starts every watch loop, and the watched-until marks (coverage.ts); returns at once. */
   start(): void {
     this.deps.logger.info('exporter starting', { k8sCluster: this.options.k8sCluster, resources: this.loops.map((l) => l.resource.name) });
-    this.running = this.loops.map((loop) => this.runLoop(loop));
+    this.running = [...this.loops.map((loop) => this.runLoop(loop)), this.markCoverage()];
   }
 
   /**
    * Stops the watches, waits for the loops to end, then sends what is pending and writes every
    * position it covers. A send that fails here leaves the checkpoint behind: the next run re-reads.
+   * When every watch was open up to the stop and everything is sent, the watched-until mark is
+   * written (coverage.ts).
    */
   async stop(): Promise<void> {
+    const watching = this.loops.every((l) => l.status === 'watching' || l.status === 'not-served');
     this.stopSignal.abort();
     this.sleeps.wakeAll();
     await Promise.allSettled(this.running);
     this.output.close();
     await this.output.flush(true);
+    if (watching) await this.writeCoverage();
     this.deps.logger.info('exporter stopped', { counts: this.stats(), positions: Object.fromEntries(this.positions()) });
   }
 
@@ -173,11 +184,26 @@ export class Exporter {
     );
   }
 
+  /** The watched-until marks (coverage.ts): every interval while running, and after the last flush. */
+  private async markCoverage(): Promise<void> {
+    while (!this.stopping) {
+      await this.sleeps.sleep(COVERAGE_INTERVAL_MS);
+      if (!this.stopping) await this.writeCoverage();
+    }
+  }
+
+  private writeCoverage(): Promise<void> {
+    const open = this.loops.every((l) => l.status === 'watching' || l.status === 'not-served' || (this.stopping && l.status === 'stopped'));
+    return open && this.output.settled ? markWatchedUntil(this.deps, this.options.k8sCluster) : Promise.resolve();
+  }
+
   private get stopping(): boolean {
     return this.stopSignal.signal.aborted;
   }
 
   private async runLoop(loop: Loop): Promise<void> {
+    // A controller manager's change is fanned out to the TidbClusters known: wait until they all are.
+    if (loop.resource.kind === 'Deployment') await Promise.race([this.directory.whenComplete(), this.sleeps.untilWoken()]);
     await this.resume(loop);
     let reason = 'initial list';
     while (!this.stopping) {
@@ -224,8 +250,14 @@ export class Exporter {
         const resumed = carried?.resourceVersion === rv ? carried : undefined;
         if (resumed) loop.filter = new ChangeFilter(loop.resource.kind, resumed.entries);
         if (loop.resource.kind === 'TidbCluster') {
-          if (resumed?.references) this.references.restore(resumed.references);
-          else this.references.reset(loop.resource.namespace, (await listAll(this.deps.source, loop.resource, this.listPageSize, () => this.stopping)).items);
+          if (resumed?.references) {
+            this.references.restore(resumed.references);
+            this.directory.restore(resumed.entries);
+          } else {
+            const { items } = await listAll(this.deps.source, loop.resource, this.listPageSize, () => this.stopping);
+            this.references.reset(loop.resource.namespace, items);
+            this.directory.reset(loop.resource.namespace, this.keyed(items));
+          }
         }
         this.advance(loop, rv);
         return;
@@ -247,8 +279,13 @@ export class Exporter {
     const { resourceVersion: rv, items } = await listAll(this.deps.source, resource, this.listPageSize, () => this.stopping);
     // Counted once listed: a resource the server does not serve (404) has nothing to relist.
     this.counts.count(EXPORTER_METRIC.relists);
-    if (resource.kind === 'TidbCluster') this.references.reset(resource.namespace, items);
     const mapped = items.map((object) => ({ object, key: clusterKeyOf(resource.kind, object, this.options.k8sCluster) }));
+    if (resource.kind === 'TidbCluster') {
+      this.references.reset(resource.namespace, items);
+      this.directory.reset(resource.namespace, mapped);
+    }
+    // A relist that finds a controller manager re-checks the clusters it may manage (operators.ts).
+    if (resource.kind === 'Deployment') for (const object of items) this.triggerOperator(object, `found by ${reason}`);
     const gone = loop.filter.reset(mapped);
     const keys = new Set([...mapped.flatMap((m) => (m.key === undefined ? [] : [m.key])), ...gone]);
     for (const key of keys) this.output.trigger(key, `${reason}: ${resource.name}`);
@@ -295,8 +332,10 @@ export class Exporter {
       return;
     }
     this.counts.count(EXPORTER_METRIC.eventsSeen);
+    if (resource.kind === 'Deployment') return this.onOperatorEvent(loop, event);
     const key = clusterKeyOf(resource.kind, event.object, this.options.k8sCluster, event.type === 'DELETED');
     const meaningful = loop.filter.observe(event, key);
+    if (resource.kind === 'TidbCluster') this.directory.observe(event, key);
     if (key === undefined) this.counts.count(EXPORTER_METRIC.eventsUnmapped);
     else if (!meaningful) this.counts.count(EXPORTER_METRIC.eventsDropped);
     else {
@@ -313,8 +352,29 @@ export class Exporter {
     if (rv) this.advance(loop, rv);
   }
 
+  /** A controller-manager Deployment's change: a re-check for the clusters it may manage when it is meaningful. */
+  private onOperatorEvent(loop: Loop, event: WatchChange): void {
+    if (loop.filter.observe(event, undefined)) this.triggerOperator(event.object, event.type.toLowerCase());
+    else this.counts.count(EXPORTER_METRIC.eventsDropped);
+    const rv = event.object.metadata.resourceVersion;
+    if (rv) this.advance(loop, rv);
+  }
+
+  private triggerOperator(deployment: KubeObject, what: string): void {
+    for (const key of operatorTargets(deployment, this.directory)) this.output.trigger(key, operatorReason(deployment, what), true);
+  }
+
+  /** Each TidbCluster of a LIST with its key. */
+  private keyed(items: readonly KubeObject[]): { object: KubeObject; key: string | undefined }[] {
+    return items.map((object) => ({ object, key: clusterKeyOf('TidbCluster', object, this.options.k8sCluster) }));
+  }
+
   /** Moves a loop's position; a checkpoint follows within the interval. */
   private advance(loop: Loop, rv: string): void {
+    if (loop.resource.kind === 'TidbCluster' && loop.known !== true) {
+      loop.known = true;
+      this.directory.complete();
+    }
     if (!rv) return;
     loop.position = rv;
     this.output.see(loop.resource.name, rv);

@@ -49,9 +49,9 @@ export class Flusher {
     });
   }
 
-  /** Adds a trigger for `key`; it goes out within one flush window. */
-  trigger(key: string, reason: string): void {
-    this.coalescer.add(key, reason);
+  /** Adds a trigger for `key` (asking for a TiDB Operator re-check when `checkTidbOperator`); it goes out within one flush window. */
+  trigger(key: string, reason: string, checkTidbOperator = false): void {
+    this.coalescer.add(key, reason, checkTidbOperator);
     if (!this.closed) this.timer.schedule(this.settings.flushWindowMs);
   }
 
@@ -76,6 +76,14 @@ export class Flusher {
     const run = this.flushing.then(() => this.flushOnce(force)).finally(() => this.inFlight--);
     this.flushing = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Whether every trigger seen is sent: none pending, no flush running, the last send not failed (a
+   * checkpoint may still lag: a restart from it re-sends, never skips).
+   */
+  get settled(): boolean {
+    return this.coalescer.size() === 0 && this.inFlight === 0 && this.sendFailures === 0;
   }
 
   /** Whether a flush is running or queued (its sends and checkpoint writes are I/O in flight). */
@@ -106,7 +114,7 @@ export class Flusher {
   private async send(triggers: PendingTrigger[]): Promise<boolean> {
     const enqueuedAtMs = this.deps.clock.nowMs();
     try {
-      await this.deps.queue.send(triggers.map((t) => ({ message: { key: t.key, reason: reasonText(t), enqueuedAtMs } })));
+      await this.deps.queue.send(triggers.map((t) => ({ message: { key: t.key, reason: reasonText(t), enqueuedAtMs, ...(t.checkTidbOperator === true ? { checkTidbOperator: true as const } : {}) } })));
       this.deps.metrics.count(EXPORTER_METRIC.messagesSent, triggers.length);
       return true;
     } catch (err) {

@@ -17,6 +17,9 @@
  * - TidbInitializer: as a TidbCluster (its Job's events carry the progress);
  * - Job: labels, ownerReferences, finalizers, `deletionTimestamp`, each condition's `type` and
  *   `status`, and `status.active`;
+ * - Deployment (TiDB Operator's controller manager): labels, annotations, ownerReferences, finalizers,
+ *   `deletionTimestamp`, `spec.replicas`, its first container's command and args (`-cluster-scoped`)
+ *   and `status.readyReplicas` — what the coexistence verdict reads of it;
  * - StatefulSet and PersistentVolumeClaim: everything else, spec and status alike: a StatefulSet's
  *   status is the rolling update a step waits on, a PVC's status its binding and resize.
  *
@@ -50,6 +53,10 @@ export function meaningfulView(kind: WatchedKind, obj: KubeObject): Json {
       return { meta: metaView(obj), generation: obj.metadata.generation, spec: obj.spec, status: obj.status ?? null };
     case 'Job':
       return { meta: metaView(obj), conditions: asArray(obj.status?.conditions).map((c) => ({ type: field(c, 'type'), status: field(c, 'status') })), active: obj.status?.active ?? null };
+    case 'Deployment': {
+      const container = asArray((obj.spec?.template as { spec?: { containers?: unknown } } | undefined)?.spec?.containers)[0];
+      return { meta: metaView(obj), replicas: obj.spec?.replicas ?? null, command: field(container, 'command'), args: field(container, 'args'), readyReplicas: obj.status?.readyReplicas ?? null };
+    }
     case 'StatefulSet':
     case 'PersistentVolumeClaim': {
       const { resourceVersion: _rv, managedFields: _mf, ...metadata } = obj.metadata;

@@ -6,13 +6,15 @@
  * never streams unrelated Pods to us.
  */
 import { MANAGED_BY_SELECTOR } from '../model/labels.js';
+import { OPERATOR_DEPLOYMENT_SELECTOR } from '../model/tidb-operator.js';
 import { TerminalError } from '../platform/errors.js';
 
 /**
  * The kinds the exporter watches: each controller's own kind (TidbCluster, Backup, Restore, CompactBackup, BackupSchedule) and what
- * its steps wait on — the TidbCluster's StatefulSets, Pods and PVCs, the Jobs of Backups, Restores and CompactBackups.
+ * its steps wait on — the TidbCluster's StatefulSets, Pods and PVCs, the Jobs of Backups, Restores and CompactBackups —
+ * and TiDB Operator's controller-manager Deployments, whose changes re-check the coexistence verdict (operators.ts).
  */
-export type WatchedKind = 'TidbCluster' | 'StatefulSet' | 'Pod' | 'PersistentVolumeClaim' | 'Backup' | 'Restore' | 'CompactBackup' | 'BackupSchedule' | 'TidbInitializer' | 'Job' | 'TidbMonitor';
+export type WatchedKind = 'TidbCluster' | 'StatefulSet' | 'Pod' | 'PersistentVolumeClaim' | 'Backup' | 'Restore' | 'CompactBackup' | 'BackupSchedule' | 'TidbInitializer' | 'Job' | 'TidbMonitor' | 'Deployment';
 
 /**
  * The Jobs the backup controllers create carry one of these `managed-by` labels (§1.6, §2.3); the
@@ -44,6 +46,7 @@ const KINDS: readonly { kind: WatchedKind; plural: string; labelSelector: string
   { kind: 'TidbInitializer', plural: 'tidbinitializers', labelSelector: undefined },
   { kind: 'TidbMonitor', plural: 'tidbmonitors', labelSelector: undefined },
   { kind: 'Job', plural: 'jobs', labelSelector: BACKUP_JOB_SELECTOR },
+  { kind: 'Deployment', plural: 'deployments', labelSelector: OPERATOR_DEPLOYMENT_SELECTOR },
 ];
 
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

@@ -56,6 +56,18 @@ export class Sleeps {
     });
   }
 
+  /** Resolves at `wakeAll` (at once after it): a wait with no time bound that stopping still ends. */
+  untilWoken(): Promise<void> {
+    if (this.awake) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        this.waking.delete(done);
+        resolve();
+      };
+      this.waking.add(done);
+    });
+  }
+
   /** Ends every sleep now and every later one at once. */
   wakeAll(): void {
     this.awake = true;

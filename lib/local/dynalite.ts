@@ -10,6 +10,7 @@ import { DEPLOYER, type LocalIam } from './iam/authority.js';
 import { startIamFront } from './iam/http-front.js';
 import { FunctionIdentities, LOCAL_TABLE, localIam } from './iam/identities.js';
 import { listenOnLoopback, type LoopbackServer } from './loopback.js';
+import type { RequestCounter } from './request-counts.js';
 
 /**
  * A running embedded DynamoDB with its table. `endpoint` is the IAM front's; `client` signs as the
@@ -35,14 +36,18 @@ export async function startDynaliteServer(): Promise<LoopbackServer> {
 
 /**
  * Starts dynalite on 127.0.0.1 (a free port) behind an IAM front enforcing `iam` (default: the
- * packaged template's roles, `localIam`), and creates `tableName` as the deployer.
+ * packaged template's roles, `localIam`), and creates `tableName` as the deployer. With `requests`,
+ * every DynamoDB request but the deployer's (set-up, inspection) is counted there as `dynamodb`, and
+ * the functions' SQS and Scheduler requests as theirs (`FunctionIdentities`).
  */
-export async function startEmbeddedDynamo(tableName = LOCAL_TABLE, iam: LocalIam = localIam({ tableName })): Promise<EmbeddedDynamo> {
+export async function startEmbeddedDynamo(tableName = LOCAL_TABLE, iam: LocalIam = localIam({ tableName }), options: { readonly requests?: RequestCounter } = {}): Promise<EmbeddedDynamo> {
+  const { requests } = options;
   const server = await startDynaliteServer();
-  const front = await startIamFront({ service: 'dynamodb', target: server.endpoint, iam });
+  const onRequest = requests === undefined ? {} : { onRequest: (caller: string) => void (caller !== 'deployer' && requests.count('dynamodb')) };
+  const front = await startIamFront({ service: 'dynamodb', target: server.endpoint, iam, ...onRequest });
   const client = new DynamoDBClient({ endpoint: front.endpoint, region: 'us-east-1', credentials: DEPLOYER });
   await ensureTable(client, tableName);
-  const identities = new FunctionIdentities(iam, front.endpoint);
+  const identities = new FunctionIdentities(iam, front.endpoint, requests);
   return {
     endpoint: front.endpoint,
     backend: server.endpoint,

@@ -17,14 +17,19 @@ import { DialError, type ProxyRegistry } from '../sim/proxy.js';
 /** Where a function runs: attached to the cluster's VPC, or outside it. */
 export type Placement = { readonly inVpc: boolean };
 
-/** The world's network for one function (see the module comment). */
+/**
+ * The world's network for one function (see the module comment). `onExchange` is told of every
+ * exchange as it starts, whether it reaches anything or not (the scenario runner counts them).
+ */
 export class SimComponentNetwork implements ComponentNetwork {
   constructor(
     private readonly proxy: ProxyRegistry,
     private readonly placement: Placement,
+    private readonly onExchange?: (target: DialTarget) => void,
   ) {}
 
   async exchange(target: DialTarget, req: ComponentRequest, client: ClientCertificate | undefined, timeoutMs: number, what: string): Promise<HttpAnswer> {
+    this.onExchange?.(target);
     const address = `${target.serverName} (${target.ip}:${target.port})`;
     if (!this.placement.inVpc) throw timeoutError(what, timeoutMs, new Error(`dial tcp ${target.ip}:${target.port}: i/o timeout (no route from outside the cluster's VPC)`));
     const hello = client === undefined ? {} : { certPem: client.certPem, caPem: client.caPem };

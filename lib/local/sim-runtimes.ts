@@ -4,7 +4,8 @@
  * views of the queue and the scheduler checked as its role (lib/local/iam/), and its own caches;
  * what a scenario fixes (settings, seeded randomness, step ids) is shared, so a seed repeats.
  */
-import { DEFAULT_STEP_CONFIG, parseConfig, type ReconcilerConfig } from '../platform/config.js';
+import type { DialTarget } from '../components/network.js';
+import { DEFAULT_STEP_CONFIG, MAX_SWEEP_SPREAD_SECONDS, parseConfig, type ReconcilerConfig } from '../platform/config.js';
 import type { Clock } from '../platform/clock.js';
 import type { Logger } from '../platform/logger.js';
 import { type MemoryReconcileQueue, seededRandom } from '../queue/memory.js';
@@ -34,6 +35,8 @@ export type SimRuntimeParts = {
   readonly logger: Logger;
   /** Told of every successful claim (one claim is one step). */
   readonly countClaim: () => unknown;
+  /** Told of every exchange a function has with a component over the VPC (`componentAccess: direct`). */
+  readonly onExchange?: (target: DialTarget) => void;
 };
 
 /** Each function's runtime (see the module comment). */
@@ -53,7 +56,7 @@ export function simRuntimes(p: SimRuntimeParts): Record<SimFunction, Runtime> {
       clientRandom: shared.clientRandom,
       scheduler: ids.scheduler(fn, p.scheduler),
       timerTarget: ids.timerTarget,
-      componentAccess: componentAccessOf(p.scenario, p.world),
+      componentAccess: componentAccessOf(p.scenario, p.world, p.onExchange),
     });
     return { ...base, random: shared.random, newReconcileId: shared.newReconcileId, state: countingClaims(base, p.countClaim), queue: ids.queue(fn, p.sending) };
   };
@@ -65,9 +68,9 @@ export function simRuntimes(p: SimRuntimeParts): Record<SimFunction, Runtime> {
  * gives them the world's network; `api-proxy` places them outside it, where only the API endpoint
  * answers.
  */
-function componentAccessOf(scenario: Scenario, world: SimWorld): ComponentAccess {
+function componentAccessOf(scenario: Scenario, world: SimWorld, onExchange?: (target: DialTarget) => void): ComponentAccess {
   if (scenario.config.componentAccess === 'api-proxy') return VIA_API_PROXY;
-  return { mode: 'direct', network: new SimComponentNetwork(world.proxy, { inVpc: true }) };
+  return { mode: 'direct', network: new SimComponentNetwork(world.proxy, { inVpc: true }, onExchange) };
 }
 
 /** The reconciler settings a scenario's `config:` section gives (the rest as deployed). */
@@ -78,6 +81,8 @@ function reconcilerConfig(scenario: Scenario): ReconcilerConfig {
   return {
     ...base,
     ...(scope === undefined ? {} : { watchNamespaces: scope }),
+    // As deployed, the sweep spreads its messages over its own interval (at most SQS's 900 s).
+    sweep: { ...base.sweep, spreadSeconds: Math.min(Math.floor((scenario.config.sweepSpreadMs ?? scenario.config.sweepIntervalMs) / 1000), MAX_SWEEP_SPREAD_SECONDS) },
     step: {
       ...base.step,
       reconcile: { ...d, ...base.step.reconcile, autoFailover: scenario.config.autoFailover, detectNodeFailure: scenario.config.detectNodeFailure, failoverPeriodMs: scenario.config.failoverPeriodMs },

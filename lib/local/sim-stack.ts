@@ -20,7 +20,7 @@ import type { OutgoingMessage, ReconcileQueue } from '../queue/port.js';
 import { ApiError } from '../sim/api-error.js';
 import { TidbSimulation } from '../sim/tidb/simulation.js';
 import { SimWorld } from '../sim/world.js';
-import { API_PROXY_RBAC_FILE, RECONCILER_RBAC_FILE, applyRbacObjects, rbacObjectsOf } from './function-rbac.js';
+import { API_PROXY_RBAC_FILE, RECONCILER_RBAC_FILE, applyRbacObjects, functionUser, rbacObjectsOf } from './function-rbac.js';
 import { namespacedRbac } from './namespaced-rbac.js';
 import { DynamoStateStore } from '../state/dynamo.js';
 import type { StateStore } from '../state/port.js';
@@ -38,6 +38,8 @@ import { type SimFunction, simRuntimes } from './sim-runtimes.js';
 import { type InvokeResult, VirtualEventSource } from './virtual-delivery.js';
 import { ContinuousExporter, ScheduledExporterSessions, type SimExporter } from './exporter-sessions.js';
 import { DEFAULT_LATENCY, EXPORTER_SESSION_PERIOD_MS, type LatencyModel } from './latency.js';
+import { RequestCounter } from './request-counts.js';
+import { countApiRequests, countExchanges } from './request-boundaries.js';
 import type { Scenario } from './scenario/types.js';
 import { worldStorageClasses } from './scenario/storage-classes.js';
 
@@ -75,6 +77,8 @@ export type InvocationError = { readonly fn: SimFunction; readonly error: string
 export class SimStack {
   /** Reconcile steps that claimed their lease (the report's `steps`). */
   steps = 0;
+  /** Requests by target since the stack started (the report's `requests`; see request-boundaries.ts). */
+  readonly requests: RequestCounter;
   /** Invocations that threw (the report's `invocationErrors`); the run goes on, as in Lambda. */
   invocationErrors = 0;
   /** Told of every invocation that threw, after it is counted. */
@@ -87,6 +91,23 @@ export class SimStack {
   duplicate: { factor: number; untilMs: number } | undefined;
   private current: MortalRuntime | undefined;
   private invocationSeq = 0;
+  /**
+   * When set, every reconcile invocation runs in a new execution environment: a runtime built afresh
+   * (no observed index, no kept resolutions, no PD cluster ids from an earlier invocation), as on a
+   * Lambda fleet whose consecutive invocations land in different containers (`everyInvocationCold`).
+   */
+  private freshRuntime: (() => Runtime) | undefined;
+  private buildRuntime: (() => Runtime) | undefined;
+
+  /**
+   * From now on each reconcile invocation gets a runtime of its own, as if every one were a cold
+   * start in another container: what a warm process keeps (docs/adr/0024) is never there. `change`
+   * edits each such runtime (a test takes a port away to see what it saves).
+   */
+  everyInvocationCold(change: (runtime: Runtime) => Runtime = (runtime) => runtime): void {
+    const build = this.buildRuntime;
+    this.freshRuntime = build === undefined ? undefined : () => change(build());
+  }
 
   /** The reconcile function's runtime. */
   get runtime(): Runtime {
@@ -120,7 +141,9 @@ export class SimStack {
     readonly denials: readonly { readonly atMs: number; readonly message: string }[],
     /** The simulated EKS cluster's access entries (the scenario operator's and the file's `accessEntries:`), as the admin role reads them. */
     readonly accessEntries: AccessEntries,
+    requests: RequestCounter,
   ) {
+    this.requests = requests;
     this.sweeps = new AsyncInvoker(clock, () => this.invokeSweep(), (f: AsyncFailure) => this.invocationFailed({ fn: 'sweep', error: f.error, ...(f.retryInMs === undefined ? {} : { retryInMs: f.retryInMs }) }));
   }
 
@@ -148,8 +171,12 @@ export class SimStack {
     const watched = scenario.config.watchNamespaces;
     const rbac = rbacFiles.flatMap((file) => rbacObjectsOf(file));
     applyRbacObjects(world, watched === undefined ? rbac : namespacedRbac(rbac, watched));
-    const dynamo = await startEmbeddedDynamo(undefined, options.iam);
+    const requests = new RequestCounter();
+    const dynamo = await startEmbeddedDynamo(undefined, options.iam, { requests });
     const ids = dynamo.identities;
+    const users = (fns: string[]): Set<string> => new Set(fns.filter((fn) => ids.iam.functionNames().includes(fn)).map((fn) => functionUser(ids, fn).name));
+    const callers = { functions: users(['reconcile', 'sweep', 'timer', 'admin']), exporter: users(['exporter']) };
+    countApiRequests(world.server, callers, requests);
     const denials: { atMs: number; message: string }[] = [];
     ids.iam.onDenial = (d) => denials.push({ atMs: clock.nowMs(), message: `${d.principal}: ${d.message}` });
     const queue = new MemoryReconcileQueue({ clock: clock, visibilityTimeoutSeconds: 370, maxReceiveCount: 5, random: seededRandom(seed) });
@@ -161,9 +188,10 @@ export class SimStack {
       delete: (handles) => queue.delete(handles),
       changeVisibility: (handle, seconds) => queue.changeVisibility(handle, seconds),
     };
-    const runtimes = simRuntimes({ scenario, seed, world, dynamo, queue, sending, scheduler, clock: handlerClock, logger, countClaim: () => holder.stack && holder.stack.steps++ });
+    const parts = { scenario, seed, world, dynamo, queue, sending, scheduler, clock: handlerClock, logger, countClaim: () => holder.stack && holder.stack.steps++, onExchange: countExchanges(world.store, requests) };
+    const runtimes = simRuntimes(parts);
     const latency: LatencyModel = scenario.sim.latency ?? DEFAULT_LATENCY;
-    const exporterDeps = { source: new StoreWatchSource(world.store), queue: ids.queue('exporter', sending), state: new DynamoStateStore(ids.dynamo('exporter'), { tableName: dynamo.tableName }), clock: clock, logger, random: seededRandom(seed + 1) };
+    const exporterDeps = { source: new StoreWatchSource(world.store, () => requests.count('exporter')), queue: ids.queue('exporter', sending), state: new DynamoStateStore(ids.dynamo('exporter'), { tableName: dynamo.tableName }), clock: clock, logger, random: seededRandom(seed + 1) };
     const exporterOptions = { k8sCluster: runtimes.reconcile.k8sCluster, resources: watchedResources(scenario.config.watchNamespaces), flushWindowMs: 1000 };
     // With a gap, one Lambda session a minute, the run starting at a seeded point of the minute.
     const exporter: SimExporter =
@@ -178,8 +206,9 @@ export class SimStack {
     applyRbacObjects(world, operatorRbacObjects(SCENARIO_OPERATOR));
     // The admin function reads them as its own role, as it calls EKS.
     const accessEntries = ids.accessEntries('admin', entries);
-    const stack = new SimStack(clock, handlerClock, scenario, sim, world, dynamo, queue, runtimes, exporter, delivery, denials, accessEntries);
+    const stack = new SimStack(clock, handlerClock, scenario, sim, world, dynamo, queue, runtimes, exporter, delivery, denials, accessEntries, requests);
     holder.stack = stack;
+    stack.buildRuntime = () => simRuntimes(parts).reconcile;
     world.server.onWrite = () => stack.countWrite();
     const previousHook = world.server.requestHook;
     world.server.requestHook = (method, path) => stack.dieBeforeWrite(method) ?? previousHook?.(method, path);
@@ -192,7 +221,7 @@ export class SimStack {
    * handler that throws is a function error: counted, and its whole batch comes back later.
    */
   async invokeReconcile(event: SQSEvent): Promise<InvokeResult> {
-    const mortal = mortalRuntime(this.runtime);
+    const mortal = mortalRuntime(this.freshRuntime?.() ?? this.runtime);
     this.current = mortal;
     this.writesThisInvocation = 0;
     const handler = createReconcileHandler({ runtime: () => mortal.runtime });

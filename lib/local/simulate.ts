@@ -20,6 +20,8 @@ import { formatAdminAnswer, type TimeFormat } from './admin-format.js';
 import { explainTimeout, isClusterReady } from './wait-diagnosis.js';
 import type { KubeObject } from '../sim/object.js';
 import type { WriteRecord } from '../sim/server.js';
+import { EXPECTED_REQUESTS, unmetRequestBounds } from './scenario/expect.js';
+import type { RequestCounts } from './request-counts.js';
 
 type Phase = 'timeline' | 'reconciler' | 'sim';
 
@@ -92,8 +94,11 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
   phase = 'timeline';
   applyCluster(stack);
   phase = 'sim';
+  // `expect.requests` counts from the start of timeline[since]: the counts and the time then.
+  let window: { counts: RequestCounts; atMs: number } | undefined;
   for (const entry of stack.scenario.timeline) {
     const start = stack.clock.nowMs();
+    if (entry.index === stack.scenario.expect?.requests?.since) window = { counts: stack.requests.snapshot(), atMs: start };
     report.startEntry(entry, rel(start));
     progress.entryStarted(entry, rel(start));
     const result = entry.verb === 'mark' || entry.verb === 'expect' ? markOrExpect(stack, entry, report, marks) : await runEntry(stack, entry, runUntil, (p) => (phase = p), t0);
@@ -108,6 +113,7 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
     wallMs: Math.round(performance.now() - wallStart),
     steps: stack.steps,
     invocationErrors: stack.invocationErrors,
+    requests: stack.requests.snapshot(),
     invariants: [
       ...stack.sim.invariants().map((inv) => ({ name: inv.name, violations: inv.violations.map((v) => ({ atMs: rel(v.atMs), message: v.message })) })),
       // The local world enforces each function's role: a refused call fails the run (ADR 0014).
@@ -116,11 +122,22 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
       { name: 'rbac-allows-every-call', violations: (stack.world.gate?.denials ?? []).map((d) => ({ atMs: rel(d.atMs), message: d.message })) },
       // Namespace-scoped (config.watchNamespaces): no function's request named another namespace.
       { name: 'watched-namespaces-only', violations: unwatchedRequests(stack).map((message) => ({ atMs: rel(stack.clock.nowMs()), message })) },
+      // `expect.requests`: the load the run was allowed (only with the section).
+      ...(stack.scenario.expect?.requests ? [{ name: EXPECTED_REQUESTS, violations: unmetRequests(stack, window).map((message) => ({ atMs: rel(stack.clock.nowMs()), message })) }] : []),
     ],
     final: finalState(stack),
   });
   progress.runFinished(out);
   return out;
+}
+
+/** The bounds of `expect.requests` the window from timeline[since] broke (that entry never started: one message saying so). */
+function unmetRequests(stack: SimStack, window: { counts: RequestCounts; atMs: number } | undefined): string[] {
+  const expectation = stack.scenario.expect?.requests;
+  if (expectation === undefined) return [];
+  if (window === undefined) return [`timeline[${expectation.since}] never started, so its requests were not counted`];
+  const counts = stack.requests.since(window.counts);
+  return unmetRequestBounds(expectation, { counts, virtualMs: stack.clock.nowMs() - window.atMs, clusters: scenarioClusters(stack.scenario).length, since: expectation.since });
 }
 
 /** Each function whose allowed API requests named a namespace outside `config.watchNamespaces`, and those namespaces. */

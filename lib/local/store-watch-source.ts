@@ -10,11 +10,18 @@ import type { KubeObject } from '../sim/object.js';
 import { matchesLabels, parseLabelSelector } from '../sim/selectors.js';
 import type { ObjectStore, StoreEvent } from '../sim/store.js';
 
-/** A watch source over an ObjectStore. */
+/**
+ * A watch source over an ObjectStore. `onRequest` is told of every LIST page and every watch
+ * request, as the API server would receive them (the scenario runner counts them).
+ */
 export class StoreWatchSource implements WatchSource {
-  constructor(private readonly store: ObjectStore) {}
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly onRequest?: (verb: 'list' | 'watch') => void,
+  ) {}
 
   async list(resource: WatchedResource, page: { limit: number; continue?: string }): Promise<ListPage> {
+    this.onRequest?.('list');
     const all = this.store.list(resource.kind, resource.namespace, this.matcher(resource));
     const start = page.continue ? Number(page.continue) : 0;
     const items = all.slice(start, start + page.limit);
@@ -23,6 +30,7 @@ export class StoreWatchSource implements WatchSource {
   }
 
   async *watch(resource: WatchedResource, request: WatchRequest): AsyncIterable<WatchEvent> {
+    this.onRequest?.('watch');
     const matches = this.matcher(resource);
     const inScope = (o: KubeObject): boolean => (!resource.namespace || o.metadata.namespace === resource.namespace) && matches(o);
     const pending: StoreEvent[] = [];

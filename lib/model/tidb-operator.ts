@@ -40,10 +40,45 @@ export const RECHECK_WHILE_RUNNING_MS = 60_000;
 
 /**
  * While none runs, how long a verdict holds: no timer is armed for it, the first step after it reads
- * again — shorter than the sweep's 5-minute interval, so the sweep's step of every cluster finds an
- * operator started later within about one interval, at one LIST (and a GET per operator) per sweep.
+ * again. A backstop only (docs/adr/0024): an operator that starts is seen by the exporter's watch of
+ * controller-manager Deployments, which steps the clusters it may manage with a re-check at once, and
+ * while the exporter may have missed events the sweep's full steps re-check too — so at rest a
+ * cluster lists Deployments once per this interval (the sweep's full-read interval, 3 h), not every
+ * few minutes.
  */
-export const RECHECK_WHILE_ABSENT_MS = 4 * 60_000;
+export const RECHECK_WHILE_ABSENT_MS = 3 * 60 * 60_000;
+
+/** A Deployment as far as telling a controller manager goes: its name and its first container's command and args. */
+export type DeploymentLike = {
+  readonly metadata: { readonly name?: string };
+  readonly spec?: Readonly<Record<string, unknown>>;
+};
+
+/** A Deployment named as the chart names the controller manager (`tidb-controller-manager[-<release>]`). */
+export function isControllerManager(d: DeploymentLike): boolean {
+  const name = d.metadata.name ?? '';
+  return name === OPERATOR_NAME || name.startsWith(`${OPERATOR_NAME}-`);
+}
+
+/**
+ * `-cluster-scoped` of its first container's command or args (Go's flag package: `-x`, `--x`,
+ * `-x=false`; a bool flag takes no separate value). Absent, TiDB Operator's default: true.
+ */
+export function clusterScopedOf(d: DeploymentLike): boolean {
+  const template = d.spec?.template as { spec?: { containers?: unknown[] } } | undefined;
+  const container = template?.spec?.containers?.[0] as { command?: unknown; args?: unknown } | undefined;
+  const words = [...asStrings(container?.command), ...asStrings(container?.args)];
+  let scoped = true;
+  for (const word of words) {
+    const m = /^--?cluster-scoped(?:=(.*))?$/.exec(word);
+    if (m) scoped = m[1] === undefined || !['false', '0', 'f', 'F', 'FALSE', 'False'].includes(m[1]);
+  }
+  return scoped;
+}
+
+function asStrings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
 
 /** One controller-manager Deployment as a step read it, with the Lease named like it (when it exists). */
 export type ObservedOperator = {

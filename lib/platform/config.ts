@@ -20,6 +20,12 @@ import { quoteForEcho } from '../model/echo.js';
  */
 export type StepConfig = {
   readonly leaseForMs: number;
+  /**
+   * How often a cluster at rest has its components' health read (docs/adr/0024): a step that
+   * completes on a cluster it may read at rest arms one health check this long ahead. Absent or 0:
+   * none (the sweep's steps only).
+   */
+  readonly healthIntervalMs?: number;
   readonly observedClusters: number;
   readonly historyTtlSeconds: number;
   readonly safetyMarginMs: number;
@@ -30,9 +36,22 @@ export type StepConfig = {
 /**
  * The sweep skips keys whose armed wake-up is due within `dueWithinMs` (they are about to run anyway),
  * and keeps at most `sendConcurrency` batches (state reads, then one SendMessageBatch) in flight
- * (default `DEFAULT_SWEEP_SEND_CONCURRENCY`).
+ * (default `DEFAULT_SWEEP_SEND_CONCURRENCY`); it spreads its messages over `spreadSeconds`
+ * (lib/step/sweep-spread.ts; `SWEEP_SPREAD_SECONDS`, default `DEFAULT_SWEEP_SPREAD_SECONDS`; absent
+ * or 0, every message is sent at once).
  */
-export type SweepConfig = { readonly dueWithinMs: number; readonly sendConcurrency?: number };
+export type SweepConfig = {
+  readonly dueWithinMs: number;
+  readonly sendConcurrency?: number;
+  readonly spreadSeconds?: number;
+  /**
+   * A cluster at rest is stepped in full (every kind read) once this long after its last full read,
+   * spread by key over a further `fullReadSpreadMs` (docs/adr/0024); before that the sweep checks it
+   * cheaply. Absent: every sweep steps every cluster in full.
+   */
+  readonly fullReadIntervalMs?: number;
+  readonly fullReadSpreadMs?: number;
+};
 
 /** Names of the deployed resources (serverless.yml sets them); undefined outside Lambda. */
 export type DeploymentConfig = {
@@ -87,8 +106,21 @@ export const DEFAULT_STEP_CONFIG: StepConfig = {
  */
 export const MAX_REPLICAS_CEILING = 100_000;
 
+/**
+ * The seconds the sweep spreads its messages over unless `SWEEP_SPREAD_SECONDS` says otherwise: its
+ * own interval (serverless.yml, `rate(5 minutes)`), so the fleet's sweep steps arrive evenly
+ * instead of all at once.
+ */
+export const DEFAULT_SWEEP_SPREAD_SECONDS = 300;
+/** The longest spread: SQS's longest message delay (900 s, lib/queue/port.ts `MAX_DELAY_SECONDS`). */
+export const MAX_SWEEP_SPREAD_SECONDS = 900;
 /** The sweep's defaults. */
-export const DEFAULT_SWEEP_CONFIG: SweepConfig = { dueWithinMs: 60_000 };
+export const DEFAULT_SWEEP_CONFIG: SweepConfig = { dueWithinMs: 60_000, fullReadIntervalMs: 3 * 3_600_000, fullReadSpreadMs: 1_800_000, spreadSeconds: DEFAULT_SWEEP_SPREAD_SECONDS };
+
+/** A health check's interval unless `HEALTH_INTERVAL_MS` says otherwise: TiDB Operator's 30 s resync. */
+export const DEFAULT_HEALTH_INTERVAL_MS = 30_000;
+/** The longest health interval: one SQS delay (900 s). */
+export const MAX_HEALTH_INTERVAL_MS = 900_000;
 
 /**
  * Batches the sweep keeps in flight unless `SWEEP_SEND_CONCURRENCY` says otherwise: enough that
@@ -124,8 +156,11 @@ export function parseConfig(env: Env): ReconcilerConfig {
   if (backoff.maxMs < backoff.baseMs) {
     read.problem(`BACKOFF_MAX_MS: ${backoff.maxMs} is below BACKOFF_BASE_MS (${backoff.baseMs})`);
   }
+  const healthIntervalMs = read.milliseconds('HEALTH_INTERVAL_MS', DEFAULT_HEALTH_INTERVAL_MS, 0);
+  if (healthIntervalMs > MAX_HEALTH_INTERVAL_MS) read.problem(`HEALTH_INTERVAL_MS: ${healthIntervalMs} is above ${MAX_HEALTH_INTERVAL_MS} (one SQS delay)`);
   const step: StepConfig = {
     leaseForMs,
+    healthIntervalMs,
     observedClusters: read.count('OBSERVED_CLUSTERS', d.observedClusters, 1),
     historyTtlSeconds: read.seconds('HISTORY_TTL_SECONDS', d.historyTtlSeconds, 1),
     safetyMarginMs: read.milliseconds('STEP_SAFETY_MARGIN_MS', d.safetyMarginMs, 0),
@@ -140,9 +175,13 @@ export function parseConfig(env: Env): ReconcilerConfig {
   };
   checkLease(read, step.leaseForMs, step.safetyMarginMs);
   const sendConcurrency = read.optionalCount('SWEEP_SEND_CONCURRENCY', 1, MAX_SWEEP_SEND_CONCURRENCY);
+  const spreadSeconds = read.optionalCount('SWEEP_SPREAD_SECONDS', 0, MAX_SWEEP_SPREAD_SECONDS) ?? DEFAULT_SWEEP_SPREAD_SECONDS;
   const sweep: SweepConfig = {
     dueWithinMs: read.milliseconds('SWEEP_DUE_WITHIN_MS', DEFAULT_SWEEP_CONFIG.dueWithinMs, 0),
+    fullReadIntervalMs: read.milliseconds('SWEEP_FULL_READ_INTERVAL_MS', DEFAULT_SWEEP_CONFIG.fullReadIntervalMs ?? 0, 0),
+    fullReadSpreadMs: read.milliseconds('SWEEP_FULL_READ_SPREAD_MS', DEFAULT_SWEEP_CONFIG.fullReadSpreadMs ?? 0, 0),
     ...(sendConcurrency === undefined ? {} : { sendConcurrency }),
+    spreadSeconds,
   };
   const deployment = readDeployment(read);
   const watchNamespaces = read.namespaces('WATCH_NAMESPACES');

@@ -36,6 +36,11 @@ export class LruMap<K, V> {
     }
   }
 
+  /** Every key and value, least recently used first (a copy; the order is left as it is). */
+  entries(): [K, V][] {
+    return [...this.items];
+  }
+
   delete(key: K): void {
     this.items.delete(key);
   }

@@ -29,6 +29,12 @@ export type ReconcileMessage = {
   readonly ref: ClusterRef;
   readonly reason?: string;
   readonly dueAtMs?: number;
+  /**
+   * The producer saw something that may have started a TiDB Operator (the exporter's controller-manager
+   * Deployment watch, the sweep while events may have been missed): the step re-checks its verdict
+   * whatever the persisted one says (docs/adr/0024).
+   */
+  readonly checkTidbOperator?: true;
 };
 
 /**
@@ -72,7 +78,7 @@ const K8S_CLUSTER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
  * may carry a number or null); a returned message has a key of exactly three non-empty parts, each
  * valid under the rules Kubernetes (and EKS) apply to that part, naming `options.k8sCluster` when
  * that is given, a `reason` that is a string (cut to `MAX_REASON_BYTES`, saying so) when present,
- * and a `dueAtMs` that is a finite number when present.
+ * a `dueAtMs` that is a finite number when present, and `checkTidbOperator` only when it is `true`.
  * Unknown fields are ignored, so producers can add fields without breaking older consumers. On
  * failure the error names the first bad field.
  */
@@ -105,11 +111,13 @@ export function parseReconcileMessage(body: unknown, options: ParseMessageOption
 
   const due = fields['dueAtMs'];
   if (due !== undefined && (typeof due !== 'number' || !Number.isFinite(due))) return fail('dueAtMs', `dueAtMs must be a finite number, got ${describe(due)}`);
-  const dueAtMs = due === undefined ? {} : { dueAtMs: due };
+  const check = fields['checkTidbOperator'];
+  if (check !== undefined && typeof check !== 'boolean') return fail('checkTidbOperator', `checkTidbOperator must be a boolean, got ${describe(check)}`);
+  const extra = { ...(due === undefined ? {} : { dueAtMs: due }), ...(check === true ? { checkTidbOperator: true as const } : {}) };
   const reason = fields['reason'];
-  if (reason === undefined) return { ok: true, message: { key, kind, ref: ref.ref, ...dueAtMs } };
+  if (reason === undefined) return { ok: true, message: { key, kind, ref: ref.ref, ...extra } };
   if (typeof reason !== 'string') return fail('reason', `reason must be a string, got ${describe(reason)}`);
-  return { ok: true, message: { key, kind, ref: ref.ref, reason: cutText(reason, MAX_REASON_BYTES), ...dueAtMs } };
+  return { ok: true, message: { key, kind, ref: ref.ref, reason: cutText(reason, MAX_REASON_BYTES), ...extra } };
 }
 
 type ParseKeyResult = { readonly ok: true; readonly ref: ClusterRef } | { readonly ok: false; readonly error: MessageError };

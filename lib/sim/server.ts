@@ -66,6 +66,11 @@ export class SimApiServer {
   /** Requests served, by method; the benchmarks and the "no writes in a steady step" checks read it. */
   readonly requestCounts = new Map<string, number>();
   requestHook: RequestHook | undefined;
+  /**
+   * Told of every request the server accepted from its user (authenticated and authorised), before
+   * it is served; the scenario runner counts them by caller and target.
+   */
+  onRequest: ((method: string, url: URL, user: RbacUser) => void) | undefined;
   /** Told of every write a client makes (successful or not); the scenario runner records them. */
   onWrite: ((record: WriteRecord) => void) | undefined;
   private serving = 0;
@@ -123,6 +128,7 @@ export class SimApiServer {
     try {
       const url = new URL(req.url ?? '/', 'http://sim');
       const user = this.authenticate(req, method, url);
+      this.onRequest?.(method, url, user);
       const injected = this.requestHook?.(method, url.pathname);
       if (injected) throw injected;
       await this.route(req, res, method, url, user);

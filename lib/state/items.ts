@@ -111,6 +111,8 @@ function toStepSummary(item: Item): StepSummary {
     reconcileId: optString(item, 'reconcileId'),
     message: optString(item, 'message'),
     verified: toVerified(item['verified']),
+    healthAtMs: optNumber(item, 'healthAtMs'),
+    persistedRead: optNumber(item, 'persistedRead'),
   });
 }
 
@@ -119,7 +121,8 @@ function toVerified(value: unknown): VerifiedCluster | undefined {
   if (!isObject(value)) return undefined;
   const uid = optString(value, 'uid');
   const generation = optNumber(value, 'generation');
-  return uid === undefined || generation === undefined ? undefined : { uid, generation };
+  const fullAtMs = optNumber(value, 'fullAtMs');
+  return uid === undefined || generation === undefined ? undefined : { uid, generation, ...(fullAtMs === undefined ? {} : { fullAtMs }) };
 }
 
 function isObject(v: unknown): v is Item {

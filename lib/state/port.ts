@@ -29,10 +29,21 @@ export type StepSummary = {
    * step since completed: the next step may read at rest (see `ObserveRequest.verified`).
    */
   verified?: VerifiedCluster;
+  /** When the one pending health check of the key is due (docs/adr/0024); none is pending without it. */
+  healthAtMs?: number;
+  /**
+   * The fence of the whole read kept in the state table (`RestReadStore`) that this step's
+   * observation is, when the step wrote nothing to the API server since: a health step in any
+   * process may take it instead of asking the API server (docs/adr/0024).
+   */
+  persistedRead?: number;
 };
 
-/** A TidbCluster as one observation saw it: its uid and its spec's generation. */
-export type VerifiedCluster = { uid: string; generation: number };
+/**
+ * A TidbCluster as one observation saw it: its uid and its spec's generation, and when the last full
+ * observation (every kind listed) was made (`fullAtMs`; absent in items written before it was kept).
+ */
+export type VerifiedCluster = { uid: string; generation: number; fullAtMs?: number };
 
 /** A step's lease on a key: who holds it and until when (epoch ms). */
 export type Lease = { owner: string; untilMs: number };

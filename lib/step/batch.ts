@@ -10,7 +10,7 @@ import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import type { StepConfig } from '../platform/config.js';
 import { parseReconcileMessage } from '../queue/message.js';
 import { isLeaseWake } from './lease-wake.js';
-import { isTimerTrigger, type StepPorts, type Trigger } from './ports.js';
+import { isHealthTrigger, isTimerTrigger, type StepPorts, type Trigger } from './ports.js';
 import { runStep, type RunStepInput } from './run-step.js';
 import type { StepResult } from './result.js';
 
@@ -82,7 +82,7 @@ function groupByKey(records: readonly BatchRecord[], deps: BatchDeps): { groups:
       malformed.push(record.messageId);
       continue;
     }
-    const trigger = toTrigger(record, parsed.message.reason ?? 'unspecified', parsed.message.dueAtMs);
+    const trigger = toTrigger(record, parsed.message.reason ?? 'unspecified', parsed.message.dueAtMs, parsed.message.checkTidbOperator);
     const group = groups.get(parsed.message.key);
     if (!group) groups.set(parsed.message.key, { key: parsed.message.key, messageIds: [record.messageId], trigger });
     else {
@@ -93,24 +93,28 @@ function groupByKey(records: readonly BatchRecord[], deps: BatchDeps): { groups:
   return { groups: [...groups.values()], malformed };
 }
 
-function toTrigger(record: BatchRecord, reason: string, dueAtMs: number | undefined): Trigger {
+function toTrigger(record: BatchRecord, reason: string, dueAtMs: number | undefined, checkTidbOperator: true | undefined): Trigger {
   const enqueuedAtMs = enqueuedAt(record);
   const handles = record.receiptHandle ? { receiptHandles: [record.receiptHandle] } : {};
-  const due = dueAtMs !== undefined && isTimerTrigger({ reason }) ? { dueAtMs } : {};
-  return { reason, messageId: record.messageId, ...(enqueuedAtMs === undefined ? {} : { enqueuedAtMs }), ...handles, ...due };
+  const due = dueAtMs !== undefined && (isTimerTrigger({ reason }) || isHealthTrigger({ reason })) ? { dueAtMs } : {};
+  return { reason, messageId: record.messageId, ...(enqueuedAtMs === undefined ? {} : { enqueuedAtMs }), ...handles, ...due, ...(checkTidbOperator ? { checkTidbOperator } : {}) };
 }
 
 /**
- * Two records of one key as one trigger (see `groupByKey`). Two timers' wake-ups stand for the later
+ * Two records of one key as one trigger (see `groupByKey`); a health check gives way to any other
+ * trigger (docs/adr/0024). Two timers' wake-ups stand for the later
  * of their due times (the step consumes both); one that does not say when it was due makes the
- * merged one not say either, so it is never taken for a replaced wake-up.
+ * merged one not say either, so it is never taken for a replaced wake-up. A re-check of the TiDB
+ * Operator verdict asked by either is asked by the merged one.
  */
 function mergeTriggers(a: Trigger, b: Trigger): Trigger {
-  const rank = (t: Trigger): number => (isTimerTrigger(t) ? 2 : isLeaseWake(t) ? 0 : 1);
+  // A health check merged with anything else is that other trigger: something may have changed.
+  const rank = (t: Trigger): number => (isTimerTrigger(t) ? 2 : isHealthTrigger(t) ? -1 : isLeaseWake(t) ? 0 : 1);
   const chosen = rank(b) > rank(a) ? b : a;
   const times = [a.enqueuedAtMs, b.enqueuedAtMs].filter((t): t is number => t !== undefined);
   const handles = [...(a.receiptHandles ?? []), ...(b.receiptHandles ?? [])];
-  const { dueAtMs: _chosenDue, ...rest } = chosen;
+  const { dueAtMs: _chosenDue, checkTidbOperator: _chosenCheck, ...rest } = chosen;
+  const check = a.checkTidbOperator === true || b.checkTidbOperator === true;
   const bothTimers = isTimerTrigger(a) && isTimerTrigger(b);
   const due = bothTimers ? (a.dueAtMs === undefined || b.dueAtMs === undefined ? undefined : Math.max(a.dueAtMs, b.dueAtMs)) : chosen.dueAtMs;
   return {
@@ -118,6 +122,7 @@ function mergeTriggers(a: Trigger, b: Trigger): Trigger {
     ...(times.length === 0 ? {} : { enqueuedAtMs: Math.min(...times) }),
     ...(handles.length === 0 ? {} : { receiptHandles: handles }),
     ...(due === undefined ? {} : { dueAtMs: due }),
+    ...(check ? { checkTidbOperator: true as const } : {}),
   };
 }
 

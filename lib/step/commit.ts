@@ -20,7 +20,7 @@ import { executeOne, type ActionRecord } from './act.js';
 import type { StepContext } from './context.js';
 import { describeAction } from './describe.js';
 import { errorText } from './error-outcome.js';
-import { DIRTY_REASON, WAKE_TIMER_KIND } from './ports.js';
+import { DIRTY_REASON, HEALTH_PENDING_GRACE_MS, HEALTH_REASON, isHealthTrigger, WAKE_TIMER_KIND } from './ports.js';
 import { planSchedule, type Schedule } from './schedule.js';
 
 /** What the stages before the commit produced. `plan` is undefined when observing failed. */
@@ -36,6 +36,8 @@ export type CommitInput = {
    * verified before); kept in the state item only when the step completes.
    */
   readonly verified?: VerifiedCluster;
+  /** The fence of the kept whole read this step's observation is, when it wrote nothing to the API server (`StepSummary.persistedRead`). */
+  readonly persistedRead?: number;
 };
 
 /** How the lease ended: released, taken over by a newer step (ours was stale), or not released (error). */
@@ -83,7 +85,9 @@ export async function commitStep(ctx: StepContext, input: CommitInput): Promise<
   // A forgotten key keeps no wake-up: its timer is cancelled, and one already queued is ignored.
   const storedWakeAtMs = forgot === undefined ? (armed ? schedule.storeWakeAtMs : schedule.pendingWakeAtMs) : undefined;
   const verified = outcome.kind === 'complete' ? input.verified : undefined;
-  const release = await releaseLease(ctx, outcome, { failures: schedule.failures, nextWakeAtMs: storedWakeAtMs, verified }, errors);
+  const healthAtMs = forgot === undefined && verified !== undefined ? await armHealthCheck(ctx, errors) : undefined;
+  const persistedRead = verified === undefined ? undefined : input.persistedRead;
+  const release = await releaseLease(ctx, outcome, { failures: schedule.failures, nextWakeAtMs: storedWakeAtMs, verified, healthAtMs, persistedRead }, errors);
   const reEnqueued = release.wasDirty ? await reEnqueue(ctx, errors) : false;
   const redeliver = !armed || forgot === 'failed' || release.state === 'failed' || (release.wasDirty && !reEnqueued);
   const statusWritten = status !== undefined && status.record.result === 'ok';
@@ -201,12 +205,12 @@ async function forgetKey(ctx: StepContext, errors: string[]): Promise<'forgotten
 async function releaseLease(
   ctx: StepContext,
   outcome: Outcome,
-  kept: { failures: number; nextWakeAtMs: number | undefined; verified: VerifiedCluster | undefined },
+  kept: { failures: number; nextWakeAtMs: number | undefined; verified: VerifiedCluster | undefined; healthAtMs: number | undefined; persistedRead: number | undefined },
   errors: string[],
 ): Promise<{ state: ReleaseState; wasDirty: boolean }> {
-  const { failures, nextWakeAtMs, verified } = kept;
+  const { failures, nextWakeAtMs, verified, healthAtMs, persistedRead } = kept;
   const message = describeOutcome(outcome).slice(0, 500);
-  const lastStep = { atMs: ctx.startedAtMs, outcome: outcome.kind, reconcileId: ctx.reconcileId, message, ...(verified ? { verified } : {}) };
+  const lastStep = { atMs: ctx.startedAtMs, outcome: outcome.kind, reconcileId: ctx.reconcileId, message, ...(verified ? { verified } : {}), ...(healthAtMs === undefined ? {} : { healthAtMs }), ...(persistedRead === undefined ? {} : { persistedRead }) };
   try {
     const update = { failures, nextWakeAtMs, lastStep };
     const opts = { signal: ctx.commitSignal };
@@ -216,6 +220,31 @@ async function releaseLease(
     errors.push(`release: ${errorText(err)}`);
     // A newer step claimed the expired lease: it owns the key now and will commit its own view.
     return { state: err instanceof ConflictError ? 'lost-lease' : 'failed', wasDirty: false };
+  }
+}
+
+/**
+ * The health check this step leaves pending (docs/adr/0024), for a step that completed on a cluster
+ * the next step may read at rest: the one already pending, else a new one `healthIntervalMs` ahead
+ * (a delayed message; a health step consumes its own, so the chain goes on). Undefined — none
+ * pending — when health checks are off or the message could not be sent (the next step or the
+ * sweep arms one).
+ */
+async function armHealthCheck(ctx: StepContext, errors: string[]): Promise<number | undefined> {
+  const intervalMs = ctx.config.healthIntervalMs ?? 0;
+  if (intervalMs <= 0) return undefined;
+  const nowMs = ctx.ports.clock.nowMs();
+  const pending = ctx.claimed.lastStep?.healthAtMs;
+  const consumed = isHealthTrigger(ctx.trigger) && ctx.trigger.dueAtMs === pending;
+  if (!consumed && pending !== undefined && pending + HEALTH_PENDING_GRACE_MS > nowMs) return pending;
+  const dueAtMs = nowMs + intervalMs;
+  const message = { key: ctx.key, reason: HEALTH_REASON, enqueuedAtMs: nowMs, dueAtMs };
+  try {
+    await ctx.ports.queue.send([{ message, delaySeconds: Math.ceil(intervalMs / 1000) }]);
+    return dueAtMs;
+  } catch (err) {
+    errors.push(`arm health check: ${errorText(err)}`);
+    return undefined;
   }
 }
 

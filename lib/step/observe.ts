@@ -9,7 +9,7 @@ import type { FailOutcome } from '../model/outcome.js';
 import type { StoredDeadline, VerifiedCluster } from '../state/port.js';
 import type { StepContext } from './context.js';
 import { outcomeForError } from './error-outcome.js';
-import type { Observation } from './ports.js';
+import { isHealthTrigger, type Observation } from './ports.js';
 import { SWEEP_REASON } from './sweep.js';
 
 /** The snapshot, or the failure that prevented it (the step then commits that failure). */
@@ -28,8 +28,11 @@ export async function observeStep(ctx: StepContext): Promise<ObserveResult> {
   try {
     const verified = restVerification(ctx);
     const nowMs = ports.clock.nowMs();
-    const checkOperator = operatorCheckDue(ctx.deadlines, nowMs, undefined);
-    const observation = await ports.observer.observe({ key, ref, fence: ctx.fence, nowMs, signal, ...(verified ? { verified } : {}), ...(checkOperator ? { checkTidbOperator: true as const } : {}) });
+    // A producer that saw a controller manager appear (or may have missed it) asks for the check (docs/adr/0024).
+    const checkOperator = ctx.trigger.checkTidbOperator === true || operatorCheckDue(ctx.deadlines, nowMs, undefined);
+    const persistedRead = ctx.claimed.lastStep?.persistedRead;
+    const health = verified !== undefined && isHealthTrigger(ctx.trigger) ? { health: true, ...(persistedRead === undefined ? {} : { persistedRead }) } : {};
+    const observation = await ports.observer.observe({ key, ref, fence: ctx.fence, nowMs, signal, ...(verified ? { verified } : {}), ...health, ...(checkOperator ? { checkTidbOperator: true as const } : {}) });
     return { ok: true, snapshot: toSnapshot(ctx, observation, ctx.deadlines) };
   } catch (err) {
     return { ok: false, outcome: outcomeForError(err, 'observe') };

@@ -32,6 +32,8 @@ export type Trigger = {
   readonly messageId?: string;
   readonly receiptHandles?: readonly string[];
   readonly dueAtMs?: number;
+  /** A producer asked for the TiDB Operator verdict to be re-checked now (`ReconcileMessage.checkTidbOperator`). */
+  readonly checkTidbOperator?: true;
 };
 
 /**
@@ -55,6 +57,17 @@ export type ObserveRequest = {
    * the observer then also reads its controller managers (`Observation.tidbOperator`).
    */
   readonly checkTidbOperator?: true;
+  /**
+   * A health step (docs/adr/0024): with `verified`, the observer may take what the API server would
+   * answer from the step before (in this process, fence − 1, no write since) and read only the
+   * components; it reads at rest otherwise.
+   */
+  readonly health?: boolean;
+  /**
+   * With `health`: the fence of the whole read kept in the state table that the step before stood on
+   * (`StepSummary.persistedRead`); the observer may take that read when this process has none.
+   */
+  readonly persistedRead?: number;
 };
 
 /**
@@ -87,6 +100,12 @@ export type Observation = {
  */
 export interface Observer {
   observe(request: ObserveRequest): Promise<Observation>;
+  /**
+   * The fence of the kept whole read (docs/adr/0024) the observation of `key` by the step holding
+   * `fence` is, when that step has written nothing to the API server since; undefined otherwise
+   * (or when the observer keeps none).
+   */
+  persistedRead?(key: ClusterKey, fence: number): number | undefined;
 }
 
 /** One action to run, with the step's fence (for writes that must not come from a stale step). */
@@ -133,6 +152,25 @@ export const WAKE_TIMER_KIND = 'wake';
 
 /** The reason of the message a step sends when a trigger arrived while it held the lease. */
 export const DIRTY_REASON = 'dirty';
+
+/**
+ * The reason of a health check's message (docs/adr/0024): a step at rest that reads the components
+ * and takes the rest from the step before; it carries `dueAtMs`, the time the state item says the one
+ * pending health check is due (`StepSummary.healthAtMs`), and any other is dropped.
+ */
+export const HEALTH_REASON = 'health';
+
+/**
+ * How long after it was due a health check still counts as pending: its message may wait for the
+ * event source's batch and a busy function (a lost one is re-armed by the next step after this, or
+ * by the sweep).
+ */
+export const HEALTH_PENDING_GRACE_MS = 60_000;
+
+/** Whether the step is a health check (`HEALTH_REASON`). */
+export function isHealthTrigger(trigger: Pick<Trigger, 'reason'>): boolean {
+  return trigger.reason === HEALTH_REASON;
+}
 
 /** Whether the step was woken by a timer (`timer:<kind>`, as `lib/timer/timers.ts` names them). */
 export function isTimerTrigger(trigger: Trigger): boolean {

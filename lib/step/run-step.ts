@@ -25,6 +25,7 @@ import { parseObjectKey, type ControllerKind } from '../model/object-key.js';
 import type { Plan } from '../model/plan.js';
 import type { StepConfig } from '../platform/config.js';
 import { ConflictError } from '../platform/errors.js';
+import { MAX_DELAY_SECONDS } from '../queue/port.js';
 import { METRIC } from '../platform/metrics.js';
 import { combineOutcomes, fail } from '../reconcile/engine/outcome.js';
 import type { Rule } from '../reconcile/engine/rule.js';
@@ -38,7 +39,7 @@ import { armLeaseWake, leaseBoundBudget, leaseWakeFence, leaseWakeIsSuperseded }
 import type { Controller } from './controller.js';
 import { tidbClusterController } from './tidbcluster-controller.js';
 import { isReplacedWake } from './schedule.js';
-import { isTimerTrigger, type StepPorts, type Trigger } from './ports.js';
+import { isHealthTrigger, isTimerTrigger, type StepPorts, type Trigger } from './ports.js';
 import { reportStep, steppedResult, unclaimedResult, type StepIdentity, type StepResult } from './result.js';
 
 /**
@@ -143,7 +144,8 @@ async function wakeUpToSkip(
   signal: AbortSignal,
 ): Promise<{ disposition: 'superseded' | 'ignored' | 'claim-failed'; error?: string } | undefined> {
   const isTimer = isTimerTrigger(input.trigger);
-  if (wakeFence === undefined && !isTimer) return undefined;
+  const isHealth = isHealthTrigger(input.trigger);
+  if (wakeFence === undefined && !isTimer && !isHealth) return undefined;
   let state: Awaited<ReturnType<StepPorts['state']['get']>>;
   try {
     state = await input.ports.state.get(input.key, { signal });
@@ -153,8 +155,10 @@ async function wakeUpToSkip(
   const nowMs = input.ports.clock.nowMs();
   if (wakeFence !== undefined && leaseWakeIsSuperseded(state, wakeFence, nowMs)) return { disposition: 'superseded' };
   if (isReplacedWake(state, input.trigger, nowMs)) return { disposition: 'superseded' };
+  // One health check is pending per key (docs/adr/0024): the one the state item names.
+  if (isHealth && state?.lastStep?.healthAtMs !== input.trigger.dueAtMs) return { disposition: 'superseded' };
   const forgotten = state !== undefined && state.expiresAtSeconds !== undefined && state.lease === undefined;
-  return isTimer && forgotten ? { disposition: 'ignored' } : undefined;
+  return (isTimer || isHealth) && forgotten ? { disposition: 'ignored' } : undefined;
 }
 
 /**
@@ -169,6 +173,9 @@ async function leaseHeld(
   wakeFence: number | undefined,
 ): Promise<StepResult> {
   const { ports, key } = input;
+  // The dirty re-enqueue carries no reason of its own: a TiDB Operator re-check asked comes back by itself.
+  const recheck = input.trigger.checkTidbOperator === true ? await resendRecheck(ports, key, held.leaseUntilMs) : undefined;
+  if (recheck !== undefined) return { ...unclaimedResult(base, ports.clock.nowMs(), 'skipped', undefined), redeliver: true, errors: [recheck] };
   if (!held.armExpiryWake && wakeFence !== held.fence) {
     return unclaimedResult(base, ports.clock.nowMs(), 'skipped', undefined);
   }
@@ -176,6 +183,22 @@ async function leaseHeld(
   const done = unclaimedResult(base, ports.clock.nowMs(), 'skipped', undefined);
   if ('error' in armed) return { ...done, redeliver: true, errors: [armed.error] };
   return { ...done, armedWakeAtMs: armed.atMs };
+}
+
+/**
+ * A TiDB Operator re-check asked by a trigger that found the lease held, sent again to arrive when
+ * the lease ends (docs/adr/0024): the holder's dirty re-enqueue steps the key but does not ask for
+ * it. The error text when the send failed (the trigger is then left for redelivery, flag and all).
+ */
+async function resendRecheck(ports: StepPorts, key: string, leaseUntilMs: number): Promise<string | undefined> {
+  const nowMs = ports.clock.nowMs();
+  const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil((leaseUntilMs - nowMs) / 1000)));
+  try {
+    await ports.queue.send([{ message: { key, reason: 'TiDB Operator re-check (the lease was held)', enqueuedAtMs: nowMs, checkTidbOperator: true }, ...(delaySeconds > 0 ? { delaySeconds } : {}) }]);
+    return undefined;
+  } catch (err) {
+    return `re-send the TiDB Operator re-check: ${errorText(err)}`;
+  }
 }
 
 /**
@@ -216,7 +239,9 @@ async function runClaimed(ctx: ClaimedStep): Promise<StepResult> {
   const subject = observed.ok ? controller.subject(observed.snapshot) : { cluster: undefined, gone: false };
   await held;
   const { cluster, gone, verified } = subject;
-  const commit = await commitStep(ctx, { cluster, gone, plan, outcome, records: acted.records, ...(verified ? { verified } : {}) });
+  // Asked after acting: a Kubernetes write of this step leaves no kept read to stand on (docs/adr/0024).
+  const persistedRead = ctx.ports.observer.persistedRead?.(ctx.key, ctx.fence);
+  const commit = await commitStep(ctx, { cluster, gone, plan, outcome, records: acted.records, ...(verified ? { verified } : {}), ...(persistedRead === undefined ? {} : { persistedRead }) });
   marks.push(clock.nowMs());
   return steppedResult(ctx, plan?.ruleResults ?? [], commit, marks);
 }

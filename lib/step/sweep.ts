@@ -12,12 +12,20 @@ import type { Logger } from '../platform/logger.js';
 import { METRIC, type Metrics } from '../platform/metrics.js';
 import { DEFAULT_SWEEP_SEND_CONCURRENCY } from '../platform/config.js';
 import { TerminalError, TransientError } from '../platform/errors.js';
-import { chunk, PartialBatchError, SQS_MAX_BATCH, type ReconcileQueue } from '../queue/port.js';
+import { chunk, type OutgoingMessage, PartialBatchError, SQS_MAX_BATCH, type ReconcileQueue } from '../queue/port.js';
+import { sweepDelaySeconds } from './sweep-spread.js';
 import type { StateRecord, StateStore } from '../state/port.js';
+import { HEALTH_REASON } from './ports.js';
+import { sweepChoice, type ListedCluster } from './sweep-rest.js';
 
-/** Lists the keys of every TidbCluster the reconciler is responsible for (a LIST across namespaces). */
+/**
+ * Lists the keys of every TidbCluster the reconciler is responsible for (a LIST across namespaces);
+ * `listed` gives the uid and generation of each, as the last listing saw them, when the lister kept
+ * them (the sweep's cheap check needs them, sweep-rest.ts; without them every key is stepped in full).
+ */
 export interface ClusterLister {
   listClusterKeys(signal?: AbortSignal): Promise<ClusterKey[]>;
+  listed?(): ReadonlyMap<ClusterKey, ListedCluster>;
 }
 
 /** The sweep's ports. */
@@ -28,13 +36,21 @@ export type SweepPorts = {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly metrics: Metrics;
+  /** The exporter's watched-until mark (lib/exporter/coverage.ts); without it every key is stepped in full. */
+  readonly watchedUntil?: (signal?: AbortSignal) => Promise<number | undefined>;
 };
 
-/** What one sweep did: how many keys it listed, which it enqueued, and which it left to their wake-up. */
+/**
+ * What one sweep did: how many keys it listed, which it enqueued (for a full step or, `checked`, a
+ * health check), which it left to their wake-up, and which at rest it left alone (`atRest`: a health
+ * check pending, docs/adr/0024).
+ */
 export type SweepResult = {
   readonly listed: number;
   readonly enqueued: readonly ClusterKey[];
   readonly dueSoon: readonly { readonly key: ClusterKey; readonly nextWakeAtMs: number }[];
+  readonly checked: readonly ClusterKey[];
+  readonly atRest: readonly ClusterKey[];
 };
 
 /** The reason sweep messages carry. */
@@ -59,10 +75,16 @@ export const SWEEP_SEND_ATTEMPTS = 3;
 export const SWEEP_RETRY_BASE_MS = 200;
 
 type DueSoon = { key: ClusterKey; nextWakeAtMs: number };
-type BatchResult = { enqueued: ClusterKey[]; dueSoon: DueSoon[]; unsent: ClusterKey[]; error?: unknown };
+type BatchResult = { enqueued: ClusterKey[]; dueSoon: DueSoon[]; checked: ClusterKey[]; atRest: ClusterKey[]; unsent: ClusterKey[]; error?: unknown };
+/** One message to send: a full step (`sweep`) or a health check with the due time the state names. */
+type Outgoing = { key: ClusterKey; reason: string; dueAtMs?: number; checkTidbOperator?: true };
+/** What the batches share: the listed identities and the exporter's mark, read once per sweep. */
+type Check = { listed: ReadonlyMap<ClusterKey, ListedCluster>; watchedUntilMs: number | undefined };
 
 /**
- * Sweeps. Guarantees: every listed key is either enqueued (reason `sweep`) or reported as due soon;
+ * Sweeps. Guarantees: every listed key is either enqueued (reason `sweep`, delayed by its share of
+ * `config.spreadSeconds`: `sweepMessage`; or `health` for a cluster at rest whose health check is
+ * not pending, sweep-rest.ts), reported as due soon, or reported at rest with its health check pending;
  * keys go out in batches of 10 (one SendMessageBatch each), at most `sendConcurrency` batches in
  * flight, started in list order. A batch whose send fails is retried (only the keys the queue names
  * as failed, when it names them) up to `SWEEP_SEND_ATTEMPTS` tries with a doubling wait; one failing
@@ -72,40 +94,68 @@ type BatchResult = { enqueued: ClusterKey[]; dueSoon: DueSoon[]; unsent: Cluster
  */
 export async function runSweep(ports: SweepPorts, config: SweepConfig, signal?: AbortSignal): Promise<SweepResult> {
   const keys = await ports.lister.listClusterKeys(signal);
+  const check: Check = { listed: ports.lister.listed?.() ?? new Map(), watchedUntilMs: await readMark(ports, config, signal) };
   const batches = chunk(keys, SQS_MAX_BATCH);
   const turns = new SendTurns(batches.length);
   const results = await mapBounded(batches, config.sendConcurrency ?? DEFAULT_SWEEP_SEND_CONCURRENCY, signal, (batch, i) =>
-    sweepBatch(ports, config, batch, turns, i, signal),
+    sweepBatch(ports, config, check, batch, turns, i, signal),
   );
-  const done = results.map((r, i) => r ?? { enqueued: [], dueSoon: [], unsent: batches[i] ?? [], error: signal?.reason });
+  const done = results.map((r, i) => r ?? { enqueued: [], dueSoon: [], checked: [], atRest: [], unsent: batches[i] ?? [], error: signal?.reason });
   const enqueued = done.flatMap((r) => r.enqueued);
   const dueSoon = done.flatMap((r) => r.dueSoon);
+  const checked = done.flatMap((r) => r.checked);
+  const atRest = done.flatMap((r) => r.atRest);
   const unsent = done.flatMap((r) => r.unsent);
   ports.metrics.count(METRIC.sweepEnqueued, enqueued.length);
-  ports.logger.info('sweep', { listed: keys.length, enqueued: enqueued.length, dueSoon: dueSoon.length, unsent: unsent.length });
+  ports.logger.info('sweep', { listed: keys.length, enqueued: enqueued.length, checked: checked.length, atRest: atRest.length, dueSoon: dueSoon.length, unsent: unsent.length });
   if (unsent.length > 0) {
     const cause = done.find((r) => r.error !== undefined)?.error;
     throw new TransientError(`sweep: ${unsent.length} of ${keys.length} keys not enqueued (first: ${unsent[0]}): ${errorText(cause)}`, { cause });
   }
-  return { listed: keys.length, enqueued, dueSoon };
+  return { listed: keys.length, enqueued, dueSoon, checked, atRest };
 }
 
-/** One batch: read the keys' states (one request), leave the due-soon ones, send the rest (in its turn), retrying. */
-async function sweepBatch(ports: SweepPorts, config: SweepConfig, batch: readonly ClusterKey[], turns: SendTurns, index: number, signal?: AbortSignal): Promise<BatchResult> {
+/**
+ * The exporter's watched-until mark, when the cheap check is on; a failed read is no mark (every key
+ * is then stepped in full, as before the check).
+ */
+async function readMark(ports: SweepPorts, config: SweepConfig, signal: AbortSignal | undefined): Promise<number | undefined> {
+  if (!ports.watchedUntil || (config.fullReadIntervalMs ?? 0) <= 0) return undefined;
+  try {
+    return await ports.watchedUntil(signal);
+  } catch (error) {
+    ports.logger.warn('sweep: the exporter\'s watched-until mark could not be read; stepping every cluster in full', { error: errorText(error) });
+    return undefined;
+  }
+}
+
+/**
+ * One batch: read the keys' states (one request), leave the due-soon ones and those at rest with a
+ * health check pending, send the rest — a full step or a health check (sweep-rest.ts) — in its turn,
+ * retrying.
+ */
+async function sweepBatch(ports: SweepPorts, config: SweepConfig, check: Check, batch: readonly ClusterKey[], turns: SendTurns, index: number, signal?: AbortSignal): Promise<BatchResult> {
   const dueSoon: DueSoon[] = [];
-  let pending: ClusterKey[] = [];
+  const atRest: ClusterKey[] = [];
+  let pending: Outgoing[] = [];
   try {
     const nowMs = ports.clock.nowMs();
     const states = await ports.state.getMany(batch, { signal });
     batch.forEach((key) => {
       const state = states.get(key);
-      if (state?.nextWakeAtMs !== undefined && isDueSoon(state, nowMs, config.dueWithinMs)) dueSoon.push({ key, nextWakeAtMs: state.nextWakeAtMs });
-      else pending.push(key);
+      if (state?.nextWakeAtMs !== undefined && isDueSoon(state, nowMs, config.dueWithinMs)) {
+        dueSoon.push({ key, nextWakeAtMs: state.nextWakeAtMs });
+        return;
+      }
+      const choice = sweepChoice({ key, state, listed: check.listed.get(key), nowMs, watchedUntilMs: check.watchedUntilMs, config });
+      if (choice.kind === 'none') atRest.push(key);
+      else if (choice.kind === 'health') pending.push({ key, reason: HEALTH_REASON, ...(choice.dueAtMs === undefined ? {} : { dueAtMs: choice.dueAtMs }) });
+      else pending.push({ key, reason: SWEEP_REASON, ...(choice.checkTidbOperator ? { checkTidbOperator: true as const } : {}) });
     });
   } catch (error) {
     await turns.waitFor(index);
     turns.pass(index);
-    return { enqueued: [], dueSoon: [], unsent: [...batch], error };
+    return { enqueued: [], dueSoon: [], checked: [], atRest: [], unsent: [...batch], error };
   }
   const send = pending;
   let error: unknown;
@@ -117,7 +167,7 @@ async function sweepBatch(ports: SweepPorts, config: SweepConfig, batch: readonl
       break;
     }
     const nowMs = ports.clock.nowMs();
-    const sending = ports.queue.send(pending.map((key) => ({ message: { key, reason: SWEEP_REASON, enqueuedAtMs: nowMs } })));
+    const sending = ports.queue.send(pending.map((outgoing) => outgoingMessage(outgoing, nowMs, config)));
     // The request is on its way: the next batch may send now (sends start in list order).
     turns.pass(index);
     try {
@@ -127,12 +177,32 @@ async function sweepBatch(ports: SweepPorts, config: SweepConfig, batch: readonl
       error = err;
       if (err instanceof TerminalError) break;
       // The queue names the entries that failed; anything else may have sent nothing.
-      if (err instanceof PartialBatchError) pending = pending.filter((key) => err.failed.includes(key));
+      if (err instanceof PartialBatchError) pending = pending.filter(({ key }) => err.failed.includes(key));
       ports.logger.warn('sweep batch not sent', { attempt, keys: pending.length, error: errorText(err) });
     }
   }
   turns.pass(index);
-  return { enqueued: send.filter((key) => !pending.includes(key)), dueSoon, unsent: pending, error };
+  const unsent = pending.map(({ key }) => key);
+  const enqueued = send.filter(({ key }) => !unsent.includes(key));
+  const checked = enqueued.filter(({ reason }) => reason === HEALTH_REASON).map(({ key }) => key);
+  return { enqueued: enqueued.map(({ key }) => key), dueSoon, checked, atRest, unsent, error };
+}
+
+/** The message for one outgoing key: a full step as `sweepMessage` spreads it, a health check at once. */
+function outgoingMessage({ key, reason, dueAtMs, checkTidbOperator }: Outgoing, nowMs: number, config: Pick<SweepConfig, 'spreadSeconds'>): OutgoingMessage {
+  if (reason === SWEEP_REASON) return sweepMessage(key, nowMs, config, checkTidbOperator === true);
+  return { message: { key, reason, enqueuedAtMs: nowMs, ...(dueAtMs === undefined ? {} : { dueAtMs }) } };
+}
+
+/**
+ * The sweep's message for `key`: delayed by its share of the spread (sweep-spread.ts), and stamped
+ * as enqueued when it becomes visible, as a timer's wake-up is (so queue lag is not the delay);
+ * asking for a TiDB Operator re-check when `checkTidbOperator` (sweep-rest.ts).
+ */
+export function sweepMessage(key: ClusterKey, nowMs: number, config: Pick<SweepConfig, 'spreadSeconds'>, checkTidbOperator = false): OutgoingMessage {
+  const delaySeconds = sweepDelaySeconds(key, config.spreadSeconds ?? 0);
+  const message = { key, reason: SWEEP_REASON, enqueuedAtMs: nowMs + delaySeconds * 1000, ...(checkTidbOperator ? { checkTidbOperator: true as const } : {}) };
+  return delaySeconds === 0 ? { message } : { message, delaySeconds };
 }
 
 /**

@@ -34,12 +34,13 @@ export type TidbClusterObservation = { readonly snapshot: Snapshot; readonly las
 /**
  * Only an observation that succeeded can say the TidbCluster is gone. The TidbCluster it vouches for:
  * the one it read, when it read everything; at rest, the one verified before (which is the one it
- * read: the observer checked uid and generation).
+ * read: the observer checked uid and generation), so a full observation's time (`fullAtMs`) is
+ * carried until the next one.
  */
 function subjectOf({ snapshot, lastVerified }: TidbClusterObservation): CommitSubject {
   const cluster = snapshot.cluster;
   const { uid, generation } = cluster?.metadata ?? {};
-  const verified = uid === undefined || generation === undefined ? undefined : snapshot.reads === 'rest' ? lastVerified : { uid, generation };
+  const verified = uid === undefined || generation === undefined ? undefined : snapshot.reads === 'rest' ? lastVerified : { uid, generation, fullAtMs: snapshot.nowMs };
   return { cluster, gone: cluster === undefined, ...(verified ? { verified } : {}) };
 }
 

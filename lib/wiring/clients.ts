@@ -10,6 +10,7 @@
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 
 import type { ComponentNetwork } from '../components/network.js';
+import type { ResolvedNames } from '../components/direct.js';
 
 import { ComponentCaller } from '../components/caller.js';
 import type { TidbStatusPort, TikvStatusPort } from '../components/port.js';
@@ -53,6 +54,13 @@ export interface ClusterClients {
   tiflash(target: ClusterTarget): TiflashStatusPort;
   /** The API port (3080) of the cluster's TiProxy pods. */
   tiproxy(target: ClusterTarget): TiproxyPort;
+  /**
+   * The same clients, reaching a component at the address its name last resolved to when one is
+   * kept (a step at rest reads components without asking the API server where they are, docs/adr/0024).
+   */
+  reusing?(): ClusterClients;
+  /** The component names direct access resolved and keeps (docs/adr/0024); none through the API server proxy. */
+  resolvedNames?(): ResolvedNames | undefined;
 }
 
 /** Clients whose every call also ends by a deadline: what a composition root hands out per invocation. */
@@ -111,6 +119,14 @@ export class ApiServerClients implements DeadlineClients {
 
   withDeadline(deadlineAtMs: number, retryUntilMs?: number): ApiServerClients {
     return new ApiServerClients(this.kube.withDeadline(deadlineAtMs, retryUntilMs), this.caller.withDeadline(deadlineAtMs, retryUntilMs));
+  }
+
+  reusing(): ApiServerClients {
+    return new ApiServerClients(this.kube, this.caller.reusing());
+  }
+
+  resolvedNames(): ResolvedNames | undefined {
+    return this.caller.resolvedNames();
   }
 
   tidbSchema(target: ClusterTarget): TidbSchemaPort {

@@ -55,6 +55,8 @@ export class LiveExecutor implements Executor {
       case 'delete':
         // What the next step would take from this one's reads of these kinds is no longer what is there.
         if (KEPT_KINDS_WRITTEN.has(action.ref.kind)) this.index.dropKept(key);
+        // Nor is a health step's whole read (docs/adr/0024): any write, the status's too.
+        this.index.dropWhole(key);
         try {
           await executeKube(this.clients.kube, action);
         } catch (err) {

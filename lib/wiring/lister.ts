@@ -11,6 +11,7 @@ import type { KubeObject, KubePort } from '../kube/port.js';
 import { parseClusterKey, type ClusterKey } from '../model/key.js';
 import type { Logger } from '../platform/logger.js';
 import type { ClusterLister } from '../step/sweep.js';
+import type { ListedCluster } from '../step/sweep-rest.js';
 import { withinBudget } from './abortable.js';
 
 /** TidbClusters per LIST page: small enough for one response, large enough for few round trips. */
@@ -22,6 +23,7 @@ export type FleetTally = { listed: number; ready: number; notReady: number; paus
 /** Lists cluster keys; `tally` describes the clusters of the last `listClusterKeys`. */
 export class KubeClusterLister implements ClusterLister {
   tally: FleetTally = { listed: 0, ready: 0, notReady: 0, paused: 0 };
+  private identities: ReadonlyMap<ClusterKey, ListedCluster> = new Map();
 
   constructor(
     private readonly kube: KubePort,
@@ -45,15 +47,22 @@ export class KubeClusterLister implements ClusterLister {
     );
   }
 
+  /** The uid and generation of each TidbCluster of the last listing (one without both is left out). */
+  listed(): ReadonlyMap<ClusterKey, ListedCluster> {
+    return this.identities;
+  }
+
   private async listOnce(signal: AbortSignal | undefined): Promise<ClusterKey[]> {
     const keys: ClusterKey[] = [];
     const tally: FleetTally = { listed: 0, ready: 0, notReady: 0, paused: 0 };
-    for (const namespace of this.namespaces ?? [undefined]) await this.listIn(namespace, keys, tally, signal);
+    const identities = new Map<ClusterKey, ListedCluster>();
+    for (const namespace of this.namespaces ?? [undefined]) await this.listIn(namespace, keys, tally, identities, signal);
     this.tally = tally;
+    this.identities = identities;
     return keys;
   }
 
-  private async listIn(namespace: string | undefined, keys: ClusterKey[], tally: FleetTally, signal: AbortSignal | undefined): Promise<void> {
+  private async listIn(namespace: string | undefined, keys: ClusterKey[], tally: FleetTally, identities: Map<ClusterKey, ListedCluster>, signal: AbortSignal | undefined): Promise<void> {
     let next: string | undefined;
     do {
       const request = { limit: this.pageLimit, ...(namespace === undefined ? {} : { namespace }), ...(next === undefined ? {} : { continue: next }) };
@@ -63,6 +72,8 @@ export class KubeClusterLister implements ClusterLister {
         if (key === undefined) continue;
         keys.push(key);
         count(tally, object);
+        const { uid, generation } = object.metadata;
+        if (typeof uid === 'string' && typeof generation === 'number') identities.set(key, { uid, generation });
       }
       next = page.continue;
     } while (next);

@@ -8,8 +8,10 @@
  */
 
 import type { KubeObject, KubePort } from '../kube/port.js';
-import { OPERATOR_DEPLOYMENT_SELECTOR, OPERATOR_NAME, type ObservedLease, type ObservedOperator, type OperatorObservation } from '../model/tidb-operator.js';
+import { OPERATOR_DEPLOYMENT_SELECTOR, clusterScopedOf, isControllerManager, type ObservedLease, type ObservedOperator, type OperatorObservation } from '../model/tidb-operator.js';
 import { withinBudget } from './abortable.js';
+
+export { clusterScopedOf } from '../model/tidb-operator.js';
 
 /**
  * Reads the controller managers that could manage a TidbCluster in `namespace`: those of every
@@ -37,31 +39,6 @@ export async function readTidbOperators(kube: KubePort, namespace: string, scope
     }),
   );
   return { operators, scope };
-}
-
-/** A Deployment named as the chart names the controller manager (`tidb-controller-manager[-<release>]`). */
-function isControllerManager(d: KubeObject): boolean {
-  const name = d.metadata.name ?? '';
-  return name === OPERATOR_NAME || name.startsWith(`${OPERATOR_NAME}-`);
-}
-
-/**
- * `-cluster-scoped` of its first container's command or args (Go's flag package: `-x`, `--x`,
- * `-x=false`; a bool flag takes no separate value). Absent, TiDB Operator's default: true.
- */
-export function clusterScopedOf(d: KubeObject): boolean {
-  const container = d.spec?.template?.spec?.containers?.[0] as { command?: unknown; args?: unknown } | undefined;
-  const words = [...asStrings(container?.command), ...asStrings(container?.args)];
-  let scoped = true;
-  for (const word of words) {
-    const m = /^--?cluster-scoped(?:=(.*))?$/.exec(word);
-    if (m) scoped = m[1] === undefined || !['false', '0', 'f', 'F', 'FALSE', 'False'].includes(m[1]);
-  }
-  return scoped;
-}
-
-function asStrings(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
 /** The Lease's holder, renew time and duration as the rule reads them. */

@@ -39,6 +39,21 @@ export type KeptReads = {
   readonly ConfigMap: OwnedObjects['ConfigMap'];
   readonly volumes: { readonly names: readonly string[]; readonly items: readonly IPersistentVolume[] | undefined };
   readonly clientSecretSeen?: true;
+  /**
+   * What the step read from the API server — the TidbCluster, what it owns, the bound volumes — for
+   * a health step (docs/adr/0024), which reads only the components. Dropped by
+   * any Kubernetes write of the step (`dropWhole`): what it wrote is no longer what was read.
+   */
+  readonly whole?: WholeRead;
+};
+
+/** What one step read from the API server, whole (see `KeptReads.whole`). */
+export type WholeRead = {
+  readonly cluster: TidbCluster;
+  readonly owned: OwnedObjects;
+  readonly volumes: readonly IPersistentVolume[] | undefined;
+  /** The fence under which this read is kept in the state table (`RestReadStore`), when it is. */
+  readonly persistedAt?: number;
 };
 
 /**
@@ -142,6 +157,23 @@ export class ObservedIndex {
   /** Drops what is kept for `key`: its step is about to write one of the kinds kept. */
   dropKept(key: ClusterKey): void {
     this.kept.delete(key);
+  }
+
+  /**
+   * The fence under which the whole read the step holding `fence` kept is also kept in the state
+   * table, while that step has written nothing to the API server (`dropWhole`); else undefined.
+   */
+  persistedAt(key: ClusterKey, fence: number): number | undefined {
+    const found = this.kept.peek(key);
+    return found?.fence === fence ? found.reads.whole?.persistedAt : undefined;
+  }
+
+  /** Drops the whole read kept for `key` (its step is about to write to the API server); the rest stays. */
+  dropWhole(key: ClusterKey): void {
+    const found = this.kept.peek(key);
+    if (found?.reads.whole === undefined) return;
+    const { whole: _dropped, ...rest } = found.reads;
+    this.kept.set(key, { fence: found.fence, reads: rest });
   }
 
   /** The observed identity of `ref`, if the observation of `key` under `fence` saw it. */

@@ -15,15 +15,22 @@
  * TidbCluster read, same uid and generation) the kinds only the discovery rule reads are not listed
  * (`DISCOVERY_ONLY_KINDS`) and the observation says `reads: 'rest'`; what no watch reports (Services,
  * ConfigMaps, the bound volumes, the cluster client Secret) is then taken from the step before when
- * this process ran it and it wrote none of them (`ObservedIndex.keptFor`), and read otherwise. Only when
- * the request says the key's TiDB Operator verdict is due (`checkTidbOperator`) and the cluster is not
- * annotated to take over: TiDB Operator's controller managers, beside the lists (`observe-operator.ts`). The persisted part of the snapshot (fence,
+ * this process ran it and it wrote none of them (`ObservedIndex.keptFor`), and read otherwise. A
+ * health check (`ObserveRequest.health`, docs/adr/0024) whose step before ran here and wrote nothing
+ * takes the TidbCluster, the owned objects and the volumes from that step too, and reads only the
+ * components (at the addresses their names last resolved to) and any Nodes the rules want (none at
+ * rest). A health step of a process that did not run the step before takes that step's whole read
+ * from the state table instead, when the state item names it (`ObserveRequest.persistedRead`;
+ * `observe-persisted.ts`), with the addresses the components' names resolved to; every read from
+ * the API server is kept there for the health steps after it (`ObserverOptions.restReads`). Only when the request says the key's TiDB Operator verdict is due (`checkTidbOperator`) and
+ * the cluster is not annotated to take over: TiDB Operator's controller managers, beside the lists
+ * (`observe-operator.ts`). The persisted part of the snapshot (fence,
  * failures, wake-up, deadlines) is not read here: the engine has it from its claim and reads the
  * deadlines itself, alongside this observer.
  */
 
 import { OWNED_KINDS as KUBE_OWNED_KINDS, type KubeObject, type OwnedKind as KubeOwnedKind } from '../kube/port.js';
-import type { ClusterRef } from '../model/key.js';
+import type { ClusterKey, ClusterRef } from '../model/key.js';
 import type { OwnedObjects, TidbCluster } from '../model/kube.js';
 import type { PdView } from '../model/pd.js';
 import type { TidbView } from '../model/tidb.js';
@@ -38,13 +45,15 @@ import { abortError, withinBudget } from './abortable.js';
 import type { ClusterClients } from './clients.js';
 import { ClusterIdCache } from './pd-view.js';
 import { COMPONENT_READERS, type ComponentReadContext, type ComponentReader } from './observe-components.js';
-import { ObservedIndex, type KeptReads } from './observed.js';
+import { ObservedIndex, type KeptReads, type WholeRead } from './observed.js';
 import { readStoreNodes, serverNodeNames, storeNodeNames, tiproxyNodeNames } from './observe-nodes.js';
 import type { TiproxyView } from '../model/tiproxy.js';
 import { boundVolumeNames, readBoundVolumes } from './observe-volumes.js';
 import { readTikvLeaders } from './observe-tikv-leaders.js';
 import { plainJson } from './plain-json.js';
 import { readTidbOperators } from './observe-operator.js';
+import { keepRead, loadKeptRead, type LoadedRead } from './observe-persisted.js';
+import type { RestReadStore } from '../state/rest-reads.js';
 import { TAKE_OVER_ANNOTATION, type OperatorObservation } from '../model/tidb-operator.js';
 
 /** The owned kinds the observer lists: every kind the Kubernetes port reads per TidbCluster but its Events (no rule reads them). */
@@ -84,6 +93,8 @@ export type ObserverOptions = {
    * the cluster's — a reconciler deployed for some namespaces (`WATCH_NAMESPACES`) may list no other.
    */
   readonly operatorScope?: OperatorObservation['scope'];
+  /** Where whole reads are kept for health steps in other processes (docs/adr/0024); none kept without it. */
+  readonly restReads?: RestReadStore;
 };
 
 /**
@@ -108,29 +119,35 @@ export class LiveObserver implements Observer {
 
   async observe(request: ObserveRequest): Promise<Observation> {
     const { key, ref, signal } = request;
-    const cluster = await this.readCluster(ref, signal);
+    const memory = this.wholeFor(request);
+    const loaded = memory === undefined ? await this.keptReadFor(request) : undefined;
+    const whole = memory ?? loaded?.whole;
+    const cluster = whole?.cluster ?? (await this.readCluster(ref, signal));
     if (!cluster) {
       this.index.forget(key);
       return { cluster: undefined, owned: NO_OWNED_OBJECTS, components: NO_COMPONENTS };
     }
     const instance = instanceName(cluster);
-    const context: ComponentReadContext = { clients: this.clients, target: { namespace: ref.namespace, tcName: ref.name, tls: isTlsCluster(cluster) }, cluster, clusterIds: this.clusterIds };
+    // A health step reaches each component at the address its name last resolved to (docs/adr/0024).
+    const clients = whole ? (this.clients.reusing?.() ?? this.clients) : this.clients;
+    const context: ComponentReadContext = { clients, target: { namespace: ref.namespace, tcName: ref.name, tls: isTlsCluster(cluster) }, cluster, clusterIds: this.clusterIds };
     const atRest = request.verified !== undefined && request.verified.uid === cluster.metadata.uid && request.verified.generation === cluster.metadata.generation;
-    const kept = atRest ? this.index.keptFor(key, request.fence) : undefined;
+    const kept = atRest ? (this.index.keptFor(key, request.fence) ?? loaded?.kept) : undefined;
     const kinds = atRest ? (kept ? REST_KINDS_KEPT : REST_KINDS) : OWNED_KINDS;
     const operator = request.checkTidbOperator && cluster.metadata.annotations?.[TAKE_OVER_ANNOTATION] !== 'true' ? readTidbOperators(this.clients.kube, ref.namespace, this.options.operatorScope ?? 'cluster', signal) : undefined;
-    const [listed, api, tidbOperator] = await Promise.all([this.readOwned(ref.namespace, instance, kinds, signal), this.readApis(cluster, ref, context, signal, kept), operator]);
-    const owned: OwnedObjects = kept ? { ...listed, Service: kept.Service, ConfigMap: kept.ConfigMap } : listed;
+    const [listed, api, tidbOperator] = await Promise.all([whole ? whole.owned : this.readOwned(ref.namespace, instance, kinds, signal), this.readApis(cluster, ref, context, signal, kept), operator]);
+    const owned: OwnedObjects = whole ? whole.owned : kept ? { ...listed, Service: kept.Service, ConfigMap: kept.ConfigMap } : listed;
     this.index.remember(key, request.fence, instance, cluster, owned);
     const { rest, byComponent } = splitByComponent(owned, OBSERVED_COMPONENTS);
     // The bound claims' volumes and what each component's objects add to its view both follow from the owned objects.
     const pdView = api.reads[OBSERVED_COMPONENTS.indexOf('pd')]?.view as PdView | undefined;
+    // Nodes change without events the exporter sees: read as on every step (none at rest).
     const storeNodes = storeNodeNames(cluster, owned, pdView, this.options.detectNodeFailure);
     const volumeNames = boundVolumeNames(owned);
     const keptVolumes = kept && sameNames(kept.volumes.names, volumeNames) ? kept.volumes : undefined;
     const [volumes, tikvLeaders, read, ...completed] = await Promise.all([
       keptVolumes ? keptVolumes.items : readBoundVolumes(this.clients.kube, ref.namespace, instance, owned, signal),
-      withinBudget(signal, 'read TiKV leader counts', () => readTikvLeaders(this.clients.tikv(context.target), owned, signal)),
+      withinBudget(signal, 'read TiKV leader counts', () => readTikvLeaders(clients.tikv(context.target), owned, signal)),
       readStoreNodes(this.clients.kube, storeNodes, signal),
       ...OBSERVED_COMPONENTS.map((name, i) => this.complete(reader(name), api.reads[i], byComponent[name], context, signal)),
     ]);
@@ -142,11 +159,13 @@ export class LiveObserver implements Observer {
     const serverNodes = [...new Set(labelled)].filter((name) => !storeNodes.includes(name)).sort();
     const more = await readStoreNodes(this.clients.kube, serverNodes, signal);
     const nodes = read === undefined && more === undefined ? undefined : [...(read ?? []), ...(more ?? [])];
+    const persistedAt = whole ? whole.persistedAt : await this.keepRead(request, { cluster, owned, volumes }, api.clientSecretSeen === true);
     this.index.keep(key, request.fence, {
       Service: owned.Service,
       ConfigMap: owned.ConfigMap,
       volumes: { names: volumeNames, items: volumes },
       ...(api.clientSecretSeen ? { clientSecretSeen: true as const } : {}),
+      whole: { cluster, owned, volumes, ...(persistedAt === undefined ? {} : { persistedAt }) },
     });
     const components = Object.fromEntries(
       OBSERVED_COMPONENTS.map((name, i): [string, ComponentObservation<unknown, string>] => [name, observed(byComponent[name], completed[i])]),
@@ -162,6 +181,45 @@ export class LiveObserver implements Observer {
       ...(atRest ? { reads: 'rest' as const } : {}),
       ...(tidbOperator === undefined ? {} : { tidbOperator }),
     };
+  }
+
+  /**
+   * What a health step takes from the step before instead of the API server: that step's whole read,
+   * when it ran in this process just before (fence − 1), wrote nothing to the API server, and read
+   * the TidbCluster this step may read at rest against (same uid and generation). Anything else
+   * reads as every step at rest does.
+   */
+  private wholeFor(request: ObserveRequest): WholeRead | undefined {
+    if (request.health !== true || request.verified === undefined) return undefined;
+    const whole = this.index.keptFor(request.key, request.fence)?.whole;
+    const { uid, generation } = whole?.cluster.metadata ?? {};
+    return whole && uid === request.verified.uid && generation === request.verified.generation ? whole : undefined;
+  }
+
+  persistedRead(key: ClusterKey, fence: number): number | undefined {
+    return this.index.persistedAt(key, fence);
+  }
+
+  /**
+   * A health step's whole read from the state table when this process has none: the one the state
+   * item names, of the verified TidbCluster; its addresses are adopted by direct access (names this
+   * process resolved itself stay as they are).
+   */
+  private async keptReadFor(request: ObserveRequest): Promise<LoadedRead | undefined> {
+    const store = this.options.restReads;
+    if (store === undefined || request.health !== true || request.verified === undefined || request.persistedRead === undefined) return undefined;
+    const loaded = await loadKeptRead(store, request.key, request.persistedRead, request.verified, request.signal);
+    if (loaded !== undefined) this.clients.resolvedNames?.()?.adopt(loaded.addresses);
+    return loaded;
+  }
+
+  /** Keeps what this step read from the API server for the health steps after it; the fence it is kept under, or undefined. */
+  private async keepRead(request: ObserveRequest, whole: Omit<WholeRead, 'persistedAt'>, clientSecretSeen: boolean): Promise<number | undefined> {
+    const store = this.options.restReads;
+    if (store === undefined) return undefined;
+    const addresses = this.clients.resolvedNames?.()?.ofCluster(request.ref.namespace, request.ref.name) ?? [];
+    const kept = await keepRead(store, request.key, request.fence, request.nowMs, whole, addresses, clientSecretSeen, request.signal);
+    return kept ? request.fence : undefined;
   }
 
   private async readCluster(ref: ClusterRef, signal: AbortSignal): Promise<TidbCluster | undefined> {

@@ -23,6 +23,7 @@ import type { ReconcileQueue } from '../queue/port.js';
 import { withoutSdkLogging } from '../queue/aws-call.js';
 import { SqsReconcileQueue } from '../queue/sqs.js';
 import { DynamoStateStore } from '../state/dynamo.js';
+import { DynamoRestReads, type RestReadStore } from '../state/rest-reads.js';
 import type { StateStore } from '../state/port.js';
 import type { StepPorts } from '../step/ports.js';
 import { EventBridgeScheduler } from '../timer/eventbridge.js';
@@ -57,6 +58,8 @@ export type Runtime = {
    * simulated worlds in one process) never share one.
    */
   readonly clusterIds: ClusterIdCache;
+  /** Where steps keep their whole reads for health steps in other processes (docs/adr/0024); none kept without it. */
+  readonly restReads?: RestReadStore;
   /**
    * EventBridge Scheduler and where schedules deliver (the timers' queue, role and group): the
    * BackupSchedule controller keeps one recurring schedule per BackupSchedule there. Without it that
@@ -86,7 +89,12 @@ export function stepPorts(runtime: Runtime, deadlineAtMs: number): StepPorts {
   const clients = runtime.clients.withDeadline(deadlineAtMs, deadlineAtMs - runtime.config.step.safetyMarginMs);
   const { state, timers, queue, clock, logger, metrics, index, clusterIds, random, newReconcileId } = runtime;
   const seeded = { ...(random ? { random } : {}), ...(newReconcileId ? { newReconcileId } : {}) };
-  const observerOptions = { detectNodeFailure: runtime.config.step.reconcile.detectNodeFailure === true, clusterIds, ...(runtime.config.watchNamespaces === undefined ? {} : { operatorScope: 'namespace' as const }) };
+  const observerOptions = {
+    detectNodeFailure: runtime.config.step.reconcile.detectNodeFailure === true,
+    clusterIds,
+    ...(runtime.config.watchNamespaces === undefined ? {} : { operatorScope: 'namespace' as const }),
+    ...(runtime.restReads === undefined ? {} : { restReads: runtime.restReads }),
+  };
   const scheduling = runtime.scheduling;
   const schedules = scheduling === undefined ? undefined : { ...scheduling, timeZone: runtime.config.backupScheduleTimeZone ?? DEFAULT_BACKUP_SCHEDULE_TIMEZONE };
   const controllers = clients.objects === undefined ? {} : { controllers: backupControllers(clients.objects, clients, schedules) };
@@ -118,13 +126,15 @@ export function lambdaRuntime(env: NodeJS.ProcessEnv = process.env): Runtime {
   const kubeConfig = eksKubeConfig({ endpoint: s.kubeEndpoint, caData: s.kubeCaData, tokens, clusterName: s.clusterName });
   const queue = new SqsReconcileQueue({ client: withoutSdkLogging(new SQSClient({ region: s.region })), queueUrl: s.queueUrl });
   const scheduler = new EventBridgeScheduler({ client: withoutSdkLogging(new SchedulerClient({ region: s.region })) });
+  const dynamo = withoutSdkLogging(new DynamoDBClient({ region: s.region }));
   return {
     k8sCluster: s.clusterName,
     config,
     clock,
     logger: new PowertoolsLogger(),
     metrics: new PowertoolsMetrics(),
-    state: new DynamoStateStore(withoutSdkLogging(new DynamoDBClient({ region: s.region })), { tableName: s.stateTable }),
+    state: new DynamoStateStore(dynamo, { tableName: s.stateTable }),
+    restReads: new DynamoRestReads(dynamo, s.stateTable),
     queue,
     timers: new QueueSchedulerTimers({ queue, scheduler, queueArn: s.queueArn, schedulerRoleArn: s.schedulerRoleArn, ...(s.schedulerGroup ? { groupName: s.schedulerGroup } : {}) }),
     scheduling: { scheduler, target: { queueArn: s.queueArn, schedulerRoleArn: s.schedulerRoleArn, ...(s.schedulerGroup ? { groupName: s.schedulerGroup } : {}) } },
@@ -185,6 +195,7 @@ export function localRuntime(options: LocalRuntimeOptions): Runtime {
     logger: options.logger ?? silentLogger,
     metrics: options.metrics ?? silentMetrics,
     state: new DynamoStateStore(dynamo, { tableName: options.tableName }),
+    restReads: new DynamoRestReads(dynamo, options.tableName),
     queue,
     timers: new QueueSchedulerTimers({ queue, scheduler, ...timerTarget }),
     scheduling: { scheduler, target: timerTarget },

@@ -5,6 +5,7 @@
  * reads the sweep makes anyway).
  */
 
+import { readWatchedUntil } from '../exporter/coverage.js';
 import { METRIC } from '../platform/metrics.js';
 import type { StateStore } from '../state/port.js';
 import { runSweep } from '../step/sweep.js';
@@ -16,6 +17,9 @@ export type SweepSummary = {
   readonly listed: number;
   readonly enqueued: number;
   readonly dueSoon: number;
+  /** Of those enqueued, how many for a health check only, and how many at rest were left alone (docs/adr/0024). */
+  readonly checked: number;
+  readonly atRest: number;
   readonly fleet: FleetTally & { readonly failing: number };
 };
 
@@ -40,10 +44,11 @@ export async function sweepFleet(runtime: Runtime, invocation: Invocation): Prom
       },
     };
     const { clock, logger, metrics, queue } = runtime;
-    const result = await runSweep({ lister, state, queue, clock, logger, metrics }, runtime.config.sweep, budget.signal);
+    const watchedUntil = (signal?: AbortSignal): Promise<number | undefined> => readWatchedUntil(runtime.state, runtime.k8sCluster, signal ? { signal } : {});
+    const result = await runSweep({ lister, state, queue, clock, logger, metrics, watchedUntil }, runtime.config.sweep, budget.signal);
     const fleet = { ...lister.tally, failing: failing.size };
     reportFleet(runtime, fleet);
-    return { listed: result.listed, enqueued: result.enqueued.length, dueSoon: result.dueSoon.length, fleet };
+    return { listed: result.listed, enqueued: result.enqueued.length, dueSoon: result.dueSoon.length, checked: result.checked.length, atRest: result.atRest.length, fleet };
   } finally {
     runtime.clock.clearTimer(timer);
     runtime.metrics.flush();

@@ -158,7 +158,8 @@ describe('each function as its own role', () => {
   });
 
   it('the sweep and the timer function use nothing but their own few actions', () => {
-    expect([...(stack.iam.used.get('sweep') ?? [])].sort()).toEqual(['dynamodb:BatchGetItem', 'sqs:SendMessage']);
+    // GetItem: the exporter's watched-until mark (docs/adr/0024).
+    expect([...(stack.iam.used.get('sweep') ?? [])].sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'sqs:SendMessage']);
     expect([...(stack.iam.used.get('timer') ?? [])]).toEqual(['sqs:SendMessage']);
   });
 
@@ -174,6 +175,7 @@ describe('each function as its own role', () => {
     const iam: LocalIam = localIam({ extract: withExtraGrant(loadIamExtract(), 'SweepRole', 'dynamodb:DeleteItem') });
     const sweep = iam.functionPrincipal('sweep');
     iam.authorize(sweep, 'dynamodb:BatchGetItem', [iam.resolver.arnOf('StateTable')]);
+    iam.authorize(sweep, 'dynamodb:GetItem', [iam.resolver.arnOf('StateTable')]);
     iam.authorize(sweep, 'sqs:SendMessage', [iam.resolver.arnOf('ReconcileQueue')]);
     expect(iam.unusedGrants('sweep', SERVICE_USE['sweep'])).toEqual(['dynamodb:DeleteItem']);
   });

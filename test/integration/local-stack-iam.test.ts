@@ -37,7 +37,7 @@ afterAll(async () => {
 
 describe('npm start under IAM', () => {
   it.each([
-    { principal: 'sweep', actions: ['dynamodb:BatchGetItem', 'sqs:SendMessage'] },
+    { principal: 'sweep', actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'sqs:SendMessage'] },
     { principal: 'scheduler.amazonaws.com:RateScheduleRole', actions: ['lambda:InvokeFunction'] },
   ])('$principal made exactly $actions', ({ principal, actions }) => {
     expect(used(principal)).toEqual(actions);

@@ -241,7 +241,8 @@ describe('serverless package', () => {
   const grants: Record<(typeof functionNames)[number], string[]> = {
     // GetSchedule: a BackupSchedule step reads its recurring schedule (ADR 0023).
     reconcile: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'sqs:SendMessage', 'sqs:ChangeMessageVisibility', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', ...timers, 'scheduler:GetSchedule'],
-    sweep: ['dynamodb:BatchGetItem', 'sqs:SendMessage'],
+    // GetItem: the exporter's watched-until mark (ADR 0024).
+    sweep: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'sqs:SendMessage'],
     timer: ['sqs:SendMessage'],
     admin: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'sqs:SendMessage', ...redrive, ...timers, 'eks:DescribeAccessEntry', 'eks:ListAccessEntries'],
     exporter: ['dynamodb:GetItem', 'dynamodb:PutItem', 'sqs:SendMessage'],

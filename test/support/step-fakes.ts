@@ -40,6 +40,13 @@ export class FakeObserver implements Observer {
 
   constructor(public cluster: () => TidbCluster | undefined = () => tidbCluster()) {}
 
+  /** What `persistedRead` answers (docs/adr/0024): the fence of a kept read, or none (default). */
+  keptRead: number | undefined = undefined;
+
+  persistedRead(): number | undefined {
+    return this.keptRead;
+  }
+
   async observe(request: ObserveRequest): Promise<Observation> {
     this.calls++;
     this.requests.push(request);

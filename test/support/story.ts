@@ -15,8 +15,11 @@ import { runScenario } from '../../lib/local/simulate.js';
 /** Where the stories are. */
 export const STORIES_DIR = join(import.meta.dirname, '..', 'scenarios');
 
-/** How to run a story: its seed unless `seed`, `change` applied to the scenario, `inspect` asked at the end. */
-export type StoryOptions<T> = { seed?: number; change?: (s: Scenario) => Scenario; inspect?: (stack: SimStack) => Promise<T> };
+/**
+ * How to run a story: its seed unless `seed`, `change` applied to the scenario, `onStart` told of the
+ * stack before the timeline runs, `inspect` asked at the end.
+ */
+export type StoryOptions<T> = { seed?: number; change?: (s: Scenario) => Scenario; onStart?: (stack: SimStack) => void; inspect?: (stack: SimStack) => Promise<T> };
 
 /** Runs `file` (relative to `STORIES_DIR`) and returns its report and what `inspect` saw. */
 export async function runStoryAndInspect<T>(file: string, opts: StoryOptions<T> = {}): Promise<{ report: ScenarioReport; seen: T | undefined }> {
@@ -25,6 +28,7 @@ export async function runStoryAndInspect<T>(file: string, opts: StoryOptions<T> 
   const scenario = opts.change ? opts.change(parsed.scenario) : parsed.scenario;
   const stack = await SimStack.start(scenario, opts.seed ?? scenario.seed);
   try {
+    opts.onStart?.(stack);
     const report = await runScenario(stack, createProgress({ quiet: true }));
     return { report, seen: opts.inspect ? await opts.inspect(stack) : undefined };
   } finally {

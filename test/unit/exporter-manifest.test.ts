@@ -23,6 +23,7 @@ describe('the exporter manifest', () => {
       'backups.pingcap.com: list,watch',
       'backupschedules.pingcap.com: list,watch',
       'compactbackups.pingcap.com: list,watch',
+      'deployments.apps: list,watch',
       'jobs.batch: list,watch',
       'persistentvolumeclaims.: list,watch',
       'pods.: list,watch',

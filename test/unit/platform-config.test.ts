@@ -18,7 +18,7 @@ describe('configuration from the environment', () => {
     // Act
     const config = parseConfig({});
     // Assess
-    expect(config.step).toEqual(DEFAULT_STEP_CONFIG);
+    expect(config.step).toEqual({ ...DEFAULT_STEP_CONFIG, healthIntervalMs: 30_000 });
     expect(config.sweep).toEqual(DEFAULT_SWEEP_CONFIG);
     expect(config.deployment).toEqual({});
     expect(config.step.reconcile.backoff).toEqual({ baseMs: 1_000, maxMs: 100_000, jitterRatio: 0.1 });
@@ -43,6 +43,9 @@ describe('configuration from the environment', () => {
       TIDB_FAILOVER_PERIOD_MS: '180000',
       TIFLASH_FAILOVER_PERIOD_MS: '240000',
       SWEEP_DUE_WITHIN_MS: '30000',
+      HEALTH_INTERVAL_MS: '15000',
+      SWEEP_FULL_READ_INTERVAL_MS: '7200000',
+      SWEEP_FULL_READ_SPREAD_MS: '600000',
       MAX_REPLICAS: '250',
       QUEUE_VISIBILITY_TIMEOUT_SECONDS: '370',
       FUNCTION_TIMEOUT_SECONDS: '60',
@@ -53,6 +56,7 @@ describe('configuration from the environment', () => {
     expect(config).toEqual({
       step: {
         leaseForMs: 100_000,
+        healthIntervalMs: 15_000,
         observedClusters: 200,
         historyTtlSeconds: 86_400,
         safetyMarginMs: 3_000,
@@ -65,7 +69,7 @@ describe('configuration from the environment', () => {
           maxReplicas: 250,
         },
       },
-      sweep: { dueWithinMs: 30_000 },
+      sweep: { dueWithinMs: 30_000, fullReadIntervalMs: 7_200_000, fullReadSpreadMs: 600_000, spreadSeconds: 300 },
       deployment: { stateTable: 'state', queueUrl: 'https://sqs/q', clusterName: 'prod' },
     });
   });
@@ -81,11 +85,14 @@ describe('configuration from the environment', () => {
     { name: 'a boolean spelled otherwise', env: { AUTO_FAILOVER: 'yes' }, problem: 'AUTO_FAILOVER: "yes" is not true or false' },
     { name: 'a cap below the base', env: { BACKOFF_BASE_MS: '5000', BACKOFF_MAX_MS: '1000' }, problem: 'BACKOFF_MAX_MS: 1000 is below BACKOFF_BASE_MS (5000)' },
     { name: 'no sweep batch in flight', env: { SWEEP_SEND_CONCURRENCY: '0' }, problem: 'SWEEP_SEND_CONCURRENCY: 0 is below the minimum of 1' },
+    { name: 'a health interval longer than one SQS delay', env: { HEALTH_INTERVAL_MS: '900001' }, problem: 'HEALTH_INTERVAL_MS: 900001 is above 900000 (one SQS delay)' },
     { name: 'too many sweep batches in flight', env: { SWEEP_SEND_CONCURRENCY: '65' }, problem: 'SWEEP_SEND_CONCURRENCY: 65 is above the maximum of 64' },
     { name: 'no replicas allowed at all', env: { MAX_REPLICAS: '0' }, problem: 'MAX_REPLICAS: 0 is below the minimum of 1' },
     { name: 'a replica bound past the ceiling', env: { MAX_REPLICAS: '2147483647' }, problem: 'MAX_REPLICAS: 2147483647 is above the maximum of 100000' },
     { name: 'a replica bound that is not a number', env: { MAX_REPLICAS: 'lots' }, problem: 'MAX_REPLICAS: "lots" is not a whole number' },
     { name: 'a sweep concurrency that is not whole', env: { SWEEP_SEND_CONCURRENCY: '2.5' }, problem: 'SWEEP_SEND_CONCURRENCY: "2.5" is not a whole number' },
+    { name: "a sweep spread past SQS's longest delay", env: { SWEEP_SPREAD_SECONDS: '901' }, problem: 'SWEEP_SPREAD_SECONDS: 901 is above the maximum of 900' },
+    { name: 'a negative sweep spread', env: { SWEEP_SPREAD_SECONDS: '-1' }, problem: 'SWEEP_SPREAD_SECONDS: "-1" is not a whole number' },
     { name: 'an upper-case namespace', env: { WATCH_NAMESPACES: 'tidb,Prod' }, problem: `WATCH_NAMESPACES: "Prod" is not a namespace name (lower-case letters, digits and '-', 1-63 characters, starting and ending with a letter or digit)` },
     { name: 'an empty namespace in the list', env: { WATCH_NAMESPACES: 'a,,b' }, problem: `WATCH_NAMESPACES: "" is not a namespace name (lower-case letters, digits and '-', 1-63 characters, starting and ending with a letter or digit)` },
     { name: 'a namespace of 64 characters', env: { WATCH_NAMESPACES: 'a'.repeat(64) }, problem: `WATCH_NAMESPACES: "${'a'.repeat(64)}" is not a namespace name (lower-case letters, digits and '-', 1-63 characters, starting and ending with a letter or digit)` },
@@ -105,9 +112,11 @@ describe('configuration from the environment', () => {
   });
 
   it.each([
-    { name: 'unset, the sweep uses its default bound', env: {}, want: { dueWithinMs: 60_000 } },
-    { name: 'set, the sweep keeps that many batches in flight', env: { SWEEP_SEND_CONCURRENCY: '16' }, want: { dueWithinMs: 60_000, sendConcurrency: 16 } },
-  ])('SWEEP_SEND_CONCURRENCY $name', ({ env, want }) => {
+    { name: 'unset, the sweep uses its default bound and spreads over its 5-minute interval', env: {}, want: { dueWithinMs: 60_000, fullReadIntervalMs: 10_800_000, fullReadSpreadMs: 1_800_000, spreadSeconds: 300 } },
+    { name: 'set, the sweep keeps that many batches in flight', env: { SWEEP_SEND_CONCURRENCY: '16' }, want: { dueWithinMs: 60_000, fullReadIntervalMs: 10_800_000, fullReadSpreadMs: 1_800_000, sendConcurrency: 16, spreadSeconds: 300 } },
+    { name: 'a spread of 0 sends every message at once', env: { SWEEP_SPREAD_SECONDS: '0' }, want: { dueWithinMs: 60_000, fullReadIntervalMs: 10_800_000, fullReadSpreadMs: 1_800_000, spreadSeconds: 0 } },
+    { name: "a spread up to SQS's longest delay", env: { SWEEP_SPREAD_SECONDS: '900' }, want: { dueWithinMs: 60_000, fullReadIntervalMs: 10_800_000, fullReadSpreadMs: 1_800_000, spreadSeconds: 900 } },
+  ])('SWEEP_SEND_CONCURRENCY and SWEEP_SPREAD_SECONDS: $name', ({ env, want }) => {
     expect(parseConfig(env).sweep).toEqual(want);
   });
 

@@ -6,9 +6,10 @@ import type { InvariantResult } from '../../lib/local/scenario/report.js';
 
 const EMPTY_FINAL: FinalState = { tidbcluster: null, objects: {}, pd: { members: [], leader: null, stores: [], schedulers: [] } };
 const HELD: InvariantResult[] = [{ name: 'pd-quorum-kept', violations: [] }];
+const REQUESTS = { apiServer: 276, exporter: 420, pd: 72, tidb: 24, tikv: 0, tiflash: 0, ticdc: 24, pump: 12, dynamodb: 458, sqs: 48, scheduler: 0 };
 
 function finished(builder: ReportBuilder, invariants: InvariantResult[] = HELD, final: FinalState = EMPTY_FINAL) {
-  return builder.finish({ virtualMs: 1_834_000, wallMs: 5_120, steps: 212, invocationErrors: 0, invariants, final });
+  return builder.finish({ virtualMs: 1_834_000, wallMs: 5_120, steps: 212, invocationErrors: 0, requests: REQUESTS, invariants, final });
 }
 
 describe('the report has exactly the documented shape', () => {
@@ -42,6 +43,7 @@ describe('the report has exactly the documented shape', () => {
       wallMs: 5_120,
       steps: 212,
       invocationErrors: 0,
+      requests: REQUESTS,
       timeline: [{ index: 0, verb: 'waitFor', ok: true, startMs: 0, endMs: 61_000 }],
       actions: [
         { atMs: 1_200, actor: 'reconciler', verb: 'create', kind: 'StatefulSet', namespace: 'demo', name: 'basic-pd', object: sts },
@@ -52,7 +54,7 @@ describe('the report has exactly the documented shape', () => {
       invariants: [{ name: 'pd-quorum-kept', violations: [] }],
       final,
     });
-    expect(Object.keys(report)).toEqual(['scenario', 'passed', 'virtualMs', 'wallMs', 'steps', 'invocationErrors', 'timeline', 'actions', 'invariants', 'final']);
+    expect(Object.keys(report)).toEqual(['scenario', 'passed', 'virtualMs', 'wallMs', 'steps', 'invocationErrors', 'requests', 'timeline', 'actions', 'invariants', 'final']);
     expect(Object.keys(report.actions[0] ?? {})).toEqual(['atMs', 'actor', 'verb', 'kind', 'namespace', 'name', 'object']);
     expect(Object.keys(report.final)).toEqual(['tidbcluster', 'objects', 'pd']);
   });

@@ -73,6 +73,29 @@ describe('one SQS batch → one step per distinct key', () => {
     expect(inputs.map((i) => i.trigger.reason)).toEqual([chosen]);
   });
 
+  it.each([
+    { name: 'a health check first, then a watch', reasons: ['health', 'watch'], chosen: 'watch' },
+    { name: 'a watch first, then a health check', reasons: ['watch', 'health'], chosen: 'watch' },
+    { name: 'a health check and a lease-expiry wake-up', reasons: ['health', 'lease:3'], chosen: 'lease:3' },
+    { name: 'a health check and a timer', reasons: ['health', 'timer:wake'], chosen: 'timer:wake' },
+  ])('a health check gives way to any other trigger of the same key (docs/adr/0024): $name', async ({ reasons, chosen }) => {
+    const { inputs } = await batch(reasons.map((reason, i) => record(`m${i}`, { key: 'c/ns/a', reason, enqueuedAtMs: T0, dueAtMs: T0 })));
+    expect(inputs.map((i) => i.trigger.reason)).toEqual([chosen]);
+  });
+
+  it.each([
+    { name: 'asked by the first', asks: [true, false] },
+    { name: 'asked by the second', asks: [false, true] },
+  ])('a TiDB Operator re-check asked by any record of a key is asked by its trigger (docs/adr/0024): $name', async ({ asks }) => {
+    const { inputs } = await batch(asks.map((ask, i) => record(`m${i}`, { key: 'c/ns/a', reason: i === 0 ? 'timer:wake' : 'watch', enqueuedAtMs: T0, ...(ask ? { checkTidbOperator: true } : {}) })));
+    expect(inputs.map((i) => i.trigger.checkTidbOperator)).toEqual([true]);
+  });
+
+  it("a health check's due time rides on its trigger", async () => {
+    const { inputs } = await batch([record('m1', { key: 'c/ns/a', reason: 'health', enqueuedAtMs: T0, dueAtMs: T0 + 30_000 })]);
+    expect(inputs.map((i) => [i.trigger.reason, i.trigger.dueAtMs])).toEqual([['health', T0 + 30_000]]);
+  });
+
   it("every record's receipt handle rides on its key's trigger, so the step can hold them all for its lease", async () => {
     // Prepare
     const withHandle = (r: BatchRecord, receiptHandle: string): BatchRecord => ({ ...r, receiptHandle });

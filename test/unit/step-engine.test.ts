@@ -293,7 +293,8 @@ describe('runStep: claim → observe → decide → act → commit', () => {
 });
 
 describe('runStep: reading at rest', () => {
-  const VERIFIED = { uid: 'uid-basic', generation: 1 };
+  // What a full observation verified, with when it was made (the sweep's cheap check reads that).
+  const VERIFIED = { uid: 'uid-basic', generation: 1, fullAtMs: expect.any(Number) as unknown as number };
 
   it('a completed step keeps the TidbCluster it verified, and the next step may read at rest against it', async () => {
     // Prepare

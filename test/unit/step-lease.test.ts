@@ -15,7 +15,7 @@ import { leaseWakeFence } from '../../lib/step/lease-wake.js';
 import { runStep, type RunStepInput } from '../../lib/step/run-step.js';
 import { KEY, T0 } from '../support/fixtures.js';
 import { MemoryStateStore } from '../support/memory-state.js';
-import { ENGINE_RULES, TEST_STEP_CONFIG, queuedWithin, stepHarness, type StepHarness } from '../support/step-fakes.js';
+import { ENGINE_RULES, TEST_STEP_CONFIG, queuedWithin, stepHarness, takeQueued, type StepHarness } from '../support/step-fakes.js';
 
 const LEASE = TEST_STEP_CONFIG.leaseForMs;
 let owners = 0;
@@ -46,6 +46,23 @@ describe('a trigger that finds the lease held', () => {
     ]);
     expect(await queuedWithin(h, LEASE)).toEqual([{ reason: 'lease:1', atMs: LEASE }]);
     expect((await h.ports.state.get(KEY))?.dirty).toBe(true);
+  });
+
+  it('a TiDB Operator re-check asked while the lease is held comes back at the lease end, still asked (docs/adr/0024)', async () => {
+    // Prepare: a step holds the lease from T0; an earlier trigger already armed the wake-up
+    const h = stepHarness(new MemoryStateStore());
+    await h.ports.state.claim(KEY, 'holder', T0, LEASE);
+    await h.clock.advance(5_000);
+    await step(h);
+    await h.clock.advance(5_000);
+    // Act
+    const result = await step(h, { trigger: { reason: 'TiDB Operator Deployment tidb-admin/tidb-controller-manager added', checkTidbOperator: true } });
+    // Assess
+    expect([result.disposition, result.redeliver]).toEqual(['skipped', false]);
+    const queued = await takeQueued(h.queue);
+    expect(queued).toEqual([]);
+    await h.clock.advance(LEASE - 10_000);
+    expect((await takeQueued(h.queue)).filter((m) => m.checkTidbOperator === true).map((m) => m.key)).toEqual([KEY]);
   });
 
   it('a wake-up that cannot be sent leaves the trigger for redelivery', async () => {

@@ -17,8 +17,12 @@ export type IamFront = { readonly endpoint: string; close(): Promise<void> };
 /** How long a passed-on request may take before the front answers 504 (the local servers answer in ms). */
 const UPSTREAM_TIMEOUT_MS = 30_000;
 
-/** Starts a front on 127.0.0.1 (a free port) for `service` at `target` (e.g. `http://127.0.0.1:8000`). */
-export async function startIamFront(options: { readonly service: WireService; readonly target: string; readonly iam: LocalIam }): Promise<IamFront> {
+/**
+ * Starts a front on 127.0.0.1 (a free port) for `service` at `target` (e.g. `http://127.0.0.1:8000`).
+ * `onRequest` is told of every request as it arrives (refused or not), with its caller: `deployer`,
+ * a principal's label, or `unknown` (no or an unknown access key).
+ */
+export async function startIamFront(options: { readonly service: WireService; readonly target: string; readonly iam: LocalIam; readonly onRequest?: (caller: string) => void }): Promise<IamFront> {
   const { service, iam } = options;
   const target = new URL(options.target);
   const server: Server = createServer((req, res) => {
@@ -32,6 +36,7 @@ export async function startIamFront(options: { readonly service: WireService; re
       });
   });
   function handle(req: IncomingMessage, res: ServerResponse, body: Buffer): void {
+    options.onRequest?.(callerOf(iam, req));
     const refused = refusal(service, iam, req, body);
     if (refused !== undefined) {
       res.writeHead(refused.status, refused.headers);
@@ -78,6 +83,13 @@ function refusal(service: WireService, iam: LocalIam, req: IncomingMessage, body
     if (err instanceof AccessDeniedError) return errorBody(service, 'access-denied', err.message);
     throw err;
   }
+}
+
+/** Who sent `req`, by its access key: `deployer`, a principal's label, or `unknown`. */
+function callerOf(iam: LocalIam, req: IncomingMessage): string {
+  const accessKeyId = accessKeyOf(req.headers['authorization']);
+  const principal = accessKeyId === undefined ? undefined : iam.principalOfAccessKey(accessKeyId);
+  return principal === undefined ? 'unknown' : principal === 'deployer' ? 'deployer' : principal.label;
 }
 
 /** The access key id of a SigV4 `Authorization` header (`AWS4-HMAC-SHA256 Credential=<id>/<date>/…`). */

@@ -13,6 +13,7 @@ import type { IamExtract } from './extract.js';
 import type { AccessEntries } from '../../eks/port.js';
 import { guardAccessEntries, guardQueue, guardRedrive, guardScheduler, scheduleDelivery } from './guarded-ports.js';
 import type { DeadLetterRedrive } from '../../queue/redrive.js';
+import { countingQueue, countingScheduler, countingSend, type RequestCounter } from '../request-counts.js';
 
 /** The local state table's name (the template's is per stage). */
 export const LOCAL_TABLE = 'tidb-reconciler-state';
@@ -31,9 +32,11 @@ export function localIam(options: { readonly extract?: IamExtract; readonly tabl
 export class FunctionIdentities {
   private readonly clients = new Map<string, DynamoDBClient>();
 
+  /** With `requests`, every SQS and Scheduler request of a function (or of a due schedule) is counted there. */
   constructor(
     readonly iam: LocalIam,
     private readonly dynamoEndpoint: string,
+    private readonly requests?: RequestCounter,
   ) {}
 
   /** The principal of function `fn`. */
@@ -73,12 +76,14 @@ export class FunctionIdentities {
 
   /** `queue` as function `fn` may use it. */
   queue(fn: string, queue: ReconcileQueue): ReconcileQueue {
-    return guardQueue(queue, this.iam, this.principal(fn), this.queueArn);
+    const guarded = guardQueue(queue, this.iam, this.principal(fn), this.queueArn);
+    return this.requests === undefined ? guarded : countingQueue(guarded, this.requests);
   }
 
   /** The shared `scheduler` as function `fn` may use it. */
   scheduler(fn: string, scheduler: SchedulerPort): SchedulerPort {
-    return guardScheduler(scheduler, this.iam, this.principal(fn));
+    const guarded = guardScheduler(scheduler, this.iam, this.principal(fn));
+    return this.requests === undefined ? guarded : countingScheduler(guarded, this.requests);
   }
 
   /** The cluster's EKS access entries as function `fn` may read them. */
@@ -88,7 +93,9 @@ export class FunctionIdentities {
 
   /** Where a due schedule delivers: `queue`, as the role its target names (MemoryScheduler's `deliverTo`). */
   deliverTo(queue: ReconcileQueue): ReturnType<typeof scheduleDelivery> {
-    return scheduleDelivery(this.iam, queue, this.queueArn);
+    const deliver = scheduleDelivery(this.iam, queue, this.queueArn);
+    const requests = this.requests;
+    return requests === undefined ? deliver : (request) => countingSend(deliver(request), requests);
   }
 
   /** Closes every client. */

@@ -14,6 +14,7 @@ import { nodeNames } from '../../sim/nodes.js';
 import type { FieldPath } from './reader.js';
 import { expectMapping, FieldError, formatPath, readInteger, readString, rejectUnknownFields, required } from './reader.js';
 import { readAccessEntries } from './access-entries.js';
+import { readExpect } from './expect.js';
 import { readObjects } from './objects.js';
 import { readCluster, readClusters, readConfig, readSim } from './sections.js';
 import { readTimeline } from './timeline.js';
@@ -21,7 +22,7 @@ import type { Scenario, TidbClusterManifest } from './types.js';
 import { MAX_SEED } from './types.js';
 
 /** The top-level fields of a scenario file. */
-export const SCENARIO_FIELDS = ['name', 'description', 'seed', 'config', 'sim', 'cluster', 'clusters', 'objects', 'accessEntries', 'timeline'] as const;
+export const SCENARIO_FIELDS = ['name', 'description', 'seed', 'config', 'sim', 'cluster', 'clusters', 'objects', 'accessEntries', 'timeline', 'expect'] as const;
 
 /**
  * The outcome of parsing a file. On failure `error` is the one line to print (exit 2); `path` is
@@ -87,7 +88,8 @@ function readScenario(raw: unknown, fileName: string, lineOf: (path: FieldPath) 
   // Patches act on the first cluster; pods of every cluster may be named.
   const rules = { ...buildNameRules(cluster, root['timeline'], sim.nodes, nodes), others: others.map((c) => buildNameRules(c, undefined, sim.nodes, nodes)) };
   const timeline = readTimeline(root['timeline'], rules, lineOf, cluster.metadata.namespace);
-  return { fileName, name, description, seed, config, sim, cluster, clusters, objects, ...(accessEntries.length > 0 ? { accessEntries } : {}), timeline };
+  const expect = readExpect(root['expect'], timeline.length);
+  return { fileName, name, description, seed, config, sim, cluster, clusters, objects, ...(accessEntries.length > 0 ? { accessEntries } : {}), timeline, ...(expect === undefined ? {} : { expect }) };
 }
 
 function readDescription(value: unknown): string {

@@ -5,6 +5,7 @@
  * so the same seed and file give byte-for-byte the same report (apart from `wallMs`).
  */
 import type { Verb } from './types.js';
+import { REQUEST_TARGETS, type RequestCounts } from '../request-counts.js';
 
 /** One timeline entry that ran. Entries skipped after a failure are not listed. */
 export type TimelineRecord = {
@@ -125,6 +126,8 @@ export type ScenarioReport = {
   readonly steps: number;
   /** Handler invocations that threw; each was retried or redelivered as Lambda does, and the run went on. */
   readonly invocationErrors: number;
+  /** Requests over the whole run by target (lib/local/request-counts.ts; docs/SCENARIOS.md, Report). */
+  readonly requests: RequestCounts;
   readonly timeline: readonly TimelineRecord[];
   readonly actions: readonly ActionRecord[];
   readonly invariants: readonly InvariantResult[];
@@ -137,6 +140,8 @@ export type FinishInput = {
   readonly wallMs: number;
   readonly steps: number;
   readonly invocationErrors: number;
+  /** The run's requests by target; absent, none were counted (every target 0). */
+  readonly requests?: RequestCounts;
   readonly invariants: readonly InvariantResult[];
   readonly final: FinalState;
 };
@@ -233,6 +238,8 @@ export class ReportBuilder {
       wallMs: input.wallMs,
       steps: input.steps,
       invocationErrors: input.invocationErrors,
+      // Every target, in the documented order.
+      requests: Object.fromEntries(REQUEST_TARGETS.map((t) => [t, input.requests?.[t] ?? 0])) as RequestCounts,
       timeline,
       actions: [...this.actions],
       invariants,

@@ -5,7 +5,7 @@
  * default.
  */
 import { readBuckets, readWorkload } from './backup-settings.js';
-import { ConfigError, parseConfig } from '../../platform/config.js';
+import { ConfigError, MAX_SWEEP_SPREAD_SECONDS, parseConfig } from '../../platform/config.js';
 import { applyStructuralSchema } from '../../sim/crd/schema.js';
 import { tidbClusterSchema } from '../../sim/crd/tidbcluster.js';
 import { DEFAULT_CONFIG, DEFAULT_NAMESPACE, DEFAULT_SIM, MAX_REGIONS_PER_STORE, MAX_TIFLASH_REPLICAS, TIDB_CLUSTER_API_VERSION } from './defaults.js';
@@ -38,6 +38,7 @@ export const CONFIG_FIELDS = [
   'tidbFailoverPeriod',
   'tiflashFailoverPeriod',
   'sweepInterval',
+  'sweepSpread',
   'componentAccess',
   'watchNamespaces',
 ] as const;
@@ -62,9 +63,18 @@ export function readConfig(raw: unknown): ScenarioConfig {
       tiflash: duration('tiflashFailoverPeriod', d.failoverPeriodMs.tiflash),
     },
     sweepIntervalMs: duration('sweepInterval', d.sweepIntervalMs, true),
+    ...('sweepSpread' in map ? { sweepSpreadMs: readSweepSpread(map['sweepSpread']) } : {}),
     componentAccess: 'componentAccess' in map ? readOneOf(map['componentAccess'], ['config', 'componentAccess'], ['direct', 'api-proxy'] as const, 'component access mode') : d.componentAccess,
     ...('watchNamespaces' in map ? { watchNamespaces: readWatchNamespaces(map['watchNamespaces']) } : {}),
   };
+}
+
+/** `config.sweepSpread`: as `SWEEP_SPREAD_SECONDS`, whole seconds from 0s to 15m (SQS's longest delay). */
+function readSweepSpread(value: unknown): number {
+  const path = ['config', 'sweepSpread'];
+  const ms = readDuration(value, path);
+  if (ms % 1000 !== 0 || ms > MAX_SWEEP_SPREAD_SECONDS * 1000) throw new FieldError(path, `expected whole seconds from 0s to 15m (SQS's longest delay), got ${describeValue(value)}`);
+  return ms;
 }
 
 /** `config.watchNamespaces`: a non-empty list of namespace names, checked as `WATCH_NAMESPACES` is. */

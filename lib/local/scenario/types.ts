@@ -3,6 +3,7 @@
  * every pod and node name checked against the cluster and the world it runs in. The runner reads
  * only these types; the YAML text never reaches it. See docs/SCENARIOS.md for the file format.
  */
+import type { ScenarioExpect } from './expect.js';
 import type { BucketSpec } from '../../sim/backup/s3.js';
 import type { FailoverPeriods } from '../../model/config.js';
 import type { AccessEntry } from '../../eks/port.js';
@@ -64,6 +65,8 @@ export type ScenarioConfig = {
   readonly detectNodeFailure: boolean;
   readonly failoverPeriodMs: FailoverPeriods;
   readonly sweepIntervalMs: number;
+  /** As `SWEEP_SPREAD_SECONDS`: what the sweep spreads its messages over; absent, its interval (at most 15m). */
+  readonly sweepSpreadMs?: number;
   /**
    * How the functions reach the components, as `COMPONENT_ACCESS`: `direct` (attached to the
    * cluster's VPC, the default) or `api-proxy` (outside the VPC, through the API server's proxy).
@@ -227,6 +230,8 @@ export type Scenario = {
   /** The simulated EKS cluster's access entries besides the scenario operator's (`accessEntries:`). */
   readonly accessEntries?: readonly AccessEntry[];
   readonly timeline: readonly TimelineEntry[];
+  /** Bounds the run must stay within (`expect:`; see expect.ts). */
+  readonly expect?: ScenarioExpect;
   /**
    * `simulate --from-kubeconfig`: the live cluster's objects (see lib/local/twin.ts), created at t = 0
    * with `cluster` (then taken from the live cluster, status included) instead of it alone.

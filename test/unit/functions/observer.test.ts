@@ -13,6 +13,7 @@ import { NO_OWNED_OBJECTS } from '../../../lib/step/ports.js';
 import { LiveExecutor } from '../../../lib/wiring/executor.js';
 import { ObservedIndex } from '../../../lib/wiring/observed.js';
 import { LiveObserver } from '../../../lib/wiring/observer.js';
+import type { RestReadStore, StoredRestRead } from '../../../lib/state/rest-reads.js';
 import { FakeKube, fakeClients, tidbCluster } from './runtime-fakes.js';
 
 const labelled = (kind: string, name: string, component?: string): KubeObject => ({
@@ -194,6 +195,147 @@ describe('LiveObserver at rest: what no watch reports comes from the step before
     // Assess
     expect(atRest).toBe(1);
     expect(kube.reads.secret).toBe(2);
+  });
+});
+
+describe('LiveObserver health checks: the step before read whole in this process, only the components are read (docs/adr/0024)', () => {
+  const cluster = (generation = 3): KubeObject => {
+    const tc = tidbCluster('basic');
+    return { ...tc, metadata: { ...tc.metadata, generation } };
+  };
+  /** A kube port that also counts its TidbCluster GETs. */
+  class CountingKube extends ListingKube {
+    gets = 0;
+    override async getTidbCluster(namespace: string, name: string): Promise<KubeObject> {
+      this.gets++;
+      return super.getTidbCluster(namespace, name);
+    }
+  }
+  const warm = (kube: CountingKube) => {
+    const index = new ObservedIndex();
+    const observer = new LiveObserver(fakeClients(kube), index);
+    const executor = new LiveExecutor(fakeClients(kube), index);
+    const step = (fence: number, how: 'full' | 'health', generation = 3) =>
+      observer.observe({ ...REQUEST, fence, signal: new AbortController().signal, ...(how === 'health' ? { verified: { uid: 'uid-basic', generation }, health: true } : {}) });
+    const asks = () => kube.gets + kube.listed.length + kube.reads.volumes;
+    return { executor, step, asks };
+  };
+
+  it('a health step after a full read asks the API server nothing and sees what that read saw, at rest', async () => {
+    // Prepare
+    const kube = new CountingKube([cluster()], WORLD);
+    const { step, asks } = warm(kube);
+    const full = await step(1, 'full');
+    const before = asks();
+    // Act
+    const health = await step(2, 'health');
+    const next = await step(3, 'health');
+    // Assess
+    expect(asks()).toBe(before);
+    expect(health.reads).toBe('rest');
+    expect(next.reads).toBe('rest');
+    expect(names(allObjects(health, 'Pod'))).toEqual(names(allObjects(full, 'Pod')));
+    expect(health.cluster?.metadata.uid).toBe('uid-basic');
+    expect(health.components.pd.errorKind).toBe(full.components.pd.errorKind);
+  });
+
+  it.each([
+    { name: 'the step before wrote to the API server', write: true, fence: 2, generation: 3 },
+    { name: 'a step ran elsewhere in between (a fence skipped)', write: false, fence: 3, generation: 3 },
+    { name: 'another TidbCluster was verified (generation)', write: false, fence: 2, generation: 4 },
+  ])('a health step reads from the API server when $name', async ({ write, fence, generation }) => {
+    // Prepare
+    const kube = new CountingKube([cluster()], WORLD);
+    const { executor, step } = warm(kube);
+    await step(1, 'full');
+    if (write) await executor.execute({ key: REQUEST.key, ref: REQUEST.ref, fence: 1, signal: new AbortController().signal, action: { kind: 'delete', ref: { kind: 'StatefulSet', namespace: 'demo', name: 'basic-pd' }, uid: 'uid-basic-pd' } });
+    const gets = kube.gets;
+    const listed = kube.listed.length;
+    // Act
+    await step(fence, 'health', generation);
+    // Assess
+    expect(kube.gets).toBe(gets + 1);
+    expect(kube.listed.length).toBeGreaterThan(listed);
+  });
+});
+
+describe('LiveObserver health checks in another process: the step before\'s whole read kept in the state table (docs/adr/0024)', () => {
+  /** A RestReadStore in memory: what a put keeps, a get gives back (as JSON, as DynamoDB would). */
+  class MemoryRestReads implements RestReadStore {
+    readonly items = new Map<string, StoredRestRead>();
+    gets = 0;
+    async get(key: string): Promise<StoredRestRead | undefined> {
+      this.gets++;
+      const found = this.items.get(key);
+      return found === undefined ? undefined : (JSON.parse(JSON.stringify(found)) as StoredRestRead);
+    }
+    async put(key: string, read: StoredRestRead): Promise<boolean> {
+      this.items.set(key, JSON.parse(JSON.stringify(read)) as StoredRestRead);
+      return true;
+    }
+  }
+  class CountingKube extends ListingKube {
+    gets = 0;
+    override async getTidbCluster(namespace: string, name: string): Promise<KubeObject> {
+      this.gets++;
+      return super.getTidbCluster(namespace, name);
+    }
+  }
+  const tc = (): KubeObject => ({ ...tidbCluster('basic'), metadata: { ...tidbCluster('basic').metadata, generation: 3 } });
+  /** Each step in a process of its own: a fresh observer and index, the one store. */
+  const inProcess = (kube: CountingKube, store: RestReadStore) => (fence: number, health?: { persistedRead: number; generation?: number }) => {
+    const observer = new LiveObserver(fakeClients(kube), new ObservedIndex(), { restReads: store });
+    const request = { ...REQUEST, fence, signal: new AbortController().signal, ...(health ? { verified: { uid: 'uid-basic', generation: health.generation ?? 3 }, health: true, persistedRead: health.persistedRead } : {}) };
+    return { observer, observed: observer.observe(request) };
+  };
+
+  it('a full read is kept under its fence; a health step elsewhere that the state item points at it asks the API server nothing', async () => {
+    // Prepare
+    const kube = new CountingKube([tc()], WORLD);
+    const store = new MemoryRestReads();
+    const step = inProcess(kube, store);
+    const first = step(1);
+    const full = await first.observed;
+    const kept = first.observer.persistedRead(REQUEST.key, 1);
+    const asked = { gets: kube.gets, listed: kube.listed.length };
+    // Act
+    const second = step(2, { persistedRead: 1 });
+    const health = await second.observed;
+    // Assess
+    expect(kept).toBe(1);
+    expect({ gets: kube.gets, listed: kube.listed.length }).toEqual(asked);
+    expect(health.reads).toBe('rest');
+    expect(names(allObjects(health, 'Pod'))).toEqual(names(allObjects(full, 'Pod')));
+    expect(second.observer.persistedRead(REQUEST.key, 2)).toBe(1);
+  });
+
+  it.each([
+    { name: 'the state item names another read (a step since wrote or read again)', persistedRead: 7, generation: 3 },
+    { name: 'another TidbCluster is verified (generation)', persistedRead: 1, generation: 4 },
+  ])('a health step elsewhere reads from the API server when $name', async ({ persistedRead, generation }) => {
+    // Prepare
+    const kube = new CountingKube([tc()], WORLD);
+    const store = new MemoryRestReads();
+    const step = inProcess(kube, store);
+    await step(1).observed;
+    const gets = kube.gets;
+    // Act
+    await step(2, { persistedRead, generation }).observed;
+    // Assess
+    expect(store.gets).toBe(1);
+    expect(kube.gets).toBe(gets + 1);
+  });
+
+  it('a step that writes to the API server stands on no kept read', async () => {
+    // Prepare
+    const kube = new CountingKube([tc()], WORLD);
+    const index = new ObservedIndex();
+    const observer = new LiveObserver(fakeClients(kube), index, { restReads: new MemoryRestReads() });
+    await observer.observe({ ...REQUEST, fence: 1, signal: new AbortController().signal });
+    // Act
+    await new LiveExecutor(fakeClients(kube), index).execute({ key: REQUEST.key, ref: REQUEST.ref, fence: 1, signal: new AbortController().signal, action: { kind: 'delete', ref: { kind: 'StatefulSet', namespace: 'demo', name: 'basic-pd' }, uid: 'uid-basic-pd' } });
+    // Assess
+    expect(observer.persistedRead(REQUEST.key, 1)).toBeUndefined();
   });
 });
 

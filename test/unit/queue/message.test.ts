@@ -28,6 +28,16 @@ describe('parseReconcileMessage', () => {
       message: { key: 'eks/tidb/basic', ref: { k8sCluster: 'eks', namespace: 'tidb', name: 'basic' }, reason: 'timer:wake', dueAtMs: 1767225601000 },
     },
     {
+      name: 'a TiDB Operator re-check asked is kept; false is no ask',
+      body: '{"key":"eks/tidb/basic","reason":"x","checkTidbOperator":true}',
+      message: { key: 'eks/tidb/basic', ref: { k8sCluster: 'eks', namespace: 'tidb', name: 'basic' }, reason: 'x', checkTidbOperator: true },
+    },
+    {
+      name: 'a re-check of false is no ask',
+      body: '{"key":"eks/tidb/basic","reason":"x","checkTidbOperator":false}',
+      message: { key: 'eks/tidb/basic', ref: { k8sCluster: 'eks', namespace: 'tidb', name: 'basic' }, reason: 'x' },
+    },
+    {
       name: 'a name may be a DNS-1123 subdomain with dots',
       body: '{"key":"local.kind/ns1/db.v8"}',
       message: { key: 'local.kind/ns1/db.v8', ref: { k8sCluster: 'local.kind', namespace: 'ns1', name: 'db.v8' } },
@@ -57,6 +67,7 @@ describe('parseReconcileMessage', () => {
     { name: 'a name longer than 253 characters is rejected', body: `{"key":"eks/tidb/${'a'.repeat(254)}"}`, field: 'key.name', says: 'at most 253' },
     { name: 'a reason must be a string', body: '{"key":"eks/tidb/basic","reason":{"kind":"timer"}}', field: 'reason', says: 'got an object' },
     { name: 'a due time must be a number', body: '{"key":"eks/tidb/basic","reason":"timer:wake","dueAtMs":"soon"}', field: 'dueAtMs', says: 'got a string' },
+    { name: 'a TiDB Operator re-check must be a boolean', body: '{"key":"eks/tidb/basic","checkTidbOperator":"yes"}', field: 'checkTidbOperator', says: 'got a string' },
   ])('$name', ({ body, field, says }) => {
     // Act
     const result = parseReconcileMessage(body);

@@ -1,0 +1,58 @@
+/**
+ * Whether the exporter may have missed events (docs/adr/0024): while every watch of a Kubernetes
+ * cluster is open and everything it saw is sent, the exporter records the time as that cluster's
+ * *watched-until* mark, at most once per `COVERAGE_INTERVAL_MS`. A change made before that time has
+ * reached the reconcile queue (a watch delivers events in order, and a session resumes from the
+ * checkpoint, so a gap between sessions is read by the next one). A mark older than
+ * `COVERAGE_STALE_MS` means the exporter is stopped, failing or behind: events may be missing, and
+ * the sweep then steps every cluster in full, as it did before it checked cheaply.
+ *
+ * The mark is kept beside the checkpoints, as a checkpoint item of the reserved resource name
+ * `COVERAGE_RESOURCE` whose value is the time in epoch milliseconds (no watched resource is named
+ * with `!`).
+ */
+import type { Clock } from '../platform/clock.js';
+import type { Logger } from '../platform/logger.js';
+import type { CallOptions, StateStore } from '../state/port.js';
+import { errorText } from './checkpoints.js';
+
+/** The checkpoint resource name under which the watched-until mark is kept. */
+export const COVERAGE_RESOURCE = '!watched-until';
+
+/** How often a running exporter records its watched-until mark. */
+export const COVERAGE_INTERVAL_MS = 60_000;
+
+/**
+ * How old a mark may be before the sweep takes events as possibly missed: three intervals, so one
+ * slow or failed write, or the gap between two one-minute sessions, is not taken for an outage.
+ */
+export const COVERAGE_STALE_MS = 3 * COVERAGE_INTERVAL_MS;
+
+/** Records that every event of `k8sCluster` up to `atMs` has been sent. */
+export function writeWatchedUntil(state: Pick<StateStore, 'putCheckpoint'>, k8sCluster: string, atMs: number, opts?: CallOptions): Promise<void> {
+  return state.putCheckpoint(k8sCluster, COVERAGE_RESOURCE, String(Math.floor(atMs)), opts);
+}
+
+/**
+ * Records the mark now, for a running exporter whose every watch is open and whose triggers are all
+ * sent; a failed write is logged, never thrown (the mark simply ages).
+ */
+export async function markWatchedUntil(deps: { state: Pick<StateStore, 'putCheckpoint'>; clock: Clock; logger: Logger }, k8sCluster: string): Promise<void> {
+  try {
+    await writeWatchedUntil(deps.state, k8sCluster, deps.clock.nowMs());
+  } catch (err) {
+    deps.logger.warn('exporter watched-until mark not written', { error: errorText(err) });
+  }
+}
+
+/** The watched-until mark of `k8sCluster`, if one was recorded (and reads as a time). */
+export async function readWatchedUntil(state: Pick<StateStore, 'getCheckpoint'>, k8sCluster: string, opts?: CallOptions): Promise<number | undefined> {
+  const text = await state.getCheckpoint(k8sCluster, COVERAGE_RESOURCE, opts);
+  const atMs = text === undefined ? Number.NaN : Number(text);
+  return Number.isSafeInteger(atMs) && atMs > 0 ? atMs : undefined;
+}
+
+/** Whether events up to `nowMs` may be missing: no mark, or one older than `COVERAGE_STALE_MS`. */
+export function mayHaveMissedEvents(watchedUntilMs: number | undefined, nowMs: number): boolean {
+  return watchedUntilMs === undefined || watchedUntilMs < nowMs - COVERAGE_STALE_MS;
+}
