@@ -11,6 +11,7 @@ import { ObjectStore } from '../../lib/sim/store.js';
 import { CRD_KIND } from '../../lib/sim/crd/registry.js';
 import { backupCrds } from '../../lib/sim/crd/backup.js';
 import { tidbMonitorCrd } from '../../lib/sim/crd/monitor.js';
+import { tidbInitializerCrd } from '../../lib/sim/crd/tidbinitializer.js';
 import { tidbClusterCrd } from '../../lib/sim/crd/tidbcluster.js';
 import { applyRbacFile } from '../../lib/local/function-rbac.js';
 import { CLUSTER_ADMIN_USER, TokenRegistry } from '../../lib/sim/authn.js';
@@ -45,6 +46,7 @@ export async function startBareServer(opts: { historyLimit?: number; token?: str
   store.create(CRD_KIND, tidbClusterCrd());
   // As every world: the backup controllers' CRDs beside the TidbCluster's.
   for (const crd of backupCrds()) store.create(CRD_KIND, crd);
+  store.create(CRD_KIND, tidbInitializerCrd());
   store.create(CRD_KIND, tidbMonitorCrd());
   const gc = new GarbageCollector(store);
   const proxy = new ProxyRegistry(store);
