@@ -20,7 +20,7 @@ import {
 export type Cause = {
   field: string;
   message: string;
-  reason: 'FieldValueInvalid' | 'FieldValueRequired' | 'FieldValueDuplicate' | 'FieldValueNotSupported' | 'FieldValueTooLong';
+  reason: 'FieldValueInvalid' | 'FieldValueRequired' | 'FieldValueDuplicate' | 'FieldValueNotSupported' | 'FieldValueTooLong' | 'FieldValueForbidden';
 };
 
 type JsonObject = Record<string, unknown>;
