@@ -28,7 +28,7 @@ const PROVISIONER = /^[A-Za-z0-9]([-A-Za-z0-9_./]*[A-Za-z0-9])?$/;
 
 /** `sim.storageClasses` read against the world's node pools (undefined with a node count). */
 export function readStorageClasses(value: unknown, path: FieldPath, pools: readonly NodePoolSetting[] | undefined): StorageClassSetting[] {
-  if (!Array.isArray(value)) throw new FieldError(path, `expected a list of storage classes {name, provisioner, volumeBindingMode, reclaimPolicy, localVolumes}, got ${describeValue(value)}`);
+  if (!Array.isArray(value)) throw new FieldError(path, `expected a list of storage classes {name, provisioner, volumeBindingMode, reclaimPolicy, allowVolumeExpansion, localVolumes}, got ${describeValue(value)}`);
   const classes = value.map((raw, i) => readClass(raw, [...path, i], pools));
   classes.forEach((c, i) => {
     if (classes.findIndex((o) => o.name === c.name) !== i) throw new FieldError([...path, i, 'name'], `duplicate storage class "${c.name}"`);
@@ -37,7 +37,7 @@ export function readStorageClasses(value: unknown, path: FieldPath, pools: reado
 }
 
 function readClass(raw: unknown, path: FieldPath, pools: readonly NodePoolSetting[] | undefined): StorageClassSetting {
-  const map = expectMapping(raw, path, 'a storage class {name, provisioner, volumeBindingMode, reclaimPolicy, localVolumes}');
+  const map = expectMapping(raw, path, 'a storage class {name, provisioner, volumeBindingMode, reclaimPolicy, allowVolumeExpansion, localVolumes}');
   rejectUnknownFields(map, path, STORAGE_CLASS_FIELDS);
   const name = readString(required(map, 'name', path), [...path, 'name']);
   if (name.length > 253 || !SUBDOMAIN.test(name)) throw new FieldError([...path, 'name'], `"${name}" is not a valid StorageClass name (a DNS-1123 subdomain)`);
