@@ -20,6 +20,8 @@ export type VolumeModification = {
   readonly volumeId: string;
   readonly state: ModificationState;
   readonly targetSizeGiB: number;
+  /** The target type, IOPS and throughput (`ModifyVolume`'s VolumeType, Iops, Throughput), when asked. */
+  readonly targetAttributes: Readonly<Record<string, string>>;
   readonly originalSizeGiB: number;
   readonly startMs: number;
   /** When it reached `optimizing` (or will). */
@@ -59,14 +61,15 @@ export class EbsVolumes {
    * volume's last modification started less than six hours ago (a retry of the very same
    * modification still in `modifying` is not a new one and is answered with it).
    */
-  modify(volumeId: string, originalSizeGiB: number, targetSizeGiB: number): VolumeModification {
+  modify(volumeId: string, originalSizeGiB: number, targetSizeGiB: number, targetAttributes: Readonly<Record<string, string>> = {}): VolumeModification {
     const now = this.clock.nowMs();
     const previous = this.describe(volumeId);
-    if (previous && previous.targetSizeGiB === targetSizeGiB && previous.state !== 'completed') return previous;
+    const same = previous !== undefined && previous.targetSizeGiB === targetSizeGiB && JSON.stringify(previous.targetAttributes) === JSON.stringify(targetAttributes);
+    if (previous && same && previous.state !== 'completed') return previous;
     if (previous && now < previous.startMs + EBS_MODIFY_COOLDOWN_MS) throw new VolumeModificationRateExceeded(volumeId, previous.startMs + EBS_MODIFY_COOLDOWN_MS);
     const optimizingAtMs = now + this.modifyingMs;
     const completedAtMs = optimizingAtMs + Math.max(60_000, targetSizeGiB * this.optimizingMsPerGiB);
-    this.last.set(volumeId, { volumeId, targetSizeGiB, originalSizeGiB, startMs: now, optimizingAtMs, completedAtMs });
+    this.last.set(volumeId, { volumeId, targetSizeGiB, targetAttributes, originalSizeGiB, startMs: now, optimizingAtMs, completedAtMs });
     return { ...this.last.get(volumeId), state: 'modifying' } as VolumeModification;
   }
 

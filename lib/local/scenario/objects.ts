@@ -29,6 +29,7 @@ export const OBJECT_KINDS = [
   'BackupSchedule',
   'CompactBackup',
   'Deployment',
+  'VolumeAttributesClass',
 ] as const;
 
 /** One of `OBJECT_KINDS`. */
@@ -52,6 +53,7 @@ const KINDS: Record<ObjectKind, { readonly apiVersion: string; readonly fields: 
   BackupSchedule: { apiVersion: PINGCAP, fields: CUSTOM, namespaced: true },
   CompactBackup: { apiVersion: PINGCAP, fields: CUSTOM, namespaced: true },
   Deployment: { apiVersion: 'apps/v1', fields: ['apiVersion', 'kind', 'metadata', 'spec'], namespaced: true },
+  VolumeAttributesClass: { apiVersion: 'storage.k8s.io/v1', fields: ['apiVersion', 'kind', 'metadata', 'driverName', 'parameters'], namespaced: false },
 };
 
 /** Whether a kind is one of TiDB Operator's custom resources (created with strict field validation, as kubectl applies them). */

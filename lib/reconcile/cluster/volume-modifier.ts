@@ -114,6 +114,40 @@ const defined = <T>(x: T | undefined): T[] => (x === undefined ? [] : [x]);
 /** One component's turn: its refusals, its actions and outcome, and its status as the turn leaves it. */
 export type ComponentTurn = { readonly refusals: ComponentRefusals; readonly actions: readonly Action[]; readonly outcome: Outcome; readonly status: TidbClusterStatus };
 
+/** As v1.6's `hasVAC`: some desired volume names a VolumeAttributesClass. */
+export const hasVac = (desired: readonly DesiredVolume[]): boolean => desired.some((d) => (d.volumeAttributesClassName ?? '') !== '');
+
+/** Whether a claim differs from `v.desired` in size or VolumeAttributesClass (v1.6's `isPVCModified`). */
+const vacOutdated = (v: ActualVolume): boolean => !sameQuantity(requestOf(v.claim), v.desired.size) || (v.claim.spec?.volumeAttributesClassName ?? '') !== (v.desired.volumeAttributesClassName ?? '');
+
+/** Whether the cluster has not yet made what a claim asks (its size, or its class: `status.currentVolumeAttributesClassName`). */
+const vacInFlight = (v: ActualVolume): boolean =>
+  !sameQuantity(capacityOf(v.claim), requestOf(v.claim)) || (v.claim.spec?.volumeAttributesClassName ?? '') !== (v.claim.status?.currentVolumeAttributesClassName ?? '');
+
+/**
+ * As v1.6's `vacPVCModifier` (§V4): every claim whose size or class differs gets both in one patch,
+ * all pods in the same step (the CSI driver applies the class's parameters); a refused claim is left
+ * alone; then a wait until the cluster reports them.
+ */
+export function planVacClaims(volumes: readonly ActualVolume[]): PatchAction[] {
+  return volumes
+    .filter((v) => v.phase !== 'Unbound' && v.phase !== 'CannotModify' && vacOutdated(v))
+    .map((v) => patchClaim(v.claim, { spec: { resources: { requests: { storage: v.desired.size } }, volumeAttributesClassName: v.desired.volumeAttributesClassName ?? null } }));
+}
+
+function vacTurn(input: RuleInput, status: TidbClusterStatus, component: ComponentDeclaration, pods: readonly IPod[], all: readonly ActualVolume[], refusals: ComponentRefusals): ComponentTurn {
+  const actions = planVacClaims(all);
+  const waiting = all.filter((v) => v.phase !== 'Unbound' && v.phase !== 'CannotModify' && vacInFlight(v));
+  const busy = actions.length > 0 || waiting.length > 0;
+  const resizing = withResizingCondition(status, component, busy, input.snapshot.nowMs);
+  if (!busy) return { refusals, actions: [], outcome: complete(), status: resizing };
+  const problem = actions.length > 0 ? resizeGateProblem(input, component, pods) : undefined;
+  if (problem) return { refusals, actions: [], outcome: retry(RESIZE_POLL_MS, `${component.title} volumes wait to be modified: ${problem}`), status: resizing };
+  const names = (actions.length > 0 ? actions.map((a) => a.ref.name) : waiting.map((v) => v.claim.metadata?.name ?? '')).join(', ');
+  const why = actions.length > 0 ? `modifying claims ${names} (size and VolumeAttributesClass)` : `waiting for claims ${names} to report their size and VolumeAttributesClass`;
+  return { refusals, actions, outcome: retry(RESIZE_POLL_MS, `${component.title} volumes: ${why}`), status: resizing };
+}
+
 /** The turn of `component` (see the module comment). */
 export function planComponentVolumes(input: RuleInput, status: TidbClusterStatus, component: ComponentDeclaration): ComponentTurn {
   const { snapshot, cluster } = input;
@@ -123,6 +157,7 @@ export function planComponentVolumes(input: RuleInput, status: TidbClusterStatus
   const byPod = pods.map((pod) => ({ pod, volumes: podVolumes(pod, claims, desired, snapshot.storageClasses ?? [], snapshot.nowMs) }));
   const all = byPod.flatMap((p) => p.volumes);
   const refusals = { title: component.title, refusals: all.flatMap((v) => (v.refusal ? [v.refusal] : [])) };
+  if (hasVac(desired)) return vacTurn(input, status, component, pods, all, refusals);
   const next = byPod.find((p) => p.volumes.some(inFlight));
   const resizing = withResizingCondition(status, component, next !== undefined, snapshot.nowMs);
   if (!next) {

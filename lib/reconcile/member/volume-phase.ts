@@ -34,6 +34,8 @@ export type DesiredVolume = {
   readonly name: string;
   readonly size: string;
   readonly storageClassName?: string;
+  /** The VolumeAttributesClass the spec names (v1.6 then modifies through it, §V4). */
+  readonly volumeAttributesClassName?: string;
 };
 
 /** Why a claim cannot be changed: a smaller size, or a class that may not grow (named). */
@@ -60,7 +62,8 @@ export function desiredVolumes(component: ComponentDeclaration, tc: TidbCluster)
   return component.claimTemplates(tc).flatMap((t) => {
     const size = t.spec?.resources?.requests?.storage;
     if (t.metadata?.name === undefined || size === undefined) return [];
-    return [{ name: t.metadata.name, size: String(size), ...(t.spec?.storageClassName ? { storageClassName: t.spec.storageClassName } : {}) }];
+    const vac = t.spec?.volumeAttributesClassName ? { volumeAttributesClassName: t.spec.volumeAttributesClassName } : {};
+    return [{ name: t.metadata.name, size: String(size), ...(t.spec?.storageClassName ? { storageClassName: t.spec.storageClassName } : {}), ...vac }];
   });
 }
 
