@@ -117,6 +117,46 @@ describe('EBS CSI expansion: Resizing → FileSystemResizePending → the new ca
   });
 });
 
+describe('a VolumeAttributesClass change: InProgress, EBS modified, then current', () => {
+  const vac = (name: string, iops: string): KubeObject => ({ metadata: { name }, driverName: 'ebs.csi.aws.com', parameters: { type: 'gp3', iops } });
+  const switchTo = (w: Awaited<ReturnType<typeof boundWorld>>, name: string): KubeObject => {
+    const c = w.claim();
+    return w.store.update('PersistentVolumeClaim', { ...c, spec: { ...c.spec, volumeAttributesClassName: name } });
+  };
+  it('the claim reports the class once EBS is optimizing, and the volume carries it', async () => {
+    // Prepare
+    const w = await boundWorld({}, 'gp3');
+    w.store.create('VolumeAttributesClass', vac('fast', '6000'));
+    // Act
+    switchTo(w, 'fast');
+    await w.clock.advance(1);
+    const inProgress = w.claim();
+    await w.clock.advance(21_000);
+    // Assess
+    expect(inProgress.status?.modifyVolumeStatus).toEqual({ targetVolumeAttributesClassName: 'fast', status: 'InProgress' });
+    expect(w.claim().status?.currentVolumeAttributesClassName).toBe('fast');
+    expect(w.claim().status?.modifyVolumeStatus).toBeUndefined();
+    expect(w.store.mustGet('PersistentVolume', undefined, w.claim().spec.volumeName).spec.volumeAttributesClassName).toBe('fast');
+    expect(w.controllers.ebs.describe(w.store.mustGet('PersistentVolume', undefined, w.claim().spec.volumeName).spec.csi.volumeHandle)?.targetAttributes).toEqual({ type: 'gp3', iops: '6000' });
+  });
+
+  it.each([
+    { name: 'a class that does not exist leaves the claim Pending', create: false, second: false, want: 'Pending', current: undefined },
+    { name: 'a second class within six hours stays InProgress, the first kept current (EBS refuses)', create: true, second: true, want: 'InProgress', current: 'fast' },
+  ])('$name', async ({ create, second, want, current }) => {
+    const w = await boundWorld({}, 'gp3');
+    if (create) w.store.create('VolumeAttributesClass', vac('fast', '6000'));
+    w.store.create('VolumeAttributesClass', vac('faster', '9000'));
+    switchTo(w, 'fast');
+    await w.clock.advance(60_000);
+    if (second) switchTo(w, 'faster');
+    await w.clock.advance(60 * 60_000);
+    expect(w.claim().status?.modifyVolumeStatus?.status).toBe(want);
+    expect(w.claim().status?.currentVolumeAttributesClassName).toBe(current);
+    if (second) expect(w.events('VolumeModifyFailed')[0]?.message).toContain('VolumeModificationRateExceeded');
+  });
+});
+
 describe('EBS modifications (ModifyVolume, DescribeVolumesModifications)', () => {
   it.each([
     { name: 'modifying at first', afterMs: 1_000, state: 'modifying' },

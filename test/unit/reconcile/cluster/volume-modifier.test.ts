@@ -118,6 +118,30 @@ describe('the VolumeModifier rule: one pod at a time, as TiDB Operator v1.6', ()
     expect(planVolumeStatus({ ...ruleInputOf(s), status: first.status ?? {} }).status).toBeUndefined();
   });
 
+  it('a VolumeAttributesClass in the spec: every claim gets size and class in one patch, all pods in one step (v1.6 VAC modifier)', () => {
+    // Prepare
+    const tc = tidbCluster(withSpec({ pd: undefined, tidb: undefined, tikv: { baseImage: 'pingcap/tikv', replicas: 3, volumeAttributesClassName: 'fast', requests: { storage: '10Gi' } } }), withStatus(status()));
+    const s = snapshot(withCluster(tc), withOwned('Pod', ...PODS.map((p) => pod(p))), withOwned('PersistentVolumeClaim', ...PODS.map((p) => claim(p))), classes(gp2));
+    // Act
+    const got = patched(s);
+    // Assess
+    expect(got.map((g) => g.name)).toEqual(['tikv-basic-tikv-0', 'tikv-basic-tikv-1', 'tikv-basic-tikv-2']);
+    expect(got[0]?.patch).toEqual({ spec: { resources: { requests: { storage: '10Gi' } }, volumeAttributesClassName: 'fast' } });
+  });
+
+  it('claims already on the class wait until the cluster reports it current, then complete', () => {
+    const tc = tidbCluster(withSpec({ pd: undefined, tidb: undefined, tikv: { baseImage: 'pingcap/tikv', replicas: 3, volumeAttributesClassName: 'fast', requests: { storage: '10Gi' } } }), withStatus(status()));
+    const onClass = (p: string, current?: string): IPersistentVolumeClaim => {
+      const c = claim(p);
+      return { ...c, spec: { ...c.spec, volumeAttributesClassName: 'fast' }, status: { ...c.status, ...(current ? { currentVolumeAttributesClassName: current } : {}) } };
+    };
+    const waiting = planVolumeModifier(ruleInputOf(snapshot(withCluster(tc), withOwned('Pod', ...PODS.map((p) => pod(p))), withOwned('PersistentVolumeClaim', ...PODS.map((p) => onClass(p))))));
+    const done = planVolumeModifier(ruleInputOf(snapshot(withCluster(tc), withOwned('Pod', ...PODS.map((p) => pod(p))), withOwned('PersistentVolumeClaim', ...PODS.map((p) => onClass(p, 'fast'))))));
+    expect(waiting.actions).toEqual([]);
+    expect(waiting.outcome.kind).toBe('retry');
+    expect(done.outcome.kind).toBe('complete');
+  });
+
   it('the recipe runs the modifier after the PVC cleaner and before the Ready condition (v1.6 order)', () => {
     const names = ruleNames(clusterRules);
     expect(names.indexOf('act:VolumeModifier')).toBeGreaterThan(names.indexOf('act:PvcCleaner'));
