@@ -55,7 +55,7 @@ export function volumeClassesToRead(tc: TidbCluster, owned: Pick<OwnedObjects, '
     const desired = desiredVolumes(component, tc);
     if (desired.length === 0) continue;
     for (const v of componentPods(tc, owned.Pod, component).flatMap((pod) => podVolumes(pod, owned.PersistentVolumeClaim, desired, [], 0))) {
-      if ((compareQuantity(v.desired.size, capacityOf(v.claim)) ?? 0) > 0 && storageClassOf(v.claim) !== '') names.add(storageClassOf(v.claim));
+      if ((compareQuantity(v.desired.size, requestOf(v.claim)) ?? 0) > 0 && storageClassOf(v.claim) !== '') names.add(storageClassOf(v.claim));
     }
   }
   return [...names].sort();
@@ -87,7 +87,8 @@ export function preparePatch(v: ActualVolume, nowMs: number): PatchAction {
 /** As v1.6's `Modify` for a `Modifying` claim: the request if not yet raised, the status annotations once the capacity is there, else nothing (wait). */
 export function modifyingPatch(v: ActualVolume): PatchAction | undefined {
   if (!sameQuantity(requestOf(v.claim), v.desired.size)) return patchClaim(v.claim, { spec: { resources: { requests: { storage: v.desired.size } } } });
-  if (!sameQuantity(capacityOf(v.claim), v.desired.size)) return undefined;
+  // A volume may be larger than asked (a static disk): at least the desired size is done.
+  if ((compareQuantity(capacityOf(v.claim), v.desired.size) ?? -1) < 0) return undefined;
   const a = v.claim.metadata?.annotations ?? {};
   const sc = a[VOLUME_ANNOTATIONS.specStorageClass];
   const annotations: Record<string, string> = {
@@ -122,7 +123,7 @@ const vacOutdated = (v: ActualVolume): boolean => !sameQuantity(requestOf(v.clai
 
 /** Whether the cluster has not yet made what a claim asks (its size, or its class: `status.currentVolumeAttributesClassName`). */
 const vacInFlight = (v: ActualVolume): boolean =>
-  !sameQuantity(capacityOf(v.claim), requestOf(v.claim)) || (v.claim.spec?.volumeAttributesClassName ?? '') !== (v.claim.status?.currentVolumeAttributesClassName ?? '');
+  (compareQuantity(capacityOf(v.claim), requestOf(v.claim)) ?? -1) < 0 || (v.claim.spec?.volumeAttributesClassName ?? '') !== (v.claim.status?.currentVolumeAttributesClassName ?? '');
 
 /**
  * As v1.6's `vacPVCModifier` (§V4): every claim whose size or class differs gets both in one patch,

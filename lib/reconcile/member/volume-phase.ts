@@ -97,13 +97,17 @@ export function storageClassOf(claim: IPersistentVolumeClaim): string {
 /** Whether `sc` lets its claims grow (`allowVolumeExpansion: true`; absent is false, as Kubernetes). */
 export const allowsExpansion = (sc: IStorageClass | undefined): boolean => sc?.allowVolumeExpansion === true;
 
-/** As v1.6's `validate`: why the claim may not take the desired size, or undefined. */
+/**
+ * As v1.6's `validate`, against the claim's request rather than its capacity: why the claim may not
+ * take the desired size, or undefined. A volume larger than its claim asked (a static local disk) is
+ * not a shrink while the spec asks what the claim asks — v1.6 would call it one and only log it.
+ */
 export function refusalOf(claim: IPersistentVolumeClaim, desired: DesiredVolume, classes: readonly IStorageClass[]): VolumeRefusal | undefined {
   const name = claim.metadata?.name ?? '';
-  const capacity = capacityOf(claim);
-  const cmp = compareQuantity(desired.size, capacity);
+  const request = requestOf(claim);
+  const cmp = compareQuantity(desired.size, request);
   if (cmp === undefined || cmp === 0) return undefined;
-  if (cmp < 0) return { kind: 'shrink', claim: name, from: capacity ?? '', to: desired.size };
+  if (cmp < 0) return { kind: 'shrink', claim: name, from: request ?? '', to: desired.size };
   const className = storageClassOf(claim);
   const sc = classes.find((c) => c.metadata?.name === className);
   if (allowsExpansion(sc)) return undefined;

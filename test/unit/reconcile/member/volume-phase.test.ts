@@ -30,6 +30,7 @@ describe("a claim's phase, as TiDB Operator v1.6's PVC modifier judges it", () =
     { name: 'a larger size in a class that may grow is Preparing', c: claim('c'), size: '20Gi', phase: 'Preparing' },
     { name: 'a larger size in a class without allowVolumeExpansion cannot be made', c: claim('c', { sc: 'fixed' }), size: '20Gi', phase: 'CannotModify', refusal: { kind: 'noExpansion', claim: 'c', storageClass: 'fixed', found: true } },
     { name: 'a class that does not exist cannot grow either', c: claim('c', { sc: 'gone' }), size: '20Gi', phase: 'CannotModify', refusal: { kind: 'noExpansion', claim: 'c', storageClass: 'gone', found: false } },
+    { name: 'a static volume larger than its claim asked is no shrink', c: claim('c', { request: '1Gi', capacity: '10Gi' }), size: '1Gi', phase: 'Modified' },
     { name: 'a smaller size than the capacity is never made', c: claim('c', { request: '20Gi' }), size: '10Gi', phase: 'CannotModify', refusal: { kind: 'shrink', claim: 'c', from: '20Gi', to: '10Gi' } },
     { name: 'a change started and not confirmed is Modifying', c: claim('c', { request: '20Gi', capacity: '10Gi', annotations: { [A.specRevision]: '1', [A.specStorageSize]: '20Gi' } }), size: '20Gi', phase: 'Modifying' },
     { name: 'a confirmed change is Modified', c: claim('c', { request: '20Gi', annotations: { [A.specRevision]: '1', [A.statusRevision]: '1', [A.statusStorageSize]: '20Gi' } }), size: '20Gi', phase: 'Modified' },
