@@ -109,6 +109,11 @@ export class KubeClient implements KubePort, ObjectReader {
     return this.json<KubeObject>(`get Node ${name}`, { method: 'GET', path: objectPath(info, '', name) });
   }
 
+  async getStorageClass(name: string): Promise<KubeObject> {
+    const info = kindInfo('StorageClass');
+    return this.json<KubeObject>(`get StorageClass ${name}`, { method: 'GET', path: objectPath(info, '', name) });
+  }
+
   async listTidbClusters(page: PageRequest): Promise<TidbClusterPage> {
     const info = kindInfo('TidbCluster');
     const query = new URLSearchParams({ limit: String(page.limit) });

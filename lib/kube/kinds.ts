@@ -22,6 +22,7 @@ const KINDS: Record<KnownKind, KindInfo> = {
   TidbCluster: { kind: 'TidbCluster', group: 'pingcap.com', version: 'v1alpha1', plural: 'tidbclusters' },
   PersistentVolume: { kind: 'PersistentVolume', group: '', version: 'v1', plural: 'persistentvolumes', clusterScoped: true },
   Node: { kind: 'Node', group: '', version: 'v1', plural: 'nodes', clusterScoped: true },
+  StorageClass: { kind: 'StorageClass', group: 'storage.k8s.io', version: 'v1', plural: 'storageclasses', clusterScoped: true },
   Secret: { kind: 'Secret', group: '', version: 'v1', plural: 'secrets' },
   Backup: { kind: 'Backup', group: 'pingcap.com', version: 'v1alpha1', plural: 'backups' },
   Restore: { kind: 'Restore', group: 'pingcap.com', version: 'v1alpha1', plural: 'restores' },

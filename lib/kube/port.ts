@@ -62,7 +62,7 @@ export type OwnedKind = (typeof OWNED_KINDS)[number];
  * PersistentVolumes bound to the cluster's claims (for those the namespace argument is ignored), and
  * the backup controllers' kinds; Secrets are only ever looked at (`ObjectReader.secretKeys`).
  */
-export type KnownKind = OwnedKind | 'TidbCluster' | 'PersistentVolume' | 'Node' | ControllerObjectKind | 'Secret' | 'Lease';
+export type KnownKind = OwnedKind | 'TidbCluster' | 'PersistentVolume' | 'Node' | 'StorageClass' | ControllerObjectKind | 'Secret' | 'Lease';
 
 /** The kinds the backup controllers read and write besides the TidbCluster's: their resources and Jobs. */
 export type ControllerObjectKind = 'Backup' | 'Restore' | 'CompactBackup' | 'BackupSchedule' | 'TidbInitializer' | 'Job' | MonitorObjectKind;
@@ -158,6 +158,8 @@ export interface KubePort {
   getPersistentVolume(name: string): Promise<KubeObject>;
   /** One Node by name (the topology labels of the node a store's pod runs on), or `NotFoundError`. */
   getNode(name: string): Promise<KubeObject>;
+  /** One StorageClass by name (whether a claim of a resized volume may grow), or `NotFoundError`. */
+  getStorageClass(name: string): Promise<KubeObject>;
   /**
    * One label-selected LIST of Deployments in `namespace`, or in every namespace when undefined:
    * TiDB Operator's controller managers (docs/migrating-from-tidb-operator.md).

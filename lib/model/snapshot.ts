@@ -5,6 +5,7 @@
 
 import type { INode } from 'kubernetes-models/v1/Node';
 import type { IPersistentVolume } from 'kubernetes-models/v1/PersistentVolume';
+import type { IStorageClass } from 'kubernetes-models/storage.k8s.io/v1/StorageClass';
 
 import type { DeadlineSpec, StoreIdSpec } from './action.js';
 import type { ReconcileConfig } from './config.js';
@@ -107,6 +108,11 @@ export type Snapshot = {
    * need their server labels; absent when none was read.
    */
   readonly nodes?: readonly INode[];
+  /**
+   * The StorageClasses of the cluster's claims whose size or class the spec changes (read for
+   * `allowVolumeExpansion` and their parameters); absent when no claim needs a change.
+   */
+  readonly storageClasses?: readonly IStorageClass[];
   /** Secrets the reconciler itself needs that do not exist (cluster TLS: `<tc>-cluster-client-secret`). */
   readonly missingSecrets?: readonly string[];
   /**

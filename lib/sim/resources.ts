@@ -71,6 +71,8 @@ export const RESOURCES: readonly ResourceDef[] = [
   // Leader-election locks (client-go's `leases` resource lock), e.g. TiDB Operator's controller manager's.
   def('coordination.k8s.io', 'v1', 'Lease', 'leases', true),
   def('storage.k8s.io', 'v1', 'StorageClass', 'storageclasses', false, { shortNames: ['sc'] }),
+  // GA in Kubernetes 1.34: the volume attributes (EBS type, IOPS, throughput) a claim may switch to.
+  def('storage.k8s.io', 'v1', 'VolumeAttributesClass', 'volumeattributesclasses', false, { shortNames: ['vac'] }),
   def('rbac.authorization.k8s.io', 'v1', 'Role', 'roles', true),
   def('rbac.authorization.k8s.io', 'v1', 'RoleBinding', 'rolebindings', true),
   def('rbac.authorization.k8s.io', 'v1', 'ClusterRole', 'clusterroles', false),

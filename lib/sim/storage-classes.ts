@@ -34,6 +34,8 @@ export type StorageClassSim = {
   isDefault?: boolean;
   /** Default: the EBS CSI driver. */
   provisioner?: string;
+  /** Whether its claims may grow; default true for an EBS CSI class (as EKS's gp2/gp3), unset (false) otherwise. */
+  allowVolumeExpansion?: boolean;
   localVolumes?: LocalVolumesSim;
 };
 
@@ -50,11 +52,13 @@ export const EKS_STORAGE_CLASSES: Readonly<Record<string, StorageClassSim>> = {
 export function storageClassObject(name: string, sc: StorageClassSim): KubeObject {
   const provisioner = sc.provisioner ?? EBS_PROVISIONER;
   // Only the EBS classes take EBS parameters and can grow; a runbook's local class has neither.
-  const ebs = provisioner === EBS_PROVISIONER ? { parameters: { type: name === 'gp3' ? 'gp3' : 'gp2', fsType: 'ext4' }, allowVolumeExpansion: true } : {};
+  const ebs = provisioner === EBS_PROVISIONER ? { parameters: { type: name === 'gp3' ? 'gp3' : 'gp2', fsType: 'ext4' } } : {};
+  const allowVolumeExpansion = sc.allowVolumeExpansion ?? (provisioner === EBS_PROVISIONER ? true : undefined);
   return {
     metadata: { name, ...(sc.isDefault ? { annotations: { [DEFAULT_CLASS_ANNOTATION]: 'true' } } : {}) },
     provisioner,
     ...ebs,
+    ...(allowVolumeExpansion === undefined ? {} : { allowVolumeExpansion }),
     reclaimPolicy: sc.reclaimPolicy ?? 'Delete',
     volumeBindingMode: sc.volumeBindingMode ?? 'Immediate',
   };

@@ -17,6 +17,7 @@ import { CRD_CLEANUP_FINALIZER } from './crd/definitions.js';
 import { EventHistory, KindBucket, type LabelEquals, ServiceIps, compareKeys, deepFreeze, keyOf } from './store-bucket.js';
 import { ClusterIpAllocator, applyCreateDefaults, applySpecDefaults } from './defaults.js';
 import { generateJobSelector } from './job-strategy.js';
+import { admitClaimResize, claimUpdateCauses } from './claim-update.js';
 import { defaultClassName, defaultStorageClass } from './storage-classes.js';
 
 /** A change as watchers see it. `object` is the stored object after the change (before, for DELETED). */
@@ -191,6 +192,7 @@ export class ObjectStore {
     if (!statusOnly) applySpecDefaults(res.kind, next);
     if (!statusOnly && kind === 'Service') this.assignNodePorts(next, old);
     next = this.validate(res, next, opts);
+    if (kind === 'PersistentVolumeClaim' && !statusOnly) this.checkClaimUpdate(old, next);
     if (kind === CRD_KIND) prepareCrd(next, rfc3339(this.clock.nowMs()), false);
     return this.commit(res, old, next, opts.dryRun === true);
   }
@@ -367,6 +369,14 @@ export class ObjectStore {
     if (res.kind === CRD_KIND) causes.push(...validateCrdAgainst(obj, this.resources));
     if (causes.length > 0) throw invalid(res.kind, obj.metadata?.name ?? '', causes, res.group);
     return admitted.object;
+  }
+
+  /** A claim's spec update: validated against the stored claim, then the resize admission plugin (claim-update.ts). */
+  private checkClaimUpdate(old: KubeObject, next: KubeObject): void {
+    const causes = claimUpdateCauses(old, next);
+    if (causes.length > 0) throw invalid('PersistentVolumeClaim', next.metadata.name ?? '', causes);
+    const className = typeof next.spec?.storageClassName === 'string' ? next.spec.storageClassName : '';
+    admitClaimResize(old, next, className === '' ? undefined : this.get('StorageClass', undefined, className));
   }
 
   /** The served resource of a kind; a programming error when the kind is not served. */

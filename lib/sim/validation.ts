@@ -20,7 +20,7 @@ import {
 export type Cause = {
   field: string;
   message: string;
-  reason: 'FieldValueInvalid' | 'FieldValueRequired' | 'FieldValueDuplicate' | 'FieldValueNotSupported' | 'FieldValueTooLong';
+  reason: 'FieldValueInvalid' | 'FieldValueRequired' | 'FieldValueDuplicate' | 'FieldValueNotSupported' | 'FieldValueTooLong' | 'FieldValueForbidden';
 };
 
 type JsonObject = Record<string, unknown>;
@@ -133,6 +133,9 @@ export function validateObject(kind: string, obj: unknown): Cause[] {
       return [...causes, ...validateDataKeys(obj)];
     case 'Lease':
       return [...causes, ...validateLeaseSpec(spec)];
+    case 'VolumeAttributesClass':
+      // As ValidateVolumeAttributesClass: the CSI driver that applies it is required.
+      return stringAt(obj, 'driverName') === '' ? [...causes, required('driverName')] : causes;
     default:
       return causes;
   }

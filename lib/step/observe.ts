@@ -62,6 +62,7 @@ function toSnapshot(ctx: StepContext, observation: Observation, deadlines: reado
     ...(observation.volumes === undefined ? {} : { volumes: observation.volumes }),
     ...(observation.tikvLeaders === undefined ? {} : { tikvLeaders: observation.tikvLeaders }),
     ...(observation.nodes === undefined ? {} : { nodes: observation.nodes }),
+    ...(observation.storageClasses === undefined ? {} : { storageClasses: observation.storageClasses }),
     ...(observation.missingSecrets === undefined ? {} : { missingSecrets: observation.missingSecrets }),
     ...(observation.reads === undefined ? {} : { reads: observation.reads }),
     ...(observation.tidbOperator === undefined ? {} : { tidbOperator: observation.tidbOperator }),

@@ -86,6 +86,8 @@ export type Observation = {
   readonly tikvLeaders?: Snapshot['tikvLeaders'];
   /** The Nodes the store pods run on, when store labels are wanted. */
   readonly nodes?: Snapshot['nodes'];
+  /** The StorageClasses of claims the spec resizes, when any claim needs a change. */
+  readonly storageClasses?: Snapshot['storageClasses'];
   /** Secrets the reconciler needs that do not exist; components are not contacted without them. */
   readonly missingSecrets?: readonly string[];
   /** `rest` when the observer read at rest (see `Snapshot.reads`). */

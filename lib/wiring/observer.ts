@@ -7,7 +7,8 @@
  * last, together, the PersistentVolumes bound to the listed claims (see `observe-volumes.ts`), the
  * leader counts of TiKV pods being evicted (see `observe-tikv-leaders.ts`) and
  * the Nodes of TiKV pods when store labels are wanted and of failure stores' pods with
- * `detectNodeFailure` (see `observe-nodes.ts`), and
+ * `detectNodeFailure` (see `observe-nodes.ts`), the StorageClasses of claims the spec grows (see
+ * `observe-storage-classes.ts`), and
  * what each component's own objects add to its view (PD: each listed PD pod's readiness, TiDB: each
  * server's `/status`); then, only when some healthy TiDB server still needs its server labels, the
  * Nodes those servers run on (`serverNodeNames`; none at rest). The listed objects are split by their component label: each observed component's go to
@@ -48,6 +49,7 @@ import { COMPONENT_READERS, type ComponentReadContext, type ComponentReader } fr
 import { ObservedIndex, type KeptReads, type WholeRead } from './observed.js';
 import { readStoreNodes, serverNodeNames, storeNodeNames, tiproxyNodeNames } from './observe-nodes.js';
 import type { TiproxyView } from '../model/tiproxy.js';
+import { readResizeStorageClasses } from './observe-storage-classes.js';
 import { boundVolumeNames, readBoundVolumes } from './observe-volumes.js';
 import { readTikvLeaders } from './observe-tikv-leaders.js';
 import { plainJson } from './plain-json.js';
@@ -145,8 +147,9 @@ export class LiveObserver implements Observer {
     const storeNodes = storeNodeNames(cluster, owned, pdView, this.options.detectNodeFailure);
     const volumeNames = boundVolumeNames(owned);
     const keptVolumes = kept && sameNames(kept.volumes.names, volumeNames) ? kept.volumes : undefined;
-    const [volumes, tikvLeaders, read, ...completed] = await Promise.all([
+    const [volumes, storageClasses, tikvLeaders, read, ...completed] = await Promise.all([
       keptVolumes ? keptVolumes.items : readBoundVolumes(this.clients.kube, ref.namespace, instance, owned, signal),
+      readResizeStorageClasses(this.clients.kube, cluster, owned, signal),
       withinBudget(signal, 'read TiKV leader counts', () => readTikvLeaders(clients.tikv(context.target), owned, signal)),
       readStoreNodes(this.clients.kube, storeNodes, signal),
       ...OBSERVED_COMPONENTS.map((name, i) => this.complete(reader(name), api.reads[i], byComponent[name], context, signal)),
@@ -177,6 +180,7 @@ export class LiveObserver implements Observer {
       ...(volumes === undefined ? {} : { volumes }),
       ...(tikvLeaders === undefined ? {} : { tikvLeaders }),
       ...(nodes === undefined ? {} : { nodes }),
+      ...(storageClasses === undefined ? {} : { storageClasses }),
       ...(api.missingSecrets === undefined ? {} : { missingSecrets: api.missingSecrets }),
       ...(atRest ? { reads: 'rest' as const } : {}),
       ...(tidbOperator === undefined ? {} : { tidbOperator }),

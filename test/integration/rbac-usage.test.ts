@@ -29,7 +29,7 @@ import { serviceAccountUser } from '../../lib/sim/authn.js';
 
 const DIR = join(import.meta.dirname, '..', 'scenarios');
 /** Together these reach every grant (chosen by measuring each scenario's use). */
-const SCENARIOS = ['pd-failover.yaml', 'pd-tls.yaml', 'pd-admin-answers.yaml', 'ticdc-scale-in-drain.yaml', 'tikv-store-labels.yaml', 'tiflash-scale-to-zero-and-back.yaml', 'migrate-from-tidb-operator.yaml', 'monitor-ready.yaml'];
+const SCENARIOS = ['pd-failover.yaml', 'pd-tls.yaml', 'pd-admin-answers.yaml', 'ticdc-scale-in-drain.yaml', 'tikv-store-labels.yaml', 'tiflash-scale-to-zero-and-back.yaml', 'migrate-from-tidb-operator.yaml', 'monitor-ready.yaml', 'volume-resize-grow.yaml'];
 /** Grants no function uses but must hold, and why. */
 const HELD_TO_GRANT: Readonly<Record<string, string>> = {
   [usageKey('list', '', 'secrets')]: 'the discovery Role the reconciler creates grants it (lib/reconcile/cluster/discovery.ts); RBAC lets a subject grant only what it holds',

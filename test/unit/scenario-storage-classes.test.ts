@@ -34,6 +34,11 @@ describe('sim.storageClasses is read with the API defaults', () => {
       want: [{ name: 'fast', provisioner: 'ebs.csi.aws.com', volumeBindingMode: 'Immediate', reclaimPolicy: 'Delete' }],
     },
     {
+      name: 'an EBS class may forbid expansion (allowVolumeExpansion: false)',
+      sim: `  storageClasses:\n    - {name: ebs-fixed, allowVolumeExpansion: false}\n`,
+      want: [{ name: 'ebs-fixed', provisioner: 'ebs.csi.aws.com', volumeBindingMode: 'Immediate', reclaimPolicy: 'Delete', allowVolumeExpansion: false }],
+    },
+    {
       name: 'local volumes without pools are on every node',
       sim: `  storageClasses:\n    - {name: local-storage, provisioner: kubernetes.io/no-provisioner, localVolumes: {perNode: 1, capacity: 10Gi}}\n`,
       want: [{ name: 'local-storage', provisioner: 'kubernetes.io/no-provisioner', volumeBindingMode: 'Immediate', reclaimPolicy: 'Delete', localVolumes: { perNode: 1, capacity: '10Gi' } }],
@@ -64,13 +69,14 @@ describe('sim.storageClasses is read with the API defaults', () => {
 
 describe('a bad storage class is rejected naming its field', () => {
   it.each([
-    { name: 'not a list', sim: '  storageClasses: {name: x}\n', error: 's.yaml:3: sim.storageClasses: expected a list of storage classes {name, provisioner, volumeBindingMode, reclaimPolicy, localVolumes}, got a mapping' },
+    { name: 'not a list', sim: '  storageClasses: {name: x}\n', error: 's.yaml:3: sim.storageClasses: expected a list of storage classes {name, provisioner, volumeBindingMode, reclaimPolicy, allowVolumeExpansion, localVolumes}, got a mapping' },
+    { name: 'an expansion flag that is no boolean', sim: '  storageClasses:\n    - {name: a, allowVolumeExpansion: yes-please}\n', error: 's.yaml:4: sim.storageClasses[0].allowVolumeExpansion: expected true or false, got the string "yes-please"' },
     { name: 'no name', sim: '  storageClasses:\n    - {provisioner: x.io}\n', error: 's.yaml:4: sim.storageClasses[0].name: required field is missing' },
     { name: 'a name that is no DNS subdomain', sim: '  storageClasses:\n    - {name: Local_Storage}\n', error: 's.yaml:4: sim.storageClasses[0].name: "Local_Storage" is not a valid StorageClass name (a DNS-1123 subdomain)' },
     { name: 'the same class twice', sim: '  storageClasses:\n    - {name: a}\n    - {name: a}\n', error: 's.yaml:5: sim.storageClasses[1].name: duplicate storage class "a"' },
     { name: 'an unknown binding mode', sim: '  storageClasses:\n    - {name: a, volumeBindingMode: Lazy}\n', error: 's.yaml:4: sim.storageClasses[0].volumeBindingMode: unknown volume binding mode "Lazy" (expected one of: Immediate, WaitForFirstConsumer)' },
     { name: 'an unknown reclaim policy', sim: '  storageClasses:\n    - {name: a, reclaimPolicy: Recycle}\n', error: 's.yaml:4: sim.storageClasses[0].reclaimPolicy: unknown reclaim policy "Recycle" (expected one of: Delete, Retain)' },
-    { name: 'an unknown field', sim: '  storageClasses:\n    - {name: a, allowVolumeExpansion: true}\n', error: 's.yaml:4: sim.storageClasses[0].allowVolumeExpansion: unknown field (expected one of: name, provisioner, volumeBindingMode, reclaimPolicy, localVolumes)' },
+    { name: 'an unknown field', sim: '  storageClasses:\n    - {name: a, parameters: {type: io2}}\n', error: 's.yaml:4: sim.storageClasses[0].parameters: unknown field (expected one of: name, provisioner, volumeBindingMode, reclaimPolicy, allowVolumeExpansion, localVolumes)' },
     { name: 'local volumes of a provisioning class', sim: '  storageClasses:\n    - {name: a, localVolumes: {perNode: 1, capacity: 1Gi}}\n', error: 's.yaml:4: sim.storageClasses[0].localVolumes: static local volumes need provisioner kubernetes.io/no-provisioner (got "ebs.csi.aws.com", which provisions its own)' },
     { name: 'no disks per node', sim: '  storageClasses:\n    - {name: a, provisioner: kubernetes.io/no-provisioner, localVolumes: {perNode: 0, capacity: 1Gi}}\n', error: 's.yaml:4: sim.storageClasses[0].localVolumes.perNode: 0 is out of range (1 to 64)' },
     { name: 'a capacity that is no quantity', sim: '  storageClasses:\n    - {name: a, provisioner: kubernetes.io/no-provisioner, localVolumes: {perNode: 1, capacity: lots}}\n', error: 's.yaml:4: sim.storageClasses[0].localVolumes.capacity: "lots" is not a positive quantity (e.g. 200Gi)' },

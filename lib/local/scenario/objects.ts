@@ -31,6 +31,7 @@ export const OBJECT_KINDS = [
   'TidbInitializer',
   'TidbMonitor',
   'Deployment',
+  'VolumeAttributesClass',
 ] as const;
 
 /** One of `OBJECT_KINDS`. */
@@ -56,6 +57,7 @@ const KINDS: Record<ObjectKind, { readonly apiVersion: string; readonly fields: 
   TidbInitializer: { apiVersion: PINGCAP, fields: CUSTOM, namespaced: true },
   TidbMonitor: { apiVersion: PINGCAP, fields: CUSTOM, namespaced: true },
   Deployment: { apiVersion: 'apps/v1', fields: ['apiVersion', 'kind', 'metadata', 'spec'], namespaced: true },
+  VolumeAttributesClass: { apiVersion: 'storage.k8s.io/v1', fields: ['apiVersion', 'kind', 'metadata', 'driverName', 'parameters'], namespaced: false },
 };
 
 /** Whether a kind is one of TiDB Operator's custom resources (created with strict field validation, as kubectl applies them). */

@@ -114,6 +114,8 @@ export type StorageClassSetting = {
   readonly provisioner: string;
   readonly volumeBindingMode: 'Immediate' | 'WaitForFirstConsumer';
   readonly reclaimPolicy: 'Delete' | 'Retain';
+  /** `allowVolumeExpansion` of the class; absent: true for an EBS CSI class (as EKS's gp2/gp3), unset otherwise. */
+  readonly allowVolumeExpansion?: boolean;
   /** Static local volumes (only with `kubernetes.io/no-provisioner`): `perNode` disks of `capacity` on every node, or on the nodes of `pools`. */
   readonly localVolumes?: { readonly perNode: number; readonly capacity: string; readonly pools?: readonly string[] };
 };

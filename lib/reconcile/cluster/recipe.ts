@@ -14,6 +14,7 @@ import { planMetaInfo, planPodLabels } from './meta-info.js';
 import { planPaused } from './paused.js';
 import { planReferencedPd } from './referenced-pd.js';
 import { managedSections, planUnmanaged } from './unmanaged.js';
+import { planVolumeModifier, planVolumeStatus } from './volume-modifier.js';
 import { pdRules } from '../components/pd/recipe.js';
 import { tiproxyRules } from '../components/tiproxy/recipe.js';
 import { tiflashRules } from '../components/tiflash/recipe.js';
@@ -65,9 +66,14 @@ export const clusterRules: readonly Rule[] = [
   ...tidbRules,
   // TiCDC (gated on PD and TiKV available): captures as status, drained before a pod leaves or restarts
   ...ticdcRules,
+  // status.<component>.volumes: bound claims at the desired size and class, and those not yet (v1.6's SyncVolumeStatus)
+  statusRule('VolumeStatus', planVolumeStatus),
 
   // with enablePVReclaim: deferred claims of removed members deleted, their volumes reclaimed (Delete)
   actRule('PvcCleaner', planPvcCleaner),
+  // a larger storage request grows one pod's claims at a time while the component is Normal and
+  // healthy (v1.6's PVC modifier); a claim that cannot grow or would shrink: a condition and a Warning
+  actRule('VolumeModifier', planVolumeModifier),
 
   // --- conditions ---
   // the Ready condition from the status computed above (TiDB Operator's condition updater)

@@ -1,7 +1,9 @@
 /**
  * Every simulated controller of the world on one store and clock: the nodes, the kubelet (with the
  * scheduler and the fault hooks), and the StatefulSet, Deployment, Job, Endpoints and volume
- * controllers, and the local volume static provisioner. The garbage collector is separate (gc.ts) so a world can run without it.
+ * controllers, the local volume static provisioner, and volume expansion (the EBS CSI
+ * external-resizer over the simulated EBS — sizes and VolumeAttributesClasses — and the kubelet's
+ * online file system resize). The garbage collector is separate (gc.ts) so a world can run without it.
  */
 import { Kubelet } from '../kubelet.js';
 import { type NodesSpec, createNodes } from '../nodes.js';
@@ -14,6 +16,9 @@ import { JobController } from './job.js';
 import { StatefulSetController } from './statefulset.js';
 import { type StorageClassSim, createStorageClasses } from '../storage-classes.js';
 import { VolumeController } from './volumes.js';
+import { VolumeResizeController } from './volume-resize.js';
+import { VolumeModifyController } from './volume-modify.js';
+import { EbsVolumes } from '../ebs-volumes.js';
 import { LocalVolumeProvisioner, localClassDisks } from './local-volumes.js';
 
 /** Options of the simulated controllers; each has a documented default. */
@@ -41,6 +46,12 @@ export class SimControllers {
   readonly endpoints: EndpointsController;
   readonly jobs: JobController;
   readonly volumes: VolumeController;
+  /** The EBS volumes' modifications (six hours apart at least). */
+  readonly ebs: EbsVolumes;
+  /** Expansion of claims whose request grew. */
+  readonly volumeResize: VolumeResizeController;
+  /** Changes of a claim's VolumeAttributesClass (EBS type, IOPS, throughput). */
+  readonly volumeModify: VolumeModifyController;
   /** The local volume static provisioner of the classes with `localVolumes`. */
   readonly localVolumes: LocalVolumeProvisioner;
   private readonly nodeCount: NodesSpec;
@@ -57,6 +68,9 @@ export class SimControllers {
     this.endpoints = new EndpointsController(store, opts.onError);
     this.jobs = new JobController(store, opts.onError);
     this.volumes = new VolumeController(store, { onError: opts.onError });
+    this.ebs = new EbsVolumes(store.clock);
+    this.volumeResize = new VolumeResizeController(store, this.ebs, { onError: opts.onError });
+    this.volumeModify = new VolumeModifyController(store, this.ebs, { onError: opts.onError });
     this.storageClasses = opts.storageClasses ?? {};
     this.localVolumes = new LocalVolumeProvisioner(store, localClassDisks(this.storageClasses, this.nodeCount), opts.onError);
   }
@@ -66,6 +80,8 @@ export class SimControllers {
     createNodes(this.store, this.nodeCount);
     createStorageClasses(this.store, this.storageClasses);
     this.volumes.start();
+    this.volumeResize.start();
+    this.volumeModify.start();
     this.localVolumes.start();
     this.statefulSets.start();
     this.deployments.start();
@@ -82,6 +98,8 @@ export class SimControllers {
     this.deployments.stop();
     this.statefulSets.stop();
     this.volumes.stop();
+    this.volumeResize.stop();
+    this.volumeModify.stop();
     this.localVolumes.stop();
   }
 }

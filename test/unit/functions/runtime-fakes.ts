@@ -70,6 +70,10 @@ export class FakeKube implements KubePort {
     throw new NotFoundError(`nodes "${name}" not found`);
   }
 
+  async getStorageClass(name: string): Promise<KubeObject> {
+    throw new NotFoundError(`storageclasses.storage.k8s.io "${name}" not found`);
+  }
+
   async listDeployments(_namespace?: string, _selector?: unknown): Promise<ObjectList> {
     return { items: [], resourceVersion: '1' };
   }
