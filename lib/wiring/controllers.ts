@@ -13,13 +13,14 @@ import { backupScheduleController, type BackupScheduleControllerOptions } from '
 
 /**
  * The Backup, Restore and CompactBackup controllers over `objects` (and, for the Restore's fresh-target check, the
- * clients' TiDB schema reads); the BackupSchedule controller too when the deployment wires its
+ * clients' TiDB schema reads; for the Backup's log-backup tracker, their PD etcd reads); the BackupSchedule controller too when the deployment wires its
  * EventBridge Scheduler (`schedules`).
  */
 export function backupControllers(objects: ObjectReader, clients: ClusterClients, schedules?: Omit<BackupScheduleControllerOptions, 'objects'>): ControllerSet {
   const schema = clients.tidbSchema?.bind(clients);
+  const pdEtcd = clients.pdEtcd?.bind(clients);
   return {
-    Backup: backupController({ objects }) as ControllerSet['Backup'],
+    Backup: backupController({ objects, ...(pdEtcd ? { pdEtcd } : {}) }) as ControllerSet['Backup'],
     Restore: restoreController({ objects, ...(schema ? { schema } : {}) }) as ControllerSet['Restore'],
     CompactBackup: compactBackupController({ objects }) as ControllerSet['CompactBackup'],
     ...(schedules === undefined ? {} : { BackupSchedule: backupScheduleController({ objects, ...schedules }) as ControllerSet['BackupSchedule'] }),

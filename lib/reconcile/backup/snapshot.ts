@@ -10,6 +10,7 @@ import type { TidbCluster } from '../../model/kube.js';
 import type { Outcome } from '../../model/outcome.js';
 import type { RuleResult } from '../../model/plan.js';
 import { withCondition } from './conditions.js';
+import type { LogKernelObservation } from './log-tracker.js';
 import type { Backup, BackupCondition, BackupStatus, Job } from './types.js';
 
 /**
@@ -24,11 +25,14 @@ export type BackupSnapshot = {
   readonly jobs: Readonly<Record<string, Job>>;
   readonly s3SecretKeys: readonly string[] | undefined;
   readonly managerImage: string;
+  /** The log-backup task as PD's etcd has it, when the tracker is due (log-tracker.ts); undefined when not tracked. */
+  readonly logKernel?: LogKernelObservation;
 };
 
 /** The step's pending write of the Backup and its other actions, as rules add to them. */
 export type BackupDraft = {
   finalizers: string[];
+  annotations: Record<string, string>;
   status: BackupStatus;
   readonly jobActions: Action[];
   readonly events: EventAction[];
@@ -38,7 +42,7 @@ export type BackupDraft = {
 
 /** A fresh draft of the observed Backup. */
 export function draftOf(backup: Backup): BackupDraft {
-  return { finalizers: [...(backup.metadata.finalizers ?? [])], status: { ...(backup.status ?? {}) }, jobActions: [], events: [], results: [], wakeAtMs: undefined };
+  return { finalizers: [...(backup.metadata.finalizers ?? [])], annotations: { ...(backup.metadata.annotations ?? {}) }, status: { ...(backup.status ?? {}) }, jobActions: [], events: [], results: [], wakeAtMs: undefined };
 }
 
 /** Writes `condition` into the draft's status (v1's `UpdateBackupCondition`). */
