@@ -23,7 +23,8 @@ import type { ScheduleRequest } from '../../timer/port.js';
 import { kubeTime, parseKubeTime } from '../backup/conditions.js';
 import type { Backup } from '../backup/types.js';
 import { jsonEqual } from '../engine/equal.js';
-import { combineOutcomes, complete, fail, retry } from '../engine/outcome.js';
+import { draftPlan, updateOf } from '../engine/draft.js';
+import { complete, fail, retry } from '../engine/outcome.js';
 import { convertSchedule } from './cron.js';
 import { planRetention, tsMs } from './retention.js';
 import { draftOf, eventOn, note, nsName, type BackupScheduleSnapshot, type ScheduleDraft } from './snapshot.js';
@@ -196,10 +197,8 @@ function toPlan(draft: ScheduleDraft, bks: BackupSchedule, outcome: Outcome): Pl
   const writes: Action[] = [];
   const status = draft.status;
   if (!jsonEqual(draft.finalizers, bks.metadata.finalizers ?? []) || !jsonEqual(status, bks.status ?? {})) {
-    const object = { ...bks, metadata: { ...bks.metadata, finalizers: draft.finalizers }, status };
-    writes.push({ kind: 'update', ref: { kind: 'BackupSchedule', namespace: bks.metadata.namespace ?? '', name: bks.metadata.name ?? '' }, object, resourceVersion: bks.metadata.resourceVersion ?? '' });
+    writes.push(updateOf('BackupSchedule', bks, { ...bks, metadata: { ...bks.metadata, finalizers: draft.finalizers }, status }));
   }
   const deleting = bks.metadata.deletionTimestamp != null;
-  const actions = deleting ? [...draft.scheduleActions, ...writes] : [...draft.backupActions, ...writes, ...draft.scheduleActions];
-  return { actions: [...actions, ...draft.events], status: undefined, outcome: combineOutcomes([outcome]), ruleResults: draft.results };
+  return draftPlan(draft, deleting ? [...draft.scheduleActions, ...writes] : [...draft.backupActions, ...writes, ...draft.scheduleActions], outcome);
 }

@@ -14,6 +14,7 @@ import type { Action } from '../../model/action.js';
 import type { Outcome } from '../../model/outcome.js';
 import type { Plan } from '../../model/plan.js';
 import { combineOutcomes, complete, fail, retry, wait } from '../engine/outcome.js';
+import { draftPlan, updateOf } from '../engine/draft.js';
 import { jsonEqual } from '../engine/equal.js';
 import { planClean } from './cleaner.js';
 import { hasCondition } from './conditions.js';
@@ -124,17 +125,13 @@ function isReady(snap: BackupSnapshot): boolean {
 
 /** The plan: the Job writes, then the one write of the Backup when it changed, then Events. */
 function toPlan(draft: BackupDraft, backup: Backup, outcome: Outcome): Plan {
-  const actions: Action[] = [...draft.jobActions];
+  const writes: Action[] = [...draft.jobActions];
   const changedFinalizers = !jsonEqual(draft.finalizers, backup.metadata.finalizers ?? []);
   const changedAnnotations = !jsonEqual(draft.annotations, backup.metadata.annotations ?? {});
   const changedStatus = !jsonEqual(draft.status, backup.status ?? {});
   if (changedFinalizers || changedAnnotations || changedStatus) {
     const annotations = changedAnnotations ? { annotations: draft.annotations } : {};
-    const object = { ...backup, metadata: { ...backup.metadata, finalizers: draft.finalizers, ...annotations }, status: draft.status };
-    const ref = { kind: 'Backup' as const, namespace: backup.metadata.namespace ?? '', name: backup.metadata.name ?? '' };
-    actions.push({ kind: 'update', ref, object, resourceVersion: backup.metadata.resourceVersion ?? '' });
+    writes.push(updateOf('Backup', backup, { ...backup, metadata: { ...backup.metadata, finalizers: draft.finalizers, ...annotations }, status: draft.status }));
   }
-  actions.push(...draft.events);
-  const plan: Plan = { actions, status: undefined, outcome: combineOutcomes([outcome]), ruleResults: draft.results };
-  return draft.wakeAtMs === undefined ? plan : { ...plan, nextWakeAtMs: draft.wakeAtMs };
+  return draftPlan(draft, writes, outcome);
 }
