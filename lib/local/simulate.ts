@@ -203,7 +203,9 @@ export function conditionHolds(stack: SimStack, until: WaitCondition): boolean {
       return tc?.status?.[until.component]?.phase === until.phase;
     case 'jsonpath': {
       const target = until.object === undefined ? tc : stack.world.store.get(until.object.kind, refNamespace(stack, until.object), until.object.name);
-      return 'greaterThan' in until ? jsonPathGreaterThan(until.path, target ?? null, until.greaterThan) : jsonPathEquals(until.path, target ?? null, until.equals);
+      if ('greaterThan' in until) return jsonPathGreaterThan(until.path, target ?? null, until.greaterThan);
+      if ('notEquals' in until) return !jsonPathEquals(until.path, target ?? null, until.notEquals);
+      return jsonPathEquals(until.path, target ?? null, until.equals);
     }
     default: {
       const never: never = until;

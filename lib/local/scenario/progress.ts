@@ -80,6 +80,7 @@ export function describeEntry(entry: TimelineEntry): string {
       if (until.kind === 'phase') return `waitFor ${until.component} phase ${until.phase}`;
       const on = until.object === undefined ? '' : `${until.object.kind}/${until.object.name} `;
       if ('greaterThan' in until) return `waitFor ${on}${until.path.source} > ${until.greaterThan}`;
+      if ('notEquals' in until) return `waitFor ${on}${until.path.source} != ${shorten(JSON.stringify(until.notEquals))}`;
       return `waitFor ${on}${until.path.source} == ${shorten(JSON.stringify(until.equals))}`;
     }
     case 'patch':

@@ -36,7 +36,7 @@ export type LineOf = (path: FieldPath) => number | undefined;
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 type EntryBody = DistributiveOmit<TimelineEntry, 'index' | 'line'>;
 
-const CONDITION_FORMS = 'ready, {component, phase} or {jsonpath, equals | greaterThan, object?}';
+const CONDITION_FORMS = 'ready, {component, phase} or {jsonpath, equals | notEquals | greaterThan, object?}';
 
 /** Reads the whole timeline (missing means empty); throws `FieldError` at the first problem. */
 export function readTimeline(raw: unknown, rules: NameRules, lineOf: LineOf, clusterNamespace = 'default'): TimelineEntry[] {
@@ -124,12 +124,13 @@ function readCondition(value: unknown, path: FieldPath, rules: NameRules): WaitC
     throw new FieldError(path, `expected ${CONDITION_FORMS}, got ${describeValue(value)}`);
   }
   if ('jsonpath' in value) {
-    rejectUnknownFields(value, path, ['jsonpath', 'equals', 'greaterThan', 'object']);
+    rejectUnknownFields(value, path, ['jsonpath', 'equals', 'notEquals', 'greaterThan', 'object']);
     const source = readString(required(value, 'jsonpath', path), [...path, 'jsonpath']);
     const compiled = compileJsonPath(source);
     if (!compiled.ok) throw new FieldError([...path, 'jsonpath'], compiled.error);
     const object = 'object' in value ? { object: readObjectRef(value['object'], [...path, 'object']) } : {};
-    if ('equals' in value && 'greaterThan' in value) throw new FieldError(path, 'give either equals or greaterThan, not both');
+    if (['equals', 'notEquals', 'greaterThan'].filter((f) => f in value).length > 1) throw new FieldError(path, 'give one of equals, notEquals or greaterThan');
+    if ('notEquals' in value) return { kind: 'jsonpath', path: compiled.path, notEquals: readJson(value['notEquals'], [...path, 'notEquals']), ...object };
     if ('greaterThan' in value) return { kind: 'jsonpath', path: compiled.path, greaterThan: readIntegerBound(value['greaterThan'], [...path, 'greaterThan']), ...object };
     const equals = readJson(required(value, 'equals', path), [...path, 'equals']);
     return { kind: 'jsonpath', path: compiled.path, equals, ...object };

@@ -7,6 +7,7 @@
 import type { Action } from '../../model/action.js';
 import type { ScheduleRequest } from '../../timer/port.js';
 import type { Backup } from '../backup/types.js';
+import type { CompactBackup } from '../compact-backup/types.js';
 import { emptyLog, type DraftLog } from '../engine/draft.js';
 import type { BackupSchedule, BackupScheduleStatus } from './types.js';
 
@@ -41,6 +42,8 @@ export type BackupScheduleSnapshot = {
   readonly group: readonly GroupMember[];
   readonly schedule: ScheduleRequest | undefined;
   readonly target: ScheduleTarget;
+  /** The CompactBackup `status.lastCompact` names, when compaction is configured (undefined: none, or gone). */
+  readonly lastCompact?: CompactBackup;
 };
 
 /** The step's pending writes, as stages add to them. */
