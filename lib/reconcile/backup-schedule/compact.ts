@@ -25,6 +25,9 @@ import { parseGoDurationMs, parseTso } from '../backup/validate.js';
 import { joinPrefix, nameTime, ownedMetadata } from './sync.js';
 import type { BackupSchedule, BackupScheduleStatus } from './types.js';
 
+/** How soon a compaction waiting on the log's checkpoint looks again (the tracker's interval; never more than `compactInterval`). */
+export const CHECKPOINT_RECHECK_MS = 60_000;
+
 /** What the compaction stage decides: create one, or why not and when to look again (undefined: an event will come). */
 export type CompactDecision =
   | { readonly kind: 'create'; readonly compact: CompactBackup; readonly status: BackupScheduleStatus; readonly nextAtMs: number }
@@ -55,12 +58,15 @@ export function planCompaction(bks: BackupSchedule, status: BackupScheduleStatus
   if (spec.logBackupTemplate === undefined || template === undefined || logStartMs === undefined || interval === undefined) return undefined;
   const spanMs = parseGoDurationMs(interval);
   if (spanMs === undefined || spanMs <= 0) return { kind: 'invalid', message: `failed to parse compact interval: time: invalid duration "${interval}"`, status };
-  // No checkpoint yet (the log backup's tracker writes it): v1 looks again at its resync; here one interval later.
-  if (checkpointMs === undefined || checkpointMs < logStartMs) return { kind: 'skip', why: 'the log backup has no checkpoint yet', status, nextAtMs: nowMs + spanMs };
+  // Waiting on the checkpoint, which the log backup's tracker moves once a minute: v1 looks again at its 30 s resync.
+  const recheck = nowMs + Math.min(spanMs, CHECKPOINT_RECHECK_MS);
+  if (checkpointMs === undefined || checkpointMs < logStartMs) return { kind: 'skip', why: 'the log backup has no checkpoint yet', status, nextAtMs: recheck };
   const progressed = progress(status, lastCompact, logStartMs);
   if (progressed.kind === 'running') return { kind: 'skip', why: progressed.why, status, nextAtMs: undefined };
   const next = progressed.status;
-  const recheck = nowMs + spanMs;
+  // Checked first here (v1 checks it last; either way no compaction): until then nothing else can make one.
+  const lastRunMs = parseKubeTime(next.lastCompactExecutionTs);
+  if (lastRunMs !== undefined && nowMs - lastRunMs < spanMs) return { kind: 'skip', why: 'the last compaction was created less than one interval ago', status: next, nextAtMs: lastRunMs + spanMs };
   let startMs = parseKubeTime(next.lastCompactProgress) ?? logStartMs;
   const min = spec.minCompactStartTs;
   if (min !== undefined && min !== '') {
@@ -71,10 +77,8 @@ export function planCompaction(bks: BackupSchedule, status: BackupScheduleStatus
   if (startMs >= checkpointMs) return { kind: 'skip', why: `startTs ${timestampUtc(startMs)} is not before the checkpoint ${timestampUtc(checkpointMs)}`, status: next, nextAtMs: recheck };
   const endMs = checkpointMs - startMs < 3 * spanMs ? checkpointMs : startMs + 3 * spanMs;
   if (endMs - logStartMs < spanMs) return { kind: 'skip', why: 'the log backup started less than one interval ago', status: next, nextAtMs: recheck };
-  const lastRunMs = parseKubeTime(next.lastCompactExecutionTs);
-  if (lastRunMs !== undefined && nowMs - lastRunMs < spanMs) return { kind: 'skip', why: 'the last compaction was created less than one interval ago', status: next, nextAtMs: lastRunMs + spanMs };
   const compact = buildCompact(bks, template, logStartMs, startMs, endMs, nowMs);
-  return { kind: 'create', compact, status: { ...next, lastCompact: compact.metadata.name ?? '', lastCompactExecutionTs: kubeTime(nowMs) }, nextAtMs: recheck };
+  return { kind: 'create', compact, status: { ...next, lastCompact: compact.metadata.name ?? '', lastCompactExecutionTs: kubeTime(nowMs) }, nextAtMs: nowMs + spanMs };
 }
 
 /** `canPerformNextCompact`: the progress the last compaction made, or that it still runs. */

@@ -72,6 +72,17 @@ describe('§3.6 compaction scheduled by a BackupSchedule (S20–S24)', () => {
   });
 });
 
+describe('when the schedule looks again', () => {
+  it.each([
+    { name: 'too little log checkpointed: a minute later (the tracker moves the checkpoint once a minute)', logStartMs: NOW - 10 * MIN, status: {}, want: NOW + MIN },
+    { name: 'the last compaction made less than an interval ago: when the interval ends', logStartMs: NOW - HOUR, status: { lastCompactExecutionTs: kubeTime(NOW - 25 * MIN) }, want: NOW + 5 * MIN },
+  ])('$name', ({ logStartMs, status, want }) => {
+    const plan = compacting({}, status, undefined, logStartMs);
+    expect(createdCompacts(plan)).toEqual([]);
+    expect(plan.nextWakeAtMs).toBe(want);
+  });
+});
+
 describe('never two compactions at once; progress from the last one', () => {
   const prevSpec = { startTs: utc(NOW - 2 * HOUR), endTs: utc(NOW - 90 * MIN) };
   const ran = { lastCompact: 'compact-bs-prev', lastCompactExecutionTs: kubeTime(NOW - HOUR) };
