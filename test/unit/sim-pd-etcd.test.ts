@@ -13,6 +13,16 @@ import { startCluster } from './tidb-pd-harness.js';
 
 const rangeBody = (key: string, prefix = false) => ({ key: Buffer.from(key).toString('base64'), ...(prefix ? { range_end: prefixEnd(Buffer.from(key)).toString('base64') } : {}) });
 
+describe('a prefix read ends where clientv3.GetPrefixRangeEnd ends it', () => {
+  it.each([
+    { name: 'the last byte raised', key: Buffer.from('/a/b/'), end: Buffer.from('/a/b0') },
+    { name: 'trailing 0xff bytes dropped, the byte before raised', key: Buffer.from([0x61, 0xff, 0xff]), end: Buffer.from([0x62]) },
+    { name: 'all 0xff: to the end of the key space (one zero byte)', key: Buffer.from([0xff, 0xff]), end: Buffer.from([0]) },
+  ])('$name', ({ key, end }) => {
+    expect(prefixEnd(key)).toEqual(end);
+  });
+});
+
 describe("PD's etcd gateway: POST /v3/kv/range", () => {
   async function withKeys() {
     const world = await startCluster();

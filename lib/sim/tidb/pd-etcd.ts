@@ -52,16 +52,3 @@ export class EtcdKv {
     return all.filter((kv) => Buffer.compare(kv.key, key) >= 0 && (toEnd || Buffer.compare(kv.key, rangeEnd) < 0)).sort((a, b) => Buffer.compare(a.key, b.key));
   }
 }
-
-/** The `range_end` that makes `key` a prefix (clientv3.GetPrefixRangeEnd): the last byte below 0xff raised by one, the rest dropped. */
-export function prefixRangeEnd(key: Buffer): Buffer {
-  const end = Buffer.from(key);
-  for (let i = end.length - 1; i >= 0; i--) {
-    if ((end[i] ?? 0xff) < 0xff) {
-      end[i] = (end[i] ?? 0) + 1;
-      return end.subarray(0, i + 1);
-    }
-  }
-  // Every byte 0xff: the range runs to the end of the key space.
-  return Buffer.from([0]);
-}
