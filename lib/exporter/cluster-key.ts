@@ -109,15 +109,17 @@ function wantsStep(kind: 'Backup' | 'Restore' | 'CompactBackup', obj: KubeObject
 }
 
 /**
- * The key of the BackupSchedule a Backup event should also wake: the Backup's controller owner, when
- * the Backup finished (Complete, Failed, Invalid) or went — what its schedule's retention and a slot
- * waiting on it need (v1 saw it at its 30 s resync). Undefined otherwise.
+ * The key of the BackupSchedule a Backup (or CompactBackup) event should also wake: its controller
+ * owner, when it finished (a Backup's Complete, Failed or Invalid condition; a CompactBackup's state
+ * Complete or Failed) or went — what its schedule's retention, a slot waiting on it and the next
+ * compaction need (v1 saw it at its 30 s resync). Undefined otherwise.
  */
 export function scheduleKeyOfBackup(obj: KubeObject, k8sCluster: string, deleted: boolean): string | undefined {
   const owner = (obj.metadata.ownerReferences ?? []).find((r) => r.controller === true && r.kind === 'BackupSchedule' && r.apiVersion.startsWith('pingcap.com/'));
   if (owner === undefined || !obj.metadata.namespace) return undefined;
   const conditions = ((obj.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? []);
-  const finished = conditions.some((c) => c.status === 'True' && (c.type === 'Complete' || c.type === 'Failed' || c.type === 'Invalid'));
+  const state = (obj.status as { state?: string } | undefined)?.state;
+  const finished = conditions.some((c) => c.status === 'True' && (c.type === 'Complete' || c.type === 'Failed' || c.type === 'Invalid')) || state === 'Complete' || state === 'Failed';
   return deleted || finished ? objectKeyOrNone('BackupSchedule', k8sCluster, obj.metadata.namespace, owner.name) : undefined;
 }
 

@@ -345,8 +345,8 @@ export class Exporter {
     // The clusters whose spec.cluster names this one, when the change concerns them (references.ts).
     const referrers = resource.kind === 'TidbCluster' && key !== undefined ? this.references.observe(event, key, meaningful) : [];
     for (const referrer of referrers) this.output.trigger(referrer, `referenced ${resource.kind} ${event.object.metadata.namespace ?? ''}/${event.object.metadata.name ?? ''} ${event.type.toLowerCase()}`);
-    // A scheduled Backup that finished (or went) wakes its BackupSchedule: retention and a waiting slot.
-    const schedule = resource.kind === 'Backup' && meaningful ? scheduleKeyOfBackup(event.object, this.options.k8sCluster, event.type === 'DELETED') : undefined;
+    // A scheduled Backup that finished (or went) wakes its BackupSchedule: retention and a waiting slot; a scheduled CompactBackup that ended, the next compaction.
+    const schedule = (resource.kind === 'Backup' || resource.kind === 'CompactBackup') && meaningful ? scheduleKeyOfBackup(event.object, this.options.k8sCluster, event.type === 'DELETED') : undefined;
     if (schedule !== undefined) this.output.trigger(schedule, `scheduled Backup ${event.object.metadata.namespace ?? ''}/${event.object.metadata.name ?? ''} ${event.type.toLowerCase()}`);
     const rv = event.object.metadata.resourceVersion;
     if (rv) this.advance(loop, rv);

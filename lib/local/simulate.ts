@@ -9,7 +9,7 @@ import { tsoOf } from '../sim/backup/dataset.js';
 import type { SimStack } from './sim-stack.js';
 import { formatClock } from './scenario/progress.js';
 import { ReportBuilder, isVolumeOfNamespace, objectKey, type ActionRecord, type Actor, type FinalState, type ScenarioReport } from './scenario/report.js';
-import { jsonPathEquals } from './scenario/jsonpath.js';
+import { jsonPathEquals, jsonPathGreaterThan } from './scenario/jsonpath.js';
 import { isCustomKind } from './scenario/objects.js';
 import type { Progress } from './scenario/progress.js';
 import { scenarioClusters, watchedClusters, type ObjectRef, type TimelineEntry, type WaitCondition } from './scenario/types.js';
@@ -220,6 +220,8 @@ export function conditionHolds(stack: SimStack, until: WaitCondition): boolean {
       return tc?.status?.[until.component]?.phase === until.phase;
     case 'jsonpath': {
       const target = until.object === undefined ? tc : stack.world.store.get(until.object.kind, refNamespace(stack, until.object), until.object.name);
+      if ('greaterThan' in until) return jsonPathGreaterThan(until.path, target ?? null, until.greaterThan);
+      if ('notEquals' in until) return !jsonPathEquals(until.path, target ?? null, until.notEquals);
       return jsonPathEquals(until.path, target ?? null, until.equals);
     }
     default: {

@@ -12,6 +12,7 @@ import type { BackupScheduleSnapshot, GroupMember, ScheduleTarget } from '../rec
 import { GROUP_LABEL, logBackupName, SCHEDULE_LABEL } from '../reconcile/backup-schedule/sync.js';
 import type { BackupSchedule } from '../reconcile/backup-schedule/types.js';
 import type { Backup } from '../reconcile/backup/types.js';
+import type { CompactBackup } from '../reconcile/compact-backup/types.js';
 import { observeWith, type Controller } from '../step/controller.js';
 import type { SchedulerPort } from '../timer/port.js';
 import { scheduleName } from '../timer/timers.js';
@@ -58,7 +59,9 @@ async function observeSchedule(options: BackupScheduleControllerOptions, key: st
     readGroup(objects, ns, bks),
   ]);
   const lastBackup = lastName === '' ? undefined : (backups.find((b) => b.metadata.name === lastName) ?? ((await objects.getObject('Backup', ns, lastName)) as Backup | undefined));
-  return { nowMs: now(), bks, schedule, target, backups, lastBackup, logBackup, group };
+  const compactName = bks.spec?.compactBackupTemplate === undefined ? '' : (bks.status?.lastCompact ?? '');
+  const lastCompact = compactName === '' ? undefined : ((await objects.getObject('CompactBackup', ns, compactName)) as CompactBackup | undefined);
+  return { nowMs: now(), bks, schedule, target, backups, lastBackup, logBackup, group, ...(lastCompact ? { lastCompact } : {}) };
 }
 
 /** The last Backup of every schedule in this one's group (itself included), when it has a group. */

@@ -27,6 +27,7 @@ import { TiproxyClient } from '../components/tiproxy.js';
 import type { KubePort, ObjectReader } from '../kube/port.js';
 import { TidbSchemaClient, type TidbSchemaPort } from '../components/tidb-schema.js';
 import { PdClient } from '../pd/client.js';
+import { PdEtcdClient, type PdEtcdPort } from '../pd/etcd.js';
 import type { PdPort } from '../pd/port.js';
 import type { Clock } from '../platform/clock.js';
 import type { RetryPolicy } from '../platform/retry.js';
@@ -42,6 +43,8 @@ export interface ClusterClients {
   /** The schema reads of the cluster's TiDB (the Restore controller's fresh-target check). */
   tidbSchema?(target: ClusterTarget): TidbSchemaPort;
   pd(target: ClusterTarget): PdPort;
+  /** The reads of PD's etcd (the Backup controller's log-backup checkpoint tracker). */
+  pdEtcd?(target: ClusterTarget): PdEtcdPort;
   /** The status port (20180) of the cluster's TiKV pods. */
   tikv(target: ClusterTarget): TikvStatusPort;
   /** The status ports of the cluster's TiDB pods. */
@@ -135,6 +138,10 @@ export class ApiServerClients implements DeadlineClients {
 
   pd(target: ClusterTarget): PdPort {
     return new PdClient(this.caller, { namespace: target.namespace, tcName: target.tcName, scheme: target.tls === true ? 'https' : 'http' });
+  }
+
+  pdEtcd(target: ClusterTarget): PdEtcdPort {
+    return new PdEtcdClient(this.caller, { namespace: target.namespace, tcName: target.tcName, scheme: target.tls === true ? 'https' : 'http' });
   }
 
   tikv(target: ClusterTarget): TikvStatusPort {

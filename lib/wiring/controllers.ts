@@ -15,13 +15,14 @@ import { monitorController } from './monitor-controller.js';
 
 /**
  * The Backup, Restore, CompactBackup and TidbInitializer controllers over `objects` (and, for the Restore's fresh-target check, the
- * clients' TiDB schema reads); the BackupSchedule controller too when the deployment wires its
+ * clients' TiDB schema reads; for the Backup's log-backup tracker, their PD etcd reads); the BackupSchedule controller too when the deployment wires its
  * EventBridge Scheduler (`schedules`).
  */
 export function backupControllers(objects: ObjectReader, clients: ClusterClients, schedules?: Omit<BackupScheduleControllerOptions, 'objects'>): ControllerSet {
   const schema = clients.tidbSchema?.bind(clients);
+  const pdEtcd = clients.pdEtcd?.bind(clients);
   return {
-    Backup: backupController({ objects }) as ControllerSet['Backup'],
+    Backup: backupController({ objects, ...(pdEtcd ? { pdEtcd } : {}) }) as ControllerSet['Backup'],
     Restore: restoreController({ objects, ...(schema ? { schema } : {}) }) as ControllerSet['Restore'],
     CompactBackup: compactBackupController({ objects }) as ControllerSet['CompactBackup'],
     TidbInitializer: tidbInitializerController({ objects }) as ControllerSet['TidbInitializer'],

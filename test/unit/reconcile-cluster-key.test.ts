@@ -62,6 +62,9 @@ describe('backup controllers: Backup, Restore and Job events map to kinded keys'
     { name: 'a Failed scheduled Backup wakes its BackupSchedule', status: { conditions: [{ type: 'Failed', status: 'True' }] }, deleted: false, key: 'BackupSchedule:eks/demo/nightly' },
     { name: 'a deleted scheduled Backup wakes its BackupSchedule', status: { conditions: [{ type: 'Running', status: 'True' }] }, deleted: true, key: 'BackupSchedule:eks/demo/nightly' },
     { name: 'a running scheduled Backup does not (nothing polls between runs)', status: { conditions: [{ type: 'Running', status: 'True' }] }, deleted: false, key: undefined },
+    { name: 'a scheduled CompactBackup that ended Complete wakes its BackupSchedule (the next compaction)', status: { state: 'Complete' }, deleted: false, key: 'BackupSchedule:eks/demo/nightly' },
+    { name: 'a scheduled CompactBackup that ended Failed wakes it too', status: { state: 'Failed' }, deleted: false, key: 'BackupSchedule:eks/demo/nightly' },
+    { name: 'a running CompactBackup does not', status: { state: 'Running' }, deleted: false, key: undefined },
   ])('$name', ({ status, deleted, key }) => {
     const backup = { metadata: { namespace: 'demo', name: 'nightly-x', ownerReferences: [{ apiVersion: 'pingcap.com/v1alpha1', kind: 'BackupSchedule', name: 'nightly', uid: 'u', controller: true }] }, status };
     expect(scheduleKeyOfBackup(backup as never, 'eks', deleted)).toBe(key);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 
 import type { JsonPath } from '../../lib/local/scenario/jsonpath.js';
-import { compileJsonPath, jsonPathEquals, jsonPathValue, selectJsonPath } from '../../lib/local/scenario/jsonpath.js';
+import { compileJsonPath, jsonPathEquals, jsonPathGreaterThan, jsonPathValue, selectJsonPath } from '../../lib/local/scenario/jsonpath.js';
 
 const TC = {
   apiVersion: 'pingcap.com/v1alpha1',
@@ -77,6 +77,20 @@ describe('equals compares as JSON, and no match equals null', () => {
     { name: 'several matches equal their list', path: '$.status.conditions[*].status', expected: ['False', 'True'], equal: true },
   ])('$name', ({ path, expected, equal }) => {
     expect(jsonPathEquals(compiled(path), TC, expected)).toBe(equal);
+  });
+});
+
+describe('greaterThan compares integers exactly, digit strings included, and nothing else is above', () => {
+  const root = { status: { ts: '463267823616000001', n: 3, text: 'abc', none: null } };
+  it.each<{ name: string; path: string; bound: string; above: boolean }>([
+    { name: 'a TSO string one above (beyond 2^53)', path: '$.status.ts', bound: '463267823616000000', above: true },
+    { name: 'a TSO string equal is not above', path: '$.status.ts', bound: '463267823616000001', above: false },
+    { name: 'a number', path: '$.status.n', bound: '2', above: true },
+    { name: 'text is never above', path: '$.status.text', bound: '0', above: false },
+    { name: 'null is never above', path: '$.status.none', bound: '-1', above: false },
+    { name: 'no match is never above', path: '$.status.missing', bound: '-1', above: false },
+  ])('$name', ({ path, bound, above }) => {
+    expect(jsonPathGreaterThan(compiled(path), root, bound)).toBe(above);
   });
 });
 

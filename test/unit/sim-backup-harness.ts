@@ -2,7 +2,7 @@
  * A world for the backup-manager tests: a store with the TidbCluster and backup CRDs, TiDB
  * Operator's backup RBAC (manifests/backup/backup-rbac.yaml), the kubelet and Job controller
  * running backup-manager pods, the simulated S3 with two buckets, and a stand-in for the TiDB
- * cluster BR talks to (PD leader on or off: the BackupContext's cluster port).
+ * cluster BR talks to (PD leader on or off: the BackupContext's cluster port; its etcd keys).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ import { backupCrds } from '../../lib/sim/crd/backup.js';
 import { CRD_KIND } from '../../lib/sim/crd/registry.js';
 import { tidbClusterCrd } from '../../lib/sim/crd/tidbcluster.js';
 import { GarbageCollector } from '../../lib/sim/gc.js';
+import { EtcdKv } from '../../lib/sim/tidb/pd-etcd.js';
 import type { KubeObject } from '../../lib/sim/object.js';
 import { ObjectStore } from '../../lib/sim/store.js';
 
@@ -39,7 +40,8 @@ export function backupWorld(opts: { rbac?: boolean; tls?: boolean } = {}) {
   backups.addBucket({ name: 'backups', region: 'us-west-2', allowRoles: [ROLE], allowKeys: [KEY] });
   backups.addBucket({ name: 'elsewhere', region: 'us-west-2', allowRoles: [OTHER_ROLE] });
   const pd = { up: true };
-  const view = { pd: { hasLeader: () => pd.up, stores: { list: () => [{ id: '1', alive: true }, { id: '4', alive: true }] } } };
+  const etcd = new EtcdKv();
+  const view = { pd: { hasLeader: () => pd.up, stores: { list: () => [{ id: '1', alive: true }, { id: '4', alive: true }] }, etcd } };
   backups.attach({ store, clock, clusterState: (_ns, name) => (name === 'basic' || name === 'fresh' ? view : undefined) });
   const controllers = new SimControllers(store, { podStartupMs: 1000, nodes: 1, runtimes: [backups] });
   const gc = new GarbageCollector(store);
@@ -53,7 +55,7 @@ export function backupWorld(opts: { rbac?: boolean; tls?: boolean } = {}) {
     for (const sa of ['irsa', 'other']) store.create('RoleBinding', { metadata: { name: `bm-${sa}`, namespace: NS }, subjects: [{ kind: 'ServiceAccount', name: sa }], roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'tidb-backup-manager' } });
   }
   const cr = (kind: string, name: string): KubeObject => store.mustGet(kind, NS, name);
-  return { clock, store, gc, controllers, backups, pd, cr };
+  return { clock, store, gc, controllers, backups, pd, cr, etcd };
 }
 
 /** A Backup as a user writes it, with its status at `Scheduled` as the operator leaves it before the Job starts. */

@@ -130,4 +130,18 @@ describe('backup-schedule-no-overlap', () => {
     scheduled(w, 'nightly-1', 'nightly');
     expect(violationsOf(w, 'backup-schedule-no-overlap')).toEqual([]);
   });
+
+  it.each([
+    { name: 'a second compaction of the schedule while the first still runs is a violation', first: 'Running', other: 'nightly', violations: 1 },
+    { name: 'one after the previous ended Complete is not', first: 'Complete', other: 'nightly', violations: 0 },
+    { name: 'one after the previous ended Failed is not', first: 'Failed', other: 'nightly', violations: 0 },
+    { name: 'another schedule\'s running compaction does not count', first: 'Running', other: 'weekly', violations: 0 },
+  ])('$name', ({ first, other, violations }) => {
+    const w = backupWorld();
+    const compact = (name: string, schedule: string) => w.store.create('CompactBackup', { metadata: { name, namespace: NS, labels: { 'tidb.pingcap.com/backup-schedule': schedule } }, spec: { startTs: '1', endTs: '2' } });
+    const c1 = compact('compact-1', other);
+    w.store.update('CompactBackup', { ...c1, status: { state: first } });
+    compact('compact-2', 'nightly');
+    expect(violationsOf(w, 'backup-schedule-no-overlap')).toHaveLength(violations);
+  });
 });

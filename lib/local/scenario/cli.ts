@@ -79,6 +79,8 @@ File (YAML; full format in docs/SCENARIOS.md):
   timeline:                     entries run in order, each with exactly one verb:
     - waitFor: ready | {component: pd|tikv|tiflash|tidb|ticdc|pump|tiproxy, phase: Normal|Upgrade|Scale}
                | {jsonpath: PATH, equals: VALUE}     (no match equals null)
+               | {jsonpath: PATH, notEquals: VALUE}  (no match equals null)
+               | {jsonpath: PATH, greaterThan: INT}  (an integer value, or a string of digits, above INT)
       timeout: DURATION                              (waitFor only; default ${formatSpan(DEFAULT_WAIT_TIMEOUT_MS)})
     - patch: {...}                                   JSON merge patch of the TidbCluster
     - annotate: {KEY: "VALUE" | null}

@@ -69,6 +69,16 @@ export function jsonPathEquals(path: JsonPath, root: unknown, expected: unknown)
   return jsonEqual(jsonPathValue(path, root), expected);
 }
 
+/**
+ * Whether the value of `path` in `root` is an integer — a JSON number or a string of digits, compared
+ * exactly (a TSO exceeds 2^53) — greater than `bound` (decimal digits). Anything else is not.
+ */
+export function jsonPathGreaterThan(path: JsonPath, root: unknown, bound: string): boolean {
+  const value = jsonPathValue(path, root);
+  const digits = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : typeof value === 'string' && /^-?\d+$/.test(value) ? value : undefined;
+  return digits !== undefined && BigInt(digits) > BigInt(bound);
+}
+
 function applyStep(step: JsonPathStep, value: unknown): unknown[] {
   switch (step.kind) {
     case 'field':

@@ -79,6 +79,8 @@ export function describeEntry(entry: TimelineEntry): string {
       if (until.kind === 'ready') return 'waitFor ready';
       if (until.kind === 'phase') return `waitFor ${until.component} phase ${until.phase}`;
       const on = until.object === undefined ? '' : `${until.object.kind}/${until.object.name} `;
+      if ('greaterThan' in until) return `waitFor ${on}${until.path.source} > ${until.greaterThan}`;
+      if ('notEquals' in until) return `waitFor ${on}${until.path.source} != ${shorten(JSON.stringify(until.notEquals))}`;
       return `waitFor ${on}${until.path.source} == ${shorten(JSON.stringify(until.equals))}`;
     }
     case 'patch':

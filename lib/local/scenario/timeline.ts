@@ -36,7 +36,7 @@ export type LineOf = (path: FieldPath) => number | undefined;
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 type EntryBody = DistributiveOmit<TimelineEntry, 'index' | 'line'>;
 
-const CONDITION_FORMS = 'ready, {component, phase} or {jsonpath, equals, object?}';
+const CONDITION_FORMS = 'ready, {component, phase} or {jsonpath, equals | notEquals | greaterThan, object?}';
 
 /** Reads the whole timeline (missing means empty); throws `FieldError` at the first problem. */
 export function readTimeline(raw: unknown, rules: NameRules, lineOf: LineOf, clusterNamespace = 'default'): TimelineEntry[] {
@@ -110,6 +110,13 @@ function readVerb(verb: Verb, value: unknown, at: FieldPath, timeout: unknown, r
   }
 }
 
+/** An integer bound, written as a number or as a string of digits (a TSO exceeds 2^53), as decimal digits. */
+function readIntegerBound(value: unknown, path: FieldPath): string {
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
+  if (typeof value === 'string' && /^-?\d+$/.test(value)) return value;
+  throw new FieldError(path, `expected an integer or a string of digits, got ${describeValue(value)}`);
+}
+
 function readCondition(value: unknown, path: FieldPath, rules: NameRules): WaitCondition {
   if (value === 'ready') return { kind: 'ready' };
   if (typeof value === 'string') throw new FieldError(path, `unknown condition ${JSON.stringify(value)} (expected ${CONDITION_FORMS})`);
@@ -117,12 +124,15 @@ function readCondition(value: unknown, path: FieldPath, rules: NameRules): WaitC
     throw new FieldError(path, `expected ${CONDITION_FORMS}, got ${describeValue(value)}`);
   }
   if ('jsonpath' in value) {
-    rejectUnknownFields(value, path, ['jsonpath', 'equals', 'object']);
+    rejectUnknownFields(value, path, ['jsonpath', 'equals', 'notEquals', 'greaterThan', 'object']);
     const source = readString(required(value, 'jsonpath', path), [...path, 'jsonpath']);
     const compiled = compileJsonPath(source);
     if (!compiled.ok) throw new FieldError([...path, 'jsonpath'], compiled.error);
-    const equals = readJson(required(value, 'equals', path), [...path, 'equals']);
     const object = 'object' in value ? { object: readObjectRef(value['object'], [...path, 'object']) } : {};
+    if (['equals', 'notEquals', 'greaterThan'].filter((f) => f in value).length > 1) throw new FieldError(path, 'give one of equals, notEquals or greaterThan');
+    if ('notEquals' in value) return { kind: 'jsonpath', path: compiled.path, notEquals: readJson(value['notEquals'], [...path, 'notEquals']), ...object };
+    if ('greaterThan' in value) return { kind: 'jsonpath', path: compiled.path, greaterThan: readIntegerBound(value['greaterThan'], [...path, 'greaterThan']), ...object };
+    const equals = readJson(required(value, 'equals', path), [...path, 'equals']);
     return { kind: 'jsonpath', path: compiled.path, equals, ...object };
   }
   rejectUnknownFields(value, path, ['component', 'phase']);

@@ -141,7 +141,7 @@ export type TidbClusterManifest = JsonObject & {
 export type WaitCondition =
   | { readonly kind: 'ready' }
   | { readonly kind: 'phase'; readonly component: Component; readonly phase: Phase }
-  | { readonly kind: 'jsonpath'; readonly path: JsonPath; readonly equals: JsonValue; readonly object?: ObjectRef };
+  | ({ readonly kind: 'jsonpath'; readonly path: JsonPath; readonly object?: ObjectRef } & ({ readonly equals: JsonValue } | { readonly notEquals: JsonValue } | { readonly greaterThan: string }));
 
 /** An object a timeline entry names (`Kind/name` or `Kind/namespace/name`; the namespace defaults to the cluster's). */
 export type ObjectRef = { readonly kind: RefKind; readonly namespace?: string; readonly name: string };

@@ -12,8 +12,12 @@
  *   Running     a slot is due but the previous backup still runs → no new one; the slot waits
  *               (v1's Requeue) until that Backup finishes (its end wakes this key) — never overlapping
  *   Create      `<bs>-<UTC now>` from `backupTemplate`; `lastBackup`, `lastBackupTime`, `allBackupCleanTime`
+ *   Compact     whatever the snapshot part decided (v1 defers it): `compact-<bs>-<UTC now>` of the log
+ *               backup every `compactInterval`, never while the last one runs (compact.ts); woken when
+ *               the next one may be due, or when the running one finishes
  * A step runs when the schedule fires (its target is the reconcile queue with this object's key), when
- * the object changes, and when one of its Backups finishes; nothing polls between runs.
+ * the object changes, when one of its Backups or CompactBackups finishes, and (with compaction) when
+ * the next compaction may be due; nothing else polls between runs.
  */
 
 import type { Action } from '../../model/action.js';
@@ -23,7 +27,9 @@ import type { ScheduleRequest } from '../../timer/port.js';
 import { kubeTime, parseKubeTime } from '../backup/conditions.js';
 import type { Backup } from '../backup/types.js';
 import { jsonEqual } from '../engine/equal.js';
-import { combineOutcomes, complete, fail, retry } from '../engine/outcome.js';
+import { draftPlan, updateOf, wakeAt } from '../engine/draft.js';
+import { planCompaction } from './compact.js';
+import { complete, fail, retry } from '../engine/outcome.js';
 import { convertSchedule } from './cron.js';
 import { planRetention, tsMs } from './retention.js';
 import { draftOf, eventOn, note, nsName, type BackupScheduleSnapshot, type ScheduleDraft } from './snapshot.js';
@@ -74,7 +80,41 @@ function stages(draft: ScheduleDraft, snap: BackupScheduleSnapshot, bks: BackupS
   if (spec.pause === true) return note(draft, 'Pause', complete(`backup schedule ${nsName(bks)} has been paused`));
   const log = logBackup(draft, snap, bks);
   if (log !== undefined) return log;
-  return due(draft, snap, bks, converted.expression);
+  const outcome = due(draft, snap, bks, converted.expression);
+  // v1 defers the compaction: it runs whatever the snapshot part decided.
+  compaction(draft, snap, bks);
+  return outcome;
+}
+
+/** §3.6: a CompactBackup of the log backup when one is due (compact.ts); never while the last one runs. */
+function compaction(draft: ScheduleDraft, snap: BackupScheduleSnapshot, bks: BackupSchedule): void {
+  const checkpointMs = tsMs(snap.logBackup?.status?.['logCheckpointTs'] as string | undefined);
+  const decision = planCompaction(bks, draft.status, snap.lastCompact, checkpointMs > 0 ? checkpointMs : undefined, snap.nowMs);
+  if (decision === undefined) return;
+  draft.status = decision.status;
+  switch (decision.kind) {
+    case 'create': {
+      const compact = decision.compact;
+      const ref = { kind: 'CompactBackup' as const, namespace: bks.metadata.namespace ?? '', name: compact.metadata.name ?? '' };
+      draft.backupActions.push({ kind: 'create', ref, object: compact });
+      draft.events.push(eventOn('CompactBackup', compact, 'Normal', 'SuccessfulCreate', `create CompactBackup ${nsName(compact)} for backupSchedule/${bks.metadata.name ?? ''} successful`));
+      wakeAt(draft, decision.nextAtMs);
+      note(draft, 'Compact', complete(`created ${ref.name} from ${compact.spec?.startTs ?? ''} to ${compact.spec?.endTs ?? ''}`));
+      return;
+    }
+    case 'skip':
+      if (decision.nextAtMs !== undefined) wakeAt(draft, decision.nextAtMs);
+      note(draft, 'Compact', complete(decision.why));
+      return;
+    case 'invalid':
+      draft.events.push(eventOn('BackupSchedule', bks, 'Warning', 'InvalidCompact', decision.message, true));
+      note(draft, 'Compact', complete(`no compaction: ${decision.message}`));
+      return;
+    default: {
+      const never: never = decision;
+      throw new TypeError(`unknown compaction decision ${JSON.stringify(never)}`);
+    }
+  }
 }
 
 /** The schedule as it should be; a put when the observed one differs (or is missing). */
@@ -196,10 +236,8 @@ function toPlan(draft: ScheduleDraft, bks: BackupSchedule, outcome: Outcome): Pl
   const writes: Action[] = [];
   const status = draft.status;
   if (!jsonEqual(draft.finalizers, bks.metadata.finalizers ?? []) || !jsonEqual(status, bks.status ?? {})) {
-    const object = { ...bks, metadata: { ...bks.metadata, finalizers: draft.finalizers }, status };
-    writes.push({ kind: 'update', ref: { kind: 'BackupSchedule', namespace: bks.metadata.namespace ?? '', name: bks.metadata.name ?? '' }, object, resourceVersion: bks.metadata.resourceVersion ?? '' });
+    writes.push(updateOf('BackupSchedule', bks, { ...bks, metadata: { ...bks.metadata, finalizers: draft.finalizers }, status }));
   }
   const deleting = bks.metadata.deletionTimestamp != null;
-  const actions = deleting ? [...draft.scheduleActions, ...writes] : [...draft.backupActions, ...writes, ...draft.scheduleActions];
-  return { actions: [...actions, ...draft.events], status: undefined, outcome: combineOutcomes([outcome]), ruleResults: draft.results };
+  return draftPlan(draft, deleting ? [...draft.scheduleActions, ...writes] : [...draft.backupActions, ...writes, ...draft.scheduleActions], outcome);
 }

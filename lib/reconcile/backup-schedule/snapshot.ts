@@ -4,11 +4,11 @@
  * go out as one full-object update under the observed resourceVersion, after the Backup writes.
  */
 
-import type { Action, EventAction } from '../../model/action.js';
-import type { RuleResult } from '../../model/plan.js';
-import type { Outcome } from '../../model/outcome.js';
+import type { Action } from '../../model/action.js';
 import type { ScheduleRequest } from '../../timer/port.js';
 import type { Backup } from '../backup/types.js';
+import type { CompactBackup } from '../compact-backup/types.js';
+import { emptyLog, type DraftLog } from '../engine/draft.js';
 import type { BackupSchedule, BackupScheduleStatus } from './types.js';
 
 /** Where this deployment's BackupSchedule schedules live and deliver, and the zone their cron is read in. */
@@ -42,44 +42,27 @@ export type BackupScheduleSnapshot = {
   readonly group: readonly GroupMember[];
   readonly schedule: ScheduleRequest | undefined;
   readonly target: ScheduleTarget;
+  /** The CompactBackup `status.lastCompact` names, when compaction is configured (undefined: none, or gone). */
+  readonly lastCompact?: CompactBackup;
 };
 
 /** The step's pending writes, as stages add to them. */
-export type ScheduleDraft = {
+export type ScheduleDraft = DraftLog & {
   finalizers: string[];
   status: BackupScheduleStatus;
   /** Backups created, updated (log truncation) and deleted; then the Scheduler calls. */
   readonly backupActions: Action[];
   readonly scheduleActions: Action[];
-  readonly events: EventAction[];
-  readonly results: RuleResult[];
 };
 
 /** A fresh draft of the observed BackupSchedule. */
 export function draftOf(bks: BackupSchedule): ScheduleDraft {
-  return { finalizers: [...(bks.metadata.finalizers ?? [])], status: { ...(bks.status ?? {}) }, backupActions: [], scheduleActions: [], events: [], results: [] };
+  return { ...emptyLog(), finalizers: [...(bks.metadata.finalizers ?? [])], status: { ...(bks.status ?? {}) }, backupActions: [], scheduleActions: [] };
 }
 
-/** Records a stage's outcome under its name. */
-export function note(draft: ScheduleDraft, rule: string, outcome: Outcome): Outcome {
-  draft.results.push({ rule, outcome });
-  return outcome;
-}
+export { eventOn, note } from '../engine/draft.js';
 
 /** `<namespace>/<name>` of an object. */
 export function nsName(obj: { readonly metadata: { readonly namespace?: string; readonly name?: string } }): string {
   return `${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`;
-}
-
-/** An Event on `obj` (a BackupSchedule or one of its Backups), with its uid when known. */
-export function eventOn(kind: 'BackupSchedule' | 'Backup', obj: { readonly metadata: { readonly namespace?: string; readonly name?: string; readonly uid?: string } }, type: 'Normal' | 'Warning', reason: string, message: string, once = false): EventAction {
-  return {
-    kind: 'event',
-    type,
-    reason,
-    message,
-    object: { kind, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' },
-    ...(obj.metadata.uid === undefined ? {} : { involvedUid: obj.metadata.uid }),
-    ...(once ? { once: true as const } : {}),
-  };
 }

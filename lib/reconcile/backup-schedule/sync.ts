@@ -99,8 +99,8 @@ export function nameTime(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19).replace('T', 't').replaceAll(':', '-');
 }
 
-/** The labels, annotations and controller reference every Backup of the schedule carries (§3.3 step 6). */
-function ownedMetadata(bks: BackupSchedule, name: string): KubeObject['metadata'] {
+/** The labels, annotations and controller reference every Backup (and CompactBackup) of the schedule carries (§3.3 step 6). */
+export function ownedMetadata(bks: BackupSchedule, name: string): KubeObject['metadata'] {
   const bsName = bks.metadata.name ?? '';
   const instance = bks.metadata.labels?.['app.kubernetes.io/instance'] ?? bsName;
   const labels = {
@@ -115,7 +115,7 @@ function ownedMetadata(bks: BackupSchedule, name: string): KubeObject['metadata'
 }
 
 /** `path.Join(prefix, part)` as Go cleans it for S3 prefixes. */
-function joinPrefix(prefix: string | undefined, part: string): string {
+export function joinPrefix(prefix: string | undefined, part: string): string {
   return [...(prefix ?? '').split('/'), part].filter((s) => s !== '' && s !== '.').join('/');
 }
 

@@ -7,8 +7,9 @@
 
 import type { KubeObject } from '../../model/kube.js';
 import type { BackupSpec } from '../backup/types.js';
+import type { CompactSpec } from '../compact-backup/types.js';
 
-/** `BackupSchedule.spec`. Compaction (`compactInterval`, `compactBackupTemplate`) is not run here. */
+/** `BackupSchedule.spec`. */
 export type BackupScheduleSpec = {
   readonly schedule?: string;
   readonly pause?: boolean;
@@ -16,6 +17,11 @@ export type BackupScheduleSpec = {
   readonly maxReservedTime?: string;
   readonly backupTemplate?: BackupSpec;
   readonly logBackupTemplate?: BackupSpec;
+  /** A Go duration: how often a compaction of the log backup is created (compact.ts). */
+  readonly compactInterval?: string;
+  readonly compactBackupTemplate?: CompactSpec;
+  /** TSO or datetime: no compaction starts before it. */
+  readonly minCompactStartTs?: string;
   readonly storageClassName?: string;
   readonly volumeAttributesClassName?: string;
   readonly storageSize?: string;
@@ -30,6 +36,9 @@ export type BackupScheduleStatus = {
   readonly allBackupCleanTime?: string;
   readonly logBackup?: string;
   readonly logBackupStartTs?: string;
+  readonly lastCompact?: string;
+  readonly lastCompactProgress?: string;
+  readonly lastCompactExecutionTs?: string;
   readonly [field: string]: unknown;
 };
 

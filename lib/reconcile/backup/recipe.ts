@@ -6,6 +6,7 @@
  *   Validate       sub-command, TidbCluster present and Ready, spec (v1's messages), S3 Secret
  *   JobFailure     a failed snapshot Job: backoff retry or Failed (retry.ts) — never Running forever
  *   Snapshot/Log   skip what is done or owned by a running Job, else create the Job (job.ts)
+ *   Track          a started log backup: its checkpoint and kernel state from PD's etcd (log-tracker.ts)
  * The step writes the Backup once, after its Job writes (Backup has no status subresource).
  */
 
@@ -13,6 +14,7 @@ import type { Action } from '../../model/action.js';
 import type { Outcome } from '../../model/outcome.js';
 import type { Plan } from '../../model/plan.js';
 import { combineOutcomes, complete, fail, retry, wait } from '../engine/outcome.js';
+import { draftPlan, updateOf } from '../engine/draft.js';
 import { jsonEqual } from '../engine/equal.js';
 import { planClean } from './cleaner.js';
 import { hasCondition } from './conditions.js';
@@ -20,6 +22,7 @@ import { s3SecretProblem } from './env.js';
 import { tikvVersionOf } from './job.js';
 import { resolveLogSubcommand } from './log-subcommand.js';
 import { planLog } from './log-job.js';
+import { planLogTracking } from './log-tracker.js';
 import { BACKUP_PROTECTION_FINALIZER, backupMode, hasProtection, isBackupClean, isCleanCandidate, isDeleting } from './policy.js';
 import { planSnapshot } from './snapshot-job.js';
 import { backupEvent, draftOf, note, setCondition, type BackupDraft, type BackupSnapshot } from './snapshot.js';
@@ -46,7 +49,10 @@ function runStages(draft: BackupDraft, snap: BackupSnapshot, backup: Backup): Ou
   }
   const invalid = validate(draft, snap, backup);
   if (invalid !== undefined) return invalid;
-  return backupMode(backup) === 'log' ? planLog(draft, snap, backup) : planSnapshot(draft, snap, backup);
+  if (backupMode(backup) !== 'log') return planSnapshot(draft, snap, backup);
+  const log = planLog(draft, snap, backup);
+  const tracked = planLogTracking(draft, snap, backup);
+  return tracked === undefined ? log : combineOutcomes([log, tracked]);
 }
 
 /** As v1's `UpdateBackup` on a deleting Backup: clean while needed, then drop the finalizer. */
@@ -119,15 +125,13 @@ function isReady(snap: BackupSnapshot): boolean {
 
 /** The plan: the Job writes, then the one write of the Backup when it changed, then Events. */
 function toPlan(draft: BackupDraft, backup: Backup, outcome: Outcome): Plan {
-  const actions: Action[] = [...draft.jobActions];
+  const writes: Action[] = [...draft.jobActions];
   const changedFinalizers = !jsonEqual(draft.finalizers, backup.metadata.finalizers ?? []);
+  const changedAnnotations = !jsonEqual(draft.annotations, backup.metadata.annotations ?? {});
   const changedStatus = !jsonEqual(draft.status, backup.status ?? {});
-  if (changedFinalizers || changedStatus) {
-    const object = { ...backup, metadata: { ...backup.metadata, finalizers: draft.finalizers }, status: draft.status };
-    const ref = { kind: 'Backup' as const, namespace: backup.metadata.namespace ?? '', name: backup.metadata.name ?? '' };
-    actions.push({ kind: 'update', ref, object, resourceVersion: backup.metadata.resourceVersion ?? '' });
+  if (changedFinalizers || changedAnnotations || changedStatus) {
+    const annotations = changedAnnotations ? { annotations: draft.annotations } : {};
+    writes.push(updateOf('Backup', backup, { ...backup, metadata: { ...backup.metadata, finalizers: draft.finalizers, ...annotations }, status: draft.status }));
   }
-  actions.push(...draft.events);
-  const plan: Plan = { actions, status: undefined, outcome: combineOutcomes([outcome]), ruleResults: draft.results };
-  return draft.wakeAtMs === undefined ? plan : { ...plan, nextWakeAtMs: draft.wakeAtMs };
+  return draftPlan(draft, writes, outcome);
 }

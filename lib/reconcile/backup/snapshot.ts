@@ -7,9 +7,9 @@
 
 import type { Action, EventAction } from '../../model/action.js';
 import type { TidbCluster } from '../../model/kube.js';
-import type { Outcome } from '../../model/outcome.js';
-import type { RuleResult } from '../../model/plan.js';
+import { emptyLog, eventOn, type DraftLog } from '../engine/draft.js';
 import { withCondition } from './conditions.js';
+import type { LogKernelObservation } from './log-tracker.js';
 import type { Backup, BackupCondition, BackupStatus, Job } from './types.js';
 
 /**
@@ -24,21 +24,21 @@ export type BackupSnapshot = {
   readonly jobs: Readonly<Record<string, Job>>;
   readonly s3SecretKeys: readonly string[] | undefined;
   readonly managerImage: string;
+  /** The log-backup task as PD's etcd has it, when the tracker is due (log-tracker.ts); undefined when not tracked. */
+  readonly logKernel?: LogKernelObservation;
 };
 
 /** The step's pending write of the Backup and its other actions, as rules add to them. */
-export type BackupDraft = {
+export type BackupDraft = DraftLog & {
   finalizers: string[];
+  annotations: Record<string, string>;
   status: BackupStatus;
   readonly jobActions: Action[];
-  readonly events: EventAction[];
-  readonly results: RuleResult[];
-  wakeAtMs: number | undefined;
 };
 
 /** A fresh draft of the observed Backup. */
 export function draftOf(backup: Backup): BackupDraft {
-  return { finalizers: [...(backup.metadata.finalizers ?? [])], status: { ...(backup.status ?? {}) }, jobActions: [], events: [], results: [], wakeAtMs: undefined };
+  return { ...emptyLog(), finalizers: [...(backup.metadata.finalizers ?? [])], annotations: { ...(backup.metadata.annotations ?? {}) }, status: { ...(backup.status ?? {}) }, jobActions: [] };
 }
 
 /** Writes `condition` into the draft's status (v1's `UpdateBackupCondition`). */
@@ -46,25 +46,9 @@ export function setCondition(draft: BackupDraft, condition: Omit<BackupCondition
   draft.status = withCondition(draft.status, condition, nowMs);
 }
 
-/** Records a rule's outcome under its name. */
-export function note(draft: BackupDraft, rule: string, outcome: Outcome): Outcome {
-  draft.results.push({ rule, outcome });
-  return outcome;
-}
-
-/** Asks for the key to be woken at `atMs` (the earliest ask wins). */
-export function wakeAt(draft: BackupDraft, atMs: number): void {
-  if (draft.wakeAtMs === undefined || atMs < draft.wakeAtMs) draft.wakeAtMs = atMs;
-}
+export { note, wakeAt } from '../engine/draft.js';
 
 /** An Event on the Backup (v1's recorder reasons). */
 export function backupEvent(backup: Backup, type: 'Normal' | 'Warning', reason: string, message: string): EventAction {
-  return {
-    kind: 'event',
-    type,
-    reason,
-    message,
-    object: { kind: 'Backup', namespace: backup.metadata.namespace ?? '', name: backup.metadata.name ?? '' },
-    ...(backup.metadata.uid === undefined ? {} : { involvedUid: backup.metadata.uid }),
-  };
+  return eventOn('Backup', backup, type, reason, message);
 }

@@ -15,8 +15,9 @@
 import type { Action } from '../../model/action.js';
 import type { Outcome } from '../../model/outcome.js';
 import type { Plan } from '../../model/plan.js';
+import { draftPlan, updateOf } from '../engine/draft.js';
 import { jsonEqual } from '../engine/equal.js';
-import { combineOutcomes, complete, fail, wait } from '../engine/outcome.js';
+import { complete, fail, wait } from '../engine/outcome.js';
 import { createJob } from '../backup/cleaner.js';
 import { s3SecretProblem } from '../backup/env.js';
 import { jobFailure } from '../backup/retry.js';
@@ -127,12 +128,7 @@ function failCompact(draft: CompactDraft, compact: CompactBackup, why: string, r
 
 /** The plan: the Job write, then the one write of the object when its status changed, then Events. */
 function toPlan(draft: CompactDraft, compact: CompactBackup, outcome: Outcome): Plan {
-  const actions: Action[] = [...draft.jobActions];
-  if (!jsonEqual(draft.status, compact.status ?? {})) {
-    const ref = { kind: 'CompactBackup' as const, namespace: compact.metadata.namespace ?? '', name: compact.metadata.name ?? '' };
-    actions.push({ kind: 'update', ref, object: { ...compact, status: draft.status }, resourceVersion: compact.metadata.resourceVersion ?? '' });
-  }
-  actions.push(...draft.events);
-  const plan: Plan = { actions, status: undefined, outcome: combineOutcomes([outcome]), ruleResults: draft.results };
-  return draft.wakeAtMs === undefined ? plan : { ...plan, nextWakeAtMs: draft.wakeAtMs };
+  const writes: Action[] = [...draft.jobActions];
+  if (!jsonEqual(draft.status, compact.status ?? {})) writes.push(updateOf('CompactBackup', compact, { ...compact, status: draft.status }));
+  return draftPlan(draft, writes, outcome);
 }

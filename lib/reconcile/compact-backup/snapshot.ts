@@ -7,8 +7,7 @@
 
 import type { Action, EventAction } from '../../model/action.js';
 import type { TidbCluster } from '../../model/kube.js';
-import type { Outcome } from '../../model/outcome.js';
-import type { RuleResult } from '../../model/plan.js';
+import { emptyLog, eventOn, type DraftLog } from '../engine/draft.js';
 import type { Job } from '../backup/types.js';
 import type { CompactBackup, CompactStatus } from './types.js';
 
@@ -27,38 +26,19 @@ export type CompactSnapshot = {
 };
 
 /** The step's pending write and its other actions, as rules add to them. */
-export type CompactDraft = {
+export type CompactDraft = DraftLog & {
   status: CompactStatus;
   readonly jobActions: Action[];
-  readonly events: EventAction[];
-  readonly results: RuleResult[];
-  wakeAtMs: number | undefined;
 };
 
 /** A fresh draft of the observed object. */
 export function draftOf(compact: CompactBackup): CompactDraft {
-  return { status: { ...(compact.status ?? {}) }, jobActions: [], events: [], results: [], wakeAtMs: undefined };
+  return { ...emptyLog(), status: { ...(compact.status ?? {}) }, jobActions: [] };
 }
 
-/** Records a rule's outcome under its name. */
-export function note(draft: CompactDraft, rule: string, outcome: Outcome): Outcome {
-  draft.results.push({ rule, outcome });
-  return outcome;
-}
-
-/** Asks for the key to be woken at `atMs` (the earliest ask wins). */
-export function wakeAt(draft: CompactDraft, atMs: number): void {
-  if (draft.wakeAtMs === undefined || atMs < draft.wakeAtMs) draft.wakeAtMs = atMs;
-}
+export { note, wakeAt } from '../engine/draft.js';
 
 /** An Event on the CompactBackup (v1's recorder reasons). */
 export function compactEvent(compact: CompactBackup, type: 'Normal' | 'Warning', reason: string, message: string): EventAction {
-  return {
-    kind: 'event',
-    type,
-    reason,
-    message,
-    object: { kind: 'CompactBackup', namespace: compact.metadata.namespace ?? '', name: compact.metadata.name ?? '' },
-    ...(compact.metadata.uid === undefined ? {} : { involvedUid: compact.metadata.uid }),
-  };
+  return eventOn('CompactBackup', compact, type, reason, message);
 }

@@ -12,7 +12,7 @@
 
 import type { Action, EventAction } from '../../model/action.js';
 import type { Outcome } from '../../model/outcome.js';
-import type { Plan, RuleResult } from '../../model/plan.js';
+import type { Plan } from '../../model/plan.js';
 import { createJob, isJobFinished } from '../backup/cleaner.js';
 import { hasCondition, withCondition } from '../backup/conditions.js';
 import { s3SecretProblem } from '../backup/env.js';
@@ -20,6 +20,7 @@ import { buildJob, tikvVersionOf, tlsArgs } from '../backup/job.js';
 import { jobFailure } from '../backup/retry.js';
 import type { BackupCondition, Restore, RestoreStatus } from '../backup/types.js';
 import { validateRestore } from '../backup/validate.js';
+import { draftPlan, emptyLog, eventOn, note, updateOf, type DraftLog } from '../engine/draft.js';
 import { jsonEqual } from '../engine/equal.js';
 import { complete, fail, retry, wait } from '../engine/outcome.js';
 import { ALLOW_RESTORE_INTO_DATA, type RestoreSnapshot } from './snapshot.js';
@@ -29,20 +30,17 @@ export const PITR_GATE_RETRY_MS = 15_000;
 /** How soon a Restore asks again when the target's TiDB could not say whether it holds data. */
 export const TARGET_UNKNOWN_RETRY_MS = 30_000;
 
-type Draft = { status: RestoreStatus; actions: Action[]; events: EventAction[]; results: RuleResult[] };
+type Draft = DraftLog & { status: RestoreStatus; readonly actions: Action[] };
 
 /** Plans one step of a Restore. Pure. */
 export function planRestore(snap: RestoreSnapshot): Plan {
   const restore = snap.restore;
   if (restore === undefined) return { actions: [], status: undefined, outcome: complete('Restore not found'), ruleResults: [] };
-  const draft: Draft = { status: { ...(restore.status ?? {}) }, actions: [], events: [], results: [] };
+  const draft: Draft = { ...emptyLog(), status: { ...(restore.status ?? {}) }, actions: [] };
   const outcome = stages(draft, snap, restore);
-  const actions = [...draft.actions];
-  if (!jsonEqual(draft.status, restore.status ?? {})) {
-    const ref = { kind: 'Restore' as const, namespace: restore.metadata.namespace ?? '', name: restore.metadata.name ?? '' };
-    actions.push({ kind: 'update', ref, object: { ...restore, status: draft.status }, resourceVersion: restore.metadata.resourceVersion ?? '' });
-  }
-  return { actions: [...actions, ...draft.events], status: undefined, outcome, ruleResults: draft.results };
+  const writes = [...draft.actions];
+  if (!jsonEqual(draft.status, restore.status ?? {})) writes.push(updateOf('Restore', restore, { ...restore, status: draft.status }));
+  return draftPlan(draft, writes, outcome);
 }
 
 function stages(draft: Draft, snap: RestoreSnapshot, restore: Restore): Outcome {
@@ -124,12 +122,6 @@ function setCondition(draft: Draft, condition: Omit<BackupCondition, 'lastTransi
   draft.status = withCondition(draft.status, condition, nowMs);
 }
 
-function note(draft: Draft, rule: string, outcome: Outcome): Outcome {
-  draft.results.push({ rule, outcome });
-  return outcome;
-}
-
 function restoreEvent(restore: Restore, type: 'Normal' | 'Warning', reason: string, message: string): EventAction {
-  const object = { kind: 'Restore' as const, namespace: restore.metadata.namespace ?? '', name: restore.metadata.name ?? '' };
-  return { kind: 'event', type, reason, message, object, ...(restore.metadata.uid === undefined ? {} : { involvedUid: restore.metadata.uid }) };
+  return eventOn('Restore', restore, type, reason, message);
 }

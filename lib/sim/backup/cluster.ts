@@ -9,10 +9,18 @@ import type { Clock } from '../../platform/clock.js';
 import type { KubeObject } from '../object.js';
 import type { ObjectStore } from '../store.js';
 import type { Datasets } from './dataset.js';
+import type { StreamKeys } from './log-tasks.js';
 import type { SimS3 } from './s3.js';
 
 /** What BR sees of a simulated cluster: whether PD has a leader, and the TiKV stores (the simulation's ClusterState has both). */
-export type BrClusterView = { readonly pd: { hasLeader(): boolean; readonly stores: { list(): readonly { readonly id: string; readonly alive: boolean }[] } } };
+export type BrClusterView = {
+  readonly pd: {
+    hasLeader(): boolean;
+    readonly stores: { list(): readonly { readonly id: string; readonly alive: boolean }[] };
+    /** PD's etcd, where log-backup tasks keep their keys (absent in views that have none). */
+    readonly etcd?: StreamKeys;
+  };
+};
 
 /** The world a backup-manager process runs in. */
 export type BackupContext = {

@@ -35,7 +35,13 @@ export class BackupSimulation implements ContainerRuntime {
     const s3 = new SimS3(deps.clock, this.pendingBuckets);
     const datasets = new Datasets(deps.clock);
     const ctx = { store: deps.store, clock: deps.clock, s3, datasets, clusterState: (ns: string, name: string) => deps.clusterState(ns, name) };
-    const tasks = new LogTasks(deps.clock, s3, datasets, (ns, name) => deps.clusterState(ns, name)?.pd.hasLeader() === true);
+    const tasks = new LogTasks(
+      deps.clock,
+      s3,
+      datasets,
+      (ns, name) => deps.clusterState(ns, name)?.pd.hasLeader() === true,
+      (ns, name) => deps.clusterState(ns, name)?.pd.etcd,
+    );
     const monitors = new BackupMonitors({ store: deps.store, s3, datasets, clock: deps.clock });
     this.attached = { s3, datasets, tasks, runtime: new BackupManagerRuntime(ctx, tasks), monitors };
   }

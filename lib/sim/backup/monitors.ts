@@ -14,7 +14,9 @@
  *   while its Restore is not annotated `tidb.pingcap.com/restore-into-existing-data: "true"`.
  * - `backup-schedule-no-overlap`: a snapshot Backup of a BackupSchedule (label
  *   `tidb.pingcap.com/backup-schedule`) was created while another snapshot Backup of the same
- *   schedule had not finished (Complete, Failed or Invalid) — two scheduled runs at once.
+ *   schedule had not finished (Complete, Failed or Invalid) — two scheduled runs at once; likewise a
+ *   CompactBackup of a schedule created while another of the same schedule had not ended (state
+ *   Complete or Failed) — two compactions of one log at once.
  */
 import type { Clock } from '../../platform/clock.js';
 import type { KubeObject } from '../object.js';
@@ -76,6 +78,19 @@ export class BackupMonitors {
     if (ev.kind === 'Restore' && ev.type === 'MODIFIED' && phaseOf(ev.object) === 'Complete' && phaseOf(ev.previous) !== 'Complete') this.checkRestored(ev.object);
     if (ev.kind === 'Job' && ev.type === 'ADDED' && name.startsWith('restore-')) this.checkRestoreJob(ns, name.slice('restore-'.length));
     if (ev.kind === 'Backup' && ev.type === 'ADDED') this.checkScheduledRun(ev.object);
+    if (ev.kind === 'CompactBackup' && ev.type === 'ADDED') this.checkScheduledCompaction(ev.object);
+  }
+
+  /** A scheduled CompactBackup appeared: no other one of its schedule may still be running. */
+  private checkScheduledCompaction(compact: KubeObject): void {
+    const schedule = compact.metadata.labels?.[SCHEDULE_LABEL];
+    if (schedule === undefined) return;
+    const ns = compact.metadata.namespace ?? '';
+    const running = this.deps.store
+      .list('CompactBackup', ns)
+      .filter((c) => c.metadata.labels?.[SCHEDULE_LABEL] === schedule && c.metadata.name !== compact.metadata.name)
+      .filter((c) => !['Complete', 'Failed'].includes(((c.status as { state?: string } | undefined)?.state ?? '')));
+    for (const other of running) this.violate('backup-schedule-no-overlap', `BackupSchedule ${ns}/${schedule} created CompactBackup ${compact.metadata.name ?? ''} while its CompactBackup ${other.metadata.name ?? ''} was still ${((other.status as { state?: string } | undefined)?.state ?? '') || 'new'}`);
   }
 
   /** A scheduled snapshot Backup appeared: no other one of its schedule may still be running. */

@@ -14,6 +14,7 @@ import { type PdStore, PdStores, type StoreInfo, type StoreStateName } from './p
 import { type Region, RegionBook } from './regions.js';
 import type { Rng } from './rng.js';
 import { schedule } from './scheduling.js';
+import { EtcdKv } from './pd-etcd.js';
 
 /** An evict-leader scheduler's entry for one store. */
 export type EvictEntry = { startLeaders: number; sinceMs: number };
@@ -30,6 +31,8 @@ export class PdCluster {
   readonly builtinSchedulers = new Set(['balance-hot-region-scheduler', 'balance-leader-scheduler', 'balance-region-scheduler', 'evict-slow-store-scheduler']);
   /** Stores under the evict-leader scheduler, in the order they were added. */
   readonly evicting = new Map<string, EvictEntry>();
+  /** The keys others keep in PD's etcd (BR's log-backup tasks), served at `/v3/kv/range`. */
+  readonly etcd = new EtcdKv();
   config: PdConfig;
   /** Set when the first member bootstraps (a uint64 above 2^53, as decimal digits). */
   clusterId: string | undefined;
