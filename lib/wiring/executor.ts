@@ -62,6 +62,7 @@ export class LiveExecutor implements Executor {
         }
         return this.recordControlEvent(key, ref, fence, controlEvent(ref, action));
       case 'pd.transferLeader':
+      case 'pd.transferPrimary':
       case 'pd.deleteMember':
       case 'pd.deleteStore':
       case 'pd.beginEvictLeader':
