@@ -92,3 +92,46 @@ describe('before a tso pod restarts (as v1.6 upgradePDMSPod)', () => {
     expect(walk.kind === 'hold' && walk.outcome.kind).toBe('fail');
   });
 });
+
+describe("scaling a service (as v1.6's pd_ms_scaler: one ordinal a step, refused while not synced)", () => {
+  const live = tidbCluster(pdmsCluster(2));
+  const world = memberWorld(pdmsRules, live);
+  const listed = { members: [{ name: 'basic-tso-0', serviceAddr: addr('basic-tso-0') }, { name: 'basic-tso-1', serviceAddr: addr('basic-tso-1') }] };
+  it.each([
+    { name: 'out from 2 to 4: one more replica', replicas: 4, view: listed as PdMsView, written: 3, failed: false },
+    { name: 'in from 2 to 0: one fewer replica', replicas: 0, view: listed as PdMsView, written: 1, failed: false },
+    { name: 'PD cannot list the servers: not synced, the scale refused', replicas: 3, view: { error: 'HTTP 503' } as PdMsView, written: undefined, failed: true },
+  ])('$name', ({ replicas, view, written, failed }) => {
+    // Prepare
+    const s = snapshot(withCluster(tidbCluster(pdmsCluster(replicas))), ...world.changes, withOwned('Pod', pod('basic-tso-0'), pod('basic-tso-1')), withMs(view));
+    // Act
+    const plan = planStep(s, pdmsRules);
+    // Assess
+    const update = plan.actions.find((a) => a.kind === 'update' && a.ref.name === 'basic-tso');
+    expect(update?.kind === 'update' ? (update.object as unknown as { spec: { replicas: number } }).spec.replicas : undefined).toBe(written);
+    expect(plan.ruleResults.find((r) => r.rule === 'PdTsoScale')?.outcome.kind === 'fail').toBe(failed);
+  });
+});
+
+describe('suspending a service (as v1.6: after every other component, PD included)', () => {
+  const suspendTso = (pdToo: boolean): Change<TidbCluster> =>
+    withSpec({
+      pd: { baseImage: 'pingcap/pd', replicas: 1, mode: 'ms', ...(pdToo ? { suspendAction: { suspendStatefulSet: true } } : {}) },
+      tikv: undefined,
+      tidb: undefined,
+      pdms: [{ name: 'tso', replicas: 2, version: 'v8.3.0', suspendAction: { suspendStatefulSet: true } }],
+    });
+  it.each([
+    { name: 'PD not asked to suspend: tso begins to suspend', pdToo: false, phase: 'Suspend' },
+    { name: 'PD asked but not suspended yet: tso waits for it', pdToo: true, phase: 'Normal' },
+  ])('$name', ({ pdToo, phase }) => {
+    // Prepare
+    const tc = tidbCluster(suspendTso(pdToo), changeStatus((s) => ({ ...s, pd: { phase: 'Normal' }, pdms: { tso: { name: 'tso', phase: 'Normal', synced: true } } })));
+    const world = memberWorld(pdmsRules, tidbCluster(suspendTso(pdToo)));
+    const s = snapshot(withCluster(tc), ...world.changes, withOwned('Pod', pod('basic-tso-0'), pod('basic-tso-1')), withMs({ members: [] }));
+    // Act
+    const plan = planStep(s, pdmsRules);
+    // Assess
+    expect(plan.status?.pdms?.['tso']?.phase).toBe(phase);
+  });
+});
