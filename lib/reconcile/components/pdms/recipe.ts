@@ -10,13 +10,14 @@
  */
 
 import type { PdmsServiceName } from '../../../model/labels.js';
-import type { Rule } from '../../engine/rule.js';
+import { actRule, type Rule } from '../../engine/rule.js';
 import type { ComponentDeclaration, MemberStatus } from '../../member/component.js';
 import { nothing } from '../../member/members.js';
 import { memberBlock } from '../../member/recipe.js';
 import { SCRIPTED_CONFIG_KEYS } from '../../member/start-script.js';
 import { PDMS_RETRY_MS, PDMS_SERVICES, PDMS_TITLES, pdmsSpecOf, withPdmsStatus, type PdmsStatus } from './names.js';
 import { pdmsClaimTemplates, pdmsConfigData, pdmsPodTemplate } from './pod-template.js';
+import { planPdmsRemoved } from './removed.js';
 import { pdmsClientService, pdmsPeerService } from './services.js';
 import { planPdmsStatus } from './status.js';
 import { beforePdmsRestart, pdmsUpdatedPodHold } from './upgrade.js';
@@ -68,5 +69,8 @@ export function pdmsComponent(service: PdmsServiceName): ComponentDeclaration {
   };
 }
 
-/** The PD microservice rules: one block per service, in v1's order (tso, then scheduling). */
-export const pdmsRules: readonly Rule[] = PDMS_SERVICES.map((service) => memberBlock(pdmsComponent(service)));
+/**
+ * The PD microservice rules: services no longer asked for scaled in first (v1 does that instead of
+ * syncing), then one block per service, in v1's order (tso, then scheduling).
+ */
+export const pdmsRules: readonly Rule[] = [actRule('PdmsRemoved', planPdmsRemoved), ...PDMS_SERVICES.map((service) => memberBlock(pdmsComponent(service)))];

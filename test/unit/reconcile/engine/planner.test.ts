@@ -113,6 +113,7 @@ describe('the registry', () => {
       'act:PodLabels',
       'act:OrphanPods',
       'act:Discovery',
+      'act:PdmsRemoved',
       'act:PdTsoGate',
       'status:PdTsoStatus',
       'act:PdTsoSuspend',

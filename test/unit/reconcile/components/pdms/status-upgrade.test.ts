@@ -135,3 +135,26 @@ describe('suspending a service (as v1.6: after every other component, PD include
     expect(plan.status?.pdms?.['tso']?.phase).toBe(phase);
   });
 });
+
+describe('PD microservices no longer asked for (as v1.6: scaled in to 0, one replica a step)', () => {
+  const live = tidbCluster(pdmsCluster(2));
+  const world = memberWorld(pdmsRules, live);
+  const recorded = changeStatus((s) => ({ ...s, pdms: { tso: { name: 'tso', phase: 'Normal', synced: false } } }));
+  it.each([
+    { name: 'spec.pdms removed: one replica fewer, marked synced', spec: { pd: { baseImage: 'pingcap/pd', replicas: 1, mode: 'ms' as const }, pdms: undefined }, replicas: 1 },
+    { name: 'PD out of mode ms: the same', spec: { pd: { baseImage: 'pingcap/pd', replicas: 1 } }, replicas: 1 },
+    { name: 'still asked for: left to its block', spec: {}, replicas: undefined },
+  ])('$name', ({ spec, replicas }) => {
+    // Prepare
+    const tc = tidbCluster(pdmsCluster(2), withSpec(spec), recorded);
+    const s = snapshot(withCluster(tc), ...world.changes, withOwned('Pod', pod('basic-tso-0'), pod('basic-tso-1')), withMs({ members: [] }));
+    // Act
+    const plan = planStep(s, pdmsRules);
+    // Assess
+    const result = plan.ruleResults.find((r) => r.rule === 'PdmsRemoved');
+    const update = replicas === undefined ? undefined : plan.actions.find((a) => a.kind === 'update' && a.ref.name === 'basic-tso');
+    expect(update?.kind === 'update' ? (update.object as unknown as { spec: { replicas: number } }).spec.replicas : undefined).toBe(replicas);
+    expect(result?.outcome.kind).toBe(replicas === undefined ? 'complete' : 'retry');
+    if (replicas !== undefined) expect(plan.status?.pdms?.['tso']?.synced).toBe(true);
+  });
+});
