@@ -7,11 +7,14 @@
  * primary every second. `GET /tso/api/v1/health` answers 200 `"ok"` while the tso service has a
  * primary, else 500 `no leader elected`; `POST /<svc>/api/v1/primary/transfer {"new_primary"}`
  * moves the primary (recorded as `pd.transferPrimary`). A stopped server's entry goes with it.
+ * Under cluster TLS (`https` in `--listen-addr`) it needs PD's `[security]` files, as PD does, and
+ * serves 2379 as a TLS listener requiring client certificates signed by the cluster CA.
  */
 import type { ProxyRequest, ProxyResponse } from '../proxy.js';
 import type { ProcessHooks } from '../runtime.js';
 import { json, notFoundPage, objectBody, text } from './http.js';
 import type { PdCluster } from './pd-cluster.js';
+import { type PdTls, readPdTls } from './pd-tls.js';
 import type { PodInfo } from './pod-info.js';
 import { TidbProcess } from './process.js';
 import type { SimContext } from './sim-context.js';
@@ -41,6 +44,7 @@ export class PdmsProcess extends TidbProcess {
   private readonly cluster: PdCluster;
   private readonly startedAtMs: number;
   private readonly name: string;
+  private readonly tls: PdTls;
   private registered = false;
 
   constructor(
@@ -54,8 +58,13 @@ export class PdmsProcess extends TidbProcess {
     this.cluster = sim.clusters.get(pod.namespace, backendCluster(script, pod.cluster)).pd;
     this.name = serverName(script, pod.name);
     this.startedAtMs = sim.clock.nowMs();
+    const podObject = sim.store.get('Pod', pod.namespace, pod.name);
+    this.tls = podObject ? readPdTls(sim.store, podObject, pod) : { scheme: 'http' };
     if (this.crashOnBadConfig()) return;
-    this.after(sim.knobs.processBootMs, () => this.waitForDns());
+    // As PD's own: https in --listen-addr needs the [security] files (PD's certificate) in the container.
+    const problem = this.tls.problem;
+    if (problem !== undefined) this.after(sim.knobs.crashAfterMs, () => this.crash(problem));
+    else this.after(sim.knobs.processBootMs, () => this.waitForDns());
   }
 
   private timedOut(): boolean {
@@ -63,7 +72,7 @@ export class PdmsProcess extends TidbProcess {
   }
 
   private address(): string {
-    return `http://${this.pod.name}.${this.pod.subdomain}.${this.pod.namespace}.svc:2379`;
+    return `${this.tls.scheme}://${this.pod.name}.${this.pod.subdomain}.${this.pod.namespace}.svc:2379`;
   }
 
   /** As the start script's dig loop: the headless Service must exist. */
@@ -85,7 +94,9 @@ export class PdmsProcess extends TidbProcess {
     this.registered = true;
     this.cluster.microservices.register(this.service, { name: this.name, serviceAddr: this.address(), version: this.pod.version, startTimestamp: Math.floor(this.sim.clock.nowMs() / 1000) });
     this.status = 'serving';
-    this.listen(2379, (req) => this.handle(req));
+    const tls = this.tls.scheme === 'https';
+    const clientCa = tls ? this.tls.ca : undefined;
+    this.listen(2379, (req) => this.handle(req), { tls, ...(clientCa !== undefined ? { clientCa } : {}) });
     this.campaign();
   }
 
