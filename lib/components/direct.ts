@@ -80,7 +80,7 @@ export function clusterDnsName(endpoint: Endpoint, clusterDomain?: string): stri
 }
 
 /** The services and headless services a TidbCluster's endpoints are under, by suffix (TiDB Operator's naming). */
-const CLUSTER_SUFFIXES = ['-pd-peer', '-tikv-peer', '-tidb-peer', '-tiflash-peer', '-ticdc-peer', '-tiproxy-peer', '-pd', '-pump'];
+const CLUSTER_SUFFIXES = ['-pd-peer', '-tikv-peer', '-tidb-peer', '-tiflash-peer', '-ticdc-peer', '-tiproxy-peer', '-pd', '-pump', '-tso', '-scheduling'];
 
 /** The TidbCluster an endpoint belongs to (whose client certificate it is reached with). */
 export function clusterOf(endpoint: Endpoint): string {

@@ -1,5 +1,6 @@
 /**
- * The live view `npm start` shows: for every TidbCluster, per component the desired and ready
+ * The live view `npm start` shows: for every TidbCluster, per component (PD microservices by their
+ * service name) the desired and ready
  * replicas and the phase, and its Ready condition; then how many steps ran and the last thing the
  * reconciler did. Redrawn in place on a terminal; printed only when it changes otherwise (CI logs,
  * pipes).
@@ -19,12 +20,20 @@ const COMPONENTS = ['pd', 'tikv', 'tiflash', 'tidb', 'ticdc', 'pump', 'tiproxy']
 /** The view of a TidbCluster object (undefined when it does not exist). */
 export function clusterViewOf(key: string, tc: Record<string, any> | undefined): ClusterView {
   if (!tc) return { key, exists: false, ready: undefined, components: [] };
-  const components = COMPONENTS.filter((c) => tc.spec?.[c]).map((c) => ({
+  const components: { name: string; desired: number; ready: number; phase: string }[] = COMPONENTS.filter((c) => tc.spec?.[c]).map((c) => ({
     name: c,
     desired: Number(tc.spec[c].replicas ?? 0),
     ready: Number(tc.status?.[c]?.statefulSet?.readyReplicas ?? 0),
     phase: String(tc.status?.[c]?.phase ?? '-'),
   }));
+  // PD microservices (spec.pdms, status.pdms.<name>), after PD.
+  const pdms = ((tc.spec?.pdms ?? []) as { name?: string; replicas?: number }[]).map((s) => ({
+    name: String(s.name ?? ''),
+    desired: Number(s.replicas ?? 0),
+    ready: Number(tc.status?.pdms?.[s.name ?? '']?.statefulSet?.readyReplicas ?? 0),
+    phase: String(tc.status?.pdms?.[s.name ?? '']?.phase ?? '-'),
+  }));
+  if (pdms.length > 0) components.splice(tc.spec?.pd ? 1 : 0, 0, ...pdms);
   const ready = (tc.status?.conditions ?? []).find((c: { type?: string }) => c.type === 'Ready');
   return { key, exists: true, ready, components };
 }

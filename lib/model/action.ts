@@ -54,6 +54,12 @@ export type DeleteAction = {
 /** Moves PD leadership to the member named `to`. */
 export type PdTransferLeaderAction = { readonly kind: 'pd.transferLeader'; readonly to: string };
 
+/**
+ * Moves the primary of a PD microservice (`tso`, `scheduling`) to its server named `to`, through the
+ * service's own `<tc>-<service>` Service (TiDB Operator's PDMS `TransferPrimary`).
+ */
+export type PdTransferPrimaryAction = { readonly kind: 'pd.transferPrimary'; readonly service: string; readonly to: string };
+
 /** Removes a PD member by name or by id (a no-op for a member PD no longer lists). */
 export type PdDeleteMemberAction =
   | { readonly kind: 'pd.deleteMember'; readonly name: string; readonly id?: never }
@@ -216,7 +222,7 @@ export type PdStoreAction =
   | PdSetStoreStateAction;
 
 /** Calls to a component's own API (each component adds its calls with the rules that make them). */
-export type MemberAction = PdTransferLeaderAction | PdDeleteMemberAction | PdStoreAction | TidbAction | TicdcResignOwnerAction | PumpOfflineAction | TiproxySetLabelsAction;
+export type MemberAction = PdTransferLeaderAction | PdTransferPrimaryAction | PdDeleteMemberAction | PdStoreAction | TidbAction | TicdcResignOwnerAction | PumpOfflineAction | TiproxySetLabelsAction;
 
 /** Calls to the TiDB servers' status port. */
 export type TidbAction = TidbSetLabelsAction | TidbStartUpgradeAction | TidbFinishUpgradeAction;

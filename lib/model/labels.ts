@@ -8,8 +8,11 @@
 
 import type { ObjectMeta, TidbCluster } from './kube.js';
 
+/** The PD microservices (`spec.pdms[].name`): their objects carry the service name as component (v1's `label.PDMS`). */
+export type PdmsServiceName = 'tso' | 'scheduling';
+
 /** The components whose objects carry `app.kubernetes.io/component`. */
-export type ComponentName = 'pd' | 'tikv' | 'tiflash' | 'tidb' | 'ticdc' | 'pump' | 'tiproxy' | 'discovery';
+export type ComponentName = 'pd' | 'tikv' | 'tiflash' | 'tidb' | 'ticdc' | 'pump' | 'tiproxy' | 'discovery' | PdmsServiceName;
 
 /** The label keys TiDB Operator sets. */
 export const LABEL = {

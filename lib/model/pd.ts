@@ -56,6 +56,15 @@ export type PdConfig = {
 };
 
 /**
+ * One PD microservice as PD in API mode reported it: its registered servers (name and advertised
+ * address) and, when it was asked (a rollout of the service), its primary's address (`""`: none
+ * known); or why PD could not say (not in API mode: 404, or unreachable).
+ */
+export type PdMsView =
+  | { readonly members: readonly { readonly name: string; readonly serviceAddr: string }[]; readonly primary?: string }
+  | { readonly error: string };
+
+/**
  * PD as observed in one step. `schedulers` are PD's scheduler names (e.g.
  * `evict-leader-scheduler-4`); `leader` is undefined while PD has no elected leader. Stores,
  * schedulers and the replication `config` are read only for a cluster whose rules use them (a store
@@ -75,4 +84,6 @@ export type PdView = {
   readonly schedulers: readonly string[];
   readonly storesRead: boolean;
   readonly config?: PdConfig;
+  /** The PD microservices of `spec.pdms` (PD in `mode: ms`), by service name; absent when the cluster runs none. */
+  readonly microservices?: Readonly<Record<string, PdMsView>>;
 };

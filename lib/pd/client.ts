@@ -16,7 +16,7 @@ import { asArray, asRecord, asString, checkId, idNumber, parseLossless, stringif
 import type { ComponentRequest, Endpoint } from '../components/transport.js';
 import { type RefusalRule, anyRefusal, refusedWith } from '../components/refusal.js';
 import { toCluster, toConfig, toEvictLeaderStoreIds, toHealth, toMember, toMembers, toStore } from './parse.js';
-import type { PdCluster, PdConfig, PdMember, PdMemberHealth, PdMembers, PdPort, PdReplicationChange, PdStores } from './port.js';
+import type { PdCluster, PdConfig, PdMember, PdMemberHealth, PdMembers, PdMsMember, PdPort, PdReplicationChange, PdStores } from './port.js';
 
 /** PD's client port. */
 export const PD_CLIENT_PORT = 2379;
@@ -164,6 +164,27 @@ export class PdClient implements PdPort {
   async isMemberReady(podName: string): Promise<boolean> {
     const answer = await this.caller.call(this.memberEndpoint(podName), { method: 'GET', path: '/pd/api/v2/ready' }, `PD ready of ${podName}`, (status) => status === 404);
     return answer.status < 400 || answer.status === 404;
+  }
+
+  async getMsMembers(service: string): Promise<PdMsMember[]> {
+    const what = `PD get ${service} members`;
+    const answer = await this.get(`/pd/api/v2/ms/members/${encodeURIComponent(service)}`, what);
+    // PD answers Go's nil slice, `null`, while no server is registered.
+    const entries = answer === null ? [] : asArray(answer);
+    return entries.map((e) => {
+      const entry = asRecord(e);
+      return { name: entry.name === undefined ? '' : asString(entry.name), serviceAddr: asString(entry['service-addr']) };
+    });
+  }
+
+  async getMsPrimary(service: string): Promise<string> {
+    return asString(await this.get(`/pd/api/v2/ms/primary/${encodeURIComponent(service)}`, `PD get ${service} primary`));
+  }
+
+  async transferMsPrimary(service: string, newPrimary: string): Promise<void> {
+    const endpoint: Endpoint = { type: 'service', namespace: this.target.namespace, service: `${this.target.tcName}-${service}`, port: PD_CLIENT_PORT, ...this.scheme() };
+    const req: ComponentRequest = { method: 'POST', path: `/${encodeURIComponent(service)}/api/v1/primary/transfer`, body: JSON.stringify({ new_primary: newPrimary }) };
+    await this.caller.call(endpoint, req, `${service} transfer primary to ${newPrimary}`, undefined, IDEMPOTENT);
   }
 
   private async stores(query: Record<string, string> | undefined, what: string): Promise<PdStores> {

@@ -50,6 +50,13 @@ export type PdConfig = { replication: PdReplicationConfig; schedule?: PdSchedule
 /** A change to POST /pd/api/v1/config/replicate; unset fields are left alone. */
 export type PdReplicationChange = Partial<PdReplicationConfig>;
 
+/**
+ * One server of a PD microservice as PD in API mode lists it (`GET /pd/api/v2/ms/members/<svc>`,
+ * PD's `ServiceRegistryEntry`): its name (`--name`, or its host before PD v8.3.0) and the address it
+ * advertises (`service-addr`).
+ */
+export type PdMsMember = { name: string; serviceAddr: string };
+
 /** The PD operations of one TidbCluster, through its `<tc>-pd` service (or one member for `isMemberReady`). */
 export interface PdPort {
   /** GET /pd/api/v1/members. */
@@ -91,4 +98,13 @@ export interface PdPort {
   getEvictLeaderSchedulers(): Promise<string[]>;
   /** GET /pd/api/v2/ready on one member's pod: true on 200, and on 404 (PD < 8.5.2 lacks it). */
   isMemberReady(podName: string): Promise<boolean>;
+  /** GET /pd/api/v2/ms/members/{service}: the registered servers of a microservice (PD in API mode only; 404 otherwise). */
+  getMsMembers(service: string): Promise<PdMsMember[]>;
+  /** GET /pd/api/v2/ms/primary/{service}: the primary's service address (`""` when PD knows none). */
+  getMsPrimary(service: string): Promise<string>;
+  /**
+   * POST /{service}/api/v1/primary/transfer `{"new_primary": name}` on the microservice's own
+   * `<tc>-<service>:2379` Service (as TiDB Operator's PDMS client).
+   */
+  transferMsPrimary(service: string, newPrimary: string): Promise<void>;
 }

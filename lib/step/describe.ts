@@ -18,6 +18,8 @@ export function describeAction(action: Action): string {
       return `${action.kind} ${describeRef(action.ref)}`;
     case 'pd.transferLeader':
       return `${action.kind} to=${action.to}`;
+    case 'pd.transferPrimary':
+      return `${action.kind} service=${action.service} to=${action.to}`;
     case 'pd.deleteMember':
       return action.name !== undefined ? `${action.kind} name=${action.name}` : `${action.kind} id=${action.id}`;
     case 'pd.deleteStore':

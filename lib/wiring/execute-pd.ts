@@ -18,6 +18,8 @@ export async function executePd(pd: PdPort, action: PdAction): Promise<void> {
   switch (action.kind) {
     case 'pd.transferLeader':
       return transferLeader(pd, action.to);
+    case 'pd.transferPrimary':
+      return pd.transferMsPrimary(action.service, action.to);
     case 'pd.deleteMember':
       return deleteMember(pd, action);
     case 'pd.deleteStore':

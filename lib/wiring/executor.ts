@@ -65,6 +65,7 @@ export class LiveExecutor implements Executor {
         }
         return this.recordControlEvent(key, ref, fence, controlEvent(controlledBy(key, ref, action), action));
       case 'pd.transferLeader':
+      case 'pd.transferPrimary':
       case 'pd.deleteMember':
       case 'pd.deleteStore':
       case 'pd.beginEvictLeader':

@@ -11,6 +11,7 @@ import type { ClusterClients, ClusterTarget } from './clients.js';
 import { referencedPdOf } from '../reconcile/cluster/referenced-pd.js';
 import { pdTargetOf } from './pd-target.js';
 import { type ClusterIdCache, isPdRollingOut, pdReadFailureOf, readPd, readsPdStores, toPdView, withMemberReadiness } from './pd-view.js';
+import { withPdms } from './pdms-view.js';
 import { readTidbServers, tidbReadFailureOf } from './tidb-view.js';
 import { readPump, readTicdc } from './ticdc-view.js';
 import { readTiflashView } from './tiflash-view.js';
@@ -80,7 +81,9 @@ export const COMPONENT_READERS: ComponentReaders = {
     inSpec: usesPd,
     read: async ({ clients, target, cluster, clusterIds }) => {
       const pd = pdTargetOf(cluster, target);
-      return toPdView(await readPd(clients.pd(pd), { stores: readsPdStores(cluster), clusterIds, pdName: `${pd.namespace}/${pd.tcName}` }));
+      const view = toPdView(await readPd(clients.pd(pd), { stores: readsPdStores(cluster), clusterIds, pdName: `${pd.namespace}/${pd.tcName}` }));
+      // The PD microservices (PD in `mode: ms`): their servers, and their primaries while they upgrade.
+      return withPdms(view, clients.pd(pd), cluster);
     },
     complete: async (view, objects, { clients, target, cluster }) =>
       isPdRollingOut(cluster, objects) ? withMemberReadiness(view, clients.pd(pdTargetOf(cluster, target)), new Set(objects.Pod.map((p) => p.metadata?.name ?? ''))) : view,

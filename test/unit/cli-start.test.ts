@@ -57,3 +57,22 @@ describe('start: the live view lists every TidbCluster', () => {
     if (clusters.length === 0) expect(lines).toContain('  (no TidbCluster yet)');
   });
 });
+
+describe('start: PD microservices in the live view', () => {
+  it.each([
+    { name: 'each service of spec.pdms right after PD, from status.pdms', pdms: [{ name: 'tso', replicas: 2 }, { name: 'scheduling', replicas: 1 }], want: ['pd', 'tso', 'scheduling', 'tikv'] },
+    { name: 'none without spec.pdms', pdms: undefined, want: ['pd', 'tikv'] },
+  ])('$name', ({ pdms, want }) => {
+    // Prepare
+    const cluster = {
+      metadata: { namespace: 'a', name: 'x' },
+      spec: { pd: { replicas: 1 }, tikv: { replicas: 1 }, ...(pdms === undefined ? {} : { pdms }) },
+      status: { pdms: { tso: { phase: 'Upgrade', statefulSet: { readyReplicas: 1 } } } },
+    };
+    // Act
+    const view = clusterViewOf('a/x', cluster);
+    // Assess
+    expect(view.components.map((c) => c.name)).toEqual(want);
+    if (pdms !== undefined) expect(view.components[1]).toEqual({ name: 'tso', desired: 2, ready: 1, phase: 'Upgrade' });
+  });
+});

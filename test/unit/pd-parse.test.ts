@@ -106,6 +106,7 @@ describe('addressing', () => {
     { name: 'PD\'s client service', endpoint: SERVICE, cluster: 'basic' },
     { name: 'a TiKV pod under its peer service', endpoint: POD, cluster: 'basic' },
     { name: 'a Pump pod (its headless service has no -peer)', endpoint: { type: 'pod' as const, namespace: 'demo', pod: 'my-db-pump-0', subdomain: 'my-db-pump', port: 8250 }, cluster: 'my-db' },
+    { name: "a PD microservice's client Service (the primary transfer)", endpoint: { type: 'service' as const, namespace: 'demo', service: 'my-db-tso', port: 2379 }, cluster: 'my-db' },
   ])('the client certificate of $name is its TidbCluster\'s', ({ endpoint, cluster }) => {
     expect(clusterOf(endpoint)).toBe(cluster);
   });

@@ -31,6 +31,7 @@ export type KubeWriteVerb = (typeof KUBE_WRITE_VERBS)[number];
 /** The PD, TiCDC and Pump calls an action can be; each carries `args`. */
 export const CALL_VERBS = [
   'pd.transferLeader',
+  'pd.transferPrimary',
   'pd.deleteMember',
   'pd.deleteStore',
   'pd.setStoreState',

@@ -17,6 +17,7 @@ import { managedSections, planUnmanaged } from './unmanaged.js';
 import { planVolumeModifier, planVolumeStatus } from './volume-modifier.js';
 import { pdRules } from '../components/pd/recipe.js';
 import { tiproxyRules } from '../components/tiproxy/recipe.js';
+import { pdmsRules } from '../components/pdms/recipe.js';
 import { tiflashRules } from '../components/tiflash/recipe.js';
 import { tikvRules } from '../components/tikv/recipe.js';
 import { pumpRules } from '../components/pump/recipe.js';
@@ -37,7 +38,7 @@ export const clusterRules: readonly Rule[] = [
   actRule('Admission', planAdmission),
   // a paused cluster keeps its status in sync and gets no other write (TiDB Operator §1.7)
   actRule('Paused', planPaused),
-  // a component section no block below reconciles (pdms, …): a Warning Event and a condition
+  // a component section no block below reconciles (one a later TiDB Operator adds): a Warning Event and a condition
   actRule('Unmanaged', (input) => planUnmanaged(input, managedSections(clusterRules))),
   // volumes: PV reclaim policy from spec.pvReclaimPolicy, v1's identity labels on PVCs and PVs
   actRule('MetaInfo', planMetaInfo),
@@ -47,6 +48,9 @@ export const clusterRules: readonly Rule[] = [
   actRule('OrphanPods', planOrphanPods),
   // discovery service, deployment and RBAC that PD members bootstrap through (skipped without PD)
   actRule('Discovery', planDiscovery),
+  // PD microservices (PD in mode ms; v1 syncs them before PD): per service of spec.pdms (tso, then
+  // scheduling) its Services, config map, StatefulSet, status from PD, scale, upgrade moving the primary
+  ...pdmsRules,
   // PD: the member recipe (gate, status, dependencies, services, config map, force upgrade, scale,
   // failover, upgrade, StatefulSet); a stop inside it ends PD's rules only
   ...pdRules,

@@ -11,7 +11,7 @@ import type { IService } from 'kubernetes-models/v1/Service';
 import type { Action } from '../../model/action.js';
 import type { TidbCluster, TidbClusterStatus } from '../../model/kube.js';
 import type { Outcome } from '../../model/outcome.js';
-import type { ComponentName } from '../../model/labels.js';
+import type { ComponentName, PdmsServiceName } from '../../model/labels.js';
 import type { ScopedDecision, ScopedInput } from '../engine/block.js';
 import type { StatusDecision } from '../engine/rule.js';
 import type { ConfigData } from './config-data.js';
@@ -19,7 +19,13 @@ import type { MemberContext } from './context.js';
 import type { PodTemplate, StatefulSetSpec } from './statefulset.js';
 
 /** The components run as StatefulSets of members (they have `spec.<name>` and `status.<name>`). */
-export type MemberName = Exclude<ComponentName, 'discovery'>;
+export type MemberName = Exclude<ComponentName, 'discovery' | PdmsServiceName>;
+
+/**
+ * What a declaration may be named: a member component, or a PD microservice (`spec.pdms[]` entry,
+ * `status.pdms.<name>`), whose declaration says where its spec and status live.
+ */
+export type DeclaredName = MemberName | PdmsServiceName;
 
 /** What the shared rules read of a component's spec (every `spec.<component>` has these fields). */
 export type MemberSpec = {
@@ -144,8 +150,18 @@ export type MemberHooks = {
 
 /** One component, declared. */
 export type ComponentDeclaration = {
-  /** `app.kubernetes.io/component`, `<tc>-<name>` objects, `spec.<name>`, `status.<name>`. */
-  readonly name: MemberName;
+  /** `app.kubernetes.io/component`, `<tc>-<name>` objects, `spec.<name>`, `status.<name>` (unless said below). */
+  readonly name: DeclaredName;
+  /** The spec section its block reconciles, for the `Unmanaged` rule (default: `name`; PD microservices: `pdms`). */
+  readonly section?: string;
+  /**
+   * Where its status lives, when not at `status.<name>` (PD microservices: `status.pdms.<name>`):
+   * read it from a cluster status, and put a new one into it.
+   */
+  readonly statusAt?: {
+    readonly read: (status: TidbClusterStatus) => MemberStatus | undefined;
+    readonly write: (status: TidbClusterStatus, next: MemberStatus) => TidbClusterStatus;
+  };
   /** How messages and rule names call it (`PD`; rules are `Pd…`). */
   readonly title: string;
   readonly ruleName: string;

@@ -4,18 +4,30 @@
  */
 
 import type { TidbClusterStatus } from '../../model/kube.js';
-import type { MemberInput, MemberStatus, UpgradeBlocker } from './component.js';
+import type { ComponentDeclaration, MemberInput, MemberName, MemberStatus, UpgradeBlocker } from './component.js';
 import { SUSPEND_PHASE } from './suspend.js';
+
+/** The component's status in `status` (`status.<component>`, or where its declaration says), if any. */
+export function componentStatusIn(component: ComponentDeclaration, status: TidbClusterStatus): MemberStatus | undefined {
+  if (component.statusAt) return component.statusAt.read(status);
+  return status[component.name as MemberName];
+}
+
+/** `status` with the component's status replaced by `next` (where its declaration says it lives). */
+export function withComponentStatusIn(component: ComponentDeclaration, status: TidbClusterStatus, next: MemberStatus): TidbClusterStatus {
+  if (component.statusAt) return component.statusAt.write(status, next);
+  return { ...status, [component.name]: next };
+}
 
 /** `status.<component>` as this step has it so far (empty when there is none). */
 export function memberStatusOf(input: MemberInput): MemberStatus {
-  const status: MemberStatus | undefined = input.status[input.scope.component.name];
-  return status ?? {};
+  return componentStatusIn(input.scope.component, input.status) ?? {};
 }
 
 /** The status with `status.<component>` changed by `change` (the rest of it kept). */
 export function withMemberStatus(input: MemberInput, change: Partial<MemberStatus>): TidbClusterStatus {
-  return { ...input.status, [input.scope.component.name]: { ...input.status[input.scope.component.name], ...change } };
+  const { component } = input.scope;
+  return withComponentStatusIn(component, input.status, { ...componentStatusIn(component, input.status), ...change });
 }
 
 /**

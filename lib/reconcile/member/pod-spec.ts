@@ -12,7 +12,7 @@ import type { IVolume } from 'kubernetes-models/v1/Volume';
 
 import type { TidbCluster } from '../../model/kube.js';
 import { componentLabels } from '../../model/labels.js';
-import type { MemberName } from './component.js';
+import type { DeclaredName } from './component.js';
 import { mergeContainers } from './container-merge.js';
 import type { PodTemplate } from './statefulset.js';
 
@@ -72,7 +72,7 @@ export function imagePullPolicyOf(tc: TidbCluster, spec: ComponentPodSettings | 
   return spec?.imagePullPolicy ?? tc.spec.imagePullPolicy ?? 'IfNotPresent';
 }
 
-function topologySpread(tc: TidbCluster, name: MemberName, spec: ComponentPodSettings | undefined): PodSpec['topologySpreadConstraints'] {
+function topologySpread(tc: TidbCluster, name: DeclaredName, spec: ComponentPodSettings | undefined): PodSpec['topologySpreadConstraints'] {
   const constraints = spec?.topologySpreadConstraints ?? tc.spec.topologySpreadConstraints;
   if (!constraints) return undefined;
   return constraints.map((c) =>
@@ -91,7 +91,7 @@ function topologySpread(tc: TidbCluster, name: MemberName, spec: ComponentPodSet
  * As v1's `BuildPodSpec`: the scheduling settings of the pod spec (component over cluster), host
  * network with its DNS policy, the user's init containers — everything but containers and volumes.
  */
-export function podSchedulingSpec(tc: TidbCluster, name: MemberName, spec: ComponentPodSettings | undefined): PodSpec {
+export function podSchedulingSpec(tc: TidbCluster, name: DeclaredName, spec: ComponentPodSettings | undefined): PodSpec {
   const hostNetwork = spec?.hostNetwork ?? tc.spec.hostNetwork;
   const nodeSelector = { ...tc.spec.nodeSelector, ...spec?.nodeSelector };
   return defined({
@@ -118,7 +118,7 @@ export const isHostNetwork = (tc: TidbCluster, spec: ComponentPodSettings | unde
   (spec?.hostNetwork ?? tc.spec.hostNetwork) === true;
 
 /** The pod metadata: cluster and component labels under the selector labels; Prometheus annotations under the user's. */
-export function podMetadata(tc: TidbCluster, name: MemberName, spec: ComponentPodSettings | undefined, metricsPort: number): PodTemplate['metadata'] {
+export function podMetadata(tc: TidbCluster, name: DeclaredName, spec: ComponentPodSettings | undefined, metricsPort: number): PodTemplate['metadata'] {
   const annotations = {
     'prometheus.io/scrape': 'true',
     'prometheus.io/path': '/metrics',
@@ -156,7 +156,7 @@ export type OwnPodParts = {
  * metadata, the scheduling settings, the component's containers patched by
  * `spec.<c>.additionalContainers`, and its volumes.
  */
-export function componentPodTemplate(tc: TidbCluster, name: MemberName, spec: ComponentPodSettings | undefined, parts: OwnPodParts): PodTemplate {
+export function componentPodTemplate(tc: TidbCluster, name: DeclaredName, spec: ComponentPodSettings | undefined, parts: OwnPodParts): PodTemplate {
   const metadata = podMetadata(tc, name, spec, parts.metricsPort);
   return {
     metadata: parts.annotations === undefined ? metadata : { ...metadata, annotations: { ...parts.annotations, ...metadata?.annotations } },

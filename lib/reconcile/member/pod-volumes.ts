@@ -13,7 +13,7 @@ import type { IVolumeMount } from 'kubernetes-models/v1/VolumeMount';
 
 import type { TidbCluster } from '../../model/kube.js';
 import { CLUSTER_CLIENT_TLS, clusterClientSecretName, clusterTlsSecretName, isTlsCluster, type TlsWiring } from '../cluster/tls.js';
-import type { MemberName } from './component.js';
+import type { DeclaredName, MemberName } from './component.js';
 import { defined } from './pod-spec.js';
 
 /** One volume claim template of a StatefulSet. */
@@ -71,13 +71,13 @@ export function claimTemplate(name: string, storage: string | number, storageCla
 }
 
 /** As v1: one claim template `<component>-<name>` per `storageVolumes` entry, in the component's storage class unless the entry names one. */
-export function storageVolumeClaims(component: MemberName, spec: StorageSettings | undefined): ClaimTemplate[] {
+export function storageVolumeClaims(component: DeclaredName, spec: StorageSettings | undefined): ClaimTemplate[] {
   return (spec?.storageVolumes ?? []).map((v) =>
     claimTemplate(`${component}-${v.name}`, v.storageSize, v.storageClassName ?? spec?.storageClassName, spec?.volumeAttributesClassName),
   );
 }
 
 /** The mounts of the `storageVolumes` entries that name a `mountPath` (volume `<component>-<name>`). */
-export function storageVolumeMounts(component: MemberName, spec: StorageSettings | undefined): IVolumeMount[] {
+export function storageVolumeMounts(component: DeclaredName, spec: StorageSettings | undefined): IVolumeMount[] {
   return (spec?.storageVolumes ?? []).flatMap((v) => (v.mountPath === undefined ? [] : [{ name: `${component}-${v.name}`, mountPath: v.mountPath }]));
 }

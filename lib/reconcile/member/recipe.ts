@@ -67,7 +67,7 @@ export function memberBlock(component: ComponentDeclaration): BlockRule {
   const n = component.ruleName;
   return block<MemberContext, SetDraft>({
     name: n,
-    section: component.name,
+    section: component.section ?? component.name,
     enter: (input) => enterMember(component, input),
     rules: [
       // no spec or a paused cluster: nothing but status

@@ -12,8 +12,8 @@
 
 import type { TidbCluster, TidbClusterStatus } from '../../model/kube.js';
 import { complete, retry, wait } from '../engine/outcome.js';
-import type { MemberDecision, MemberInput, MemberName, MemberSpec } from './component.js';
-import { memberStatusOf } from './member-status.js';
+import type { DeclaredName, MemberDecision, MemberInput, MemberName, MemberSpec, MemberStatus } from './component.js';
+import { componentStatusIn, memberStatusOf, withComponentStatusIn } from './member-status.js';
 import { isTerminating, nothing } from './members.js';
 
 /** The phase of a suspended (or suspending) component, as TiDB Operator. */
@@ -57,7 +57,14 @@ export function isSuspended(tc: TidbCluster, status: TidbClusterStatus, name: Me
  * else why not.
  */
 export function whyNotSuspendable(tc: TidbCluster, status: TidbClusterStatus, name: MemberName): string | undefined {
-  const phase = statusOf(status, name)?.phase;
+  return whyNotSuspendableAt(tc, status, statusOf(status, name)?.phase, name);
+}
+
+/**
+ * `whyNotSuspendable` for a component whose phase is `phase` and whose place in `SUSPEND_ORDER` is
+ * that of `name` (a PD microservice is not in it: it comes after every listed one, as v1's order).
+ */
+function whyNotSuspendableAt(tc: TidbCluster, status: TidbClusterStatus, phase: string | undefined, name: DeclaredName): string | undefined {
   if (phase !== 'Normal' && phase !== SUSPEND_PHASE) return `phase is ${phase ?? 'not set'}, not Normal or Suspend`;
   for (const earlier of SUSPEND_ORDER) {
     if (earlier === name) break;
@@ -67,7 +74,7 @@ export function whyNotSuspendable(tc: TidbCluster, status: TidbClusterStatus, na
 }
 
 function withComponentStatus(input: MemberInput, next: AnyStatus): TidbClusterStatus {
-  return { ...input.status, [input.scope.component.name]: next };
+  return withComponentStatusIn(input.scope.component, input.status, next as MemberStatus);
 }
 
 /** The component's status with the StatefulSet and member maps cleared (v1's `suspendSts` once the set is gone). */
@@ -92,15 +99,16 @@ export function planSuspend(input: MemberInput): MemberDecision {
   const current = memberStatusOf(input) as AnyStatus;
   // The phase as stored: the status sync before this rule recomputes it from the StatefulSet.
   const observed = input.cluster.status ?? {};
-  const stored = statusOf(observed, component.name)?.phase;
+  const stored = componentStatusIn(component, observed)?.phase;
   const title = component.title;
-  if (!isSuspendWanted(input.cluster, component.name)) {
+  const action = spec.suspendAction ?? input.cluster.spec.suspendAction;
+  if (action?.suspendStatefulSet !== true) {
     if (stored !== SUSPEND_PHASE) return nothing();
     const status = withComponentStatus(input, { ...current, phase: 'Normal' });
     return { status, actions: [], outcome: retry(component.retryMs, `${title} resumes: phase back to Normal`), stop: true };
   }
   if (stored !== SUSPEND_PHASE) {
-    const why = whyNotSuspendable(input.cluster, observed, component.name);
+    const why = whyNotSuspendableAt(input.cluster, observed, stored, component.name);
     if (why !== undefined) return nothing(`${title} cannot be suspended yet: ${why}`);
     const status = withComponentStatus(input, { ...current, phase: SUSPEND_PHASE });
     return { status, actions: [], outcome: retry(component.retryMs, `${title} begins to suspend`), stop: true };

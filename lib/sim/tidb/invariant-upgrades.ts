@@ -1,5 +1,5 @@
 /**
- * The rolling-update monitors. A PD, TiKV, TiFlash, TiDB or TiProxy pod is "down for an upgrade" from the moment its
+ * The rolling-update monitors. A PD, PD microservice (tso, scheduling), TiKV, TiFlash, TiDB or TiProxy pod is "down for an upgrade" from the moment its
  * deletion begins while it is on an old revision of its StatefulSet (and no injected fault had
  * taken it down) until a pod of that name is Ready again; two at once in one set is a violation,
  * and so is a TiDB pod going down so while its cluster's TiKV StatefulSet is between revisions.
@@ -13,7 +13,7 @@ import { isPodReady } from '../pod-status.js';
 import type { StoreEvent } from '../store.js';
 import type { InvariantName, MonitorDeps } from './invariants.js';
 
-const UPGRADE_COMPONENTS = new Set(['pd', 'tikv', 'tiflash', 'tidb', 'tiproxy']);
+const UPGRADE_COMPONENTS = new Set(['pd', 'tikv', 'tiflash', 'tidb', 'tiproxy', 'tso', 'scheduling']);
 const ROLLOUT_COMPONENTS = new Set(['tikv', 'tidb']);
 
 type Rollout = { inProgress: boolean; epoch: number };

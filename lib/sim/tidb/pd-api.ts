@@ -10,6 +10,7 @@ import { goTime, json, notFoundPage, parseUint64, text, uint64 } from './http.js
 import { STORE_ROUTES } from './pd-api-stores.js';
 import { CONFIG_ROUTES } from './pd-api-config.js';
 import { ETCD_ROUTES } from './pd-api-etcd.js';
+import { MS_ROUTES } from './pd-api-ms.js';
 import type { PdCluster } from './pd-cluster.js';
 import type { PdResult } from './pd-context.js';
 import { type PdApiContext, type PdRoute, answer, recorded } from './pd-api-common.js';
@@ -89,7 +90,7 @@ function ready(ctx: PdApiContext, req: ProxyRequest): ProxyResponse {
   return text(loaded ? 200 : 500, '', false);
 }
 
-const ROUTES: PdRoute[] = [...MEMBER_ROUTES, ...CONFIG_ROUTES, ...STORE_ROUTES, ...ETCD_ROUTES];
+const ROUTES: PdRoute[] = [...MEMBER_ROUTES, ...CONFIG_ROUTES, ...STORE_ROUTES, ...ETCD_ROUTES, ...MS_ROUTES];
 
 /**
  * The paths PD ≥ v8.5.5 serves on the member itself, leader or not (pkg/utils/apiutil/serverapi/

@@ -5,6 +5,7 @@
  * simulator's clock while any member exists. Processes and the HTTP API (pd-api.ts) act on it;
  * monitors subscribe to its changes.
  */
+import { PdMicroservices } from './pd-microservices.js';
 import type { Clock, TimerHandle } from '../../platform/clock.js';
 import type { TidbSimKnobs } from './knobs.js';
 import { type PdConfig, applyToml, defaultPdConfig } from './pd-config.js';
@@ -27,6 +28,8 @@ export class PdCluster {
   readonly members: PdMembers;
   readonly stores: PdStores;
   readonly book = new RegionBook();
+  /** The PD microservices registered in this PD's etcd (tso, scheduling). */
+  readonly microservices = new PdMicroservices(() => this.changed());
   /** The schedulers PD runs by default (balance-*, evict-slow-store); the API can remove and re-add them. */
   readonly builtinSchedulers = new Set(['balance-hot-region-scheduler', 'balance-leader-scheduler', 'balance-region-scheduler', 'evict-slow-store-scheduler']);
   /** Stores under the evict-leader scheduler, in the order they were added. */
@@ -79,6 +82,16 @@ export class PdCluster {
   /** The knobs in force. */
   get knobs(): TidbSimKnobs {
     return this.deps.knobs;
+  }
+
+  /**
+   * Whether clients can get timestamps: always from a plain PD; from PD running as the API service
+   * (its leader started with `services api`) only while the tso service has a primary to forward to.
+   */
+  isTsoServed(): boolean {
+    const leader = this.members.leader();
+    if (leader === undefined) return false;
+    return leader.apiService !== true || this.microservices.primary('tso') !== undefined;
   }
 
   /** PD answers API calls and schedules only while it has a leader. */

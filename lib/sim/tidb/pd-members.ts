@@ -24,6 +24,8 @@ export type PdMember = {
   version: string;
   serving: boolean;
   servingSinceMs: number;
+  /** Started as the API service of PD microservices (`pd-server services api`): set by its process. */
+  apiService?: boolean;
 };
 
 /** What a PD process knows about itself when it starts. */

@@ -127,6 +127,8 @@ export class PdProcess extends TidbProcess {
   private serve(member: PdMember): void {
     this.member = member;
     member.version = this.pod.version;
+    // `pd-server services api …` (v1.6's start script for PD in mode ms): PD as the API service.
+    member.apiService = /\bservices\s+api\b/.test(this.pod.startScript ?? '');
     this.cluster.members.setServing(member, true);
     // As etcd: a member removed from the cluster shuts itself down — after the conf change is applied,
     // so a removal this member served itself still answers its client (a millisecond later here).

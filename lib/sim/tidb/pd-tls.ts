@@ -21,7 +21,8 @@ export function readPdTls(store: ObjectStore, pod: KubeObject, info: PodInfo): P
   const files = (path: string): string | undefined => readContainerFile(store, pod, info, path);
   const scriptPath = [...(info.container.command ?? []), ...(info.container.args ?? [])].find((a) => a.endsWith('.sh'));
   const script = scriptPath === undefined ? undefined : files(scriptPath);
-  const scheme = /--client-urls=https:\/\//.test(script ?? '') ? 'https' : 'http';
+  // PD's `--client-urls`, a PD microservice's `--listen-addr`.
+  const scheme = /--(?:client-urls|listen-addr)=https:\/\//.test(script ?? '') ? 'https' : 'http';
   const security = 'ok' in info.config ? (info.config.ok['security'] as Record<string, unknown> | undefined) : undefined;
   const path = (key: string): string => (typeof security?.[key] === 'string' ? String(security[key]) : '');
   const [ca, cert, key] = [path('cacert-path'), path('cert-path'), path('key-path')];

@@ -9,6 +9,7 @@ import type { KubeObject } from '../object.js';
 import type { ContainerRuntime, ProcessHooks, SimProcess } from '../runtime.js';
 import { DiscoveryProcess } from './discovery.js';
 import { PdProcess } from './pd-process.js';
+import { PdmsProcess, pdmsServiceOf } from './pdms-process.js';
 import { type PodInfo, readPodInfo } from './pod-info.js';
 import type { TidbProcess } from './process.js';
 import { PumpProcess } from './pump.js';
@@ -52,8 +53,11 @@ export class TidbRuntime implements ContainerRuntime {
 
   private create(sim: SimContext, info: PodInfo, hooks: ProcessHooks): TidbProcess {
     switch (info.component) {
-      case 'pd':
-        return new PdProcess(sim, info, hooks);
+      case 'pd': {
+        // The PD image also runs PD's microservices (`pd-server services tso|scheduling`).
+        const service = pdmsServiceOf(info.startScript);
+        return service === undefined ? new PdProcess(sim, info, hooks) : new PdmsProcess(sim, info, hooks, service);
+      }
       case 'tikv':
         return new TikvProcess(sim, info, hooks);
       case 'tiflash':

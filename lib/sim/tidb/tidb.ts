@@ -1,6 +1,6 @@
 /**
- * A TiDB server process. It starts serving (MySQL 4000, status 10080) once it can reach PD and a
- * TiKV store, as TiDB's bootstrap needs storage; when it cannot within `tidbStartTimeoutMs` it exits
+ * A TiDB server process. It starts serving (MySQL 4000, status 10080) once it can reach PD (and get
+ * timestamps: with PD microservices, from the tso primary PD forwards to) and a TiKV store, as TiDB's bootstrap needs storage; when it cannot within `tidbStartTimeoutMs` it exits
  * 1 and the kubelet restarts it with back-off (CrashLoopBackOff), as tidb-server's
  * `createStoreDDLOwnerMgrAndDomain` (cmd/tidb-server/main.go) ends in `terror.MustNil` when the
  * store cannot be opened or the session not bootstrapped. Once serving, `/status` answers 200 whatever
@@ -33,7 +33,8 @@ import type { SqlError } from './sql.js';
  * TiKV store is Up (at start, and for the smooth-upgrade calls, which need a session).
  */
 export function isStorageAvailable(cluster: PdCluster): boolean {
-  if (!cluster.hasLeader()) return false;
+  // Timestamps too: PD as the API service forwards them to the tso primary, when there is one.
+  if (!cluster.hasLeader() || !cluster.isTsoServed()) return false;
   return cluster.stores.list().some((s) => s.engine === 'tikv' && cluster.stores.stateName(s) === 'Up');
 }
 

@@ -52,6 +52,9 @@ class FakePd implements PdPort {
   getConfig = async (): Promise<PdConfig> => ({ replication: { maxReplicas: 3, locationLabels: [], enablePlacementRules: true } });
   getEvictLeaderSchedulers = async (): Promise<string[]> => this.evicting.map((id) => `evict-leader-scheduler-${id}`);
   isMemberReady = async () => true;
+  getMsMembers = async () => [];
+  getMsPrimary = async () => '';
+  transferMsPrimary = (service: string, to: string) => this.write(`transferMsPrimary ${service} ${to}`);
   transferLeader = (name: string) => this.write(`transferLeader ${name}`);
   deleteMemberByName = (name: string) => this.write(`deleteMember ${name}`, () => (this.members = this.members.filter((m) => m.name !== name)));
   deleteMemberById = (id: string) => this.write(`deleteMember ${id}`, () => (this.members = this.members.filter((m) => m.memberId !== id)));

@@ -28,6 +28,8 @@ export function pdConfigData(tc: TidbCluster): ConfigData {
     startTimeoutSeconds: tc.spec.pd?.startTimeout ?? DEFAULT_PD_START_TIMEOUT_SECONDS,
     scheme: clusterScheme(tc),
     clusterDomain: tc.spec.clusterDomain ?? '',
+    // as v1.6: PD runs as the API service only with both `mode: ms` and `spec.pdms`
+    apiService: tc.spec.pd?.mode === 'ms' && tc.spec.pdms !== undefined,
   });
   return { [SCRIPTED_CONFIG_KEYS.config]: renderConfig(tc.spec.pd?.config, overlay), [SCRIPTED_CONFIG_KEYS.script]: script };
 }

@@ -17,6 +17,11 @@ export type PdStartScriptOptions = {
   readonly scheme: 'http' | 'https';
   /** `spec.clusterDomain` (`""` when unset): members are then named by FQDN. */
   readonly clusterDomain: string;
+  /**
+   * PD as the API service of PD microservices (`spec.pd.mode: ms` with `spec.pdms`): as v1.6, the
+   * arguments begin with `services api` (docs/reference/pd-microservices.md §3).
+   */
+  readonly apiService?: boolean;
 };
 
 /** As TiDB Operator: 30 s to wait for the pod's DNS name. */
@@ -56,7 +61,7 @@ echo "nslookup domain \${domain} failed" >&2
 fi
 done
 
-ARGS="--data-dir=${o.dataDir} \\
+ARGS="${o.apiService === true ? ' services api ' : ''}--data-dir=${o.dataDir} \\
 --name=${name} \\
 --peer-urls=${o.scheme}://0.0.0.0:2380 \\
 --advertise-peer-urls=${o.scheme}://\${domain}:2380 \\

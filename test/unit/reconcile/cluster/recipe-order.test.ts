@@ -9,7 +9,7 @@ import { changeStatus, convergedPdObjects, healthyStatus, snapshot, tidbCluster,
 import { tikvSetOf } from '../../../support/tikv-rules.js';
 
 /** TiDB Operator v1's `updateTidbCluster` order of the member managers (§1.3). */
-const V1_ORDER = ['pd', 'tiproxy', 'tiflash', 'tikv', 'pump', 'tidb', 'ticdc'];
+const V1_ORDER = ['pdms', 'pd', 'tiproxy', 'tiflash', 'tikv', 'pump', 'tidb', 'ticdc'];
 
 const names = (): string[] => ruleNames(clusterRules).map((n) => n.slice(n.indexOf(':') + 1));
 

@@ -24,6 +24,7 @@ describe('which sections are unmanaged', () => {
 
   it('the recipe names the section of each component block it runs', () => {
     expect(managedSections(clusterRules).has('pd')).toBe(true);
+    expect(managedSections(clusterRules).has('pdms')).toBe(true);
     expect(managedSections(clusterRules).has('tiproxy')).toBe(true);
   });
 });

@@ -103,7 +103,7 @@ describe('planning a step: rules in order, later rules see earlier status', () =
 });
 
 describe('the registry', () => {
-  it('runs Coexistence first, then Admission, Paused before anything writes, the PD recipe, then the TiFlash, TiKV, Pump, TiDB and TiCDC recipes, and ClusterStatus last', () => {
+  it('runs Coexistence first, then Admission, Paused before anything writes, the PD microservices (tso, scheduling) and PD recipes, then the TiFlash, TiKV, Pump, TiDB and TiCDC recipes, and ClusterStatus last', () => {
     expect(ruleNames(clusterRules)).toEqual([
       'act:Coexistence',
       'act:Admission',
@@ -113,6 +113,27 @@ describe('the registry', () => {
       'act:PodLabels',
       'act:OrphanPods',
       'act:Discovery',
+      'act:PdmsRemoved',
+      'act:PdTsoGate',
+      'status:PdTsoStatus',
+      'act:PdTsoSuspend',
+      'act:PdTsoDependencies',
+      'act:PdTsoServices',
+      'act:PdTsoConfigMap',
+      'act:PdTsoScale',
+      'act:PdTsoFailover',
+      'act:PdTsoUpgrade',
+      'act:PdTsoStatefulSet',
+      'act:PdSchedulingGate',
+      'status:PdSchedulingStatus',
+      'act:PdSchedulingSuspend',
+      'act:PdSchedulingDependencies',
+      'act:PdSchedulingServices',
+      'act:PdSchedulingConfigMap',
+      'act:PdSchedulingScale',
+      'act:PdSchedulingFailover',
+      'act:PdSchedulingUpgrade',
+      'act:PdSchedulingStatefulSet',
       'act:PdGate',
       'status:PdStatus',
       'act:PdSuspend',
