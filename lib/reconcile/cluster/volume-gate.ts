@@ -13,6 +13,7 @@ import type { IPod } from 'kubernetes-models/v1/Pod';
 import type { TidbClusterStatus } from '../../model/kube.js';
 import type { RuleInput } from '../engine/rule.js';
 import type { ComponentDeclaration } from '../member/component.js';
+import { componentStatusIn } from '../member/member-status.js';
 import { toKubeTime } from './condition.js';
 
 /** The component condition type of the v1 resizer (exact string). */
@@ -24,7 +25,7 @@ const isReady = (pod: IPod): boolean => (pod.status?.conditions ?? []).some((c) 
 
 /** Why the claims of `component` may not be resized now, or undefined when they may. */
 export function resizeGateProblem(input: RuleInput, component: ComponentDeclaration, pods: readonly IPod[]): string | undefined {
-  const status = input.status[component.name] as { phase?: string } | undefined;
+  const status = componentStatusIn(component, input.status) as { phase?: string } | undefined;
   if (status?.phase !== 'Normal') return `component phase is ${status?.phase ?? 'unknown'}, not Normal`;
   const notReady = pods.filter((p) => !isReady(p) || p.metadata?.deletionTimestamp !== undefined).map((p) => p.metadata?.name ?? '');
   if (notReady.length > 0) return `pods not ready: ${notReady.join(', ')}`;
@@ -46,7 +47,7 @@ export function resizeGateProblem(input: RuleInput, component: ComponentDeclarat
  * condition; one that did keeps a False condition once done.
  */
 export function withResizingCondition(status: TidbClusterStatus, component: ComponentDeclaration, resizing: boolean, nowMs: number): TidbClusterStatus {
-  const own = status[component.name] as { conditions?: MetaCondition[] } | undefined;
+  const own = componentStatusIn(component, status) as { conditions?: MetaCondition[] } | undefined;
   if (own === undefined) return status;
   const conditions = own.conditions ?? [];
   const current = conditions.find((c) => c.type === VOLUME_RESIZING_CONDITION);

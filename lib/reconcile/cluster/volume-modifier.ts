@@ -22,6 +22,7 @@ import { jsonEqual } from '../engine/equal.js';
 import type { ComponentDeclaration } from '../member/component.js';
 import { byPodOrder, capacityOf, compareQuantity, desiredVolumes, podVolumes, requestOf, sameQuantity, storageClassOf, VOLUME_ANNOTATIONS, type ActualVolume, type DesiredVolume } from '../member/volume-phase.js';
 import { observeVolumeStatus } from '../member/volume-status.js';
+import { componentStatusIn } from '../member/member-status.js';
 import { pdComponent } from '../components/pd/recipe.js';
 import { tikvComponent } from '../components/tikv/recipe.js';
 import { tiflashComponent } from '../components/tiflash/recipe.js';
@@ -209,7 +210,7 @@ export function planVolumeStatus(input: RuleInput): StatusDecision {
   const { snapshot, cluster } = input;
   let status = input.status;
   for (const component of MODIFIED_COMPONENTS) {
-    const current = status[component.name];
+    const current = componentStatusIn(component, status);
     if (!component.specOf(cluster) || current === undefined) continue;
     const desired: DesiredVolume[] = desiredVolumes(component, cluster);
     const volumes = observeVolumeStatus(componentPods(cluster, observedObjects(snapshot, 'Pod'), component), observedObjects(snapshot, 'PersistentVolumeClaim'), desired);
