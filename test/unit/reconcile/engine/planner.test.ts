@@ -103,7 +103,7 @@ describe('planning a step: rules in order, later rules see earlier status', () =
 });
 
 describe('the registry', () => {
-  it('runs Coexistence first, then Admission, Paused before anything writes, the PD microservices (tso, scheduling) and PD recipes, then the TiFlash, TiKV, Pump, TiDB and TiCDC recipes, and ClusterStatus last', () => {
+  it('runs Coexistence first, then Admission, Paused before anything writes, the PD microservices (tso, scheduling), PD and TiProxy recipes, then the TiFlash, TiKV, Pump, TiDB and TiCDC recipes, the volumes, and ClusterStatus last', () => {
     expect(ruleNames(clusterRules)).toEqual([
       'act:Coexistence',
       'act:Admission',
@@ -148,6 +148,18 @@ describe('the registry', () => {
       'act:PdFailover',
       'act:PdUpgrade',
       'act:PdStatefulSet',
+      'act:TiproxyGate',
+      'status:TiproxyStatus',
+      'act:TiproxySuspend',
+      'act:TiproxyDependencies',
+      'act:TiproxyAcrossK8s',
+      'act:TiproxyServices',
+      'act:TiproxyConfigMap',
+      'act:TiproxyLabels',
+      'act:TiproxyScale',
+      'act:TiproxyFailover',
+      'act:TiproxyUpgrade',
+      'act:TiproxyStatefulSet',
       'act:TiflashGate',
       'status:TiflashStatus',
       'act:TiflashSuspend',
@@ -209,7 +221,9 @@ describe('the registry', () => {
       'act:TicdcFailover',
       'act:TicdcUpgrade',
       'act:TicdcStatefulSet',
+      'status:VolumeStatus',
       'act:PvcCleaner',
+      'act:VolumeModifier',
       'status:ClusterStatus',
       'status:ReferencedPd',
     ]);
