@@ -14,6 +14,7 @@
  *   `waiting:<reason>`, `terminated:<reason>`) — not timestamps, image IDs or container IDs;
  * - Backup, Restore and CompactBackup: labels, annotations, finalizers, `deletionTimestamp`, spec and status (the
  *   Job pod writes status: its progress is a trigger);
+ * - TidbDashboard and TidbNGMonitoring: as a TidbCluster (their controller is their only status writer);
  * - Job: labels, ownerReferences, finalizers, `deletionTimestamp`, each condition's `type` and
  *   `status`, and `status.active`;
  * - StatefulSet and PersistentVolumeClaim: everything else, spec and status alike: a StatefulSet's
@@ -38,6 +39,10 @@ export function meaningfulView(kind: WatchedKind, obj: KubeObject): Json {
       return { meta: metaView(obj), spec: podSpecView(obj.spec), status: podStatusView(obj.status) };
     case 'BackupSchedule':
       return { meta: metaView(obj), generation: obj.metadata.generation, spec: obj.spec, status: obj.status ?? null };
+    case 'TidbDashboard':
+    case 'TidbNGMonitoring':
+      // Their controller is the only status writer: its own status write is no trigger.
+      return { meta: metaView(obj), generation: obj.metadata.generation, spec: obj.spec };
     case 'Backup':
     case 'Restore':
     case 'CompactBackup':

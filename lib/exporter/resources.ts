@@ -12,7 +12,7 @@ import { TerminalError } from '../platform/errors.js';
  * The kinds the exporter watches: each controller's own kind (TidbCluster, Backup, Restore, CompactBackup, BackupSchedule) and what
  * its steps wait on — the TidbCluster's StatefulSets, Pods and PVCs, the Jobs of Backups, Restores and CompactBackups.
  */
-export type WatchedKind = 'TidbCluster' | 'StatefulSet' | 'Pod' | 'PersistentVolumeClaim' | 'Backup' | 'Restore' | 'CompactBackup' | 'BackupSchedule' | 'Job';
+export type WatchedKind = 'TidbCluster' | 'StatefulSet' | 'Pod' | 'PersistentVolumeClaim' | 'Backup' | 'Restore' | 'CompactBackup' | 'BackupSchedule' | 'TidbDashboard' | 'TidbNGMonitoring' | 'Job';
 
 /** The Jobs the backup controllers create carry one of these `managed-by` labels (§1.6, §2.3). */
 export const BACKUP_JOB_SELECTOR = 'app.kubernetes.io/managed-by in (backup-operator,restore-operator)';
@@ -38,6 +38,8 @@ const KINDS: readonly { kind: WatchedKind; plural: string; labelSelector: string
   { kind: 'Restore', plural: 'restores', labelSelector: undefined },
   { kind: 'CompactBackup', plural: 'compactbackups', labelSelector: undefined },
   { kind: 'BackupSchedule', plural: 'backupschedules', labelSelector: undefined },
+  { kind: 'TidbDashboard', plural: 'tidbdashboards', labelSelector: undefined },
+  { kind: 'TidbNGMonitoring', plural: 'tidbngmonitorings', labelSelector: undefined },
   { kind: 'Job', plural: 'jobs', labelSelector: BACKUP_JOB_SELECTOR },
 ];
 

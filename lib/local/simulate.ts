@@ -23,7 +23,7 @@ import type { WriteRecord } from '../sim/server.js';
 
 type Phase = 'timeline' | 'reconciler' | 'sim';
 
-const FINAL_KINDS = ['StatefulSet', 'Deployment', 'Pod', 'PersistentVolumeClaim', 'Service', 'ConfigMap', 'ServiceAccount', 'Role', 'RoleBinding', 'Job', 'Backup', 'Restore', 'CompactBackup'];
+const FINAL_KINDS = ['StatefulSet', 'Deployment', 'Pod', 'PersistentVolumeClaim', 'Service', 'ConfigMap', 'ServiceAccount', 'Role', 'RoleBinding', 'Job', 'Backup', 'Restore', 'CompactBackup', 'TidbDashboard', 'TidbNGMonitoring'];
 
 /** Runs `stack.scenario` to its report. */
 export async function runScenario(stack: SimStack, progress: Progress): Promise<ScenarioReport> {

@@ -45,7 +45,7 @@ export type OwnedKind = keyof OwnedObjects;
  * Every kind an action may name: the cluster itself, what it owns, PersistentVolumes (reclaim
  * policy), and what the backup controllers write (their custom resources and their Jobs).
  */
-export type KubeKind = 'TidbCluster' | OwnedKind | 'PersistentVolume' | 'Backup' | 'Restore' | 'CompactBackup' | 'BackupSchedule' | 'Job';
+export type KubeKind = 'TidbCluster' | OwnedKind | 'PersistentVolume' | 'Backup' | 'Restore' | 'CompactBackup' | 'BackupSchedule' | 'TidbDashboard' | 'TidbNGMonitoring' | 'Job' | 'Secret';
 
 /** Which object an action is about. `namespace` is absent only for cluster-scoped kinds (PersistentVolume). */
 export type ObjectRef = {

@@ -11,7 +11,7 @@ import { quoteForEcho } from './echo.js';
 import { formatClusterKey, parseClusterKey, type ClusterRef } from './key.js';
 
 /** The kinds the controller manager reconciles, each with its own controller and recipe. */
-export const CONTROLLER_KINDS = ['TidbCluster', 'Backup', 'Restore', 'CompactBackup', 'BackupSchedule'] as const;
+export const CONTROLLER_KINDS = ['TidbCluster', 'Backup', 'Restore', 'CompactBackup', 'BackupSchedule', 'TidbDashboard', 'TidbNGMonitoring'] as const;
 
 /** One of `CONTROLLER_KINDS`. */
 export type ControllerKind = (typeof CONTROLLER_KINDS)[number];

@@ -20,6 +20,7 @@ import type { RbacUser } from './rbac.js';
 import { ObjectStore } from './store.js';
 import { CRD_KIND } from './crd/registry.js';
 import { backupCrds } from './crd/backup.js';
+import { dashboardCrds } from './crd/dashboard.js';
 import { tidbClusterCrd } from './crd/tidbcluster.js';
 
 /** Options of the world; each has a documented default. */
@@ -77,6 +78,7 @@ export class SimWorld {
     for (const ns of ['default', 'kube-system', 'kube-public']) store.create('Namespace', { metadata: { name: ns } }, { keepStatus: false });
     store.create(CRD_KIND, tidbClusterCrd());
     for (const crd of backupCrds()) store.create(CRD_KIND, crd);
+    for (const crd of dashboardCrds()) store.create(CRD_KIND, crd);
     for (const object of bootstrapRbacObjects()) store.create(String(object.kind), object);
     const gc = new GarbageCollector(store);
     const controllers = new SimControllers(store, {

@@ -9,6 +9,7 @@ import type { ClusterClients } from './clients.js';
 import { backupController } from './backup-controller.js';
 import { compactBackupController } from './compact-backup-controller.js';
 import { restoreController } from './restore-controller.js';
+import { tidbDashboardController } from './tidb-dashboard-controller.js';
 import { backupScheduleController, type BackupScheduleControllerOptions } from './backup-schedule-controller.js';
 
 /**
@@ -22,6 +23,7 @@ export function backupControllers(objects: ObjectReader, clients: ClusterClients
     Backup: backupController({ objects }) as ControllerSet['Backup'],
     Restore: restoreController({ objects, ...(schema ? { schema } : {}) }) as ControllerSet['Restore'],
     CompactBackup: compactBackupController({ objects }) as ControllerSet['CompactBackup'],
+    TidbDashboard: tidbDashboardController(objects) as ControllerSet['TidbDashboard'],
     ...(schedules === undefined ? {} : { BackupSchedule: backupScheduleController({ objects, ...schedules }) as ControllerSet['BackupSchedule'] }),
   };
 }

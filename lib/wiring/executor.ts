@@ -16,6 +16,8 @@ import type { ExecuteRequest, Executor } from '../step/ports.js';
 import { withinBudget } from './abortable.js';
 import type { ClusterClients } from './clients.js';
 import { executeKube } from './execute-kube.js';
+import { plainJson } from './plain-json.js';
+import type { ObjectMeta } from '../kube/port.js';
 import { executePd } from './execute-pd.js';
 import { executeTidb } from './execute-tidb.js';
 import { executePumpOffline, executeTicdcResign } from './execute-ticdc.js';
@@ -78,6 +80,9 @@ export class LiveExecutor implements Executor {
         return executeTicdcResign(this.clients.ticdc(target), action);
       case 'pump.offline':
         return executePumpOffline(this.clients.pump(target), action);
+      case 'secret.copy':
+        if (!this.clients.kube.copySecret) throw new TerminalError(`${describeAction(action)}: this Kubernetes port cannot copy Secrets`, { field: 'kind' });
+        return this.clients.kube.copySecret({ ref: action.ref, metadata: plainJson<ObjectMeta>(action.metadata), sources: action.sources });
       case 'event':
         return this.recordEvent(key, ref, action, fence);
       case 'schedule.put':

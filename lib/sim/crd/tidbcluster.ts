@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { KubeObject } from '../object.js';
 import { backupCrds } from './backup.js';
+import { dashboardCrds } from './dashboard.js';
 import { servedVersions } from './definitions.js';
 import { ResourceRegistry } from './registry.js';
 import type { StructuralSchema } from './schema.js';
@@ -33,6 +34,7 @@ export function defaultResources(): ResourceRegistry {
   const registry = new ResourceRegistry();
   registry.put(tidbClusterCrd() as KubeObject);
   for (const crd of backupCrds()) registry.put(crd as KubeObject);
+  for (const crd of dashboardCrds()) registry.put(crd as KubeObject);
   return registry;
 }
 
