@@ -78,7 +78,7 @@ export function companionStatefulSet(parts: CompanionStatefulSetParts): IStatefu
       selector: { matchLabels: labels },
       serviceName: parts.serviceName,
       replicas: 1,
-      template: { metadata: defined({ labels: { ...labels, ...(component.labels ?? {}) }, annotations: component.annotations as Record<string, string> | undefined }), spec: podSpec },
+      template: { metadata: defined({ labels: { ...(common.labels ?? {}), ...(component.labels ?? {}), ...labels }, annotations: annotationsOf(common, component) }), spec: podSpec },
       volumeClaimTemplates: [
         {
           metadata: { name: parts.claimName },
@@ -94,6 +94,12 @@ export function companionStatefulSet(parts: CompanionStatefulSetParts): IStatefu
     },
   };
   return withLastApplied(sts);
+}
+
+/** The pod's annotations: the top-level ones, then the component's (v1's accessor merges them the same way). */
+function annotationsOf(common: CompanionComponentSpec, component: CompanionComponentSpec): Record<string, string> | undefined {
+  const merged = { ...(common.annotations ?? {}), ...(component.annotations ?? {}) };
+  return Object.keys(merged).length === 0 ? undefined : merged;
 }
 
 /** The container's resources: `requests` and `limits` without `storage` (v1's `ContainerResource`). */
