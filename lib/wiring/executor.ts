@@ -10,7 +10,8 @@ import type { ClusterKey, ClusterRef } from '../model/key.js';
 import { ownedLabels } from '../model/labels.js';
 import { ConflictError, TerminalError } from '../platform/errors.js';
 import { errorText } from '../step/error-outcome.js';
-import { controlEvent } from '../reconcile/cluster/control-events.js';
+import { controlEvent, type ControlledBy } from '../reconcile/cluster/control-events.js';
+import { parseObjectKey } from '../model/object-key.js';
 import { describeAction } from '../step/describe.js';
 import type { ExecuteRequest, Executor } from '../step/ports.js';
 import { withinBudget } from './abortable.js';
@@ -24,6 +25,13 @@ import { executePumpOffline, executeTicdcResign } from './execute-ticdc.js';
 import { executeSchedule } from './execute-schedule.js';
 import type { SchedulerPort } from '../timer/port.js';
 import { KEPT_KINDS_WRITTEN, ObservedIndex } from './observed.js';
+
+/** Who a write is recorded on: the controller's own object (a TidbDashboard's, a TidbNGMonitoring's), else the TidbCluster. */
+function controlledBy(key: ClusterKey, ref: ClusterRef): ControlledBy {
+  const parsed = parseObjectKey(key);
+  const kind = parsed.ok && (parsed.kind === 'TidbDashboard' || parsed.kind === 'TidbNGMonitoring') ? parsed.kind : undefined;
+  return kind === undefined ? ref : { ...ref, kind };
+}
 
 /**
  * Runs one action. Guarantees: resolves only when the action took effect or was verified to be
@@ -59,10 +67,10 @@ export class LiveExecutor implements Executor {
         try {
           await executeKube(this.clients.kube, action);
         } catch (err) {
-          await this.recordControlEvent(key, ref, fence, controlEvent(ref, action, { error: errorText(err), conflict: err instanceof ConflictError }));
+          await this.recordControlEvent(key, ref, fence, controlEvent(controlledBy(key, ref), action, { error: errorText(err), conflict: err instanceof ConflictError }));
           throw err;
         }
-        return this.recordControlEvent(key, ref, fence, controlEvent(ref, action));
+        return this.recordControlEvent(key, ref, fence, controlEvent(controlledBy(key, ref), action));
       case 'pd.transferLeader':
       case 'pd.deleteMember':
       case 'pd.deleteStore':

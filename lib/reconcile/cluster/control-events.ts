@@ -38,7 +38,12 @@ const CONTROL_VERBS: Readonly<Record<string, Partial<Record<KubeAction['kind'], 
 const GENERIC_KINDS = new Set(['ConfigMap', 'Deployment', 'Role', 'RoleBinding', 'ServiceAccount']);
 
 /** The TidbCluster a step writes for: the involved object of its control Events. */
-export type ControlledBy = { readonly namespace: string; readonly name: string };
+export type ControlledBy = {
+  readonly namespace: string;
+  readonly name: string;
+  /** The controlling object's kind: a TidbCluster unless said (a TidbDashboard's Service is recorded on the TidbDashboard, as v1's controls do). */
+  readonly kind?: 'TidbCluster' | 'TidbDashboard' | 'TidbNGMonitoring';
+};
 
 /**
  * The Event v1 records on the TidbCluster `by` for `action`, given how it ended (`error` undefined:
@@ -48,10 +53,11 @@ export function controlEvent(by: ControlledBy, action: KubeAction, outcome: { er
   if (action.kind === 'updateStatus' || outcome.conflict === true) return undefined;
   const kind = action.ref.kind;
   const tcName = by.name;
-  const tc = { kind: 'TidbCluster' as const, namespace: by.namespace, name: by.name };
+  const ownerKind = by.kind ?? 'TidbCluster';
+  const tc = { kind: ownerKind, namespace: by.namespace, name: by.name };
   if (GENERIC_KINDS.has(kind)) {
     if (action.kind !== 'create' || outcome.error !== undefined) return undefined;
-    return objectEvent(tc, 'Normal', 'Successfully Create', `create ${kind}/${action.ref.name} for controller TidbCluster/${tcName} successfully`);
+    return objectEvent(tc, 'Normal', 'Successfully Create', `create ${kind}/${action.ref.name} for controller ${ownerKind}/${tcName} successfully`);
   }
   const verb = CONTROL_VERBS[kind]?.[action.kind];
   const controlName = CONTROL_NAMES[kind];
@@ -59,7 +65,7 @@ export function controlEvent(by: ControlledBy, action: KubeAction, outcome: { er
   const title = `${verb[0]?.toUpperCase() ?? ''}${verb.slice(1)}`;
   const [type, reason, message]: [EventType, string, string] =
     outcome.error === undefined
-      ? ['Normal', `Successful${title}`, `${verb} ${controlName} ${action.ref.name} in TidbCluster ${tcName} successful`]
-      : ['Warning', `Failed${title}`, `${verb} ${controlName} ${action.ref.name} in TidbCluster ${tcName} failed error: ${outcome.error}`];
+      ? ['Normal', `Successful${title}`, `${verb} ${controlName} ${action.ref.name} in ${ownerKind} ${tcName} successful`]
+      : ['Warning', `Failed${title}`, `${verb} ${controlName} ${action.ref.name} in ${ownerKind} ${tcName} failed error: ${outcome.error}`];
   return objectEvent(tc, type, reason, message);
 }
