@@ -29,6 +29,8 @@ describe('the exporter manifest', () => {
       'restores.pingcap.com: list,watch',
       'statefulsets.apps: list,watch',
       'tidbclusters.pingcap.com: list,watch',
+      'tidbdashboards.pingcap.com: list,watch',
+      'tidbngmonitorings.pingcap.com: list,watch',
     ]);
   });
 

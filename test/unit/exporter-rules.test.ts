@@ -200,7 +200,7 @@ describe('exporter configuration', () => {
 
 /** Every controller's kinds and what its steps wait on, watched in `ns`. */
 function watchesIn(ns: string): string[] {
-  return ['tidbclusters', 'statefulsets', 'pods', 'persistentvolumeclaims', 'backups', 'restores', 'compactbackups', 'backupschedules', 'jobs'].map((plural) => `${plural}@${ns}`);
+  return ['tidbclusters', 'statefulsets', 'pods', 'persistentvolumeclaims', 'backups', 'restores', 'compactbackups', 'backupschedules', 'tidbdashboards', 'tidbngmonitorings', 'jobs'].map((plural) => `${plural}@${ns}`);
 }
 
 describe('exporter metrics on CloudWatch', () => {
