@@ -168,8 +168,8 @@ describe('objects: Secrets and ConfigMaps created before the cluster', () => {
   const withObjects = (yaml: string): string => `${HEAD}objects:\n${yaml}timeline: []\n`;
 
   it.each<{ name: string; objects: string; error: string }>([
-    { name: 'not a list', objects: '  a: 1\n', error: 's.yaml:7: objects: expected a list of manifests (Secret, ConfigMap, ServiceAccount, Role, RoleBinding, ClusterRole, ClusterRoleBinding, Backup, Restore, BackupSchedule, CompactBackup, Deployment), got a mapping' },
-    { name: 'another kind', objects: '  - {apiVersion: v1, kind: Pod, metadata: {name: x}}\n', error: 's.yaml:8: objects[0].kind: expected one of: Secret, ConfigMap, ServiceAccount, Role, RoleBinding, ClusterRole, ClusterRoleBinding, Backup, Restore, BackupSchedule, CompactBackup, Deployment, got "Pod"' },
+    { name: 'not a list', objects: '  a: 1\n', error: 's.yaml:7: objects: expected a list of manifests (Secret, ConfigMap, ServiceAccount, Role, RoleBinding, ClusterRole, ClusterRoleBinding, Backup, Restore, BackupSchedule, CompactBackup, TidbDashboard, TidbNGMonitoring, Deployment), got a mapping' },
+    { name: 'another kind', objects: '  - {apiVersion: v1, kind: Pod, metadata: {name: x}}\n', error: 's.yaml:8: objects[0].kind: expected one of: Secret, ConfigMap, ServiceAccount, Role, RoleBinding, ClusterRole, ClusterRoleBinding, Backup, Restore, BackupSchedule, CompactBackup, TidbDashboard, TidbNGMonitoring, Deployment, got "Pod"' },
     { name: 'another apiVersion', objects: '  - {apiVersion: apps/v1, kind: Secret, metadata: {name: x}}\n', error: 's.yaml:8: objects[0].apiVersion: expected v1 for Secret, got "apps/v1"' },
     { name: 'an RBAC kind with the core apiVersion', objects: '  - {apiVersion: v1, kind: RoleBinding, metadata: {name: x}}\n', error: 's.yaml:8: objects[0].apiVersion: expected rbac.authorization.k8s.io/v1 for RoleBinding, got "v1"' },
     { name: 'a namespace on a cluster-scoped kind', objects: '  - {apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole, metadata: {name: x, namespace: demo}}\n', error: 's.yaml:8: objects[0].metadata.namespace: unknown field (expected one of: name, labels, annotations)' },
