@@ -19,6 +19,7 @@ import { planTidbDashboard } from '../reconcile/tidb-dashboard/recipe.js';
 import type { DashboardSnapshot } from '../reconcile/tidb-dashboard/snapshot.js';
 import type { TidbDashboard } from '../reconcile/tidb-dashboard/types.js';
 import { observeWith, type Controller } from '../step/controller.js';
+import { observeCompanionVolumes } from './companion-volumes.js';
 
 /** The TidbDashboard controller over `objects`. */
 export function tidbDashboardController(objects: ObjectReader): Controller<DashboardSnapshot> {
@@ -43,9 +44,10 @@ async function observeDashboard(objects: ObjectReader, ns: string, name: string,
     objects.getObject('StatefulSet', ns, dashboardStatefulSetName(name)) as Promise<IStatefulSet | undefined>,
     objects.listObjects('Pod', ns, labels) as Promise<IPod[]>,
   ]);
+  const { claims, volumes } = await observeCompanionVolumes(objects, ns, labels);
   const service = services.find((s) => s.metadata?.name === dashboardServiceName(name));
   // Only whether the cluster's certificate Secrets exist: the copy itself reads them inside the adapter.
   const sources = tc === undefined || ref === undefined ? [] : [...(isTlsCluster(tc) ? [clusterClientSecretName(ref.name)] : []), ...(isMysqlTls(tc) ? [tidbClientSecretName(ref.name)] : [])];
   const found = await Promise.all(sources.map(async (s) => [s, (await objects.secretKeys(ref?.namespace ?? ns, s)) !== undefined] as const));
-  return { nowMs: now(), td, tc, service, sts, pods, secrets: Object.fromEntries(found) };
+  return { nowMs: now(), td, tc, service, sts, pods, claims, volumes, secrets: Object.fromEntries(found) };
 }

@@ -20,6 +20,7 @@ import { planTidbNgMonitoring } from '../reconcile/tidb-ng-monitoring/recipe.js'
 import type { NgMonitoringSnapshot } from '../reconcile/tidb-ng-monitoring/snapshot.js';
 import type { TidbNGMonitoring } from '../reconcile/tidb-ng-monitoring/types.js';
 import { observeWith, type Controller } from '../step/controller.js';
+import { observeCompanionVolumes } from './companion-volumes.js';
 
 /** The TidbNGMonitoring controller over `objects`. */
 export function tidbNgMonitoringController(objects: ObjectReader): Controller<NgMonitoringSnapshot> {
@@ -44,9 +45,10 @@ async function observeNgMonitoring(objects: ObjectReader, ns: string, name: stri
     objects.listObjects('Pod', ns, labels) as Promise<IPod[]>,
     objects.secretKeys(ns, ngmTlsSecretName(name)),
   ]);
+  const { claims, volumes } = await observeCompanionVolumes(objects, ns, labels);
   // The cluster's client certificate is looked for only under TLS; only its existence is read here.
   const source = tc !== undefined && ref !== undefined && isTlsCluster(tc) ? clusterClientSecretName(ref.name) : undefined;
   const sourceFound = source === undefined ? undefined : (await objects.secretKeys(ref?.namespace ?? ns, source)) !== undefined;
   const secrets: Record<string, boolean> = { [ngmTlsSecretName(name)]: own !== undefined, ...(source === undefined ? {} : { [source]: sourceFound === true }) };
-  return { nowMs: now(), tngm, tc, service: services.find((s) => s.metadata?.name === ngmName(name)), configMaps, sts, pods, secrets };
+  return { nowMs: now(), tngm, tc, service: services.find((s) => s.metadata?.name === ngmName(name)), configMaps, sts, pods, claims, volumes, secrets };
 }

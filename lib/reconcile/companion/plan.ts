@@ -5,7 +5,7 @@
  * the status subresource when the status changed (certificate copies go first, as v1 syncs them before the objects) (v1 writes it only then, `UpdateStatus`).
  */
 
-import type { Action, CreateAction, EventAction, SecretCopyAction, UpdateAction } from '../../model/action.js';
+import type { Action, CreateAction, EventAction, PatchAction, SecretCopyAction, UpdateAction } from '../../model/action.js';
 import type { KubeObject } from '../../model/kube.js';
 import type { Outcome } from '../../model/outcome.js';
 import type { Plan, RuleResult } from '../../model/plan.js';
@@ -17,7 +17,7 @@ import type { CompanionObject } from './types.js';
 /** The step's pending writes, Events and rule results, as rules add to them. */
 export type CompanionDraft = {
   readonly secretCopies: SecretCopyAction[];
-  readonly writes: (CreateAction | UpdateAction)[];
+  readonly writes: (CreateAction | UpdateAction | PatchAction)[];
   readonly events: EventAction[];
   readonly results: RuleResult[];
 };

@@ -5,6 +5,7 @@
  *   Validate   v1's checks and ours; invalid ⇒ Warning `FailedValidation` with every problem, no retry
  *   Deleting   an object being deleted needs nothing (its objects go by garbage collection)
  *   Cluster    the TidbCluster `spec.clusters[0]` names; missing ⇒ an error, retried with back-off
+ *   Reclaim    each bound volume's reclaim policy set to `pvReclaimPolicy` (default Retain)
  *   TLS        the cluster's client certificates copied into the dashboard's own Secrets
  *   Service    `<td>-tidb-dashboard-exposed`: created, or updated when its applied spec differs
  *   Core       status from the StatefulSet (synced, phase, its status), then `<td>-tidb-dashboard`
@@ -18,6 +19,7 @@ import { complete, fail, wait } from '../engine/outcome.js';
 import { planApply, SERVICE_APPLY, STATEFUL_SET_APPLY } from '../member/apply.js';
 import { clusterRefOf, companionStatus, isCompanionReady } from '../companion/meta.js';
 import { companionEvent, newDraft, note, toCompanionPlan, type CompanionDraft } from '../companion/plan.js';
+import { planReclaimPolicy } from '../companion/reclaim.js';
 import { planSecretCopies } from '../companion/tls.js';
 import { clusterClientSecretName, isTlsCluster } from '../cluster/tls.js';
 import { dashboardClusterTlsSecretName, dashboardMysqlTlsSecretName, dashboardService, dashboardStatefulSet, dashboardStatefulSetName, isMysqlTls, tidbClientSecretName } from './build.js';
@@ -48,6 +50,8 @@ function runStages(draft: CompanionDraft, snap: DashboardSnapshot, td: TidbDashb
   const ref = clusterRefOf(td);
   const tc = snap.tc;
   if (tc === undefined || ref === undefined) return note(draft, 'Cluster', fail(`get tc ${ref?.namespace ?? ''}/${ref?.name ?? ''} failed: tidbcluster.pingcap.com "${ref?.name ?? ''}" not found`));
+  // Reclaim: as v1, each bound volume gets `pvReclaimPolicy` (default Retain).
+  draft.writes.push(...planReclaimPolicy(td.spec?.pvReclaimPolicy ?? 'Retain', snap.claims ?? [], snap.volumes ?? []));
   const name = td.metadata.name ?? '';
   const copies = [
     ...(isTlsCluster(tc) ? [{ to: dashboardClusterTlsSecretName(name), from: [{ name: clusterClientSecretName(tc.metadata.name ?? ''), keyPrefix: '' }] }] : []),

@@ -6,6 +6,8 @@
  */
 
 import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
+import type { IPersistentVolume } from 'kubernetes-models/v1/PersistentVolume';
+import type { IPersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
 import type { IPod } from 'kubernetes-models/v1/Pod';
 import type { IService } from 'kubernetes-models/v1/Service';
 
@@ -23,5 +25,8 @@ export type DashboardSnapshot = {
   readonly service: IService | undefined;
   readonly sts: IStatefulSet | undefined;
   readonly pods: readonly IPod[];
+  /** Its claims (by label) and the PersistentVolumes they are bound to (by name). */
+  readonly claims?: readonly IPersistentVolumeClaim[];
+  readonly volumes?: readonly IPersistentVolume[];
   readonly secrets: SecretPresence;
 };

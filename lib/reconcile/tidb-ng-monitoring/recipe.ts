@@ -5,6 +5,7 @@
  *   Validate   v1's checks and ours; invalid ⇒ Warning `FailedValidation` with every problem, no retry
  *   Deleting   an object being deleted needs nothing (its objects go by garbage collection)
  *   Cluster    the TidbCluster `spec.clusters[0]` names; missing ⇒ an error, retried with back-off
+ *   Reclaim    each bound volume's reclaim policy set to `pvReclaimPolicy` (default Retain)
  *   Assets     Secret `<tngm>-tc-client-tls`: the cluster's client certificates under TLS, else empty
  *   Service    the headless `<tngm>-ng-monitoring` (not while paused)
  *   Core       status from the StatefulSet; paused ⇒ stop here; else the ConfigMap (digest-named) and
@@ -17,6 +18,7 @@ import type { Plan } from '../../model/plan.js';
 import { clusterClientSecretName, isTlsCluster } from '../cluster/tls.js';
 import { clusterRefOf, companionStatus, isCompanionReady } from '../companion/meta.js';
 import { companionEvent, newDraft, note, toCompanionPlan, type CompanionDraft } from '../companion/plan.js';
+import { planReclaimPolicy } from '../companion/reclaim.js';
 import { planSecretCopies } from '../companion/tls.js';
 import { complete, fail, wait } from '../engine/outcome.js';
 import { CONFIG_MAP_APPLY, planApply, SERVICE_APPLY, STATEFUL_SET_APPLY } from '../member/apply.js';
@@ -49,6 +51,8 @@ function runStages(draft: CompanionDraft, snap: NgMonitoringSnapshot, tngm: Tidb
   const ref = clusterRefOf(tngm);
   const tc = snap.tc;
   if (tc === undefined || ref === undefined) return note(draft, 'Cluster', fail(`get tc ${ref?.namespace ?? ''}/${ref?.name ?? ''} failed: tidbcluster.pingcap.com "${ref?.name ?? ''}" not found`));
+  // Reclaim: as v1, each bound volume gets `pvReclaimPolicy` (default Retain).
+  draft.writes.push(...planReclaimPolicy(tngm.spec?.pvReclaimPolicy ?? 'Retain', snap.claims ?? [], snap.volumes ?? []));
   const name = tngm.metadata.name ?? '';
   const tcName = tc.metadata.name ?? '';
   // Under TLS the copy is re-checked every step (a renewed certificate is copied again); without it the empty Secret is made once.

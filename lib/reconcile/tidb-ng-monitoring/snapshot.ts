@@ -7,6 +7,8 @@
 
 import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import type { IPersistentVolume } from 'kubernetes-models/v1/PersistentVolume';
+import type { IPersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
 import type { IPod } from 'kubernetes-models/v1/Pod';
 import type { IService } from 'kubernetes-models/v1/Service';
 
@@ -22,6 +24,9 @@ export type NgMonitoringSnapshot = {
   readonly configMaps: readonly IConfigMap[];
   readonly sts: IStatefulSet | undefined;
   readonly pods: readonly IPod[];
+  /** Its claims (by label) and the PersistentVolumes they are bound to (by name). */
+  readonly claims?: readonly IPersistentVolumeClaim[];
+  readonly volumes?: readonly IPersistentVolume[];
   /** Which Secrets exist, by name (a name not listed was not looked up). */
   readonly secrets: Readonly<Record<string, boolean>>;
 };

@@ -5,6 +5,8 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
+import type { IPersistentVolume } from 'kubernetes-models/v1/PersistentVolume';
+import type { IPersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
 import type { IService } from 'kubernetes-models/v1/Service';
 
 import { dashboardImage } from '../../../../lib/reconcile/tidb-dashboard/build.js';
@@ -126,5 +128,25 @@ describe('TidbDashboard', () => {
     expect(writes(plan)).toEqual([]);
     expect(events(plan)).toEqual([`Warning FailedValidation: ${message}`]);
     expect(plan.outcome).toMatchObject({ kind: 'fail', terminal: true });
+  });
+});
+
+describe('TidbDashboard volumes', () => {
+  const claim = (phase: 'Pending' | 'Bound', volumeName?: string): IPersistentVolumeClaim => ({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'tidb-dashboard-data-basic-tidb-dashboard-0' }, spec: { ...(volumeName ? { volumeName } : {}) }, status: { phase } });
+  const pv = (policy: 'Retain' | 'Delete'): IPersistentVolume => ({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv-1', resourceVersion: '5' }, spec: { persistentVolumeReclaimPolicy: policy } });
+
+  it.each([
+    { name: "a bound claim's Delete volume is patched to Retain (the CRD default)", spec: {}, claims: [claim('Bound', 'pv-1')], policy: 'Delete' as const, patched: ['Retain'] },
+    { name: 'a volume already at the policy is left alone', spec: {}, claims: [claim('Bound', 'pv-1')], policy: 'Retain' as const, patched: [] },
+    { name: 'pvReclaimPolicy Delete is applied', spec: { pvReclaimPolicy: 'Delete' }, claims: [claim('Bound', 'pv-1')], policy: 'Retain' as const, patched: ['Delete'] },
+    { name: 'a pending claim has no volume to patch', spec: {}, claims: [claim('Pending')], policy: 'Delete' as const, patched: [] },
+  ])('$name', ({ spec, claims, policy, patched }) => {
+    // Act
+    const plan = planTidbDashboard(dashboardSnap(dashboard(spec), { claims, volumes: [pv(policy)] }));
+
+    // Assess
+    const patches = plan.actions.filter((a) => a.kind === 'patch');
+    expect(patches.map((p) => (p.kind === 'patch' ? (p.patch as { spec: { persistentVolumeReclaimPolicy: string } }).spec.persistentVolumeReclaimPolicy : ''))).toEqual(patched);
+    for (const p of patches) expect(p).toMatchObject({ ref: { kind: 'PersistentVolume', name: 'pv-1' }, resourceVersion: '5' });
   });
 });
