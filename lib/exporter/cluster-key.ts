@@ -53,6 +53,9 @@ export function clusterKeyOf(kind: WatchedKind, obj: KubeObject, k8sCluster: str
   if (kind === 'StatefulSet' && controllingMonitor(obj) !== undefined) return objectKeyOrNone('TidbMonitor', k8sCluster, namespace, controllingMonitor(obj));
   // A controller manager belongs to no one cluster: the exporter steps those it may manage (operators.ts).
   if (kind === 'Deployment') return undefined;
+  // v1's TidbDashboard and TidbNGMonitoring controllers enqueue every event of their kind and of the StatefulSets they control.
+  if (kind === 'TidbDashboard' || kind === 'TidbNGMonitoring') return objectKeyOrNone(kind, k8sCluster, namespace, obj.metadata.name);
+  if (kind === 'StatefulSet' && isCompanionStatefulSet(obj)) return companionKeyOf(obj, k8sCluster, namespace);
   const name = kind === 'TidbCluster' ? obj.metadata.name : ownerClusterName(obj);
   if (!name) return undefined;
   try {
@@ -123,7 +126,20 @@ export function scheduleKeyOfBackup(obj: KubeObject, k8sCluster: string, deleted
   return deleted || finished ? objectKeyOrNone('BackupSchedule', k8sCluster, obj.metadata.namespace, owner.name) : undefined;
 }
 
-function objectKeyOrNone(kind: 'BackupSchedule' | 'TidbInitializer' | 'TidbMonitor', k8sCluster: string, namespace: string, name: string | undefined): string | undefined {
+/** Whether a StatefulSet is a TidbDashboard's or a TidbNGMonitoring's (by its component label). */
+function isCompanionStatefulSet(obj: KubeObject): boolean {
+  const component = obj.metadata.labels?.[LABEL.component];
+  return component === 'tidb-dashboard' || component === 'ng-monitoring';
+}
+
+/** The key of the TidbDashboard or TidbNGMonitoring controlling a StatefulSet (v1 resolves its controller ownerReference). */
+function companionKeyOf(obj: KubeObject, k8sCluster: string, namespace: string): string | undefined {
+  const ref = (obj.metadata.ownerReferences ?? []).find((r) => r.controller === true && r.apiVersion.startsWith('pingcap.com/'));
+  if (ref === undefined || (ref.kind !== 'TidbDashboard' && ref.kind !== 'TidbNGMonitoring')) return undefined;
+  return objectKeyOrNone(ref.kind, k8sCluster, namespace, ref.name);
+}
+
+function objectKeyOrNone(kind: 'BackupSchedule' | 'TidbInitializer' | 'TidbMonitor' | 'TidbDashboard' | 'TidbNGMonitoring', k8sCluster: string, namespace: string, name: string | undefined): string | undefined {
   if (!name) return undefined;
   try {
     return formatObjectKey(kind, { k8sCluster, namespace, name });

@@ -81,7 +81,7 @@ export type LoopStatus = 'starting' | 'listing' | 'watching' | 'waiting' | 'not-
 export const NOT_SERVED_RETRY_MS = 60_000;
 
 // The kinds of the controllers beside the TidbCluster's, whose resources a cluster may not serve.
-const OPTIONAL_KINDS: ReadonlySet<string> = new Set(['Backup', 'Restore', 'CompactBackup', 'BackupSchedule', 'TidbInitializer', 'Job', 'TidbMonitor']);
+const OPTIONAL_KINDS: ReadonlySet<string> = new Set(['Backup', 'Restore', 'CompactBackup', 'BackupSchedule', 'TidbInitializer', 'TidbDashboard', 'TidbNGMonitoring', 'Job', 'TidbMonitor']);
 
 /** One watch loop; `position` is where its next watch resumes (undefined: it must list first). */
 type Loop = { resource: WatchedResource; status: LoopStatus; failures: number; filter: ChangeFilter; position: string | undefined; notServed?: boolean; known?: boolean };

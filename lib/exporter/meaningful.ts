@@ -15,6 +15,7 @@
  * - Backup, Restore and CompactBackup: labels, annotations, finalizers, `deletionTimestamp`, spec and status (the
  *   Job pod writes status: its progress is a trigger);
  * - TidbInitializer: as a TidbCluster (its Job's events carry the progress);
+ * - TidbDashboard and TidbNGMonitoring: as a TidbCluster (their controller is their only status writer);
  * - Job: labels, ownerReferences, finalizers, `deletionTimestamp`, each condition's `type` and
  *   `status`, and `status.active`;
  * - Deployment (TiDB Operator's controller manager): labels, annotations, ownerReferences, finalizers,
@@ -46,6 +47,10 @@ export function meaningfulView(kind: WatchedKind, obj: KubeObject): Json {
       return { meta: metaView(obj), generation: obj.metadata.generation, spec: obj.spec };
     case 'BackupSchedule':
       return { meta: metaView(obj), generation: obj.metadata.generation, spec: obj.spec, status: obj.status ?? null };
+    case 'TidbDashboard':
+    case 'TidbNGMonitoring':
+      // Their controller is the only status writer: its own status write is no trigger.
+      return { meta: metaView(obj), generation: obj.metadata.generation, spec: obj.spec };
     case 'Backup':
     case 'Restore':
     case 'CompactBackup':

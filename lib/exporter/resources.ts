@@ -14,7 +14,7 @@ import { TerminalError } from '../platform/errors.js';
  * its steps wait on — the TidbCluster's StatefulSets, Pods and PVCs, the Jobs of Backups, Restores and CompactBackups —
  * and TiDB Operator's controller-manager Deployments, whose changes re-check the coexistence verdict (operators.ts).
  */
-export type WatchedKind = 'TidbCluster' | 'StatefulSet' | 'Pod' | 'PersistentVolumeClaim' | 'Backup' | 'Restore' | 'CompactBackup' | 'BackupSchedule' | 'TidbInitializer' | 'Job' | 'TidbMonitor' | 'Deployment';
+export type WatchedKind = 'TidbCluster' | 'StatefulSet' | 'Pod' | 'PersistentVolumeClaim' | 'Backup' | 'Restore' | 'CompactBackup' | 'BackupSchedule' | 'TidbInitializer' | 'TidbDashboard' | 'TidbNGMonitoring' | 'Job' | 'TidbMonitor' | 'Deployment';
 
 /**
  * The Jobs the backup controllers create carry one of these `managed-by` labels (§1.6, §2.3); the
@@ -45,6 +45,8 @@ const KINDS: readonly { kind: WatchedKind; plural: string; labelSelector: string
   { kind: 'BackupSchedule', plural: 'backupschedules', labelSelector: undefined },
   { kind: 'TidbInitializer', plural: 'tidbinitializers', labelSelector: undefined },
   { kind: 'TidbMonitor', plural: 'tidbmonitors', labelSelector: undefined },
+  { kind: 'TidbDashboard', plural: 'tidbdashboards', labelSelector: undefined },
+  { kind: 'TidbNGMonitoring', plural: 'tidbngmonitorings', labelSelector: undefined },
   { kind: 'Job', plural: 'jobs', labelSelector: BACKUP_JOB_SELECTOR },
   { kind: 'Deployment', plural: 'deployments', labelSelector: OPERATOR_DEPLOYMENT_SELECTOR },
 ];

@@ -22,8 +22,9 @@ import { KUBE_LIST_PAGE_LIMIT } from './answer-size.js';
 import { isAlreadyExists, isRetryableKubeFailure, kubeError, retryAfterMsOf } from './errors.js';
 import { buildEvent, eventName, repeatPatch } from './events.js';
 import { type CallBudget, type HttpRequest, KubeHttp, type RemoteClientOptions, callTimeoutMs, retryContextOf } from './http.js';
-import { type KindInfo, apiVersionOf, collectionPath, encodeSelector, kindInfo, objectPath } from './kinds.js';
+import { type KindInfo, STATUS_SUBRESOURCE_KINDS, apiVersionOf, collectionPath, encodeSelector, kindInfo, objectPath } from './kinds.js';
 import { type RawList, listAllPages } from './pager.js';
+import { copySecretWith } from './secret-copy.js';
 import type {
   AccessDecision,
   AccessReview,
@@ -38,6 +39,7 @@ import type {
   ObjectReader,
   OwnedKind,
   PageRequest,
+  SecretCopySpec,
   TidbClusterPage,
 } from './port.js';
 
@@ -159,7 +161,7 @@ export class KubeClient implements KubePort, ObjectReader {
   }
 
   async updateStatus(obj: KubeObject): Promise<KubeObject> {
-    if (obj.kind !== 'TidbCluster') throw new TerminalError(`updateStatus is for TidbClusters, not ${String(obj.kind)}`, { field: 'kind' });
+    if (!STATUS_SUBRESOURCE_KINDS.has(String(obj.kind))) throw new TerminalError(`updateStatus is for kinds with a status subresource (${[...STATUS_SUBRESOURCE_KINDS].join(', ')}), not ${String(obj.kind)}`, { field: 'kind' });
     return this.replace(obj, 'status');
   }
 
@@ -239,6 +241,19 @@ export class KubeClient implements KubePort, ObjectReader {
       if (err instanceof NotFoundError) return false;
       throw err;
     }
+  }
+
+  async copySecret(copy: SecretCopySpec): Promise<void> {
+    const read = async (namespace: string, name: string): Promise<KubeObject | undefined> => {
+      const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`;
+      try {
+        return await this.json<KubeObject>(`get Secret ${namespace}/${name}`, { method: 'GET', path });
+      } catch (err) {
+        if (err instanceof NotFoundError) return undefined;
+        throw err;
+      }
+    };
+    await copySecretWith({ read, create: (o) => this.create(o), update: (o) => this.update(o) }, copy);
   }
 
   async listDeployments(namespace: string | undefined, labelSelector: LabelSelector): Promise<ObjectList> {

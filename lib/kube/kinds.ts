@@ -29,12 +29,20 @@ const KINDS: Record<KnownKind, KindInfo> = {
   CompactBackup: { kind: 'CompactBackup', group: 'pingcap.com', version: 'v1alpha1', plural: 'compactbackups' },
   BackupSchedule: { kind: 'BackupSchedule', group: 'pingcap.com', version: 'v1alpha1', plural: 'backupschedules' },
   TidbInitializer: { kind: 'TidbInitializer', group: 'pingcap.com', version: 'v1alpha1', plural: 'tidbinitializers' },
+  TidbDashboard: { kind: 'TidbDashboard', group: 'pingcap.com', version: 'v1alpha1', plural: 'tidbdashboards' },
+  TidbNGMonitoring: { kind: 'TidbNGMonitoring', group: 'pingcap.com', version: 'v1alpha1', plural: 'tidbngmonitorings' },
   Job: { kind: 'Job', group: 'batch', version: 'v1', plural: 'jobs' },
   TidbMonitor: { kind: 'TidbMonitor', group: 'pingcap.com', version: 'v1alpha1', plural: 'tidbmonitors' },
   ClusterRole: { kind: 'ClusterRole', group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterroles', clusterScoped: true },
   ClusterRoleBinding: { kind: 'ClusterRoleBinding', group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterrolebindings', clusterScoped: true },
   Lease: { kind: 'Lease', group: 'coordination.k8s.io', version: 'v1', plural: 'leases' },
 };
+
+/**
+ * The kinds whose CRD declares a `status` subresource, so their status is written through /status:
+ * the TidbCluster, and TidbDashboard and TidbNGMonitoring (`UpdateStatus` in v1's controllers).
+ */
+export const STATUS_SUBRESOURCE_KINDS: ReadonlySet<string> = new Set(['TidbCluster', 'TidbDashboard', 'TidbNGMonitoring']);
 
 /** The coordinates of `kind`; a kind outside the table is a programming error (`TerminalError`). */
 export function kindInfo(kind: string | undefined): KindInfo {

@@ -65,10 +65,17 @@ export type OwnedKind = (typeof OWNED_KINDS)[number];
 export type KnownKind = OwnedKind | 'TidbCluster' | 'PersistentVolume' | 'Node' | 'StorageClass' | ControllerObjectKind | 'Secret' | 'Lease';
 
 /** The kinds the backup controllers read and write besides the TidbCluster's: their resources and Jobs. */
-export type ControllerObjectKind = 'Backup' | 'Restore' | 'CompactBackup' | 'BackupSchedule' | 'TidbInitializer' | 'Job' | MonitorObjectKind;
+export type ControllerObjectKind = 'Backup' | 'Restore' | 'CompactBackup' | 'BackupSchedule' | 'TidbInitializer' | 'TidbDashboard' | 'TidbNGMonitoring' | 'Job' | MonitorObjectKind;
 
 /** What the TidbMonitor controller reads and writes besides owned kinds: the monitor, and a cluster-scoped monitor's ClusterRole and ClusterRoleBinding. */
 export type MonitorObjectKind = 'TidbMonitor' | 'ClusterRole' | 'ClusterRoleBinding';
+
+/** What `KubePort.copySecret` takes: the target Secret's identity and metadata, and where its data comes from. */
+export type SecretCopySpec = {
+  readonly ref: { readonly namespace?: string; readonly name: string };
+  readonly metadata: ObjectMeta;
+  readonly sources: readonly { readonly namespace: string; readonly name: string; readonly keyPrefix: string }[];
+};
 
 /**
  * A label selector: the query string form (`a=b,c!=d,e in (f)`) or equality pairs, which are
@@ -173,7 +180,10 @@ export interface KubePort {
   create(obj: KubeObject): Promise<KubeObject>;
   /** Replaces `obj`; refused with `TerminalError` before any request when it has no resourceVersion. */
   update(obj: KubeObject): Promise<KubeObject>;
-  /** Replaces a TidbCluster's status through the status subresource; needs a resourceVersion too. */
+  /**
+   * Replaces the status through the status subresource of a kind that has one (TidbCluster,
+   * TidbDashboard, TidbNGMonitoring); needs a resourceVersion too.
+   */
   updateStatus(obj: KubeObject): Promise<KubeObject>;
   /**
    * A JSON merge patch (RFC 7386) carrying `metadata.resourceVersion` as its precondition: the
@@ -193,6 +203,11 @@ export interface KubePort {
    * contents are dropped unread and never logged.
    */
   hasSecret(namespace: string, name: string): Promise<boolean>;
+  /**
+   * Makes a Secret hold exactly its sources' data (see `SecretCopyAction`): values are read and
+   * written here and go nowhere else. Absent on ports that never copy certificates.
+   */
+  copySecret?(copy: SecretCopySpec): Promise<void>;
   /** Creates a SubjectAccessReview (never stored by the server) and returns its decision. */
   reviewAccess(review: AccessReview): Promise<AccessDecision>;
 }

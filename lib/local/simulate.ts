@@ -25,7 +25,7 @@ import type { RequestCounts } from './request-counts.js';
 
 type Phase = 'timeline' | 'reconciler' | 'sim';
 
-const FINAL_KINDS = ['StatefulSet', 'Deployment', 'Pod', 'PersistentVolumeClaim', 'Service', 'ConfigMap', 'ServiceAccount', 'Role', 'RoleBinding', 'Job', 'Backup', 'Restore', 'CompactBackup', 'TidbInitializer', 'TidbMonitor'];
+const FINAL_KINDS = ['StatefulSet', 'Deployment', 'Pod', 'PersistentVolumeClaim', 'Service', 'ConfigMap', 'ServiceAccount', 'Role', 'RoleBinding', 'Job', 'Backup', 'Restore', 'CompactBackup', 'TidbInitializer', 'TidbMonitor', 'TidbDashboard', 'TidbNGMonitoring'];
 
 /** Runs `stack.scenario` to its report. */
 export async function runScenario(stack: SimStack, progress: Progress): Promise<ScenarioReport> {

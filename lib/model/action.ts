@@ -212,6 +212,23 @@ export type ScheduleAction = SchedulePutAction | ScheduleDeleteAction;
 /** Kubernetes writes. */
 export type KubeAction = CreateAction | UpdateAction | UpdateStatusAction | PatchAction | DeleteAction;
 
+/** One Secret whose data a `secret.copy` takes, each key renamed `<keyPrefix><key>`. */
+export type SecretSource = { readonly namespace: string; readonly name: string; readonly keyPrefix: string };
+
+/**
+ * Makes Secret `ref` hold exactly the data of `sources` (TiDB Operator's `CreateOrUpdateSecret` of a
+ * copy of a TidbCluster's client certificates): created with `metadata` when absent, updated under
+ * its read resourceVersion when its data differs, left alone otherwise. The values are read and
+ * written inside the Kubernetes adapter only: they never reach a snapshot, a plan, a log or the
+ * state table. A missing source is a `NotFoundError`.
+ */
+export type SecretCopyAction = {
+  readonly kind: 'secret.copy';
+  readonly ref: ObjectRef;
+  readonly metadata: KubeObject['metadata'];
+  readonly sources: readonly SecretSource[];
+};
+
 /** PD's store and scheduler calls (TiKV and TiFlash rules make them). */
 export type PdStoreAction =
   | PdDeleteStoreAction
@@ -231,7 +248,7 @@ export type TidbAction = TidbSetLabelsAction | TidbStartUpgradeAction | TidbFini
 export type StateAction = PutDeadlineAction | DeleteDeadlineAction | PutStoreIdAction;
 
 /** What the Executor port runs: everything outside the reconciler's own state. */
-export type RemoteAction = KubeAction | MemberAction | EventAction | ScheduleAction;
+export type RemoteAction = KubeAction | MemberAction | EventAction | ScheduleAction | SecretCopyAction;
 
 /** Any action a plan may hold, discriminated on `kind`. */
 export type Action = RemoteAction | StateAction;

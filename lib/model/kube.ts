@@ -45,10 +45,10 @@ export type OwnedKind = keyof OwnedObjects;
  * Every kind an action may name: the cluster itself, what it owns, PersistentVolumes (reclaim
  * policy), and what the backup controllers write (their custom resources and their Jobs).
  */
-export type KubeKind = 'TidbCluster' | OwnedKind | 'PersistentVolume' | 'Backup' | 'Restore' | 'CompactBackup' | 'BackupSchedule' | 'TidbInitializer' | 'Job' | MonitorKubeKind;
+export type KubeKind = 'TidbCluster' | OwnedKind | 'PersistentVolume' | 'Backup' | 'Restore' | 'CompactBackup' | 'BackupSchedule' | 'TidbInitializer' | 'TidbDashboard' | 'TidbNGMonitoring' | 'Job' | MonitorKubeKind;
 
 /** What the TidbMonitor controller writes besides owned kinds (its Secrets only ever created). */
-export type MonitorKubeKind = 'TidbMonitor' | 'Secret' | 'ClusterRole' | 'ClusterRoleBinding';
+export type MonitorKubeKind = 'TidbMonitor' | 'Secret' | 'ClusterRole' | 'ClusterRoleBinding' | 'Secret';
 
 /** Which object an action is about. `namespace` is absent only for cluster-scoped kinds (PersistentVolume). */
 export type ObjectRef = {

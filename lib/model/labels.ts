@@ -60,6 +60,20 @@ export function ownedLabels(instance: string): Record<string, string> {
   return { [LABEL.instance]: instance, [LABEL.managedBy]: MANAGED_BY };
 }
 
+/**
+ * The `component` values TiDB Operator gives objects of its other custom resources, which carry
+ * `instance=<their own name>` and so may share a TidbCluster's instance label (a TidbDashboard named
+ * like its cluster): a TidbCluster's reads leave them out, as v1's member managers select by their
+ * own component.
+ */
+export const OTHER_RESOURCE_COMPONENTS: ReadonlySet<string> = new Set(['monitor', 'backup', 'restore', 'backup-schedule', 'dm-master', 'dm-worker', 'ng-monitoring', 'tidb-dashboard', 'initializer']);
+
+/** Whether an object with these labels belongs to another custom resource than a TidbCluster (see `OTHER_RESOURCE_COMPONENTS`). */
+export function isOtherResourceObject(labels: Readonly<Record<string, string>> | undefined): boolean {
+  const component = labels?.[LABEL.component];
+  return component !== undefined && OTHER_RESOURCE_COMPONENTS.has(component);
+}
+
 /** The equality selector `managed-by=tidb-operator` (what the exporter watches), as a selector string. */
 export const MANAGED_BY_SELECTOR = `${LABEL.managedBy}=${MANAGED_BY}`;
 

@@ -19,6 +19,8 @@ export const CONTROLLER_KINDS = [
   'BackupSchedule',
   'TidbInitializer',
   'TidbMonitor',
+  'TidbDashboard',
+  'TidbNGMonitoring',
 ] as const;
 
 /** One of `CONTROLLER_KINDS`. */

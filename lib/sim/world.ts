@@ -22,6 +22,7 @@ import { CRD_KIND } from './crd/registry.js';
 import { backupCrds } from './crd/backup.js';
 import { tidbInitializerCrd } from './crd/tidbinitializer.js';
 import { tidbMonitorCrd } from './crd/monitor.js';
+import { dashboardCrds } from './crd/dashboard.js';
 import { tidbClusterCrd } from './crd/tidbcluster.js';
 
 /** Options of the world; each has a documented default. */
@@ -81,6 +82,7 @@ export class SimWorld {
     for (const crd of backupCrds()) store.create(CRD_KIND, crd);
     store.create(CRD_KIND, tidbInitializerCrd());
     store.create(CRD_KIND, tidbMonitorCrd());
+    for (const crd of dashboardCrds()) store.create(CRD_KIND, crd);
     for (const object of bootstrapRbacObjects()) store.create(String(object.kind), object);
     const gc = new GarbageCollector(store);
     const controllers = new SimControllers(store, {

@@ -46,6 +46,8 @@ export function describeAction(action: Action): string {
       return `${action.kind} ${action.request.GroupName ?? 'default'}/${action.request.Name} ${action.request.ScheduleExpression} ${action.request.ScheduleExpressionTimezone} ${action.request.State ?? 'ENABLED'}`;
     case 'schedule.delete':
       return `${action.kind} ${action.groupName ?? 'default'}/${action.name}`;
+    case 'secret.copy':
+      return `${action.kind} ${describeRef(action.ref)} from ${action.sources.map((s) => `${s.namespace}/${s.name}`).join(',') || 'nothing'}`;
     case 'event':
       return `event ${action.type} ${action.reason} on ${describeRef(action.object)}${action.once ? ' (once: not again while a recent Event has it)' : ''}`;
     case 'state.putDeadline':

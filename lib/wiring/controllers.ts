@@ -1,6 +1,6 @@
 /**
  * The controllers a deployment runs beside the TidbCluster's, as TiDB Operator's controller manager
- * runs its backup, restore, backup-schedule and compact-backup controllers in the same process: each built with the reads it needs.
+ * runs its backup, restore, backup-schedule, compact-backup, tidb-dashboard and tidb-ng-monitoring controllers in the same process: each built with the reads it needs.
  */
 
 import type { ObjectReader } from '../kube/port.js';
@@ -10,6 +10,8 @@ import { backupController } from './backup-controller.js';
 import { compactBackupController } from './compact-backup-controller.js';
 import { restoreController } from './restore-controller.js';
 import { tidbInitializerController } from './tidb-initializer-controller.js';
+import { tidbDashboardController } from './tidb-dashboard-controller.js';
+import { tidbNgMonitoringController } from './tidb-ng-monitoring-controller.js';
 import { backupScheduleController, type BackupScheduleControllerOptions } from './backup-schedule-controller.js';
 import { monitorController } from './monitor-controller.js';
 
@@ -27,6 +29,8 @@ export function backupControllers(objects: ObjectReader, clients: ClusterClients
     CompactBackup: compactBackupController({ objects }) as ControllerSet['CompactBackup'],
     TidbInitializer: tidbInitializerController({ objects }) as ControllerSet['TidbInitializer'],
     TidbMonitor: monitorController({ objects }) as ControllerSet['TidbMonitor'],
+    TidbDashboard: tidbDashboardController(objects) as ControllerSet['TidbDashboard'],
+    TidbNGMonitoring: tidbNgMonitoringController(objects) as ControllerSet['TidbNGMonitoring'],
     ...(schedules === undefined ? {} : { BackupSchedule: backupScheduleController({ objects, ...schedules }) as ControllerSet['BackupSchedule'] }),
   };
 }

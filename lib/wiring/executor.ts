@@ -17,12 +17,15 @@ import type { ExecuteRequest, Executor } from '../step/ports.js';
 import { withinBudget } from './abortable.js';
 import type { ClusterClients } from './clients.js';
 import { executeKube } from './execute-kube.js';
+import { plainJson } from './plain-json.js';
+import type { ObjectMeta } from '../kube/port.js';
 import { executePd } from './execute-pd.js';
 import { executeTidb } from './execute-tidb.js';
 import { executePumpOffline, executeTicdcResign } from './execute-ticdc.js';
 import { executeSchedule } from './execute-schedule.js';
 import type { SchedulerPort } from '../timer/port.js';
 import { KEPT_KINDS_WRITTEN, ObservedIndex } from './observed.js';
+
 
 /**
  * Runs one action. Guarantees: resolves only when the action took effect or was verified to be
@@ -84,6 +87,9 @@ export class LiveExecutor implements Executor {
         return executePumpOffline(this.clients.pump(target), action);
       case 'tiproxy.setLabels':
         return this.clients.tiproxy(target).setLabels(action.pod, action.labels);
+      case 'secret.copy':
+        if (!this.clients.kube.copySecret) throw new TerminalError(`${describeAction(action)}: this Kubernetes port cannot copy Secrets`, { field: 'kind' });
+        return this.clients.kube.copySecret({ ref: action.ref, metadata: plainJson<ObjectMeta>(action.metadata), sources: action.sources });
       case 'event':
         return this.recordEvent(key, ref, action, fence);
       case 'schedule.put':
@@ -162,14 +168,20 @@ function unknownAction(action: never): never {
   throw new TerminalError(`unknown action ${JSON.stringify(action as RemoteAction)}`);
 }
 
+/** The custom resources whose controllers' writes are recorded on themselves, not on a TidbCluster. */
+type ResourceOwner = 'TidbMonitor' | 'TidbDashboard' | 'TidbNGMonitoring';
+const RESOURCE_OWNERS: ReadonlySet<string> = new Set<ResourceOwner>(['TidbMonitor', 'TidbDashboard', 'TidbNGMonitoring']);
+
 /**
- * Whose control Events a write records: the TidbMonitor a `TidbMonitor:` key names (its uid from the
- * written object's controller reference, so `kubectl describe tm` lists them), else the TidbCluster.
+ * Whose control Events a write records: the TidbMonitor, TidbDashboard or TidbNGMonitoring its key
+ * names (its uid from the written object's controller reference, so `kubectl describe` lists them),
+ * else the TidbCluster.
  */
 function controlledBy(key: ClusterKey, ref: ClusterRef, action: KubeAction): ControlledBy {
   const parsed = parseObjectKey(key);
-  if (!parsed.ok || parsed.kind !== 'TidbMonitor') return ref;
+  if (!parsed.ok || !RESOURCE_OWNERS.has(parsed.kind)) return ref;
+  const kind = parsed.kind as ResourceOwner;
   const object = action.kind === 'create' || action.kind === 'update' ? action.object : undefined;
-  const uid = object?.metadata.ownerReferences?.find((r) => r.controller === true && r.kind === 'TidbMonitor')?.uid;
-  return { ...ref, kind: 'TidbMonitor', ...(uid ? { uid } : {}) };
+  const uid = object?.metadata.ownerReferences?.find((r) => r.controller === true && r.kind === kind)?.uid;
+  return { ...ref, kind, ...(uid ? { uid } : {}) };
 }

@@ -35,7 +35,7 @@ import type { ClusterKey, ClusterRef } from '../model/key.js';
 import type { OwnedObjects, TidbCluster } from '../model/kube.js';
 import type { PdView } from '../model/pd.js';
 import type { TidbView } from '../model/tidb.js';
-import { instanceName, ownedLabels } from '../model/labels.js';
+import { instanceName, isOtherResourceObject, ownedLabels } from '../model/labels.js';
 import { OBSERVED_COMPONENTS, splitByComponent, type ComponentObservation, type ObservedComponents } from '../model/snapshot.js';
 import { NotFoundError, TerminalError } from '../platform/errors.js';
 import { DISCOVERY_KINDS } from '../reconcile/cluster/discovery.js';
@@ -247,7 +247,8 @@ export class LiveObserver implements Observer {
     );
     const owned: Record<string, readonly KubeObject[]> = Object.fromEntries(OWNED_KINDS.map((kind) => [kind, []]));
     kinds.forEach((kind, i) => {
-      owned[kind] = lists[i]?.items ?? [];
+      // A TidbDashboard or TidbNGMonitoring named like the cluster shares its instance label: not the cluster's.
+      owned[kind] = (lists[i]?.items ?? []).filter((o) => !isOtherResourceObject(o.metadata.labels));
     });
     return plainJson<OwnedObjects>(owned);
   }

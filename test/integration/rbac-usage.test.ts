@@ -72,6 +72,19 @@ const BACKUP_CONTROLLER_GRANTS = [
   usageKey('get', '', 'configmaps'),
 ];
 
+/**
+ * The TidbDashboard and TidbNGMonitoring controllers' own grants, used by their story
+ * (dashboard-ngm-ready.yaml); `update` on Secrets only when a copied certificate changes.
+ */
+const COMPANION_CONTROLLER_GRANTS = [
+  usageKey('get', 'pingcap.com', 'tidbdashboards'),
+  usageKey('get', 'pingcap.com', 'tidbngmonitorings'),
+  usageKey('update', 'pingcap.com', 'tidbdashboards/status'),
+  usageKey('update', 'pingcap.com', 'tidbngmonitorings/status'),
+  usageKey('create', '', 'secrets'),
+];
+const UNREACHED_SECRET_UPDATE = usageKey('update', '', 'secrets');
+
 type Rule = { apiGroups: string[]; resources: string[]; verbs: string[] };
 
 function scenario(file: string): Scenario {
@@ -99,11 +112,26 @@ describe('infra RBAC against what the functions use', () => {
         await stack.stop();
       }
     }
-    const unused = grantsOf('tidb-reconciler').filter((g) => !used.has(g) && HELD_TO_GRANT[g] === undefined && !UNREACHED_WRITES.includes(g) && !UNREACHED_MONITOR_WRITES.includes(g) && !BACKUP_CONTROLLER_GRANTS.includes(g));
+    const unused = grantsOf('tidb-reconciler').filter((g) => !used.has(g) && HELD_TO_GRANT[g] === undefined && !UNREACHED_WRITES.includes(g) && !UNREACHED_MONITOR_WRITES.includes(g) && !BACKUP_CONTROLLER_GRANTS.includes(g) && !COMPANION_CONTROLLER_GRANTS.includes(g) && g !== UNREACHED_SECRET_UPDATE);
     expect(unused).toEqual([]);
     // Never granted: creating pods or claims (the StatefulSet controller does), deleting services.
     for (const never of [usageKey('create', '', 'pods'), usageKey('create', '', 'persistentvolumeclaims'), usageKey('delete', '', 'services')]) expect(grantsOf('tidb-reconciler')).not.toContain(never);
   }, 240_000);
+
+  it('the TidbDashboard and TidbNGMonitoring story is refused nothing and uses every grant of their controllers', async () => {
+    const used = new Set<string>();
+    const stack = await SimStack.start(scenario('dashboard-ngm-ready.yaml'), 1);
+    try {
+      const run = await runScenario(stack, createProgress({ quiet: true }));
+      expect(run.invariants.find((i) => i.name === 'rbac-allows-every-call')?.violations).toEqual([]);
+      expect(run.passed).toBe(true);
+      for (const keys of stack.world.gate?.usage.values() ?? []) for (const k of keys) used.add(k);
+    } finally {
+      await stack.stop();
+    }
+    expect(COMPANION_CONTROLLER_GRANTS.filter((g) => !used.has(g))).toEqual([]);
+    expect(grantsOf('tidb-reconciler')).toEqual(expect.arrayContaining([...COMPANION_CONTROLLER_GRANTS, UNREACHED_SECRET_UPDATE]));
+  }, 120_000);
 
   it.each([
     { name: 'the exporter function (its access entry\'s group)', file: RECONCILER_RBAC_FILE, user: { name: 'arn:aws:sts::000000000000:assumed-role/exp/tidb-reconciler-dev-exporter', groups: ['tidb-reconciler-exporter'] } },

@@ -12,6 +12,7 @@ import { CRD_KIND } from '../../lib/sim/crd/registry.js';
 import { backupCrds } from '../../lib/sim/crd/backup.js';
 import { tidbMonitorCrd } from '../../lib/sim/crd/monitor.js';
 import { tidbInitializerCrd } from '../../lib/sim/crd/tidbinitializer.js';
+import { dashboardCrds } from '../../lib/sim/crd/dashboard.js';
 import { tidbClusterCrd } from '../../lib/sim/crd/tidbcluster.js';
 import { applyRbacFile } from '../../lib/local/function-rbac.js';
 import { CLUSTER_ADMIN_USER, TokenRegistry } from '../../lib/sim/authn.js';
@@ -48,6 +49,7 @@ export async function startBareServer(opts: { historyLimit?: number; token?: str
   for (const crd of backupCrds()) store.create(CRD_KIND, crd);
   store.create(CRD_KIND, tidbInitializerCrd());
   store.create(CRD_KIND, tidbMonitorCrd());
+  for (const crd of dashboardCrds()) store.create(CRD_KIND, crd);
   const gc = new GarbageCollector(store);
   const proxy = new ProxyRegistry(store);
   const gate = opts.as ? new ApiGate(new TokenRegistry(), store, () => clock.nowMs()) : undefined;

@@ -32,6 +32,8 @@ describe('the exporter manifest', () => {
       'tidbclusters.pingcap.com: list,watch',
       'tidbinitializers.pingcap.com: list,watch',
       'tidbmonitors.pingcap.com: list,watch',
+      'tidbdashboards.pingcap.com: list,watch',
+      'tidbngmonitorings.pingcap.com: list,watch',
     ]);
   });
 

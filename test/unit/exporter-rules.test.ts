@@ -208,7 +208,7 @@ describe('exporter configuration', () => {
 
 /** Every controller's kinds and what its steps wait on, watched in `ns`. */
 function watchesIn(ns: string): string[] {
-  return ['tidbclusters', 'statefulsets', 'pods', 'persistentvolumeclaims', 'backups', 'restores', 'compactbackups', 'backupschedules', 'tidbinitializers', 'tidbmonitors', 'jobs', 'deployments'].map((plural) => `${plural}@${ns}`);
+  return ['tidbclusters', 'statefulsets', 'pods', 'persistentvolumeclaims', 'backups', 'restores', 'compactbackups', 'backupschedules', 'tidbinitializers', 'tidbmonitors', 'tidbdashboards', 'tidbngmonitorings', 'jobs', 'deployments'].map((plural) => `${plural}@${ns}`);
 }
 
 describe('exporter metrics on CloudWatch', () => {

@@ -4,7 +4,7 @@
  * objects (Role, RoleBinding, ClusterRole, ClusterRoleBinding: e.g. who may use the admin
  * function's mutating actions in which namespace; TiDB Operator's `backup-rbac.yaml`), ServiceAccounts
  * (the backup Jobs' `tidb-backup-manager`, with its IRSA annotation), and TiDB Operator's data-plane
- * resources (Backup, Restore, BackupSchedule, CompactBackup), and Deployments (e.g. TiDB Operator's
+ * resources (Backup, Restore, BackupSchedule, CompactBackup, TidbDashboard, TidbNGMonitoring), and Deployments (e.g. TiDB Operator's
  * `tidb-controller-manager`, whose pods run its leader election: lib/sim/tidb/controller-manager.ts).
  * Each is a manifest with its kind's apiVersion (`v1`, `rbac.authorization.k8s.io/v1`, `apps/v1`, `pingcap.com/v1alpha1`), `metadata.name`, and
  * for namespaced kinds `metadata.namespace` defaulting to the cluster's; they are created at t = 0,
@@ -30,6 +30,8 @@ export const OBJECT_KINDS = [
   'CompactBackup',
   'TidbInitializer',
   'TidbMonitor',
+  'TidbDashboard',
+  'TidbNGMonitoring',
   'Deployment',
   'VolumeAttributesClass',
 ] as const;
@@ -56,6 +58,8 @@ const KINDS: Record<ObjectKind, { readonly apiVersion: string; readonly fields: 
   CompactBackup: { apiVersion: PINGCAP, fields: CUSTOM, namespaced: true },
   TidbInitializer: { apiVersion: PINGCAP, fields: CUSTOM, namespaced: true },
   TidbMonitor: { apiVersion: PINGCAP, fields: CUSTOM, namespaced: true },
+  TidbDashboard: { apiVersion: PINGCAP, fields: CUSTOM, namespaced: true },
+  TidbNGMonitoring: { apiVersion: PINGCAP, fields: CUSTOM, namespaced: true },
   Deployment: { apiVersion: 'apps/v1', fields: ['apiVersion', 'kind', 'metadata', 'spec'], namespaced: true },
   VolumeAttributesClass: { apiVersion: 'storage.k8s.io/v1', fields: ['apiVersion', 'kind', 'metadata', 'driverName', 'parameters'], namespaced: false },
 };

@@ -42,7 +42,13 @@ const GENERIC_KINDS = new Set(['ConfigMap', 'Deployment', 'Role', 'RoleBinding',
  * (`kind`) another controller's object, as v1's controls name their controller (a TidbMonitor's
  * StatefulSet: "create StatefulSet basic-monitor in TidbMonitor basic successful").
  */
-export type ControlledBy = { readonly namespace: string; readonly name: string; readonly kind?: 'TidbCluster' | 'TidbMonitor'; readonly uid?: string };
+export type ControlledBy = {
+  readonly namespace: string;
+  readonly name: string;
+  /** The controlling object's kind: a TidbCluster unless said (a TidbDashboard's Service is recorded on the TidbDashboard, as v1's controls do). */
+  readonly kind?: 'TidbCluster' | 'TidbMonitor' | 'TidbDashboard' | 'TidbNGMonitoring';
+  readonly uid?: string;
+};
 
 /**
  * The Event v1 records on the TidbCluster `by` for `action`, given how it ended (`error` undefined:

@@ -10,6 +10,7 @@ import type { KubeObject } from '../object.js';
 import { backupCrds } from './backup.js';
 import { tidbInitializerCrd } from './tidbinitializer.js';
 import { tidbMonitorCrd } from './monitor.js';
+import { dashboardCrds } from './dashboard.js';
 import { servedVersions } from './definitions.js';
 import { ResourceRegistry } from './registry.js';
 import type { StructuralSchema } from './schema.js';
@@ -37,6 +38,7 @@ export function defaultResources(): ResourceRegistry {
   for (const crd of backupCrds()) registry.put(crd as KubeObject);
   registry.put(tidbInitializerCrd() as KubeObject);
   registry.put(tidbMonitorCrd() as KubeObject);
+  for (const crd of dashboardCrds()) registry.put(crd as KubeObject);
   return registry;
 }
 
