@@ -126,7 +126,7 @@ describe('LiveObserver', () => {
 
     // Assess
     const none = { objects: expect.objectContaining({ Pod: [], StatefulSet: [] }), view: undefined };
-    expect(observation).toEqual({ cluster: undefined, owned: expect.objectContaining({ Pod: [], StatefulSet: [] }), components: { pd: none, tiflash: none, tidb: none, pump: none, ticdc: none } });
+    expect(observation).toEqual({ cluster: undefined, owned: expect.objectContaining({ Pod: [], StatefulSet: [] }), components: { pd: none, tiflash: none, tidb: none, pump: none, ticdc: none, tiproxy: none } });
   });
 
   it('a PD that cannot be reached is a fact (its error), not an observe failure', async () => {

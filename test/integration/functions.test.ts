@@ -13,6 +13,7 @@ import { createAdminHandler } from '../../functions/admin.js';
 import { createReconcileHandler } from '../../functions/reconcile.js';
 import { createSweepHandler } from '../../functions/sweep.js';
 import { createTimerHandler } from '../../functions/timer.js';
+import { DEFAULT_SWEEP_SPREAD_SECONDS } from '../../lib/platform/config.js';
 import { MemoryLogger } from '../../lib/platform/logger.js';
 import { METRIC, MemoryMetrics } from '../../lib/platform/metrics.js';
 import { MemoryReconcileQueue } from '../../lib/queue/memory.js';
@@ -314,7 +315,8 @@ describe('sweep handler', () => {
     // Act
     const summary = await createSweepHandler({ runtime: () => sweeping })({}, lambdaContext());
 
-    // Assess
+    // Assess: each message is delayed by its key's share of the spread (SWEEP_SPREAD_SECONDS, 300 s by default).
+    await w.clock.advance(DEFAULT_SWEEP_SPREAD_SECONDS * 1000);
     const sent = await drain(sweepQueue);
     const expected = names.filter((n) => n !== 'due-soon').map((n) => `${K8S}/demo/${n}`);
     expect(sent.map((m) => m.key).sort()).toEqual(expected.sort());

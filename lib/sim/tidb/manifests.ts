@@ -43,8 +43,15 @@ export function tidbClusterObject(c: HandCluster): KubeObject {
   const spec: Record<string, unknown> = { version: c.version, discovery: {} };
   for (const [component, replicas] of Object.entries(c.replicas)) {
     if (replicas === undefined) continue;
-    // TiFlash's spec requires its storage claims (the CRD schema says so, as TiDB Operator's does).
-    const claims = component === 'tiflash' ? { storageClaims: [{ resources: { requests: { storage: '10Gi' } } }] } : {};
+    // TiFlash's spec requires its storage claims (the CRD schema says so, as TiDB Operator's does);
+    // the others with data ask for what their StatefulSet's claims hold (`statefulSetObject`), so the
+    // hand-built cluster is one the reconciler would have built, not a request to shrink its volumes.
+    const claims =
+      component === 'tiflash'
+        ? { storageClaims: [{ resources: { requests: { storage: '10Gi' } } }] }
+        : DATA[component as SetComponent]
+          ? { requests: { storage: '10Gi' } }
+          : {};
     spec[component] = { replicas, baseImage: IMAGES[component as SetComponent], ...claims };
   }
   return { apiVersion: 'pingcap.com/v1alpha1', kind: 'TidbCluster', metadata: { name: c.name, namespace: c.namespace }, spec };
