@@ -225,6 +225,8 @@ export async function benchFleetSweep(keys = 10_000): Promise<string> {
       ['BatchGetItem calls / summed s', ...col((t) => `${t.profile.getMany} / ${s(t.profile.getManyMs)}`)],
       ['SendMessageBatch calls / summed s', ...col((t) => `${t.profile.sends} / ${s(t.profile.sendMs)}`)],
     ]),
+    '',
+    `Goal (≤ 20 s for ${keys.toLocaleString('en')} clusters), this run: ${timings.map((t) => `${t.name} ${s(t.wallMs)} s, ${t.wallMs <= 20_000 && t.error === undefined ? 'met' : '**not met**'}`).join('; ')}.`,
   ].join('\n');
 }
 

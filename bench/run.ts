@@ -77,6 +77,19 @@ function spliceSections(doc: string, parts: readonly string[]): string {
   return out;
 }
 
+/**
+ * An earlier run's note line without the sections this run replaces: unchanged when it names none
+ * of them, gone when it names only them.
+ */
+function withoutSections(line: string, replaced: readonly Section[]): string[] {
+  const at = line.indexOf(': from one run');
+  if (!line.startsWith('- sections ') || at < 0) return [line];
+  const names = [...line.slice(0, at).matchAll(/"([^"]+)"/g)].map((m) => m[1] ?? '');
+  const kept = names.filter((name) => !replaced.some((s) => s.name === name));
+  if (kept.length === names.length) return [line];
+  return kept.length === 0 ? [] : [`- sections ${kept.map((name) => `"${name}"`).join(', ')}${line.slice(at)}`];
+}
+
 async function main(): Promise<void> {
   const started = new Date();
   const chosen = chosenSections(process.argv.slice(2));
@@ -92,10 +105,7 @@ async function main(): Promise<void> {
   if (chosen !== SECTIONS) {
     const ids = chosen.map((s) => s.id).join(',');
     const note = `- sections ${chosen.map((s) => `"${s.name}"`).join(', ')}: from one run of \`npm run bench -- --only ${ids}\`, ${started.toISOString()}, ${machine}; the others from the run above`;
-    const names = new Set(chosen.map((s) => s.name));
-    // A note whose sections this run replaces in full is no longer true.
-    const stale = (line: string): boolean => /^- sections /.test(line) && [...(line.split(': from one run')[0] ?? '').matchAll(/"([^"]+)"/g)].every((m) => names.has(m[1] ?? ''));
-    const doc = spliceSections(readFileSync('BENCHMARKS.md', 'utf8'), parts).replace(/\n- machine: [^\n]*\n(?:- sections [^\n]*\n)*/, (m) => `${m.split('\n').filter((line) => !stale(line)).join('\n')}${note}\n`).replace('every number below comes from that one run.', "each section's numbers come from one run: the one below, or the one its line names.");
+    const doc = spliceSections(readFileSync('BENCHMARKS.md', 'utf8'), parts).replace(/\n- machine: [^\n]*\n(?:- sections [^\n]*\n)*/, (m) => `${m.split('\n').flatMap((line) => withoutSections(line, chosen)).join('\n')}${note}\n`).replace('every number below comes from that one run.', "each section's numbers come from one run: the one below, or the one its line names.");
     writeFileSync('BENCHMARKS.md', doc);
     process.stderr.write(`bench: replaced ${ids} in BENCHMARKS.md\n`);
     process.exit(0);
