@@ -12,7 +12,6 @@ import { SimStack } from '../lib/local/sim-stack.js';
 import type { Scenario } from '../lib/local/scenario/types.js';
 import { ZERO_LATENCY } from '../lib/local/latency.js';
 import type { KubeObject } from '../lib/sim/object.js';
-import { benchFleetSweep } from './fleet-sweep.js';
 import { BENCH_SCENARIOS, RequestTally, loadScenario } from './probes.js';
 import { table } from './stats.js';
 
@@ -185,22 +184,19 @@ function row(r: FleetResult): (string | number)[] {
   ];
 }
 
-/** Runs every fleet size (each within its wall budget) and the 10 000-key sweep; returns the section. */
+/** Runs every fleet size (each within its wall budget); returns the section (the 10 000-key sweep is bench/fleet-sweep.ts's own section). */
 export async function benchFleet(sizes: readonly number[] = [1, 10, 100, 1000], seed = 1, wallBudgetMs = 300_000, restWallBudgetMs = 120_000): Promise<string> {
   const results: FleetResult[] = [];
   for (const n of sizes) {
     process.stderr.write(`bench: fleet of ${n} …\n`);
     results.push(await runFleet(n, seed, wallBudgetMs, (line) => process.stderr.write(`bench: ${line}\n`), restWallBudgetMs));
   }
-  const sweep = await benchFleetSweep(10_000);
   return [
     `### The simulated fleet (PD-only TidbClusters, 3 members each, seed ${seed})`,
     '',
     `Each size on a fresh \`SimStack\` (simulated API server, controllers and PD, dynalite, in-process queue, the real handlers; one reconcile batch at a time, as \`simulate\`, without the latency model: one batch at a time stands for Lambda's concurrent containers, so steps' times would add up across clusters as they do not in AWS), one namespace per cluster, ⌈4n/80⌉ nodes (at least 3; a cluster is 3 PD pods and the discovery pod). Ready: every cluster's Ready condition True, within ${READY_WITHIN_MS / 60_000} min virtual and ${wallBudgetMs / 1000} s wall. At rest: ${REST_MS / 60_000} min virtual (or what ${restWallBudgetMs / 1000} s of wall time reach) with the sweep every ${SWEEP_EVERY_MS / 60_000} min; API server requests (Kubernetes and PD through the proxy) scaled to an hour. CPU: the process's user and system time to Ready (the machine is shared, so wall time alone says little). Memory: the process after a GC when \`--expose-gc\` is on, measured at the end of the size (sizes run one after another in one process).`,
     '',
     table(['clusters', 'Ready', 'virtual time to Ready', 'wall s to Ready', 'CPU s to Ready', 'steps to Ready', 'steps/s to Ready', 'virtual time at rest', 'steps/s at rest', 'API requests per cluster per hour at rest', 'RSS MiB', 'heap MiB'], results.map(row)),
-    '',
-    sweep,
   ].join('\n');
 }
 

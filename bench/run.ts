@@ -13,6 +13,7 @@ import { benchBundle } from './bundle.js';
 import { benchCrashStall } from './crash-stall.js';
 import { benchEngine } from './engine.js';
 import { benchFleet } from './fleet.js';
+import { benchFleetSweep } from './fleet-sweep.js';
 import { benchFullCluster } from './full-cluster.js';
 import { benchNoopStep } from './noop-step.js';
 import { benchTikvUpgrade } from './operations.js';
@@ -38,7 +39,8 @@ const SECTIONS: Section[] = [
   { id: 'crash-stall', name: 'crashed step during a scale-out', run: () => benchCrashStall() },
   { id: 'at-rest-load', name: 'load at rest: requests per cluster-hour and the sweep at 10 000 clusters', run: benchAtRestLoad },
   // 1 000 clusters take minutes of wall time: each size gets at most 4 min to Ready and 1 min at rest.
-  { id: 'fleet', name: 'simulated fleet and the 10 000-cluster sweep', run: () => benchFleet([1, 10, 100, 1000], 1, 480_000, 60_000) },
+  { id: 'fleet-sweep', name: 'the sweep of 10 000 real-size clusters at rest, before → after', run: () => benchFleetSweep(10_000) },
+  { id: 'fleet', name: 'simulated fleet', run: () => benchFleet([1, 10, 100, 1000], 1, 480_000, 60_000) },
 ];
 
 /** The sections `--only` names (comma-separated ids), or every section. */
@@ -75,6 +77,19 @@ function spliceSections(doc: string, parts: readonly string[]): string {
   return out;
 }
 
+/**
+ * An earlier run's note line without the sections this run replaces: unchanged when it names none
+ * of them, gone when it names only them.
+ */
+function withoutSections(line: string, replaced: readonly Section[]): string[] {
+  const at = line.indexOf(': from one run');
+  if (!line.startsWith('- sections ') || at < 0) return [line];
+  const names = [...line.slice(0, at).matchAll(/"([^"]+)"/g)].map((m) => m[1] ?? '');
+  const kept = names.filter((name) => !replaced.some((s) => s.name === name));
+  if (kept.length === names.length) return [line];
+  return kept.length === 0 ? [] : [`- sections ${kept.map((name) => `"${name}"`).join(', ')}${line.slice(at)}`];
+}
+
 async function main(): Promise<void> {
   const started = new Date();
   const chosen = chosenSections(process.argv.slice(2));
@@ -90,7 +105,7 @@ async function main(): Promise<void> {
   if (chosen !== SECTIONS) {
     const ids = chosen.map((s) => s.id).join(',');
     const note = `- sections ${chosen.map((s) => `"${s.name}"`).join(', ')}: from one run of \`npm run bench -- --only ${ids}\`, ${started.toISOString()}, ${machine}; the others from the run above`;
-    const doc = spliceSections(readFileSync('BENCHMARKS.md', 'utf8'), parts).replace(/\n- machine: [^\n]*\n(?:- sections [^\n]*\n)*/, (m) => `${m}${note}\n`).replace('every number below comes from that one run.', "each section's numbers come from one run: the one below, or the one its line names.");
+    const doc = spliceSections(readFileSync('BENCHMARKS.md', 'utf8'), parts).replace(/\n- machine: [^\n]*\n(?:- sections [^\n]*\n)*/, (m) => `${m.split('\n').flatMap((line) => withoutSections(line, chosen)).join('\n')}${note}\n`).replace('every number below comes from that one run.', "each section's numbers come from one run: the one below, or the one its line names.");
     writeFileSync('BENCHMARKS.md', doc);
     process.stderr.write(`bench: replaced ${ids} in BENCHMARKS.md\n`);
     process.exit(0);

@@ -1,0 +1,82 @@
+/**
+ * The API server's request rate from a fleet at rest, second by second (issue 30: ≤ 50/s on average
+ * and ≤ 100/s at peak at 10 000 clusters), from one cluster's measured schedule:
+ *
+ * - every `sweepIntervalS` the sweep LISTs the fleet (`listPages` requests, in its first second);
+ * - a cluster is stepped in full when the sweep finds its last full read `fullReadIntervalS` plus
+ *   its key's share of `fullReadSpreadS` old (lib/step/sweep-rest.ts `sweepChoice`, `spreadOf`);
+ *   with no full-read interval (main), at every sweep. The full step arrives when its message turns
+ *   visible (its key's share of `sweepSpreadS`, lib/step/sweep-spread.ts) and costs `perFullStep`;
+ * - steps run as the event source allows (`stepsPerS`): what is visible waits its turn;
+ * - every other step at rest (the health steps) costs `restPerClusterHour` requests per cluster-hour,
+ *   spread evenly.
+ *
+ * Times are seconds of the window; a cluster's last full read before it is at `firstFullAtS` (≤ 0).
+ */
+import { spreadOf } from '../lib/step/sweep-rest.js';
+import { sweepDelaySeconds } from '../lib/step/sweep-spread.js';
+
+/** What the model needs (see the module comment). */
+export type FleetSchedule = {
+  readonly keys: readonly string[];
+  readonly windowS: number;
+  readonly sweepIntervalS: number;
+  readonly sweepSpreadS: number;
+  /** 0: every sweep steps every cluster in full. */
+  readonly fullReadIntervalS: number;
+  readonly fullReadSpreadS: number;
+  readonly perFullStep: number;
+  readonly listPages: number;
+  readonly stepsPerS: number;
+  readonly restPerClusterHour: number;
+  /** A cluster's last full read before the window, from its index and how long after a full read it is due one. */
+  readonly firstFullAtS: (index: number, dueAfterS: number) => number;
+};
+
+/** The window's requests per second: average, the busiest second (and its steps' requests alone, the LIST left out), full steps, and the most steps visible and waiting at once. */
+export type FleetRate = { readonly averagePerS: number; readonly peakPerS: number; readonly peakStepsPerS: number; readonly fullSteps: number; readonly maxBacklog: number };
+
+/** Runs the schedule second by second (see the module comment). */
+export function fleetRate(s: FleetSchedule): FleetRate {
+  const arrivals = new Array<number>(s.windowS + 900).fill(0);
+  const lists = new Array<number>(s.windowS).fill(0);
+  const dueAfter = s.keys.map((key) => s.fullReadIntervalS + spreadOf(key, s.fullReadSpreadS * 1000) / 1000);
+  const fullAt = s.keys.map((_, i) => s.firstFullAtS(i, dueAfter[i] ?? 0));
+  const delays = s.keys.map((key) => sweepDelaySeconds(key, s.sweepSpreadS));
+  for (let t = 0; t < s.windowS; t += s.sweepIntervalS) {
+    lists[t] = (lists[t] ?? 0) + s.listPages;
+    s.keys.forEach((_, i) => {
+      if (s.fullReadIntervalS > 0 && t < (fullAt[i] ?? 0) + (dueAfter[i] ?? 0)) return;
+      const at = t + (delays[i] ?? 0);
+      arrivals[at] = (arrivals[at] ?? 0) + 1;
+      fullAt[i] = at;
+    });
+  }
+  const restPerS = (s.keys.length * s.restPerClusterHour) / 3600;
+  let backlog = 0;
+  let maxBacklog = 0;
+  let total = 0;
+  let peak = 0;
+  let peakSteps = 0;
+  let fullSteps = 0;
+  for (let t = 0; t < s.windowS; t++) {
+    backlog += arrivals[t] ?? 0;
+    maxBacklog = Math.max(maxBacklog, backlog);
+    const served = Math.min(backlog, s.stepsPerS);
+    backlog -= served;
+    fullSteps += served;
+    const requests = served * s.perFullStep + (lists[t] ?? 0) + restPerS;
+    total += requests;
+    peak = Math.max(peak, requests);
+    peakSteps = Math.max(peakSteps, served * s.perFullStep + restPerS);
+  }
+  return { averagePerS: total / s.windowS, peakPerS: peak, peakStepsPerS: peakSteps, fullSteps, maxBacklog };
+}
+
+/** A fraction in [0, 1) from `index` (a fixed sequence: the same fleet every run). */
+export function fixedFraction(index: number): number {
+  let x = (index + 1) * 0x9e3779b1;
+  x = Math.imul(x ^ (x >>> 16), 0x85ebca6b);
+  x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35);
+  return ((x ^ (x >>> 16)) >>> 0) / 0x1_0000_0000;
+}
