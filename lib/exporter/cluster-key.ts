@@ -147,3 +147,21 @@ function objectKeyOrNone(kind: 'BackupSchedule' | 'TidbInitializer' | 'TidbMonit
     return undefined;
   }
 }
+
+/**
+ * The key of the TidbCluster a PiTR Restore event should also wake (any event of it: created, changed,
+ * finished or gone): TiKV's `gc.ratio-threshold = -1` follows whether one is pending (v1's TiKV member
+ * manager, lib/reconcile/components/tikv/pitr-gc.ts). `spec.br.cluster` in `spec.br.clusterNamespace`,
+ * or the Restore's own namespace when that is empty. Undefined for any other Restore.
+ */
+export function clusterKeyOfPitrRestore(obj: KubeObject, k8sCluster: string): string | undefined {
+  const spec = obj.spec as { restoreMode?: unknown; br?: { cluster?: unknown; clusterNamespace?: unknown } } | undefined;
+  const name = spec?.br?.cluster;
+  const namespace = (typeof spec?.br?.clusterNamespace === 'string' && spec.br.clusterNamespace) || obj.metadata.namespace;
+  if (spec?.restoreMode !== 'pitr' || typeof name !== 'string' || !namespace) return undefined;
+  try {
+    return formatClusterKey({ k8sCluster, namespace, name });
+  } catch {
+    return undefined;
+  }
+}

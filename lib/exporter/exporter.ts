@@ -20,7 +20,7 @@ import type { ReconcileQueue } from '../queue/port.js';
 import type { StateStore } from '../state/port.js';
 import { backoffDelayMs } from '../step/backoff.js';
 import { errorText, type Positions } from './checkpoints.js';
-import { clusterKeyOf, scheduleKeyOfBackup } from './cluster-key.js';
+import { clusterKeyOf, clusterKeyOfPitrRestore, scheduleKeyOfBackup } from './cluster-key.js';
 import { COVERAGE_INTERVAL_MS, markWatchedUntil } from './coverage.js';
 import { Flusher } from './flusher.js';
 import { listAll } from './list.js';
@@ -348,6 +348,9 @@ export class Exporter {
     // A scheduled Backup that finished (or went) wakes its BackupSchedule: retention and a waiting slot; a scheduled CompactBackup that ended, the next compaction.
     const schedule = (resource.kind === 'Backup' || resource.kind === 'CompactBackup') && meaningful ? scheduleKeyOfBackup(event.object, this.options.k8sCluster, event.type === 'DELETED') : undefined;
     if (schedule !== undefined) this.output.trigger(schedule, `scheduled Backup ${event.object.metadata.namespace ?? ''}/${event.object.metadata.name ?? ''} ${event.type.toLowerCase()}`);
+    // A PiTR Restore wakes the cluster it restores into: TiKV's gc.ratio-threshold follows it (tikv/pitr-gc.ts).
+    const target = resource.kind === 'Restore' && meaningful ? clusterKeyOfPitrRestore(event.object, this.options.k8sCluster) : undefined;
+    if (target !== undefined) this.output.trigger(target, `PiTR Restore ${event.object.metadata.namespace ?? ''}/${event.object.metadata.name ?? ''} ${event.type.toLowerCase()}`);
     const rv = event.object.metadata.resourceVersion;
     if (rv) this.advance(loop, rv);
   }

@@ -32,6 +32,7 @@ import type {
   EventInput,
   EventRecord,
   KnownKind,
+  ObjectPager,
   KubeObject,
   KubePort,
   LabelSelector,
@@ -58,7 +59,7 @@ const SAFE: RetryCall = { isRetryable: isRetryableKubeFailure, retryAfterMs: ret
 const ONCE: RetryCall = { isRetryable: () => false };
 
 /** `KubePort` against one API server. */
-export class KubeClient implements KubePort, ObjectReader {
+export class KubeClient implements KubePort, ObjectReader, ObjectPager {
   private readonly budget: CallBudget;
   private readonly clock: Clock;
   private readonly retry: RetryContext;
@@ -117,10 +118,14 @@ export class KubeClient implements KubePort, ObjectReader {
   }
 
   async listTidbClusters(page: PageRequest): Promise<TidbClusterPage> {
-    const info = kindInfo('TidbCluster');
+    return this.listObjectPage('TidbCluster', page);
+  }
+
+  async listObjectPage(kind: KnownKind, page: PageRequest): Promise<TidbClusterPage> {
+    const info = kindInfo(kind);
     const query = new URLSearchParams({ limit: String(page.limit) });
     if (page.continue) query.set('continue', page.continue);
-    const list = await this.json<RawList>('list TidbClusters', { method: 'GET', path: `${collectionPath(info, page.namespace)}?${query}` });
+    const list = await this.json<RawList>(kind === 'TidbCluster' ? 'list TidbClusters' : `list ${kind}s`, { method: 'GET', path: `${collectionPath(info, page.namespace)}?${query}` });
     const next = list.metadata?.continue;
     return { items: itemsOf(list.items ?? [], info), resourceVersion: list.metadata?.resourceVersion ?? '', ...(next ? { continue: next } : {}) };
   }

@@ -225,3 +225,9 @@ export interface ObjectReader {
   /** The names of the Secret's data keys, or undefined when it does not exist; values are dropped unread. */
   secretKeys(namespace: string, name: string): Promise<string[] | undefined>;
 }
+
+/** Pages of every object of a kind: the sweep's listing of Backups, Restores and CompactBackups. */
+export interface ObjectPager {
+  /** One page of `kind` (in `page.namespace`, or every namespace); pass the previous page's `continue` to go on. */
+  listObjectPage(kind: KnownKind, page: PageRequest): Promise<TidbClusterPage>;
+}

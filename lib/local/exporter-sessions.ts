@@ -16,29 +16,60 @@ export type SimExporter = {
   isIdle(): boolean;
   /** Stops for good: the running session (if any) sends what is pending and writes its checkpoints. */
   stop(): Promise<void>;
+  /**
+   * The `exporter-down` fault: no exporter runs for `forMs` (the function failing or throttled);
+   * then it resumes as a cold container would, from the checkpoints the last session wrote.
+   */
+  down(forMs: number): void;
 };
 
 /** When sessions run: every `periodMs`, each watching all but the last `gapMs`; `phaseMs` into a period at the start. */
 export type SessionSchedule = { readonly periodMs: number; readonly gapMs: number; readonly phaseMs: number };
 
-/** One exporter core for the whole run. */
+/** One exporter core for the whole run (a new one, from the last one's checkpoints, after an `exporter-down`). */
 export class ContinuousExporter implements SimExporter {
-  private readonly exporter: Exporter;
+  private exporter: Exporter | undefined;
+  private ending: Promise<void> | undefined;
+  private timer: TimerHandle | undefined;
+  private stopped = false;
 
-  constructor(deps: ExporterDeps, options: ExporterOptions) {
+  constructor(
+    private readonly deps: ExporterDeps & { clock: Clock },
+    private readonly options: ExporterOptions,
+  ) {
     this.exporter = new Exporter(deps, options);
   }
 
   start(): void {
-    this.exporter.start();
+    this.exporter?.start();
   }
 
   isIdle(): boolean {
-    return isExporterIdle(this.exporter);
+    if (this.ending) return false;
+    return this.exporter === undefined || isExporterIdle(this.exporter);
   }
 
-  stop(): Promise<void> {
-    return this.exporter.stop();
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) this.deps.clock.clearTimer(this.timer);
+    const exporter = this.exporter;
+    this.exporter = undefined;
+    await this.ending;
+    await exporter?.stop();
+  }
+
+  down(forMs: number): void {
+    const exporter = this.exporter;
+    if (exporter === undefined) return;
+    this.exporter = undefined;
+    this.ending = exporter.stop().then(() => {
+      this.ending = undefined;
+    });
+    this.timer = this.deps.clock.setTimer(() => {
+      if (this.stopped) return;
+      this.exporter = new Exporter(this.deps, { ...this.options, carry: exporter.carry() });
+      this.exporter.start();
+    }, forMs);
   }
 }
 
@@ -54,6 +85,8 @@ export class ScheduledExporterSessions implements SimExporter {
   private timer: TimerHandle | undefined;
   private endTimer: TimerHandle | undefined;
   private stopped = false;
+  /** Until when no session starts (`exporter-down`). */
+  private downUntilMs = 0;
   /** Sessions started so far. */
   sessions = 0;
 
@@ -89,10 +122,17 @@ export class ScheduledExporterSessions implements SimExporter {
     await this.ending;
   }
 
-  /** Arms the session that starts at `atMs`. */
+  down(forMs: number): void {
+    this.downUntilMs = Math.max(this.downUntilMs, this.deps.clock.nowMs() + forMs);
+    if (this.endTimer) this.deps.clock.clearTimer(this.endTimer);
+    if (this.current) this.end();
+  }
+
+  /** Arms the session that starts at `atMs` (none while the exporter is down: the next after it). */
   private arm(atMs: number): void {
     this.timer = this.deps.clock.setTimer(() => {
       if (this.stopped) return;
+      if (this.deps.clock.nowMs() < this.downUntilMs) return this.arm(atMs + this.schedule.periodMs);
       this.begin(atMs + this.schedule.periodMs - this.schedule.gapMs);
       this.arm(atMs + this.schedule.periodMs);
     }, Math.max(0, atMs - this.deps.clock.nowMs()));

@@ -107,6 +107,9 @@ function fault(stack: SimStack, f: Fault): VerbResult {
       return OK;
     case 'job-pod-killed':
       return killJobPod(stack, namespace, f.job);
+    case 'exporter-down':
+      stack.exporter.down(f.forMs);
+      return OK;
     case 'step-crash':
       stack.crash = { afterActions: f.afterActions, times: f.times };
       return OK;

@@ -113,6 +113,11 @@ export type Snapshot = {
    * `allowVolumeExpansion` and their parameters); absent when no claim needs a change.
    */
   readonly storageClasses?: readonly IStorageClass[];
+  /**
+   * The PiTR Restores into this cluster that are not done (`<namespace>/<name>`), for TiKV's
+   * `gc.ratio-threshold = -1` (components/tikv/pitr-gc.ts); absent when the Restores were not read.
+   */
+  readonly pendingPitrRestores?: readonly string[];
   /** Secrets the reconciler itself needs that do not exist (cluster TLS: `<tc>-cluster-client-secret`). */
   readonly missingSecrets?: readonly string[];
   /**

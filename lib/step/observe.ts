@@ -66,6 +66,7 @@ function toSnapshot(ctx: StepContext, observation: Observation, deadlines: reado
     ...(observation.missingSecrets === undefined ? {} : { missingSecrets: observation.missingSecrets }),
     ...(observation.reads === undefined ? {} : { reads: observation.reads }),
     ...(observation.tidbOperator === undefined ? {} : { tidbOperator: observation.tidbOperator }),
+    ...(observation.pendingPitrRestores === undefined ? {} : { pendingPitrRestores: observation.pendingPitrRestores }),
     state: {
       fence: ctx.fence,
       failures: claimed.failures,

@@ -94,6 +94,8 @@ export type Observation = {
   readonly reads?: Snapshot['reads'];
   /** TiDB Operator's controller managers, when the request asked for them (`checkTidbOperator`). */
   readonly tidbOperator?: Snapshot['tidbOperator'];
+  /** The pending PiTR Restores into the cluster, when they were read (Snapshot's). */
+  readonly pendingPitrRestores?: Snapshot['pendingPitrRestores'];
 };
 
 /**

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 
 import { mayHaveMissedEvents } from '../exporter/coverage.js';
 import type { ClusterKey } from '../model/key.js';
+import { parseObjectKey } from '../model/object-key.js';
 import type { SweepConfig } from '../platform/config.js';
 import type { StateRecord } from '../state/port.js';
 import { HEALTH_PENDING_GRACE_MS } from './ports.js';
@@ -34,7 +35,7 @@ const FULL: SweepChoice = { kind: 'full' };
 const FULL_RECHECK: SweepChoice = { kind: 'full', checkTidbOperator: true };
 
 /**
- * The choice. Full, with a TiDB Operator re-check, when the exporter may have missed events (its
+ * The choice. A plain full step for a key of another kind than TidbCluster. Full, with a TiDB Operator re-check, when the exporter may have missed events (its
  * controller-manager watch too, docs/adr/0024). Full when: the check is off (no `fullReadIntervalMs`); the exporter may have missed
  * events; the LIST gave no uid and generation; the key has no state, a lease not released (a step
  * running, or one that died holding it), a trigger owed (dirty) or failures; its last step did not complete or verified no TidbCluster; that one is
@@ -46,6 +47,9 @@ const FULL_RECHECK: SweepChoice = { kind: 'full', checkTidbOperator: true };
 export function sweepChoice(input: SweepCheckInput): SweepChoice {
   const { state, listed, nowMs, config } = input;
   const intervalMs = config.fullReadIntervalMs ?? 0;
+  // Another kind's key (a Backup, Restore or CompactBackup the sweep listed unfinished) has no health
+  // check nor TiDB Operator verdict: a plain step.
+  if (!isTidbClusterKey(input.key)) return FULL;
   if (mayHaveMissedEvents(input.watchedUntilMs, nowMs)) return FULL_RECHECK;
   if (intervalMs <= 0 || listed === undefined || state === undefined) return FULL;
   // A lease not released — held now, or left by a step that died — is no rest.
@@ -59,6 +63,12 @@ export function sweepChoice(input: SweepCheckInput): SweepChoice {
   const pending = last.healthAtMs;
   if (pending !== undefined && pending + HEALTH_PENDING_GRACE_MS > nowMs) return { kind: 'none' };
   return { kind: 'health', dueAtMs: pending };
+}
+
+/** Whether `key` is a TidbCluster's (no kind prefix; an unparsable key is left to the step to refuse). */
+function isTidbClusterKey(key: string): boolean {
+  const parsed = parseObjectKey(key);
+  return !parsed.ok || parsed.kind === 'TidbCluster';
 }
 
 /** The key's fixed share of `spreadMs` (from a hash of the key), so full reads of a fleet do not align. */

@@ -2,9 +2,11 @@
  * The sweep: the level-based backstop (kopf#698; docs/ARCHITECTURE.md, Queue semantics). Every interval it lists every TidbCluster
  * and enqueues its key, so a cluster is stepped at least once per interval whatever happened to its
  * events, timers or messages (lost, dropped, sent to the DLQ). Keys whose armed wake-up is about to
- * fire are left to it.
+ * fire are left to it. When the exporter may have missed events it also lists the unfinished Backups,
+ * Restores and CompactBackups and steps each (a plain sweep step, never the cheap check).
  */
 
+import { mayHaveMissedEvents } from '../exporter/coverage.js';
 import type { ClusterKey } from '../model/key.js';
 import type { Clock } from '../platform/clock.js';
 import type { SweepConfig } from '../platform/config.js';
@@ -26,6 +28,11 @@ import { sweepChoice, type ListedCluster } from './sweep-rest.js';
 export interface ClusterLister {
   listClusterKeys(signal?: AbortSignal): Promise<ClusterKey[]>;
   listed?(): ReadonlyMap<ClusterKey, ListedCluster>;
+  /**
+   * The object keys (kind in the key, lib/model/object-key.ts) of the unfinished Backups, Restores and
+   * CompactBackups (lib/wiring/object-lister.ts); listed only when the exporter may have missed events.
+   */
+  listObjectKeys?(signal?: AbortSignal): Promise<string[]>;
 }
 
 /** The sweep's ports. */
@@ -93,8 +100,9 @@ type Check = { listed: ReadonlyMap<ClusterKey, ListedCluster>; watchedUntilMs: n
  * and the next interval sweeps again. A listing error propagates at once.
  */
 export async function runSweep(ports: SweepPorts, config: SweepConfig, signal?: AbortSignal): Promise<SweepResult> {
-  const keys = await ports.lister.listClusterKeys(signal);
+  const clusterKeys = await ports.lister.listClusterKeys(signal);
   const check: Check = { listed: ports.lister.listed?.() ?? new Map(), watchedUntilMs: await readMark(ports, config, signal) };
+  const keys = [...clusterKeys, ...(await listObjectKeys(ports, check, signal))];
   const batches = chunk(keys, SQS_MAX_BATCH);
   const turns = new SendTurns(batches.length);
   const results = await mapBounded(batches, config.sendConcurrency ?? DEFAULT_SWEEP_SEND_CONCURRENCY, signal, (batch, i) =>
@@ -113,6 +121,17 @@ export async function runSweep(ports: SweepPorts, config: SweepConfig, signal?: 
     throw new TransientError(`sweep: ${unsent.length} of ${keys.length} keys not enqueued (first: ${unsent[0]}): ${errorText(cause)}`, { cause });
   }
   return { listed: keys.length, enqueued, dueSoon, checked, atRest };
+}
+
+/**
+ * The keys of the unfinished backup kinds, when the lister lists them and the exporter may have missed
+ * events (no mark, a stale one, or the cheap check off: `mayHaveMissedEvents`). While the mark is
+ * fresh every change of those objects has reached the queue (their controllers arm their own timers
+ * for what no event announces), so a sweep at rest costs no more LISTs than before.
+ */
+async function listObjectKeys(ports: SweepPorts, check: Check, signal: AbortSignal | undefined): Promise<string[]> {
+  if (!ports.lister.listObjectKeys || !mayHaveMissedEvents(check.watchedUntilMs, ports.clock.nowMs())) return [];
+  return ports.lister.listObjectKeys(signal);
 }
 
 /**

@@ -30,6 +30,8 @@
  * deadlines itself, alongside this observer.
  */
 
+import { isObjectPager } from './object-lister.js';
+import { readPendingPitrRestores } from './observe-restores.js';
 import { OWNED_KINDS as KUBE_OWNED_KINDS, type KubeObject, type OwnedKind as KubeOwnedKind } from '../kube/port.js';
 import type { ClusterKey, ClusterRef } from '../model/key.js';
 import type { OwnedObjects, TidbCluster } from '../model/kube.js';
@@ -137,7 +139,10 @@ export class LiveObserver implements Observer {
     const kept = atRest ? (this.index.keptFor(key, request.fence) ?? loaded?.kept) : undefined;
     const kinds = atRest ? (kept ? REST_KINDS_KEPT : REST_KINDS) : OWNED_KINDS;
     const operator = request.checkTidbOperator && cluster.metadata.annotations?.[TAKE_OVER_ANNOTATION] !== 'true' ? readTidbOperators(this.clients.kube, ref.namespace, this.options.operatorScope ?? 'cluster', signal) : undefined;
-    const [listed, api, tidbOperator] = await Promise.all([whole ? whole.owned : this.readOwned(ref.namespace, instance, kinds, signal), this.readApis(cluster, ref, context, signal, kept), operator]);
+    // A health step (its whole read kept) does not list Restores: TiKV's PiTR overlay then stays as the live ConfigMap has it.
+    const pager = whole || !isObjectPager(this.clients.objects) ? undefined : this.clients.objects;
+    const restores = pager && readPendingPitrRestores(pager, cluster, this.options.operatorScope ?? 'cluster', signal);
+    const [listed, api, tidbOperator, pendingPitrRestores] = await Promise.all([whole ? whole.owned : this.readOwned(ref.namespace, instance, kinds, signal), this.readApis(cluster, ref, context, signal, kept), operator, restores]);
     const owned: OwnedObjects = whole ? whole.owned : kept ? { ...listed, Service: kept.Service, ConfigMap: kept.ConfigMap } : listed;
     this.index.remember(key, request.fence, instance, cluster, owned);
     const { rest, byComponent } = splitByComponent(owned, OBSERVED_COMPONENTS);
@@ -184,6 +189,7 @@ export class LiveObserver implements Observer {
       ...(api.missingSecrets === undefined ? {} : { missingSecrets: api.missingSecrets }),
       ...(atRest ? { reads: 'rest' as const } : {}),
       ...(tidbOperator === undefined ? {} : { tidbOperator }),
+      ...(pendingPitrRestores === undefined ? {} : { pendingPitrRestores }),
     };
   }
 

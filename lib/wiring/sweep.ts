@@ -1,6 +1,7 @@
 /**
  * The sweep function's work: the engine's `runSweep` over every TidbCluster of the Kubernetes
- * cluster (listed page by page), then the fleet's health as metrics and one log line — how many
+ * cluster (listed page by page) and, when the exporter may have missed events, every unfinished
+ * Backup, Restore and CompactBackup (object-lister.ts), then the fleet's health as metrics and one log line — how many
  * clusters, how many not Ready, paused, or failing (their last step failed; counted from the state
  * reads the sweep makes anyway).
  */
@@ -8,8 +9,9 @@
 import { readWatchedUntil } from '../exporter/coverage.js';
 import { METRIC } from '../platform/metrics.js';
 import type { StateStore } from '../state/port.js';
-import { runSweep } from '../step/sweep.js';
+import { runSweep, type ClusterLister } from '../step/sweep.js';
 import { KubeClusterLister, type FleetTally } from './lister.js';
+import { isObjectPager, KubeObjectKeyLister } from './object-lister.js';
 import { deadlineOf, type Invocation, type Runtime } from './ports.js';
 
 /** What one sweep did and saw. */
@@ -34,7 +36,13 @@ export async function sweepFleet(runtime: Runtime, invocation: Invocation): Prom
   const timer = runtime.clock.setTimer(() => budget.abort(), deadlineAtMs - runtime.clock.nowMs());
   try {
     const clients = runtime.clients.withDeadline(deadlineAtMs);
-    const lister = new KubeClusterLister(clients.kube, runtime.k8sCluster, runtime.logger, undefined, runtime.config.watchNamespaces);
+    const clusters = new KubeClusterLister(clients.kube, runtime.k8sCluster, runtime.logger, undefined, runtime.config.watchNamespaces);
+    const objects = isObjectPager(clients.objects) ? new KubeObjectKeyLister(clients.objects, runtime.k8sCluster, runtime.logger, undefined, runtime.config.watchNamespaces) : undefined;
+    const lister: ClusterLister = {
+      listClusterKeys: (signal) => clusters.listClusterKeys(signal),
+      listed: () => clusters.listed(),
+      ...(objects ? { listObjectKeys: (signal?: AbortSignal) => objects.listKeys(signal) } : {}),
+    };
     const failing = new Set<string>();
     const state: Pick<StateStore, 'getMany'> = {
       getMany: async (keys, opts) => {
@@ -46,7 +54,7 @@ export async function sweepFleet(runtime: Runtime, invocation: Invocation): Prom
     const { clock, logger, metrics, queue } = runtime;
     const watchedUntil = (signal?: AbortSignal): Promise<number | undefined> => readWatchedUntil(runtime.state, runtime.k8sCluster, signal ? { signal } : {});
     const result = await runSweep({ lister, state, queue, clock, logger, metrics, watchedUntil }, runtime.config.sweep, budget.signal);
-    const fleet = { ...lister.tally, failing: failing.size };
+    const fleet = { ...clusters.tally, failing: failing.size };
     reportFleet(runtime, fleet);
     return { listed: result.listed, enqueued: result.enqueued.length, dueSoon: result.dueSoon.length, checked: result.checked.length, atRest: result.atRest.length, fleet };
   } finally {

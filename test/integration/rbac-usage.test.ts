@@ -46,7 +46,9 @@ const UNREACHED_WRITES = ['configmaps', 'services', 'serviceaccounts', 'deployme
  * (backup-*.yaml), which need the world's backup side (the Backup / Restore / CompactBackup /
  * BackupSchedule CRDs, its Job controller and Scheduler); the scenarios above run no Backup. `get` on
  * StatefulSets and ConfigMaps is only a PiTR Restore's; a BackupSchedule lists, creates and (by
- * retention) deletes its Backups, and creates its CompactBackups.
+ * retention) deletes its Backups, and creates its CompactBackups. `list` on Restores and
+ * CompactBackups is the sweep's, only while the exporter may have missed events
+ * (backup-sweep-exporter-down.yaml, which fails under rbac-allows-every-call without it).
  */
 const BACKUP_CONTROLLER_GRANTS = [
   usageKey('get', 'pingcap.com', 'backups'),
@@ -70,6 +72,8 @@ const BACKUP_CONTROLLER_GRANTS = [
   usageKey('delete', 'batch', 'jobs'),
   usageKey('get', 'apps', 'statefulsets'),
   usageKey('get', '', 'configmaps'),
+  usageKey('list', 'pingcap.com', 'restores'),
+  usageKey('list', 'pingcap.com', 'compactbackups'),
 ];
 
 /**

@@ -37,6 +37,7 @@ export const FAULT_FIELDS: Readonly<Record<FaultKind, readonly string[]>> = {
   'duplicate-delivery': ['factor', 'for'],
   's3-down': ['for'],
   'job-pod-killed': ['job'],
+  'exporter-down': ['for'],
 };
 
 /** The largest `duplicate-delivery` factor (each message delivered at most this many times). */
@@ -60,6 +61,7 @@ export function readFault(value: unknown, path: FieldPath, rules: NameRules): Fa
     case 'pd-api-down':
     case 'pd-schedulers-lost':
     case 's3-down':
+    case 'exporter-down':
       return { kind, forMs: readDuration(field('for'), at('for'), true) };
     case 'job-pod-killed':
       return { kind, job: readString(field('job'), at('job')) };

@@ -147,6 +147,7 @@ function describeFault(fault: Fault): string {
     case 'pd-api-down':
     case 'pd-schedulers-lost':
     case 's3-down':
+    case 'exporter-down':
       return `${fault.kind} for ${formatSpan(fault.forMs)}`;
     case 'job-pod-killed':
       return `${fault.kind} ${fault.job}`;

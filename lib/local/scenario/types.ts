@@ -44,6 +44,7 @@ export const FAULT_KINDS = [
   'duplicate-delivery',
   's3-down',
   'job-pod-killed',
+  'exporter-down',
 ] as const;
 
 /** One of `FAULT_KINDS`. */
@@ -173,7 +174,8 @@ export type Fault =
   | { readonly kind: 'step-crash'; readonly afterActions: number; readonly times: number }
   | { readonly kind: 'duplicate-delivery'; readonly factor: number; readonly forMs: number }
   | { readonly kind: 's3-down'; readonly forMs: number }
-  | { readonly kind: 'job-pod-killed'; readonly job: string };
+  | { readonly kind: 'job-pod-killed'; readonly job: string }
+  | { readonly kind: 'exporter-down'; readonly forMs: number };
 
 /** What a `heal` undoes: a `pod-down`, a `node-down` or an `image-broken` fault. */
 export type HealTarget =

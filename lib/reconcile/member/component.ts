@@ -11,6 +11,7 @@ import type { IService } from 'kubernetes-models/v1/Service';
 import type { Action } from '../../model/action.js';
 import type { TidbCluster, TidbClusterStatus } from '../../model/kube.js';
 import type { Outcome } from '../../model/outcome.js';
+import type { Snapshot } from '../../model/snapshot.js';
 import type { ComponentName, PdmsServiceName } from '../../model/labels.js';
 import type { ScopedDecision, ScopedInput } from '../engine/block.js';
 import type { StatusDecision } from '../engine/rule.js';
@@ -177,8 +178,16 @@ export type ComponentDeclaration = {
   readonly claimTemplates: (tc: TidbCluster) => NonNullable<StatefulSetSpec['volumeClaimTemplates']>;
   /** Its Services, in the order they are written. */
   readonly services: (tc: TidbCluster) => readonly IService[];
-  /** Its ConfigMap data; `tomlKeys` are compared semantically. */
-  readonly config: { readonly data: (tc: TidbCluster) => ConfigData; readonly tomlKeys: readonly string[] };
+  /**
+   * Its ConfigMap data; `tomlKeys` are compared semantically. `overlay`, when given, is what other
+   * objects add to that data (TiKV's PiTR `gc.ratio-threshold`, components/tikv/pitr-gc.ts): the
+   * ConfigMap is named by `data` alone and the overlay written in place, as v1 applies it after naming.
+   */
+  readonly config: {
+    readonly data: (tc: TidbCluster) => ConfigData;
+    readonly tomlKeys: readonly string[];
+    readonly overlay?: (tc: TidbCluster, snapshot: Snapshot, live: ConfigData | undefined) => ConfigData;
+  };
   /** Its pod template (container included), mounting ConfigMap `configMap` as volume `config`. */
   readonly podTemplate: (tc: TidbCluster, configMap: string) => PodTemplate;
   /** The replicas its StatefulSet should have for this status (spec + failover replacements + spares). */

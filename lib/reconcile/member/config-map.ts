@@ -12,6 +12,7 @@ import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import type { TidbCluster } from '../../model/kube.js';
 import { componentLabels, ownerReference } from '../../model/labels.js';
 import type { ComponentDeclaration } from './component.js';
+import type { Snapshot } from '../../model/snapshot.js';
 import { configDataDigest, isConfigDataEqual, type ConfigData } from './config-data.js';
 import { appliedTemplate } from './statefulset.js';
 
@@ -50,12 +51,16 @@ export function planConfigMapObject(
   tc: TidbCluster,
   liveConfigMaps: readonly IConfigMap[],
   set: IStatefulSet | undefined,
+  snapshot?: Snapshot,
 ): ConfigMapPlan {
-  const desired = component.config.data(tc);
+  const plain = component.config.data(tc);
+  const { overlay } = component.config;
+  // What other objects add (`overlay`) goes on top of the data the name is computed from.
+  const desiredFor = (live: IConfigMap | undefined): ConfigData => (overlay && snapshot ? overlay(tc, snapshot, live?.data) : plain);
   const liveNamed = (name: string | undefined) => (name === undefined ? undefined : liveConfigMaps.find((c) => c.metadata?.name === name));
-  const isSameData = (live: IConfigMap | undefined) => isConfigDataEqual(desired, live?.data, component.config.tomlKeys);
+  const isSameData = (live: IConfigMap | undefined) => isConfigDataEqual(desiredFor(live), live?.data, component.config.tomlKeys);
   const keep = (name: string, live: IConfigMap | undefined): ConfigMapPlan => ({
-    configMap: configMapObject(component, tc, name, isSameData(live) && live?.data ? live.data : desired),
+    configMap: configMapObject(component, tc, name, isSameData(live) && live?.data ? live.data : desiredFor(live)),
     live,
   });
   const base = setNameOf(component, tc);
@@ -64,7 +69,9 @@ export function planConfigMapObject(
   const inUse = inUseConfigMapName(component, tc, set);
   const inUseLive = liveNamed(inUse);
   if (inUse !== undefined && isSameData(inUseLive)) return keep(inUse, inUseLive);
-  const digestName = `${base}-${configDataDigest(desired)}`;
+  const digestName = `${base}-${configDataDigest(plain)}`;
+  // An overlay added or gone leaves the name its plain data gives: updated in place, no roll (v1).
+  if (overlay && snapshot && digestName === inUse) return keep(inUse, inUseLive);
   const name = digestName === inUse ? `${digestName}-new` : digestName;
   return keep(name, liveNamed(name));
 }

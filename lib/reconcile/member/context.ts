@@ -91,7 +91,7 @@ export function memberContext(component: ComponentDeclaration, input: RuleInput,
     return observedObjects(input.snapshot, 'PersistentVolumeClaim').filter((pvc) => claims.has(pvc.metadata?.name ?? ''));
   };
   const set = observedObjects(input.snapshot, 'StatefulSet').find((s) => s.metadata?.name === setName);
-  const configMap = once(() => planConfigMapObject(component, cluster, observedObjects(input.snapshot, 'ConfigMap'), set));
+  const configMap = once(() => planConfigMapObject(component, cluster, observedObjects(input.snapshot, 'ConfigMap'), set, input.snapshot));
   return {
     component,
     spec: component.specOf(cluster),

@@ -5,6 +5,8 @@
  */
 
 import type { TidbCluster } from '../../../model/kube.js';
+import type { Snapshot } from '../../../model/snapshot.js';
+import { wantsPitrGcOverlay, withPitrGcOverlay } from './pitr-gc.js';
 import { clusterScheme, isTlsCluster, TLS_SECRET_KEYS } from '../../cluster/tls.js';
 import { parseTomlText, renderConfig, type ConfigData, type TomlValue } from '../../member/config-data.js';
 import { SCRIPTED_CONFIG_KEYS } from '../../member/start-script.js';
@@ -57,6 +59,16 @@ export function tikvNumericOverlay(config: unknown): Record<string, TomlValue> {
     if (typeof value === 'string' && /^[+-]?\d+$/.test(value)) overlay[`pessimistic-txn.${key}`] = Number(value);
   }
   return overlay;
+}
+
+/**
+ * The desired ConfigMap data with what pending PiTR Restores add (pitr-gc.ts): `gc.ratio-threshold
+ * = -1` while one is pending (or, when the Restores were not read, as the live ConfigMap has it).
+ */
+export function tikvConfigOverlay(tc: TidbCluster, snapshot: Snapshot, live: ConfigData | undefined): ConfigData {
+  const data = tikvConfigData(tc);
+  if (!wantsPitrGcOverlay(snapshot.pendingPitrRestores, live)) return data;
+  return withPitrGcOverlay(data, tc.spec.tikv?.config, { ...tikvNumericOverlay(tc.spec.tikv?.config), ...tikvSecurityConfig(tc) }, SCRIPTED_CONFIG_KEYS.config);
 }
 
 /** The desired ConfigMap data: rendered tikv.toml (plus operator-injected keys) and the start script. */

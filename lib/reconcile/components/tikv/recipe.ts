@@ -11,7 +11,8 @@ import { blockedBy, type ComponentDeclaration } from '../../member/component.js'
 import { memberBlock } from '../../member/recipe.js';
 import { planStoreIdentity } from '../../member/store-identity.js';
 import { isPdAvailable } from '../pd/availability.js';
-import { tikvConfigData } from './config-map.js';
+import { tikvConfigData, tikvConfigOverlay } from './config-map.js';
+import { CONFIG_OVERLAY_KEY } from './pitr-gc.js';
 import { planStoreFailover, planStoreRecovery } from '../../member/store-failover.js';
 import { SCRIPTED_CONFIG_KEYS } from '../../member/start-script.js';
 import { planEvictLeaderCleanup } from './evict-leader.js';
@@ -37,7 +38,8 @@ export const tikvComponent: ComponentDeclaration = {
   // only the headless peer Service <tc>-tikv-peer (port peer 20160)
   services: (tc) => [tikvPeerService(tc)],
   // tikv.toml (compared as TOML) and the start script
-  config: { data: tikvConfigData, tomlKeys: [SCRIPTED_CONFIG_KEYS.config] },
+  // and, while a PiTR Restore into the cluster is pending, gc.ratio-threshold = -1 in place (pitr-gc.ts)
+  config: { data: tikvConfigData, tomlKeys: [SCRIPTED_CONFIG_KEYS.config, CONFIG_OVERLAY_KEY], overlay: tikvConfigOverlay },
   // the `tikv` container (capacity from limits.storage), log tailers only when asked
   podTemplate: tikvPodTemplate,
   // spec + every failure store + spare during a volume replacement
