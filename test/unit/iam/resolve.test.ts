@@ -55,7 +55,8 @@ describe('the packaged roles, locally', () => {
 
   it.each([
     { fn: 'sweep', action: 'dynamodb:BatchGetItem', allowed: true },
-    { fn: 'sweep', action: 'dynamodb:GetItem', allowed: false },
+    { fn: 'sweep', action: 'dynamodb:GetItem', allowed: true },
+    { fn: 'sweep', action: 'dynamodb:PutItem', allowed: false },
     { fn: 'timer', action: 'dynamodb:GetItem', allowed: false },
     { fn: 'exporter', action: 'dynamodb:UpdateItem', allowed: false },
     { fn: 'reconcile', action: 'dynamodb:UpdateItem', allowed: true },
