@@ -14,6 +14,7 @@ import { pdConfigData } from './config-map.js';
 import { planPdFailover } from './failover.js';
 import { planPdForceUpgrade } from './force-upgrade.js';
 import { planPdNotJoinedMembers } from './not-joined.js';
+import { planPdStrayMembers } from './stray.js';
 import { PD_RETRY_MS } from './names.js';
 import { pdClaimTemplates, pdPodTemplate } from './pod-template.js';
 import { beforePdScaleIn } from './scale.js';
@@ -58,6 +59,8 @@ export const pdComponent: ComponentDeclaration = {
       { name: 'PdForceUpgrade', plan: planPdForceUpgrade },
       // a member PD lists without a name (its join died before etcd started): removed by id after a grace period, with quorum
       { name: 'PdNotJoinedMembers', plan: planPdNotJoinedMembers },
+      // a member whose pod a scale-in removed while it was joining: deleted by name, with quorum
+      { name: 'PdStrayMembers', plan: planPdStrayMembers },
     ],
     // in use, quorum, leadership off the member, then delete it from PD
     beforeScaleIn: beforePdScaleIn,

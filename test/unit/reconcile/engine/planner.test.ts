@@ -144,6 +144,7 @@ describe('the registry', () => {
       'act:PdConfigMap',
       'act:PdForceUpgrade',
       'act:PdNotJoinedMembers',
+      'act:PdStrayMembers',
       'act:PdScale',
       'act:PdFailover',
       'act:PdUpgrade',

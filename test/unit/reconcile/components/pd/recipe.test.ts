@@ -26,6 +26,7 @@ describe('the PD recipe (pdRules)', () => {
       'act:PdConfigMap',
       'act:PdForceUpgrade',
       'act:PdNotJoinedMembers',
+      'act:PdStrayMembers',
       'act:PdScale',
       'act:PdFailover',
       'act:PdUpgrade',
