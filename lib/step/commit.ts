@@ -86,7 +86,8 @@ export async function commitStep(ctx: StepContext, input: CommitInput): Promise<
   const storedWakeAtMs = forgot === undefined ? (armed ? schedule.storeWakeAtMs : schedule.pendingWakeAtMs) : undefined;
   const verified = outcome.kind === 'complete' ? input.verified : undefined;
   const healthAtMs = forgot === undefined && verified !== undefined ? await armHealthCheck(ctx, errors) : undefined;
-  const persistedRead = verified === undefined ? undefined : input.persistedRead;
+  // The status write (above, after the act stage asked for it) changes the TidbCluster the kept read holds.
+  const persistedRead = verified === undefined || status !== undefined ? undefined : input.persistedRead;
   const release = await releaseLease(ctx, outcome, { failures: schedule.failures, nextWakeAtMs: storedWakeAtMs, verified, healthAtMs, persistedRead }, errors);
   const reEnqueued = release.wasDirty ? await reEnqueue(ctx, errors) : false;
   const redeliver = !armed || forgot === 'failed' || release.state === 'failed' || (release.wasDirty && !reEnqueued);

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from '@jest/globals';
 
-import { retry } from '../../lib/reconcile/engine/outcome.js';
-import { actRule } from '../../lib/reconcile/engine/rule.js';
+import { complete, retry } from '../../lib/reconcile/engine/outcome.js';
+import { actRule, statusRule } from '../../lib/reconcile/engine/rule.js';
 import { runStep, type RunStepInput } from '../../lib/step/run-step.js';
 import { KEY, T0 } from '../support/fixtures.js';
 import { MemoryStateStore } from '../support/memory-state.js';
@@ -56,13 +56,27 @@ describe('health checks', () => {
     // Prepare
     const h = stepHarness(new MemoryStateStore());
     h.observer.keptRead = 1;
-    await step(h);
+    // A step that writes no status (the status it plans is the one read).
+    await step(h, { rules: [statusRule('Same', (input) => ({ outcome: complete() }))] });
     await takeQueued(h.queue);
     await h.clock.advance(30_000);
     // Act
     await step(h, { trigger: { reason: 'health', dueAtMs: T0 + 30_000 } });
     // Assess
     expect(h.observer.requests[1]).toMatchObject({ health: true, persistedRead: 1 });
+  });
+
+  it("a step that writes the TidbCluster's status records no kept read to stand on: the write changed what was read", async () => {
+    // Prepare
+    const h = stepHarness(new MemoryStateStore());
+    h.observer.keptRead = 1;
+    // Act
+    await step(h, { rules: [statusRule('Writes', (input) => ({ status: { ...input.status, observedGeneration: 99 }, outcome: complete() }))] });
+    // Assess
+    const lastStep = (await h.ports.state.get(KEY))?.lastStep;
+    expect(lastStep?.outcome).toBe('complete');
+    expect(lastStep?.verified).toBeDefined();
+    expect(lastStep?.persistedRead).toBeUndefined();
   });
 
   it('a step that does not complete records no kept read to stand on', async () => {
