@@ -57,7 +57,7 @@ describe('health checks', () => {
     const h = stepHarness(new MemoryStateStore());
     h.observer.keptRead = 1;
     // A step that writes no status (the status it plans is the one read).
-    await step(h, { rules: [statusRule('Same', (input) => ({ outcome: complete() }))] });
+    await step(h, { rules: [statusRule('Same', () => ({ outcome: complete() }))] });
     await takeQueued(h.queue);
     await h.clock.advance(30_000);
     // Act
