@@ -44,7 +44,9 @@ describe('the DynamoDB front', () => {
   it.each([
     { fn: 'reconcile', command: () => new PutItemCommand({ TableName: 'tidb-reconciler-state', Item: key }), action: undefined, verdict: 'allowed' },
     { fn: 'sweep', command: () => new BatchGetItemCommand({ RequestItems: { 'tidb-reconciler-state': { Keys: [key] } } }), action: undefined, verdict: 'allowed' },
-    { fn: 'sweep', command: () => new GetItemCommand({ TableName: 'tidb-reconciler-state', Key: key }), action: 'dynamodb:GetItem', verdict: 'refused dynamodb:GetItem' },
+    // GetItem: the exporter's watched-until mark (ADR 0024); the sweep writes nothing.
+    { fn: 'sweep', command: () => new GetItemCommand({ TableName: 'tidb-reconciler-state', Key: key }), action: undefined, verdict: 'allowed' },
+    { fn: 'sweep', command: () => new PutItemCommand({ TableName: 'tidb-reconciler-state', Item: key }), action: 'dynamodb:PutItem', verdict: 'refused dynamodb:PutItem' },
     { fn: 'exporter', command: () => new BatchGetItemCommand({ RequestItems: { 'tidb-reconciler-state': { Keys: [key] } } }), action: 'dynamodb:BatchGetItem', verdict: 'refused dynamodb:BatchGetItem' },
     { fn: 'admin', command: () => new CreateTableCommand({ TableName: 'tidb-reconciler-state', KeySchema: [], AttributeDefinitions: [], BillingMode: 'PAY_PER_REQUEST' }), action: 'dynamodb:CreateTable', verdict: 'refused dynamodb:CreateTable' },
   ])('$fn: $verdict', async ({ fn, command, action }) => {
