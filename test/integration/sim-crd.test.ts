@@ -188,7 +188,7 @@ async function watched(path: string, count: number, during: () => Promise<unknow
 describe('watch', () => {
   it('CRDs and their custom resources are watched like any kind', async () => {
     // A watch without a resourceVersion starts with the CRDs that exist (the TidbCluster's, the backup controllers' and the TidbMonitor's).
-    const existing = ['backups', 'backupschedules', 'compactbackups', 'restores', 'tidbclusters', 'tidbmonitors'].map((p) => `ADDED CustomResourceDefinition ${p}.pingcap.com`);
+    const existing = ['backups', 'backupschedules', 'compactbackups', 'restores', 'tidbclusters', 'tidbdashboards', 'tidbinitializers', 'tidbmonitors', 'tidbngmonitorings'].map((p) => `ADDED CustomResourceDefinition ${p}.pingcap.com`);
     const events = await watched(CRDS, existing.length + 1, () => s.call('POST', CRDS, WIDGET_CRD));
     expect([...events.slice(0, -1)].sort()).toEqual(existing);
     expect(events.at(-1)).toBe('ADDED CustomResourceDefinition widgets.example.com');

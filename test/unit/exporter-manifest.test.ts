@@ -30,9 +30,9 @@ describe('the exporter manifest', () => {
       'restores.pingcap.com: list,watch',
       'statefulsets.apps: list,watch',
       'tidbclusters.pingcap.com: list,watch',
+      'tidbdashboards.pingcap.com: list,watch',
       'tidbinitializers.pingcap.com: list,watch',
       'tidbmonitors.pingcap.com: list,watch',
-      'tidbdashboards.pingcap.com: list,watch',
       'tidbngmonitorings.pingcap.com: list,watch',
     ]);
   });

@@ -27,7 +27,7 @@ function parsed(text: string): Scenario {
   return result.scenario;
 }
 
-const KINDS = 'pod-down, pod-deleted, node-down, image-broken, pd-api-down, pd-schedulers-lost, pd-join-interrupted, kube-api-errors, step-crash, duplicate-delivery, s3-down, job-pod-killed';
+const KINDS = 'pod-down, pod-deleted, node-down, image-broken, pd-api-down, pd-schedulers-lost, pd-join-interrupted, kube-api-errors, step-crash, duplicate-delivery, s3-down, job-pod-killed, exporter-down';
 const VERBS = 'waitFor, patch, annotate, fault, heal, world, admin, advance, delete, apply, deleteObject, mark, expect';
 const DURATION_HINT = 'use a number with a unit, e.g. 250ms, 90s, 5m, 1h30m';
 
