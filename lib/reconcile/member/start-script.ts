@@ -85,3 +85,28 @@ POD_NAME=\${POD_NAME:-$HOSTNAME}
 
 /** The suffix a pod's DNS name under its peer Service takes for `spec.clusterDomain`: `""`, or `.<domain>` after `.svc`. */
 export const clusterDomainSuffix = (clusterDomain: string): string => (clusterDomain === '' ? '' : `.${clusterDomain}`);
+
+/**
+ * The opening TiDB Operator v1.6's v2 start-script templates share (TiProxy, the PD microservices):
+ * the pod's annotations sourced, debug mode honoured. Byte for byte as v1.6 renders it.
+ */
+export const V2_START_SCRIPT_OPENING = `#!/bin/sh
+
+set -uo pipefail
+
+ANNOTATIONS="/etc/podinfo/annotations"
+if [[ ! -f "\${ANNOTATIONS}" ]]
+then
+    echo "\${ANNOTATIONS} does't exist, exiting."
+    exit 1
+fi
+source \${ANNOTATIONS} 2>/dev/null
+
+runmode=\${runmode:-normal}
+if [[ X\${runmode} == Xdebug ]]
+then
+    echo "entering debug mode."
+    tail -f /dev/null
+fi
+
+`;

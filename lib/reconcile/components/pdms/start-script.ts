@@ -7,7 +7,7 @@
  * backend. `--name=<pod>` is passed from PD v8.3.0 on, as v1.6 does.
  */
 
-import { clusterDomainSuffix } from '../../member/start-script.js';
+import { V2_START_SCRIPT_OPENING, clusterDomainSuffix } from '../../member/start-script.js';
 
 /** What the script depends on. */
 export type PdmsStartScriptOptions = {
@@ -34,26 +34,7 @@ export function pdmsStartScript(o: PdmsStartScriptOptions): string {
   const domain = `\${PDMS_POD_NAME}.${o.peerService}.${o.namespace}.svc${clusterDomainSuffix(o.clusterDomain)}`;
   const name = o.clusterDomain === '' ? '${PDMS_POD_NAME}' : domain;
   const service = o.named ? `${o.service} --name=${name}` : o.service;
-  return `#!/bin/sh
-
-set -uo pipefail
-
-ANNOTATIONS="/etc/podinfo/annotations"
-if [[ ! -f "\${ANNOTATIONS}" ]]
-then
-    echo "\${ANNOTATIONS} does't exist, exiting."
-    exit 1
-fi
-source \${ANNOTATIONS} 2>/dev/null
-
-runmode=\${runmode:-normal}
-if [[ X\${runmode} == Xdebug ]]
-then
-    echo "entering debug mode."
-    tail -f /dev/null
-fi
-
-PDMS_POD_NAME=\${POD_NAME:-$HOSTNAME}
+  return `${V2_START_SCRIPT_OPENING}PDMS_POD_NAME=\${POD_NAME:-$HOSTNAME}
 PD_DOMAIN=${domain}
 
 elapseTime=0

@@ -6,32 +6,13 @@
  */
 
 import type { TidbCluster } from '../../../model/kube.js';
-import { clusterDomainSuffix } from '../../member/start-script.js';
+import { V2_START_SCRIPT_OPENING, clusterDomainSuffix } from '../../member/start-script.js';
 import { tiproxyPeerServiceName } from './names.js';
 
 /** The start script (byte for byte as v1.6 renders it; the text feeds the ConfigMap). */
 export function tiproxyStartScript(tc: TidbCluster): string {
   const advertise = `\${TIPROXY_POD_NAME}.${tiproxyPeerServiceName(tc)}.${tc.metadata.namespace ?? ''}.svc${clusterDomainSuffix(tc.spec.clusterDomain ?? '')}`;
-  return `#!/bin/sh
-
-set -uo pipefail
-
-ANNOTATIONS="/etc/podinfo/annotations"
-if [[ ! -f "\${ANNOTATIONS}" ]]
-then
-    echo "\${ANNOTATIONS} does't exist, exiting."
-    exit 1
-fi
-source \${ANNOTATIONS} 2>/dev/null
-
-runmode=\${runmode:-normal}
-if [[ X\${runmode} == Xdebug ]]
-then
-    echo "entering debug mode."
-    tail -f /dev/null
-fi
-
-TIPROXY_POD_NAME=\${POD_NAME:-$HOSTNAME}
+  return `${V2_START_SCRIPT_OPENING}TIPROXY_POD_NAME=\${POD_NAME:-$HOSTNAME}
 ARGS="--config=/etc/proxy/proxy.toml"
 if [[ "$(/bin/tiproxy --help)" == *"advertise-addr"* ]]; then
   ARGS="\${ARGS} --advertise-addr=${advertise}"
