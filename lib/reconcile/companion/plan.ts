@@ -11,6 +11,7 @@ import type { Outcome } from '../../model/outcome.js';
 import type { Plan, RuleResult } from '../../model/plan.js';
 import { jsonEqual } from '../engine/equal.js';
 import { combineOutcomes } from '../engine/outcome.js';
+import { eventOn } from '../engine/draft.js';
 import type { CompanionKind } from './meta.js';
 import type { CompanionObject } from './types.js';
 
@@ -27,22 +28,12 @@ export function newDraft(): CompanionDraft {
   return { secretCopies: [], writes: [], events: [], results: [] };
 }
 
-/** Records a rule's outcome under its name. */
-export function note(draft: CompanionDraft, rule: string, outcome: Outcome): Outcome {
-  draft.results.push({ rule, outcome });
-  return outcome;
-}
+/** Records a rule's outcome under its name (the shared draft's `note`). */
+export { note } from '../engine/draft.js';
 
 /** An Event on the object (v1's recorder reasons). */
 export function companionEvent(kind: CompanionKind, obj: CompanionObject, type: 'Normal' | 'Warning', reason: string, message: string): EventAction {
-  return {
-    kind: 'event',
-    type,
-    reason,
-    message,
-    object: { kind, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' },
-    ...(obj.metadata.uid === undefined ? {} : { involvedUid: obj.metadata.uid }),
-  };
+  return eventOn(kind, obj, type, reason, message);
 }
 
 /**
