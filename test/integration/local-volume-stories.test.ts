@@ -8,6 +8,7 @@ import { describe, expect, it } from '@jest/globals';
 
 import type { ScenarioReport } from '../../lib/local/scenario/report.js';
 import { runStory } from '../support/story.js';
+import { itChecksOwnedStoriesPass } from '../support/story-owners.js';
 
 
 const run = (file: string): Promise<ScenarioReport> => runStory(file);
@@ -38,3 +39,5 @@ describe('a member on a local volume whose node is lost', () => {
     expect(claimDeletes).toHaveLength(1);
   });
 });
+
+itChecksOwnedStoriesPass('local-volume-stories');

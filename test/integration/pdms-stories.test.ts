@@ -7,6 +7,7 @@ import { describe, expect, it } from '@jest/globals';
 
 import type { ActionRecord, ScenarioReport } from '../../lib/local/scenario/report.js';
 import { runStory } from '../support/story.js';
+import { itChecksOwnedStoriesPass } from '../support/story-owners.js';
 
 const podDeletes = (r: ScenarioReport, prefix: string): ActionRecord[] => r.actions.filter((a) => a.verb === 'delete' && a.kind === 'Pod' && (a.name ?? '').startsWith(prefix));
 const transfers = (r: ScenarioReport, service: string): ActionRecord[] =>
@@ -39,3 +40,5 @@ describe('a PD microservices rolling upgrade', () => {
     300_000,
   );
 });
+
+itChecksOwnedStoriesPass('pdms-stories');

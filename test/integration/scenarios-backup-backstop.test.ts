@@ -8,6 +8,7 @@ import { describe, expect, it } from '@jest/globals';
 import { datasetChecksum } from '../../lib/sim/backup/dataset.js';
 import type { ScenarioReport } from '../../lib/local/scenario/report.js';
 import { runStory } from '../support/story.js';
+import { itChecksOwnedStoriesPass } from '../support/story-owners.js';
 
 type Action = { atMs: number; actor: string; verb: string; kind?: string; namespace?: string; name?: string };
 const actionsOf = (r: ScenarioReport): Action[] => (r as unknown as { actions: Action[] }).actions;
@@ -47,3 +48,5 @@ describe('the sweep and the TiKV rules as backstops of the backup controllers', 
     expect(datasets['demo/fresh']?.checksum).toBe(datasetChecksum('demo/basic', 300));
   }, 120_000);
 });
+
+itChecksOwnedStoriesPass('scenarios-backup-backstop');

@@ -8,6 +8,7 @@ import { describe, expect, it } from '@jest/globals';
 import { datasetChecksum } from '../../lib/sim/backup/dataset.js';
 import type { ScenarioReport } from '../../lib/local/scenario/report.js';
 import { runStory } from '../support/story.js';
+import { itChecksOwnedStoriesPass } from '../support/story-owners.js';
 
 
 const run = (file: string): Promise<ScenarioReport> => runStory(file);
@@ -124,3 +125,5 @@ describe('backup stories', () => {
     // A virtual day and a bit: longer than the other stories.
   }, 600_000);
 });
+
+itChecksOwnedStoriesPass('scenarios-backup');

@@ -8,6 +8,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ScenarioReport } from '../../lib/local/scenario/report.js';
 import { runStoryAndInspect } from '../support/story.js';
+import { itChecksOwnedStoriesPass } from '../support/story-owners.js';
 
 type Obj = { metadata: { labels?: Record<string, string> }; spec: Record<string, unknown>; status?: Record<string, unknown> };
 const objectOf = (r: ScenarioReport, key: string): Obj | undefined => (r.final as unknown as { objects: Record<string, Obj> }).objects[key];
@@ -75,3 +76,5 @@ describe('compaction stories', () => {
     expect(r.actions.filter((a) => a.verb === 'event' && a.args?.['reason'] === 'InvalidSpec')).toHaveLength(2);
   }, 120_000);
 });
+
+itChecksOwnedStoriesPass('scenarios-compact');

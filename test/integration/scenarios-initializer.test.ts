@@ -12,6 +12,7 @@ import { parse } from 'yaml';
 import { parseScenario } from '../../lib/local/scenario/file.js';
 import type { ScenarioReport } from '../../lib/local/scenario/report.js';
 import { STORIES_DIR, runStoryAndInspect } from '../support/story.js';
+import { itChecksOwnedStoriesPass } from '../support/story-owners.js';
 
 const FIXTURE = join(import.meta.dirname, '..', 'fixtures', 'tidb-operator-examples', 'initialize', 'tidb-initializer.yaml');
 
@@ -57,3 +58,5 @@ describe('TidbInitializer stories', () => {
     expect(objectOf(r, 'TidbInitializer/default/again')?.status).toMatchObject({ phase: 'Completed' });
   }, 300_000);
 });
+
+itChecksOwnedStoriesPass('scenarios-initializer');

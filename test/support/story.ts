@@ -3,6 +3,7 @@
  * that check what a story shows: its report, and — before the world stops — whatever `inspect`
  * asks of the stack. `change` edits the parsed scenario first (another spec, another seed's world).
  */
+import { expect } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseScenario } from '../../lib/local/scenario/file.js';
@@ -30,6 +31,7 @@ export async function runStoryAndInspect<T>(file: string, opts: StoryOptions<T> 
   try {
     opts.onStart?.(stack);
     const report = await runScenario(stack, createProgress({ quiet: true }));
+    if (!opts.change && !opts.onStart) verdicts.set(verdictKey(file, opts.seed ?? scenario.seed), verdictOf(report));
     return { report, seen: opts.inspect ? await opts.inspect(stack) : undefined };
   } finally {
     await stack.stop();
@@ -39,4 +41,40 @@ export async function runStoryAndInspect<T>(file: string, opts: StoryOptions<T> 
 /** Runs `file` and returns its report. */
 export async function runStory(file: string, opts: Omit<StoryOptions<never>, 'inspect'> = {}): Promise<ScenarioReport> {
   return (await runStoryAndInspect(file, opts)).report;
+}
+
+/** What every story must show, whatever else its suite checks: the parts of a report the pass check reads. */
+export type StoryVerdict = { failedEntries: unknown[]; violations: unknown[]; invariantsChecked: number; passed: boolean };
+
+/** The verdicts of the unchanged runs this suite (one jest module registry) has made, by file and seed. */
+const verdicts = new Map<string, StoryVerdict>();
+const verdictKey = (file: string, seed: number | undefined): string => `${file}#${seed ?? 'own'}`;
+
+/** The pass-check parts of `report`. */
+export function verdictOf(report: ScenarioReport): StoryVerdict {
+  return {
+    failedEntries: report.timeline.filter((t) => !t.ok),
+    violations: report.invariants.flatMap((i) => i.violations),
+    invariantsChecked: report.invariants.length,
+    passed: report.passed,
+  };
+}
+
+/**
+ * The verdict of `file` at its own seed: taken from an unchanged run this suite already made (a suite
+ * that checks what a story shows runs it anyway), else from a new run. Stories cost most of the test
+ * time, so a suite checks each one's pass once per seed, however many tests read it.
+ */
+export async function storyVerdict(file: string): Promise<StoryVerdict> {
+  const parsed = parseScenario(readFileSync(join(STORIES_DIR, file), 'utf8'), file);
+  if (!parsed.ok) throw new Error(parsed.error);
+  return verdicts.get(verdictKey(file, parsed.scenario.seed)) ?? verdictOf(await runStory(file));
+}
+
+/** Asserts the story passed: every timeline entry ok, at least five invariants checked, none violated. */
+export function expectStoryPassed(v: StoryVerdict): void {
+  expect(v.failedEntries).toEqual([]);
+  expect(v.violations).toEqual([]);
+  expect(v.invariantsChecked).toBeGreaterThanOrEqual(5);
+  expect(v.passed).toBe(true);
 }
