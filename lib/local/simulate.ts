@@ -120,6 +120,11 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
       { name: 'iam-allows-every-call', violations: stack.denials.map((d) => ({ atMs: rel(d.atMs), message: d.message })) },
       // The world enforces infra/'s RBAC on every function's request: a 403 fails the run (ADR 0017).
       { name: 'rbac-allows-every-call', violations: (stack.world.gate?.denials ?? []).map((d) => ({ atMs: rel(d.atMs), message: d.message })) },
+      // Each further EKS cluster's world (sim.eksClusters) keeps its own invariants and RBAC, named by its cluster.
+      ...stack.extraEks.flatMap((e) => [
+        ...e.sim.invariants().map((inv) => ({ name: `${e.name}:${inv.name}`, violations: inv.violations.map((v) => ({ atMs: rel(v.atMs), message: v.message })) })),
+        { name: `${e.name}:rbac-allows-every-call`, violations: (e.world.gate?.denials ?? []).map((d) => ({ atMs: rel(d.atMs), message: d.message })) },
+      ]),
       // Namespace-scoped (config.watchNamespaces): no function's request named another namespace.
       { name: 'watched-namespaces-only', violations: unwatchedRequests(stack).map((message) => ({ atMs: rel(stack.clock.nowMs()), message })) },
       // `expect.requests`: the load the run was allowed (only with the section).

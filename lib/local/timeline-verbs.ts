@@ -163,7 +163,9 @@ function world(stack: SimStack, change: WorldChange): VerbResult {
  */
 async function admin(stack: SimStack, step: AdminStep): Promise<VerbResult> {
   const { as, expect, ...request } = step;
-  const payload = { ...request, cluster: clusterRef(stack) };
+  // With sim.eksClusters the first TidbCluster is addressed in its EKS cluster, the first.
+  const eksCluster = stack.scenario.sim.eksClusters?.[0]?.name;
+  const payload = { ...request, cluster: { ...(eksCluster === undefined ? {} : { eksCluster }), ...clusterRef(stack) } };
   const result = (await stack.invokeAdmin(payload, as)) as { ok?: boolean; error?: string; forbidden?: boolean } | undefined;
   if (expect === 'forbidden') {
     if (result?.ok === false && result.forbidden === true) return { ok: true, answer: result };
