@@ -100,9 +100,15 @@ export function takeApiServerDown(eks: ExtraEks, nowMs: number, forMs: number): 
   eks.exporter.down(forMs);
 }
 
-/** Stops one further EKS cluster: its exporter (after `drain` has driven time until it stopped), its processes, its world. */
-export async function stopExtraEks(eks: ExtraEks, drain: (stopping: Promise<void>) => Promise<void>): Promise<void> {
-  await drain(eks.exporter.stop());
+/**
+ * Stops one further EKS cluster: its exporter (time driven forward on `clock`, as `SimStack.stop`
+ * does for the first, until its last checkpoint is written), its processes, its world.
+ */
+export async function stopExtraEks(eks: ExtraEks, clock: VirtualClock): Promise<void> {
+  let ended = false;
+  const ending = eks.exporter.stop().finally(() => (ended = true));
+  for (let i = 0; i < 600 && !ended; i++) await clock.advance(1000);
+  await ending;
   eks.sim.stop();
   await eks.world.stop();
 }

@@ -306,14 +306,7 @@ export class SimStack {
     const stopping = this.exporter.stop().finally(() => (stopped = true));
     for (let i = 0; i < 600 && !stopped; i++) await this.clock.advance(1000);
     await stopping;
-    for (const eks of this.extraEks) {
-      await stopExtraEks(eks, async (ending) => {
-        let ended = false;
-        const done = ending.finally(() => (ended = true));
-        for (let i = 0; i < 600 && !ended; i++) await this.clock.advance(1000);
-        await done;
-      });
-    }
+    for (const eks of this.extraEks) await stopExtraEks(eks, this.clock);
     this.sim.stop();
     await this.world.stop();
     await this.dynamo.close();
