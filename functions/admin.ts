@@ -18,7 +18,8 @@ import { redriveSettings } from '../lib/wiring/admin-redrive.js';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { withoutSdkLogging } from '../lib/queue/aws-call.js';
 import { SqsDeadLetterRedrive, type DeadLetterRedrive } from '../lib/queue/redrive.js';
-import { invocationOf, lambdaRuntime, type Runtime } from '../lib/wiring/ports.js';
+import { type Fleet, fleetBuilder } from '../lib/wiring/fleet.js';
+import { invocationOf, type Runtime } from '../lib/wiring/ports.js';
 
 /**
  * What the handler is built from: `runtime` builds the ports (default: from the environment),
@@ -26,7 +27,14 @@ import { invocationOf, lambdaRuntime, type Runtime } from '../lib/wiring/ports.j
  * AWS_REGION) and `redrive` the dead-letter redrive (default: SQS, the queues RECONCILE_DLQ_URL,
  * RECONCILE_DLQ_ARN and RECONCILE_QUEUE_ARN name).
  */
-export type AdminHandlerOptions = { readonly runtime?: () => Runtime; readonly accessEntries?: () => AccessEntries; readonly redrive?: () => DeadLetterRedrive };
+export type AdminHandlerOptions = {
+  readonly runtime?: () => Runtime;
+  /** The access entries of EKS cluster `k8sCluster` (default: the EKS API for that registered cluster). */
+  readonly accessEntries?: (k8sCluster?: string) => AccessEntries;
+  readonly redrive?: () => DeadLetterRedrive;
+  /** One runtime per registered EKS cluster (docs/adr/0027; default: from the environment, or `runtime` alone). */
+  readonly fleet?: () => Fleet;
+};
 
 /** A function URL's answer (payload format 2.0): the admin answer as the JSON body. */
 export type AdminUrlResponse = { readonly statusCode: number; readonly headers: Record<string, string>; readonly body: string };
@@ -37,13 +45,21 @@ export type AdminUrlResponse = { readonly statusCode: number; readonly headers: 
  * `{ok: false}` whose error names the variables (no `field`: that names request fields only).
  */
 export function createAdminHandler(options: AdminHandlerOptions = {}) {
-  const build = options.runtime ?? (() => lambdaRuntime());
-  const buildEntries = options.accessEntries ?? (() => eksAccessEntries(process.env));
+  const buildFleet = fleetBuilder(options);
+  const buildEntries = options.accessEntries ?? ((k8sCluster?: string) => eksAccessEntries(process.env, k8sCluster));
   const buildRedrive = options.redrive ?? (() => sqsRedrive(process.env));
-  let runtime: Runtime | undefined;
-  let entries: AccessEntries | undefined;
+  let fleet: Fleet | undefined;
+  const entries = new Map<string, AccessEntries>();
   let redrive: DeadLetterRedrive | undefined;
-  const deps = { getRuntime: (): Runtime => (runtime ??= build()), getAccessEntries: (): AccessEntries => (entries ??= buildEntries()), getRedrive: (): DeadLetterRedrive => (redrive ??= buildRedrive()) };
+  const getFleet = (): Fleet => (fleet ??= buildFleet());
+  const getRuntime = (): Runtime => getFleet().runtimes[0] ?? fail('a fleet has at least one EKS cluster');
+  const getAccessEntries = (k8sCluster?: string): AccessEntries => {
+    const name = k8sCluster ?? '';
+    const known = entries.get(name) ?? buildEntries(k8sCluster);
+    entries.set(name, known);
+    return known;
+  };
+  const deps = { getRuntime, getFleet, getAccessEntries, getRedrive: (): DeadLetterRedrive => (redrive ??= buildRedrive()) };
   return middy<unknown, AdminAnswer | AdminUrlResponse, Error, Context>().handler(async (event, context) => {
     const read = readAdminEvent(event);
     if (read.kind === 'url-error') return urlResponse(read.statusCode, { ok: false, error: read.error });
@@ -62,9 +78,15 @@ function sqsRedrive(env: NodeJS.ProcessEnv): DeadLetterRedrive {
   return new SqsDeadLetterRedrive({ client: withoutSdkLogging(new SQSClient({ region: lambdaSettings(env).region })), ...queues });
 }
 
-function eksAccessEntries(env: NodeJS.ProcessEnv): AccessEntries {
+/** The EKS API's access entries of registered cluster `k8sCluster` (default: the first), in that cluster's region. */
+function eksAccessEntries(env: NodeJS.ProcessEnv, k8sCluster?: string): AccessEntries {
   const s = lambdaSettings(env);
-  return new EksAccessEntries(s.clusterName, s.region);
+  const eks = s.eksClusters.find((c) => c.name === k8sCluster) ?? s.eksClusters[0];
+  return new EksAccessEntries(eks?.name ?? s.clusterName, eks?.region ?? s.region);
+}
+
+function fail(message: string): never {
+  throw new TypeError(message);
 }
 
 /** The deployed handler (`functions/admin.handler` in serverless.yml). */

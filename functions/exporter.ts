@@ -2,20 +2,22 @@
  * Lambda entry point for the exporter (EventBridge Scheduler, every minute): one bounded watch
  * session over TidbClusters and the StatefulSets, Pods and PVCs they manage, forwarding coalesced
  * reconcile triggers to the queue and checkpointing the watch positions in the state table
- * (lib/exporter/lambda.ts). The session ends a safety margin before the function's timeout.
+ * (lib/exporter/lambda.ts); with several EKS clusters registered (`EKS_CLUSTERS`), one such session
+ * per cluster, side by side (lib/exporter/fleet.ts). Sessions end a safety margin before the function's timeout.
  */
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { type LambdaExporter, type SessionSummary, lambdaExporterFromEnv } from '../lib/exporter/lambda.js';
+import { type FleetSessionSummary, fleetExporterFromEnv } from '../lib/exporter/fleet.js';
+import type { LambdaExporter } from '../lib/exporter/lambda.js';
 
 /**
  * Builds the handler around an exporter made on first use (`build`, by default from the process
  * environment), so a warm container keeps its clients and its last session's carry, and a
  * configuration error fails the invocation naming every bad variable.
  */
-export function createExporterHandler(build: () => LambdaExporter = () => lambdaExporterFromEnv(process.env)) {
-  let exporter: LambdaExporter | undefined;
-  return middy<unknown, SessionSummary, Error, Context>().handler(async (_event, context) => {
+export function createExporterHandler(build: () => Pick<LambdaExporter, 'run'> | { run(remainingMs: number): Promise<FleetSessionSummary> } = () => fleetExporterFromEnv(process.env)) {
+  let exporter: { run(remainingMs: number): Promise<FleetSessionSummary> } | undefined;
+  return middy<unknown, FleetSessionSummary, Error, Context>().handler(async (_event, context) => {
     exporter ??= build();
     return exporter.run(context.getRemainingTimeInMillis());
   });

@@ -8,11 +8,15 @@
  */
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { invocationOf, lambdaRuntime, type Runtime } from '../lib/wiring/ports.js';
-import { reconcileEvent } from '../lib/wiring/reconcile.js';
+import { type Fleet, fleetBuilder } from '../lib/wiring/fleet.js';
+import { reconcileFleetEvent } from '../lib/wiring/fleet-reconcile.js';
+import { invocationOf, type Runtime } from '../lib/wiring/ports.js';
 
-/** What the handler is built from: `runtime` builds the ports (default: from the environment). */
-export type ReconcileHandlerOptions = { readonly runtime?: () => Runtime };
+/**
+ * What the handler is built from: `fleet` builds one runtime per registered EKS cluster (default:
+ * from the environment, docs/adr/0027); `runtime` is a fleet of one.
+ */
+export type ReconcileHandlerOptions = { readonly runtime?: () => Runtime; readonly fleet?: () => Fleet };
 
 /**
  * Builds the handler around a runtime made on first use, so a warm container keeps its clients and a
@@ -20,12 +24,12 @@ export type ReconcileHandlerOptions = { readonly runtime?: () => Runtime };
  * Tests and the local stack pass `runtime` (e.g. `localRuntime(...)`); nothing else differs.
  */
 export function createReconcileHandler(options: ReconcileHandlerOptions = {}) {
-  const build = options.runtime ?? (() => lambdaRuntime());
-  let runtime: Runtime | undefined;
+  const build = fleetBuilder(options);
+  let fleet: Fleet | undefined;
   return middy<SQSEvent, SQSBatchResponse, Error, Context>().handler(async (event, context) => {
-    runtime ??= build();
+    fleet ??= build();
     // The event is read defensively: a direct invoke may pass anything, and gets an error naming the field.
-    return reconcileEvent(runtime, event as unknown, invocationOf(context));
+    return reconcileFleetEvent(fleet, event as unknown, invocationOf(context));
   });
 }
 

@@ -5,19 +5,23 @@
  */
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { invocationOf, lambdaRuntime, type Runtime } from '../lib/wiring/ports.js';
-import { sweepFleet, type SweepSummary } from '../lib/wiring/sweep.js';
+import { type Fleet, fleetBuilder } from '../lib/wiring/fleet.js';
+import { sweepEveryCluster, type FleetSweepSummary } from '../lib/wiring/fleet-sweep.js';
+import { invocationOf, type Runtime } from '../lib/wiring/ports.js';
 
-/** What the handler is built from: `runtime` builds the ports (default: from the environment). */
-export type SweepHandlerOptions = { readonly runtime?: () => Runtime };
+/**
+ * What the handler is built from: `fleet` builds one runtime per registered EKS cluster (default:
+ * from the environment, docs/adr/0027), each swept on its own; `runtime` is a fleet of one.
+ */
+export type SweepHandlerOptions = { readonly runtime?: () => Runtime; readonly fleet?: () => Fleet };
 
 /** Builds the handler around a runtime made on first use (see `createReconcileHandler`). */
 export function createSweepHandler(options: SweepHandlerOptions = {}) {
-  const build = options.runtime ?? (() => lambdaRuntime());
-  let runtime: Runtime | undefined;
-  return middy<unknown, SweepSummary, Error, Context>().handler(async (_event, context) => {
-    runtime ??= build();
-    return sweepFleet(runtime, invocationOf(context));
+  const build = fleetBuilder(options);
+  let fleet: Fleet | undefined;
+  return middy<unknown, FleetSweepSummary, Error, Context>().handler(async (_event, context) => {
+    fleet ??= build();
+    return sweepEveryCluster(fleet, invocationOf(context));
   });
 }
 

@@ -56,7 +56,7 @@ export type AdminCommand = {
 export type ParseAdminArgsResult = { readonly ok: true; readonly command: AdminCommand } | { readonly ok: false; readonly field: string; readonly error: string };
 
 /** Help text of `admin`. */
-export const ADMIN_HELP = `Usage: tidb-reconciler admin <action> <namespace>/<name> [options]
+export const ADMIN_HELP = `Usage: tidb-reconciler admin <action> [<eks-cluster>/]<namespace>/<name> [options]
        tidb-reconciler admin <action> -n <namespace> <name> [options]
        tidb-reconciler admin redrive [--dry-run | --status | --wait] [options]
 
@@ -179,13 +179,15 @@ function redriveCommand(extra: string | undefined, values: Values, env: NodeJS.P
 }
 
 /** `<namespace>/<name>`, or a name with `-n <namespace>` as kubectl takes it; never both. */
-function clusterOf(ref: string, namespace: string | undefined): { cluster: { namespace?: string; name?: string } } | Failure {
+function clusterOf(ref: string, namespace: string | undefined): { cluster: { eksCluster?: string; namespace?: string; name?: string } } | Failure {
   const parts = ref.split('/');
+  // <eks-cluster>/<namespace>/<name>: a deployment of several EKS clusters (docs/adr/0027).
+  if (namespace === undefined && parts.length === 3) return { cluster: { eksCluster: parts[0], namespace: parts[1], name: parts[2] } };
   if (namespace !== undefined) {
     if (parts.length !== 1) return { field: '--namespace', error: `-n ${namespace} and "${ref}" both name a namespace: give <namespace>/<name> or -n <namespace> <name>` };
     return { cluster: { namespace, name: ref } };
   }
-  if (parts.length !== 2) return { field: 'cluster', error: `"${ref}" is not <namespace>/<name> (or give -n <namespace> ${ref})` };
+  if (parts.length !== 2) return { field: 'cluster', error: `"${ref}" is not <namespace>/<name> (or give -n <namespace> ${ref}), nor <eks-cluster>/<namespace>/<name>` };
   return { cluster: { namespace: parts[0], name: parts[1] } };
 }
 
@@ -217,7 +219,7 @@ function parseRaw(args: readonly string[]) {
 type Values = ReturnType<typeof parseRaw>['values'];
 type Failure = { readonly field: string; readonly error: string };
 
-function payloadOf(action: CliAdminAction, cluster: { namespace?: string; name?: string }, values: Values): { payload: Record<string, unknown> } | Failure {
+function payloadOf(action: CliAdminAction, cluster: { eksCluster?: string; namespace?: string; name?: string }, values: Values): { payload: Record<string, unknown> } | Failure {
   if (values.component !== undefined && action !== 'force-upgrade') return { field: '--component', error: '--component is for force-upgrade only' };
   if (values.limit !== undefined && action !== 'history') return { field: '--limit', error: '--limit is for history only' };
   const payload: Record<string, unknown> = { action: CLI_ADMIN_ACTIONS[action], cluster };

@@ -17,7 +17,7 @@ import { planNextStep, type NextStep } from '../wiring/next-step.js';
 import { formatNextStep, isNothingToDo, visibleActions } from './plan-format.js';
 
 /** Help text of `plan`. */
-export const PLAN_HELP = `Usage: tidb-reconciler plan --kubeconfig FILE [<namespace>/<name>] [-n NS | -A] [--json]
+export const PLAN_HELP = `Usage: tidb-reconciler plan --kubeconfig FILE [[<eks-cluster>/]<namespace>/<name>] [-n NS | -A] [--json]
 
 Observes a live cluster exactly as a reconcile step does (the TidbCluster, what it owns, PD), runs
 the rules, and prints what the next step would do: the actions in order, the status fields it would
@@ -27,7 +27,9 @@ step would make (failover deadlines would start now). Settings come from the sam
 variables as the functions (AUTO_FAILOVER, PD_FAILOVER_PERIOD_MS, …; defaults otherwise).
 
 Options:
-  --kubeconfig FILE   the cluster (required); --context NAME picks a context
+  --kubeconfig FILE   the cluster (required); --context NAME picks a context; <eks-cluster>/ picks the
+                      context of that EKS cluster (named so, or its cluster or context an EKS ARN
+                      ending cluster/<eks-cluster>, as aws eks update-kubeconfig writes it)
   -n, --namespace NS  plan every TidbCluster of NS (default: the context's namespace, else default)
   -A, --all-namespaces  every TidbCluster in the cluster
   --json              the planned actions, status and wake-up as JSON
@@ -40,7 +42,10 @@ after \`admin resume\` would do.
 Exit codes: 0 planned; 1 a cluster could not be read, or the named TidbCluster does not exist;
 2 usage error.`;
 
-type PlanOptions = { kubeconfig: string; context?: string; ref?: { namespace: string; name: string }; namespace?: string; all: boolean; json: boolean; timeoutMs: number };
+type PlanOptions = { kubeconfig: string; context?: string; ref?: { eksCluster?: string; namespace: string; name: string }; namespace?: string; all: boolean; json: boolean; timeoutMs: number };
+
+// EKS cluster names as cluster keys allow them (lib/model/key.ts).
+const EKS_CLUSTER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
 /** Parses the arguments of `plan`; throws a message naming the bad argument. */
 export function parsePlanArgs(args: readonly string[]): PlanOptions {
@@ -64,9 +69,14 @@ export function parsePlanArgs(args: readonly string[]): PlanOptions {
   const given = positionals[0];
   if (given !== undefined) {
     const parts = given.split('/');
-    if (parts.length !== 2 || !parts[0] || !parts[1]) throw new Error(`cluster: "${given}" is not <namespace>/<name>`);
+    // <eks-cluster>/<namespace>/<name> (docs/adr/0027): the EKS cluster picks the kubeconfig context.
+    const [eksCluster, ...rest] = parts.length === 3 ? parts : [undefined, ...parts];
+    const [namespace, name] = rest;
+    if (rest.length !== 2 || !namespace || !name) throw new Error(`cluster: "${given}" is not <namespace>/<name>`);
+    if (eksCluster !== undefined && !EKS_CLUSTER_NAME.test(eksCluster)) throw new Error(`cluster: "${eksCluster}" in "${given}" is not an EKS cluster name (letters, digits, '.', '_', '-')`);
+    if (eksCluster !== undefined && values.context !== undefined) throw new Error(`--context and "${given}" both pick the cluster: give one`);
     if (all || values.namespace !== undefined) throw new Error('-n/-A select clusters to list: not with a <namespace>/<name>');
-    ref = { namespace: parts[0], name: parts[1] };
+    ref = { ...(eksCluster === undefined ? {} : { eksCluster }), namespace, name };
   }
   if (all && values.namespace !== undefined) throw new Error('-n and -A: give one');
   const timeoutMs = durationOption('--timeout', values.timeout, 30_000);
@@ -85,6 +95,7 @@ export async function runPlan(args: string[], io: PlanIo = PROCESS_IO): Promise<
   try {
     opts = parsePlanArgs(args);
     kubeConfig = kubeConfigFromFile(opts.kubeconfig, opts.context);
+    if (opts.ref?.eksCluster !== undefined) kubeConfig.setCurrentContext(contextOfEksCluster(kubeConfig, opts.ref.eksCluster));
   } catch (err) {
     io.err(`tidb-reconciler plan: ${(err as Error).message}\n(usage: tidb-reconciler plan --kubeconfig FILE [<namespace>/<name>]; see --help)`);
     return 2;
@@ -92,7 +103,7 @@ export async function runPlan(args: string[], io: PlanIo = PROCESS_IO): Promise<
   const clock = new RealClock();
   const clients = ApiServerClients.fromKubeConfig(kubeConfig, clock);
   const config = parseConfig(io.env).step;
-  let refs: { namespace: string; name: string }[];
+  let refs: { eksCluster?: string; namespace: string; name: string }[];
   try {
     refs = opts.ref ? [opts.ref] : await listClusters(clients, clock, opts.all ? undefined : (opts.namespace ?? kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace ?? 'default'), opts.timeoutMs);
   } catch (err) {
@@ -106,7 +117,7 @@ export async function runPlan(args: string[], io: PlanIo = PROCESS_IO): Promise<
     const step = await planOne(clients, clock, config, ref, opts.timeoutMs);
     const missing = step.ok && step.snapshot.cluster === undefined;
     failed ||= !step.ok || missing;
-    const name = `${ref.namespace}/${ref.name}`;
+    const name = `${ref.eksCluster === undefined ? '' : `${ref.eksCluster}/`}${ref.namespace}/${ref.name}`;
     if (opts.json) json.push(toJson(name, step));
     else if (missing) io.err(`tidb-reconciler plan: ${formatNextStep(name, step, clock.nowMs())}`);
     else io.out(formatNextStep(name, step, clock.nowMs()));
@@ -115,9 +126,25 @@ export async function runPlan(args: string[], io: PlanIo = PROCESS_IO): Promise<
   return failed ? 1 : 0;
 }
 
-function planOne(clients: ApiServerClients, clock: RealClock, config: StepConfig, ref: { namespace: string; name: string }, timeoutMs: number): Promise<NextStep> {
+/**
+ * The kubeconfig context of EKS cluster `eks`: the context named so, else the one context whose name
+ * or cluster is an EKS ARN ending `cluster/<eks>` (`aws eks update-kubeconfig` names both so).
+ * Throws naming the contexts when none or several match.
+ */
+export function contextOfEksCluster(kubeConfig: Pick<KubeConfig, 'getContexts'>, eks: string): string {
+  const contexts = kubeConfig.getContexts();
+  if (contexts.some((c) => c.name === eks)) return eks;
+  const isArnOf = (text: string): boolean => text.startsWith('arn:') && text.endsWith(`:cluster/${eks}`);
+  const matching = contexts.filter((c) => isArnOf(c.name) || isArnOf(c.cluster));
+  const [only, ...more] = matching;
+  if (only !== undefined && more.length === 0) return only.name;
+  const names = contexts.map((c) => c.name).join(', ') || 'none';
+  throw new Error(`cluster: ${matching.length === 0 ? 'no' : 'more than one'} kubeconfig context is EKS cluster "${eks}" (contexts: ${names})`);
+}
+
+function planOne(clients: ApiServerClients, clock: RealClock, config: StepConfig, ref: { eksCluster?: string; namespace: string; name: string }, timeoutMs: number): Promise<NextStep> {
   const deadlineAtMs = clock.nowMs() + timeoutMs;
-  const clusterRef = { k8sCluster: 'kubeconfig', ...ref };
+  const clusterRef = { k8sCluster: ref.eksCluster ?? 'kubeconfig', namespace: ref.namespace, name: ref.name };
   return planNextStep({ clients: clients.withDeadline(deadlineAtMs), clock, config, key: formatClusterKey(clusterRef), ref: clusterRef, deadlineAtMs });
 }
 

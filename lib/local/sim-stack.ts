@@ -42,6 +42,9 @@ import { RequestCounter } from './request-counts.js';
 import { countApiRequests, countExchanges } from './request-boundaries.js';
 import type { Scenario } from './scenario/types.js';
 import { worldStorageClasses } from './scenario/storage-classes.js';
+import { eksClusterOf } from './scenario/eks-clusters.js';
+import { type ExtraEks, namedRuntimes, startExtraEks, stopExtraEks, takeApiServerDown } from './eks-worlds.js';
+import { type Fleet, fleetOf } from '../wiring/fleet.js';
 
 /** The simulated Lambda context every invocation gets (60 s budget, as the deployed functions). */
 export function simulatedContext(id: string): Context {
@@ -89,6 +92,10 @@ export class SimStack {
   writesThisInvocation = 0;
   crash: CrashPlan | undefined;
   duplicate: { factor: number; untilMs: number } | undefined;
+  /** The further EKS clusters of `sim.eksClusters` (none without it), each its own world (eks-worlds.ts). */
+  readonly extraEks: ExtraEks[] = [];
+  /** The `eks-api-down` fault on the first EKS cluster: its API server refuses every request until then. */
+  private firstApiDownUntilMs = 0;
   private current: MortalRuntime | undefined;
   private invocationSeq = 0;
   /**
@@ -158,7 +165,7 @@ export class SimStack {
     const clock = new VirtualClock();
     const logger: Logger = options.verbose ? new StreamLogger(() => clock.nowMs()) : silentLogger;
     // The pools shape the world's nodes; the TiDB simulation's knobs are the numbers.
-    const { nodePools, storageClasses, buckets, workload, latency: _latency, ...knobs } = scenario.sim;
+    const { nodePools, storageClasses, buckets, workload, latency: _latency, eksClusters, ...knobs } = scenario.sim;
     const sim = new TidbSimulation({ seed, knobs });
     const classes = storageClasses ? { storageClasses: worldStorageClasses(storageClasses) } : {};
     const world = await SimWorld.start({ clock: clock, nodes: nodePools ?? scenario.sim.nodes, podStartupMs: scenario.sim.podStartupMs, ...classes, runtimes: [sim.runtime], random: sim.random, proxyRandom: sim.proxyRandom, rbac: true });
@@ -189,7 +196,10 @@ export class SimStack {
       changeVisibility: (handle, seconds) => queue.changeVisibility(handle, seconds),
     };
     const parts = { scenario, seed, world, dynamo, queue, sending, scheduler, clock: handlerClock, logger, countClaim: () => holder.stack && holder.stack.steps++, onExchange: countExchanges(world.store, requests) };
-    const runtimes = simRuntimes(parts);
+    // With sim.eksClusters, the first world is the first EKS cluster, named as the file names it.
+    const firstEks = eksClusters?.[0]?.name;
+    const runtimesOf = (): Record<SimFunction, Runtime> => (firstEks === undefined ? simRuntimes(parts) : namedRuntimes(simRuntimes(parts), firstEks));
+    const runtimes = runtimesOf();
     const latency: LatencyModel = scenario.sim.latency ?? DEFAULT_LATENCY;
     const exporterDeps = { source: new StoreWatchSource(world.store, () => requests.count('exporter')), queue: ids.queue('exporter', sending), state: new DynamoStateStore(ids.dynamo('exporter'), { tableName: dynamo.tableName }), clock: clock, logger, random: seededRandom(seed + 1) };
     const exporterOptions = { k8sCluster: runtimes.reconcile.k8sCluster, resources: watchedResources(scenario.config.watchNamespaces), flushWindowMs: 1000 };
@@ -208,10 +218,12 @@ export class SimStack {
     const accessEntries = ids.accessEntries('admin', entries);
     const stack = new SimStack(clock, handlerClock, scenario, sim, world, dynamo, queue, runtimes, exporter, delivery, denials, accessEntries, requests);
     holder.stack = stack;
-    stack.buildRuntime = () => simRuntimes(parts).reconcile;
+    stack.buildRuntime = () => runtimesOf().reconcile;
+    const extraParts = { scenario, seed, clock, handlerClock, logger, dynamo, runtimeParts: parts, sending, requests, rbac: watched === undefined ? rbac : namespacedRbac(rbac, watched), callers };
+    for (const [i, eks] of (eksClusters ?? []).slice(1).entries()) stack.extraEks.push(await startExtraEks(extraParts, eks.name, i + 1));
     world.server.onWrite = () => stack.countWrite();
     const previousHook = world.server.requestHook;
-    world.server.requestHook = (method, path) => stack.dieBeforeWrite(method) ?? previousHook?.(method, path);
+    world.server.requestHook = (method, path) => stack.firstApiDown() ?? stack.dieBeforeWrite(method) ?? previousHook?.(method, path);
     exporter.start();
     return stack;
   }
@@ -224,7 +236,7 @@ export class SimStack {
     const mortal = mortalRuntime(this.freshRuntime?.() ?? this.runtime);
     this.current = mortal;
     this.writesThisInvocation = 0;
-    const handler = createReconcileHandler({ runtime: () => mortal.runtime });
+    const handler = createReconcileHandler(this.extraEks.length === 0 ? { runtime: () => mortal.runtime } : { fleet: () => fleetOf([mortal.runtime, ...this.extraEks.map((e) => e.runtimes.reconcile)]) });
     try {
       const context = simulatedContext(`sim-${++this.invocationSeq}`);
       const run = mortal.run(() => handler(event, context)) as Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
@@ -258,7 +270,7 @@ export class SimStack {
     const arn = callerArn.includes(':role/') ? sessionArnOf(callerArn, 'simulate') : callerArn;
     const event = functionUrlEvent(JSON.stringify(payload), { arn, accountId: arn.split(':')[4] ?? '' }, id);
     try {
-      const response = urlResponseOf(await createAdminHandler({ runtime: () => this.runtimes.admin, accessEntries: () => this.accessEntries, redrive: () => this.adminRedrive() })(event, simulatedContext(id)));
+      const response = urlResponseOf(await createAdminHandler({ ...this.fleetOf('admin'), accessEntries: () => this.accessEntries, redrive: () => this.adminRedrive() })(event, simulatedContext(id)));
       return JSON.parse(response.body) as unknown;
     } catch (err) {
       this.invocationFailed({ fn: 'admin', error: errorMessage(err) });
@@ -272,7 +284,7 @@ export class SimStack {
    */
   async invokeSweep(): Promise<void> {
     this.iam.authorizeScheduledInvoke('sweep');
-    await createSweepHandler({ runtime: () => this.runtimes.sweep })({} as never, simulatedContext(`sweep-${++this.invocationSeq}`));
+    await createSweepHandler(this.fleetOf('sweep'))({} as never, simulatedContext(`sweep-${++this.invocationSeq}`));
   }
 
   /**
@@ -282,7 +294,7 @@ export class SimStack {
    */
   async exporterIdle(maxWallMs = 30_000): Promise<void> {
     const until = Date.now() + maxWallMs;
-    while (!this.exporter.isIdle() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 1));
+    while (!(this.exporter.isIdle() && this.extraEks.every((e) => e.exporter.isIdle())) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 1));
   }
 
   /**
@@ -294,9 +306,52 @@ export class SimStack {
     const stopping = this.exporter.stop().finally(() => (stopped = true));
     for (let i = 0; i < 600 && !stopped; i++) await this.clock.advance(1000);
     await stopping;
+    for (const eks of this.extraEks) await stopExtraEks(eks, this.clock);
     this.sim.stop();
     await this.world.stop();
     await this.dynamo.close();
+  }
+
+  /**
+   * The `eks-api-down` fault: EKS cluster `eks` (of `sim.eksClusters`) has its API server refuse
+   * every request and its exporter run no session for `forMs`. False when no such cluster runs.
+   */
+  eksApiDown(eks: string, forMs: number): boolean {
+    const now = this.clock.nowMs();
+    const extra = this.extraEks.find((e) => e.name === eks);
+    if (extra !== undefined) {
+      takeApiServerDown(extra, now, forMs);
+      return true;
+    }
+    if (this.scenario.sim.eksClusters?.[0]?.name !== eks) return false;
+    this.firstApiDownUntilMs = Math.max(this.firstApiDownUntilMs, now + forMs);
+    this.exporter.down(forMs);
+    return true;
+  }
+
+  /**
+   * The world TidbCluster `namespace/name` is in: the further EKS cluster `sim.eksClusters` places it
+   * in, else the first.
+   */
+  worldOf(namespace: string, name: string): SimWorld {
+    const eks = eksClusterOf(this.scenario.sim.eksClusters, namespace, name);
+    return this.extraEks.find((e) => e.name === eks)?.world ?? this.world;
+  }
+
+  /** The world and processes pod `namespace/pod` runs in (the first world's when it has it), or undefined when none has it. */
+  podWorld(namespace: string, pod: string): { readonly world: SimWorld; readonly sim: TidbSimulation } | undefined {
+    return [{ world: this.world, sim: this.sim }, ...this.extraEks].find((w) => w.world.store.get('Pod', namespace, pod) !== undefined);
+  }
+
+  /** The handler options of function `fn`: its runtime, or with several EKS clusters the fleet of its runtimes. */
+  private fleetOf(fn: 'sweep' | 'admin'): { runtime: () => Runtime } | { fleet: () => Fleet } {
+    if (this.extraEks.length === 0) return { runtime: () => this.runtimes[fn] };
+    return { fleet: () => fleetOf([this.runtimes[fn], ...this.extraEks.map((e) => e.runtimes[fn])]) };
+  }
+
+  private firstApiDown(): ApiError | undefined {
+    if (this.clock.nowMs() >= this.firstApiDownUntilMs) return undefined;
+    return new ApiError(503, 'ServiceUnavailable', `the API server of EKS cluster ${this.scenario.sim.eksClusters?.[0]?.name ?? 'local'} is unavailable`);
   }
 
   private invocationFailed(e: InvocationError): void {

@@ -120,6 +120,11 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
       { name: 'iam-allows-every-call', violations: stack.denials.map((d) => ({ atMs: rel(d.atMs), message: d.message })) },
       // The world enforces infra/'s RBAC on every function's request: a 403 fails the run (ADR 0017).
       { name: 'rbac-allows-every-call', violations: (stack.world.gate?.denials ?? []).map((d) => ({ atMs: rel(d.atMs), message: d.message })) },
+      // Each further EKS cluster's world (sim.eksClusters) keeps its own invariants and RBAC, named by its cluster.
+      ...stack.extraEks.flatMap((e) => [
+        ...e.sim.invariants().map((inv) => ({ name: `${e.name}:${inv.name}`, violations: inv.violations.map((v) => ({ atMs: rel(v.atMs), message: v.message })) })),
+        { name: `${e.name}:rbac-allows-every-call`, violations: (e.world.gate?.denials ?? []).map((d) => ({ atMs: rel(d.atMs), message: d.message })) },
+      ]),
       // Namespace-scoped (config.watchNamespaces): no function's request named another namespace.
       { name: 'watched-namespaces-only', violations: unwatchedRequests(stack).map((message) => ({ atMs: rel(stack.clock.nowMs()), message })) },
       // `expect.requests`: the load the run was allowed (only with the section).
@@ -197,7 +202,7 @@ async function runEntry(stack: SimStack, entry: TimelineEntry, runUntil: RunUnti
 /** What a timed-out `waitFor` on an object saw of it: gone, or its phase and latest condition. */
 function describeObject(stack: SimStack, ref: ObjectRef): string {
   const namespace = refNamespace(stack, ref);
-  const o = stack.world.store.get(ref.kind, namespace, ref.name);
+  const o = storeOfRef(stack, ref).get(ref.kind, namespace, ref.name);
   const id = `${ref.kind} ${namespace === undefined ? '' : `${namespace}/`}${ref.name}`;
   if (!o) return `${id} does not exist`;
   const status = (o.status ?? {}) as { phase?: unknown; conditions?: { type?: string; reason?: string; message?: string }[] };
@@ -215,11 +220,15 @@ export function conditionHolds(stack: SimStack, until: WaitCondition): boolean {
   const tc = stack.world.store.get('TidbCluster', m.namespace, m.name);
   switch (until.kind) {
     case 'ready':
-      return watchedClusters(stack.scenario).every((c) => isClusterReady(stack.world.store, stack.world.store.get('TidbCluster', c.metadata.namespace, c.metadata.name)));
+      return watchedClusters(stack.scenario).every((c) => {
+        // Each TidbCluster in the world of its EKS cluster (sim.eksClusters; the one world without it).
+        const store = stack.worldOf(c.metadata.namespace, c.metadata.name).store;
+        return isClusterReady(store, store.get('TidbCluster', c.metadata.namespace, c.metadata.name));
+      });
     case 'phase':
       return tc?.status?.[until.component]?.phase === until.phase;
     case 'jsonpath': {
-      const target = until.object === undefined ? tc : stack.world.store.get(until.object.kind, refNamespace(stack, until.object), until.object.name);
+      const target = until.object === undefined ? tc : storeOfRef(stack, until.object).get(until.object.kind, refNamespace(stack, until.object), until.object.name);
       if ('greaterThan' in until) return jsonPathGreaterThan(until.path, target ?? null, until.greaterThan);
       if ('notEquals' in until) return !jsonPathEquals(until.path, target ?? null, until.notEquals);
       return jsonPathEquals(until.path, target ?? null, until.equals);
@@ -246,7 +255,20 @@ function applyCluster(stack: SimStack): void {
   const twin = stack.scenario.twinObjects;
   if (twin) seedTwin(store, structuredClone(tc) as unknown as Record<string, unknown>, twin as unknown as KubeObject[]);
   // Strict, as kubectl applies it: a misspelt field in the scenario fails the run instead of being pruned.
-  else for (const c of clusters) store.create('TidbCluster', structuredClone(c) as unknown as KubeObject, { fieldValidation: 'Strict' });
+  // Each in the world of its EKS cluster (sim.eksClusters), its namespace made there first.
+  else {
+    for (const c of clusters) {
+      const target = stack.worldOf(c.metadata.namespace, c.metadata.name).store;
+      if (!target.get('Namespace', undefined, c.metadata.namespace)) target.create('Namespace', { metadata: { name: c.metadata.namespace } });
+      target.create('TidbCluster', structuredClone(c) as unknown as KubeObject, { fieldValidation: 'Strict' });
+    }
+  }
+}
+
+/** The store an object of a `waitFor` lives in: a TidbCluster's EKS cluster's world, every other kind the first world's. */
+function storeOfRef(stack: SimStack, ref: ObjectRef): SimStack['world']['store'] {
+  const namespace = refNamespace(stack, ref);
+  return ref.kind === 'TidbCluster' && namespace !== undefined ? stack.worldOf(namespace, ref.name).store : stack.world.store;
 }
 
 function recordWrite(record: (a: Omit<ActionRecord, 'atMs'>) => void, actor: Actor, w: WriteRecord): void {
@@ -274,7 +296,7 @@ function finalState(stack: SimStack): FinalState {
     // Volumes are cluster-scoped: those of the clusters' claims, keyed PersistentVolume/<name>.
     for (const pv of store.list('PersistentVolume', undefined, (v) => isVolumeOfNamespace(v, ns))) objects[objectKey('PersistentVolume', undefined, pv.metadata.name ?? '')] = pv;
   }
-  const all = clusters.length === 1 ? {} : { tidbclusters: Object.fromEntries(clusters.map((c) => [`${c.metadata.namespace}/${c.metadata.name}`, store.get('TidbCluster', c.metadata.namespace, c.metadata.name) ?? null])) };
+  const all = clusters.length === 1 ? {} : { tidbclusters: Object.fromEntries(clusters.map((c) => [`${c.metadata.namespace}/${c.metadata.name}`, stack.worldOf(c.metadata.namespace, c.metadata.name).store.get('TidbCluster', c.metadata.namespace, c.metadata.name) ?? null])) };
   const pd = stack.sim.snapshot(m.namespace, m.name);
   const datasetOf = (ns: string, name: string) => ({ checksum: stack.sim.backups.datasets.at(ns, name).checksum, ts: tsoOf(stack.clock.nowMs()) });
   const backups =

@@ -75,10 +75,13 @@ function fault(stack: SimStack, f: Fault): VerbResult {
   const namespace = 'pod' in f ? namespaceOfPod(stack.scenario, f.pod) : clusterRef(stack).namespace;
   const faults = stack.sim.faults;
   switch (f.kind) {
-    case 'pod-down':
-      if (!stack.world.store.get('Pod', namespace, f.pod)) return { ok: false, error: `pod ${namespace}/${f.pod} does not exist` };
-      faults.podDown(namespace, f.pod);
+    case 'pod-down': {
+      // The pod of a TidbCluster sim.eksClusters places in a further EKS cluster dies in that world.
+      const where = 'pod' in f ? stack.podWorld(namespace, f.pod) : undefined;
+      if (where === undefined) return { ok: false, error: `pod ${namespace}/${f.pod} does not exist` };
+      where.sim.faults.podDown(namespace, f.pod);
       return OK;
+    }
     case 'pod-deleted':
       if (!stack.world.store.get('Pod', namespace, f.pod)) return { ok: false, error: `pod ${namespace}/${f.pod} does not exist` };
       faults.deletePod(namespace, f.pod);
@@ -110,6 +113,8 @@ function fault(stack: SimStack, f: Fault): VerbResult {
     case 'exporter-down':
       stack.exporter.down(f.forMs);
       return OK;
+    case 'eks-api-down':
+      return stack.eksApiDown(f.eks, f.forMs) ? OK : { ok: false, error: `EKS cluster ${f.eks} is not running` };
     case 'step-crash':
       stack.crash = { afterActions: f.afterActions, times: f.times };
       return OK;
@@ -130,7 +135,10 @@ function killJobPod(stack: SimStack, namespace: string, job: string): VerbResult
 }
 
 function heal(stack: SimStack, h: HealTarget): VerbResult {
-  if (h.kind === 'pod') stack.sim.faults.podUp(namespaceOfPod(stack.scenario, h.pod), h.pod);
+  if (h.kind === 'pod') {
+    const namespace = namespaceOfPod(stack.scenario, h.pod);
+    (stack.podWorld(namespace, h.pod)?.sim ?? stack.sim).faults.podUp(namespace, h.pod);
+  }
   else if (h.kind === 'node') stack.sim.faults.nodeUp(h.node);
   else stack.sim.faults.fixImage(h.image);
   return OK;
@@ -155,7 +163,9 @@ function world(stack: SimStack, change: WorldChange): VerbResult {
  */
 async function admin(stack: SimStack, step: AdminStep): Promise<VerbResult> {
   const { as, expect, ...request } = step;
-  const payload = { ...request, cluster: clusterRef(stack) };
+  // With sim.eksClusters the first TidbCluster is addressed in its EKS cluster, the first.
+  const eksCluster = stack.scenario.sim.eksClusters?.[0]?.name;
+  const payload = { ...request, cluster: { ...(eksCluster === undefined ? {} : { eksCluster }), ...clusterRef(stack) } };
   const result = (await stack.invokeAdmin(payload, as)) as { ok?: boolean; error?: string; forbidden?: boolean } | undefined;
   if (expect === 'forbidden') {
     if (result?.ok === false && result.forbidden === true) return { ok: true, answer: result };

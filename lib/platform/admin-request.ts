@@ -32,8 +32,12 @@ export function isMutatingAction(action: AdminAction): action is MutatingAdminAc
   return (MUTATING_ADMIN_ACTIONS as readonly string[]).includes(action);
 }
 
-/** The TidbCluster an admin request is about, in the reconciler's configured Kubernetes cluster. */
+/**
+ * The TidbCluster an admin request is about. `eksCluster` names the registered EKS cluster it is in
+ * (docs/adr/0027); it may be left out when the deployment manages one EKS cluster.
+ */
 export type AdminClusterRef = {
+  readonly eksCluster?: string;
   readonly namespace: string;
   readonly name: string;
 };
@@ -115,7 +119,7 @@ type ParseClusterResult =
 function parseCluster(value: unknown): ParseClusterResult {
   if (value === undefined) return fail('cluster', 'cluster is missing');
   if (!isRecord(value)) return fail('cluster', `cluster must be an object {namespace, name}, got ${describe(value)}`);
-  const unknown = firstUnknownField(value, ['namespace', 'name']);
+  const unknown = firstUnknownField(value, ['eksCluster', 'namespace', 'name']);
   if (unknown !== undefined) return fail(`cluster.${unknown}`, `cluster.${unknown} is not a field of cluster`);
 
   const namespace = value['namespace'];
@@ -128,8 +132,16 @@ function parseCluster(value: unknown): ParseClusterResult {
   if (typeof name !== 'string' || name.length > 253 || !DNS1123_SUBDOMAIN.test(name)) {
     return fail('cluster.name', `cluster.name must be a DNS-1123 subdomain (at most 253 characters), got ${show(name)}`);
   }
-  return { ok: true, ref: { namespace, name } };
+  const eksCluster = value['eksCluster'];
+  if (eksCluster === undefined) return { ok: true, ref: { namespace, name } };
+  if (typeof eksCluster !== 'string' || !EKS_CLUSTER_NAME.test(eksCluster)) {
+    return fail('cluster.eksCluster', `cluster.eksCluster must be an EKS cluster name (1-100 letters, digits, '.', '_' or '-'), got ${show(eksCluster)}`);
+  }
+  return { ok: true, ref: { eksCluster, namespace, name } };
 }
+
+// EKS cluster names as cluster keys allow them (lib/model/key.ts).
+const EKS_CLUSTER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
 function firstUnknownField(value: Record<string, unknown>, allowed: readonly string[]): string | undefined {
   return Object.keys(value).find((field) => !allowed.includes(field));

@@ -32,6 +32,7 @@ import { authorizeAdmin } from './admin-auth.js';
 import { runRedrive, type RedriveSuccess } from './admin-redrive.js';
 import { isRedrivePayload } from '../platform/redrive-request.js';
 import type { DeadLetterRedrive } from '../queue/redrive.js';
+import type { Fleet } from './fleet.js';
 import { clusterKeyOf, deadlineOf, stepPorts, type Invocation, type Runtime } from './ports.js';
 import { summariseState, toStepReport, type StateSummary, type StepReport } from './reports.js';
 
@@ -69,7 +70,14 @@ export type AdminFailure = { readonly ok: false; readonly error: string; readonl
  * What the admin function is built from: the runtime, the EKS cluster's access entries and the
  * dead-letter redrive (`redrive`, admin-redrive.ts), each made on first use.
  */
-export type AdminDeps = { readonly getRuntime: () => Runtime; readonly getAccessEntries: () => AccessEntries; readonly getRedrive?: () => DeadLetterRedrive };
+export type AdminDeps = {
+  readonly getRuntime: () => Runtime;
+  /** The access entries of the EKS cluster `k8sCluster` (default: the one cluster's). */
+  readonly getAccessEntries: (k8sCluster?: string) => AccessEntries;
+  readonly getRedrive?: () => DeadLetterRedrive;
+  /** Every registered EKS cluster's runtime (docs/adr/0027); without it, `getRuntime`'s cluster only. */
+  readonly getFleet?: () => Fleet;
+};
 
 /** The answer of a cluster action. */
 export type AdminResult = AdminSuccess | AdminFailure;
@@ -96,7 +104,9 @@ export async function runAdmin(deps: AdminDeps, event: Exclude<AdminInvocationEv
   }
   let runtime: Runtime;
   try {
-    runtime = deps.getRuntime();
+    const chosen = chooseRuntime(deps, request.cluster);
+    if (!chosen.ok) return chosen;
+    runtime = chosen.runtime;
   } catch (err) {
     return { ok: false, error: `the admin function is not configured: ${errorText(err)}` };
   }
@@ -106,7 +116,7 @@ export async function runAdmin(deps: AdminDeps, event: Exclude<AdminInvocationEv
     let requester: Requester | undefined;
     if (isMutatingAction(request.action) && event.kind === 'url') {
       const kube = runtime.clients.withDeadline(deadlineOf(runtime, invocation)).kube;
-      const auth = await authorizeAdmin({ accessEntries: deps.getAccessEntries(), kube }, event.caller, request.action, request.cluster);
+      const auth = await authorizeAdmin({ accessEntries: deps.getAccessEntries(runtime.k8sCluster), kube }, event.caller, request.action, request.cluster);
       if (!auth.ok) {
         runtime.logger.warn('admin action refused', { action: request.action, cluster: `${request.cluster.namespace}/${request.cluster.name}`, caller: event.caller.arn, error: auth.error });
         return { ok: false, error: auth.error, forbidden: true };
@@ -123,6 +133,25 @@ export async function runAdmin(deps: AdminDeps, event: Exclude<AdminInvocationEv
   } finally {
     runtime.metrics.flush();
   }
+}
+
+/**
+ * The runtime of the EKS cluster the request names: `cluster.eksCluster` when given (refused, naming
+ * the registered clusters, when it is not one), else the one registered cluster; with several
+ * registered, a request naming none is refused naming the choices.
+ */
+function chooseRuntime(deps: AdminDeps, cluster: AdminClusterRef): { readonly ok: true; readonly runtime: Runtime } | AdminFailure {
+  const runtimes = deps.getFleet?.().runtimes ?? [deps.getRuntime()];
+  const names = runtimes.map((r) => r.k8sCluster);
+  const named = cluster.eksCluster;
+  if (named !== undefined) {
+    const runtime = runtimes.find((r) => r.k8sCluster === named);
+    if (runtime !== undefined) return { ok: true, runtime };
+    return { ok: false, error: `cluster.eksCluster ${JSON.stringify(named)} is not an EKS cluster this deployment manages (registered: ${names.join(', ')})`, field: 'cluster.eksCluster' };
+  }
+  const [only, ...others] = runtimes;
+  if (only !== undefined && others.length === 0) return { ok: true, runtime: only };
+  return { ok: false, error: `this deployment manages several EKS clusters (${names.join(', ')}): name one, as <eks-cluster>/<namespace>/<name>`, field: 'cluster.eksCluster' };
 }
 
 async function dispatch(runtime: Runtime, request: AdminRequest, invocation: Invocation, requester: Requester | undefined): Promise<AdminResult> {

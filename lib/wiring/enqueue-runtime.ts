@@ -18,7 +18,11 @@ import type { Runtime } from './ports.js';
  * What a function that only enqueues uses of a runtime; `watchNamespaces` is the configuration's
  * (`WATCH_NAMESPACES`: keys outside them are refused).
  */
-export type EnqueueRuntime = Pick<Runtime, 'k8sCluster' | 'clock' | 'logger' | 'metrics' | 'queue'> & { readonly watchNamespaces?: readonly string[] };
+export type EnqueueRuntime = Pick<Runtime, 'k8sCluster' | 'clock' | 'logger' | 'metrics' | 'queue'> & {
+  readonly watchNamespaces?: readonly string[];
+  /** Every registered EKS cluster when there are several (`EKS_CLUSTERS`, docs/adr/0027): a key may name any of them. */
+  readonly k8sClusters?: readonly string[];
+};
 
 /** The enqueue-only runtime from `env`; throws `ConfigError` exactly as `lambdaRuntime` does. */
 export function lambdaEnqueueRuntime(env: NodeJS.ProcessEnv = process.env): EnqueueRuntime {
@@ -26,6 +30,7 @@ export function lambdaEnqueueRuntime(env: NodeJS.ProcessEnv = process.env): Enqu
   const s = lambdaSettings(env);
   return {
     k8sCluster: s.clusterName,
+    ...(s.eksClusters.length > 1 ? { k8sClusters: s.eksClusters.map((c) => c.name) } : {}),
     ...(watchNamespaces === undefined ? {} : { watchNamespaces }),
     clock: new RealClock(),
     logger: new PowertoolsLogger(),

@@ -117,18 +117,28 @@ export function clusterKeyOf(runtime: Runtime, namespace: string, name: string):
  * Throws `ConfigError` naming every missing or invalid variable. AWS clients use the function's
  * role; the EKS token is minted from it and renewed well before it expires. Build it once per
  * process (the handlers do, on first use), so a warm container keeps clients, connections and token.
+ * With several EKS clusters registered (`EKS_CLUSTERS`), the first one's: `lambdaRuntimes` has all.
  */
 export function lambdaRuntime(env: NodeJS.ProcessEnv = process.env): Runtime {
+  const [first] = lambdaRuntimes(env);
+  if (first === undefined) throw new TypeError('a registry has at least one EKS cluster');
+  return first;
+}
+
+/**
+ * One runtime per registered EKS cluster (docs/adr/0027), in registry order: each with its own
+ * Kubernetes and component clients, EKS token, observed index and PD cluster ids; the AWS clients,
+ * configuration, clock, logger and metrics are one set shared by all.
+ */
+export function lambdaRuntimes(env: NodeJS.ProcessEnv = process.env): Runtime[] {
   const config = parseConfig(env);
   const s = lambdaSettings(env);
   const clock = new RealClock();
-  const tokens = new EksTokenSource({ clusterName: s.clusterName, region: s.region, credentials: () => credentialsFromEnv(env), clock });
-  const kubeConfig = eksKubeConfig({ endpoint: s.kubeEndpoint, caData: s.kubeCaData, tokens, clusterName: s.clusterName });
   const queue = new SqsReconcileQueue({ client: withoutSdkLogging(new SQSClient({ region: s.region })), queueUrl: s.queueUrl });
   const scheduler = new EventBridgeScheduler({ client: withoutSdkLogging(new SchedulerClient({ region: s.region })) });
   const dynamo = withoutSdkLogging(new DynamoDBClient({ region: s.region }));
-  return {
-    k8sCluster: s.clusterName,
+  const target = { queueArn: s.queueArn, schedulerRoleArn: s.schedulerRoleArn, ...(s.schedulerGroup ? { groupName: s.schedulerGroup } : {}) };
+  const shared = {
     config,
     clock,
     logger: new PowertoolsLogger(),
@@ -136,12 +146,20 @@ export function lambdaRuntime(env: NodeJS.ProcessEnv = process.env): Runtime {
     state: new DynamoStateStore(dynamo, { tableName: s.stateTable }),
     restReads: new DynamoRestReads(dynamo, s.stateTable),
     queue,
-    timers: new QueueSchedulerTimers({ queue, scheduler, queueArn: s.queueArn, schedulerRoleArn: s.schedulerRoleArn, ...(s.schedulerGroup ? { groupName: s.schedulerGroup } : {}) }),
-    scheduling: { scheduler, target: { queueArn: s.queueArn, schedulerRoleArn: s.schedulerRoleArn, ...(s.schedulerGroup ? { groupName: s.schedulerGroup } : {}) } },
-    clients: ApiServerClients.fromKubeConfig(kubeConfig, clock, {}, s.componentAccess === 'direct' ? { mode: 'direct', network: new NodeComponentNetwork() } : VIA_API_PROXY),
-    index: new ObservedIndex(config.step.observedClusters),
-    clusterIds: new ClusterIdCache(),
+    timers: new QueueSchedulerTimers({ queue, scheduler, ...target }),
+    scheduling: { scheduler, target },
   };
+  return s.eksClusters.map((eks) => {
+    const tokens = new EksTokenSource({ clusterName: eks.name, region: eks.region, credentials: () => credentialsFromEnv(env), clock });
+    const kubeConfig = eksKubeConfig({ endpoint: eks.endpoint, caData: eks.caData, tokens, clusterName: eks.name });
+    return {
+      ...shared,
+      k8sCluster: eks.name,
+      clients: ApiServerClients.fromKubeConfig(kubeConfig, clock, {}, s.componentAccess === 'direct' ? { mode: 'direct', network: new NodeComponentNetwork() } : VIA_API_PROXY),
+      index: new ObservedIndex(config.step.observedClusters),
+      clusterIds: new ClusterIdCache(),
+    };
+  });
 }
 
 /** Where a local runtime's Kubernetes API is: a KubeConfig, a kubeconfig document, or a file path. */

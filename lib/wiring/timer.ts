@@ -28,7 +28,7 @@ const KIND = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
  */
 export async function wakeFromTimer(runtime: EnqueueRuntime, payload: unknown): Promise<TimerResult> {
   try {
-    const parsed = parseTimerPayload(payload, runtime.k8sCluster, runtime.watchNamespaces);
+    const parsed = parseTimerPayload(payload, runtime.k8sCluster, runtime.watchNamespaces, runtime.k8sClusters);
     if (!parsed.ok) {
       runtime.metrics.count(METRIC.malformedMessages);
       runtime.logger.error('malformed timer payload', { field: parsed.field, error: parsed.error });
@@ -47,9 +47,10 @@ type Parsed = { readonly ok: true; readonly key: string; readonly kind: string }
 
 /**
  * `{key, kind}`: a cluster key that parses (of the Kubernetes cluster `k8sCluster`, when given: this
- * deployment steps no other) and a plain timer kind; other fields are ignored.
+ * deployment steps no other; of one of `registered` when several EKS clusters are, docs/adr/0027)
+ * and a plain timer kind; other fields are ignored.
  */
-export function parseTimerPayload(payload: unknown, k8sCluster?: string, watchNamespaces?: readonly string[]): Parsed {
+export function parseTimerPayload(payload: unknown, k8sCluster?: string, watchNamespaces?: readonly string[], registered?: readonly string[]): Parsed {
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
     return { ok: false, field: 'payload', error: 'the timer payload must be a JSON object {key, kind}' };
   }
@@ -58,7 +59,7 @@ export function parseTimerPayload(payload: unknown, k8sCluster?: string, watchNa
   // Any controller's key (`object-key.ts`): a TidbCluster's, or a kind-prefixed Backup's or Restore's.
   const ref = parseObjectKey(key);
   if (!ref.ok) return { ok: false, field: ref.field === 'key' ? 'key' : `key.${ref.field}`, error: ref.message };
-  const foreign = foreignClusterProblem(ref.ref, k8sCluster);
+  const foreign = registered !== undefined && registered.length > 1 ? unregisteredProblem(ref.ref.k8sCluster, registered) : foreignClusterProblem(ref.ref, k8sCluster);
   if (foreign !== undefined) return { ok: false, field: 'key.k8sCluster', error: foreign };
   const unwatched = unwatchedNamespaceProblem(ref.ref, watchNamespaces);
   if (unwatched !== undefined) return { ok: false, field: 'key.namespace', error: unwatched };
@@ -66,4 +67,9 @@ export function parseTimerPayload(payload: unknown, k8sCluster?: string, watchNa
     return { ok: false, field: 'kind', error: `kind must be 1-64 letters, digits, '.', '_' or '-', got ${typeof kind === 'string' ? quoteForEcho(kind) : clipForEcho(String(JSON.stringify(kind)))}` };
   }
   return { ok: true, key, kind };
+}
+
+function unregisteredProblem(k8sCluster: string, registered: readonly string[]): string | undefined {
+  if (registered.includes(k8sCluster)) return undefined;
+  return `key.k8sCluster ${quoteForEcho(k8sCluster)} is not an EKS cluster this deployment manages (registered: ${registered.join(', ')})`;
 }

@@ -38,6 +38,16 @@ describe('admin: what each command line sends, and where', () => {
     expect(parsed).toEqual({ ok: true, command: expect.objectContaining({ json, wide }) });
   });
 
+  it.each([
+    { name: '<namespace>/<name>: the one EKS cluster', ref: 'demo/basic', cluster: { namespace: 'demo', name: 'basic' } },
+    { name: '<eks-cluster>/<namespace>/<name>: one of several', ref: 'prod-b/demo/basic', cluster: { eksCluster: 'prod-b', namespace: 'demo', name: 'basic' } },
+  ])('the TidbCluster address: $name', ({ ref, cluster }) => {
+    // Act
+    const parsed = parseAdminArgs(['status', ref], NO_ENV);
+    // Assess
+    expect(parsed).toEqual({ ok: true, command: expect.objectContaining({ request: { action: 'status', cluster } }) });
+  });
+
   it('--region falls back to AWS_REGION, --timeout and --json are read', () => {
     // Act
     const parsed = parseAdminArgs(['status', 'demo/basic', '--function', 'f', '--json', '--timeout', '5s'], { AWS_REGION: 'ap-south-1' });
@@ -51,7 +61,8 @@ describe('admin: what each command line sends, and where', () => {
     { name: 'the payload word is not a command word', args: ['reconcile', 'demo/basic'], field: 'action', error: 'unknown action "reconcile"' },
     { name: 'no cluster', args: ['status'], field: 'cluster', error: 'the TidbCluster is missing' },
     { name: 'a ref without namespace', args: ['status', 'basic'], field: 'cluster', error: '"basic" is not <namespace>/<name> (or give -n <namespace> basic)' },
-    { name: 'a ref with two slashes', args: ['status', 'a/b/c'], field: 'cluster', error: '"a/b/c" is not <namespace>/<name>' },
+    { name: 'a ref with three slashes', args: ['status', 'a/b/c/d'], field: 'cluster', error: '"a/b/c/d" is not <namespace>/<name>' },
+    { name: 'an EKS cluster name EKS refuses', args: ['status', 'prod eks/demo/basic'], field: 'cluster.eksCluster', error: 'cluster.eksCluster must be an EKS cluster name' },
     { name: 'a namespace Kubernetes refuses', args: ['status', 'Demo/basic'], field: 'cluster.namespace', error: 'DNS-1123 label' },
     { name: 'an empty name', args: ['status', 'demo/'], field: 'cluster.name', error: 'cluster.name must be a DNS-1123 subdomain' },
     { name: 'an unknown component', args: ['force-upgrade', 'demo/basic', '--component', 'tikvv'], field: 'component', error: 'component must be one of' },

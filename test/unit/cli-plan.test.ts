@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { formatNextStep, statusChanges, visibleActions } from '../../lib/cli/plan-format.js';
+import { contextOfEksCluster, parsePlanArgs } from '../../lib/cli/plan.js';
 import type { Action } from '../../lib/model/action.js';
 import type { Plan } from '../../lib/model/plan.js';
 import type { NextStep } from '../../lib/wiring/next-step.js';
@@ -61,5 +62,37 @@ describe('plan: the next step as text', () => {
 
   it('a cluster that is not there is not found', () => {
     expect(formatNextStep('demo/x', { ok: true, snapshot: snapshot(withCluster(undefined)), plan: planOf([]), wakeAtMs: undefined }, T0)).toBe('demo/x: TidbCluster not found');
+  });
+});
+
+describe('plan: <eks-cluster>/<namespace>/<name>', () => {
+  const ctx = (name: string, cluster = name) => ({ name, cluster, user: 'u' });
+  const kubeconfig = (...contexts: ReturnType<typeof ctx>[]) => ({ getContexts: () => contexts });
+
+  it.each([
+    { name: '<namespace>/<name>: the context as given', args: ['demo/basic'], ref: { namespace: 'demo', name: 'basic' } },
+    { name: '<eks-cluster>/<namespace>/<name>: the EKS cluster kept', args: ['prod-b/demo/basic'], ref: { eksCluster: 'prod-b', namespace: 'demo', name: 'basic' } },
+  ])('the address $name', ({ args, ref }) => {
+    expect(parsePlanArgs(['--kubeconfig', 'k', ...args]).ref).toEqual(ref);
+  });
+
+  it.each([
+    { name: 'an EKS cluster name EKS refuses', args: ['prod b/demo/basic'], error: 'is not an EKS cluster name' },
+    { name: 'an EKS cluster and --context', args: ['prod-b/demo/basic', '--context', 'x'], error: '--context and "prod-b/demo/basic" both pick the cluster' },
+    { name: 'four parts', args: ['a/b/c/d'], error: 'cluster: "a/b/c/d" is not <namespace>/<name>' },
+  ])('refused naming the problem: $name', ({ args, error }) => {
+    expect(() => parsePlanArgs(['--kubeconfig', 'k', ...args])).toThrow(error);
+  });
+
+  it.each([
+    { name: 'a context of that name', contexts: [ctx('prod-a'), ctx('prod-b')], want: 'prod-b' },
+    { name: 'the context aws eks update-kubeconfig names by ARN', contexts: [ctx('arn:aws:eks:us-east-1:1:cluster/prod-a'), ctx('arn:aws:eks:eu-west-1:1:cluster/prod-b')], want: 'arn:aws:eks:eu-west-1:1:cluster/prod-b' },
+    { name: 'an aliased context whose cluster is the ARN', contexts: [ctx('b', 'arn:aws:eks:eu-west-1:1:cluster/prod-b')], want: 'b' },
+  ])('the context of an EKS cluster: $name', ({ contexts, want }) => {
+    expect(contextOfEksCluster(kubeconfig(...contexts), 'prod-b')).toBe(want);
+  });
+
+  it('no context of that EKS cluster is refused naming the contexts', () => {
+    expect(() => contextOfEksCluster(kubeconfig(ctx('prod-a')), 'prod-b')).toThrow('no kubeconfig context is EKS cluster "prod-b" (contexts: prod-a)');
   });
 });

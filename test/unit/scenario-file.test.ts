@@ -27,7 +27,7 @@ function parsed(text: string): Scenario {
   return result.scenario;
 }
 
-const KINDS = 'pod-down, pod-deleted, node-down, image-broken, pd-api-down, pd-schedulers-lost, pd-join-interrupted, kube-api-errors, step-crash, duplicate-delivery, s3-down, job-pod-killed, exporter-down';
+const KINDS = 'pod-down, pod-deleted, node-down, image-broken, pd-api-down, pd-schedulers-lost, pd-join-interrupted, kube-api-errors, step-crash, duplicate-delivery, s3-down, job-pod-killed, exporter-down, eks-api-down';
 const VERBS = 'waitFor, patch, annotate, fault, heal, world, admin, advance, delete, apply, deleteObject, mark, expect';
 const DURATION_HINT = 'use a number with a unit, e.g. 250ms, 90s, 5m, 1h30m';
 
@@ -52,7 +52,7 @@ describe('a bad file is rejected with one line naming the line, the field and wh
     { name: 'a zero sweep interval', text: `${HEAD}config: {sweepInterval: 0s}\n`, error: 's.yaml:7: config.sweepInterval: duration "0s" must be more than 0' },
     { name: 'a config that is not a mapping', text: `${HEAD}config: [1]\n`, error: 's.yaml:7: config: expected a mapping, got a list' },
     { name: 'no nodes', text: `${HEAD}sim: {nodes: 0}\n`, error: 's.yaml:7: sim.nodes: 0 is out of range (1 to 100)' },
-    { name: 'an unknown sim knob', text: `${HEAD}sim: {pdTick: 1s}\n`, error: 's.yaml:7: sim.pdTick: unknown field (expected one of: nodes, podStartup, storeRemoval, storeDrainRate, regionsPerStore, tiflashReplicas, leaderEviction, maxStoreDownTime, storageClasses, buckets, workload, latency)' },
+    { name: 'an unknown sim knob', text: `${HEAD}sim: {pdTick: 1s}\n`, error: 's.yaml:7: sim.pdTick: unknown field (expected one of: nodes, podStartup, storeRemoval, storeDrainRate, regionsPerStore, tiflashReplicas, leaderEviction, maxStoreDownTime, storageClasses, buckets, workload, latency, eksClusters)' },
     { name: 'both forms of the drain rate', text: `${HEAD}sim: {storeDrainRate: 60, storeRemoval: 1m}\n`, error: 's.yaml:7: sim.storeRemoval: give storeDrainRate or storeRemoval, not both' },
     { name: 'a drain rate of 0', text: `${HEAD}sim: {storeDrainRate: 0}\n`, error: 's.yaml:7: sim.storeDrainRate: must be above 0 (region replicas a minute), got 0' },
     { name: 'a negative TiFlash replica count', text: `${HEAD}sim: {tiflashReplicas: -1}\n`, error: 's.yaml:7: sim.tiflashReplicas: -1 is out of range (0 to 10)' },

@@ -38,6 +38,7 @@ export const FAULT_FIELDS: Readonly<Record<FaultKind, readonly string[]>> = {
   's3-down': ['for'],
   'job-pod-killed': ['job'],
   'exporter-down': ['for'],
+  'eks-api-down': ['eks', 'for'],
 };
 
 /** The largest `duplicate-delivery` factor (each message delivered at most this many times). */
@@ -65,6 +66,9 @@ export function readFault(value: unknown, path: FieldPath, rules: NameRules): Fa
       return { kind, forMs: readDuration(field('for'), at('for'), true) };
     case 'job-pod-killed':
       return { kind, job: readString(field('job'), at('job')) };
+    case 'eks-api-down':
+      // Which EKS cluster: checked against sim.eksClusters once the whole file is read (eks-clusters.ts).
+      return { kind, eks: readString(field('eks'), at('eks')), forMs: readDuration(field('for'), at('for'), true) };
     case 'pd-join-interrupted':
       return { kind, pod: readPod(field('pod'), at('pod'), rules, 'pd') };
     case 'kube-api-errors':

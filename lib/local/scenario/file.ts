@@ -6,6 +6,7 @@
  * Nothing in the file is ignored: unknown fields, verbs and fault kinds are errors.
  */
 import type { Document } from 'yaml';
+import { checkEksPlacement } from './eks-clusters.js';
 import { isAlias, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 
 import { DEFAULT_SEED } from './defaults.js';
@@ -89,6 +90,7 @@ function readScenario(raw: unknown, fileName: string, lineOf: (path: FieldPath) 
   const rules = { ...buildNameRules(cluster, root['timeline'], sim.nodes, nodes), others: others.map((c) => buildNameRules(c, undefined, sim.nodes, nodes)) };
   const timeline = readTimeline(root['timeline'], rules, lineOf, cluster.metadata.namespace);
   const expect = readExpect(root['expect'], timeline.length);
+  checkEksPlacement(sim.eksClusters, clusters, timeline);
   return { fileName, name, description, seed, config, sim, cluster, clusters, objects, ...(accessEntries.length > 0 ? { accessEntries } : {}), timeline, ...(expect === undefined ? {} : { expect }) };
 }
 

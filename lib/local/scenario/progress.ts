@@ -151,6 +151,8 @@ function describeFault(fault: Fault): string {
       return `${fault.kind} for ${formatSpan(fault.forMs)}`;
     case 'job-pod-killed':
       return `${fault.kind} ${fault.job}`;
+    case 'eks-api-down':
+      return `${fault.kind} ${fault.eks} for ${formatSpan(fault.forMs)}`;
     case 'kube-api-errors':
       return `${fault.kind} rate ${fault.rate} for ${formatSpan(fault.forMs)}`;
     case 'step-crash':

@@ -12,6 +12,7 @@ import { DEFAULT_CONFIG, DEFAULT_NAMESPACE, DEFAULT_SIM, MAX_REGIONS_PER_STORE, 
 import { readNodes } from './node-pools.js';
 import { readStorageClasses } from './storage-classes.js';
 import { readLatency } from './latency.js';
+import { readEksClusters } from './eks-clusters.js';
 import type { FieldPath, Mapping } from './reader.js';
 import {
   describeValue,
@@ -44,7 +45,7 @@ export const CONFIG_FIELDS = [
 ] as const;
 
 /** The knobs `sim:` accepts. */
-export const SIM_FIELDS = ['nodes', 'podStartup', 'storeRemoval', 'storeDrainRate', 'regionsPerStore', 'tiflashReplicas', 'leaderEviction', 'maxStoreDownTime', 'storageClasses', 'buckets', 'workload', 'latency'] as const;
+export const SIM_FIELDS = ['nodes', 'podStartup', 'storeRemoval', 'storeDrainRate', 'regionsPerStore', 'tiflashReplicas', 'leaderEviction', 'maxStoreDownTime', 'storageClasses', 'buckets', 'workload', 'latency', 'eksClusters'] as const;
 
 /** Reads `config:`; missing or empty means every default. Failover periods may be 0; the sweep interval may not. */
 export function readConfig(raw: unknown): ScenarioConfig {
@@ -115,6 +116,7 @@ export function readSim(raw: unknown): SimSettings {
     ...('buckets' in map ? { buckets: readBuckets(map['buckets'], ['sim', 'buckets']) } : {}),
     ...('workload' in map ? { workload: readWorkload(map['workload'], ['sim', 'workload']) } : {}),
     latency: readLatency(map['latency']),
+    ...('eksClusters' in map ? { eksClusters: readEksClusters(map['eksClusters'], ['sim', 'eksClusters']) } : {}),
   };
 }
 

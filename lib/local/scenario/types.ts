@@ -45,6 +45,7 @@ export const FAULT_KINDS = [
   's3-down',
   'job-pod-killed',
   'exporter-down',
+  'eks-api-down',
 ] as const;
 
 /** One of `FAULT_KINDS`. */
@@ -106,7 +107,15 @@ export type SimSettings = {
   readonly workload?: { readonly writesPerMinute: number };
   /** Delivery latency (`sim.latency`; lib/local/latency.ts); absent means the deployed model. */
   readonly latency?: LatencyModel;
+  /**
+   * The EKS clusters one deployment manages (`sim.eksClusters`, docs/adr/0027), each its own API
+   * server and world; absent: one, named `local`. The first holds every TidbCluster no other lists.
+   */
+  readonly eksClusters?: readonly EksClusterSetting[];
 };
+
+/** One simulated EKS cluster: its name (the first part of its keys) and the `clusters:` entries placed in it (`namespace/name` or `name`). */
+export type EksClusterSetting = { readonly name: string; readonly tidbClusters: readonly string[] };
 
 /** One StorageClass of `sim.storageClasses`, defaults applied. */
 export type StorageClassSetting = {
@@ -175,7 +184,8 @@ export type Fault =
   | { readonly kind: 'duplicate-delivery'; readonly factor: number; readonly forMs: number }
   | { readonly kind: 's3-down'; readonly forMs: number }
   | { readonly kind: 'job-pod-killed'; readonly job: string }
-  | { readonly kind: 'exporter-down'; readonly forMs: number };
+  | { readonly kind: 'exporter-down'; readonly forMs: number }
+  | { readonly kind: 'eks-api-down'; readonly eks: string; readonly forMs: number };
 
 /** What a `heal` undoes: a `pod-down`, a `node-down` or an `image-broken` fault. */
 export type HealTarget =

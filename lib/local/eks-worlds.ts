@@ -1,0 +1,114 @@
+/**
+ * The further EKS clusters of a simulated deployment (`sim.eksClusters`, docs/adr/0027): each is a
+ * whole world of its own — API server, controllers, kubelet, TiDB processes — on the run's one
+ * virtual clock, with the deployment's RBAC applied as on the first, the same functions (their own
+ * runtimes and Kubernetes tokens for this API server, the run's one state table and queue) and an
+ * exporter session of its own. The `eks-api-down` fault takes one such API server down: every
+ * request is answered 503 and its exporter runs no session until the fault ends.
+ */
+import { watchedResources } from '../exporter/resources.js';
+import type { Logger } from '../platform/logger.js';
+import { seededRandom } from '../queue/memory.js';
+import type { ReconcileQueue } from '../queue/port.js';
+import { ApiError } from '../sim/api-error.js';
+import { TidbSimulation } from '../sim/tidb/simulation.js';
+import { SimWorld } from '../sim/world.js';
+import { DynamoStateStore } from '../state/dynamo.js';
+import type { Runtime } from '../wiring/ports.js';
+import type { HandlerClock } from './handler-clock.js';
+import type { VirtualClock } from '../platform/clock.js';
+import { operatorRbacObjects, SCENARIO_OPERATOR } from './admin-identity.js';
+import type { EmbeddedDynamo } from './dynalite.js';
+import { ContinuousExporter, ScheduledExporterSessions, type SimExporter } from './exporter-sessions.js';
+import { applyRbacObjects } from './function-rbac.js';
+import { DEFAULT_LATENCY, EXPORTER_SESSION_PERIOD_MS } from './latency.js';
+import type { RequestCounter } from './request-counts.js';
+import { countApiRequests } from './request-boundaries.js';
+import type { Scenario } from './scenario/types.js';
+import { worldStorageClasses } from './scenario/storage-classes.js';
+import { type SimFunction, type SimRuntimeParts, simRuntimes } from './sim-runtimes.js';
+import { StoreWatchSource } from './store-watch-source.js';
+import type { KubeObject } from '../sim/object.js';
+
+/** One further simulated EKS cluster and what runs against it. */
+export type ExtraEks = {
+  readonly name: string;
+  readonly world: SimWorld;
+  readonly sim: TidbSimulation;
+  /** The reconcile, sweep and admin functions' runtimes for this cluster (keys `<name>/…`). */
+  readonly runtimes: Readonly<Record<SimFunction, Runtime>>;
+  readonly exporter: SimExporter;
+  /** The `eks-api-down` fault: every request to this API server is refused until then (virtual ms). */
+  apiDownUntilMs: number;
+};
+
+/** What the first world's start-up already built, shared by every further one. */
+export type ExtraEksParts = {
+  readonly scenario: Scenario;
+  readonly seed: number;
+  readonly clock: VirtualClock;
+  readonly handlerClock: HandlerClock;
+  readonly logger: Logger;
+  readonly dynamo: EmbeddedDynamo;
+  readonly runtimeParts: Omit<SimRuntimeParts, 'world'>;
+  readonly sending: ReconcileQueue;
+  readonly requests: RequestCounter;
+  /** The RBAC objects applied to the first world (infra/'s manifests, namespace-scoped when the scenario is). */
+  readonly rbac: readonly KubeObject[];
+  readonly callers: { readonly functions: ReadonlySet<string>; readonly exporter: ReadonlySet<string> };
+};
+
+/** Names a runtime for EKS cluster `name`: its keys start `<name>/`. */
+export function namedRuntimes(runtimes: Record<SimFunction, Runtime>, name: string): Record<SimFunction, Runtime> {
+  return { reconcile: { ...runtimes.reconcile, k8sCluster: name }, sweep: { ...runtimes.sweep, k8sCluster: name }, admin: { ...runtimes.admin, k8sCluster: name } };
+}
+
+/** Starts EKS cluster number `index` (1-based among the further ones) named `name`. */
+export async function startExtraEks(parts: ExtraEksParts, name: string, index: number): Promise<ExtraEks> {
+  const { scenario, clock, logger } = parts;
+  const { nodePools, storageClasses, buckets: _buckets, workload: _workload, latency: _latency, eksClusters: _eks, ...knobs } = scenario.sim;
+  // Its own randomness, drawn from the run's seed: the same seed gives the same run.
+  const seed = parts.seed + 1000 * index;
+  const sim = new TidbSimulation({ seed, knobs });
+  const classes = storageClasses ? { storageClasses: worldStorageClasses(storageClasses) } : {};
+  const world = await SimWorld.start({ clock, nodes: nodePools ?? scenario.sim.nodes, podStartupMs: scenario.sim.podStartupMs, ...classes, runtimes: [sim.runtime], random: sim.random, proxyRandom: sim.proxyRandom, rbac: true });
+  sim.attach(world);
+  applyRbacObjects(world, parts.rbac);
+  applyRbacObjects(world, operatorRbacObjects(SCENARIO_OPERATOR));
+  countApiRequests(world.server, parts.callers, parts.requests);
+  const runtimes = namedRuntimes(simRuntimes({ ...parts.runtimeParts, world }), name);
+  const ids = parts.dynamo.identities;
+  const latency = scenario.sim.latency ?? DEFAULT_LATENCY;
+  const exporterDeps = { source: new StoreWatchSource(world.store, () => parts.requests.count('exporter')), queue: ids.queue('exporter', parts.sending), state: new DynamoStateStore(ids.dynamo('exporter'), { tableName: parts.dynamo.tableName }), clock, logger, random: seededRandom(seed + 1) };
+  const exporterOptions = { k8sCluster: name, resources: watchedResources(scenario.config.watchNamespaces), flushWindowMs: 1000 };
+  const exporter: SimExporter =
+    latency.exporterGapMs > 0
+      ? new ScheduledExporterSessions(exporterDeps, exporterOptions, { periodMs: EXPORTER_SESSION_PERIOD_MS, gapMs: latency.exporterGapMs, phaseMs: Math.floor(seededRandom(seed + 5)() * EXPORTER_SESSION_PERIOD_MS) })
+      : new ContinuousExporter(exporterDeps, exporterOptions);
+  const eks: ExtraEks = { name, world, sim, runtimes, exporter, apiDownUntilMs: 0 };
+  const previous = world.server.requestHook;
+  // An API server that is down answers nothing useful: 503, as EKS's endpoint does while its control plane is unavailable.
+  world.server.requestHook = (method, path) =>
+    clock.nowMs() < eks.apiDownUntilMs ? new ApiError(503, 'ServiceUnavailable', `the API server of EKS cluster ${name} is unavailable`) : previous?.(method, path);
+  exporter.start();
+  return eks;
+}
+
+/** The `eks-api-down` fault on `eks`: its API server refuses every request, and its exporter runs no session, for `forMs`. */
+export function takeApiServerDown(eks: ExtraEks, nowMs: number, forMs: number): void {
+  eks.apiDownUntilMs = Math.max(eks.apiDownUntilMs, nowMs + forMs);
+  eks.exporter.down(forMs);
+}
+
+/**
+ * Stops one further EKS cluster: its exporter (time driven forward on `clock`, as `SimStack.stop`
+ * does for the first, until its last checkpoint is written), its processes, its world.
+ */
+export async function stopExtraEks(eks: ExtraEks, clock: VirtualClock): Promise<void> {
+  let ended = false;
+  const ending = eks.exporter.stop().finally(() => (ended = true));
+  for (let i = 0; i < 600 && !ended; i++) await clock.advance(1000);
+  await ending;
+  eks.sim.stop();
+  await eks.world.stop();
+}

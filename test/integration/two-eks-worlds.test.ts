@@ -1,0 +1,39 @@
+/**
+ * Two EKS clusters from one deployment in the simulated world (sim.eksClusters, docs/adr/0027):
+ * test/scenarios/two-eks-isolation.yaml, and what it rests on — that eks-b's API server really is
+ * down during the fault (nothing of it seen or written), and that each world's TidbCluster is kept
+ * under its own EKS cluster's keys.
+ */
+import { describe, expect, it } from '@jest/globals';
+
+import type { TimelineEntry } from '../../lib/local/scenario/types.js';
+import { runStory, runStoryAndInspect } from '../support/story.js';
+
+const FILE = 'two-eks-isolation.yaml';
+const NINE_MINUTES = 9 * 60_000;
+
+describe('two EKS clusters from one deployment', () => {
+  it("while eks-b's API server is down its TidbCluster's status cannot change: the wait for the dead TiDB times out inside the outage", async () => {
+    // Prepare: wait 1 minute instead of 9 after the TiDB dies, so the 5-minute wait ends before the outage does.
+    const change = (entries: readonly TimelineEntry[]) => entries.map((e) => (e.verb === 'advance' && e.durationMs === NINE_MINUTES ? { ...e, durationMs: 60_000 } : e));
+
+    // Act
+    const report = await runStory(FILE, { change: (s) => ({ ...s, timeline: change(s.timeline) }) });
+
+    // Assess
+    const failed = report.timeline.filter((t) => !t.ok);
+    expect(failed).toEqual([expect.objectContaining({ verb: 'waitFor', index: 9 })]);
+    expect(report.passed).toBe(false);
+  }, 300_000);
+
+  it("each TidbCluster is stepped under its own EKS cluster's key, in its own world", async () => {
+    // Act
+    const { report, seen } = await runStoryAndInspect(FILE, { inspect: async (stack) => Promise.all(['eks-a/demo/basic', 'eks-b/demo/other', 'eks-a/demo/other', 'local/demo/basic'].map(async (key) => (await stack.inspector.get(key)) !== undefined)) });
+
+    // Assess
+    expect(report.passed).toBe(true);
+    expect(seen).toEqual([true, true, false, false]);
+    const tidbclusters = (report.final as { tidbclusters?: Record<string, { status?: { tikv?: { statefulSet?: { replicas?: number } } } } | null> }).tidbclusters;
+    expect([tidbclusters?.['demo/basic']?.status?.tikv?.statefulSet?.replicas, tidbclusters?.['demo/other']?.status?.tikv?.statefulSet?.replicas]).toEqual([4, 3]);
+  }, 300_000);
+});
