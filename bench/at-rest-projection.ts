@@ -6,7 +6,9 @@
  * - a cluster is stepped in full when the sweep finds its last full read `fullReadIntervalS` plus
  *   its key's share of `fullReadSpreadS` old (lib/step/sweep-rest.ts `sweepChoice`, `spreadOf`);
  *   with no full-read interval (main), at every sweep. The full step arrives when its message turns
- *   visible (its key's share of `sweepSpreadS`, lib/step/sweep-spread.ts) and costs `perFullStep`;
+ *   visible and costs `perFullStep`: `spreading` `slots` takes the delays as the sweep does (the next
+ *   slot of the EKS cluster's sequence, in list order, lib/step/sweep-spread.ts); `key-hash` as it did
+ *   before, each key's own share of `sweepSpreadS` from its hash (`keyHashDelaySeconds`);
  * - steps run as the event source allows (`stepsPerS`): what is visible waits its turn;
  * - every other step at rest (the health steps) costs `restPerClusterHour` requests per cluster-hour,
  *   spread evenly.
@@ -14,7 +16,8 @@
  * Times are seconds of the window; a cluster's last full read before it is at `firstFullAtS` (≤ 0).
  */
 import { spreadOf } from '../lib/step/sweep-rest.js';
-import { sweepDelaySeconds } from '../lib/step/sweep-spread.js';
+import { MAX_DELAY_SECONDS } from '../lib/queue/port.js';
+import { spreadHash, SweepSlots } from '../lib/step/sweep-spread.js';
 
 /** What the model needs (see the module comment). */
 export type FleetSchedule = {
@@ -22,6 +25,8 @@ export type FleetSchedule = {
   readonly windowS: number;
   readonly sweepIntervalS: number;
   readonly sweepSpreadS: number;
+  /** How the sweep's delays are drawn (see the module comment); `slots` unless said. */
+  readonly spreading?: 'slots' | 'key-hash';
   /** 0: every sweep steps every cluster in full. */
   readonly fullReadIntervalS: number;
   readonly fullReadSpreadS: number;
@@ -42,12 +47,13 @@ export function fleetRate(s: FleetSchedule): FleetRate {
   const lists = new Array<number>(s.windowS).fill(0);
   const dueAfter = s.keys.map((key) => s.fullReadIntervalS + spreadOf(key, s.fullReadSpreadS * 1000) / 1000);
   const fullAt = s.keys.map((_, i) => s.firstFullAtS(i, dueAfter[i] ?? 0));
-  const delays = s.keys.map((key) => sweepDelaySeconds(key, s.sweepSpreadS));
+  const keyDelays = s.keys.map((key) => keyHashDelaySeconds(key, s.sweepSpreadS));
   for (let t = 0; t < s.windowS; t += s.sweepIntervalS) {
     lists[t] = (lists[t] ?? 0) + s.listPages;
-    s.keys.forEach((_, i) => {
+    const slots = new SweepSlots(s.sweepSpreadS);
+    s.keys.forEach((key, i) => {
       if (s.fullReadIntervalS > 0 && t < (fullAt[i] ?? 0) + (dueAfter[i] ?? 0)) return;
-      const at = t + (delays[i] ?? 0);
+      const at = t + (s.spreading === 'key-hash' ? (keyDelays[i] ?? 0) : slots.delaySecondsFor(key));
       arrivals[at] = (arrivals[at] ?? 0) + 1;
       fullAt[i] = at;
     });
@@ -71,6 +77,15 @@ export function fleetRate(s: FleetSchedule): FleetRate {
     peakSteps = Math.max(peakSteps, served * s.perFullStep + restPerS);
   }
   return { averagePerS: total / s.windowS, peakPerS: peak, peakStepsPerS: peakSteps, fullSteps, maxBacklog };
+}
+
+/**
+ * The sweep's delay before the slots: each key's own share of the spread from its hash, uniform over
+ * `[0, spread)` — independent draws, so they bunch as Poisson arrivals do.
+ */
+export function keyHashDelaySeconds(key: string, spreadSeconds: number): number {
+  const spread = Math.floor(Math.min(Math.max(spreadSeconds, 0), MAX_DELAY_SECONDS));
+  return spread === 0 ? 0 : Math.floor((spreadHash(key) / 2 ** 32) * spread);
 }
 
 /** A fraction in [0, 1) from `index` (a fixed sequence: the same fleet every run). */

@@ -15,7 +15,7 @@ import { METRIC, type Metrics } from '../platform/metrics.js';
 import { DEFAULT_SWEEP_SEND_CONCURRENCY } from '../platform/config.js';
 import { TerminalError, TransientError } from '../platform/errors.js';
 import { chunk, type OutgoingMessage, PartialBatchError, SQS_MAX_BATCH, type ReconcileQueue } from '../queue/port.js';
-import { sweepDelaySeconds } from './sweep-spread.js';
+import { SweepSlots } from './sweep-spread.js';
 import type { StateRecord, StateStore } from '../state/port.js';
 import { HEALTH_REASON } from './ports.js';
 import { sweepChoice, type ListedCluster } from './sweep-rest.js';
@@ -87,10 +87,12 @@ type BatchResult = { enqueued: ClusterKey[]; dueSoon: DueSoon[]; checked: Cluste
 type Outgoing = { key: ClusterKey; reason: string; dueAtMs?: number; checkTidbOperator?: true };
 /** What the batches share: the listed identities and the exporter's mark, read once per sweep. */
 type Check = { listed: ReadonlyMap<ClusterKey, ListedCluster>; watchedUntilMs: number | undefined };
+/** What one sweep's batches share: the check, the send order and the spread's slots. */
+type Shared = { check: Check; turns: SendTurns; slots: SweepSlots };
 
 /**
- * Sweeps. Guarantees: every listed key is either enqueued (reason `sweep`, delayed by its share of
- * `config.spreadSeconds`: `sweepMessage`; or `health` for a cluster at rest whose health check is
+ * Sweeps. Guarantees: every listed key is either enqueued (reason `sweep`, delayed by the next slot
+ * of its EKS cluster's spread over `config.spreadSeconds`, in send order: sweep-spread.ts; or `health` for a cluster at rest whose health check is
  * not pending, sweep-rest.ts), reported as due soon, or reported at rest with its health check pending;
  * keys go out in batches of 10 (one SendMessageBatch each), at most `sendConcurrency` batches in
  * flight, started in list order. A batch whose send fails is retried (only the keys the queue names
@@ -105,8 +107,9 @@ export async function runSweep(ports: SweepPorts, config: SweepConfig, signal?: 
   const keys = [...clusterKeys, ...(await listObjectKeys(ports, check, signal))];
   const batches = chunk(keys, SQS_MAX_BATCH);
   const turns = new SendTurns(batches.length);
+  const slots = new SweepSlots(config.spreadSeconds ?? 0);
   const results = await mapBounded(batches, config.sendConcurrency ?? DEFAULT_SWEEP_SEND_CONCURRENCY, signal, (batch, i) =>
-    sweepBatch(ports, config, check, batch, turns, i, signal),
+    sweepBatch(ports, config, { check, turns, slots }, batch, i, signal),
   );
   const done = results.map((r, i) => r ?? { enqueued: [], dueSoon: [], checked: [], atRest: [], unsent: batches[i] ?? [], error: signal?.reason });
   const enqueued = done.flatMap((r) => r.enqueued);
@@ -153,7 +156,7 @@ async function readMark(ports: SweepPorts, config: SweepConfig, signal: AbortSig
  * health check pending, send the rest — a full step or a health check (sweep-rest.ts) — in its turn,
  * retrying.
  */
-async function sweepBatch(ports: SweepPorts, config: SweepConfig, check: Check, batch: readonly ClusterKey[], turns: SendTurns, index: number, signal?: AbortSignal): Promise<BatchResult> {
+async function sweepBatch(ports: SweepPorts, config: SweepConfig, { check, turns, slots }: Shared, batch: readonly ClusterKey[], index: number, signal?: AbortSignal): Promise<BatchResult> {
   const dueSoon: DueSoon[] = [];
   const atRest: ClusterKey[] = [];
   let pending: Outgoing[] = [];
@@ -179,6 +182,8 @@ async function sweepBatch(ports: SweepPorts, config: SweepConfig, check: Check, 
   const send = pending;
   let error: unknown;
   await turns.waitFor(index);
+  // Slots are taken in send order (list order), once: a retried message keeps its delay.
+  const delays = new Map(send.filter(({ reason }) => reason === SWEEP_REASON).map(({ key }) => [key, slots.delaySecondsFor(key)]));
   for (let attempt = 1; pending.length > 0 && attempt <= SWEEP_SEND_ATTEMPTS; attempt++) {
     if (attempt > 1) await ports.clock.sleep(SWEEP_RETRY_BASE_MS * 2 ** (attempt - 2));
     if (signal?.aborted) {
@@ -186,7 +191,7 @@ async function sweepBatch(ports: SweepPorts, config: SweepConfig, check: Check, 
       break;
     }
     const nowMs = ports.clock.nowMs();
-    const sending = ports.queue.send(pending.map((outgoing) => outgoingMessage(outgoing, nowMs, config)));
+    const sending = ports.queue.send(pending.map((outgoing) => outgoingMessage(outgoing, nowMs, delays.get(outgoing.key) ?? 0)));
     // The request is on its way: the next batch may send now (sends start in list order).
     turns.pass(index);
     try {
@@ -207,19 +212,18 @@ async function sweepBatch(ports: SweepPorts, config: SweepConfig, check: Check, 
   return { enqueued: enqueued.map(({ key }) => key), dueSoon, checked, atRest, unsent, error };
 }
 
-/** The message for one outgoing key: a full step as `sweepMessage` spreads it, a health check at once. */
-function outgoingMessage({ key, reason, dueAtMs, checkTidbOperator }: Outgoing, nowMs: number, config: Pick<SweepConfig, 'spreadSeconds'>): OutgoingMessage {
-  if (reason === SWEEP_REASON) return sweepMessage(key, nowMs, config, checkTidbOperator === true);
+/** The message for one outgoing key: a full step delayed by its slot (`sweepMessage`), a health check at once. */
+function outgoingMessage({ key, reason, dueAtMs, checkTidbOperator }: Outgoing, nowMs: number, delaySeconds: number): OutgoingMessage {
+  if (reason === SWEEP_REASON) return sweepMessage(key, nowMs, delaySeconds, checkTidbOperator === true);
   return { message: { key, reason, enqueuedAtMs: nowMs, ...(dueAtMs === undefined ? {} : { dueAtMs }) } };
 }
 
 /**
- * The sweep's message for `key`: delayed by its share of the spread (sweep-spread.ts), and stamped
- * as enqueued when it becomes visible, as a timer's wake-up is (so queue lag is not the delay);
- * asking for a TiDB Operator re-check when `checkTidbOperator` (sweep-rest.ts).
+ * The sweep's message for `key`: delayed by `delaySeconds` (its slot of the spread, sweep-spread.ts),
+ * and stamped as enqueued when it becomes visible, as a timer's wake-up is (so queue lag is not the
+ * delay); asking for a TiDB Operator re-check when `checkTidbOperator` (sweep-rest.ts).
  */
-export function sweepMessage(key: ClusterKey, nowMs: number, config: Pick<SweepConfig, 'spreadSeconds'>, checkTidbOperator = false): OutgoingMessage {
-  const delaySeconds = sweepDelaySeconds(key, config.spreadSeconds ?? 0);
+export function sweepMessage(key: ClusterKey, nowMs: number, delaySeconds: number, checkTidbOperator = false): OutgoingMessage {
   const message = { key, reason: SWEEP_REASON, enqueuedAtMs: nowMs + delaySeconds * 1000, ...(checkTidbOperator ? { checkTidbOperator: true as const } : {}) };
   return delaySeconds === 0 ? { message } : { message, delaySeconds };
 }
