@@ -29,8 +29,11 @@ import type { ApiBudget } from './port.js';
 export const BUDGET_SK = 'budget';
 /** Requests one reservation makes at most (busy, idle, busy again after a race). */
 export const RESERVE_ATTEMPTS = 4;
-/** How long an idle budget item is kept past its schedule. */
-const BUDGET_TTL_SECONDS = 3_600;
+/**
+ * How long a budget item is kept after its last reservation: a day, far beyond any schedule the
+ * fleet can owe (a day at 50 requests a second is 4.3 million requests), so TTL never forgets a busy one.
+ */
+export const BUDGET_TTL_SECONDS = 86_400;
 /** How long one reservation may take by default. */
 const DEFAULT_TIMEOUT_MS = 2_000;
 
@@ -63,7 +66,7 @@ export class DynamoApiBudget implements ApiBudget {
 
   /** One conditional update: extend a busy schedule, or start an idle one from now; the new schedule, or undefined when the condition did not hold. */
   private async update(k8sCluster: string, busy: boolean, nowMs: number, costMs: number, signal: AbortSignal): Promise<number | undefined> {
-    const expiresAt = Math.floor((nowMs + costMs) / 1000) + BUDGET_TTL_SECONDS;
+    const expiresAt = Math.floor(nowMs / 1000) + BUDGET_TTL_SECONDS;
     const input = {
       TableName: this.tableName,
       Key: { [ATTR.pk]: budgetPk(k8sCluster), [ATTR.sk]: BUDGET_SK },
