@@ -65,6 +65,8 @@ export type SweepConfig = {
    */
   readonly fullReadIntervalMs?: number;
   readonly fullReadSpreadMs?: number;
+  /** The API budget (the steps' own, `StepConfig.apiBudget`): the sweep sends no more full steps than its share of it (sweep-spread.ts). */
+  readonly apiBudget?: ApiBudgetConfig;
 };
 
 /** Names of the deployed resources (serverless.yml sets them); undefined outside Lambda. */
@@ -197,6 +199,7 @@ export function parseConfig(env: Env): ReconcilerConfig {
     fullReadSpreadMs: read.milliseconds('SWEEP_FULL_READ_SPREAD_MS', DEFAULT_SWEEP_CONFIG.fullReadSpreadMs ?? 0, 0),
     ...(sendConcurrency === undefined ? {} : { sendConcurrency }),
     spreadSeconds,
+    apiBudget,
   };
   const deployment = readDeployment(read);
   const watchNamespaces = read.namespaces('WATCH_NAMESPACES');

@@ -11,12 +11,19 @@
  * message or two. Delays drawn independently from each key's hash (the spreading before) bunch as
  * Poisson arrivals do: 266 keys over 300 s put 6 into one second.
  *
+ * With an API budget (docs/adr/0027) a sweep sends at most `fullStepsPerSweep` full steps per EKS
+ * cluster — `SWEEP_BUDGET_SHARE` of what the budget allows over the spread — and leaves the rest,
+ * still due, to the next sweep: the steps it sends start within the interval instead of queueing
+ * behind the budget past the next sweep (which would send them again), and events keep the rest of
+ * the budget.
+ *
  * A key's delay depends on its place among the keys the sweep sends (list order, which `sweep.ts`
  * keeps): with the fleet unchanged and every key sent each sweep, each keeps its phase, interval
  * apart. SQS takes at most 900 s (`MAX_DELAY_SECONDS`), so the spread is capped there
  * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessageBatchRequestEntry.html).
  */
 import { parseObjectKey } from '../model/object-key.js';
+import type { ApiBudgetConfig } from '../platform/config.js';
 import { MAX_DELAY_SECONDS } from '../queue/port.js';
 
 const FNV_OFFSET = 0x811c9dc5;
@@ -68,21 +75,42 @@ export function slotDelaySeconds(k8sCluster: string, slot: number, spreadSeconds
   return Math.min(spread - 1, Math.floor(at * spread));
 }
 
+/** The share of an EKS cluster's API budget the sweep's full steps may take; events keep the rest. */
+export const SWEEP_BUDGET_SHARE = 0.8;
+
+/**
+ * The most full steps one sweep sends per EKS cluster: `SWEEP_BUDGET_SHARE` of the requests the
+ * budget allows over the spread, in steps of `stepRequests`; unbounded without a budget (or a rate of
+ * 0) or without a spread (every message at once: the steps' own budget paces them).
+ */
+export function fullStepsPerSweep(spreadSeconds: number, budget: ApiBudgetConfig | undefined): number {
+  const spread = cappedSpread(spreadSeconds);
+  if (budget === undefined || budget.requestsPerSecond <= 0 || spread === 0) return Number.POSITIVE_INFINITY;
+  return Math.max(1, Math.floor((SWEEP_BUDGET_SHARE * budget.requestsPerSecond * spread) / budget.stepRequests));
+}
+
 /**
  * One sweep's slots: hands out each EKS cluster's delays in the order keys are sent
- * (`slotDelaySeconds` for slot 0, 1, 2, … per EKS cluster). One instance per sweep.
+ * (`slotDelaySeconds` for slot 0, 1, 2, … per EKS cluster), at most `maxPerCluster` each. One
+ * instance per sweep.
  */
 export class SweepSlots {
   private readonly taken = new Map<string, number>();
 
-  constructor(private readonly spreadSeconds: number) {}
+  constructor(
+    private readonly spreadSeconds: number,
+    private readonly maxPerCluster = Number.POSITIVE_INFINITY,
+  ) {}
 
-  /** The next delay of `key`'s EKS cluster (a key that does not parse counts as its own first segment's). */
-  delaySecondsFor(key: string): number {
-    if (cappedSpread(this.spreadSeconds) === 0) return 0;
+  /**
+   * The next delay of `key`'s EKS cluster (a key that does not parse counts as its own first
+   * segment's), or undefined when that EKS cluster's slots for this sweep are all taken.
+   */
+  delaySecondsFor(key: string): number | undefined {
     const parsed = parseObjectKey(key);
     const k8sCluster = parsed.ok ? parsed.ref.k8sCluster : (key.split('/')[0] ?? '');
     const slot = this.taken.get(k8sCluster) ?? 0;
+    if (slot >= this.maxPerCluster) return undefined;
     this.taken.set(k8sCluster, slot + 1);
     return slotDelaySeconds(k8sCluster, slot, this.spreadSeconds);
   }

@@ -20,7 +20,7 @@ describe('configuration from the environment', () => {
     // Assess
     expect(config.step).toEqual({ ...DEFAULT_STEP_CONFIG, healthIntervalMs: 30_000, apiBudget: { requestsPerSecond: 50, burstRequests: 50, stepRequests: 25 } });
     expect(config.step.apiBudget).toEqual(DEFAULT_API_BUDGET);
-    expect(config.sweep).toEqual(DEFAULT_SWEEP_CONFIG);
+    expect(config.sweep).toEqual({ ...DEFAULT_SWEEP_CONFIG, apiBudget: DEFAULT_API_BUDGET });
     expect(config.deployment).toEqual({});
     expect(config.step.reconcile.backoff).toEqual({ baseMs: 1_000, maxMs: 100_000, jitterRatio: 0.1 });
     expect(config.step.reconcile.failoverPeriodMs).toEqual({ pd: 300_000, tikv: 300_000, tidb: 300_000, tiflash: 300_000 });
@@ -71,7 +71,7 @@ describe('configuration from the environment', () => {
         },
         apiBudget: DEFAULT_API_BUDGET,
       },
-      sweep: { dueWithinMs: 30_000, fullReadIntervalMs: 7_200_000, fullReadSpreadMs: 600_000, spreadSeconds: 300 },
+      sweep: { dueWithinMs: 30_000, fullReadIntervalMs: 7_200_000, fullReadSpreadMs: 600_000, spreadSeconds: 300, apiBudget: DEFAULT_API_BUDGET },
       deployment: { stateTable: 'state', queueUrl: 'https://sqs/q', clusterName: 'prod' },
     });
   });
@@ -122,7 +122,7 @@ describe('configuration from the environment', () => {
     { name: 'a spread of 0 sends every message at once', env: { SWEEP_SPREAD_SECONDS: '0' }, want: { dueWithinMs: 60_000, fullReadIntervalMs: 10_800_000, fullReadSpreadMs: 1_800_000, spreadSeconds: 0 } },
     { name: "a spread up to SQS's longest delay", env: { SWEEP_SPREAD_SECONDS: '900' }, want: { dueWithinMs: 60_000, fullReadIntervalMs: 10_800_000, fullReadSpreadMs: 1_800_000, spreadSeconds: 900 } },
   ])('SWEEP_SEND_CONCURRENCY and SWEEP_SPREAD_SECONDS: $name', ({ env, want }) => {
-    expect(parseConfig(env).sweep).toEqual(want);
+    expect(parseConfig(env).sweep).toEqual({ ...want, apiBudget: DEFAULT_API_BUDGET });
   });
 
   it.each([
@@ -130,7 +130,9 @@ describe('configuration from the environment', () => {
     { name: 'a rate of 0 turns it off', env: { API_BUDGET_REQUESTS_PER_SECOND: '0' }, want: { requestsPerSecond: 0, burstRequests: 50, stepRequests: 25 } },
     { name: 'each set', env: { API_BUDGET_REQUESTS_PER_SECOND: '20', API_BUDGET_BURST_REQUESTS: '40', API_BUDGET_STEP_REQUESTS: '30' }, want: { requestsPerSecond: 20, burstRequests: 40, stepRequests: 30 } },
   ])('the API budget (docs/adr/0027): $name', ({ env, want }) => {
-    expect(parseConfig(env).step.apiBudget).toEqual(want);
+    const config = parseConfig(env);
+    expect(config.step.apiBudget).toEqual(want);
+    expect(config.sweep.apiBudget).toBe(config.step.apiBudget);
   });
 
   it.each([

@@ -4,8 +4,9 @@ import { silentLogger } from '../../lib/platform/logger.js';
 import { MemoryMetrics } from '../../lib/platform/metrics.js';
 import type { OutgoingMessage } from '../../lib/queue/port.js';
 import { MAX_DELAY_SECONDS } from '../../lib/queue/port.js';
-import { runSweep, sweepMessage } from '../../lib/step/sweep.js';
-import { slotDelaySeconds, spreadHash, SweepSlots } from '../../lib/step/sweep-spread.js';
+import { runSweep, sweepMessage, type SweepResult } from '../../lib/step/sweep.js';
+import type { ApiBudgetConfig } from '../../lib/platform/config.js';
+import { fullStepsPerSweep, slotDelaySeconds, spreadHash, SWEEP_BUDGET_SHARE, SweepSlots } from '../../lib/step/sweep-spread.js';
 import { parseScenario } from '../../lib/local/scenario/file.js';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -15,12 +16,16 @@ const fleet = (n: number): string[] => Array.from({ length: n }, (_, i) => `eks/
 
 const frozenClock: Clock = { nowMs: () => T0, setTimer: (): TimerHandle => ({ id: 0 }), clearTimer: () => undefined, sleep: async () => undefined };
 
-/** Sweeps `keys` with `spreadSeconds` into a queue that keeps what it is sent. */
-async function sweepInto(keys: readonly string[], spreadSeconds: number | undefined): Promise<OutgoingMessage[]> {
+/** Sweeps `keys` with `spreadSeconds` (and an API budget) into a queue that keeps what it is sent. */
+async function sweepInto(keys: readonly string[], spreadSeconds: number | undefined, apiBudget?: ApiBudgetConfig): Promise<OutgoingMessage[]> {
+  return (await sweepWith(keys, spreadSeconds, apiBudget)).sent;
+}
+
+async function sweepWith(keys: readonly string[], spreadSeconds: number | undefined, apiBudget?: ApiBudgetConfig): Promise<{ sent: OutgoingMessage[]; result: SweepResult }> {
   const sent: OutgoingMessage[] = [];
   const ports = { lister: { listClusterKeys: async () => [...keys] }, state: { getMany: async () => new Map() }, queue: { send: async (m: readonly OutgoingMessage[]) => void sent.push(...m) }, clock: frozenClock, logger: silentLogger, metrics: new MemoryMetrics() };
-  await runSweep(ports, { dueWithinMs: 60_000, ...(spreadSeconds === undefined ? {} : { spreadSeconds }) });
-  return sent;
+  const result = await runSweep(ports, { dueWithinMs: 60_000, ...(spreadSeconds === undefined ? {} : { spreadSeconds }), ...(apiBudget ? { apiBudget } : {}) });
+  return { sent, result };
 }
 
 describe("a sweep message's delay is its EKS cluster's next slot of the spread", () => {
@@ -108,6 +113,38 @@ describe('the sweep spreads its messages over the interval', () => {
 
   it('a message is the key, reason sweep and its delay', () => {
     expect(sweepMessage('local/demo/basic', T0, 197)).toEqual({ message: { key: 'local/demo/basic', reason: 'sweep', enqueuedAtMs: T0 + 197_000 }, delaySeconds: 197 });
+  });
+});
+
+describe("the sweep sends no more full steps than its share of the API budget (docs/adr/0027)", () => {
+  const BUDGET = { requestsPerSecond: 50, burstRequests: 50, stepRequests: 25 };
+
+  it.each([
+    { name: 'the default budget over 300 s', spread: 300, budget: BUDGET, want: Math.floor((SWEEP_BUDGET_SHARE * 50 * 300) / 25) },
+    { name: 'a slower budget over a minute', spread: 60, budget: { requestsPerSecond: 5, burstRequests: 25, stepRequests: 25 }, want: 9 },
+    { name: 'at least one', spread: 1, budget: { requestsPerSecond: 1, burstRequests: 25, stepRequests: 25 }, want: 1 },
+    { name: 'no budget: unbounded', spread: 300, budget: undefined, want: Number.POSITIVE_INFINITY },
+    { name: 'a rate of 0: unbounded', spread: 300, budget: { ...BUDGET, requestsPerSecond: 0 }, want: Number.POSITIVE_INFINITY },
+    { name: 'no spread (every message at once): unbounded, the steps pace themselves', spread: 0, budget: BUDGET, want: Number.POSITIVE_INFINITY },
+  ])('$name: $want', ({ spread, budget, want }) => {
+    expect(fullStepsPerSweep(spread, budget)).toBe(want);
+  });
+
+  it('1 000 clusters due over 300 s: the first 480 in list order are sent, spread evenly; the rest are held for the next sweep', async () => {
+    // Act
+    const { sent, result } = await sweepWith(fleet(1000), 300, BUDGET);
+    // Assess
+    expect(sent.map((m) => m.message.key)).toEqual(fleet(480));
+    expect(result.held).toEqual(fleet(1000).slice(480));
+    expect(result.enqueued).toHaveLength(480);
+    const perSecond = new Map<number, number>();
+    sent.forEach((m) => perSecond.set(m.delaySeconds ?? 0, (perSecond.get(m.delaySeconds ?? 0) ?? 0) + 1));
+    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(3);
+  });
+
+  it('each EKS cluster has its own share', () => {
+    const slots = new SweepSlots(300, 1);
+    expect(['a/ns/x', 'a/ns/y', 'b/ns/x'].map((k) => slots.delaySecondsFor(k))).toEqual([slotDelaySeconds('a', 0, 300), undefined, slotDelaySeconds('b', 0, 300)]);
   });
 });
 
