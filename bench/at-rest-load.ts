@@ -25,7 +25,8 @@ import { runScenario } from '../lib/local/simulate.js';
 import type { ReconcilerConfig } from '../lib/platform/config.js';
 import { SQS_MAX_BATCH } from '../lib/queue/port.js';
 import { SWEEP_PAGE_LIMIT } from '../lib/wiring/lister.js';
-import { fixedFraction, type FleetRate, fleetRate } from './at-rest-projection.js';
+import { SWEEP_BUDGET_SHARE } from '../lib/step/sweep-spread.js';
+import { fixedFraction, type FleetRate, type FleetSchedule, fleetRate } from './at-rest-projection.js';
 import { loadScenario } from './probes.js';
 import { table } from './stats.js';
 
@@ -59,7 +60,9 @@ function story(scenario: Scenario, before: boolean): Scenario {
 function asMain(stack: SimStack): void {
   const shared = stack.runtimes.reconcile.config;
   if (stack.runtimes.sweep.config !== shared) throw new Error('the sweep and reconcile runtimes no longer share one config object; set main\'s behaviour another way');
-  const main: ReconcilerConfig = { ...shared, step: { ...shared.step, healthIntervalMs: 0 }, sweep: { ...shared.sweep, fullReadIntervalMs: 0, spreadSeconds: 0 } };
+  const { apiBudget: _stepBudget, ...step } = shared.step;
+  const { apiBudget: _sweepBudget, ...sweep } = shared.sweep;
+  const main: ReconcilerConfig = { ...shared, step: { ...step, healthIntervalMs: 0 }, sweep: { ...sweep, fullReadIntervalMs: 0, spreadSeconds: 0 } };
   Object.assign(shared as Record<string, unknown>, main);
 }
 
@@ -114,11 +117,11 @@ export async function benchAtRestLoad(): Promise<string> {
   return [
     '### Load at rest, before → after: API requests per cluster-hour and the sweep of 10 000 clusters',
     '',
-    `\`npm run bench -- --only at-rest-load\` (bench/at-rest-load.ts, bench/at-rest-projection.ts). test/scenarios/at-rest-load.yaml (PD 3, TiKV 3, TiDB 2, TiFlash 1, TiCDC 2, Pump 1), seed ${scenario.seed}, on the simulated stack: Ready, ${SETTLE_MS / 60_000} minutes to settle, then one virtual hour whose requests are counted (the report's \`requests\` counters; the sweep's cluster-wide TidbCluster LIST told apart by its path). Before: main's behaviour as configuration reaches it — every sweep steps every cluster in full and sends every message at once (\`config.sweepSpread: 0s\`, the full-read interval 0, no health steps); main also LISTed TiDB Operator's Deployments in every step, which no setting brings back, so main's steps cost a request more than this column; the exporter is today's in both columns (main's watched fewer kinds: 420 a cluster-hour in this section's previous run, 15:14 UTC the same day). After: the defaults (health steps every ${(after.config.step.healthIntervalMs ?? 0) / 1000} s that ask the API server nothing, a full read every ${interval / HOUR_MS} h plus up to ${spread / 60_000} min by key, the sweep's messages spread over ${after.config.sweep.spreadSeconds ?? 0} s). No full read falls inside the hour after, so its cost is the before run's API requests per sweep step (${perFullStep.toFixed(1)}: a full read, the LIST taken out), amortised over ${fullEveryH.toFixed(2)} h. Counts are exact for this seed; nothing here is a timing. Every timeline entry passed: ${before.passed} → ${after.passed}.`,
+    `\`npm run bench -- --only at-rest-load\` (bench/at-rest-load.ts, bench/at-rest-projection.ts). test/scenarios/at-rest-load.yaml (PD 3, TiKV 3, TiDB 2, TiFlash 1, TiCDC 2, Pump 1), seed ${scenario.seed}, on the simulated stack: Ready, ${SETTLE_MS / 60_000} minutes to settle, then one virtual hour whose requests are counted (the report's \`requests\` counters; the sweep's cluster-wide TidbCluster LIST told apart by its path). Before: main's behaviour as configuration reaches it — every sweep steps every cluster in full and sends every message at once (\`config.sweepSpread: 0s\`, the full-read interval 0, no health steps); main also LISTed TiDB Operator's Deployments in every step, which no setting brings back, so main's steps cost a request more than this column; the exporter is today's in both columns (main's watched fewer kinds: 420 a cluster-hour in this section's previous run, 15:14 UTC the same day). After: the defaults (health steps every ${(after.config.step.healthIntervalMs ?? 0) / 1000} s that ask the API server nothing, a full read every ${interval / HOUR_MS} h plus up to ${spread / 60_000} min by key, the sweep's messages spread over ${after.config.sweep.spreadSeconds ?? 0} s by slots of a golden-ratio sequence per EKS cluster, at most ${SWEEP_BUDGET_SHARE * 100} % of the API budget's steps per sweep, and steps deferred by the per-EKS-cluster API budget: ${after.config.step.apiBudget?.requestsPerSecond ?? 0} requests a second, a burst of ${after.config.step.apiBudget?.burstRequests ?? 0}, ${after.config.step.apiBudget?.stepRequests ?? 0} charged a step; before has no budget). No full read falls inside the hour after, so its cost is the before run's API requests per sweep step (${perFullStep.toFixed(1)}: a full read, the LIST taken out), amortised over ${fullEveryH.toFixed(2)} h. Counts are exact for this seed; nothing here is a timing. Every timeline entry passed: ${before.passed} → ${after.passed}.`,
     '',
     table(['at rest, one full cluster', 'before', 'after', 'how'], rows),
     '',
-    `At ${FLEET.toLocaleString('en-US')} clusters (bench/at-rest-projection.ts): the measured schedule run second by second over ${WINDOW_S / 3600} h for ${FLEET.toLocaleString('en-US')} keys \`eks/fleet/tc-NNNNN\`. Each sweep (every ${scenarioIntervalS(scenario)} s) LISTs ${Math.ceil(FLEET / SWEEP_PAGE_LIMIT)} pages of ${SWEEP_PAGE_LIMIT} in its first second; a cluster due a full read (before: every one, every sweep) arrives when its message turns visible (its key's delay) and costs ${perFullStep.toFixed(1)} requests; steps are worked off at ${stepsPerS()} a second (reconcileConcurrency ${RECONCILE_CONCURRENCY} invocations, batches of ${SQS_MAX_BATCH}, ${DEFAULT_LATENCY.stepMs} ms a step as the simulated latency); the other steps' requests (after: ${stepsAfter.toFixed(1)} per cluster-hour measured above) are spread evenly. After, two fleets: one whose last full reads are spread evenly over each key's interval plus one sweep (a fleet long at rest, as just before a sweep), and one read in full all at once at the window's start (after an exporter outage made every cluster read in full), the worst case for the next round; and one where every key is due a full read at the window's first sweep (the sweep after an exporter outage, whose stale mark makes every cluster read in full: sweep-rest.ts).`,
+    `At ${FLEET.toLocaleString('en-US')} clusters (bench/at-rest-projection.ts): the measured schedule run second by second over ${WINDOW_S / 3600} h for ${FLEET.toLocaleString('en-US')} keys \`eks/fleet/tc-NNNNN\`. Each sweep (every ${scenarioIntervalS(scenario)} s) LISTs ${Math.ceil(FLEET / SWEEP_PAGE_LIMIT)} pages of ${SWEEP_PAGE_LIMIT} in its first second; a cluster due a full read (before: every one, every sweep) arrives when its message turns visible (its key's delay) and costs ${perFullStep.toFixed(1)} requests; after, the sweep sends at most its share of the API budget and each step reserves its charge, deferred to its reservation's start when the budget is spent; steps are worked off at ${stepsPerS()} a second (reconcileConcurrency ${RECONCILE_CONCURRENCY} invocations, batches of ${SQS_MAX_BATCH}, ${DEFAULT_LATENCY.stepMs} ms a step as the simulated latency); the other steps' requests (after: ${stepsAfter.toFixed(1)} per cluster-hour measured above) are spread evenly. After, two fleets: one whose last full reads are spread evenly over each key's interval plus one sweep (a fleet long at rest, as just before a sweep), and one read in full all at once at the window's start (after an exporter outage made every cluster read in full), the worst case for the next round; and one where every key is due a full read at the window's first sweep (the sweep after an exporter outage, whose stale mark makes every cluster read in full: sweep-rest.ts).`,
     '',
     table(
       ['API requests/s at 10 000 clusters (goals: ≤ 50 average, ≤ 100 peak)', 'before', 'after, full reads spread', 'after, full reads aligned at t = 0', 'after, every key due at t = 0'],
@@ -128,8 +131,11 @@ export async function benchAtRestLoad(): Promise<string> {
         ['peak second of the steps alone (the LIST pages left out)', ...projection.map((r) => r.peakStepsPerS.toFixed(0))],
         ['full steps in the window', ...projection.map((r) => String(r.fullSteps))],
         ['most steps visible and waiting at once', ...projection.map((r) => String(r.maxBacklog))],
+        ['steps the API budget deferred', ...projection.map((r) => String(r.deferred))],
       ],
     ),
+    '',
+    spreadingTable(perFullStep, stepsAfter, after.config, scenarioIntervalS(scenario)),
     '',
     verdicts(perHour(after, after.counts.apiServer) + perFullStep / fullEveryH, of(after, 'exporter'), projection[1], perFullStep),
   ].join('\n');
@@ -143,18 +149,52 @@ function scenarioIntervalS(scenario: Scenario): number {
   return scenario.config.sweepIntervalMs / 1000;
 }
 
-/** Before; after with full reads spread, aligned at t = 0, and all due at t = 0. */
-function project(perFullStep: number, restPerClusterHour: number, after: ReconcilerConfig, sweepIntervalS: number): FleetRate[] {
+/** The three fleets after: full reads spread, aligned at t = 0, and all due at t = 0. */
+const FLEETS: readonly { readonly name: string; readonly firstFullAtS: (sweepIntervalS: number) => FleetSchedule['firstFullAtS'] }[] = [
+  { name: 'full reads spread', firstFullAtS: (sweepIntervalS) => (i, dueAfterS) => -Math.floor(fixedFraction(i) * (dueAfterS + sweepIntervalS)) },
+  { name: 'full reads aligned at t = 0', firstFullAtS: () => () => 0 },
+  { name: 'every key due at t = 0', firstFullAtS: () => (_, dueAfterS) => -dueAfterS },
+];
+
+function scheduleBase(perFullStep: number, restPerClusterHour: number, after: ReconcilerConfig, sweepIntervalS: number) {
   const keys = Array.from({ length: FLEET }, (_, i) => `eks/fleet/tc-${String(i).padStart(5, '0')}`);
-  const intervalS = (after.sweep.fullReadIntervalMs ?? 0) / 1000;
-  const spreadS = (after.sweep.fullReadSpreadMs ?? 0) / 1000;
   const base = { keys, windowS: WINDOW_S, sweepIntervalS, perFullStep, listPages: Math.ceil(FLEET / SWEEP_PAGE_LIMIT), stepsPerS: stepsPerS() };
+  const afterBase = { ...base, sweepSpreadS: after.sweep.spreadSeconds ?? 0, fullReadIntervalS: (after.sweep.fullReadIntervalMs ?? 0) / 1000, fullReadSpreadS: (after.sweep.fullReadSpreadMs ?? 0) / 1000, restPerClusterHour };
+  return { base, afterBase };
+}
+
+/** Before; after (the defaults: slots and the API budget) for each fleet. */
+function project(perFullStep: number, restPerClusterHour: number, after: ReconcilerConfig, sweepIntervalS: number): FleetRate[] {
+  const { base, afterBase } = scheduleBase(perFullStep, restPerClusterHour, after, sweepIntervalS);
+  const budget = after.step.apiBudget;
   return [
     fleetRate({ ...base, sweepSpreadS: 0, fullReadIntervalS: 0, fullReadSpreadS: 0, restPerClusterHour: 0, firstFullAtS: () => 0 }),
-    fleetRate({ ...base, sweepSpreadS: after.sweep.spreadSeconds ?? 0, fullReadIntervalS: intervalS, fullReadSpreadS: spreadS, restPerClusterHour, firstFullAtS: (i, dueAfterS) => -Math.floor(fixedFraction(i) * (dueAfterS + sweepIntervalS)) }),
-    fleetRate({ ...base, sweepSpreadS: after.sweep.spreadSeconds ?? 0, fullReadIntervalS: intervalS, fullReadSpreadS: spreadS, restPerClusterHour, firstFullAtS: () => 0 }),
-    fleetRate({ ...base, sweepSpreadS: after.sweep.spreadSeconds ?? 0, fullReadIntervalS: intervalS, fullReadSpreadS: spreadS, restPerClusterHour, firstFullAtS: (_, dueAfterS) => -dueAfterS }),
+    ...FLEETS.map((f) => fleetRate({ ...afterBase, ...(budget ? { budget } : {}), firstFullAtS: f.firstFullAtS(sweepIntervalS) })),
   ];
+}
+
+/**
+ * The sweep's spreading before → after, per fleet: each key's own delay from its hash and no API
+ * budget (the previous after) beside the slots alone and the slots with the budget (this after).
+ */
+function spreadingTable(perFullStep: number, restPerClusterHour: number, after: ReconcilerConfig, sweepIntervalS: number): string {
+  const { afterBase } = scheduleBase(perFullStep, restPerClusterHour, after, sweepIntervalS);
+  const budget = after.step.apiBudget;
+  const rows = FLEETS.map((f) => {
+    const firstFullAtS = f.firstFullAtS(sweepIntervalS);
+    const runs = [
+      fleetRate({ ...afterBase, spreading: 'key-hash', firstFullAtS }),
+      fleetRate({ ...afterBase, spreading: 'slots', firstFullAtS }),
+      fleetRate({ ...afterBase, spreading: 'slots', ...(budget ? { budget } : {}), firstFullAtS }),
+    ];
+    return [f.name, ...runs.map((r) => `${r.peakPerS.toFixed(0)} / ${r.averagePerS.toFixed(1)}`)];
+  });
+  const rate = budget === undefined ? 'none' : `${budget.requestsPerSecond}/s, burst ${budget.burstRequests}, ${budget.stepRequests} a step`;
+  return [
+    `The sweep's spreading and the API budget, before → after (peak second / average per second at ${FLEET.toLocaleString('en-US')} clusters, same model; API budget ${rate}, the sweep's full steps at most ${SWEEP_BUDGET_SHARE * 100} % of it per sweep, lib/step/sweep-spread.ts, docs/adr/0027):`,
+    '',
+    table(['fleet', "before: each key's delay from its hash, no budget", 'slots of a golden-ratio sequence per EKS cluster', 'after: slots and the API budget'], rows),
+  ].join('\n');
 }
 
 /** Issue 30's goals, each met or not by the after column (from this run's numbers). */

@@ -42,7 +42,7 @@ export function mortalRuntime(runtime: Runtime): MortalRuntime {
   const died = new Promise<'crashed'>((resolve) => (announce = resolve));
   const wrap = <T extends object>(target: T): T => deadAware(target, () => dead);
   return {
-    runtime: { ...runtime, clients: wrap(runtime.clients), state: wrap(runtime.state), queue: wrap(runtime.queue), timers: wrap(runtime.timers), ...(runtime.restReads ? { restReads: wrap(runtime.restReads) } : {}) },
+    runtime: { ...runtime, clients: wrap(runtime.clients), state: wrap(runtime.state), queue: wrap(runtime.queue), timers: wrap(runtime.timers), ...(runtime.restReads ? { restReads: wrap(runtime.restReads) } : {}), ...(runtime.apiBudget ? { apiBudget: wrap(runtime.apiBudget) } : {}) },
     died,
     kill: () => {
       dead = true;

@@ -78,13 +78,16 @@ function reconcilerConfig(scenario: Scenario): ReconcilerConfig {
   const base = parseConfig({});
   const d = DEFAULT_STEP_CONFIG.reconcile;
   const scope = scenario.config.watchNamespaces;
+  const rate = scenario.config.apiRequestsPerSecond;
+  const apiBudget = base.step.apiBudget === undefined || rate === undefined ? base.step.apiBudget : { ...base.step.apiBudget, requestsPerSecond: rate };
   return {
     ...base,
     ...(scope === undefined ? {} : { watchNamespaces: scope }),
     // As deployed, the sweep spreads its messages over its own interval (at most SQS's 900 s).
-    sweep: { ...base.sweep, spreadSeconds: Math.min(Math.floor((scenario.config.sweepSpreadMs ?? scenario.config.sweepIntervalMs) / 1000), MAX_SWEEP_SPREAD_SECONDS) },
+    sweep: { ...base.sweep, ...(apiBudget ? { apiBudget } : {}), spreadSeconds: Math.min(Math.floor((scenario.config.sweepSpreadMs ?? scenario.config.sweepIntervalMs) / 1000), MAX_SWEEP_SPREAD_SECONDS) },
     step: {
       ...base.step,
+      ...(apiBudget ? { apiBudget } : {}),
       reconcile: { ...d, ...base.step.reconcile, autoFailover: scenario.config.autoFailover, detectNodeFailure: scenario.config.detectNodeFailure, failoverPeriodMs: scenario.config.failoverPeriodMs },
     },
   };

@@ -31,7 +31,21 @@ export type StepConfig = {
   readonly safetyMarginMs: number;
   readonly budgetRetryAfterMs: number;
   readonly reconcile: ReconcileConfig;
+  /** The per-EKS-cluster API request budget steps honour (docs/adr/0027); absent or a rate of 0: none. */
+  readonly apiBudget?: ApiBudgetConfig;
 };
+
+/**
+ * The API request budget of one EKS cluster (lib/budget/gcra.ts, docs/adr/0027): on average at most
+ * `requestsPerSecond`, and in any window of L seconds at most `burstRequests` + `requestsPerSecond`·L;
+ * a step is charged `stepRequests` (a full read of a full cluster is 23) before it claims, and waits
+ * its turn when the budget is spent. `API_BUDGET_REQUESTS_PER_SECOND` (0 turns it off),
+ * `API_BUDGET_BURST_REQUESTS`, `API_BUDGET_STEP_REQUESTS` (at most the burst).
+ */
+export type ApiBudgetConfig = { readonly requestsPerSecond: number; readonly burstRequests: number; readonly stepRequests: number };
+
+/** The budget's defaults: 50 a second on average, 100 in any second (issue 30's goals at 10 000 clusters). */
+export const DEFAULT_API_BUDGET: ApiBudgetConfig = { requestsPerSecond: 50, burstRequests: 50, stepRequests: 25 };
 
 /**
  * The sweep skips keys whose armed wake-up is due within `dueWithinMs` (they are about to run anyway),
@@ -51,6 +65,8 @@ export type SweepConfig = {
    */
   readonly fullReadIntervalMs?: number;
   readonly fullReadSpreadMs?: number;
+  /** The API budget (the steps' own, `StepConfig.apiBudget`): the sweep sends no more full steps than its share of it (sweep-spread.ts). */
+  readonly apiBudget?: ApiBudgetConfig;
 };
 
 /** Names of the deployed resources (serverless.yml sets them); undefined outside Lambda. */
@@ -174,6 +190,7 @@ export function parseConfig(env: Env): ReconcilerConfig {
     },
   };
   checkLease(read, step.leaseForMs, step.safetyMarginMs);
+  const apiBudget = readApiBudget(read);
   const sendConcurrency = read.optionalCount('SWEEP_SEND_CONCURRENCY', 1, MAX_SWEEP_SEND_CONCURRENCY);
   const spreadSeconds = read.optionalCount('SWEEP_SPREAD_SECONDS', 0, MAX_SWEEP_SPREAD_SECONDS) ?? DEFAULT_SWEEP_SPREAD_SECONDS;
   const sweep: SweepConfig = {
@@ -182,12 +199,13 @@ export function parseConfig(env: Env): ReconcilerConfig {
     fullReadSpreadMs: read.milliseconds('SWEEP_FULL_READ_SPREAD_MS', DEFAULT_SWEEP_CONFIG.fullReadSpreadMs ?? 0, 0),
     ...(sendConcurrency === undefined ? {} : { sendConcurrency }),
     spreadSeconds,
+    apiBudget,
   };
   const deployment = readDeployment(read);
   const watchNamespaces = read.namespaces('WATCH_NAMESPACES');
   const backupScheduleTimeZone = readTimeZone(read, 'BACKUP_SCHEDULE_TIMEZONE');
   if (read.problems.length > 0) throw new ConfigError(read.problems);
-  return { step, sweep, deployment, ...(watchNamespaces === undefined ? {} : { watchNamespaces }), ...(backupScheduleTimeZone === undefined ? {} : { backupScheduleTimeZone }) };
+  return { step: { ...step, apiBudget }, sweep, deployment, ...(watchNamespaces === undefined ? {} : { watchNamespaces }), ...(backupScheduleTimeZone === undefined ? {} : { backupScheduleTimeZone }) };
 }
 
 let loaded: ReconcilerConfig | undefined;
@@ -196,6 +214,18 @@ let loaded: ReconcilerConfig | undefined;
 export function loadConfig(): ReconcilerConfig {
   loaded ??= parseConfig(process.env);
   return loaded;
+}
+
+function readApiBudget(read: EnvReader): ApiBudgetConfig {
+  const d = DEFAULT_API_BUDGET;
+  const budget = {
+    requestsPerSecond: read.count('API_BUDGET_REQUESTS_PER_SECOND', d.requestsPerSecond, 0),
+    burstRequests: read.count('API_BUDGET_BURST_REQUESTS', d.burstRequests, 1),
+    stepRequests: read.count('API_BUDGET_STEP_REQUESTS', d.stepRequests, 1),
+  };
+  // A charge above the burst would hold every step behind it longer than the burst allows.
+  if (budget.burstRequests >= 1 && budget.stepRequests > budget.burstRequests) read.problem(`API_BUDGET_STEP_REQUESTS: ${budget.stepRequests} is above API_BUDGET_BURST_REQUESTS (${budget.burstRequests})`);
+  return budget;
 }
 
 function readFailover(read: EnvReader): ReconcileConfig['failoverPeriodMs'] {

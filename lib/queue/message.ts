@@ -35,6 +35,8 @@ export type ReconcileMessage = {
    * whatever the persisted one says (docs/adr/0024).
    */
   readonly checkTidbOperator?: true;
+  /** The step was deferred by its EKS cluster's API budget and holds a reservation from this time (docs/adr/0027). */
+  readonly budgetAtMs?: number;
 };
 
 /**
@@ -78,7 +80,7 @@ const K8S_CLUSTER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
  * may carry a number or null); a returned message has a key of exactly three non-empty parts, each
  * valid under the rules Kubernetes (and EKS) apply to that part, naming `options.k8sCluster` when
  * that is given, a `reason` that is a string (cut to `MAX_REASON_BYTES`, saying so) when present,
- * a `dueAtMs` that is a finite number when present, and `checkTidbOperator` only when it is `true`.
+ * a `dueAtMs` and a `budgetAtMs` that are finite numbers when present, and `checkTidbOperator` only when it is `true`.
  * Unknown fields are ignored, so producers can add fields without breaking older consumers. On
  * failure the error names the first bad field.
  */
@@ -113,7 +115,9 @@ export function parseReconcileMessage(body: unknown, options: ParseMessageOption
   if (due !== undefined && (typeof due !== 'number' || !Number.isFinite(due))) return fail('dueAtMs', `dueAtMs must be a finite number, got ${describe(due)}`);
   const check = fields['checkTidbOperator'];
   if (check !== undefined && typeof check !== 'boolean') return fail('checkTidbOperator', `checkTidbOperator must be a boolean, got ${describe(check)}`);
-  const extra = { ...(due === undefined ? {} : { dueAtMs: due }), ...(check === true ? { checkTidbOperator: true as const } : {}) };
+  const budgetAt = fields['budgetAtMs'];
+  if (budgetAt !== undefined && (typeof budgetAt !== 'number' || !Number.isFinite(budgetAt))) return fail('budgetAtMs', `budgetAtMs must be a finite number, got ${describe(budgetAt)}`);
+  const extra = { ...(due === undefined ? {} : { dueAtMs: due }), ...(check === true ? { checkTidbOperator: true as const } : {}), ...(budgetAt === undefined ? {} : { budgetAtMs: budgetAt }) };
   const reason = fields['reason'];
   if (reason === undefined) return { ok: true, message: { key, kind, ref: ref.ref, ...extra } };
   if (typeof reason !== 'string') return fail('reason', `reason must be a string, got ${describe(reason)}`);

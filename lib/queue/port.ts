@@ -13,10 +13,11 @@ import { TerminalError, TransientError } from '../platform/errors.js';
  * producer sent it (for queue-age metrics); a timer's wake-up also carries `dueAtMs`, the time it was
  * armed for (what the step stored as its next wake-up), so the woken step can tell a wake-up that a
  * later one replaced; `checkTidbOperator` asks the step to re-check its TiDB Operator verdict now
- * (docs/adr/0024). The full parser for bodies received from the queue lives in `message.ts`; this
+ * (docs/adr/0024); `budgetAtMs` says the step holds a reservation of its EKS cluster's API budget
+ * starting then (a step deferred by the budget, docs/adr/0027). The full parser for bodies received from the queue lives in `message.ts`; this
  * type is what producers hand to `send`.
  */
-export type ReconcileMessageBody = { key: string; reason: string; enqueuedAtMs: number; dueAtMs?: number; checkTidbOperator?: true };
+export type ReconcileMessageBody = { key: string; reason: string; enqueuedAtMs: number; dueAtMs?: number; checkTidbOperator?: true; budgetAtMs?: number };
 
 /** One message to send; `delaySeconds` (0–900, default 0) hides it from consumers for that long. */
 export type OutgoingMessage = { message: ReconcileMessageBody; delaySeconds?: number };

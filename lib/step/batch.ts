@@ -8,7 +8,7 @@
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 
 import type { StepConfig } from '../platform/config.js';
-import { parseReconcileMessage } from '../queue/message.js';
+import { parseReconcileMessage, type ReconcileMessage } from '../queue/message.js';
 import { isLeaseWake } from './lease-wake.js';
 import { isHealthTrigger, isTimerTrigger, type StepPorts, type Trigger } from './ports.js';
 import { runStep, type RunStepInput } from './run-step.js';
@@ -82,7 +82,7 @@ function groupByKey(records: readonly BatchRecord[], deps: BatchDeps): { groups:
       malformed.push(record.messageId);
       continue;
     }
-    const trigger = toTrigger(record, parsed.message.reason ?? 'unspecified', parsed.message.dueAtMs, parsed.message.checkTidbOperator);
+    const trigger = toTrigger(record, parsed.message);
     const group = groups.get(parsed.message.key);
     if (!group) groups.set(parsed.message.key, { key: parsed.message.key, messageIds: [record.messageId], trigger });
     else {
@@ -93,11 +93,13 @@ function groupByKey(records: readonly BatchRecord[], deps: BatchDeps): { groups:
   return { groups: [...groups.values()], malformed };
 }
 
-function toTrigger(record: BatchRecord, reason: string, dueAtMs: number | undefined, checkTidbOperator: true | undefined): Trigger {
+function toTrigger(record: BatchRecord, message: ReconcileMessage): Trigger {
+  const { dueAtMs, checkTidbOperator, budgetAtMs } = message;
+  const reason = message.reason ?? 'unspecified';
   const enqueuedAtMs = enqueuedAt(record);
   const handles = record.receiptHandle ? { receiptHandles: [record.receiptHandle] } : {};
   const due = dueAtMs !== undefined && (isTimerTrigger({ reason }) || isHealthTrigger({ reason })) ? { dueAtMs } : {};
-  return { reason, messageId: record.messageId, ...(enqueuedAtMs === undefined ? {} : { enqueuedAtMs }), ...handles, ...due, ...(checkTidbOperator ? { checkTidbOperator } : {}) };
+  return { reason, messageId: record.messageId, ...(enqueuedAtMs === undefined ? {} : { enqueuedAtMs }), ...handles, ...due, ...(checkTidbOperator ? { checkTidbOperator } : {}), ...(budgetAtMs === undefined ? {} : { budgetAtMs }) };
 }
 
 /**
@@ -105,7 +107,8 @@ function toTrigger(record: BatchRecord, reason: string, dueAtMs: number | undefi
  * trigger (docs/adr/0024). Two timers' wake-ups stand for the later
  * of their due times (the step consumes both); one that does not say when it was due makes the
  * merged one not say either, so it is never taken for a replaced wake-up. A re-check of the TiDB
- * Operator verdict asked by either is asked by the merged one.
+ * Operator verdict asked by either is asked by the merged one; a reservation of the API budget held
+ * by either is held by the merged one (the earlier, when both hold one).
  */
 function mergeTriggers(a: Trigger, b: Trigger): Trigger {
   // A health check merged with anything else is that other trigger: something may have changed.
@@ -113,7 +116,8 @@ function mergeTriggers(a: Trigger, b: Trigger): Trigger {
   const chosen = rank(b) > rank(a) ? b : a;
   const times = [a.enqueuedAtMs, b.enqueuedAtMs].filter((t): t is number => t !== undefined);
   const handles = [...(a.receiptHandles ?? []), ...(b.receiptHandles ?? [])];
-  const { dueAtMs: _chosenDue, checkTidbOperator: _chosenCheck, ...rest } = chosen;
+  const { dueAtMs: _chosenDue, checkTidbOperator: _chosenCheck, budgetAtMs: _chosenBudget, ...rest } = chosen;
+  const reserved = [a.budgetAtMs, b.budgetAtMs].filter((t): t is number => t !== undefined);
   const check = a.checkTidbOperator === true || b.checkTidbOperator === true;
   const bothTimers = isTimerTrigger(a) && isTimerTrigger(b);
   const due = bothTimers ? (a.dueAtMs === undefined || b.dueAtMs === undefined ? undefined : Math.max(a.dueAtMs, b.dueAtMs)) : chosen.dueAtMs;
@@ -123,6 +127,7 @@ function mergeTriggers(a: Trigger, b: Trigger): Trigger {
     ...(handles.length === 0 ? {} : { receiptHandles: handles }),
     ...(due === undefined ? {} : { dueAtMs: due }),
     ...(check ? { checkTidbOperator: true as const } : {}),
+    ...(reserved.length === 0 ? {} : { budgetAtMs: Math.min(...reserved) }),
   };
 }
 

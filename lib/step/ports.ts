@@ -14,6 +14,7 @@ import type { Logger } from '../platform/logger.js';
 import type { Metrics } from '../platform/metrics.js';
 import type { ReconcileQueue } from '../queue/port.js';
 import type { Requester, StateStore, VerifiedCluster } from '../state/port.js';
+import type { ApiBudget } from '../budget/port.js';
 import type { Timers } from '../timer/port.js';
 import type { ControllerSet } from './controller.js';
 
@@ -34,6 +35,8 @@ export type Trigger = {
   readonly dueAtMs?: number;
   /** A producer asked for the TiDB Operator verdict to be re-checked now (`ReconcileMessage.checkTidbOperator`). */
   readonly checkTidbOperator?: true;
+  /** The step holds a reservation of its EKS cluster's API budget from this time (`ReconcileMessage.budgetAtMs`, docs/adr/0027). */
+  readonly budgetAtMs?: number;
 };
 
 /**
@@ -149,6 +152,8 @@ export type StepPorts = {
    * is rejected. Each was built with the ports it reads through.
    */
   readonly controllers?: ControllerSet;
+  /** The per-EKS-cluster API request budget (docs/adr/0027); without it (or `StepConfig.apiBudget`) steps are not budgeted. */
+  readonly apiBudget?: ApiBudget;
 };
 
 /** The one timer kind the engine arms per key: a single pending wake-up that only moves earlier. */

@@ -18,9 +18,10 @@ import type { StepPorts, Trigger } from './ports.js';
  * taken over, or a timer's wake-up a later one replaced: nothing to do), `claim-failed` (the state
  * store could not be reached, or no time budget was left; nothing ran), `rejected` (the key is
  * malformed; nothing ran), `ignored` (a timer's wake-up for a key that was forgotten when its
- * TidbCluster went away; nothing ran).
+ * TidbCluster went away; nothing ran), `deferred` (its EKS cluster's API budget is spent: the trigger
+ * was sent again, delayed to the time its reservation starts; nothing ran, docs/adr/0027).
  */
-export type StepDisposition = 'stepped' | 'skipped' | 'superseded' | 'claim-failed' | 'rejected' | 'ignored';
+export type StepDisposition = 'stepped' | 'skipped' | 'superseded' | 'claim-failed' | 'rejected' | 'ignored' | 'deferred';
 
 /** Milliseconds spent per stage, on the step's clock. */
 export type StepDurations = {
@@ -111,6 +112,7 @@ function reasonOf(outcome: Outcome): { message?: string } {
 function emitMetrics(ports: StepPorts, result: StepResult): void {
   const { metrics } = ports;
   if (result.disposition === 'skipped') metrics.count(METRIC.leaseContention);
+  if (result.disposition === 'deferred') metrics.count(METRIC.stepsDeferred);
   if (result.disposition === 'claim-failed' || result.redeliver) metrics.count(METRIC.stepErrors);
   if (result.disposition !== 'stepped' || result.outcome === undefined) return;
   metrics.count(METRIC.steps);

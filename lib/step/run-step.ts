@@ -31,6 +31,7 @@ import { combineOutcomes, fail } from '../reconcile/engine/outcome.js';
 import type { Rule } from '../reconcile/engine/rule.js';
 import type { ClaimResult } from '../state/port.js';
 import { executeActions } from './act.js';
+import { deferForBudget } from './api-budget.js';
 import { commitStep } from './commit.js';
 import { startBudget, type StepContext } from './context.js';
 import { errorText } from './error-outcome.js';
@@ -88,6 +89,8 @@ export async function runStep(input: RunStepInput): Promise<StepResult> {
     const wakeFence = leaseWakeFence(trigger);
     const skip = await wakeUpToSkip(input, wakeFence, budget.workSignal);
     if (skip) return reportStep(ports, unclaimedResult(base, ports.clock.nowMs(), skip.disposition, skip.error));
+    const deferred = await deferForBudget(input, base, budget.workSignal);
+    if (deferred) return reportStep(ports, deferred);
     const claim = await claimLease(input, startedAtMs, budget.workSignal);
     if (typeof claim === 'string') {
       return reportStep(ports, unclaimedResult(base, ports.clock.nowMs(), 'claim-failed', claim));

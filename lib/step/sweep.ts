@@ -15,7 +15,7 @@ import { METRIC, type Metrics } from '../platform/metrics.js';
 import { DEFAULT_SWEEP_SEND_CONCURRENCY } from '../platform/config.js';
 import { TerminalError, TransientError } from '../platform/errors.js';
 import { chunk, type OutgoingMessage, PartialBatchError, SQS_MAX_BATCH, type ReconcileQueue } from '../queue/port.js';
-import { sweepDelaySeconds } from './sweep-spread.js';
+import { fullStepsPerSweep, SweepSlots } from './sweep-spread.js';
 import type { StateRecord, StateStore } from '../state/port.js';
 import { HEALTH_REASON } from './ports.js';
 import { sweepChoice, type ListedCluster } from './sweep-rest.js';
@@ -58,6 +58,11 @@ export type SweepResult = {
   readonly dueSoon: readonly { readonly key: ClusterKey; readonly nextWakeAtMs: number }[];
   readonly checked: readonly ClusterKey[];
   readonly atRest: readonly ClusterKey[];
+  /**
+   * Keys due a full step that this sweep left to the next: their EKS cluster's share of the API
+   * budget for this sweep was taken (sweep-spread.ts `fullStepsPerSweep`, docs/adr/0027).
+   */
+  readonly held: readonly ClusterKey[];
 };
 
 /** The reason sweep messages carry. */
@@ -82,16 +87,20 @@ export const SWEEP_SEND_ATTEMPTS = 3;
 export const SWEEP_RETRY_BASE_MS = 200;
 
 type DueSoon = { key: ClusterKey; nextWakeAtMs: number };
-type BatchResult = { enqueued: ClusterKey[]; dueSoon: DueSoon[]; checked: ClusterKey[]; atRest: ClusterKey[]; unsent: ClusterKey[]; error?: unknown };
+type BatchResult = { enqueued: ClusterKey[]; dueSoon: DueSoon[]; checked: ClusterKey[]; atRest: ClusterKey[]; held: ClusterKey[]; unsent: ClusterKey[]; error?: unknown };
 /** One message to send: a full step (`sweep`) or a health check with the due time the state names. */
 type Outgoing = { key: ClusterKey; reason: string; dueAtMs?: number; checkTidbOperator?: true };
 /** What the batches share: the listed identities and the exporter's mark, read once per sweep. */
 type Check = { listed: ReadonlyMap<ClusterKey, ListedCluster>; watchedUntilMs: number | undefined };
+/** What one sweep's batches share: the check, the send order and the spread's slots. */
+type Shared = { check: Check; turns: SendTurns; slots: SweepSlots };
 
 /**
- * Sweeps. Guarantees: every listed key is either enqueued (reason `sweep`, delayed by its share of
- * `config.spreadSeconds`: `sweepMessage`; or `health` for a cluster at rest whose health check is
- * not pending, sweep-rest.ts), reported as due soon, or reported at rest with its health check pending;
+ * Sweeps. Guarantees: every listed key is either enqueued (reason `sweep`, delayed by the next slot
+ * of its EKS cluster's spread over `config.spreadSeconds`, in send order: sweep-spread.ts; or `health` for a cluster at rest whose health check is
+ * not pending, sweep-rest.ts), reported as due soon, reported at rest with its health check pending,
+ * or reported `held` (due a full step beyond its EKS cluster's share of the API budget for this
+ * sweep: the next sweep sends it);
  * keys go out in batches of 10 (one SendMessageBatch each), at most `sendConcurrency` batches in
  * flight, started in list order. A batch whose send fails is retried (only the keys the queue names
  * as failed, when it names them) up to `SWEEP_SEND_ATTEMPTS` tries with a doubling wait; one failing
@@ -105,22 +114,24 @@ export async function runSweep(ports: SweepPorts, config: SweepConfig, signal?: 
   const keys = [...clusterKeys, ...(await listObjectKeys(ports, check, signal))];
   const batches = chunk(keys, SQS_MAX_BATCH);
   const turns = new SendTurns(batches.length);
+  const slots = new SweepSlots(config.spreadSeconds ?? 0, fullStepsPerSweep(config.spreadSeconds ?? 0, config.apiBudget));
   const results = await mapBounded(batches, config.sendConcurrency ?? DEFAULT_SWEEP_SEND_CONCURRENCY, signal, (batch, i) =>
-    sweepBatch(ports, config, check, batch, turns, i, signal),
+    sweepBatch(ports, config, { check, turns, slots }, batch, i, signal),
   );
-  const done = results.map((r, i) => r ?? { enqueued: [], dueSoon: [], checked: [], atRest: [], unsent: batches[i] ?? [], error: signal?.reason });
+  const done = results.map((r, i) => r ?? { enqueued: [], dueSoon: [], checked: [], atRest: [], held: [], unsent: batches[i] ?? [], error: signal?.reason });
   const enqueued = done.flatMap((r) => r.enqueued);
   const dueSoon = done.flatMap((r) => r.dueSoon);
   const checked = done.flatMap((r) => r.checked);
   const atRest = done.flatMap((r) => r.atRest);
+  const held = done.flatMap((r) => r.held);
   const unsent = done.flatMap((r) => r.unsent);
   ports.metrics.count(METRIC.sweepEnqueued, enqueued.length);
-  ports.logger.info('sweep', { listed: keys.length, enqueued: enqueued.length, checked: checked.length, atRest: atRest.length, dueSoon: dueSoon.length, unsent: unsent.length });
+  ports.logger.info('sweep', { listed: keys.length, enqueued: enqueued.length, checked: checked.length, atRest: atRest.length, dueSoon: dueSoon.length, held: held.length, unsent: unsent.length });
   if (unsent.length > 0) {
     const cause = done.find((r) => r.error !== undefined)?.error;
     throw new TransientError(`sweep: ${unsent.length} of ${keys.length} keys not enqueued (first: ${unsent[0]}): ${errorText(cause)}`, { cause });
   }
-  return { listed: keys.length, enqueued, dueSoon, checked, atRest };
+  return { listed: keys.length, enqueued, dueSoon, checked, atRest, held };
 }
 
 /**
@@ -153,7 +164,7 @@ async function readMark(ports: SweepPorts, config: SweepConfig, signal: AbortSig
  * health check pending, send the rest — a full step or a health check (sweep-rest.ts) — in its turn,
  * retrying.
  */
-async function sweepBatch(ports: SweepPorts, config: SweepConfig, check: Check, batch: readonly ClusterKey[], turns: SendTurns, index: number, signal?: AbortSignal): Promise<BatchResult> {
+async function sweepBatch(ports: SweepPorts, config: SweepConfig, { check, turns, slots }: Shared, batch: readonly ClusterKey[], index: number, signal?: AbortSignal): Promise<BatchResult> {
   const dueSoon: DueSoon[] = [];
   const atRest: ClusterKey[] = [];
   let pending: Outgoing[] = [];
@@ -174,11 +185,22 @@ async function sweepBatch(ports: SweepPorts, config: SweepConfig, check: Check, 
   } catch (error) {
     await turns.waitFor(index);
     turns.pass(index);
-    return { enqueued: [], dueSoon: [], checked: [], atRest: [], unsent: [...batch], error };
+    return { enqueued: [], dueSoon: [], checked: [], atRest: [], held: [], unsent: [...batch], error };
   }
-  const send = pending;
   let error: unknown;
   await turns.waitFor(index);
+  // Slots are taken in send order (list order), once: a retried message keeps its delay. A full step
+  // without a slot (the budget's share for this sweep is taken) is left to the next sweep.
+  const delays = new Map<ClusterKey, number>();
+  const held: ClusterKey[] = [];
+  for (const { key, reason } of pending) {
+    if (reason !== SWEEP_REASON) continue;
+    const delay = slots.delaySecondsFor(key);
+    if (delay === undefined) held.push(key);
+    else delays.set(key, delay);
+  }
+  pending = pending.filter(({ key, reason }) => reason !== SWEEP_REASON || delays.has(key));
+  const send = pending;
   for (let attempt = 1; pending.length > 0 && attempt <= SWEEP_SEND_ATTEMPTS; attempt++) {
     if (attempt > 1) await ports.clock.sleep(SWEEP_RETRY_BASE_MS * 2 ** (attempt - 2));
     if (signal?.aborted) {
@@ -186,7 +208,7 @@ async function sweepBatch(ports: SweepPorts, config: SweepConfig, check: Check, 
       break;
     }
     const nowMs = ports.clock.nowMs();
-    const sending = ports.queue.send(pending.map((outgoing) => outgoingMessage(outgoing, nowMs, config)));
+    const sending = ports.queue.send(pending.map((outgoing) => outgoingMessage(outgoing, nowMs, delays.get(outgoing.key) ?? 0)));
     // The request is on its way: the next batch may send now (sends start in list order).
     turns.pass(index);
     try {
@@ -204,22 +226,21 @@ async function sweepBatch(ports: SweepPorts, config: SweepConfig, check: Check, 
   const unsent = pending.map(({ key }) => key);
   const enqueued = send.filter(({ key }) => !unsent.includes(key));
   const checked = enqueued.filter(({ reason }) => reason === HEALTH_REASON).map(({ key }) => key);
-  return { enqueued: enqueued.map(({ key }) => key), dueSoon, checked, atRest, unsent, error };
+  return { enqueued: enqueued.map(({ key }) => key), dueSoon, checked, atRest, held, unsent, error };
 }
 
-/** The message for one outgoing key: a full step as `sweepMessage` spreads it, a health check at once. */
-function outgoingMessage({ key, reason, dueAtMs, checkTidbOperator }: Outgoing, nowMs: number, config: Pick<SweepConfig, 'spreadSeconds'>): OutgoingMessage {
-  if (reason === SWEEP_REASON) return sweepMessage(key, nowMs, config, checkTidbOperator === true);
+/** The message for one outgoing key: a full step delayed by its slot (`sweepMessage`), a health check at once. */
+function outgoingMessage({ key, reason, dueAtMs, checkTidbOperator }: Outgoing, nowMs: number, delaySeconds: number): OutgoingMessage {
+  if (reason === SWEEP_REASON) return sweepMessage(key, nowMs, delaySeconds, checkTidbOperator === true);
   return { message: { key, reason, enqueuedAtMs: nowMs, ...(dueAtMs === undefined ? {} : { dueAtMs }) } };
 }
 
 /**
- * The sweep's message for `key`: delayed by its share of the spread (sweep-spread.ts), and stamped
- * as enqueued when it becomes visible, as a timer's wake-up is (so queue lag is not the delay);
- * asking for a TiDB Operator re-check when `checkTidbOperator` (sweep-rest.ts).
+ * The sweep's message for `key`: delayed by `delaySeconds` (its slot of the spread, sweep-spread.ts),
+ * and stamped as enqueued when it becomes visible, as a timer's wake-up is (so queue lag is not the
+ * delay); asking for a TiDB Operator re-check when `checkTidbOperator` (sweep-rest.ts).
  */
-export function sweepMessage(key: ClusterKey, nowMs: number, config: Pick<SweepConfig, 'spreadSeconds'>, checkTidbOperator = false): OutgoingMessage {
-  const delaySeconds = sweepDelaySeconds(key, config.spreadSeconds ?? 0);
+export function sweepMessage(key: ClusterKey, nowMs: number, delaySeconds: number, checkTidbOperator = false): OutgoingMessage {
   const message = { key, reason: SWEEP_REASON, enqueuedAtMs: nowMs + delaySeconds * 1000, ...(checkTidbOperator ? { checkTidbOperator: true as const } : {}) };
   return delaySeconds === 0 ? { message } : { message, delaySeconds };
 }

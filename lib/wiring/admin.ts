@@ -238,6 +238,7 @@ async function stepNow(runtime: Runtime, base: Base, asked: Asked, written: bool
     case 'claim-failed':
     case 'rejected':
     case 'ignored':
+    case 'deferred':
       if (written === undefined) return { ok: false, error: `the step did not run: ${result.errors.join('; ')}` };
       return { ...base, step, message: joined(base.message, `the change is written but the step did not run now (${result.errors.join('; ')}); the next trigger or sweep runs it`) };
     default: {

@@ -22,6 +22,8 @@ import { PowertoolsMetrics, silentMetrics, type Metrics } from '../platform/metr
 import type { ReconcileQueue } from '../queue/port.js';
 import { withoutSdkLogging } from '../queue/aws-call.js';
 import { SqsReconcileQueue } from '../queue/sqs.js';
+import { DynamoApiBudget } from '../budget/dynamo.js';
+import type { ApiBudget } from '../budget/port.js';
 import { DynamoStateStore } from '../state/dynamo.js';
 import { DynamoRestReads, type RestReadStore } from '../state/rest-reads.js';
 import type { StateStore } from '../state/port.js';
@@ -60,6 +62,8 @@ export type Runtime = {
   readonly clusterIds: ClusterIdCache;
   /** Where steps keep their whole reads for health steps in other processes (docs/adr/0024); none kept without it. */
   readonly restReads?: RestReadStore;
+  /** The per-EKS-cluster API request budget steps reserve from (docs/adr/0027); steps are not budgeted without it. */
+  readonly apiBudget?: ApiBudget;
   /**
    * EventBridge Scheduler and where schedules deliver (the timers' queue, role and group): the
    * BackupSchedule controller keeps one recurring schedule per BackupSchedule there. Without it that
@@ -87,8 +91,8 @@ export function invocationOf(context: Pick<Context, 'awsRequestId' | 'getRemaini
  */
 export function stepPorts(runtime: Runtime, deadlineAtMs: number): StepPorts {
   const clients = runtime.clients.withDeadline(deadlineAtMs, deadlineAtMs - runtime.config.step.safetyMarginMs);
-  const { state, timers, queue, clock, logger, metrics, index, clusterIds, random, newReconcileId } = runtime;
-  const seeded = { ...(random ? { random } : {}), ...(newReconcileId ? { newReconcileId } : {}) };
+  const { state, timers, queue, clock, logger, metrics, index, clusterIds, random, newReconcileId, apiBudget } = runtime;
+  const seeded = { ...(random ? { random } : {}), ...(newReconcileId ? { newReconcileId } : {}), ...(apiBudget ? { apiBudget } : {}) };
   const observerOptions = {
     detectNodeFailure: runtime.config.step.reconcile.detectNodeFailure === true,
     clusterIds,
@@ -145,6 +149,7 @@ export function lambdaRuntimes(env: NodeJS.ProcessEnv = process.env): Runtime[] 
     metrics: new PowertoolsMetrics(),
     state: new DynamoStateStore(dynamo, { tableName: s.stateTable }),
     restReads: new DynamoRestReads(dynamo, s.stateTable),
+    apiBudget: new DynamoApiBudget(dynamo, s.stateTable),
     queue,
     timers: new QueueSchedulerTimers({ queue, scheduler, ...target }),
     scheduling: { scheduler, target },
@@ -214,6 +219,7 @@ export function localRuntime(options: LocalRuntimeOptions): Runtime {
     metrics: options.metrics ?? silentMetrics,
     state: new DynamoStateStore(dynamo, { tableName: options.tableName }),
     restReads: new DynamoRestReads(dynamo, options.tableName),
+    apiBudget: new DynamoApiBudget(dynamo, options.tableName),
     queue,
     timers: new QueueSchedulerTimers({ queue, scheduler, ...timerTarget }),
     scheduling: { scheduler, target: timerTarget },

@@ -13,10 +13,11 @@ import { createAdminHandler } from '../../functions/admin.js';
 import { createReconcileHandler } from '../../functions/reconcile.js';
 import { createSweepHandler } from '../../functions/sweep.js';
 import { createTimerHandler } from '../../functions/timer.js';
-import { DEFAULT_SWEEP_SPREAD_SECONDS } from '../../lib/platform/config.js';
+import { DEFAULT_API_BUDGET, DEFAULT_SWEEP_SPREAD_SECONDS, parseConfig } from '../../lib/platform/config.js';
 import { MemoryLogger } from '../../lib/platform/logger.js';
 import { METRIC, MemoryMetrics } from '../../lib/platform/metrics.js';
 import { MemoryReconcileQueue } from '../../lib/queue/memory.js';
+import type { OutgoingMessage } from '../../lib/queue/port.js';
 import { tidbClusterObject } from '../../lib/sim/tidb/manifests.js';
 import { MemoryAccessEntries } from '../../lib/eks/port.js';
 import { LOCAL_ACCOUNT_ID, LOCAL_OPERATOR, operatorAccessEntry, operatorRbacObjects, sessionArnOf } from '../../lib/local/admin-identity.js';
@@ -101,12 +102,15 @@ async function drain(q: MemoryReconcileQueue): Promise<{ key: string; reason: st
 }
 
 /** Function `fn`'s runtime on queue `q`: its own DynamoDB client, queue and scheduler views, as its role. */
-function newRuntime(q: MemoryReconcileQueue, fn: 'reconcile' | 'admin' | 'sweep' | 'timer'): Runtime {
+function newRuntime(q: MemoryReconcileQueue, fn: 'reconcile' | 'admin' | 'sweep' | 'timer', budgeted = false): Runtime {
   const ids = dynamo.identities;
   const scheduler = ids.scheduler(fn, new MemoryScheduler({ clock: w.clock, queue: q, deliverTo: ids.deliverTo(q) }));
   // In the cluster's VPC, reaching the components directly (the default, docs/adr/0018).
   const componentAccess = { mode: 'direct' as const, network: new SimComponentNetwork(w.world.proxy, { inVpc: true }) };
-  return localRuntime({ kubeConfig: functionKubeconfig(w.world, ids, fn), dynamo: ids.dynamo(fn), tableName: TABLE, queue: ids.queue(fn, q), clock: w.clock, k8sCluster: K8S, logger, metrics, scheduler, timerTarget: ids.timerTarget, componentAccess });
+  // These stories step many times at one virtual instant: the API budget (docs/adr/0027) would defer
+  // all but the first two, so it is off but where a test turns it on.
+  const config = parseConfig(budgeted ? {} : { API_BUDGET_REQUESTS_PER_SECOND: '0' });
+  return localRuntime({ kubeConfig: functionKubeconfig(w.world, ids, fn), dynamo: ids.dynamo(fn), tableName: TABLE, queue: ids.queue(fn, q), clock: w.clock, k8sCluster: K8S, logger, metrics, scheduler, timerTarget: ids.timerTarget, componentAccess, config });
 }
 
 const reconcile = () => createReconcileHandler({ runtime: () => runtime });
@@ -171,6 +175,22 @@ describe('reconcile handler', () => {
     // Assess
     expect(response).toEqual({ batchItemFailures: [] });
     expect(kubeWrites() - before).toBe(0);
+  });
+
+  it("a step over its EKS cluster's API budget is deferred, as the reconcile role: its trigger is sent again to start at the reservation (docs/adr/0027)", async () => {
+    // Prepare: a budgeted runtime whose EKS cluster owes 100 requests (twice the burst) now; what it sends is kept.
+    const q = new MemoryReconcileQueue({ clock: w.clock });
+    const base = newRuntime(q, 'reconcile', true);
+    const sent: OutgoingMessage[] = [];
+    const budgeted: Runtime = { ...base, queue: { ...base.queue, send: async (m) => void sent.push(...m) } };
+    const nowMs = w.clock.nowMs();
+    await budgeted.apiBudget?.reserve(K8S, 100, nowMs, DEFAULT_API_BUDGET);
+    const handler = createReconcileHandler({ runtime: () => budgeted });
+    // Act
+    const response = await handler({ Records: [sqsRecord('over-budget', message('basic'))] }, lambdaContext());
+    // Assess: acknowledged, and the trigger sent again, delayed to its reservation 1.5 s on.
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(sent).toEqual([{ message: expect.objectContaining({ key: `${K8S}/demo/basic`, reason: 'watch', budgetAtMs: nowMs + 1_500 }), delaySeconds: 2 }]);
   });
 
   it('a malformed message is a batch item failure (left for the DLQ), logged with its field and counted; the rest of the batch runs', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 
-import { ConfigError, DEFAULT_STEP_CONFIG, DEFAULT_SWEEP_CONFIG, parseConfig, type Env } from '../../lib/platform/config.js';
+import { ConfigError, DEFAULT_API_BUDGET, DEFAULT_STEP_CONFIG, DEFAULT_SWEEP_CONFIG, parseConfig, type Env } from '../../lib/platform/config.js';
 import { TerminalError } from '../../lib/platform/errors.js';
 
 function problemsOf(env: Env): readonly string[] {
@@ -18,8 +18,9 @@ describe('configuration from the environment', () => {
     // Act
     const config = parseConfig({});
     // Assess
-    expect(config.step).toEqual({ ...DEFAULT_STEP_CONFIG, healthIntervalMs: 30_000 });
-    expect(config.sweep).toEqual(DEFAULT_SWEEP_CONFIG);
+    expect(config.step).toEqual({ ...DEFAULT_STEP_CONFIG, healthIntervalMs: 30_000, apiBudget: { requestsPerSecond: 50, burstRequests: 50, stepRequests: 25 } });
+    expect(config.step.apiBudget).toEqual(DEFAULT_API_BUDGET);
+    expect(config.sweep).toEqual({ ...DEFAULT_SWEEP_CONFIG, apiBudget: DEFAULT_API_BUDGET });
     expect(config.deployment).toEqual({});
     expect(config.step.reconcile.backoff).toEqual({ baseMs: 1_000, maxMs: 100_000, jitterRatio: 0.1 });
     expect(config.step.reconcile.failoverPeriodMs).toEqual({ pd: 300_000, tikv: 300_000, tidb: 300_000, tiflash: 300_000 });
@@ -68,8 +69,9 @@ describe('configuration from the environment', () => {
           backoff: { baseMs: 500, maxMs: 60_000, jitterRatio: 0.25 },
           maxReplicas: 250,
         },
+        apiBudget: DEFAULT_API_BUDGET,
       },
-      sweep: { dueWithinMs: 30_000, fullReadIntervalMs: 7_200_000, fullReadSpreadMs: 600_000, spreadSeconds: 300 },
+      sweep: { dueWithinMs: 30_000, fullReadIntervalMs: 7_200_000, fullReadSpreadMs: 600_000, spreadSeconds: 300, apiBudget: DEFAULT_API_BUDGET },
       deployment: { stateTable: 'state', queueUrl: 'https://sqs/q', clusterName: 'prod' },
     });
   });
@@ -96,6 +98,9 @@ describe('configuration from the environment', () => {
     { name: 'an upper-case namespace', env: { WATCH_NAMESPACES: 'tidb,Prod' }, problem: `WATCH_NAMESPACES: "Prod" is not a namespace name (lower-case letters, digits and '-', 1-63 characters, starting and ending with a letter or digit)` },
     { name: 'an empty namespace in the list', env: { WATCH_NAMESPACES: 'a,,b' }, problem: `WATCH_NAMESPACES: "" is not a namespace name (lower-case letters, digits and '-', 1-63 characters, starting and ending with a letter or digit)` },
     { name: 'a namespace of 64 characters', env: { WATCH_NAMESPACES: 'a'.repeat(64) }, problem: `WATCH_NAMESPACES: "${'a'.repeat(64)}" is not a namespace name (lower-case letters, digits and '-', 1-63 characters, starting and ending with a letter or digit)` },
+    { name: 'an API budget step charge above its burst', env: { API_BUDGET_BURST_REQUESTS: '20', API_BUDGET_STEP_REQUESTS: '25' }, problem: 'API_BUDGET_STEP_REQUESTS: 25 is above API_BUDGET_BURST_REQUESTS (20)' },
+    { name: 'an API budget without a burst', env: { API_BUDGET_BURST_REQUESTS: '0' }, problem: 'API_BUDGET_BURST_REQUESTS: 0 is below the minimum of 1' },
+    { name: 'a negative API budget rate', env: { API_BUDGET_REQUESTS_PER_SECOND: '-5' }, problem: 'API_BUDGET_REQUESTS_PER_SECOND: "-5" is not a whole number' },
     { name: 'a namespace listed twice', env: { WATCH_NAMESPACES: 'a,b,a' }, problem: 'WATCH_NAMESPACES: "a" is listed twice' },
   ])('a bad value names its variable: $name', ({ env, problem }) => {
     expect(problemsOf(env)).toEqual([problem]);
@@ -117,7 +122,17 @@ describe('configuration from the environment', () => {
     { name: 'a spread of 0 sends every message at once', env: { SWEEP_SPREAD_SECONDS: '0' }, want: { dueWithinMs: 60_000, fullReadIntervalMs: 10_800_000, fullReadSpreadMs: 1_800_000, spreadSeconds: 0 } },
     { name: "a spread up to SQS's longest delay", env: { SWEEP_SPREAD_SECONDS: '900' }, want: { dueWithinMs: 60_000, fullReadIntervalMs: 10_800_000, fullReadSpreadMs: 1_800_000, spreadSeconds: 900 } },
   ])('SWEEP_SEND_CONCURRENCY and SWEEP_SPREAD_SECONDS: $name', ({ env, want }) => {
-    expect(parseConfig(env).sweep).toEqual(want);
+    expect(parseConfig(env).sweep).toEqual({ ...want, apiBudget: DEFAULT_API_BUDGET });
+  });
+
+  it.each([
+    { name: 'unset: 50 a second, a burst of 50, 25 a step', env: {}, want: { requestsPerSecond: 50, burstRequests: 50, stepRequests: 25 } },
+    { name: 'a rate of 0 turns it off', env: { API_BUDGET_REQUESTS_PER_SECOND: '0' }, want: { requestsPerSecond: 0, burstRequests: 50, stepRequests: 25 } },
+    { name: 'each set', env: { API_BUDGET_REQUESTS_PER_SECOND: '20', API_BUDGET_BURST_REQUESTS: '40', API_BUDGET_STEP_REQUESTS: '30' }, want: { requestsPerSecond: 20, burstRequests: 40, stepRequests: 30 } },
+  ])('the API budget (docs/adr/0027): $name', ({ env, want }) => {
+    const config = parseConfig(env);
+    expect(config.step.apiBudget).toEqual(want);
+    expect(config.sweep.apiBudget).toBe(config.step.apiBudget);
   });
 
   it.each([

@@ -91,6 +91,15 @@ describe('one SQS batch → one step per distinct key', () => {
     expect(inputs.map((i) => i.trigger.checkTidbOperator)).toEqual([true]);
   });
 
+  it.each([
+    { name: 'held by one record', held: [undefined, T0 + 2_000], want: T0 + 2_000 },
+    { name: 'held by both: the earlier', held: [T0 + 3_000, T0 + 2_000], want: T0 + 2_000 },
+    { name: 'held by none', held: [undefined, undefined], want: undefined },
+  ])('a reservation of the API budget held by any record of a key rides on its trigger (docs/adr/0027): $name', async ({ held, want }) => {
+    const { inputs } = await batch(held.map((at, i) => record(`m${i}`, { key: 'c/ns/a', reason: 'watch', enqueuedAtMs: T0, ...(at === undefined ? {} : { budgetAtMs: at }) })));
+    expect(inputs.map((i) => i.trigger.budgetAtMs)).toEqual([want]);
+  });
+
   it("a health check's due time rides on its trigger", async () => {
     const { inputs } = await batch([record('m1', { key: 'c/ns/a', reason: 'health', enqueuedAtMs: T0, dueAtMs: T0 + 30_000 })]);
     expect(inputs.map((i) => [i.trigger.reason, i.trigger.dueAtMs])).toEqual([['health', T0 + 30_000]]);

@@ -4,51 +4,86 @@ import { silentLogger } from '../../lib/platform/logger.js';
 import { MemoryMetrics } from '../../lib/platform/metrics.js';
 import type { OutgoingMessage } from '../../lib/queue/port.js';
 import { MAX_DELAY_SECONDS } from '../../lib/queue/port.js';
-import { runSweep, sweepMessage } from '../../lib/step/sweep.js';
-import { sweepDelaySeconds } from '../../lib/step/sweep-spread.js';
+import { runSweep, sweepMessage, type SweepResult } from '../../lib/step/sweep.js';
+import type { ApiBudgetConfig } from '../../lib/platform/config.js';
+import { fullStepsPerSweep, slotDelaySeconds, spreadHash, SWEEP_BUDGET_SHARE, SweepSlots } from '../../lib/step/sweep-spread.js';
 import { parseScenario } from '../../lib/local/scenario/file.js';
 
 const T0 = Date.UTC(2026, 0, 1);
+/** Slot 0's delay for EKS cluster `eks` over 300 s (its offset, a hash of the name). */
+const SLOT0 = 243;
 const fleet = (n: number): string[] => Array.from({ length: n }, (_, i) => `eks/fleet/tc-${String(i).padStart(5, '0')}`);
 
 const frozenClock: Clock = { nowMs: () => T0, setTimer: (): TimerHandle => ({ id: 0 }), clearTimer: () => undefined, sleep: async () => undefined };
 
-/** Sweeps `keys` with `spreadSeconds` into a queue that keeps what it is sent. */
-async function sweepInto(keys: readonly string[], spreadSeconds: number | undefined): Promise<OutgoingMessage[]> {
-  const sent: OutgoingMessage[] = [];
-  const ports = { lister: { listClusterKeys: async () => [...keys] }, state: { getMany: async () => new Map() }, queue: { send: async (m: readonly OutgoingMessage[]) => void sent.push(...m) }, clock: frozenClock, logger: silentLogger, metrics: new MemoryMetrics() };
-  await runSweep(ports, { dueWithinMs: 60_000, ...(spreadSeconds === undefined ? {} : { spreadSeconds }) });
-  return sent;
+/** Sweeps `keys` with `spreadSeconds` (and an API budget) into a queue that keeps what it is sent. */
+async function sweepInto(keys: readonly string[], spreadSeconds: number | undefined, apiBudget?: ApiBudgetConfig): Promise<OutgoingMessage[]> {
+  return (await sweepWith(keys, spreadSeconds, apiBudget)).sent;
 }
 
-describe("a sweep message's delay comes from its key", () => {
+async function sweepWith(keys: readonly string[], spreadSeconds: number | undefined, apiBudget?: ApiBudgetConfig): Promise<{ sent: OutgoingMessage[]; result: SweepResult }> {
+  const sent: OutgoingMessage[] = [];
+  const ports = { lister: { listClusterKeys: async () => [...keys] }, state: { getMany: async () => new Map() }, queue: { send: async (m: readonly OutgoingMessage[]) => void sent.push(...m) }, clock: frozenClock, logger: silentLogger, metrics: new MemoryMetrics() };
+  const result = await runSweep(ports, { dueWithinMs: 60_000, ...(spreadSeconds === undefined ? {} : { spreadSeconds }), ...(apiBudget ? { apiBudget } : {}) });
+  return { sent, result };
+}
+
+describe("a sweep message's delay is its EKS cluster's next slot of the spread", () => {
   it.each([
-    { name: 'a local key', key: 'local/demo/basic', spread: 300, delay: 197 },
-    { name: 'a fleet key', key: 'eks/fleet/tc-00000', spread: 300, delay: 233 },
-    { name: 'its neighbour lands far from it', key: 'eks/fleet/tc-00001', spread: 300, delay: 16 },
-    { name: 'a longer spread scales the same draw', key: 'local/demo/basic', spread: 900, delay: 591 },
-    { name: "a spread past SQS's 900 s is capped there", key: 'local/demo/basic', spread: 5000, delay: 591 },
-    { name: 'no spread: no delay', key: 'local/demo/basic', spread: 0, delay: 0 },
-    { name: 'a negative spread is none', key: 'local/demo/basic', spread: -5, delay: 0 },
-  ])('$name: $key over $spread s waits $delay s, every time', ({ key, spread, delay }) => {
-    expect([sweepDelaySeconds(key, spread), sweepDelaySeconds(key, spread)]).toEqual([delay, delay]);
+    { name: 'the first slot', k8sCluster: 'eks', slot: 0, spread: 300, delay: SLOT0 },
+    { name: 'the same slot, every time', k8sCluster: 'eks', slot: 7, spread: 300, delay: slotDelaySeconds('eks', 7, 300) },
+    { name: 'no spread: no delay', k8sCluster: 'eks', slot: 3, spread: 0, delay: 0 },
+    { name: 'a negative spread is none', k8sCluster: 'eks', slot: 3, spread: -5, delay: 0 },
+  ])('$name: slot $slot over $spread s waits $delay s', ({ k8sCluster, slot, spread, delay }) => {
+    expect([slotDelaySeconds(k8sCluster, slot, spread), slotDelaySeconds(k8sCluster, slot, spread)]).toEqual([delay, delay]);
   });
 
   it.each([{ spread: 1 }, { spread: 60 }, { spread: 300 }, { spread: 900 }, { spread: 100_000 }])('over $spread s every delay is a whole second in [0, min(spread, 900))', ({ spread }) => {
-    const delays = fleet(2000).map((k) => sweepDelaySeconds(k, spread));
+    const delays = Array.from({ length: 2000 }, (_, i) => slotDelaySeconds('eks', i, spread));
     const bound = Math.min(spread, MAX_DELAY_SECONDS);
     expect(delays.every((d) => Number.isInteger(d) && d >= 0 && d < bound)).toBe(true);
   });
 
   it.each([
-    { name: 'numbered clusters of one namespace', keys: fleet(10_000) },
-    { name: 'clusters across namespaces', keys: Array.from({ length: 10_000 }, (_, i) => `eks/team-${i % 37}/db-${i}`) },
-  ])('10 000 $name spread uniformly: each 30 s tenth of 300 s gets 1 000 ± 10%, no second more than 2 × its share', ({ keys }) => {
+    { name: 'one message', n: 1, spread: 300 },
+    { name: 'a few due a full read', n: 17, spread: 300 },
+    { name: "a fleet at rest's share of full reads", n: 266, spread: 300 },
+    { name: 'as many as seconds', n: 300, spread: 300 },
+    { name: 'a sixth of the fleet after an outage', n: 1667, spread: 300 },
+    { name: 'the whole fleet', n: 10_000, spread: 300 },
+    { name: 'the whole fleet over a minute', n: 10_000, spread: 60 },
+    { name: "the whole fleet over SQS's longest delay", n: 10_000, spread: 900 },
+  ])('$name ($n over $spread s): no second gets more than its share rounded up, plus one', ({ n, spread }) => {
+    // Act: a sweep sending n keys takes the sequence's first n slots.
+    const perSecond = new Array<number>(spread).fill(0);
+    for (let i = 0; i < n; i++) {
+      const d = slotDelaySeconds('eks-prod', i, spread);
+      perSecond[d] = (perSecond[d] ?? 0) + 1;
+    }
+    // Assess
+    expect(Math.max(...perSecond)).toBeLessThanOrEqual(Math.ceil(n / spread) + 1);
+  });
+
+  it('independent draws from each key (the spreading before) bunch: 271 keys over 300 s put more than two into one second', () => {
     const perSecond = new Array<number>(300).fill(0);
-    for (const key of keys) perSecond[sweepDelaySeconds(key, 300)] = (perSecond[sweepDelaySeconds(key, 300)] ?? 0) + 1;
-    const tenths = Array.from({ length: 10 }, (_, i) => perSecond.slice(i * 30, i * 30 + 30).reduce((a, b) => a + b, 0));
-    expect(tenths.every((n) => n >= 900 && n <= 1100)).toBe(true);
-    expect(Math.max(...perSecond)).toBeLessThanOrEqual((2 * 10_000) / 300);
+    for (const key of fleet(10_000).filter((_, i) => i % 37 === 0)) {
+      const d = Math.floor((spreadHash(key) / 2 ** 32) * 300);
+      perSecond[d] = (perSecond[d] ?? 0) + 1;
+    }
+    expect(Math.max(...perSecond)).toBeGreaterThan(2);
+  });
+
+  it.each([
+    { name: 'keys of one EKS cluster take its slots in order', keys: ['a/ns/x', 'a/ns/y', 'a/ns/z'], want: [slotDelaySeconds('a', 0, 300), slotDelaySeconds('a', 1, 300), slotDelaySeconds('a', 2, 300)] },
+    { name: 'each EKS cluster has its own sequence', keys: ['a/ns/x', 'b/ns/x', 'a/ns/y'], want: [slotDelaySeconds('a', 0, 300), slotDelaySeconds('b', 0, 300), slotDelaySeconds('a', 1, 300)] },
+    { name: "a backup kind's key counts for its EKS cluster", keys: ['a/ns/x', 'Backup:a/ns/b'], want: [slotDelaySeconds('a', 0, 300), slotDelaySeconds('a', 1, 300)] },
+  ])('$name', ({ keys, want }) => {
+    const slots = new SweepSlots(300);
+    expect(keys.map((k) => slots.delaySecondsFor(k))).toEqual(want);
+  });
+
+  it('two EKS clusters start their sequences at different seconds', () => {
+    expect(slotDelaySeconds('eks-a', 0, 300)).not.toEqual(slotDelaySeconds('eks-b', 0, 300));
   });
 });
 
@@ -62,9 +97,10 @@ describe('the sweep spreads its messages over the interval', () => {
     expect(Math.min(...delays)).toBeLessThan(5);
     expect(Math.max(...delays)).toBeGreaterThanOrEqual(295);
     expect(Math.max(...delays)).toBeLessThan(300);
-    const minutes = new Set(delays.map((d) => Math.floor(d / 60)));
-    expect([...minutes].sort()).toEqual([0, 1, 2, 3, 4]);
-    expect(sent.every((m) => m.message.enqueuedAtMs === T0 + (m.delaySeconds ?? 0) * 1000 && (m.delaySeconds ?? 0) === sweepDelaySeconds(m.message.key, 300))).toBe(true);
+    const perSecond = new Map<number, number>();
+    delays.forEach((d) => perSecond.set(d, (perSecond.get(d) ?? 0) + 1));
+    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(Math.ceil(1000 / 300) + 1);
+    expect(sent.every((m, i) => m.message.enqueuedAtMs === T0 + (m.delaySeconds ?? 0) * 1000 && (m.delaySeconds ?? 0) === slotDelaySeconds('eks', i, 300))).toBe(true);
   });
 
   it.each([
@@ -76,7 +112,39 @@ describe('the sweep spreads its messages over the interval', () => {
   });
 
   it('a message is the key, reason sweep and its delay', () => {
-    expect(sweepMessage('local/demo/basic', T0, { spreadSeconds: 300 })).toEqual({ message: { key: 'local/demo/basic', reason: 'sweep', enqueuedAtMs: T0 + 197_000 }, delaySeconds: 197 });
+    expect(sweepMessage('local/demo/basic', T0, 197)).toEqual({ message: { key: 'local/demo/basic', reason: 'sweep', enqueuedAtMs: T0 + 197_000 }, delaySeconds: 197 });
+  });
+});
+
+describe("the sweep sends no more full steps than its share of the API budget (docs/adr/0027)", () => {
+  const BUDGET = { requestsPerSecond: 50, burstRequests: 50, stepRequests: 25 };
+
+  it.each([
+    { name: 'the default budget over 300 s', spread: 300, budget: BUDGET, want: Math.floor((SWEEP_BUDGET_SHARE * 50 * 300) / 25) },
+    { name: 'a slower budget over a minute', spread: 60, budget: { requestsPerSecond: 5, burstRequests: 25, stepRequests: 25 }, want: 9 },
+    { name: 'at least one', spread: 1, budget: { requestsPerSecond: 1, burstRequests: 25, stepRequests: 25 }, want: 1 },
+    { name: 'no budget: unbounded', spread: 300, budget: undefined, want: Number.POSITIVE_INFINITY },
+    { name: 'a rate of 0: unbounded', spread: 300, budget: { ...BUDGET, requestsPerSecond: 0 }, want: Number.POSITIVE_INFINITY },
+    { name: 'no spread (every message at once): unbounded, the steps pace themselves', spread: 0, budget: BUDGET, want: Number.POSITIVE_INFINITY },
+  ])('$name: $want', ({ spread, budget, want }) => {
+    expect(fullStepsPerSweep(spread, budget)).toBe(want);
+  });
+
+  it('1 000 clusters due over 300 s: the first 480 in list order are sent, spread evenly; the rest are held for the next sweep', async () => {
+    // Act
+    const { sent, result } = await sweepWith(fleet(1000), 300, BUDGET);
+    // Assess
+    expect(sent.map((m) => m.message.key)).toEqual(fleet(480));
+    expect(result.held).toEqual(fleet(1000).slice(480));
+    expect(result.enqueued).toHaveLength(480);
+    const perSecond = new Map<number, number>();
+    sent.forEach((m) => perSecond.set(m.delaySeconds ?? 0, (perSecond.get(m.delaySeconds ?? 0) ?? 0) + 1));
+    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(3);
+  });
+
+  it('each EKS cluster has its own share', () => {
+    const slots = new SweepSlots(300, 1);
+    expect(['a/ns/x', 'a/ns/y', 'b/ns/x'].map((k) => slots.delaySecondsFor(k))).toEqual([slotDelaySeconds('a', 0, 300), undefined, slotDelaySeconds('b', 0, 300)]);
   });
 });
 

@@ -42,6 +42,7 @@ export const CONFIG_FIELDS = [
   'sweepSpread',
   'componentAccess',
   'watchNamespaces',
+  'apiRequestsPerSecond',
 ] as const;
 
 /** The knobs `sim:` accepts. */
@@ -67,6 +68,8 @@ export function readConfig(raw: unknown): ScenarioConfig {
     ...('sweepSpread' in map ? { sweepSpreadMs: readSweepSpread(map['sweepSpread']) } : {}),
     componentAccess: 'componentAccess' in map ? readOneOf(map['componentAccess'], ['config', 'componentAccess'], ['direct', 'api-proxy'] as const, 'component access mode') : d.componentAccess,
     ...('watchNamespaces' in map ? { watchNamespaces: readWatchNamespaces(map['watchNamespaces']) } : {}),
+    // As API_BUDGET_REQUESTS_PER_SECOND (docs/adr/0027): 0 turns the budget off.
+    ...('apiRequestsPerSecond' in map ? { apiRequestsPerSecond: readInteger(map['apiRequestsPerSecond'], ['config', 'apiRequestsPerSecond'], 0, 100_000) } : {}),
   };
 }
 

@@ -33,6 +33,11 @@ describe('parseReconcileMessage', () => {
       message: { key: 'eks/tidb/basic', ref: { k8sCluster: 'eks', namespace: 'tidb', name: 'basic' }, reason: 'x', checkTidbOperator: true },
     },
     {
+      name: "a reservation of the API budget is kept (docs/adr/0027)",
+      body: '{"key":"eks/tidb/basic","reason":"watch","budgetAtMs":1767225601500}',
+      message: { key: 'eks/tidb/basic', ref: { k8sCluster: 'eks', namespace: 'tidb', name: 'basic' }, reason: 'watch', budgetAtMs: 1767225601500 },
+    },
+    {
       name: 'a re-check of false is no ask',
       body: '{"key":"eks/tidb/basic","reason":"x","checkTidbOperator":false}',
       message: { key: 'eks/tidb/basic', ref: { k8sCluster: 'eks', namespace: 'tidb', name: 'basic' }, reason: 'x' },
@@ -67,6 +72,7 @@ describe('parseReconcileMessage', () => {
     { name: 'a name longer than 253 characters is rejected', body: `{"key":"eks/tidb/${'a'.repeat(254)}"}`, field: 'key.name', says: 'at most 253' },
     { name: 'a reason must be a string', body: '{"key":"eks/tidb/basic","reason":{"kind":"timer"}}', field: 'reason', says: 'got an object' },
     { name: 'a due time must be a number', body: '{"key":"eks/tidb/basic","reason":"timer:wake","dueAtMs":"soon"}', field: 'dueAtMs', says: 'got a string' },
+    { name: "a budget reservation's start must be a number", body: '{"key":"eks/tidb/basic","budgetAtMs":"later"}', field: 'budgetAtMs', says: 'got a string' },
     { name: 'a TiDB Operator re-check must be a boolean', body: '{"key":"eks/tidb/basic","checkTidbOperator":"yes"}', field: 'checkTidbOperator', says: 'got a string' },
   ])('$name', ({ body, field, says }) => {
     // Act
