@@ -191,7 +191,7 @@ function spreadingTable(perFullStep: number, restPerClusterHour: number, after: 
   });
   const rate = budget === undefined ? 'none' : `${budget.requestsPerSecond}/s, burst ${budget.burstRequests}, ${budget.stepRequests} a step`;
   return [
-    `The sweep's spreading and the API budget, before → after (peak second / average per second at ${FLEET.toLocaleString('en-US')} clusters, same model; API budget ${rate}, the sweep's full steps at most ${SWEEP_BUDGET_SHARE * 100} % of it per sweep, lib/step/sweep-spread.ts, docs/adr/0027):`,
+    `The sweep's spreading and the API budget, before → after (peak second / average per second at ${FLEET.toLocaleString('en-US')} clusters, same model; API budget ${rate}, the sweep's full steps at most ${SWEEP_BUDGET_SHARE * 100} % of it per sweep, lib/step/sweep-spread.ts, docs/adr/0028):`,
     '',
     table(['fleet', "before: each key's delay from its hash, no budget", 'slots of a golden-ratio sequence per EKS cluster', 'after: slots and the API budget'], rows),
   ].join('\n');

@@ -9,7 +9,7 @@
  *   visible and costs `perFullStep`: `spreading` `slots` takes the delays as the sweep does (the next
  *   slot of the EKS cluster's sequence, in list order, lib/step/sweep-spread.ts); `key-hash` as it did
  *   before, each key's own share of `sweepSpreadS` from its hash (`keyHashDelaySeconds`);
- * - with a `budget` (lib/budget/gcra.ts, docs/adr/0027), a sweep sends at most its share of it
+ * - with a `budget` (lib/budget/gcra.ts, docs/adr/0028), a sweep sends at most its share of it
  *   (`fullStepsPerSweep`; the rest stay due for the next sweep), and each step reserves `stepRequests` of the EKS
  *   cluster's budget when it arrives and, when that reservation starts later, comes back at its
  *   start (rounded up to a whole second, as an SQS delay is);

@@ -3,7 +3,7 @@
  * `budget#<eks-cluster>`, sort key `budget`) whose `tatMs` is the GCRA schedule (gcra.ts). Every
  * Lambda container of every function reserves against the same item, so the budget holds for the
  * deployment however many containers run — a per-container bucket would allow the rate once per
- * container (docs/adr/0027).
+ * container (docs/adr/0028).
  *
  * A reservation is one conditional UpdateItem, atomic on the server: `SET tatMs = tatMs + :cost`
  * while the schedule is at or ahead of now (a busy budget), else `SET tatMs = :now + :cost` while it

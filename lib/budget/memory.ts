@@ -1,7 +1,7 @@
 /**
  * The API request budget held in process memory: exact for one process (a test, a local stack with
  * one reconcile runtime). Many Lambda containers each holding one would each allow the whole rate,
- * so deployed functions use the DynamoDB-held budget (dynamo.ts, docs/adr/0027).
+ * so deployed functions use the DynamoDB-held budget (dynamo.ts, docs/adr/0028).
  */
 import type { ApiBudget } from './port.js';
 import { reserve, type BudgetRate } from './gcra.js';

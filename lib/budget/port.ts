@@ -1,5 +1,5 @@
 /**
- * The per-EKS-cluster API request budget (docs/adr/0027): where the functions reserve the API-server
+ * The per-EKS-cluster API request budget (docs/adr/0028): where the functions reserve the API-server
  * requests a step is about to make, so many concurrent Lambda containers together stay within one
  * rate per EKS cluster.
  */

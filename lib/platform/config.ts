@@ -31,12 +31,12 @@ export type StepConfig = {
   readonly safetyMarginMs: number;
   readonly budgetRetryAfterMs: number;
   readonly reconcile: ReconcileConfig;
-  /** The per-EKS-cluster API request budget steps honour (docs/adr/0027); absent or a rate of 0: none. */
+  /** The per-EKS-cluster API request budget steps honour (docs/adr/0028); absent or a rate of 0: none. */
   readonly apiBudget?: ApiBudgetConfig;
 };
 
 /**
- * The API request budget of one EKS cluster (lib/budget/gcra.ts, docs/adr/0027): on average at most
+ * The API request budget of one EKS cluster (lib/budget/gcra.ts, docs/adr/0028): on average at most
  * `requestsPerSecond`, and in any window of L seconds at most `burstRequests` + `requestsPerSecond`·L;
  * a step is charged `stepRequests` (a full read of a full cluster is 23) before it claims, and waits
  * its turn when the budget is spent. `API_BUDGET_REQUESTS_PER_SECOND` (0 turns it off),

@@ -28,7 +28,7 @@ export const METRIC = {
   stepsReEnqueued: 'StepsReEnqueued',
   /** Steps whose bookkeeping failed (claim or commit) and whose trigger is left for redelivery. */
   stepErrors: 'StepErrors',
-  /** Steps the API budget deferred (re-enqueued to start when their EKS cluster's budget has room, docs/adr/0027). */
+  /** Steps the API budget deferred (re-enqueued to start when their EKS cluster's budget has room, docs/adr/0028). */
   stepsDeferred: 'StepsDeferred',
   /** Keys the sweep enqueued. */
   sweepEnqueued: 'SweepEnqueued',

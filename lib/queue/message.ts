@@ -35,7 +35,7 @@ export type ReconcileMessage = {
    * whatever the persisted one says (docs/adr/0024).
    */
   readonly checkTidbOperator?: true;
-  /** The step was deferred by its EKS cluster's API budget and holds a reservation from this time (docs/adr/0027). */
+  /** The step was deferred by its EKS cluster's API budget and holds a reservation from this time (docs/adr/0028). */
   readonly budgetAtMs?: number;
 };
 

@@ -14,7 +14,7 @@ import { TerminalError, TransientError } from '../platform/errors.js';
  * armed for (what the step stored as its next wake-up), so the woken step can tell a wake-up that a
  * later one replaced; `checkTidbOperator` asks the step to re-check its TiDB Operator verdict now
  * (docs/adr/0024); `budgetAtMs` says the step holds a reservation of its EKS cluster's API budget
- * starting then (a step deferred by the budget, docs/adr/0027). The full parser for bodies received from the queue lives in `message.ts`; this
+ * starting then (a step deferred by the budget, docs/adr/0028). The full parser for bodies received from the queue lives in `message.ts`; this
  * type is what producers hand to `send`.
  */
 export type ReconcileMessageBody = { key: string; reason: string; enqueuedAtMs: number; dueAtMs?: number; checkTidbOperator?: true; budgetAtMs?: number };

@@ -1,5 +1,5 @@
 /**
- * A step honours its EKS cluster's API request budget (docs/adr/0027): before it claims, it reserves
+ * A step honours its EKS cluster's API request budget (docs/adr/0028): before it claims, it reserves
  * `stepRequests` of the budget (lib/budget); when the reservation starts later than now, the trigger
  * is sent again, delayed to that start and carrying it (`budgetAtMs`), and the step ends `deferred`.
  * The delayed message steps without reserving again, so a deferred step is never dropped and never

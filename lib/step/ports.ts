@@ -35,7 +35,7 @@ export type Trigger = {
   readonly dueAtMs?: number;
   /** A producer asked for the TiDB Operator verdict to be re-checked now (`ReconcileMessage.checkTidbOperator`). */
   readonly checkTidbOperator?: true;
-  /** The step holds a reservation of its EKS cluster's API budget from this time (`ReconcileMessage.budgetAtMs`, docs/adr/0027). */
+  /** The step holds a reservation of its EKS cluster's API budget from this time (`ReconcileMessage.budgetAtMs`, docs/adr/0028). */
   readonly budgetAtMs?: number;
 };
 
@@ -152,7 +152,7 @@ export type StepPorts = {
    * is rejected. Each was built with the ports it reads through.
    */
   readonly controllers?: ControllerSet;
-  /** The per-EKS-cluster API request budget (docs/adr/0027); without it (or `StepConfig.apiBudget`) steps are not budgeted. */
+  /** The per-EKS-cluster API request budget (docs/adr/0028); without it (or `StepConfig.apiBudget`) steps are not budgeted. */
   readonly apiBudget?: ApiBudget;
 };
 

@@ -19,7 +19,7 @@ import type { StepPorts, Trigger } from './ports.js';
  * store could not be reached, or no time budget was left; nothing ran), `rejected` (the key is
  * malformed; nothing ran), `ignored` (a timer's wake-up for a key that was forgotten when its
  * TidbCluster went away; nothing ran), `deferred` (its EKS cluster's API budget is spent: the trigger
- * was sent again, delayed to the time its reservation starts; nothing ran, docs/adr/0027).
+ * was sent again, delayed to the time its reservation starts; nothing ran, docs/adr/0028).
  */
 export type StepDisposition = 'stepped' | 'skipped' | 'superseded' | 'claim-failed' | 'rejected' | 'ignored' | 'deferred';
 

@@ -11,7 +11,7 @@
  * message or two. Delays drawn independently from each key's hash (the spreading before) bunch as
  * Poisson arrivals do: 266 keys over 300 s put 6 into one second.
  *
- * With an API budget (docs/adr/0027) a sweep sends at most `fullStepsPerSweep` full steps per EKS
+ * With an API budget (docs/adr/0028) a sweep sends at most `fullStepsPerSweep` full steps per EKS
  * cluster — `SWEEP_BUDGET_SHARE` of what the budget allows over the spread — and leaves the rest,
  * still due, to the next sweep: the steps it sends start within the interval instead of queueing
  * behind the budget past the next sweep (which would send them again), and events keep the rest of

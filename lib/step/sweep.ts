@@ -60,7 +60,7 @@ export type SweepResult = {
   readonly atRest: readonly ClusterKey[];
   /**
    * Keys due a full step that this sweep left to the next: their EKS cluster's share of the API
-   * budget for this sweep was taken (sweep-spread.ts `fullStepsPerSweep`, docs/adr/0027).
+   * budget for this sweep was taken (sweep-spread.ts `fullStepsPerSweep`, docs/adr/0028).
    */
   readonly held: readonly ClusterKey[];
 };

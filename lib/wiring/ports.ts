@@ -62,7 +62,7 @@ export type Runtime = {
   readonly clusterIds: ClusterIdCache;
   /** Where steps keep their whole reads for health steps in other processes (docs/adr/0024); none kept without it. */
   readonly restReads?: RestReadStore;
-  /** The per-EKS-cluster API request budget steps reserve from (docs/adr/0027); steps are not budgeted without it. */
+  /** The per-EKS-cluster API request budget steps reserve from (docs/adr/0028); steps are not budgeted without it. */
   readonly apiBudget?: ApiBudget;
   /**
    * EventBridge Scheduler and where schedules deliver (the timers' queue, role and group): the

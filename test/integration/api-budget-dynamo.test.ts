@@ -1,5 +1,5 @@
 /**
- * The API request budget held in the state table (lib/budget/dynamo.ts, docs/adr/0027) against
+ * The API request budget held in the state table (lib/budget/dynamo.ts, docs/adr/0028) against
  * dynalite: reservations from many containers at once (each its own client) share one schedule per
  * EKS cluster — exactly what one process's arithmetic gives — so together they keep the rate; an idle
  * budget starts from now; each EKS cluster has its own item, with a TTL.

@@ -107,7 +107,7 @@ function newRuntime(q: MemoryReconcileQueue, fn: 'reconcile' | 'admin' | 'sweep'
   const scheduler = ids.scheduler(fn, new MemoryScheduler({ clock: w.clock, queue: q, deliverTo: ids.deliverTo(q) }));
   // In the cluster's VPC, reaching the components directly (the default, docs/adr/0018).
   const componentAccess = { mode: 'direct' as const, network: new SimComponentNetwork(w.world.proxy, { inVpc: true }) };
-  // These stories step many times at one virtual instant: the API budget (docs/adr/0027) would defer
+  // These stories step many times at one virtual instant: the API budget (docs/adr/0028) would defer
   // all but the first two, so it is off but where a test turns it on.
   const config = parseConfig(budgeted ? {} : { API_BUDGET_REQUESTS_PER_SECOND: '0' });
   return localRuntime({ kubeConfig: functionKubeconfig(w.world, ids, fn), dynamo: ids.dynamo(fn), tableName: TABLE, queue: ids.queue(fn, q), clock: w.clock, k8sCluster: K8S, logger, metrics, scheduler, timerTarget: ids.timerTarget, componentAccess, config });
@@ -177,7 +177,7 @@ describe('reconcile handler', () => {
     expect(kubeWrites() - before).toBe(0);
   });
 
-  it("a step over its EKS cluster's API budget is deferred, as the reconcile role: its trigger is sent again to start at the reservation (docs/adr/0027)", async () => {
+  it("a step over its EKS cluster's API budget is deferred, as the reconcile role: its trigger is sent again to start at the reservation (docs/adr/0028)", async () => {
     // Prepare: a budgeted runtime whose EKS cluster owes 100 requests (twice the burst) now; what it sends is kept.
     const q = new MemoryReconcileQueue({ clock: w.clock });
     const base = newRuntime(q, 'reconcile', true);

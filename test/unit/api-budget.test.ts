@@ -1,5 +1,5 @@
 /**
- * The per-EKS-cluster API request budget's arithmetic (lib/budget/gcra.ts, docs/adr/0027): GCRA's
+ * The per-EKS-cluster API request budget's arithmetic (lib/budget/gcra.ts, docs/adr/0028): GCRA's
  * schedule, when a reservation may start, and the bound it keeps — at most burst + rate·L requests
  * start in any window of L seconds — over arrivals far beyond the rate.
  */

@@ -129,7 +129,7 @@ describe('configuration from the environment', () => {
     { name: 'unset: 50 a second, a burst of 50, 25 a step', env: {}, want: { requestsPerSecond: 50, burstRequests: 50, stepRequests: 25 } },
     { name: 'a rate of 0 turns it off', env: { API_BUDGET_REQUESTS_PER_SECOND: '0' }, want: { requestsPerSecond: 0, burstRequests: 50, stepRequests: 25 } },
     { name: 'each set', env: { API_BUDGET_REQUESTS_PER_SECOND: '20', API_BUDGET_BURST_REQUESTS: '40', API_BUDGET_STEP_REQUESTS: '30' }, want: { requestsPerSecond: 20, burstRequests: 40, stepRequests: 30 } },
-  ])('the API budget (docs/adr/0027): $name', ({ env, want }) => {
+  ])('the API budget (docs/adr/0028): $name', ({ env, want }) => {
     const config = parseConfig(env);
     expect(config.step.apiBudget).toEqual(want);
     expect(config.sweep.apiBudget).toBe(config.step.apiBudget);

@@ -1,6 +1,6 @@
 /**
  * `config.apiRequestsPerSecond` (docs/SCENARIOS.md): a scenario sets its EKS cluster's API budget rate
- * as `API_BUDGET_REQUESTS_PER_SECOND` does (docs/adr/0027), and a bad value is refused naming the field.
+ * as `API_BUDGET_REQUESTS_PER_SECOND` does (docs/adr/0028), and a bad value is refused naming the field.
  */
 import { describe, expect, it } from '@jest/globals';
 

@@ -1,5 +1,5 @@
 /**
- * A step honours its EKS cluster's API budget (lib/step/api-budget.ts, docs/adr/0027): one that would
+ * A step honours its EKS cluster's API budget (lib/step/api-budget.ts, docs/adr/0028): one that would
  * exceed it is sent again, delayed to its reservation's start and carrying it, and steps then without
  * reserving again — never dropped, never retried against the budget.
  */

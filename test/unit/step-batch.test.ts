@@ -95,7 +95,7 @@ describe('one SQS batch → one step per distinct key', () => {
     { name: 'held by one record', held: [undefined, T0 + 2_000], want: T0 + 2_000 },
     { name: 'held by both: the earlier', held: [T0 + 3_000, T0 + 2_000], want: T0 + 2_000 },
     { name: 'held by none', held: [undefined, undefined], want: undefined },
-  ])('a reservation of the API budget held by any record of a key rides on its trigger (docs/adr/0027): $name', async ({ held, want }) => {
+  ])('a reservation of the API budget held by any record of a key rides on its trigger (docs/adr/0028): $name', async ({ held, want }) => {
     const { inputs } = await batch(held.map((at, i) => record(`m${i}`, { key: 'c/ns/a', reason: 'watch', enqueuedAtMs: T0, ...(at === undefined ? {} : { budgetAtMs: at }) })));
     expect(inputs.map((i) => i.trigger.budgetAtMs)).toEqual([want]);
   });

@@ -116,7 +116,7 @@ describe('the sweep spreads its messages over the interval', () => {
   });
 });
 
-describe("the sweep sends no more full steps than its share of the API budget (docs/adr/0027)", () => {
+describe("the sweep sends no more full steps than its share of the API budget (docs/adr/0028)", () => {
   const BUDGET = { requestsPerSecond: 50, burstRequests: 50, stepRequests: 25 };
 
   it.each([

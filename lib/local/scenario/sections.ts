@@ -68,7 +68,7 @@ export function readConfig(raw: unknown): ScenarioConfig {
     ...('sweepSpread' in map ? { sweepSpreadMs: readSweepSpread(map['sweepSpread']) } : {}),
     componentAccess: 'componentAccess' in map ? readOneOf(map['componentAccess'], ['config', 'componentAccess'], ['direct', 'api-proxy'] as const, 'component access mode') : d.componentAccess,
     ...('watchNamespaces' in map ? { watchNamespaces: readWatchNamespaces(map['watchNamespaces']) } : {}),
-    // As API_BUDGET_REQUESTS_PER_SECOND (docs/adr/0027): 0 turns the budget off.
+    // As API_BUDGET_REQUESTS_PER_SECOND (docs/adr/0028): 0 turns the budget off.
     ...('apiRequestsPerSecond' in map ? { apiRequestsPerSecond: readInteger(map['apiRequestsPerSecond'], ['config', 'apiRequestsPerSecond'], 0, 100_000) } : {}),
   };
 }

@@ -69,7 +69,7 @@ export type ScenarioConfig = {
   readonly sweepIntervalMs: number;
   /** As `SWEEP_SPREAD_SECONDS`: what the sweep spreads its messages over; absent, its interval (at most 15m). */
   readonly sweepSpreadMs?: number;
-  /** As `API_BUDGET_REQUESTS_PER_SECOND`: the EKS cluster's API budget rate (docs/adr/0027); absent, the default (50). */
+  /** As `API_BUDGET_REQUESTS_PER_SECOND`: the EKS cluster's API budget rate (docs/adr/0028); absent, the default (50). */
   readonly apiRequestsPerSecond?: number;
   /**
    * How the functions reach the components, as `COMPONENT_ACCESS`: `direct` (attached to the

@@ -33,7 +33,7 @@ describe('parseReconcileMessage', () => {
       message: { key: 'eks/tidb/basic', ref: { k8sCluster: 'eks', namespace: 'tidb', name: 'basic' }, reason: 'x', checkTidbOperator: true },
     },
     {
-      name: "a reservation of the API budget is kept (docs/adr/0027)",
+      name: "a reservation of the API budget is kept (docs/adr/0028)",
       body: '{"key":"eks/tidb/basic","reason":"watch","budgetAtMs":1767225601500}',
       message: { key: 'eks/tidb/basic', ref: { k8sCluster: 'eks', namespace: 'tidb', name: 'basic' }, reason: 'watch', budgetAtMs: 1767225601500 },
     },
