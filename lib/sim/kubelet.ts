@@ -8,8 +8,8 @@
  * (crash-backoff.ts: at once, then 10 s, 20 s, 40 s … 300 s; CrashLoopBackOff) — unless the pod's
  * restartPolicy says otherwise (Never; OnFailure after exit 0): then the container stays terminated
  * and the pod ends Succeeded or Failed. Init containers run first, one at a time, and the containers
- * start only once all of them exited 0 (kubelet-init.ts); meanwhile the pod is Pending. A pod marked for deletion has its processes stopped and is
- * removed after min(grace period, `stopMs`) — unless its node is down, where nothing finishes it (it
+ * start only once all of them exited 0 (kubelet-init.ts); meanwhile the pod is Pending. A pod marked
+ * for deletion has its processes stopped and is removed after min(grace period, `stopMs`) — unless its node is down, where nothing finishes it (it
  * stays Terminating until force-deleted, as on a real cluster).
  *
  * Node down (node-lifecycle.ts): its processes stop at once and its kubelet writes nothing more;
@@ -120,7 +120,10 @@ export class Kubelet {
     this.nodes.setHostDown(node, down);
   }
 
-  /** Makes every container (init container: `Init:CrashLoopBackOff`) of exactly `image` crash with exit code 1 (CrashLoopBackOff), or heals it. */
+  /**
+   * Makes every container of exactly `image` crash with exit code 1 (CrashLoopBackOff; an init
+   * container's pod shows `Init:CrashLoopBackOff`), or heals it.
+   */
   breakImage(image: string, broken: boolean): void {
     if (broken) this.brokenImages.add(image);
     else this.brokenImages.delete(image);
