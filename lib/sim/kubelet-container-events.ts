@@ -31,11 +31,18 @@ type ContainerSpec = { name?: string; image?: string; imagePullPolicy?: string; 
 type ProbeSpec = { tcpSocket?: { port?: number | string }; httpGet?: { port?: number | string; path?: string; scheme?: string }; exec?: unknown };
 
 function containerSpec(pod: KubeObject, name: string): ContainerSpec | undefined {
-  return ((pod.spec?.containers ?? []) as ContainerSpec[]).find((c) => c.name === name);
+  return ((pod.spec?.containers ?? []) as ContainerSpec[]).find((c) => c.name === name) ?? initContainerSpec(pod, name);
+}
+
+function initContainerSpec(pod: KubeObject, name: string): ContainerSpec | undefined {
+  return ((pod.spec?.initContainers ?? []) as ContainerSpec[]).find((c) => c.name === name);
 }
 
 function report(pod: KubeObject, container: string, type: EventReport['type'], reason: string, message: string): EventReport {
-  return { type, reason, message, source: { component: KUBELET_COMPONENT, ...(pod.spec?.nodeName ? { host: String(pod.spec.nodeName) } : {}) }, fieldPath: containerFieldPath(container) };
+  // An init container's Events name it as the kubelet's ObjectReference does: spec.initContainers{name}.
+  const isInit = !((pod.spec?.containers ?? []) as ContainerSpec[]).some((c) => c.name === container) && initContainerSpec(pod, container) !== undefined;
+  const fieldPath = isInit ? `spec.initContainers{${container}}` : containerFieldPath(container);
+  return { type, reason, message, source: { component: KUBELET_COMPONENT, ...(pod.spec?.nodeName ? { host: String(pod.spec.nodeName) } : {}) }, fieldPath };
 }
 
 /**

@@ -3,7 +3,13 @@
  * kubelet writes it: phase Pending until a container first starts, then Running (also while a
  * container crash-loops); conditions Initialized, Ready, ContainersReady, PodScheduled whose
  * lastTransitionTime only moves when their status flips; one containerStatus per container with
- * state running/waiting/terminated, lastState, ready, started and restartCount.
+ * state running/waiting/terminated, lastState, ready, started and restartCount. With init containers
+ * (pkg/kubelet/kubelet_pods.go `convertToAPIContainerStatuses`, `getPhase`; pkg/kubelet/status/
+ * generate.go `GeneratePodInitializedCondition`; pkg/kubelet/prober/prober_manager.go
+ * `UpdatePodStatus`): `initContainerStatuses` beside them, every container not started yet waiting
+ * with reason PodInitializing, an init container ready once it exited 0, Initialized False
+ * (ContainersNotInitialized, "containers with incomplete status: [names]") until all did, and the
+ * pod Pending meanwhile — Failed when one failed and restartPolicy is Never.
  */
 import type { KubeObject } from './object.js';
 import { rfc3339 } from './object.js';
@@ -37,13 +43,17 @@ export type ContainerRun = {
   readiness?: ReadinessProber;
 };
 
-/** One pod as the kubelet tracks it. `startAtMs`: when its containers start (set once its volumes are ready). */
+/**
+ * One pod as the kubelet tracks it. `startAtMs`: when its first container starts (set once its
+ * volumes are ready); `initContainers` run before `containers` (kubelet-init.ts).
+ */
 export type PodRun = {
   readonly uid: string;
   readonly startTimeMs: number;
   startAtMs?: number;
   podIP?: string;
   stopDeadlineMs?: number;
+  initContainers: ContainerRun[];
   containers: ContainerRun[];
 };
 
@@ -67,7 +77,8 @@ export function isContainerReady(c: ContainerRun, down: boolean): boolean {
 function containerState(c: ContainerRun, pod: KubeObject, nowMs: number): Record<string, unknown> {
   switch (c.state) {
     case 'creating':
-      return { waiting: { reason: 'ContainerCreating' } };
+      // The kubelet's default waiting state: PodInitializing when the pod has init containers.
+      return { waiting: { reason: ((pod.spec?.initContainers ?? []) as unknown[]).length > 0 ? 'PodInitializing' : 'ContainerCreating' } };
     case 'running':
       return { running: { startedAt: rfc3339(c.startedAtMs ?? nowMs) } };
     case 'backoff': {
@@ -90,7 +101,7 @@ function terminated(t: Termination): Record<string, unknown> {
   return { exitCode: t.exitCode, reason: t.reason, startedAt: rfc3339(t.startedAtMs), finishedAt: rfc3339(t.finishedAtMs) };
 }
 
-function containerStatus(c: ContainerRun, pod: KubeObject, ctx: StatusContext, previous: Record<string, unknown> | undefined): Record<string, unknown> {
+function containerStatus(c: ContainerRun, pod: KubeObject, ctx: StatusContext, previous: Record<string, unknown> | undefined, init = false): Record<string, unknown> {
   let state = containerState(c, pod, ctx.nowMs);
   // A terminated state keeps the finish time it was first reported with.
   if (c.state === 'terminated' && previous && typeof previous.state === 'object' && previous.state !== null && 'terminated' in previous.state) state = previous.state as Record<string, unknown>;
@@ -100,7 +111,8 @@ function containerStatus(c: ContainerRun, pod: KubeObject, ctx: StatusContext, p
     image: c.image,
     imageID: started ? `sim://${c.image}` : '',
     ...(started ? { containerID: `sim://${pod.metadata.uid ?? ''}/${c.name}/${c.restartCount}` } : {}),
-    ready: isContainerReady(c, ctx.down),
+    // An init container is ready once it exited with code 0 (prober_manager UpdatePodStatus).
+    ready: init ? c.state === 'exited' && c.exit?.exitCode === 0 : isContainerReady(c, ctx.down),
     started: c.state === 'running',
     restartCount: c.restartCount,
     state,
@@ -121,14 +133,19 @@ export function buildPodStatus(pod: KubeObject, run: PodRun, ctx: StatusContext)
   const previousContainers = (pod.status?.containerStatuses ?? []) as Record<string, unknown>[];
   const unready = run.containers.filter((c) => !isContainerReady(c, ctx.down)).map((c) => c.name);
   const allReady = unready.length === 0 && run.containers.length > 0;
-  const phase = podPhase(run);
+  const phase = podPhase(pod, run);
   const why = allReady ? undefined : phase === 'Succeeded' || phase === 'Failed' ? 'PodCompleted' : 'ContainersNotReady';
   const message = allReady || why === 'PodCompleted' ? undefined : `containers with unready status: [${unready.join(' ')}]`;
+  const incomplete = run.initContainers.filter((c) => !(c.state === 'exited' && c.exit?.exitCode === 0)).map((c) => c.name);
+  const previousInit = (pod.status?.initContainerStatuses ?? []) as Record<string, unknown>[];
+  const initStatuses = run.initContainers.map((c) => containerStatus(c, pod, ctx, previousInit.find((p) => p.name === c.name), true));
   return {
     ...(pod.status ?? {}),
     phase,
     conditions: [
-      condition('Initialized', true, previous, ctx.nowMs),
+      incomplete.length === 0
+        ? condition('Initialized', true, previous, ctx.nowMs)
+        : condition('Initialized', false, previous, ctx.nowMs, 'ContainersNotInitialized', `containers with incomplete status: [${incomplete.join(' ')}]`),
       condition('Ready', allReady, previous, ctx.nowMs, why, message),
       condition('ContainersReady', allReady, previous, ctx.nowMs, why, message),
       condition('PodScheduled', true, previous, ctx.nowMs),
@@ -136,16 +153,19 @@ export function buildPodStatus(pod: KubeObject, run: PodRun, ctx: StatusContext)
     ...(ctx.hostIP ? { hostIP: ctx.hostIP, hostIPs: [{ ip: ctx.hostIP }] } : {}),
     ...(run.podIP ? { podIP: run.podIP, podIPs: [{ ip: run.podIP }] } : {}),
     startTime: rfc3339(run.startTimeMs),
+    ...(initStatuses.length > 0 ? { initContainerStatuses: initStatuses } : {}),
     containerStatuses: run.containers.map((c) => containerStatus(c, pod, ctx, previousContainers.find((p) => p.name === c.name))),
     qosClass: pod.status?.qosClass ?? qosClass(pod),
   };
 }
 
 /**
- * The pod phase as the kubelet's getPhase: Pending until a container first starts; Succeeded or
- * Failed once every container has exited for good (Failed if any exited non-zero); else Running.
+ * The pod phase as the kubelet's getPhase: Failed when an init container failed and restartPolicy
+ * is Never; Pending until a container first starts; Succeeded or Failed once every container has
+ * exited for good (Failed if any exited non-zero); else Running.
  */
-function podPhase(run: PodRun): string {
+function podPhase(pod: KubeObject, run: PodRun): string {
+  if (pod.spec?.restartPolicy === 'Never' && run.initContainers.some((c) => c.state === 'exited' && (c.exit?.exitCode ?? 0) !== 0)) return 'Failed';
   if (run.containers.length > 0 && run.containers.every((c) => c.state === 'exited')) {
     return run.containers.some((c) => (c.exit?.exitCode ?? 0) !== 0) ? 'Failed' : 'Succeeded';
   }

@@ -7,8 +7,9 @@
  * kubelet-probes.ts). A process that exits is restarted with the kubelet's back-off
  * (crash-backoff.ts: at once, then 10 s, 20 s, 40 s … 300 s; CrashLoopBackOff) — unless the pod's
  * restartPolicy says otherwise (Never; OnFailure after exit 0): then the container stays terminated
- * and the pod ends Succeeded or Failed. A pod marked for deletion has its processes stopped and is
- * removed after min(grace period, `stopMs`) — unless its node is down, where nothing finishes it (it
+ * and the pod ends Succeeded or Failed. Init containers run first, one at a time, and the containers
+ * start only once all of them exited 0 (kubelet-init.ts); meanwhile the pod is Pending. A pod marked
+ * for deletion has its processes stopped and is removed after min(grace period, `stopMs`) — unless its node is down, where nothing finishes it (it
  * stays Terminating until force-deleted, as on a real cluster).
  *
  * Node down (node-lifecycle.ts): its processes stop at once and its kubelet writes nothing more;
@@ -24,7 +25,8 @@ import { CrashBackoff } from './crash-backoff.js';
 import { ReadinessProber, readinessProbeTiming } from './kubelet-probes.js';
 import { missingSecretVolumes, podSecretNames, recordFailedMounts } from './kubelet-events.js';
 import { readinessFailureOutput, recordContainerBackOff, recordContainerKilling, recordContainerStart, recordReadinessFailures } from './kubelet-container-events.js';
-import { type ContainerRuntime, CrashingProcess, type SimProcess, startProcess } from './runtime.js';
+import { type ContainerRuntime, CrashingProcess, type SimProcess, startInitProcess, startProcess } from './runtime.js';
+import { type InitPorts, restartsAfter, stepInitContainers } from './kubelet-init.js';
 import type { ObjectStore, StoreEvent } from './store.js';
 import { type ErrorSink, LevelController, type SyncResult, keyOf, splitKey } from './controllers/base.js';
 import { Scheduler, podClaimNames } from './kubelet-scheduler.js';
@@ -118,11 +120,14 @@ export class Kubelet {
     this.nodes.setHostDown(node, down);
   }
 
-  /** Makes every container of exactly `image` crash with exit code 1 (CrashLoopBackOff), or heals it. */
+  /**
+   * Makes every container of exactly `image` crash with exit code 1 (CrashLoopBackOff; an init
+   * container's pod shows `Init:CrashLoopBackOff`), or heals it.
+   */
   breakImage(image: string, broken: boolean): void {
     if (broken) this.brokenImages.add(image);
     else this.brokenImages.delete(image);
-    const uses = (p: KubeObject): boolean => ((p.spec?.containers ?? []) as { image?: string }[]).some((c) => c.image === image);
+    const uses = (p: KubeObject): boolean => ([...(p.spec?.containers ?? []), ...(p.spec?.initContainers ?? [])] as { image?: string }[]).some((c) => c.image === image);
     for (const pod of this.store.list('Pod', undefined, uses)) this.loop.enqueue(keyOf(pod));
   }
 
@@ -166,10 +171,9 @@ export class Kubelet {
   }
 
   private newRun(key: string, pod: KubeObject): PodRun {
-    const containers = ((pod.spec?.containers ?? []) as { name?: string; image?: string }[]).map(
-      (c): ContainerRun => ({ name: c.name ?? '', image: c.image ?? '', process: undefined, state: 'creating', restartCount: 0, backoff: new CrashBackoff() }),
-    );
-    const run: PodRun = { uid: pod.metadata.uid ?? '', startTimeMs: this.store.clock.nowMs(), containers };
+    const fresh = (list: unknown): ContainerRun[] =>
+      ((list ?? []) as { name?: string; image?: string }[]).map((c): ContainerRun => ({ name: c.name ?? '', image: c.image ?? '', process: undefined, state: 'creating', restartCount: 0, backoff: new CrashBackoff() }));
+    const run: PodRun = { uid: pod.metadata.uid ?? '', startTimeMs: this.store.clock.nowMs(), initContainers: fresh(pod.spec?.initContainers), containers: fresh(pod.spec?.containers) };
     this.runs.set(key, run);
     return run;
   }
@@ -184,6 +188,8 @@ export class Kubelet {
     if (now < run.startAtMs) return { requeueAfterMs: run.startAtMs - now };
     run.podIP = run.podIP ?? this.nextPodIP();
     const podIP = run.podIP;
+    const init = stepInitContainers(pod, run.initContainers, now, this.initPorts(key, pod));
+    if (!init.done) return init.wakeAtMs === undefined ? undefined : { requeueAfterMs: Math.max(0, init.wakeAtMs - now) };
     const wakes = run.containers.map((c) => this.stepContainer(key, pod, c, now, podIP)).filter((at): at is number => at !== undefined);
     return wakes.length > 0 ? { requeueAfterMs: Math.min(...wakes) - now } : undefined;
   }
@@ -254,9 +260,18 @@ export class Kubelet {
     return wake;
   }
 
-  private spawn(key: string, pod: KubeObject, c: ContainerRun): SimProcess {
+  private initPorts(key: string, pod: KubeObject): InitPorts {
+    return {
+      spawn: (c: ContainerRun) => this.spawn(key, pod, c, true),
+      started: (c: ContainerRun) => recordContainerStart(this.store, pod, c.name),
+      exited: (c: ContainerRun, t: Termination) => this.exited(c, t),
+      backOff: (c: ContainerRun) => recordContainerBackOff(this.store, pod, c.name),
+    };
+  }
+
+  private spawn(key: string, pod: KubeObject, c: ContainerRun, init = false): SimProcess {
     const hooks = { onChange: () => this.loop.enqueue(key), container: c.name, restartCount: c.restartCount };
-    if (!this.brokenImages.has(c.image)) return startProcess(this.runtimes, pod, hooks);
+    if (!this.brokenImages.has(c.image)) return init ? startInitProcess(this.runtimes, pod, hooks) : startProcess(this.runtimes, pod, hooks);
     return new CrashingProcess((fn, afterMs) => this.store.clock.setTimer(fn, afterMs), hooks, this.crashAfterMs);
   }
 
@@ -275,8 +290,10 @@ export class Kubelet {
     const now = this.store.clock.nowMs();
     if (run.stopDeadlineMs === undefined) {
       stopProcesses(run);
-      for (const c of run.containers) if (c.state === 'running') recordContainerKilling(this.store, pod, c.name);
+      for (const c of [...run.initContainers, ...run.containers]) if (c.state === 'running') recordContainerKilling(this.store, pod, c.name);
       for (const c of run.containers) if (c.state !== 'creating') c.state = 'terminated';
+      // An init container that completed keeps its exit; a running one is killed.
+      for (const c of run.initContainers) if (c.state === 'running' || c.state === 'backoff') c.state = 'terminated';
       const graceMs = (pod.metadata.deletionGracePeriodSeconds ?? 30) * 1000;
       run.stopDeadlineMs = now + Math.min(graceMs, this.stopMs);
     }
@@ -303,16 +320,8 @@ export class Kubelet {
   }
 }
 
-/** Whether the kubelet restarts a container that exited with `exitCode`, per the pod's restartPolicy. */
-function restartsAfter(pod: KubeObject, exitCode: number): boolean {
-  const policy = pod.spec?.restartPolicy;
-  if (policy === 'Never') return false;
-  if (policy === 'OnFailure') return exitCode !== 0;
-  return true;
-}
-
 function stopProcesses(run: PodRun): void {
-  for (const c of run.containers) {
+  for (const c of [...run.initContainers, ...run.containers]) {
     c.process?.stop();
     c.process = undefined;
   }

@@ -38,6 +38,12 @@ export interface SimProcess {
  */
 export interface ContainerRuntime {
   start(pod: KubeObject, hooks: ProcessHooks): SimProcess | undefined;
+  /**
+   * The same for an init container (`hooks.container` names one of `spec.initContainers`); a runtime
+   * that simulates none leaves it out. The process must exit: the kubelet starts the next init
+   * container, and then the containers, only after it exited with code 0.
+   */
+  startInit?(pod: KubeObject, hooks: ProcessHooks): SimProcess | undefined;
 }
 
 /** The process of a container nobody simulates: ready as soon as it has started, never exits. */
@@ -82,6 +88,34 @@ export class CrashingProcess implements SimProcess {
   stop(): void {
     this.stopped = true;
   }
+}
+
+/**
+ * The process of an init container nobody simulates: it does its work (a copy, a sysctl, a config
+ * render) at once and exits with code 0 — what the init containers of our manifests do on a healthy
+ * node.
+ */
+export class CompletedProcess implements SimProcess {
+  isReady(): boolean {
+    return false;
+  }
+
+  exitReason(): { reason: string; exitCode: number } {
+    return { reason: 'Completed', exitCode: 0 };
+  }
+
+  stop(): void {
+    // Nothing runs behind it.
+  }
+}
+
+/** The first runtime's process for the init container, or a `CompletedProcess` when none handles it. */
+export function startInitProcess(runtimes: readonly ContainerRuntime[], pod: KubeObject, hooks: ProcessHooks): SimProcess {
+  for (const runtime of runtimes) {
+    const process = runtime.startInit?.(pod, hooks);
+    if (process) return process;
+  }
+  return new CompletedProcess();
 }
 
 /** The first runtime's process for the container, or a `DefaultProcess` when none handles it. */

@@ -18,6 +18,7 @@ import { EventHistory, KindBucket, type LabelEquals, ServiceIps, compareKeys, de
 import { ClusterIpAllocator, applyCreateDefaults, applySpecDefaults } from './defaults.js';
 import { generateJobSelector } from './job-strategy.js';
 import { admitClaimResize, claimUpdateCauses } from './claim-update.js';
+import { statefulSetUpdateCauses } from './statefulset-update.js';
 import { defaultClassName, defaultStorageClass } from './storage-classes.js';
 
 /** A change as watchers see it. `object` is the stored object after the change (before, for DELETED). */
@@ -193,6 +194,7 @@ export class ObjectStore {
     if (!statusOnly && kind === 'Service') this.assignNodePorts(next, old);
     next = this.validate(res, next, opts);
     if (kind === 'PersistentVolumeClaim' && !statusOnly) this.checkClaimUpdate(old, next);
+    if (kind === 'StatefulSet' && !statusOnly) this.checkStatefulSetUpdate(old, next);
     if (kind === CRD_KIND) prepareCrd(next, rfc3339(this.clock.nowMs()), false);
     return this.commit(res, old, next, opts.dryRun === true);
   }
@@ -377,6 +379,12 @@ export class ObjectStore {
     if (causes.length > 0) throw invalid('PersistentVolumeClaim', next.metadata.name ?? '', causes);
     const className = typeof next.spec?.storageClassName === 'string' ? next.spec.storageClassName : '';
     admitClaimResize(old, next, className === '' ? undefined : this.get('StorageClass', undefined, className));
+  }
+
+  /** A StatefulSet's spec update: only the fields `ValidateStatefulSetUpdate` lets change (statefulset-update.ts). */
+  private checkStatefulSetUpdate(old: KubeObject, next: KubeObject): void {
+    const causes = statefulSetUpdateCauses(old, next);
+    if (causes.length > 0) throw invalid('StatefulSet', next.metadata.name ?? '', causes, 'apps');
   }
 
   /** The served resource of a kind; a programming error when the kind is not served. */

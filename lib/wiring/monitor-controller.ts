@@ -3,14 +3,14 @@
  * monitor, each TidbCluster of `spec.clusters` (in its own namespace, defaulting to the monitor's) and
  * the key names of a TLS cluster's `<tc>-cluster-client-secret`, the objects it owns (one LIST per kind
  * by `app.kubernetes.io/component=monitor`, the ClusterRole and ClusterRoleBinding of a cluster-scoped
- * monitor by name), whether its two Secrets exist, and `prometheus.config.configMapRef` — and the recipe
+ * monitor by name), whether Grafana's Secret exists, and `prometheus.config.configMapRef` — and the recipe
  * (`lib/reconcile/monitor/recipe.ts`) to decide. Reads only; every call is bounded by the step's
  * clients' deadline.
  */
 
 import type { ObjectReader } from '../kube/port.js';
 import type { KubeObject, TidbCluster } from '../model/kube.js';
-import { crossNamespaceName, monitorObjectName, tlsAssetsSecretName } from '../reconcile/monitor/names.js';
+import { crossNamespaceName, monitorObjectName } from '../reconcile/monitor/names.js';
 import { planTidbMonitor } from '../reconcile/monitor/recipe.js';
 import type { MonitorOwnedKind, MonitorSnapshot, ObservedCluster } from '../reconcile/monitor/snapshot.js';
 import { clusterRefsOf, type TidbMonitor } from '../reconcile/monitor/types.js';
@@ -44,7 +44,7 @@ async function observeMonitor(objects: ObjectReader, ns: string, name: string, n
     deleting ? Promise.resolve([]) : Promise.all(clusterRefsOf(monitor).map((c) => observeCluster(objects, c.namespace, c.name))),
     deleting ? Promise.resolve([]) : Promise.all(LISTED.map(async (kind) => [kind, (await objects.listObjects(kind, ns, MONITOR_SELECTOR)) as KubeObject[]] as const)),
     clusterScoped ? Promise.all((['ClusterRole', 'ClusterRoleBinding'] as const).map(async (kind) => [kind, (await objects.getObject(kind, '', crossNamespaceName(monitor))) as KubeObject | undefined] as const)) : Promise.resolve([]),
-    deleting ? Promise.resolve([]) : Promise.all([tlsAssetsSecretName(monitor), monitorObjectName(monitor)].map(async (s) => ((await objects.secretKeys(ns, s)) === undefined ? undefined : s))),
+    deleting ? Promise.resolve([]) : Promise.all([monitorObjectName(monitor)].map(async (s) => ((await objects.secretKeys(ns, s)) === undefined ? undefined : s))),
     ref?.name && !deleting ? (objects.getObject('ConfigMap', ref.namespace || ns, ref.name) as Promise<KubeObject | undefined>) : Promise.resolve(undefined),
   ]);
   const live: Partial<Record<MonitorOwnedKind, readonly KubeObject[]>> = Object.fromEntries(listed);

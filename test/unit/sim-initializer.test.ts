@@ -13,6 +13,7 @@ import type { TidbInitializer, TidbInitializerSpec } from '../../lib/reconcile/t
 import { SimControllers } from '../../lib/sim/controllers/index.js';
 import { InitializerRuntime } from '../../lib/sim/initializer/runtime.js';
 import type { KubeObject } from '../../lib/sim/object.js';
+import { POD_PRINTER } from '../../lib/sim/printers/pod.js';
 import { ProxyRegistry } from '../../lib/sim/proxy.js';
 import { ObjectStore } from '../../lib/sim/store.js';
 import { answerMysql } from '../../lib/sim/tidb/mysql-port.js';
@@ -80,6 +81,8 @@ function v1Login(script: string): string {
 
 const jobCondition = (w: ReturnType<typeof world>): string | undefined => (w.store.get('Job', NS, JOB)?.status?.conditions as { type: string; status: string }[] | undefined)?.find((c) => c.status === 'True' && (c.type === 'Complete' || c.type === 'Failed'))?.type;
 const logOf = (w: ReturnType<typeof world>): string[] => [...w.runtime.processes.values()][0]?.log ?? [];
+const waitLogOf = (w: ReturnType<typeof world>): string[] => [...w.runtime.waits.values()][0]?.log ?? [];
+const podOf = (w: ReturnType<typeof world>): KubeObject | undefined => w.store.list('Pod', NS).find((p) => p.metadata.name?.startsWith(JOB));
 const exitCode = (w: ReturnType<typeof world>): unknown => {
   const pod = w.store.list('Pod', NS).find((p) => p.metadata.name?.startsWith(JOB));
   return (pod?.status?.containerStatuses as { state?: { terminated?: { exitCode?: number } } }[] | undefined)?.[0]?.state?.terminated?.exitCode;
@@ -98,16 +101,20 @@ describe('the simulated initializer', () => {
     expect(w.accounts.databases()).toEqual(['hello']);
   });
 
-  it("waits for TiDB's Service as v1's `wait` loop does (forever: the Job stays active), then initialises once it answers", async () => {
+  it("waits for TiDB's Service in the `wait` init container as v1's loop does (forever: the pod Pending at Init:0/1, the Job active), then initialises once it answers", async () => {
     const w = world({ tidb: false });
     start(w);
     await w.clock.advance(10 * 60_000);
     expect(jobCondition(w)).toBeUndefined();
-    expect(logOf(w).slice(0, 2)).toEqual(["nc: bad address 'basic-tidb'", 'info: failed to connect to basic-tidb:4000, sleep 1 second then retry']);
+    expect(waitLogOf(w).slice(0, 2)).toEqual(["nc: bad address 'basic-tidb'", 'info: failed to connect to basic-tidb:4000, sleep 1 second then retry']);
+    expect(podOf(w)?.status?.phase).toBe('Pending');
+    expect(POD_PRINTER.cells(podOf(w) as KubeObject, w.clock.nowMs())[2]).toBe('Init:0/1');
+    expect(w.runtime.processes.size).toBe(0);
     w.tidb();
     await w.clock.advance(60_000);
     expect(jobCondition(w)).toBe('Complete');
-    expect(logOf(w)).toContain('info: successfully connected to basic-tidb:4000, able to initialize TiDB now');
+    expect(waitLogOf(w)).toContain('info: successfully connected to basic-tidb:4000, able to initialize TiDB now');
+    expect((podOf(w)?.status?.initContainerStatuses as { state: { terminated?: { exitCode: number } } }[] | undefined)?.[0]?.state.terminated?.exitCode).toBe(0);
   });
 
   it('a root password that is neither empty nor the Secret\'s: "Access denied" 10 rounds, exit 1, the Job fails', async () => {

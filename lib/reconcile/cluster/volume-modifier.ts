@@ -6,6 +6,8 @@
  * the cluster reports the new capacity, then the status annotations — and only while the component
  * is `Normal` and every member of it is healthy (the member recipe's rolling gate). A claim that
  * cannot change (no expansion, or a smaller size) is left alone and reported (volume-refusal.ts).
+ * Once every claim has its size, the StatefulSet is re-created with the new claim templates
+ * (volume-recreate.ts).
  * `status.<component>.volumes` is synced on every step by the `VolumeStatus` status rule.
  */
 
@@ -33,6 +35,7 @@ import { toKubeTime } from './condition.js';
 import { observedObjects } from './observed.js';
 import { planRefusalCondition, type ComponentRefusals } from './volume-refusal.js';
 import { resizeGateProblem, withResizingCondition } from './volume-gate.js';
+import { planStatefulSetRecreate } from './volume-recreate.js';
 
 /** The components whose volumes are modified, in v1's `AllComponentStatus` order. */
 export const MODIFIED_COMPONENTS: readonly ComponentDeclaration[] = [pdComponent, tidbComponent, tikvComponent, tiflashComponent, ticdcComponent, pumpComponent];
@@ -142,12 +145,22 @@ function vacTurn(input: RuleInput, status: TidbClusterStatus, component: Compone
   const waiting = all.filter((v) => v.phase !== 'Unbound' && v.phase !== 'CannotModify' && vacInFlight(v));
   const busy = actions.length > 0 || waiting.length > 0;
   const resizing = withResizingCondition(status, component, busy, input.snapshot.nowMs);
-  if (!busy) return { refusals, actions: [], outcome: complete(), status: resizing };
+  if (!busy) return { refusals, ...recreateTurn(input, component, pods, all), status: resizing };
   const problem = actions.length > 0 ? resizeGateProblem(input, component, pods) : undefined;
   if (problem) return { refusals, actions: [], outcome: retry(RESIZE_POLL_MS, `${component.title} volumes wait to be modified: ${problem}`), status: resizing };
   const names = (actions.length > 0 ? actions.map((a) => a.ref.name) : waiting.map((v) => v.claim.metadata?.name ?? '')).join(', ');
   const why = actions.length > 0 ? `modifying claims ${names} (size and VolumeAttributesClass)` : `waiting for claims ${names} to report their size and VolumeAttributesClass`;
   return { refusals, actions, outcome: retry(RESIZE_POLL_MS, `${component.title} volumes: ${why}`), status: resizing };
+}
+
+/**
+ * Once no claim of the component is in flight: the StatefulSet re-created for new claim templates
+ * (volume-recreate.ts) when every claim has its desired size, else nothing.
+ */
+function recreateTurn(input: RuleInput, component: ComponentDeclaration, pods: readonly IPod[], all: readonly ActualVolume[]): { actions: readonly Action[]; outcome: Outcome } {
+  const done = all.length > 0 && all.every((v) => v.phase === 'Modified');
+  const turn = done ? planStatefulSetRecreate(input, component, pods, desiredVolumes(component, input.cluster)) : undefined;
+  return turn ?? { actions: [], outcome: complete() };
 }
 
 /** The turn of `component` (see the module comment). */
@@ -164,8 +177,8 @@ export function planComponentVolumes(input: RuleInput, status: TidbClusterStatus
   const resizing = withResizingCondition(status, component, next !== undefined, snapshot.nowMs);
   if (!next) {
     const pendingUntil = Math.min(...all.flatMap((v) => (v.pendingUntilMs === undefined ? [] : [v.pendingUntilMs])));
-    const outcome = Number.isFinite(pendingUntil) ? retry(pendingUntil - snapshot.nowMs, `${component.title} volumes: a claim changed less than a minute ago`) : complete();
-    return { refusals, actions: [], outcome, status: resizing };
+    if (Number.isFinite(pendingUntil)) return { refusals, actions: [], outcome: retry(pendingUntil - snapshot.nowMs, `${component.title} volumes: a claim changed less than a minute ago`), status: resizing };
+    return { refusals, ...recreateTurn(input, component, pods, all), status: resizing };
   }
   const problem = resizeGateProblem(input, component, pods);
   if (problem) return { refusals, actions: [], outcome: retry(RESIZE_POLL_MS, `${component.title} volumes wait to be resized: ${problem}`), status: resizing };

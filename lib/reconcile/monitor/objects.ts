@@ -3,13 +3,13 @@
  * `pkg/monitor/monitor/util.go`): per shard the Services `<tm>-prometheus` (9090), `<tm>-monitor-reloader`
  * (9089) and, with Grafana, `<tm>-grafana` (3000); the ConfigMaps `<tm>-monitor` (prometheus.yml) and,
  * with Grafana, `<tm>-monitor-grafana` (dashboards provisioning); the Secrets `<tm>-monitor` (Grafana's
- * admin user and password from the spec) and `tidbmonitor-<tm>-tls-assets`; the ServiceAccount, and the
+ * admin user and password from the spec); the ServiceAccount, and the
  * Role and RoleBinding (`clusterScoped`: ClusterRole and ClusterRoleBinding `<ns>-<tm>-monitor`) that let
  * Prometheus discover pods. Every namespaced object carries the monitor as its controller owner.
  */
 
 import type { KubeObject } from '../../model/kube.js';
-import { monitorLabels, monitorObjectName, monitorOwnerReference, MONITOR_LABEL, crossNamespaceName, grafanaConfigMapName, shardSelector, shardServiceName, tlsAssetsSecretName } from './names.js';
+import { monitorLabels, monitorObjectName, monitorOwnerReference, MONITOR_LABEL, crossNamespaceName, grafanaConfigMapName, shardSelector, shardServiceName } from './names.js';
 import type { MonitorServiceSpec, TidbMonitor } from './types.js';
 import { shardsOf } from './types.js';
 
@@ -93,17 +93,6 @@ export function grafanaSecret(tm: TidbMonitor): KubeObject {
     type: 'Opaque',
     data: { username: b64(tm.spec?.grafana?.username), password: b64(tm.spec?.grafana?.password) },
   };
-}
-
-/**
- * `syncAssetSecret`'s Secret `tidbmonitor-<tm>-tls-assets`, which the pods mount at
- * /var/lib/cluster-assets-tls. v1 copies each TLS cluster's client certificate into it; this
- * reconciler never reads a Secret's values (only their key names cross its port), so it is created
- * empty, with the key names prometheus.yml points at listed in an annotation for an operator to fill.
- */
-export function tlsAssetsSecret(tm: TidbMonitor, assetKeys: readonly string[]): KubeObject {
-  const annotations = assetKeys.length === 0 ? undefined : { 'tidb-reconciler.pingcap.com/tls-asset-keys': assetKeys.join(',') };
-  return { apiVersion: 'v1', kind: 'Secret', metadata: meta(tm, tlsAssetsSecretName(tm), monitorLabels(tm.metadata.name ?? ''), annotations), type: 'Opaque', data: {} };
 }
 
 /** `getMonitorServiceAccount`. */

@@ -8,7 +8,9 @@
  *              to the monitor's); a missing one, or a TLS one without `<tc>-cluster-client-secret`,
  *              fails the step (retried), in v1's words
  *   Validate   v1's checks and ours, each naming its field ⇒ a `FailedValidation` Warning, no retry
- *   Secrets    `tidbmonitor-<tm>-tls-assets`, and with Grafana `<tm>-monitor` (created once)
+ *   Secrets    `tidbmonitor-<tm>-tls-assets` made to hold each TLS cluster's client certificate
+ *              (`secret.copy`; looked at again every 30 s, v1's resync), and with Grafana `<tm>-monitor`
+ *              (created once)
  *   Services   per shard `<tm>-prometheus`, `<tm>-monitor-reloader`, `<tm>-grafana`
  *   Config     ConfigMaps `<tm>-monitor` (prometheus.yml; `configMapRef`'s `prometheus-config` wins)
  *              and `<tm>-monitor-grafana`
@@ -16,8 +18,8 @@
  *   Workload   one StatefulSet per shard; a first creation waits ("waiting for tidbmonitor running")
  *   Status     `status.statefulSet` = the first shard's StatefulSet status, written with the finalizer
  *              in one full-object update under the observed resourceVersion (no status subresource)
- * Not done (v1 does): the PD etcd `/topology/prometheus|grafana` keys for TiDB Dashboard, copying TLS
- * client certificates into the assets Secret, PV reclaim-policy sync and the legacy Deployment migration.
+ * Not done (v1 does): the PD etcd `/topology/prometheus|grafana` keys for TiDB Dashboard, PV
+ * reclaim-policy sync and the legacy Deployment migration.
  */
 
 import type { Action, EventAction } from '../../model/action.js';
@@ -25,13 +27,14 @@ import type { KubeObject } from '../../model/kube.js';
 import type { Outcome } from '../../model/outcome.js';
 import type { Plan, RuleResult } from '../../model/plan.js';
 import { jsonEqual } from '../engine/equal.js';
-import { combineOutcomes, complete, fail, wait } from '../engine/outcome.js';
+import { combineOutcomes, complete, fail, retry, wait } from '../engine/outcome.js';
 import { planOwnedObject, refOf } from '../owned/apply.js';
 import { crossNamespaceName, monitorObjectName, shardStatefulSetName } from './names.js';
-import { grafanaConfigMap, grafanaSecret, monitorRbac, monitorServiceAccount, monitorServices, prometheusConfigMap, tlsAssetsSecret } from './objects.js';
+import { grafanaConfigMap, grafanaSecret, monitorRbac, monitorServiceAccount, monitorServices, prometheusConfigMap } from './objects.js';
 import { renderPrometheusConfig, type MonitoredCluster } from './prometheus-config.js';
 import { liveObject, type MonitorOwnedKind, type MonitorSnapshot } from './snapshot.js';
 import { monitorStatefulSet } from './statefulset.js';
+import { hasTlsCluster, planTlsAssets, TLS_ASSETS_RESYNC_MS } from './tls-assets.js';
 import { MONITOR_FINALIZER, shardsOf, type TidbMonitor, type TidbMonitorStatus } from './types.js';
 import { describeProblems, validateMonitor } from './validate.js';
 
@@ -96,9 +99,10 @@ function sync(draft: Draft, snap: MonitorSnapshot, tm: TidbMonitor): Outcome {
     if (external !== undefined) prometheusYml = external;
   }
   const firstTc = snap.clusters.find((c) => c.tc !== undefined && c.tc.spec?.pd !== undefined)?.tc;
-  const assetKeys = snap.clusters.filter((c) => c.tc?.spec?.tlsCluster?.enabled === true).flatMap((c) => (c.clientSecretKeys ?? []).map((k) => `secret_${c.namespace}_${c.name}-cluster-client-secret_${k}`));
+  // `syncAssetSecret` runs before every other object, as v1's: the pods mount it.
+  draft.actions.push(planTlsAssets(tm, snap.clusters));
   const stages: [string, KubeObject[]][] = [
-    ['Secrets', [tlsAssetsSecret(tm, assetKeys), ...(tm.spec?.grafana === undefined ? [] : [grafanaSecret(tm)])]],
+    ['Secrets', tm.spec?.grafana === undefined ? [] : [grafanaSecret(tm)]],
     ['Services', monitorServices(tm)],
     ['Config', [prometheusConfigMap(tm, prometheusYml), ...(tm.spec?.grafana === undefined ? [] : [grafanaConfigMap(tm)])]],
     ['RBAC', [monitorServiceAccount(tm), ...monitorRbac(tm)]],
@@ -108,7 +112,9 @@ function sync(draft: Draft, snap: MonitorSnapshot, tm: TidbMonitor): Outcome {
     const failed = applyStage(draft, snap, tm, stage, objects);
     if (failed !== undefined) return failed;
   }
-  return status(draft, snap, tm);
+  const ready = status(draft, snap, tm);
+  if (ready.kind !== 'complete' || !hasTlsCluster(snap.clusters)) return ready;
+  return note(draft, 'Resync', retry(TLS_ASSETS_RESYNC_MS, 'TLS assets: look at the clusters\' client certificates again (v1\'s 30 s resync)'));
 }
 
 function applyStage(draft: Draft, snap: MonitorSnapshot, tm: TidbMonitor, stage: string, objects: readonly KubeObject[]): Outcome | undefined {

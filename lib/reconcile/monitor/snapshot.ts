@@ -1,7 +1,7 @@
 /**
  * What one TidbMonitor step reads: the monitor, each cluster `spec.clusters` names (with, for a TLS
  * cluster, the key names of its `<tc>-cluster-client-secret`), the objects the monitor owns as they are
- * live, and whether its two Secrets exist (a Secret's values never cross the reconciler's port).
+ * live, and whether Grafana's Secret exists (a Secret's values never cross the reconciler's port).
  */
 
 import type { KubeObject, TidbCluster } from '../../model/kube.js';

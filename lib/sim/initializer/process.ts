@@ -1,9 +1,7 @@
 /**
- * The simulated TiDB initializer pod (TiDB Operator's Job `<cluster>-tidb-initializer`): one process
- * for the pod's `mysql-client` container that first does what the `wait` init container does (the
- * world's kubelet runs no init containers: the pod shows Running, not `Init:0/1`, while it waits) —
- * `nc -zv -w 3 <host> <port>` every second until TiDB's Service answers, forever — and then what
- * `start_script.py` does, on the virtual clock:
+ * The simulated TiDB initializer pod (TiDB Operator's Job `<cluster>-tidb-initializer`): the process
+ * of the pod's `mysql-client` container, which the kubelet starts once the `wait` init container
+ * (wait.ts) saw TiDB's Service answer; it does what `start_script.py` does, on the virtual clock:
  *   - root logs in: v1's script with the empty password only; this project's with the empty one and
  *     then the Secret's `root` — 10 rounds, 1 s apart, each error printed; then `sys.exit(1)`;
  *   - each password file: `root` ⇒ `set password for 'root'@'%'`; another user ⇒ `create user`
@@ -86,7 +84,6 @@ export class InitializerProcess implements SimProcess {
       return 1;
     }
     const link = new MysqlLink(this.deps.proxy, this.pod.metadata.namespace ?? '', script.host, script.port, () => this.podIp());
-    if (this.hasWaitContainer()) await this.waitForTidb(link, script);
     const passwords = script.setsPasswords ? (secretFiles(store, this.pod, 'password') ?? new Map<string, string>()) : new Map<string, string>();
     const session = await this.login(link, script, passwords);
     if (session === undefined) return 1;
@@ -98,19 +95,6 @@ export class InitializerProcess implements SimProcess {
       return 1;
     }
     return 0;
-  }
-
-  /** The `wait` init container's loop: until the Service's port opens. */
-  private async waitForTidb(link: MysqlLink, script: StartScript): Promise<void> {
-    for (;;) {
-      const refused = await link.probe();
-      if (refused === undefined) break;
-      this.print(refused);
-      this.print(`info: failed to connect to ${script.host}:${script.port}, sleep 1 second then retry`);
-      await this.sleep(1000);
-    }
-    this.print(`${script.host} (${script.port}) open`);
-    this.print(`info: successfully connected to ${script.host}:${script.port}, able to initialize TiDB now`);
   }
 
   /** The login rounds; the session, or undefined after 10 failed rounds (`sys.exit(1)`). */
@@ -160,10 +144,6 @@ export class InitializerProcess implements SimProcess {
     // v1 compares with '%%' (a Go-template leftover), so the rewrite always runs; with '%' it changes nothing.
     if (script.permitHost !== '%%') await run(`update mysql.user set Host=${quote(script.permitHost)} where User='root';`, 'update mysql.user');
     await run('flush privileges;', 'flush privileges');
-  }
-
-  private hasWaitContainer(): boolean {
-    return ((this.pod.spec?.initContainers ?? []) as { name?: string }[]).some((c) => c.name === 'wait');
   }
 
   private podIp(): string {

@@ -43,6 +43,11 @@ export class ControllerManagerRuntime implements ContainerRuntime {
     if (!this.world || !container || !isControllerManager(container)) return this.next?.start(pod, hooks);
     return new ControllerManagerProcess(this.world.store, this.world.clock, lockOf(pod, container));
   }
+
+  /** Init containers: none of this runtime's; the next runtime is asked (the initializer's `wait`). */
+  startInit(pod: KubeObject, hooks: ProcessHooks): SimProcess | undefined {
+    return this.next?.startInit?.(pod, hooks);
+  }
 }
 
 /** The operator image (`…/tidb-operator:<tag>`) running `tidb-controller-manager`. */

@@ -45,6 +45,11 @@ export class TidbRuntime implements ContainerRuntime {
     return process;
   }
 
+  /** Init containers: none of this runtime's; the next runtime is asked (the initializer's `wait`). */
+  startInit(pod: KubeObject, hooks: ProcessHooks): SimProcess | undefined {
+    return this.next?.startInit?.(pod, hooks);
+  }
+
   /** The latest process of a pod's simulated container, if any. */
   processOf(namespace: string, pod: string): TidbProcess | undefined {
     for (const [key, process] of this.processes) if (key.startsWith(`${namespace}/${pod}/`)) return process;
