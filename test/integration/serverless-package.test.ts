@@ -175,7 +175,7 @@ describe('serverless package', () => {
     );
     expect(rates).toEqual({
       [JSON.stringify(liveAlias('SweepLambdaFunction'))]: 'rate(5 minutes)',
-      [JSON.stringify(liveAlias('ExporterLambdaFunction'))]: 'rate(1 minute)',
+      [JSON.stringify(liveAlias('ExporterLambdaFunction'))]: 'rate(15 minutes)',
     });
   });
 
