@@ -10,6 +10,7 @@ import { STATS_INTERVAL_MS, runDaemon } from '../../lib/exporter/daemon.js';
 import { KubeWatchSource } from '../../lib/exporter/kube-source.js';
 import { LambdaExporter } from '../../lib/exporter/lambda.js';
 import type { WatchRequest, WatchSource } from '../../lib/exporter/ports.js';
+import { NotFoundError } from '../../lib/platform/errors.js';
 import type { DynamoStateStore } from '../../lib/state/dynamo.js';
 import type { EmbeddedDynamo } from '../../lib/local/dynalite.js';
 import { FLUSH_MS, RESOURCES, drain, keysOf, startTable, startWorld, tidbCluster, until, type ExporterWorld } from './exporter-harness.js';
@@ -159,6 +160,34 @@ describe('exporter sessions of 15 minutes at rest', () => {
     expect([...watched, ...lists].sort()).toEqual(RESOURCES.map((r) => r.name).sort());
     expect(requests.every((r) => r.timeoutSeconds >= 889)).toBe(true);
     expect(keysOf(await drain(world.queue))).toEqual([]);
+  }, 120_000);
+});
+
+describe('a kind the API server does not serve', () => {
+  it.each([
+    { name: 'a 15-minute session asks once, leaving the next ask to the next session', session: true, min: 1, max: 1 },
+    // About 880 s at one ask a minute: the first ask waits for the checkpoint read (real I/O), so 14 or 15.
+    { name: 'an exporter without a deadline (the daemon) asks again every minute', session: false, min: 14, max: 15 },
+  ])('$name', async ({ session, min, max }) => {
+    // Prepare: Backups are not served (their CRD is not installed)
+    world = await startWorld(state);
+    const { clock } = world.bare;
+    let backupAsks = 0;
+    const inner = new KubeWatchSource(world.bare.kubeConfig, { clock });
+    const source: WatchSource = {
+      list: (resource, page) => (resource.kind === 'Backup' ? (backupAsks++, Promise.reject(new NotFoundError('backups: 404'))) : inner.list(resource, page)),
+      watch: (resource, request) => inner.watch(resource, request),
+    };
+    const startedAtMs = clock.nowMs();
+    const exporter = world.exporter({ source, options: { watchTimeoutSeconds: 900, ...(session ? { deadlineAtMs: startedAtMs + 890_000 } : {}) } });
+    // Act
+    exporter.start();
+    for (let t = 0; t < 880_000; t += 10_000) await clock.advance(10_000);
+    await exporter.stop();
+    // Assess
+    expect(exporter.status()['backups']).toBe('stopped');
+    expect(backupAsks).toBeGreaterThanOrEqual(min);
+    expect(backupAsks).toBeLessThanOrEqual(max);
   }, 120_000);
 });
 
