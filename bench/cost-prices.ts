@@ -1,14 +1,16 @@
 /**
  * The list prices the cost model (bench/cost-model.ts) uses: AWS us-east-1 (N. Virginia), on-demand,
- * as published on the AWS pricing pages below and checked against them in November 2026 (free tiers
- * left out: they are per account, shared with everything else in it). Each figure names its page.
+ * as the AWS pricing pages below list them (free tiers left out: they are per account, shared with
+ * everything else in it). Each figure names its page. They were not read from those pages by this
+ * code: they are the figures those pages list for 2025–2026 (DynamoDB's since its November 2024
+ * on-demand price cut), checked on 2026-11-28 against third-party summaries dated 2025–2026.
  */
 
 /** One price: dollars per `unit`, and where it is published. */
 export type Price = { readonly usd: number; readonly unit: string; readonly source: string };
 
-/** The date the prices were taken as current. */
-export const PRICES_AS_OF = '2026-11';
+/** The date the prices were checked as current. */
+export const PRICES_AS_OF = '2026-11-28';
 
 /** The prices by what they pay for. */
 export const PRICES = {
