@@ -67,6 +67,8 @@ export type ColdSample = {
  */
 export type ColdEnds = {
   readonly env: Record<string, string>;
+  /** The simulated cluster behind the HTTPS front (its store, to fill with what a run reads). */
+  readonly world: SimWorld;
   /**
    * Function `fn`'s first invocation. `baseline`: as the baseline commit's bundle runs, under the
    * roles it was deployed with (`baselineGrants`), not today's.
@@ -134,6 +136,7 @@ export async function startColdEnds(): Promise<ColdEnds> {
   };
   return {
     env,
+    world,
     firstInvocation: (fn, n, baseline = false) => {
       const first = firstInvocation(world, fn, n);
       const endpoint: Record<string, string> = baseline ? { AWS_ENDPOINT_URL_DYNAMODB: baselineFront.endpoint } : {};

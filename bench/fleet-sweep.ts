@@ -72,7 +72,7 @@ async function queueDepth(sqs: LocalSqs): Promise<number> {
 }
 
 /** An item's size as DynamoDB counts it, near enough: attribute names and values, binary as its bytes. */
-function itemSize(value: AttributeValue | RawItem): number {
+export function itemSize(value: AttributeValue | RawItem): number {
   const v = value as Record<string, unknown>;
   if (typeof v['S'] === 'string') return Buffer.byteLength(v['S']);
   if (typeof v['N'] === 'string') return v['N'].length;

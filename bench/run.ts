@@ -11,7 +11,9 @@ import { benchApiErrors } from './api-errors.js';
 import { benchAtRestLoad } from './at-rest-load.js';
 import { benchBundle } from './bundle.js';
 import { benchCrashStall } from './crash-stall.js';
+import { benchCostModel } from './cost-model.js';
 import { benchEngine } from './engine.js';
+import { benchExporterMemory } from './exporter-memory.js';
 import { benchFleet } from './fleet.js';
 import { benchFleetSweep } from './fleet-sweep.js';
 import { benchFullCluster } from './full-cluster.js';
@@ -37,6 +39,8 @@ const SECTIONS: Section[] = [
   { id: 'full-cluster', name: 'full cluster: create, upgrade, at rest', run: benchFullCluster },
   { id: 'api-errors', name: 'failover under API errors', run: benchApiErrors },
   { id: 'crash-stall', name: 'crashed step during a scale-out', run: () => benchCrashStall() },
+  { id: 'cost-model', name: 'cost model: a month in AWS list prices', run: benchCostModel },
+  { id: 'exporter-memory', name: "the exporter's memory in a session", run: benchExporterMemory },
   { id: 'at-rest-load', name: 'load at rest: requests per cluster-hour and the sweep at 10 000 clusters', run: benchAtRestLoad },
   // 1 000 clusters take minutes of wall time: each size gets at most 4 min to Ready and 1 min at rest.
   { id: 'fleet-sweep', name: 'the sweep of 10 000 real-size clusters at rest, before → after', run: () => benchFleetSweep(10_000) },

@@ -1,5 +1,5 @@
 /**
- * Lambda entry point for the exporter (EventBridge Scheduler, every minute): one bounded watch
+ * Lambda entry point for the exporter (EventBridge Scheduler, every `exporterSessionMinutes`, 15): one bounded watch
  * session over TidbClusters and the StatefulSets, Pods and PVCs they manage, forwarding coalesced
  * reconcile triggers to the queue and checkpointing the watch positions in the state table
  * (lib/exporter/lambda.ts); with several EKS clusters registered (`EKS_CLUSTERS`), one such session

@@ -78,6 +78,22 @@ export function serverlessMemorySize(path = join(ROOT, 'serverless.yml')): numbe
   return size;
 }
 
+/**
+ * The memory (MB) and architecture serverless.yml gives function `name`: its own `memorySize` and
+ * `architecture` when set, else the provider's (else the framework's defaults, 1024 and x86_64).
+ */
+export function serverlessFunctionSizing(name: string, path = join(ROOT, 'serverless.yml')): { memoryMb: number; architecture: string } {
+  const doc = readServerlessYml(path) as { params?: { default?: Record<string, unknown> }; provider?: { architecture?: unknown }; functions?: Record<string, { memorySize?: unknown; architecture?: unknown }> };
+  const fn = doc.functions?.[name];
+  if (fn === undefined) throw new Error(`serverless.yml: no function ${JSON.stringify(name)}`);
+  // `${param:x}` is the default stage's value of parameter x.
+  const param = typeof fn.memorySize === 'string' ? /^\$\{param:(\w+)\}$/.exec(fn.memorySize)?.[1] : undefined;
+  const size = param === undefined ? (fn.memorySize ?? serverlessMemorySize(path)) : doc.params?.default?.[param];
+  if (typeof size !== 'number' || !Number.isInteger(size) || size < 128) throw new Error(`serverless.yml: functions.${name}.memorySize must be a whole number of MB ≥ 128, got ${JSON.stringify(size)}`);
+  const architecture = fn.architecture ?? doc.provider?.architecture ?? 'x86_64';
+  return { memoryMb: size, architecture: String(architecture) };
+}
+
 function readServerlessYml(path: string): Record<string, unknown> {
   // CloudFormation tags (!Ref, !GetAtt, !Sub) are not YAML the parser knows; they only warn.
   const doc = parseDocument(readFileSync(path, 'utf8'));

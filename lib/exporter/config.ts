@@ -27,7 +27,21 @@ export type ExporterSettings = {
   readonly watchTimeoutSeconds: number;
   /** Lambda only: time kept back from the invocation for the final send and checkpoint. */
   readonly safetyMarginMs: number;
+  /**
+   * Lambda only: how long one session may last, before the margin (its schedule's period; the
+   * invocation's remaining time bounds it too).
+   */
+  readonly sessionMs: number;
 };
+
+/**
+ * Lambda's longest timeout, 900 s ("The maximum timeout value is 900 seconds (15 minutes)",
+ * https://docs.aws.amazon.com/lambda/latest/dg/configuration-timeout.html): the longest session,
+ * and the Lambda mode's default watch timeout, so that each watch stays open for its whole session
+ * and a session opens one watch per kind (issue 30: ≤ 60 exporter requests per EKS cluster-hour
+ * at rest — 14 kinds × 4 sessions an hour).
+ */
+export const LAMBDA_MAX_SESSION_SECONDS = 900;
 
 /** Defaults of the tunable settings. */
 export const EXPORTER_DEFAULTS = {
@@ -35,6 +49,7 @@ export const EXPORTER_DEFAULTS = {
   checkpointIntervalMs: 5_000,
   watchTimeoutSeconds: 300,
   safetyMarginMs: 10_000,
+  sessionMinutes: 15,
 } as const;
 
 /**
@@ -42,8 +57,9 @@ export const EXPORTER_DEFAULTS = {
  * Lambda also needs KUBE_ENDPOINT (https), KUBE_CA_DATA (non-empty) and AWS_REGION. Optional:
  * EXPORTER_NAMESPACES (comma-separated; empty = WATCH_NAMESPACES, the functions' namespace-scoped
  * mode, and that empty = all namespaces; a namespace outside a set WATCH_NAMESPACES is refused), EXPORTER_FLUSH_WINDOW_MS,
- * EXPORTER_CHECKPOINT_INTERVAL_MS, EXPORTER_WATCH_TIMEOUT_SECONDS, EXPORTER_SAFETY_MARGIN_MS.
- * Throws `ConfigError` listing every problem. Pure: reads only its argument.
+ * EXPORTER_CHECKPOINT_INTERVAL_MS, EXPORTER_WATCH_TIMEOUT_SECONDS (default 300 s as a daemon, 900 s
+ * on Lambda: one watch per kind per session), EXPORTER_SAFETY_MARGIN_MS, EXPORTER_SESSION_MINUTES
+ * (Lambda: 1–15, default 15, serverless.yml's exporter schedule period). Throws `ConfigError` listing every problem. Pure: reads only its argument.
  */
 export function parseExporterEnv(env: Env, mode: 'lambda' | 'daemon'): ExporterSettings {
   const problems: string[] = [];
@@ -81,11 +97,19 @@ export function parseExporterEnv(env: Env, mode: 'lambda' | 'daemon'): ExporterS
     resources,
     flushWindowMs: whole('EXPORTER_FLUSH_WINDOW_MS', EXPORTER_DEFAULTS.flushWindowMs, 1),
     checkpointIntervalMs: whole('EXPORTER_CHECKPOINT_INTERVAL_MS', EXPORTER_DEFAULTS.checkpointIntervalMs, 0),
-    watchTimeoutSeconds: whole('EXPORTER_WATCH_TIMEOUT_SECONDS', EXPORTER_DEFAULTS.watchTimeoutSeconds, 1),
+    watchTimeoutSeconds: whole('EXPORTER_WATCH_TIMEOUT_SECONDS', mode === 'lambda' ? LAMBDA_MAX_SESSION_SECONDS : EXPORTER_DEFAULTS.watchTimeoutSeconds, 1),
     safetyMarginMs: whole('EXPORTER_SAFETY_MARGIN_MS', EXPORTER_DEFAULTS.safetyMarginMs, 0),
+    sessionMs: sessionMinutes(whole('EXPORTER_SESSION_MINUTES', EXPORTER_DEFAULTS.sessionMinutes, 1), problems) * 60_000,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return settings;
+}
+
+/** A session of `minutes` fits Lambda's 15-minute limit, or is a problem. */
+function sessionMinutes(minutes: number, problems: string[]): number {
+  if (minutes * 60 <= LAMBDA_MAX_SESSION_SECONDS) return minutes;
+  problems.push(`EXPORTER_SESSION_MINUTES: ${minutes} is longer than Lambda's ${LAMBDA_MAX_SESSION_SECONDS / 60}-minute limit`);
+  return EXPORTER_DEFAULTS.sessionMinutes;
 }
 
 function eksAccess(required: (name: string, why: string) => string, problems: string[], clusterName: string): KubeAccess {

@@ -24,7 +24,8 @@ export const COVERAGE_INTERVAL_MS = 60_000;
 
 /**
  * How old a mark may be before the sweep takes events as possibly missed: three intervals, so one
- * slow or failed write, or the gap between two one-minute sessions, is not taken for an outage.
+ * slow or failed write, or the gap between two sessions (their 10 s margin, and up to a minute more
+ * when Scheduler starts the next one late in its minute), is not taken for an outage.
  */
 export const COVERAGE_STALE_MS = 3 * COVERAGE_INTERVAL_MS;
 

@@ -77,6 +77,7 @@ export type LoopStatus = 'starting' | 'listing' | 'watching' | 'waiting' | 'not-
  * How long a watch of a backup controller's kind waits before asking again when the API server does
  * not serve it (404: the Backup / Restore CRDs are not installed — TiDB Operator's backup CRDs are
  * optional — or the Jobs API is not served). Not a failure: that controller has nothing to reconcile.
+ * A bounded session asks once and leaves the next ask to the next session.
  */
 export const NOT_SERVED_RETRY_MS = 60_000;
 
@@ -217,7 +218,7 @@ export class Exporter {
           if (loop.notServed !== true) this.deps.logger.info('exporter: resource not served, asking again later', { resource: loop.resource.name, error: errorText(err) });
           loop.notServed = true;
           loop.status = 'not-served';
-          await this.sleeps.sleep(NOT_SERVED_RETRY_MS);
+          await this.sleeps.sleep(this.notServedRetryMs());
           continue;
         }
         loop.failures += 1;
@@ -386,6 +387,16 @@ export class Exporter {
   private async backoff(loop: Loop): Promise<void> {
     loop.status = 'waiting';
     await this.sleeps.sleep(backoffDelayMs(loop.failures, this.backoffPolicy, this.random));
+  }
+
+  /**
+   * How long a kind not served waits before asking again: a minute, or in a session (a deadline)
+   * until the next session, which asks once, as often as a served kind opens its watch; otherwise
+   * eight kinds a cluster without the backup CRDs lacks would cost 480 requests an hour at rest.
+   */
+  private notServedRetryMs(): number {
+    const deadline = this.options.deadlineAtMs;
+    return deadline === undefined ? NOT_SERVED_RETRY_MS : Math.max(NOT_SERVED_RETRY_MS, deadline - this.deps.clock.nowMs() + 1_000);
   }
 
   /** client-go spreads watch timeouts over [t, 2t) so reconnects do not align; never past the deadline. */

@@ -1,8 +1,10 @@
 /**
- * The exporter on Lambda: every scheduled invocation runs one watch session for its remaining time
- * minus a safety margin, resuming from the checkpoints, and stops cleanly before the function
- * timeout. Nothing long-lived is needed: the schedule restarts it every minute, and the checkpoint
- * carries the position from one session to the next.
+ * The exporter on Lambda: every scheduled invocation runs one watch session for its session length
+ * (EXPORTER_SESSION_MINUTES, the schedule's period, default 15) or its remaining time, whichever is
+ * shorter, minus a safety margin, resuming from the checkpoints, and stops cleanly before the
+ * function timeout. Nothing long-lived is needed: the schedule restarts it every period, and the
+ * checkpoint carries the position from one session to the next; each watch resumes there (a LIST
+ * only on 410 Gone or without a checkpoint) and stays open for the whole session.
  */
 import { Metrics as PtMetrics } from '@aws-lambda-powertools/metrics';
 import { type Clock, RealClock } from '../platform/clock.js';
@@ -39,7 +41,7 @@ export type SessionSummary = {
 /** The settings a session uses (see `ExporterSettings`). */
 export type LambdaSessionSettings = Pick<
   ExporterSettings,
-  'k8sCluster' | 'resources' | 'flushWindowMs' | 'checkpointIntervalMs' | 'watchTimeoutSeconds' | 'safetyMarginMs'
+  'k8sCluster' | 'resources' | 'flushWindowMs' | 'checkpointIntervalMs' | 'watchTimeoutSeconds' | 'safetyMarginMs' | 'sessionMs'
 >;
 
 /** Runs sessions one invocation at a time, keeping the previous session's carry (warm containers). */
@@ -52,14 +54,14 @@ export class LambdaExporter {
   ) {}
 
   /**
-   * One session for `remainingMs − safetyMarginMs`. Guarantees: returns before the invocation's
+   * One session for `min(remainingMs, sessionMs) − safetyMarginMs`. Guarantees: returns before the invocation's
    * time is up by at least the margin, less the final send and checkpoint; with no time left it
    * returns at once having read nothing.
    */
   async run(remainingMs: number): Promise<SessionSummary> {
     const { clock, logger } = this.ports;
     const s = this.settings;
-    const runForMs = Math.floor(remainingMs - s.safetyMarginMs);
+    const runForMs = Math.floor(Math.min(remainingMs, s.sessionMs) - s.safetyMarginMs);
     const deps = { clock, logger, queue: this.ports.queue, state: this.ports.state, source: this.ports.source(clock.nowMs() + runForMs), metrics: this.ports.metrics };
     const result = await this.runner.run(deps, {
       k8sCluster: s.k8sCluster,

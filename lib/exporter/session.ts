@@ -1,6 +1,6 @@
 /**
  * The exporter as a bounded session: run the core for a time budget, then stop cleanly (pending
- * triggers sent, checkpoints written). This is how it runs on Lambda, started every minute: each
+ * triggers sent, checkpoints written). This is how it runs on Lambda, started every 15 minutes: each
  * session resumes from the checkpoints the previous one left, and in a warm container also reuses
  * its fingerprints when it resumes exactly where that one stopped.
  */

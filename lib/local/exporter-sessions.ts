@@ -1,8 +1,8 @@
 /**
  * The exporter on a virtual clock, as the simulated stack runs it: either one core without a break
- * (the zero-latency model, `npm start`'s daemon), or one session a minute as Lambda runs it
- * (serverless.yml: `rate(1 minute)`, timeout 60 s; lib/exporter/lambda.ts watches for the time left
- * less its safety margin). Between two sessions no one watches; what changed meanwhile arrives when
+ * (the zero-latency model, `npm start`'s daemon), or one session a period as Lambda runs it
+ * (serverless.yml: `rate(15 minutes)`, timeout 900 s; lib/exporter/lambda.ts watches for the time
+ * left less its safety margin). Between two sessions no one watches; what changed meanwhile arrives when
  * the next session resumes from the checkpoints the last one wrote (its watch replays from there, or
  * it relists on 410 Gone), with the last session's fingerprints carried over as a warm container does.
  */

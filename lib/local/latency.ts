@@ -14,9 +14,10 @@
  *   Scheduler fires at the minute (lib/timer/memory-scheduler.ts), so nothing here adds to them.
  * - A step takes time, and a container's first invocation first runs its init (cold start): the
  *   measured numbers are below, at `DEFAULT_LATENCY`.
- * - The exporter runs as one Lambda session a minute (serverless.yml `rate(1 minute)`, timeout 60 s),
- *   each watching for its time less `EXPORTER_SAFETY_MARGIN_MS` (10 s): no one watches for the rest of
- *   the minute, and changes made then arrive when the next session resumes from its checkpoint.
+ * - The exporter runs as one Lambda session every 15 minutes (serverless.yml `rate(15 minutes)`,
+ *   timeout 900 s), each watching for its time less `EXPORTER_SAFETY_MARGIN_MS` (10 s): no one
+ *   watches for the rest of the period, and changes made then arrive when the next session resumes
+ *   from its checkpoint.
  */
 
 /** The latency model's numbers; every one may be 0. */
@@ -28,7 +29,7 @@ export type LatencyModel = {
   /** A container's first invocation: the function's init before the handler runs. */
   readonly coldStartMs: number;
   /**
-   * The part of each minute no exporter session watches (its safety margin); 0 runs the exporter
+   * The part of each session's period no exporter session watches (its safety margin); 0 runs the exporter
    * without a break, as `npm start`'s daemon and the zero-latency model do.
    */
   readonly exporterGapMs: number;
@@ -37,8 +38,8 @@ export type LatencyModel = {
 /** serverless.yml's `custom.reconcileBatchingWindowSeconds` (a test holds the two equal). */
 export const DEPLOYED_BATCHING_WINDOW_SECONDS = 1;
 
-/** The exporter's schedule (serverless.yml: `rate(1 minute)`, and its function timeout 60 s). */
-export const EXPORTER_SESSION_PERIOD_MS = 60_000;
+/** The exporter's schedule (serverless.yml: `rate(15 minutes)`, `exporterSessionMinutes`; its function timeout 900 s). */
+export const EXPORTER_SESSION_PERIOD_MS = 900_000;
 
 /**
  * The latency model as deployed. `stepMs` and `coldStartMs` come from measurements on a 2-core AMD

@@ -16,6 +16,7 @@ import { createReconcileHandler } from '../../functions/reconcile.js';
 import { createSweepHandler } from '../../functions/sweep.js';
 import { KubeWatchSource } from '../exporter/kube-source.js';
 import { watchedResources } from '../exporter/resources.js';
+import { LAMBDA_MAX_SESSION_SECONDS } from '../exporter/config.js';
 import { kubeConfigFromFile } from '../kube/auth.js';
 import { RealClock } from '../platform/clock.js';
 import type { Logger } from '../platform/logger.js';
@@ -114,8 +115,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const kubeConfig = options.kubeconfigPath ? kubeConfigFromFile(options.kubeconfigPath) : runtimeKubeConfig(world);
   const latency = options.latency ?? DEFAULT_LATENCY;
   const exporterDeps = { source: new KubeWatchSource(options.kubeconfigPath ? kubeConfig : kubeConfigFromObject(kubeConfigOf('exporter') as Record<string, unknown>), { clock }), queue: queueOf('exporter'), state: new DynamoStateStore(ids.dynamo('exporter'), { tableName: dynamo.tableName }), clock, logger: options.logger };
-  const exporterOptions = { k8sCluster: runtimes.reconcile.k8sCluster, resources: watchedResources() };
-  // As deployed: one exporter session a minute (the first starts now), each watching all but the gap.
+  const exporterOptions = { k8sCluster: runtimes.reconcile.k8sCluster, resources: watchedResources(), ...(latency.exporterGapMs > 0 ? { watchTimeoutSeconds: LAMBDA_MAX_SESSION_SECONDS } : {}) };
+  // As deployed: one exporter session a period (the first starts now), each watching all but the gap, one watch per kind.
   const exporter: SimExporter =
     latency.exporterGapMs > 0
       ? new ScheduledExporterSessions(exporterDeps, exporterOptions, { periodMs: EXPORTER_SESSION_PERIOD_MS, gapMs: latency.exporterGapMs, phaseMs: 0 })

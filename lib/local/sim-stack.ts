@@ -37,6 +37,7 @@ import { StoreWatchSource } from './store-watch-source.js';
 import { type SimFunction, simRuntimes } from './sim-runtimes.js';
 import { type InvokeResult, VirtualEventSource } from './virtual-delivery.js';
 import { ContinuousExporter, ScheduledExporterSessions, type SimExporter } from './exporter-sessions.js';
+import { LAMBDA_MAX_SESSION_SECONDS } from '../exporter/config.js';
 import { DEFAULT_LATENCY, EXPORTER_SESSION_PERIOD_MS, type LatencyModel } from './latency.js';
 import { RequestCounter } from './request-counts.js';
 import { countApiRequests, countExchanges } from './request-boundaries.js';
@@ -202,8 +203,9 @@ export class SimStack {
     const runtimes = runtimesOf();
     const latency: LatencyModel = scenario.sim.latency ?? DEFAULT_LATENCY;
     const exporterDeps = { source: new StoreWatchSource(world.store, () => requests.count('exporter')), queue: ids.queue('exporter', sending), state: new DynamoStateStore(ids.dynamo('exporter'), { tableName: dynamo.tableName }), clock: clock, logger, random: seededRandom(seed + 1) };
-    const exporterOptions = { k8sCluster: runtimes.reconcile.k8sCluster, resources: watchedResources(scenario.config.watchNamespaces), flushWindowMs: 1000 };
-    // With a gap, one Lambda session a minute, the run starting at a seeded point of the minute.
+    // As the Lambda mode reads its settings (lib/exporter/config.ts): a watch stays open for its whole session.
+    const exporterOptions = { k8sCluster: runtimes.reconcile.k8sCluster, resources: watchedResources(scenario.config.watchNamespaces), flushWindowMs: 1000, watchTimeoutSeconds: LAMBDA_MAX_SESSION_SECONDS };
+    // With a gap, one Lambda session a period (15 minutes), the run starting at a seeded point of it.
     const exporter: SimExporter =
       latency.exporterGapMs > 0
         ? new ScheduledExporterSessions(exporterDeps, exporterOptions, { periodMs: EXPORTER_SESSION_PERIOD_MS, gapMs: latency.exporterGapMs, phaseMs: Math.floor(seededRandom(seed + 5)() * EXPORTER_SESSION_PERIOD_MS) })

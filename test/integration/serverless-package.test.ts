@@ -113,7 +113,8 @@ describe('serverless package', () => {
     const fn = resource(`${capitalized(name)}LambdaFunction`);
     expect(fn.Type).toBe('AWS::Lambda::Function');
     expect(fn.Properties['Runtime']).toBe('nodejs22.x');
-    expect(fn.Properties['Architectures']).toEqual(['x86_64']);
+    // arm64: the zip holds only the esbuild bundle (below), pure JavaScript with no native addon.
+    expect(fn.Properties['Architectures']).toEqual(['arm64']);
     expect(fn.Properties['Handler']).toBe(`functions/${name}.handler`);
   });
 
@@ -166,6 +167,13 @@ describe('serverless package', () => {
     });
   });
 
+  it('the exporter runs 15-minute sessions at 256 MB: its timeout is Lambda\'s longest, and it learns its session length', () => {
+    const fn = resource('ExporterLambdaFunction');
+    expect(fn.Properties['Timeout']).toBe(900);
+    expect(fn.Properties['MemorySize']).toBe(256);
+    expect((fn.Properties['Environment'] as { Variables: Json }).Variables['EXPORTER_SESSION_MINUTES']).toBe('15');
+  });
+
   it('sweep and exporter run on EventBridge Scheduler rates', () => {
     const rates = Object.fromEntries(
       resourcesOfType('AWS::Scheduler::Schedule').map(([, s]) => [
@@ -175,7 +183,7 @@ describe('serverless package', () => {
     );
     expect(rates).toEqual({
       [JSON.stringify(liveAlias('SweepLambdaFunction'))]: 'rate(5 minutes)',
-      [JSON.stringify(liveAlias('ExporterLambdaFunction'))]: 'rate(1 minute)',
+      [JSON.stringify(liveAlias('ExporterLambdaFunction'))]: 'rate(15 minutes)',
     });
   });
 

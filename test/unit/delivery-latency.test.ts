@@ -2,7 +2,7 @@
  * The delivery latency model (lib/local/latency.ts): its numbers agree with what ships
  * (serverless.yml), `sim.latency` is read as docs/SCENARIOS.md says, the virtual event source
  * gathers for the batching window and spends the cold start and the steps' time, and the exporter
- * runs one session a minute, a change in the gap arriving with the next session.
+ * runs one session a period, a change in the gap arriving with the next session.
  */
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
@@ -30,7 +30,8 @@ describe('the latency model agrees with what ships', () => {
   it.each([
     ['the batching window', /reconcileBatchingWindowSeconds: (\d+)/, String(DEPLOYED_BATCHING_WINDOW_SECONDS)],
     ['the memory the CPU scaling assumes', /memorySize: (\d+)/, '512'],
-    ['the exporter schedule', /exporter:[\s\S]*?rate: rate\((\d+) minute\)/, String(EXPORTER_SESSION_PERIOD_MS / 60_000)],
+    ['the exporter schedule', /exporterSessionMinutes: (\d+)/, String(EXPORTER_SESSION_PERIOD_MS / 60_000)],
+    ['the exporter schedule reads the session length', /exporter:[\s\S]*?rate: rate\((\$\{param:exporterSessionMinutes\}) minutes\)/, '${param:exporterSessionMinutes}'],
     ['the exporter timeout', /exporter:[\s\S]*?timeout: (\d+)/, String(EXPORTER_SESSION_PERIOD_MS / 1000)],
   ])('%s', (_what, pattern, expected) => {
     expect(pattern.exec(SERVERLESS)?.[1]).toBe(expected);
@@ -57,7 +58,7 @@ describe('sim.latency', () => {
     ['an unknown field', { batchWindow: '1s' }, 'sim.latency.batchWindow'],
     ['a sub-second window', { batchingWindow: '500ms' }, 'sim.latency.batchingWindow'],
     ['a window over 300 s', { batchingWindow: '301s' }, 'sim.latency.batchingWindow'],
-    ['a gap of a whole minute', { exporterGap: '1m' }, 'sim.latency.exporterGap'],
+    ['a gap of a whole session', { exporterGap: '15m' }, 'sim.latency.exporterGap'],
     ['a bare number', { step: 100 }, 'sim.latency.step'],
   ])('refuses %s, naming the field', (_what, raw, field) => {
     let error: unknown;

@@ -199,6 +199,24 @@ describe('exporter configuration', () => {
     expect(settings.resources.map((r) => r.name)).toEqual(watches);
   });
 
+  it.each([
+    { name: 'a Lambda keeps each watch open for its whole session, 15 minutes by default', mode: 'lambda' as const, env: {}, watchTimeoutSeconds: 900, sessionMs: 900_000 },
+    { name: 'a shorter session is asked for in whole minutes', mode: 'lambda' as const, env: { EXPORTER_SESSION_MINUTES: '5' }, watchTimeoutSeconds: 900, sessionMs: 300_000 },
+    { name: 'a daemon keeps client-go-like 5-minute watches', mode: 'daemon' as const, env: {}, watchTimeoutSeconds: 300, sessionMs: 900_000 },
+    { name: 'an explicit watch timeout wins', mode: 'lambda' as const, env: { EXPORTER_WATCH_TIMEOUT_SECONDS: '120' }, watchTimeoutSeconds: 120, sessionMs: 900_000 },
+  ])('session and watch length: $name', ({ mode, env, watchTimeoutSeconds, sessionMs }) => {
+    const eks = mode === 'lambda' ? { KUBE_ENDPOINT: 'https://eks', KUBE_CA_DATA: 'Q0E=', AWS_REGION: 'us-east-1' } : {};
+    const settings = parseExporterEnv({ CLUSTER_NAME: 'eks', STATE_TABLE: 't', RECONCILE_QUEUE_URL: 'q', ...eks, ...env }, mode);
+    expect({ watchTimeoutSeconds: settings.watchTimeoutSeconds, sessionMs: settings.sessionMs }).toEqual({ watchTimeoutSeconds, sessionMs });
+  });
+
+  it.each([
+    { name: 'past Lambda\'s 15-minute limit', value: '16', message: 'EXPORTER_SESSION_MINUTES: 16 is longer than Lambda\'s 15-minute limit' },
+    { name: 'zero', value: '0', message: 'EXPORTER_SESSION_MINUTES: "0" is not a whole number of at least 1' },
+  ])('a session length $name is refused, naming the variable', ({ value, message }) => {
+    expect(() => parseExporterEnv({ CLUSTER_NAME: 'eks', STATE_TABLE: 't', RECONCILE_QUEUE_URL: 'q', EXPORTER_SESSION_MINUTES: value }, 'daemon')).toThrow(message);
+  });
+
   it('an EXPORTER_NAMESPACES namespace outside WATCH_NAMESPACES is refused, naming it', () => {
     expect(() => parseExporterEnv({ CLUSTER_NAME: 'eks', STATE_TABLE: 't', RECONCILE_QUEUE_URL: 'q', WATCH_NAMESPACES: 'tidb', EXPORTER_NAMESPACES: 'tidb,other' }, 'daemon')).toThrow(
       'EXPORTER_NAMESPACES: "other" not in WATCH_NAMESPACES (tidb)',

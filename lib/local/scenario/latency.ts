@@ -31,7 +31,7 @@ export function readLatency(raw: unknown): LatencyModel {
     throw new FieldError([...path, 'batchingWindow'], `must be whole seconds from 0s to 300s, as Lambda takes it, got ${model.batchingWindowMs} ms`);
   }
   if (model.exporterGapMs >= EXPORTER_SESSION_PERIOD_MS) {
-    throw new FieldError([...path, 'exporterGap'], `must be less than the exporter's one-minute schedule, got ${model.exporterGapMs} ms`);
+    throw new FieldError([...path, 'exporterGap'], `must be less than the exporter's ${EXPORTER_SESSION_PERIOD_MS / 60_000}-minute schedule, got ${model.exporterGapMs} ms`);
   }
   return model;
 }
