@@ -77,11 +77,12 @@ export class ComponentCaller {
 
   /**
    * The same caller with every call also ending by `deadlineAtMs` and no retry wait ending after
-   * `retryUntilMs` (default `deadlineAtMs`).
+   * `retryUntilMs` (default `deadlineAtMs`): one invocation's, resolving each name once (`DirectHttp.scoped`).
    */
   withDeadline(deadlineAtMs: number, retryUntilMs?: number): ComponentCaller {
     const { retryUntilMs: _previous, ...rest } = this.options;
-    return new ComponentCaller(this.http, { ...rest, clock: this.clock, deadlineAtMs, ...(retryUntilMs !== undefined ? { retryUntilMs } : {}) });
+    const http = this.http instanceof DirectHttp ? this.http.scoped() : this.http;
+    return new ComponentCaller(http, { ...rest, clock: this.clock, deadlineAtMs, ...(retryUntilMs !== undefined ? { retryUntilMs } : {}) });
   }
 
   /**

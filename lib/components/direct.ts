@@ -102,6 +102,7 @@ export class DirectHttp implements ComponentHttp {
     private readonly options: DirectHttpOptions = {},
     private readonly resolved: ResolvedNames = new ResolvedNames(),
     private readonly reuse: boolean = false,
+    private readonly scope?: Map<string, Promise<readonly string[]>>,
   ) {}
 
   /** The resolutions this transport keeps (shared with every `reusing()` of it). */
@@ -114,16 +115,49 @@ export class DirectHttp implements ComponentHttp {
     return new DirectHttp(this.kube, this.network, this.certificates, this.options, this.resolved, true);
   }
 
+  /**
+   * The same transport for one invocation's calls (`ComponentCaller.withDeadline`): a name is resolved
+   * afresh once in the scope — by its first call, so a full read sees the cluster as it is now — and
+   * the scope's other calls, concurrent or later, connect to what that resolution gave, as a Go client
+   * reuses its connection (a full step asks PD six things at once: one Endpoints read, not six). An
+   * address that does not answer is resolved again, as a kept one is.
+   */
+  scoped(): DirectHttp {
+    return new DirectHttp(this.kube, this.network, this.certificates, this.options, this.resolved, this.reuse, new Map());
+  }
+
   async send(endpoint: Endpoint, req: ComponentRequest, timeoutMs: number, what: string): Promise<HttpAnswer> {
     const serverName = clusterDnsName(endpoint, this.options.clusterDomain);
-    const kept = this.reuse ? this.resolved.get(`${serverName}:${endpoint.port}`) : undefined;
+    const name = `${serverName}:${endpoint.port}`;
+    const inScope = this.reuse ? undefined : this.scope?.get(name);
+    if (this.scope && !this.reuse && inScope === undefined) {
+      // The scope's first call for the name resolves afresh; the scope's other calls wait for it (and
+      // resolve themselves if it failed). A failure here is the call's, as without a scope.
+      const started = performance.now();
+      const resolution = this.resolve(endpoint, timeoutMs, what).then((ips) => {
+        this.resolved.set(name, ips);
+        return ips;
+      });
+      this.scope.set(name, resolution.catch((): readonly string[] => []));
+      const ips = await resolution;
+      try {
+        return await this.sendResolved(endpoint, req, Math.max(1, Math.ceil(timeoutMs - (performance.now() - started))), what, ips);
+      } catch (err) {
+        // An address that did not answer: the next call (a retry) resolves afresh.
+        if (err instanceof TransientError) this.scope.delete(name);
+        throw err;
+      }
+    }
+    const joined = inScope ? await inScope : undefined;
+    const kept = this.reuse ? this.resolved.get(name) : joined && joined.length > 0 ? joined : undefined;
     if (kept === undefined) return this.sendResolved(endpoint, req, timeoutMs, what, undefined);
     try {
       return await this.sendResolved(endpoint, req, timeoutMs, what, kept);
     } catch (err) {
       // A kept address that does not answer may belong to a pod that is gone: resolve afresh, once.
       if (!(err instanceof TransientError)) throw err;
-      this.resolved.forget(`${serverName}:${endpoint.port}`);
+      this.resolved.forget(name);
+      this.scope?.delete(name);
       return this.sendResolved(endpoint, req, timeoutMs, what, undefined);
     }
   }

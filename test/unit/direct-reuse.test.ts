@@ -129,3 +129,40 @@ describe('direct access reuses the last resolution at rest', () => {
     expect([names.get('a'), names.get('b'), names.get('c')]).toEqual([['1'], undefined, ['3']]);
   });
 });
+
+describe("one invocation's calls resolve each name once (DirectHttp.scoped)", () => {
+  it('six concurrent calls to PD in one scope read its Endpoints once; the next scope reads them afresh', async () => {
+    // Prepare
+    const api = apiServer({ pd: ['10.0.0.1', '10.0.0.2'], tidb: '10.0.1.1' });
+    const { net } = network(new Set());
+    const http = new DirectHttp(api.kube, net, noCertificates, { random: () => 0 }, new ResolvedNames());
+    const step = http.scoped();
+    // Act
+    await Promise.all(Array.from({ length: 6 }, () => step.send(PD, GET, 1_000, 'read PD')));
+    await step.send(TIDB, GET, 1_000, 'read TiDB');
+    await step.send(TIDB, GET, 1_000, 'read TiDB');
+    const inStep = [...api.asked];
+    await http.scoped().send(PD, GET, 1_000, 'read PD');
+    // Assess
+    expect(inStep).toEqual(['/api/v1/namespaces/demo/endpoints/basic-pd', '/api/v1/namespaces/demo/pods/basic-tidb-0']);
+    expect(api.asked.length).toBe(3);
+  });
+
+  it.each([
+    { name: 'the first call failed', failFirst: true, want: 2 },
+    { name: 'every call answered', failFirst: false, want: 1 },
+  ])('after a call whose address refused, the scope resolves afresh ($name: $want Endpoints reads)', async ({ failFirst, want }) => {
+    // Prepare: PD's only address refuses the first dial when failFirst.
+    const api = apiServer({ pd: ['10.0.0.1'], tidb: '10.0.1.1' });
+    const gone = new Set<string>(failFirst ? ['10.0.0.1'] : []);
+    const { net } = network(gone);
+    const step = new DirectHttp(api.kube, net, noCertificates, { random: () => 0 }).scoped();
+    // Act
+    const first = await step.send(PD, GET, 1_000, 'read PD').then(() => 'ok', (err: Error) => err.constructor.name);
+    gone.clear();
+    await step.send(PD, GET, 1_000, 'read PD');
+    // Assess
+    expect(first).toBe(failFirst ? 'ComponentUnreachableError' : 'ok');
+    expect(api.asked.filter((p) => p.includes('/endpoints/')).length).toBe(want);
+  });
+});
