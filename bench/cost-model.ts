@@ -3,7 +3,8 @@
  * (bench/cost-prices.ts), from counts measured on the simulated stack (bench/cost-measure.ts) and
  * the configured memory and architecture of each function (serverless.yml), per TidbCluster at rest
  * and with three operations a day, at 1–10 000 TidbClusters and 1 or 5 EKS clusters (N EKS clusters
- * modelled as N exporter sessions, sweeps and sets of metrics), beside TiDB Operator's
+ * as one deployment, docs/adr/0027: one exporter invocation with a session per EKS cluster, one
+ * sweep, one set of metrics), beside TiDB Operator's
  * controller-manager pod at its Helm defaults. Measured: requests by target, steps, invocations,
  * state-table calls and item sizes. Taken from elsewhere, and said so in the section: a step's
  * billed time (the latency model's 100 ms at 512 MB, lib/local/latency.ts), the sweep's time per
@@ -73,8 +74,11 @@ function perClusterMonth(m: Measured): { rest: Dollars; opsExtra: number } {
   return { rest, opsExtra: operation * OPERATIONS_PER_MONTH };
 }
 
-/** What one EKS cluster costs whatever its TidbClusters: the exporter, the sweep's fixed part, rate schedules, metrics, idle polling. */
-function fixedPerEks(): Record<string, number> {
+/**
+ * What one deployment costs whatever its TidbClusters and EKS clusters: the exporter (one invocation
+ * runs every EKS cluster's session, docs/adr/0027), the sweep's fixed part, rate schedules, metrics, idle polling.
+ */
+function fixedPerDeployment(): Record<string, number> {
   const sessionFraction = 1 - EXPORTER_DEFAULTS.safetyMarginMs / EXPORTER_SESSION_PERIOD_MS;
   const sessionsPerHour = 3_600_000 / EXPORTER_SESSION_PERIOD_MS;
   return {
@@ -102,7 +106,7 @@ function fleetRows(m: Measured, fixed: number): string[][] {
   const rows: string[][] = [];
   for (const eks of [1, 5]) {
     for (const n of [1, 10, 100, 1_000, 10_000]) {
-      const atRest = eks * fixed + n * (sum(rest) + sweepPerCluster);
+      const atRest = fixed + n * (sum(rest) + sweepPerCluster);
       const withOps = atRest + n * opsExtra;
       rows.push([n.toLocaleString('en-US'), String(eks), usd(atRest), usd(atRest / n), usd(withOps), usd(withOps / n), usd(eks * operator), usd((eks * operator) / n)]);
     }
@@ -113,7 +117,7 @@ function fleetRows(m: Measured, fixed: number): string[][] {
 /** The bench section. */
 export async function benchCostModel(): Promise<string> {
   const m = await measureCosts();
-  const fixed = fixedPerEks();
+  const fixed = fixedPerDeployment();
   const fixedTotal = Object.values(fixed).reduce((a, b) => a + b, 0);
   const exporterNow = Object.entries(fixed).filter(([k]) => k.startsWith('exporter')).reduce((a, [, v]) => a + v, 0);
   const { rest, opsExtra } = perClusterMonth(m);
@@ -126,17 +130,17 @@ export async function benchCostModel(): Promise<string> {
     '',
     `\`npm run bench -- --only cost-model\` (bench/cost-model.ts, bench/cost-measure.ts, bench/cost-prices.ts). Counts measured on the simulated stack: bench/scenarios/cost-model.yaml (PD 3, TiKV 3, TiDB 2, TiFlash 1, TiCDC 2, Pump 1, seed ${m.seed}): Ready, 10 min to settle, **one hour at rest** (${m.rest.steps} steps, ${m.rest.invocations} reconcile invocations; requests: API server ${m.rest.counts.apiServer}, exporter ${m.rest.counts.exporter}, DynamoDB ${m.rest.counts.dynamodb}, SQS ${m.rest.counts.sqs}, Scheduler ${m.rest.counts.scheduler}; the functions' state-table calls ${JSON.stringify(m.rest.calls)}), then **one operation**, the whole-cluster version upgrade until Ready again and 5 quiet minutes (${(m.operation.hours * 60).toFixed(1)} min, ${m.operation.steps} steps, ${m.operation.invocations} invocations carrying ${m.operation.records} records; DynamoDB ${m.operation.counts.dynamodb}, SQS ${m.operation.counts.sqs}, API server ${m.operation.counts.apiServer}); every entry passed: ${m.passed}. Item sizes at the end: the state item ${(m.stateItemBytes / 1024).toFixed(1)} KB, the kept read ${(m.restReadBytes / 1024).toFixed(1)} KB — a write of the state item costs ${Math.ceil(m.stateItemBytes / 1024)} write unit(s), of the kept read ${Math.ceil(m.restReadBytes / 1024)}; reads are priced strongly consistent (1 unit per 4 KB); the exporter's own DynamoDB calls (the rest of the count: checkpoints, watched-until marks) and the small items (history, checkpoints) a write unit each, an upper bound. At rest an hour: ${u.wru} write and ${u.rru} read units from the functions.`,
     '',
-    `Not measured here, and taken as said: a step's billed time ${DEFAULT_LATENCY.stepMs} ms at the reconcile function's ${serverlessFunctionSizing('reconcile').memoryMb} MB (lib/local/latency.ts: measured steps scaled to that memory's CPU), per record delivered, warm (a health step every 30 s keeps a container warm; Lambda bills the init phase of on-demand functions too since 2025-08-01, ~600 ms at 512 MB per cold start, not counted); the sweep ${SWEEP_BASE_MS} ms plus ${SWEEP_PER_CLUSTER_MS} ms per TidbCluster listed (the fleet-sweep section: 7.7 s for 10 000) at ${serverlessFunctionSizing('sweep').memoryMb} MB, every 5 min; metrics published every hour at rest, each a custom metric (one \`service\` dimension, no per-cluster dimension): reconcile ${METRICS_AT_REST.reconcile.join(', ')}; sweep ${METRICS_AT_REST.sweep.join(', ')}; exporter ${METRICS_AT_REST.exporter.join(', ')}; the reconcile event source's idle SQS polling, assumed 5 long polls of 20 s (AWS does not publish the idle poller count). CloudWatch Logs ingestion ($0.50/GB; about one structured line per step) and DynamoDB storage (~15 KB per cluster) are left out. A month is ${HOURS_PER_MONTH} h. N EKS clusters are modelled as N exporter sessions, N sweeps and N sets of metrics.`,
+    `Not measured here, and taken as said: a step's billed time ${DEFAULT_LATENCY.stepMs} ms at the reconcile function's ${serverlessFunctionSizing('reconcile').memoryMb} MB (lib/local/latency.ts: measured steps scaled to that memory's CPU), per record delivered, warm (a health step every 30 s keeps a container warm; Lambda bills the init phase of on-demand functions too since 2025-08-01, ~600 ms at 512 MB per cold start, not counted); the sweep ${SWEEP_BASE_MS} ms plus ${SWEEP_PER_CLUSTER_MS} ms per TidbCluster listed (the fleet-sweep section: 7.7 s for 10 000) at ${serverlessFunctionSizing('sweep').memoryMb} MB, every 5 min; metrics published every hour at rest, each a custom metric (one \`service\` dimension, no per-cluster dimension): reconcile ${METRICS_AT_REST.reconcile.join(', ')}; sweep ${METRICS_AT_REST.sweep.join(', ')}; exporter ${METRICS_AT_REST.exporter.join(', ')}; the reconcile event source's idle SQS polling, assumed 5 long polls of 20 s (AWS does not publish the idle poller count). CloudWatch Logs ingestion ($0.50/GB; about one structured line per step) and DynamoDB storage (~15 KB per cluster) are left out. A month is ${HOURS_PER_MONTH} h. N EKS clusters are one deployment (\`EKS_CLUSTERS\`, docs/adr/0027): its one exporter invocation runs a session per EKS cluster side by side, its one sweep sweeps them all, its metrics are one set; the exporter's memory then holds every EKS cluster's objects (the memory section: ~100 full TidbClusters in all at 256 MB).`,
     '',
     `**Prices** (us-east-1, on-demand list prices as the AWS pricing pages list them for 2025–2026, checked ${PRICES_AS_OF} against third-party summaries of those pages, not fetched from AWS here; free tiers left out):`,
     '',
     table(['what', 'USD', 'per', 'source'], Object.entries(PRICES).map(([name, p]) => [name, p.usd < 1e-5 ? `${(p.usd * 1e6).toFixed(3)} per million` : p.usd < 0.01 ? p.usd.toFixed(10) : String(p.usd), p.unit, p.source])),
     '',
-    `**Fixed per EKS cluster** (whatever its TidbClusters), the exporter at ${exp.memoryMb} MB ${exp.architecture}, one ${EXPORTER_SESSION_PERIOD_MS / 60_000}-minute session per period less its ${EXPORTER_DEFAULTS.safetyMarginMs / 1000} s margin:`,
+    `**Fixed per deployment** (whatever its TidbClusters and EKS clusters), the exporter at ${exp.memoryMb} MB ${exp.architecture}, one ${EXPORTER_SESSION_PERIOD_MS / 60_000}-minute session per period less its ${EXPORTER_DEFAULTS.safetyMarginMs / 1000} s margin:`,
     '',
     table(['part', 'USD a month'], [...Object.entries(fixed).map(([k, v]) => [k, usd(v)]), ['**total**', `**${usd(fixedTotal)}**`]]),
     '',
-    `**The exporter's fixed cost per EKS cluster-month, before → after** (goal ≤ $2.5): before (512 MB x86_64, a 50 s session every minute, 840 API requests an hour) ${usd(exporterBefore())} → after ${usd(exporterNow)} at one EKS cluster (56 API requests an hour) — **not met**; at 5 EKS clusters as 5 sessions (this model) ${usd(exporterNow)} each — **not met**; were one ${exp.memoryMb} MB session to serve the 5 (the multi-EKS registry; its memory then holds all five clusters' objects, ~100 full TidbClusters at the measured peak) ${usd(shared5)} each — met. At 128 MB (\`exporterMemorySize: 128\`, enough for ~10–30 full TidbClusters: the memory section) the exporter's Lambda duration is half: ${usd(fixed['exporter: Lambda duration']! / (exp.memoryMb / 128) + (exporterNow - fixed['exporter: Lambda duration']!))} at one EKS cluster. An always-on Lambda cannot cost less than $4.3 a month at 128 MB arm64 in these prices; Lambda's free tier (400 000 GB-s a month per account) would cover the 128 MB exporter of one EKS cluster.`,
+    `**The exporter's fixed cost per EKS cluster-month, before → after** (goal ≤ $2.5): before (512 MB x86_64, a 50 s session every minute, 840 API requests an hour) ${usd(exporterBefore())} → after ${usd(exporterNow)} at one EKS cluster (56 API requests an hour) — **not met**; at 5 EKS clusters from one deployment, whose one ${exp.memoryMb} MB exporter invocation runs the five sessions (docs/adr/0027), ${usd(shared5)} each — met, while the five hold ~100 full TidbClusters together (more want a larger \`exporterMemorySize\`). At 128 MB (\`exporterMemorySize: 128\`, enough for ~10–30 full TidbClusters: the memory section) the exporter's Lambda duration is half: ${usd(fixed['exporter: Lambda duration']! / (exp.memoryMb / 128) + (exporterNow - fixed['exporter: Lambda duration']!))} at one EKS cluster. An always-on Lambda cannot cost less than $4.3 a month at 128 MB arm64 in these prices; Lambda's free tier (400 000 GB-s a month per account) would cover the 128 MB exporter of one EKS cluster.`,
     '',
     `**Per TidbCluster-month** (variable): at rest ${usd(sum(rest))} (reconcile Lambda ${usd(rest.lambda)}, DynamoDB ${usd(rest.dynamo)}, SQS ${usd(rest.sqs)}, timers ${usd(rest.scheduler)}), plus the sweep's ${SWEEP_PER_CLUSTER_MS} ms a TidbCluster; three operations a day add ${usd(opsExtra)} (${OPERATIONS_PER_MONTH.toFixed(1)} upgrades a month, each less the rest it replaces).`,
     '',
