@@ -49,9 +49,11 @@ const UPDATE_SQL = 'update mysql.tidb set variable_value = ? where variable_name
 export function* connectTidb(ctx: TidbAccessContext, pod: KubeObject, container: string, access: TidbAccess, fail: FailWith): Generator<number | Pending<unknown>, GoSqlDb, void> {
   const password = envOf(ctx.store, pod, container, PASSWORD_ENV) ?? '';
   const startedMs = ctx.clock.nowMs();
+  const ns = pod.metadata.namespace ?? '';
+  const from = { namespace: ns, clientHost: () => String(ctx.store.get('Pod', ns, pod.metadata.name ?? '')?.status?.podIP ?? '') };
   for (;;) {
     try {
-      return yield* GoSqlDb.open(ctx.proxy, pod, access, password);
+      return yield* GoSqlDb.open(ctx.proxy, from, access, password);
     } catch (err) {
       if (!(err instanceof GoSqlError)) throw err;
     }

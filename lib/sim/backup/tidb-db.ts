@@ -9,7 +9,6 @@
  * `dial tcp: lookup <host>: no such host`, an empty result `sql: no rows in result set`.
  */
 import { MysqlClientError, MysqlLink } from '../initializer/client.js';
-import type { KubeObject } from '../object.js';
 import type { ProxyRegistry } from '../proxy.js';
 import { type Pending, awaiting } from './process.js';
 
@@ -45,15 +44,16 @@ export class GoSqlDb {
 
   /**
    * `pkgutil.OpenDB` (pkg/util/util.go): opens and pings as `user` — throws `GoSqlError` with
-   * "cannot connect to tidb cluster, err: …" when the ping fails.
+   * "cannot connect to tidb cluster, err: …" when the ping fails. `from` is the pod: its namespace
+   * (for a bare host name) and its current IP (TiDB sees the connection come from it).
    */
-  static *open(proxy: ProxyRegistry | undefined, pod: KubeObject, access: TidbAccess, password: string): Generator<Pending<unknown>, GoSqlDb, void> {
+  static *open(proxy: ProxyRegistry | undefined, from: { readonly namespace: string; clientHost(): string }, access: TidbAccess, password: string): Generator<Pending<unknown>, GoSqlDb, void> {
     const host = access.host ?? '';
     const port = access.port ?? 4000;
     const where = `${host}:${port}`;
-    const svc = serviceOfHost(host, pod.metadata.namespace ?? '');
+    const svc = serviceOfHost(host, from.namespace);
     if (!proxy || !svc) throw new GoSqlError(`cannot connect to tidb cluster, err: dial tcp: lookup ${host}: no such host`);
-    const link = new MysqlLink(proxy, svc.namespace, svc.service, port, () => String(pod.status?.podIP ?? ''));
+    const link = new MysqlLink(proxy, svc.namespace, svc.service, port, () => from.clientHost());
     try {
       const session = yield* awaiting(link.connect(access.user || 'root', password));
       return new GoSqlDb(link, session, where);
