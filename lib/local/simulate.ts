@@ -262,11 +262,12 @@ function recordWrite(record: (a: Omit<ActionRecord, 'atMs'>) => void, actor: Act
   record({ actor, verb: w.verb, kind: w.kind, namespace: w.namespace, name: w.name, ...(w.object !== undefined ? { object: w.object } : {}), ...(w.error ? { error: w.error } : {}) });
 }
 
-/** A cluster's `tikv_gc_life_time` (TiDB's default until something wrote it) and every write of it, at run-relative times. */
+/** A cluster's `tikv_gc_life_time` (TiDB's default until something wrote it), what TiDB's GC makes of it, and every write of it at run-relative times. */
 function gcLifeTimeOf(stack: SimStack, ns: string, name: string, t0: number): FinalGcLifeTime {
   const table = stack.sim.cluster(ns, name)?.sql.tidbTable;
   const writes = (table?.writes ?? []).filter((w) => w.name === GC_LIFE_TIME).map((w) => ({ atMs: Math.max(0, w.atMs - t0), value: w.value, user: w.user, clientHost: w.clientHost }));
-  return { value: table?.value(GC_LIFE_TIME) ?? DEFAULT_GC_LIFE_TIME, writes };
+  const read = table?.gcLifeTime() ?? { value: DEFAULT_GC_LIFE_TIME, effectiveMs: 600_000 };
+  return { ...read, writes };
 }
 
 function finalState(stack: SimStack, t0: number): FinalState {

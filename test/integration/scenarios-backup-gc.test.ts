@@ -22,7 +22,7 @@ describe('backup-gc-life-time story', () => {
     expect(r.passed).toBe(true);
     expect(r.invariants.flatMap((i) => i.violations)).toEqual([]);
     const gc = r.final.gcLifeTime?.['demo/basic'];
-    expect(gc?.value).toBe('10m0s');
+    expect(gc).toMatchObject({ value: '10m0s', effectiveMs: 600_000 });
     // b1 raised and reset; b2 (5m is lower than 10m0s) wrote nothing; b3 failed before writing; b4 never connected.
     expect(gc?.writes.map((w) => w.value)).toEqual(['72h', '10m0s']);
     const o = objects(r);

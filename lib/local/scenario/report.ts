@@ -117,8 +117,12 @@ export type FinalState = {
   readonly gcLifeTime?: Readonly<Record<string, FinalGcLifeTime>>;
 };
 
-/** A cluster's GC life time at the end of the run and its writes (`atMs` since the start; `clientHost` the writer's pod IP). */
-export type FinalGcLifeTime = { readonly value: string; readonly writes: readonly { readonly atMs: number; readonly value: string; readonly user: string; readonly clientHost: string }[] };
+/**
+ * A cluster's GC life time at the end of the run: the stored text, the life time TiDB's GC uses
+ * (`effectiveMs`: at least 10 minutes) or why it cannot (`error`: Go's parse error), and its writes
+ * (`atMs` since the start; `clientHost` the writer's pod IP).
+ */
+export type FinalGcLifeTime = { readonly value: string; readonly effectiveMs?: number; readonly error?: string; readonly writes: readonly { readonly atMs: number; readonly value: string; readonly user: string; readonly clientHost: string }[] };
 
 /** A cluster's notional dataset at the end of the run. */
 export type FinalDataset = { readonly checksum: string; readonly ts: string };
