@@ -6,9 +6,10 @@
  * inside handler invocations, the simulated controllers only while the clock advances.
  */
 import { tsoOf } from '../sim/backup/dataset.js';
+import { DEFAULT_GC_LIFE_TIME, GC_LIFE_TIME } from '../sim/tidb/sql-tidb-table.js';
 import type { SimStack } from './sim-stack.js';
 import { formatClock } from './scenario/progress.js';
-import { ReportBuilder, isVolumeOfNamespace, objectKey, type ActionRecord, type Actor, type FinalState, type ScenarioReport } from './scenario/report.js';
+import { ReportBuilder, isVolumeOfNamespace, objectKey, type ActionRecord, type Actor, type FinalGcLifeTime, type FinalState, type ScenarioReport } from './scenario/report.js';
 import { jsonPathEquals, jsonPathGreaterThan } from './scenario/jsonpath.js';
 import { isCustomKind } from './scenario/objects.js';
 import type { Progress } from './scenario/progress.js';
@@ -130,7 +131,7 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
       // `expect.requests`: the load the run was allowed (only with the section).
       ...(stack.scenario.expect?.requests ? [{ name: EXPECTED_REQUESTS, violations: unmetRequests(stack, window).map((message) => ({ atMs: rel(stack.clock.nowMs()), message })) }] : []),
     ],
-    final: finalState(stack),
+    final: finalState(stack, t0),
   });
   progress.runFinished(out);
   return out;
@@ -283,7 +284,15 @@ function recordWrite(record: (a: Omit<ActionRecord, 'atMs'>) => void, actor: Act
   record({ actor, verb: w.verb, kind: w.kind, namespace: w.namespace, name: w.name, ...(w.object !== undefined ? { object: w.object } : {}), ...(w.error ? { error: w.error } : {}) });
 }
 
-function finalState(stack: SimStack): FinalState {
+/** A cluster's `tikv_gc_life_time` (TiDB's default until something wrote it), what TiDB's GC makes of it, and every write of it at run-relative times. */
+function gcLifeTimeOf(stack: SimStack, ns: string, name: string, t0: number): FinalGcLifeTime {
+  const table = stack.sim.cluster(ns, name)?.sql.tidbTable;
+  const writes = (table?.writes ?? []).filter((w) => w.name === GC_LIFE_TIME).map((w) => ({ atMs: Math.max(0, w.atMs - t0), value: w.value, user: w.user, clientHost: w.clientHost }));
+  const read = table?.gcLifeTime() ?? { value: DEFAULT_GC_LIFE_TIME, effectiveMs: 600_000 };
+  return { ...read, writes };
+}
+
+function finalState(stack: SimStack, t0: number): FinalState {
   const m = stack.scenario.cluster.metadata;
   const store = stack.world.store;
   const clusters = scenarioClusters(stack.scenario);
@@ -305,6 +314,7 @@ function finalState(stack: SimStack): FinalState {
           buckets: stack.sim.backups.s3.contents(),
           dataset: datasetOf(m.namespace, m.name),
           ...(clusters.length === 1 ? {} : { datasets: Object.fromEntries(clusters.map((c) => [`${c.metadata.namespace}/${c.metadata.name}`, datasetOf(c.metadata.namespace, c.metadata.name)])) }),
+          gcLifeTime: Object.fromEntries(clusters.map((c) => [`${c.metadata.namespace}/${c.metadata.name}`, gcLifeTimeOf(stack, c.metadata.namespace, c.metadata.name, t0)])),
         }
       : {};
   return {

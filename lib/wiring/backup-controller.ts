@@ -40,13 +40,14 @@ async function observeBackup(options: BackupControllerOptions, ns: string, name:
   const backup = (await objects.getObject('Backup', ns, name)) as Backup | undefined;
   if (backup === undefined) return { nowMs: now(), backup, tc: undefined, jobs: {}, s3SecretKeys: undefined, managerImage };
   const br = backup.spec?.br;
-  const [tc, jobs, s3SecretKeys] = await Promise.all([
+  const [tc, jobs, s3SecretKeys, tidbSecretKeys] = await Promise.all([
     br?.cluster ? (objects.getObject('TidbCluster', br.clusterNamespace || ns, br.cluster) as Promise<TidbCluster | undefined>) : Promise.resolve(undefined),
     objects.listObjects('Job', ns, { 'tidb.pingcap.com/backup': name }),
     backup.spec?.s3?.secretName ? objects.secretKeys(ns, backup.spec.s3.secretName) : Promise.resolve(undefined),
+    backup.spec?.from?.secretName ? objects.secretKeys(ns, backup.spec.from.secretName) : Promise.resolve(undefined),
   ]);
   const logKernel = await observeLogKernel(options, backup, tc, now(), storedWakeAtMs);
-  return { nowMs: now(), backup, tc, jobs: byName(jobs as Job[]), s3SecretKeys, managerImage, ...(logKernel ? { logKernel } : {}) };
+  return { nowMs: now(), backup, tc, jobs: byName(jobs as Job[]), s3SecretKeys, ...(tidbSecretKeys ? { tidbSecretKeys } : {}), managerImage, ...(logKernel ? { logKernel } : {}) };
 }
 
 /**

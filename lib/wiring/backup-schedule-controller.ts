@@ -61,7 +61,10 @@ async function observeSchedule(options: BackupScheduleControllerOptions, key: st
   const lastBackup = lastName === '' ? undefined : (backups.find((b) => b.metadata.name === lastName) ?? ((await objects.getObject('Backup', ns, lastName)) as Backup | undefined));
   const compactName = bks.spec?.compactBackupTemplate === undefined ? '' : (bks.status?.lastCompact ?? '');
   const lastCompact = compactName === '' ? undefined : ((await objects.getObject('CompactBackup', ns, compactName)) as CompactBackup | undefined);
-  return { nowMs: now(), bks, schedule, target, backups, lastBackup, logBackup, group, ...(lastCompact ? { lastCompact } : {}) };
+  // Retention applies to the schedule's CompactBackups too (compact-retention.ts): listed only when a policy is set.
+  const retains = (bks.spec?.maxReservedTime ?? '') !== '' || (bks.spec?.maxBackups ?? 0) > 0;
+  const compacts = retains ? ((await objects.listObjects('CompactBackup', ns, { 'app.kubernetes.io/instance': instance, [SCHEDULE_LABEL]: name })) as CompactBackup[]) : undefined;
+  return { nowMs: now(), bks, schedule, target, backups, lastBackup, logBackup, group, ...(lastCompact ? { lastCompact } : {}), ...(compacts ? { compacts } : {}) };
 }
 
 /** The last Backup of every schedule in this one's group (itself included), when it has a group. */

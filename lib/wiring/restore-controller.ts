@@ -44,17 +44,18 @@ async function observeRestore(options: RestoreControllerOptions, ns: string, nam
   if (restore === undefined) return { nowMs: now(), restore, ...empty };
   const br = restore.spec?.br;
   const tcNs = br?.clusterNamespace || ns;
-  const [tc, jobs, s3SecretKeys] = await Promise.all([
+  const [tc, jobs, s3SecretKeys, tidbSecretKeys] = await Promise.all([
     br?.cluster ? (objects.getObject('TidbCluster', tcNs, br.cluster) as Promise<TidbCluster | undefined>) : Promise.resolve(undefined),
     objects.listObjects('Job', ns, { 'tidb.pingcap.com/restore': name }),
     restore.spec?.s3?.secretName ? objects.secretKeys(ns, restore.spec.s3.secretName) : Promise.resolve(undefined),
+    restore.spec?.to?.secretName ? objects.secretKeys(ns, restore.spec.to.secretName) : Promise.resolve(undefined),
   ]);
   const jobsByName = byName(jobs as Job[]);
   // Once its Job exists the restore itself writes data: the target is asked only before.
   const before = jobsByName[`restore-${name}`] === undefined && tc !== undefined;
   const targetData = before ? await readTargetData(options, tc, tcNs) : empty.targetData;
   const tikvGcRatioThreshold = before && restore.spec?.restoreMode === 'pitr' && tc ? await readGcRatioThreshold(objects, tcNs, tc) : undefined;
-  return { nowMs: now(), restore, tc, jobs: jobsByName, s3SecretKeys, targetData, tikvGcRatioThreshold, managerImage };
+  return { nowMs: now(), restore, tc, jobs: jobsByName, s3SecretKeys, ...(tidbSecretKeys ? { tidbSecretKeys } : {}), targetData, tikvGcRatioThreshold, managerImage };
 }
 
 /** The target's user tables through its first TiDB; `unknown` when there is no TiDB or it does not answer. */

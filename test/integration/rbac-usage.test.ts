@@ -46,7 +46,7 @@ const UNREACHED_WRITES = ['configmaps', 'services', 'serviceaccounts', 'deployme
  * (backup-*.yaml), which need the world's backup side (the Backup / Restore / CompactBackup /
  * BackupSchedule CRDs, its Job controller and Scheduler); the scenarios above run no Backup. `get` on
  * StatefulSets and ConfigMaps is only a PiTR Restore's; a BackupSchedule lists, creates and (by
- * retention) deletes its Backups, and creates its CompactBackups. `list` on Restores and
+ * retention) deletes its Backups, and creates (and by retention deletes) its CompactBackups. `list` on Restores and
  * CompactBackups is the sweep's, only while the exporter may have missed events
  * (backup-sweep-exporter-down.yaml, which fails under rbac-allows-every-call without it).
  */
@@ -66,6 +66,7 @@ const BACKUP_CONTROLLER_GRANTS = [
   usageKey('create', 'pingcap.com', 'backups'),
   usageKey('delete', 'pingcap.com', 'backups'),
   usageKey('create', 'pingcap.com', 'compactbackups'),
+  usageKey('delete', 'pingcap.com', 'compactbackups'),
   usageKey('get', 'batch', 'jobs'),
   usageKey('list', 'batch', 'jobs'),
   usageKey('create', 'batch', 'jobs'),

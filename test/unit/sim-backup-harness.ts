@@ -17,6 +17,9 @@ import { GarbageCollector } from '../../lib/sim/gc.js';
 import { EtcdKv } from '../../lib/sim/tidb/pd-etcd.js';
 import type { KubeObject } from '../../lib/sim/object.js';
 import { ObjectStore } from '../../lib/sim/store.js';
+import { ProxyRegistry } from '../../lib/sim/proxy.js';
+import { answerMysql } from '../../lib/sim/tidb/mysql-port.js';
+import { SqlAccounts } from '../../lib/sim/tidb/sql.js';
 
 export const START_MS = Date.UTC(2026, 0, 1);
 export const NS = 'demo';
@@ -27,7 +30,7 @@ export const KEY = { accessKey: 'AKIAEXAMPLE', secretKey: 'example' };
 const RBAC = join(import.meta.dirname, '..', 'fixtures', 'tidb-operator-backup', 'backup-rbac.yaml');
 
 /** A started world; `pdUp` switches the cluster's PD leader. */
-export function backupWorld(opts: { rbac?: boolean; tls?: boolean } = {}) {
+export function backupWorld(opts: { rbac?: boolean; tls?: boolean; tidb?: boolean } = {}) {
   const clock = new VirtualClock(START_MS);
   const store = new ObjectStore(clock);
   store.create('Namespace', { metadata: { name: NS } });
@@ -42,8 +45,18 @@ export function backupWorld(opts: { rbac?: boolean; tls?: boolean } = {}) {
   const pd = { up: true };
   const etcd = new EtcdKv();
   const view = { pd: { hasLeader: () => pd.up, stores: { list: () => [{ id: '1', alive: true }, { id: '4', alive: true }] }, etcd } };
-  backups.attach({ store, clock, clusterState: (_ns, name) => (name === 'basic' || name === 'fresh' ? view : undefined) });
+  // With `tidb`: basic's TiDB behind the Service basic-tidb, answering MySQL on 4000 (lib/sim/tidb/mysql-port.ts).
+  const proxy = new ProxyRegistry(store);
+  const sql = new SqlAccounts(() => clock.nowMs());
+  const tidb = { up: true };
+  backups.attach({ store, clock, ...(opts.tidb ? { proxy } : {}), clusterState: (_ns, name) => (name === 'basic' || name === 'fresh' ? view : undefined) });
   const controllers = new SimControllers(store, { podStartupMs: 1000, nodes: 1, runtimes: [backups] });
+  if (opts.tidb) {
+    const labels = { 'app.kubernetes.io/instance': 'basic', 'app.kubernetes.io/component': 'tidb' };
+    store.create('Service', { metadata: { name: 'basic-tidb', namespace: NS }, spec: { selector: labels, ports: [{ name: 'mysql-client', port: 4000 }] } });
+    store.create('Pod', { metadata: { name: 'basic-tidb-0', namespace: NS, labels }, spec: { containers: [{ name: 'tidb', image: 'pingcap/tidb:v8.5.0' }] } });
+    proxy.register(NS, 'basic-tidb-0', 4000, (req) => answerMysql(req, sql, () => (tidb.up ? undefined : { code: 9005, message: 'Region is unavailable' })));
+  }
   const gc = new GarbageCollector(store);
   controllers.start();
   store.create('ServiceAccount', { metadata: { name: 'irsa', namespace: NS, annotations: { 'eks.amazonaws.com/role-arn': ROLE } } });
@@ -55,7 +68,7 @@ export function backupWorld(opts: { rbac?: boolean; tls?: boolean } = {}) {
     for (const sa of ['irsa', 'other']) store.create('RoleBinding', { metadata: { name: `bm-${sa}`, namespace: NS }, subjects: [{ kind: 'ServiceAccount', name: sa }], roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'tidb-backup-manager' } });
   }
   const cr = (kind: string, name: string): KubeObject => store.mustGet(kind, NS, name);
-  return { clock, store, gc, controllers, backups, pd, cr, etcd };
+  return { clock, store, gc, controllers, backups, pd, cr, etcd, sql, tidb };
 }
 
 /** A Backup as a user writes it, with its status at `Scheduled` as the operator leaves it before the Job starts. */
@@ -65,7 +78,8 @@ export function newBackup(store: ObjectStore, name: string, spec: Record<string,
 }
 
 /** The Job v1 builds for a backup-manager run (§1.6): backoffLimit 0, restartPolicy Never, the S3 Secret's keys as env when given. */
-export function managerJob(jobName: string, args: string[], opts: { serviceAccount?: string; secret?: string; container?: string; clusterTls?: boolean } = {}): KubeObject {
+export function managerJob(jobName: string, args: string[], opts: { serviceAccount?: string; secret?: string; container?: string; clusterTls?: boolean; tidbSecret?: string } = {}): KubeObject {
+  const password = opts.tidbSecret ? [{ name: 'BACKUP_MANAGER_PASSWORD', valueFrom: { secretKeyRef: { name: opts.tidbSecret, key: 'password' } } }] : [];
   const env = opts.secret
     ? [
         { name: 'AWS_ACCESS_KEY_ID', valueFrom: { secretKeyRef: { name: opts.secret, key: 'access_key' } } },
@@ -82,7 +96,7 @@ export function managerJob(jobName: string, args: string[], opts: { serviceAccou
           restartPolicy: 'Never',
           serviceAccountName: opts.serviceAccount ?? 'tidb-backup-manager',
           volumes,
-          containers: [{ name: opts.container ?? 'backup', image: 'pingcap/tidb-backup-manager:v1.6.6', args, env: [{ name: 'BR_LOG_TO_TERM', value: '\u0001' }, ...env] }],
+          containers: [{ name: opts.container ?? 'backup', image: 'pingcap/tidb-backup-manager:v1.6.6', args, env: [...password, { name: 'BR_LOG_TO_TERM', value: '\u0001' }, ...env] }],
         },
       },
     },

@@ -113,7 +113,16 @@ export type FinalState = {
   readonly dataset?: FinalDataset;
   /** Likewise, with several clusters: each cluster's dataset by `namespace/name`. */
   readonly datasets?: Readonly<Record<string, FinalDataset>>;
+  /** Likewise: each cluster's `mysql.tidb` `tikv_gc_life_time` by `namespace/name`, and who wrote it when. */
+  readonly gcLifeTime?: Readonly<Record<string, FinalGcLifeTime>>;
 };
+
+/**
+ * A cluster's GC life time at the end of the run: the stored text, the life time TiDB's GC uses
+ * (`effectiveMs`: at least 10 minutes) or why it cannot (`error`: Go's parse error), and its writes
+ * (`atMs` since the start; `clientHost` the writer's pod IP).
+ */
+export type FinalGcLifeTime = { readonly value: string; readonly effectiveMs?: number; readonly error?: string; readonly writes: readonly { readonly atMs: number; readonly value: string; readonly user: string; readonly clientHost: string }[] };
 
 /** A cluster's notional dataset at the end of the run. */
 export type FinalDataset = { readonly checksum: string; readonly ts: string };
@@ -287,6 +296,7 @@ function finalState(f: FinalState): FinalState {
     ...(f.buckets === undefined ? {} : { buckets: Object.fromEntries(Object.keys(f.buckets).sort().map((k) => [k, [...(f.buckets?.[k] ?? [])].sort()])) }),
     ...(f.dataset === undefined ? {} : { dataset: { ...f.dataset } }),
     ...(f.datasets === undefined ? {} : { datasets: structuredClone(f.datasets) }),
+    ...(f.gcLifeTime === undefined ? {} : { gcLifeTime: structuredClone(f.gcLifeTime) }),
   };
 }
 

@@ -5,7 +5,8 @@
  *   Validate    `spec.schedule` (robfig's words for what v1 refuses) and what EventBridge cannot express
  *   Schedule    one EventBridge Scheduler schedule per BackupSchedule: the converted cron in the
  *               deployment's zone, ENABLED, or DISABLED while `pause` — created or updated as observed
- *   Retention   `maxReservedTime` / `maxBackups` (retention.ts); runs on every step, paused or not
+ *   Retention   `maxReservedTime` / `maxBackups` (retention.ts), then the CompactBackups by the same
+ *               policy (compact-retention.ts); runs on every step, paused or not
  *   Pause       `pause: true` → nothing more ("has been paused")
  *   LogBackup   create `log-<bs>` from `logBackupTemplate` once; read its checkpoint after
  *   Due         the latest cron slot since the last run (missed slots collapse into one run, at now)
@@ -24,11 +25,12 @@ import type { Action } from '../../model/action.js';
 import type { Outcome } from '../../model/outcome.js';
 import type { Plan } from '../../model/plan.js';
 import type { ScheduleRequest } from '../../timer/port.js';
-import { kubeTime, parseKubeTime } from '../backup/conditions.js';
+import { hasCondition, kubeTime, parseKubeTime } from '../backup/conditions.js';
 import type { Backup } from '../backup/types.js';
 import { jsonEqual } from '../engine/equal.js';
 import { draftPlan, updateOf, wakeAt } from '../engine/draft.js';
 import { planCompaction } from './compact.js';
+import { planCompactRetention } from './compact-retention.js';
 import { complete, fail, retry } from '../engine/outcome.js';
 import { convertSchedule } from './cron.js';
 import { planRetention, tsMs } from './retention.js';
@@ -151,7 +153,9 @@ function retention(draft: ScheduleDraft, snap: BackupScheduleSnapshot, bks: Back
   const logName = logBackupName(bks);
   const snapshots = snap.backups.filter((b) => b.metadata.name !== logName && (b.spec?.backupMode ?? 'snapshot') !== 'log');
   const spec = bks.spec ?? {};
-  const plan = planRetention({ maxBackups: spec.maxBackups, maxReservedTime: spec.maxReservedTime, snapshots, logBackup: snap.logBackup, nowMs: snap.nowMs });
+  const progressMs = parseKubeTime(draft.status.lastCompactProgress);
+  const capMs = spec.compactBackupTemplate === undefined ? undefined : (progressMs ?? 0);
+  const plan = planRetention({ maxBackups: spec.maxBackups, maxReservedTime: spec.maxReservedTime, snapshots, logBackup: snap.logBackup, nowMs: snap.nowMs, ...(capMs === undefined ? {} : { truncateCapMs: capMs }) });
   for (const b of plan.deletes) {
     draft.backupActions.push({ kind: 'delete', ref: { kind: 'Backup', namespace: b.metadata.namespace ?? '', name: b.metadata.name ?? '' }, ...(b.metadata.uid ? { uid: b.metadata.uid } : {}) });
     draft.events.push(eventOn('Backup', b, 'Normal', 'SuccessfulDelete', `delete Backup ${nsName(b)} for backupSchedule/${bks.metadata.name ?? ''} successful`));
@@ -164,6 +168,27 @@ function retention(draft: ScheduleDraft, snap: BackupScheduleSnapshot, bks: Back
   }
   if (plan.allDeleted) draft.status = { ...omit(draft.status, 'lastBackupTime'), lastBackup: '', allBackupCleanTime: kubeTime(snap.nowMs) };
   if (plan.deletes.length > 0 || plan.truncateUntil !== undefined) note(draft, 'Retention', complete(plan.why));
+  compactRetention(draft, snap, bks, snapshots.filter((b) => !plan.deletes.includes(b)));
+}
+
+/** The schedule's CompactBackups under the same policy (compact-retention.ts), keeping what the PiTR window uses. */
+function compactRetention(draft: ScheduleDraft, snap: BackupScheduleSnapshot, bks: BackupSchedule, staying: readonly Backup[]): void {
+  const spec = bks.spec ?? {};
+  const commits = staying.filter((b) => hasCondition(b.status, 'Complete')).map((b) => tsMs(b.status?.commitTs)).filter((ms) => ms > 0);
+  const plan = planCompactRetention({
+    maxBackups: spec.maxBackups,
+    maxReservedTime: spec.maxReservedTime,
+    compacts: snap.compacts ?? [],
+    hasLog: snap.logBackup !== undefined,
+    neededFromMs: commits.length === 0 ? undefined : Math.min(...commits),
+    nowMs: snap.nowMs,
+  });
+  for (const c of plan.deletes) {
+    draft.backupActions.push({ kind: 'delete', ref: { kind: 'CompactBackup', namespace: c.metadata.namespace ?? '', name: c.metadata.name ?? '' }, ...(c.metadata.uid ? { uid: c.metadata.uid } : {}) });
+    draft.events.push(eventOn('CompactBackup', c, 'Normal', 'SuccessfulDelete', `delete CompactBackup ${nsName(c)} for backupSchedule/${bks.metadata.name ?? ''} successful`));
+  }
+  if (plan.allDeleted) draft.status = { ...draft.status, lastCompact: '' };
+  if (plan.deletes.length > 0) note(draft, 'Retention', complete(plan.why));
 }
 
 /** §3.3 step 2: the log backup, created once; its absence afterwards stops the snapshot part (v1's error). */

@@ -10,6 +10,7 @@
  *   - with a log backup, the PiTR boundary kept is the newest *Complete* snapshot at or before the
  *     window's start (v1 takes any finished one, so a failed backup — commitTs 0 — could become the
  *     boundary and the Complete snapshot before it be deleted, leaving the window unrestorable).
+ * As v1, with compaction configured the log is never truncated past `lastCompactProgress`.
  */
 
 import { hasCondition, parseKubeTime } from '../backup/conditions.js';
@@ -32,6 +33,12 @@ export type RetentionInput = {
   readonly snapshots: readonly Backup[];
   readonly logBackup: Backup | undefined;
   readonly nowMs: number;
+  /**
+   * With compaction configured: how far the log may be truncated — `lastCompactProgress` (0 when
+   * compaction has not progressed: no truncation), as v1 caps it so a compaction still to run finds
+   * its log. Undefined: no cap.
+   */
+  readonly truncateCapMs?: number;
 };
 
 const NOTHING: RetentionPlan = { deletes: [], truncateUntil: undefined, allDeleted: false, why: 'no retention configured' };
@@ -53,7 +60,7 @@ export function planRetention(input: RetentionInput): RetentionPlan {
   if (input.maxReservedTime !== undefined && input.maxReservedTime !== '') {
     const reservedMs = parseGoDurationMs(input.maxReservedTime);
     if (reservedMs === undefined) return { ...NOTHING, why: `invalid MaxReservedTime ${input.maxReservedTime}` };
-    return withTotal(candidates, input.logBackup === undefined ? byReservedTime(candidates, reservedMs, input.nowMs) : byPitrWindow(candidates, input.logBackup, reservedMs));
+    return withTotal(candidates, input.logBackup === undefined ? byReservedTime(candidates, reservedMs, input.nowMs) : byPitrWindow(candidates, input.logBackup, reservedMs, input.truncateCapMs));
   }
   if (input.maxBackups !== undefined && input.maxBackups > 0) return withTotal(candidates, byCount(candidates, input.maxBackups));
   return NOTHING;
@@ -94,7 +101,7 @@ function byReservedTime(candidates: readonly Backup[], reservedMs: number, nowMs
  * the start stays possible) and the finished snapshots before it go; the log is then truncated to
  * that snapshot when it lies within `(log commitTs, checkpoint]`.
  */
-function byPitrWindow(candidates: readonly Backup[], log: Backup, reservedMs: number): RetentionPlan {
+function byPitrWindow(candidates: readonly Backup[], log: Backup, reservedMs: number, capMs: number | undefined): RetentionPlan {
   const done = candidates.filter(isDone).sort(byCreation);
   const checkpointMs = tsMs(log.status?.['logCheckpointTs'] as string | undefined);
   const latest = Math.max(checkpointMs, ...done.map((b) => tsMs(b.status?.commitTs)));
@@ -107,7 +114,9 @@ function byPitrWindow(candidates: readonly Backup[], log: Backup, reservedMs: nu
   const kept = done[boundary];
   const keptMs = kept === undefined ? 0 : tsMs(kept.status?.commitTs);
   const logStartMs = tsMs(log.status?.commitTs);
-  const truncate = deletes.length > 0 && keptMs > logStartMs && keptMs <= checkpointMs ? (parseTso(kept?.status?.commitTs ?? '') ?? undefined) : undefined;
+  let truncate = deletes.length > 0 && keptMs > logStartMs && keptMs <= checkpointMs ? (parseTso(kept?.status?.commitTs ?? '') ?? undefined) : undefined;
+  // v1: never past the compaction's progress (`truncateTSO = min(truncateTSO, compactProgress)`).
+  if (truncate !== undefined && capMs !== undefined && capMs < keptMs) truncate = capMs > logStartMs ? tsoOf(capMs) : undefined;
   return { deletes, truncateUntil: truncate, allDeleted: false, why: `maxReservedTime with log backup: PiTR window from ${new Date(Math.max(0, expired)).toISOString()}` };
 }
 

@@ -44,6 +44,8 @@ export type BackupScheduleSnapshot = {
   readonly target: ScheduleTarget;
   /** The CompactBackup `status.lastCompact` names, when compaction is configured (undefined: none, or gone). */
   readonly lastCompact?: CompactBackup;
+  /** The CompactBackups labelled as this schedule's, when retention is configured (compact-retention.ts). */
+  readonly compacts?: readonly CompactBackup[];
 };
 
 /** The step's pending writes, as stages add to them. */

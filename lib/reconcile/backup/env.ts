@@ -21,6 +21,17 @@ export function s3SecretProblem(ns: string, s3: S3Storage | undefined, secretKey
   return undefined;
 }
 
+/**
+ * v1's `GenerateTidbPasswordEnv` checks (pkg/backup/util/util.go:346-375): the TiDB password Secret
+ * (`from`/`to`.secretName) must exist and hold `password`; `secretKeys` undefined = not found.
+ */
+export function tidbSecretProblem(ns: string, name: string, secretName: string | undefined, secretKeys: readonly string[] | undefined): { reason: string; message: string } | undefined {
+  if (secretName === undefined || secretName === '') return undefined;
+  if (secretKeys === undefined) return { reason: 'GetTidbSecretFailed', message: `backup ${ns}/${name} get tidb secret ${secretName} failed, err: secrets "${secretName}" not found` };
+  if (!secretKeys.includes('password')) return { reason: 'KeyNotExist', message: `backup ${ns}/${name}, tidb secret ${secretName} missing password key password` };
+  return undefined;
+}
+
 /** The S3 env of the pod: provider, endpoint, region, ACL and storage class, and the key refs with a Secret. */
 export function s3Env(s3: S3Storage, useKMS: boolean): EnvVar[] {
   const aws = (s3.provider ?? 'aws') === 'aws';
@@ -41,16 +52,18 @@ export function s3Env(s3: S3Storage, useKMS: boolean): EnvVar[] {
 }
 
 /**
- * The whole env of a backup-manager container: storage env, the TiDB password ref when `from` is set,
- * `BR_LOG_TO_TERM`, then `spec.env` — whose entries replace built-ins of the same name (v1's
- * `backup_test.go:250-305`, fixtures B06/B09).
+ * The whole env of a backup-manager container: the TiDB password ref when `from` / `to` is set, then
+ * the storage env (v1's order, backup_manager.go `makeBRBackupJob`), `BR_LOG_TO_TERM`, then
+ * `spec.env` — whose entries replace built-ins of the same name (v1's `backup_test.go:250-305`,
+ * fixtures B06/B09).
  */
 export function jobEnv(spec: JobShapingSpec, tidbSecretName: string | undefined): EnvVar[] {
-  const builtIn: EnvVar[] = [...(spec.s3 ? s3Env(spec.s3, spec.useKMS === true) : [])];
+  const builtIn: EnvVar[] = [];
   if (tidbSecretName !== undefined && tidbSecretName !== '') {
     const name = spec.useKMS === true ? 'KMS_ENCRYPTED_BACKUP_MANAGER_PASSWORD' : 'BACKUP_MANAGER_PASSWORD';
     builtIn.push({ name, valueFrom: { secretKeyRef: { name: tidbSecretName, key: 'password' } } });
   }
+  if (spec.s3) builtIn.push(...s3Env(spec.s3, spec.useKMS === true));
   builtIn.push({ name: 'BR_LOG_TO_TERM', value: '\u0001' });
   const user = spec.env ?? [];
   const overridden = new Set(user.map((e) => e.name));

@@ -9,6 +9,7 @@
 import type { KubeObject, TidbCluster } from '../../model/kube.js';
 import { CLUSTER_CLIENT_TLS, clusterClientSecretName, isTlsCluster } from '../cluster/tls.js';
 import { tikvImage } from '../components/tikv/pod-template.js';
+import { initializerTls } from '../tidb-initializer/job.js';
 import { jobEnv } from './env.js';
 import type { EnvVar, JobShapingSpec } from './types.js';
 import { imageTag } from './version.js';
@@ -36,6 +37,8 @@ export type JobRequest = {
   readonly backoffLimit: number;
   /** The TiDB password Secret (`from`/`to`.secretName) when the pod connects to TiDB. */
   readonly tidbSecretName?: string;
+  /** The TiDB client certificate Secret, when the pod reaches TiDB over TLS (`tidbClientTls`). */
+  readonly tidbClientSecretName?: string;
   /** Whether the BR binary is copied in (backup and restore Jobs; the clean Job needs none). */
   readonly withBr: boolean;
 };
@@ -61,6 +64,8 @@ export function buildJob(request: JobRequest): KubeObject {
   const labels = jobLabels(request);
   const annotations = { ...(owner.metadata.annotations ?? {}) };
   const tls = tc !== undefined && isTlsCluster(tc) ? tlsWiring(tc) : { volumes: [], mounts: [] };
+  const clientSecret = request.tidbClientSecretName;
+  const clientTls = clientSecret === undefined ? { volumes: [], mounts: [] } : { volumes: [{ name: TIDB_CLIENT_TLS.volume, secret: { secretName: clientSecret } }], mounts: [{ name: TIDB_CLIENT_TLS.volume, readOnly: true, mountPath: TIDB_CLIENT_TLS.mountPath }] };
   const brWiring = request.withBr ? { volumes: [{ name: BR_BIN.volume, emptyDir: {} }], mounts: [{ name: BR_BIN.volume, mountPath: BR_BIN.mountPath }] } : { volumes: [], mounts: [] };
   const container = {
     name: request.container,
@@ -68,7 +73,7 @@ export function buildJob(request: JobRequest): KubeObject {
     imagePullPolicy: 'IfNotPresent',
     args: [...request.args],
     env: jobEnv(spec, request.tidbSecretName) as EnvVar[],
-    volumeMounts: [...brWiring.mounts, ...tls.mounts],
+    volumeMounts: [...brWiring.mounts, ...tls.mounts, ...clientTls.mounts],
     ...(spec.resources === undefined ? {} : { resources: spec.resources }),
   };
   const initContainers = request.withBr
@@ -80,7 +85,7 @@ export function buildJob(request: JobRequest): KubeObject {
     ...(request.container === 'restore' ? { terminationGracePeriodSeconds: 10 } : {}),
     initContainers,
     containers: [container],
-    volumes: [...brWiring.volumes, ...tls.volumes],
+    volumes: [...brWiring.volumes, ...tls.volumes, ...clientTls.volumes],
     ...optional(spec),
   };
   return {
@@ -131,6 +136,20 @@ function optional(spec: JobShapingSpec): Record<string, unknown> {
   if (spec.priorityClassName !== undefined) out['priorityClassName'] = spec.priorityClassName;
   if (spec.podSecurityContext !== undefined) out['securityContext'] = spec.podSecurityContext;
   return out;
+}
+
+const TIDB_CLIENT_TLS = { volume: 'tidb-client-tls', mountPath: '/var/lib/tidb-client-tls' } as const;
+
+/**
+ * When the pod reaches TiDB (`from` / `to`) and the cluster's TiDB serves MySQL over TLS (and is not
+ * annotated to skip it), v1's `--client-tls=true [--skipClientCA=true]` and the client certificate
+ * Secret — `tlsClientSecretName`, else `<cluster>-tidb-client-secret` — mounted at
+ * /var/lib/tidb-client-tls (backup_manager.go `makeBRBackupJob`, restore_manager.go `makeRestoreJobWithMode`).
+ */
+export function tidbClientTls(tc: TidbCluster | undefined, cluster: string, access: { readonly tlsClientSecretName?: string } | undefined): { args: string[]; request: { tidbClientSecretName?: string } } {
+  const tls = access !== undefined && tc !== undefined ? initializerTls(tc) : undefined;
+  if (tls === undefined) return { args: [], request: {} };
+  return { args: ['--client-tls=true', ...(tls.skipCA ? ['--skipClientCA=true'] : [])], request: { tidbClientSecretName: access?.tlsClientSecretName || `${cluster}-tidb-client-secret` } };
 }
 
 /** `--cluster-tls=true` when the cluster has TLS (§1.6). */

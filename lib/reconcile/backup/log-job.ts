@@ -12,10 +12,10 @@ import type { Outcome } from '../../model/outcome.js';
 import { complete, retry, wait } from '../engine/outcome.js';
 import { createJob, deleteJob, isJobFinished } from './cleaner.js';
 import { kubeTime } from './conditions.js';
-import { buildJob, tlsArgs } from './job.js';
+import { buildJob, tidbClientTls, tlsArgs } from './job.js';
 import { isLogSynced, resolveLogSubcommand, withLogCondition, type LogSubcommand } from './log-subcommand.js';
 import { jobFailure } from './retry.js';
-import { versionArg, JOB_GONE_RETRY_MS } from './snapshot-job.js';
+import { tidbSecretOf, versionArg, JOB_GONE_RETRY_MS } from './snapshot-job.js';
 import { backupEvent, note, type BackupDraft, type BackupSnapshot } from './snapshot.js';
 import type { Backup } from './types.js';
 import { parseTso } from './validate.js';
@@ -41,8 +41,9 @@ export function planLog(draft: BackupDraft, snap: BackupSnapshot, backup: Backup
   }
   const job = snap.jobs[jobName];
   if (job !== undefined) return planExistingJob(draft, snap, backup, command, job);
-  const args = ['backup', `--namespace=${backup.metadata.namespace ?? ''}`, `--backupName=${name}`, ...versionArg(snap), '--mode=log', `--subcommand=${command}`, ...tsArgs(backup, command), ...tlsArgs(snap.tc)];
-  const built = buildJob({ owner: backup, ownerKind: 'Backup', jobName, component: 'backup', container: 'backup', args, spec: backup.spec ?? {}, tc: snap.tc, managerImage: snap.managerImage, backoffLimit: 0, withBr: true });
+  const client = tidbClientTls(snap.tc, backup.spec?.br?.cluster ?? '', backup.spec?.from);
+  const args = ['backup', `--namespace=${backup.metadata.namespace ?? ''}`, `--backupName=${name}`, ...versionArg(snap), '--mode=log', `--subcommand=${command}`, ...tsArgs(backup, command), ...tlsArgs(snap.tc), ...client.args];
+  const built = buildJob({ owner: backup, ownerKind: 'Backup', jobName, component: 'backup', container: 'backup', args, spec: backup.spec ?? {}, tc: snap.tc, managerImage: snap.managerImage, backoffLimit: 0, withBr: true, ...tidbSecretOf(backup), ...client.request });
   draft.jobActions.push(createJob(built));
   draft.events.push(backupEvent(backup, 'Normal', 'SuccessfulCreate', `create job ${jobName} for backup ${name} successful`));
   draft.status = withLogCondition(draft.status, command, { type: 'Scheduled', status: 'True' }, snap.nowMs);

@@ -18,7 +18,7 @@ import { draftPlan, updateOf } from '../engine/draft.js';
 import { jsonEqual } from '../engine/equal.js';
 import { planClean } from './cleaner.js';
 import { hasCondition } from './conditions.js';
-import { s3SecretProblem } from './env.js';
+import { s3SecretProblem, tidbSecretProblem } from './env.js';
 import { tikvVersionOf } from './job.js';
 import { resolveLogSubcommand } from './log-subcommand.js';
 import { planLog } from './log-job.js';
@@ -92,7 +92,7 @@ function validate(draft: BackupDraft, snap: BackupSnapshot, backup: Backup): Out
   if (backupMode(backup) !== 'volume-snapshot' && !isReady(snap)) {
     return note(draft, 'Validate', retry(TC_NOT_READY_RETRY_MS, `waiting for TidbCluster ${spec.br.clusterNamespace || ns}/${spec.br.cluster} to be ready`));
   }
-  const secret = s3SecretProblem(ns, spec.s3, snap.s3SecretKeys);
+  const secret = tidbSecretProblem(ns, name, spec.from?.secretName, snap.tidbSecretKeys) ?? s3SecretProblem(ns, spec.s3, snap.s3SecretKeys);
   if (secret !== undefined) {
     setCondition(draft, { type: 'RetryFailed', status: 'True', reason: secret.reason, message: secret.message }, snap.nowMs);
     return note(draft, 'Validate', fail(secret.message));

@@ -9,7 +9,7 @@ import type { Outcome } from '../../model/outcome.js';
 import { complete, retry, wait } from '../engine/outcome.js';
 import { createJob, deleteJob, isJobFinished } from './cleaner.js';
 import { hasCondition } from './conditions.js';
-import { buildJob, tikvVersionOf, tlsArgs } from './job.js';
+import { buildJob, tidbClientTls, tikvVersionOf, tlsArgs } from './job.js';
 import { jobFailure, planJobFailure } from './retry.js';
 import { backupEvent, note, setCondition, type BackupDraft, type BackupSnapshot } from './snapshot.js';
 import type { Backup } from './types.js';
@@ -35,12 +35,19 @@ export function planSnapshot(draft: BackupDraft, snap: BackupSnapshot, backup: B
     // As v1's skip: the Job pod owns progress; Job events bring the key back.
     return note(draft, 'Snapshot', isJobFinished(job) ? complete(`Job ${jobName} finished`) : wait(`Job ${jobName} is running`));
   }
-  const args = ['backup', `--namespace=${backup.metadata.namespace ?? ''}`, `--backupName=${name}`, ...versionArg(snap), '--mode=snapshot', ...tlsArgs(snap.tc)];
-  const built = buildJob({ owner: backup, ownerKind: 'Backup', jobName, component: 'backup', container: 'backup', args, spec: backup.spec ?? {}, tc: snap.tc, managerImage: snap.managerImage, backoffLimit: 0, withBr: true });
+  const client = tidbClientTls(snap.tc, backup.spec?.br?.cluster ?? '', backup.spec?.from);
+  const args = ['backup', `--namespace=${backup.metadata.namespace ?? ''}`, `--backupName=${name}`, ...versionArg(snap), '--mode=snapshot', ...tlsArgs(snap.tc), ...client.args];
+  const built = buildJob({ owner: backup, ownerKind: 'Backup', jobName, component: 'backup', container: 'backup', args, spec: backup.spec ?? {}, tc: snap.tc, managerImage: snap.managerImage, backoffLimit: 0, withBr: true, ...tidbSecretOf(backup), ...client.request });
   draft.jobActions.push(createJob(built));
   draft.events.push(backupEvent(backup, 'Normal', 'SuccessfulCreate', `create job ${jobName} for backup ${name} successful`));
   setCondition(draft, { type: 'Scheduled', status: 'True', reason: '', message: '' }, snap.nowMs);
   return note(draft, 'Snapshot', wait(`Job ${jobName} created`));
+}
+
+/** The TiDB password Secret of `from`, when set: the Job gets its `password` as BACKUP_MANAGER_PASSWORD (v1's GenerateTidbPasswordEnv). */
+export function tidbSecretOf(backup: Backup): { tidbSecretName?: string } {
+  const secret = backup.spec?.from?.secretName;
+  return secret === undefined || secret === '' ? {} : { tidbSecretName: secret };
 }
 
 /** `--tikvVersion=<tag>` when the TiKV image has a tag (§1.6). */

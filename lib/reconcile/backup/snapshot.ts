@@ -23,6 +23,8 @@ export type BackupSnapshot = {
   readonly tc: TidbCluster | undefined;
   readonly jobs: Readonly<Record<string, Job>>;
   readonly s3SecretKeys: readonly string[] | undefined;
+  /** The key names of the `from.secretName` Secret (the TiDB password); absent when none is named or it does not exist. */
+  readonly tidbSecretKeys?: readonly string[];
   readonly managerImage: string;
   /** The log-backup task as PD's etcd has it, when the tracker is due (log-tracker.ts); undefined when not tracked. */
   readonly logKernel?: LogKernelObservation;

@@ -15,8 +15,8 @@ import type { Outcome } from '../../model/outcome.js';
 import type { Plan } from '../../model/plan.js';
 import { createJob, isJobFinished } from '../backup/cleaner.js';
 import { hasCondition, withCondition } from '../backup/conditions.js';
-import { s3SecretProblem } from '../backup/env.js';
-import { buildJob, tikvVersionOf, tlsArgs } from '../backup/job.js';
+import { s3SecretProblem, tidbSecretProblem } from '../backup/env.js';
+import { buildJob, tidbClientTls, tikvVersionOf, tlsArgs } from '../backup/job.js';
 import { jobFailure } from '../backup/retry.js';
 import type { BackupCondition, Restore, RestoreStatus } from '../backup/types.js';
 import { validateRestore } from '../backup/validate.js';
@@ -60,7 +60,7 @@ function stages(draft: Draft, snap: RestoreSnapshot, restore: Restore): Outcome 
   const jobName = `restore-${name}`;
   const job = snap.jobs[jobName];
   if (job !== undefined) return planExisting(draft, snap, restore, job);
-  const secret = s3SecretProblem(ns, spec.s3, snap.s3SecretKeys);
+  const secret = tidbSecretProblem(ns, name, spec.to?.secretName, snap.tidbSecretKeys) ?? s3SecretProblem(ns, spec.s3, snap.s3SecretKeys);
   if (secret !== undefined) {
     setCondition(draft, { type: 'RetryFailed', status: 'True', reason: secret.reason, message: secret.message }, snap.nowMs);
     return note(draft, 'Validate', fail(secret.message));
@@ -74,8 +74,9 @@ function stages(draft: Draft, snap: RestoreSnapshot, restore: Restore): Outcome 
   }
   const mode = pitr ? ['--mode=pitr', `--pitrRestoredTs=${spec.pitrRestoredTs ?? ''}`] : ['--mode=snapshot'];
   const version = tikvVersionOf(snap.tc);
-  const args = ['restore', `--namespace=${ns}`, `--restoreName=${name}`, ...(version === '' ? [] : [`--tikvVersion=${version}`]), ...mode, ...tlsArgs(snap.tc)];
-  const built = buildJob({ owner: restore, ownerKind: 'Restore', jobName, component: 'restore', container: 'restore', args, spec, tc: snap.tc, managerImage: snap.managerImage, backoffLimit: spec.backoffLimit ?? 0, withBr: true });
+  const client = tidbClientTls(snap.tc, spec.br?.cluster ?? '', spec.to);
+  const args = ['restore', `--namespace=${ns}`, `--restoreName=${name}`, ...(version === '' ? [] : [`--tikvVersion=${version}`]), ...mode, ...tlsArgs(snap.tc), ...client.args];
+  const built = buildJob({ owner: restore, ownerKind: 'Restore', jobName, component: 'restore', container: 'restore', args, spec, tc: snap.tc, managerImage: snap.managerImage, backoffLimit: spec.backoffLimit ?? 0, withBr: true, ...(spec.to?.secretName ? { tidbSecretName: spec.to.secretName } : {}), ...client.request });
   draft.actions.push(createJob(built));
   draft.events.push(restoreEvent(restore, 'Normal', 'SuccessfulCreate', `create job ${jobName} for restore ${name} successful`));
   if (draft.status.phase !== 'Scheduled') setCondition(draft, { type: 'Scheduled', status: 'True', reason: '', message: '' }, snap.nowMs);

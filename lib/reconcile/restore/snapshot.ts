@@ -18,6 +18,8 @@ export type RestoreSnapshot = {
   readonly tc: TidbCluster | undefined;
   readonly jobs: Readonly<Record<string, Job>>;
   readonly s3SecretKeys: readonly string[] | undefined;
+  /** The key names of the `to.secretName` Secret (the TiDB password); absent when none is named or it does not exist. */
+  readonly tidbSecretKeys?: readonly string[];
   readonly targetData: TargetData;
   readonly tikvGcRatioThreshold: number | undefined;
   readonly managerImage: string;

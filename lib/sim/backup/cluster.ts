@@ -7,6 +7,7 @@
  */
 import type { Clock } from '../../platform/clock.js';
 import type { KubeObject } from '../object.js';
+import type { ProxyRegistry } from '../proxy.js';
 import type { ObjectStore } from '../store.js';
 import type { Datasets } from './dataset.js';
 import type { StreamKeys } from './log-tasks.js';
@@ -28,6 +29,8 @@ export type BackupContext = {
   readonly clock: Clock;
   readonly s3: SimS3;
   readonly datasets: Datasets;
+  /** The service proxy a pod's TiDB connection (`from` / `to`) goes through; absent: no TiDB answers. */
+  readonly proxy?: ProxyRegistry;
   /** The simulated cluster `namespace/name`, if any of its pods ever started. */
   clusterState(namespace: string, name: string): BrClusterView | undefined;
 };

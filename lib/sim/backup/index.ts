@@ -6,6 +6,7 @@
  */
 import type { Clock } from '../../platform/clock.js';
 import type { KubeObject } from '../object.js';
+import type { ProxyRegistry } from '../proxy.js';
 import type { ContainerRuntime, ProcessHooks, SimProcess } from '../runtime.js';
 import type { ObjectStore } from '../store.js';
 import type { BrClusterView } from './cluster.js';
@@ -16,7 +17,7 @@ import { BACKUP_INVARIANT_NAMES, BackupMonitors } from './monitors.js';
 import { type BucketSpec, SimS3 } from './s3.js';
 
 /** What attaching needs: the store and clock, and the TiDB clusters BR talks to. */
-export type BackupWorldDeps = { readonly store: ObjectStore; readonly clock: Clock; clusterState(namespace: string, name: string): BrClusterView | undefined };
+export type BackupWorldDeps = { readonly store: ObjectStore; readonly clock: Clock; readonly proxy?: ProxyRegistry; clusterState(namespace: string, name: string): BrClusterView | undefined };
 
 /** The S3, datasets, log tasks and backup-manager of one world. */
 export class BackupSimulation implements ContainerRuntime {
@@ -34,7 +35,7 @@ export class BackupSimulation implements ContainerRuntime {
     if (this.attached) throw new Error('the backup simulation is already attached to a world');
     const s3 = new SimS3(deps.clock, this.pendingBuckets);
     const datasets = new Datasets(deps.clock);
-    const ctx = { store: deps.store, clock: deps.clock, s3, datasets, clusterState: (ns: string, name: string) => deps.clusterState(ns, name) };
+    const ctx = { store: deps.store, clock: deps.clock, s3, datasets, ...(deps.proxy ? { proxy: deps.proxy } : {}), clusterState: (ns: string, name: string) => deps.clusterState(ns, name) };
     const tasks = new LogTasks(
       deps.clock,
       s3,

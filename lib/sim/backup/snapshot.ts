@@ -4,7 +4,8 @@
  * Restart on a re-run, Prepare with backupPath, Running, BR over virtual time by the cluster's data
  * size, then Complete with backupSize / commitTs from the `backupmeta` it wrote — or Failed
  * `BackupDataToRemoteFailed` with BR's message. The clean run deletes every object under the
- * backup's bucket/prefix and reports `Clean` or `CleanFailed`.
+ * backup's bucket/prefix and reports `Clean` or `CleanFailed`. With `from`, the run first connects to
+ * TiDB and raises `tikv_gc_life_time` around BR, setting it back after (gc-life-time.ts).
  */
 import { rfc3339 } from '../object.js';
 import type { KubeObject } from '../object.js';
@@ -13,7 +14,9 @@ import { tsoOf } from './dataset.js';
 import type { Script } from './process.js';
 import { S3Error, type S3Credentials } from './s3.js';
 import { type CrClient, type CrCondition, humanBytes, withCrCondition } from './status.js';
+import { connectTidb, raiseGcLifeTime, resetGcLifeTime } from './gc-life-time.js';
 import { type S3Location, StorageSetupError, keyUnder, podCredentials, s3LocationOf, s3Uri } from './storage.js';
+import type { TidbAccess } from './tidb-db.js';
 
 /** The args of a backup-manager run (`--namespace`, `--backupName`, `--tikvVersion`, `--cluster-tls`, …). */
 export type ManagerArgs = Readonly<Record<string, string>>;
@@ -41,20 +44,40 @@ export function* snapshotBackup(ctx: BackupContext, pod: KubeObject, client: CrC
   const ns = args.namespace ?? '';
   const name = args.backupName ?? '';
   const write = (c: CrCondition, extra: Record<string, unknown> = {}): void => client.updateStatus('Backup', ns, name, (s) => withCrCondition(s, c, ctx.clock.nowMs(), extra));
+  const fail = (reason: string, message: string): never => {
+    write({ type: 'Failed', status: 'True', reason, message });
+    throw new Error(message);
+  };
   const backup = client.get('Backup', ns, name);
   const status = (backup.status ?? {}) as { phase?: string; conditions?: CrCondition[] };
   const rerun = status.phase !== 'Scheduled' || (status.conditions ?? []).some((c) => c.type === 'Restart');
   if (rerun) write({ type: 'Restart', status: 'True' });
   const br = backup.spec?.br as { cluster?: string; clusterNamespace?: string } | undefined;
   if (!br) throw new Error('no br config');
+  // As v1: with `from`, TiDB is reached before anything else is written (ConnectTidbFailed).
+  const from = backup.spec?.from as TidbAccess | undefined;
+  const db = from ? yield* connectTidb(ctx, pod, container, from, fail) : undefined;
   const loc = s3LocationOf(backup.spec);
   if (!loc) throw new Error(`backup ${ns}/${name} names no S3 storage`);
   write({ type: 'Prepare', status: 'True' }, { backupPath: s3Uri(loc) });
   const startedMs = ctx.clock.nowMs();
-  const fail = (f: { reason: string; message: string }): never => {
-    write({ type: 'Failed', status: 'True', reason: f.reason, message: f.message });
-    throw new Error(f.message);
-  };
+  const gc = db ? yield* raiseGcLifeTime(db, `${ns}/${name}`, backup.spec?.tikvGCLifeTime as string | undefined, fail) : undefined;
+  const outcome = yield* runBr(ctx, pod, { br, loc, rerun, args, container, write });
+  if (db && gc) {
+    const resetError = yield* resetGcLifeTime(db, `${ns}/${name}`, gc);
+    if (resetError !== undefined) return fail('ResetTikvGCLifeTimeFailed', resetError);
+  }
+  if ('failure' in outcome) return fail(outcome.failure.reason, outcome.failure.message);
+  const now = ctx.clock.nowMs();
+  write({ type: 'Complete', status: 'True' }, { timeStarted: rfc3339(startedMs), timeCompleted: rfc3339(now), ...outcome.complete });
+}
+
+type BrRun = { br: { cluster?: string; clusterNamespace?: string }; loc: S3Location; rerun: boolean; args: ManagerArgs; container: string; write: (c: CrCondition) => void };
+
+/** BR's part: the re-run wipe, Running, BR over virtual time; what to write on Complete, or the failure. */
+function* runBr(ctx: BackupContext, pod: KubeObject, run: BrRun): Generator<number, { complete: Record<string, unknown> } | { failure: { reason: string; message: string } }, void> {
+  const { br, loc, rerun, args, container, write } = run;
+  const failure = (err: unknown): { failure: { reason: string; message: string } } => ({ failure: failWith('BackupDataToRemoteFailed', err) });
   let who: S3Credentials;
   try {
     who = podCredentials(ctx.store, pod, container, ctx.s3.knownRoles());
@@ -63,15 +86,16 @@ export function* snapshotBackup(ctx: BackupContext, pod: KubeObject, client: CrC
       ctx.s3.delete(who, loc.bucket, ctx.s3.list(who, loc.bucket, keyUnder(loc, '')).map((o) => o.key), podId(pod));
     }
   } catch (err) {
-    return fail(failWith('BackupDataToRemoteFailed', err));
+    return failure(err);
   }
   write({ type: 'Running', status: 'True' });
   const cluster = br.cluster ?? '';
-  const clusterNs = br.clusterNamespace || ns;
+  const clusterNs = br.clusterNamespace || (args.namespace ?? '');
   const pdDown = reachPd(ctx, pod, cluster, clusterNs, args);
   if (pdDown) {
     yield PD_CONNECT_TIMEOUT_MS;
-    if (reachPd(ctx, pod, cluster, clusterNs, args)) fail(failWith('BackupDataToRemoteFailed', pdDown));
+    const still = reachPd(ctx, pod, cluster, clusterNs, args);
+    if (still) return failure(still);
   }
   const commitMs = ctx.clock.nowMs();
   const point = ctx.datasets.at(clusterNs, cluster, commitMs);
@@ -81,19 +105,18 @@ export function* snapshotBackup(ctx: BackupContext, pod: KubeObject, client: CrC
     }
     ctx.s3.put(who, loc.bucket, keyUnder(loc, 'backup.lock'), 64);
   } catch (err) {
-    return fail(failWith('BackupDataToRemoteFailed', err));
+    return failure(err);
   }
   yield brDurationMs(point.sizeBytes);
   const again = reachPd(ctx, pod, cluster, clusterNs, args);
-  if (again) return fail(failWith('BackupDataToRemoteFailed', again));
+  if (again) return failure(again);
   let sizeBytes: number;
   try {
     sizeBytes = writeBackupFiles(ctx, who, loc, point, storeIds(ctx.clusterState(clusterNs, cluster)), commitMs);
   } catch (err) {
-    return fail(failWith('BackupDataToRemoteFailed', err));
+    return failure(err);
   }
-  const now = ctx.clock.nowMs();
-  write({ type: 'Complete', status: 'True' }, { timeStarted: rfc3339(startedMs), timeCompleted: rfc3339(now), backupSize: sizeBytes, backupSizeReadable: humanBytes(sizeBytes), commitTs: tsoOf(commitMs) });
+  return { complete: { backupSize: sizeBytes, backupSizeReadable: humanBytes(sizeBytes), commitTs: tsoOf(commitMs) } };
 }
 
 /** `namespace/name` of a pod: who sends its S3 requests, for the monitors. */

@@ -41,7 +41,7 @@ export function keyUnder(loc: S3Location, name: string): string {
 type EnvVar = { name?: string; value?: string; valueFrom?: { secretKeyRef?: { name?: string; key?: string } } };
 
 /** The value of env `name` of the pod's container `container`, resolving a secretKeyRef (undefined when unset or unresolvable). */
-function envOf(store: ObjectStore, pod: KubeObject, container: string, name: string): string | undefined {
+export function envOf(store: ObjectStore, pod: KubeObject, container: string, name: string): string | undefined {
   const c = ((pod.spec?.containers ?? []) as { name?: string; env?: EnvVar[] }[]).find((x) => x.name === container);
   const v = [...(c?.env ?? [])].reverse().find((e) => e.name === name);
   if (!v) return undefined;

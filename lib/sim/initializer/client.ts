@@ -62,8 +62,14 @@ export class MysqlLink {
 
   /** Runs one line on a session. Throws `MysqlClientError`. */
   async execute(session: string, statement: string): Promise<void> {
+    await this.query(session, statement);
+  }
+
+  /** Runs one line on a session; the rows it selected. Throws `MysqlClientError`. */
+  async query(session: string, statement: string): Promise<readonly (readonly string[])[]> {
     const answer = await this.send({ session, statement });
     if ('error' in answer) throw new MysqlClientError(answer.error);
+    return answer.rows ?? [];
   }
 
   private async send(exchange: Omit<MysqlExchange, 'clientHost'>): Promise<MysqlAnswer> {

@@ -18,8 +18,8 @@ export const MYSQL_METHOD = 'MYSQL';
 /** One exchange: a login (`user`), a statement on an open `session`, or (neither) a handshake. */
 export type MysqlExchange = { readonly clientHost: string; readonly user?: string; readonly password?: string; readonly session?: string; readonly statement?: string };
 
-/** The answer of one exchange (`session`: the one a login opened). */
-export type MysqlAnswer = { readonly ok: true; readonly session?: string } | { readonly error: SqlError };
+/** The answer of one exchange (`session`: the one a login opened; `rows`: what a SELECT read, when it read any). */
+export type MysqlAnswer = { readonly ok: true; readonly session?: string; readonly rows?: readonly (readonly string[])[] } | { readonly error: SqlError };
 
 /** The proxy request of an exchange. */
 export function mysqlRequest(exchange: MysqlExchange): ProxyRequest {
@@ -45,16 +45,20 @@ export function answerMysql(req: ProxyRequest, accounts: SqlAccounts, storageErr
   if (exchange.session === undefined) return json(200, { ok: true });
   if (!accounts.hasSession(exchange.session)) return json(200, { error: { code: 2013, message: 'Lost connection to MySQL server during query' } });
   const statement = exchange.statement ?? '';
-  const error = statement.trim() === '' ? undefined : (storageError() ?? accounts.execute(statement));
-  return json(200, error ? { error } : { ok: true });
+  if (statement.trim() === '') return json(200, { ok: true });
+  const unavailable = storageError();
+  if (unavailable) return json(200, { error: unavailable });
+  const result = accounts.run(statement, { user: accounts.userOf(exchange.session), clientHost: exchange.clientHost });
+  if ('error' in result) return json(200, { error: result.error });
+  return json(200, result.rows.length > 0 ? { ok: true, rows: result.rows } : { ok: true });
 }
 
 /** Reads an answer (a non-JSON body is the client's "Lost connection", 2013). */
 export function readMysqlAnswer(res: ProxyResponse): MysqlAnswer {
   try {
-    const body = JSON.parse(res.body) as { ok?: boolean; session?: string; error?: SqlError };
+    const body = JSON.parse(res.body) as { ok?: boolean; session?: string; rows?: string[][]; error?: SqlError };
     if (body.error) return { error: body.error };
-    if (body.ok) return body.session === undefined ? { ok: true } : { ok: true, session: body.session };
+    if (body.ok) return { ok: true, ...(body.session === undefined ? {} : { session: body.session }), ...(body.rows === undefined ? {} : { rows: body.rows }) };
   } catch {
     // fall through
   }

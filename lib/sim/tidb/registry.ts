@@ -48,7 +48,7 @@ export class ClusterRegistry {
     if (existing) return existing;
     const pd = new PdCluster(namespace, name, { clock: this.deps.clock, rng: this.deps.rng.fork(), knobs: this.deps.knobs });
     const ctx: PdContext = { clock: this.deps.clock, rng: this.deps.rng.fork(), knobs: this.deps.knobs, changed: () => pd.changed() };
-    const state: ClusterState = { namespace, name, pd, captures: new CaptureRegistry(ctx), pumps: new PumpRegistry(ctx), smoothUpgrade: { ddlPaused: false, sinceMs: undefined }, serverLabels: new Map(), sql: new SqlAccounts() };
+    const state: ClusterState = { namespace, name, pd, captures: new CaptureRegistry(ctx), pumps: new PumpRegistry(ctx), smoothUpgrade: { ddlPaused: false, sinceMs: undefined }, serverLabels: new Map(), sql: new SqlAccounts(() => this.deps.clock.nowMs()) };
     this.clusters.set(key, state);
     for (const l of this.createListeners) l(state);
     return state;

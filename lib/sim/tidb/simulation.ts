@@ -92,7 +92,7 @@ export class TidbSimulation {
     });
     this.runtime.attach(sim);
     this.controllerManagers.attach(world.store, world.clock);
-    this.backups.attach({ store: world.store, clock: world.clock, clusterState: (ns, name) => clusters.find(ns, name) });
+    this.backups.attach({ store: world.store, clock: world.clock, proxy: world.proxy, clusterState: (ns, name) => clusters.find(ns, name) });
     this.initializers.attach({ store: world.store, clock: world.clock, proxy: world.proxy });
     this.attached = { clusters, faults, invariants, unsubscribe };
   }

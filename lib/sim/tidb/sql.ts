@@ -9,7 +9,10 @@
  * PRIVILEGES`) and databases (`CREATE|DROP DATABASE|SCHEMA [IF [NOT] EXISTS]`, `USE`) change state
  * with MySQL's error codes and TiDB's messages (1007, 1008, 1049, 1396, 1410); the other statement
  * kinds TiDB parses are accepted without effect; anything else is TiDB's parser error 1064.
+ * `mysql.tidb` (its `tikv_gc_life_time` row) is read and written by SELECT / UPDATE (sql-tidb-table.ts).
  */
+
+import { type SqlClient, type SqlResult, TidbTable } from './sql-tidb-table.js';
 
 /** A MySQL error as the client library reports it: `(code, 'message')`. */
 export type SqlError = { readonly code: number; readonly message: string };
@@ -39,7 +42,14 @@ const accountRe = String.raw`(['"\x60]?[^'"\x60@\s]+['"\x60]?)\s*(?:@\s*(['"\x60
 export class SqlAccounts {
   private readonly accounts: Account[] = [{ user: 'root', host: '%', password: '' }];
   private readonly dbs = new Set<string>();
-  private readonly sessions = new Set<string>();
+  private readonly sessions = new Map<string, string>();
+  /** The `mysql.tidb` rows (the GC life time). */
+  readonly tidbTable: TidbTable;
+
+  /** `nowMs` stamps the writes of `mysql.tidb` (default: 0). */
+  constructor(nowMs: () => number = () => 0) {
+    this.tidbTable = new TidbTable(nowMs);
+  }
 
   /** The user databases, lower-cased, in creation order. */
   databases(): string[] {
@@ -61,8 +71,13 @@ export class SqlAccounts {
   /** Opens a session of `user` (after a login); its id. */
   openSession(user: string): string {
     const id = `${user}#${this.sessions.size + 1}`;
-    this.sessions.add(id);
+    this.sessions.set(id, user);
     return id;
+  }
+
+  /** The user a session logged in as ('' for none). */
+  userOf(session: string | undefined): string {
+    return session === undefined ? '' : (this.sessions.get(session) ?? '');
   }
 
   /** Whether a session is open. */
@@ -71,16 +86,31 @@ export class SqlAccounts {
   }
 
   /** Runs one line as the client sends it (statements split on `;`); the first error stops it. */
-  execute(line: string): SqlError | undefined {
-    for (const { text, offset } of splitStatements(line)) {
-      const error = this.statement(text.trim(), line, offset + (text.length - text.trimStart().length));
-      if (error !== undefined) return error;
-    }
-    return undefined;
+  execute(line: string, client: SqlClient = { user: '', clientHost: '' }): SqlError | undefined {
+    const result = this.run(line, client);
+    return 'error' in result ? result.error : undefined;
   }
 
-  private statement(sql: string, line: string, at: number): SqlError | undefined {
-    if (sql === '') return undefined;
+  /** `execute`, with the rows the last statement selected (none but for `mysql.tidb` reads). */
+  run(line: string, client: SqlClient): SqlResult {
+    let rows: readonly (readonly string[])[] = [];
+    for (const { text, offset } of splitStatements(line)) {
+      const result = this.statement(text.trim(), line, offset + (text.length - text.trimStart().length), client);
+      if ('error' in result) return result;
+      rows = result.rows;
+    }
+    return { rows };
+  }
+
+  private statement(sql: string, line: string, at: number, client: SqlClient): SqlResult {
+    if (sql === '') return { rows: [] };
+    const table = this.tidbTable.statement(sql, client);
+    if (table !== undefined) return table;
+    const error = this.check(sql, line, at);
+    return error === undefined ? { rows: [] } : { error };
+  }
+
+  private check(sql: string, line: string, at: number): SqlError | undefined {
     const words = sql.split(/\s+/).map((w) => w.toLowerCase());
     const verb = words[0] ?? '';
     if (!VERBS.has(verb)) return syntaxError(line, at);
