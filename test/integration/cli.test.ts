@@ -36,7 +36,7 @@ describe('the tidb-reconciler command', () => {
     { name: 'bad duration', args: ['sim', 'serve', '--pod-startup', '5 minutes'], want: '--pod-startup: invalid duration "5 minutes"' },
     { name: 'unknown option', args: ['start', '--onse'], want: "Unknown option '--onse' (did you mean --once?)" },
     { name: 'a mistyped admin action suggests the nearest', args: ['admin', 'histroy', 'demo/basic'], want: 'unknown action "histroy" (did you mean "history"?' },
-    { name: 'admin with a bad ref', args: ['admin', 'status', 'basic'], want: '"basic" is not <namespace>/<name> (or give -n <namespace> basic) [cluster]' },
+    { name: 'admin with a bad ref', args: ['admin', 'status', 'basic'], want: '"basic" is not <namespace>/<name> (or give -n <namespace> basic), nor <eks-cluster>/<namespace>/<name> [cluster]' },
   ])('bad input exits 2 naming the problem: $name', ({ args, want }) => {
     const r = cli(args);
     expect(r.code).toBe(2);
