@@ -10,9 +10,8 @@ import type { ReconcileQueue } from '../../queue/port.js';
 import type { SchedulerPort } from '../../timer/port.js';
 import { LocalIam, type Principal, loadIamExtract } from './authority.js';
 import type { IamExtract } from './extract.js';
-import type { ClusterDescriber } from '../../eks/cluster-access.js';
 import type { AccessEntries } from '../../eks/port.js';
-import { guardAccessEntries, guardClusterDescriber, guardQueue, guardRedrive, guardScheduler, scheduleDelivery } from './guarded-ports.js';
+import { guardAccessEntries, guardQueue, guardRedrive, guardScheduler, scheduleDelivery } from './guarded-ports.js';
 import type { DeadLetterRedrive } from '../../queue/redrive.js';
 import { countingQueue, countingScheduler, countingSend, type RequestCounter } from '../request-counts.js';
 
@@ -90,11 +89,6 @@ export class FunctionIdentities {
   /** The cluster's EKS access entries as function `fn` may read them. */
   accessEntries(fn: string, entries: AccessEntries): AccessEntries {
     return guardAccessEntries(entries, this.iam, this.principal(fn));
-  }
-
-  /** The world's EKS DescribeCluster as function `fn` may ask it (at cold start, for registry entries without endpoint and CA). */
-  clusterDescriber(fn: string, describer: ClusterDescriber): ClusterDescriber {
-    return guardClusterDescriber(describer, this.iam, this.principal(fn));
   }
 
   /** Where a due schedule delivers: `queue`, as the role its target names (MemoryScheduler's `deliverTo`). */
