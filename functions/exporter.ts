@@ -20,7 +20,11 @@ export function createExporterHandler(
 ) {
   let exporter: { run(remainingMs: number): Promise<FleetSessionSummary> } | undefined;
   return middy<unknown, FleetSessionSummary, Error, Context>().handler(async (_event, context) => {
-    exporter ??= await build();
+    if (exporter === undefined) {
+      // A synchronous builder (tests, a registry that needs no DescribeCluster) starts the session without an extra turn.
+      const built = build();
+      exporter = built instanceof Promise ? await built : built;
+    }
     return exporter.run(context.getRemainingTimeInMillis());
   });
 }
