@@ -1,5 +1,10 @@
 import { beforeAll, describe, it, expect } from '@jest/globals';
 
+import { MemoryClusterDescriber } from '../../lib/eks/cluster-access.js';
+import { MemoryAccessEntries } from '../../lib/eks/port.js';
+import { extractIam } from '../../lib/local/iam/extract.js';
+import { guardAccessEntries, guardClusterDescriber } from '../../lib/local/iam/guarded-ports.js';
+import { localIam } from '../../lib/local/iam/identities.js';
 import { parseEksClusters } from '../../lib/platform/eks-clusters.js';
 import { packageTemplate } from '../support/serverless-package.js';
 
@@ -10,18 +15,20 @@ type Json = Record<string, unknown>;
 type Resource = { Type: string; Condition?: string; Properties: Json };
 
 const REGISTRY = JSON.stringify([{ name: 'prod-a' }, { name: 'prod-b', region: 'eu-west-1' }]);
-const ARNS = ['arn:aws:eks:us-east-1:123456789012:cluster/prod-a', 'arn:aws:eks:eu-west-1:123456789012:cluster/prod-b'];
+const ARNS = ['arn:aws:eks:us-east-1:000000000000:cluster/prod-a', 'arn:aws:eks:eu-west-1:000000000000:cluster/prod-b'];
 const FUNCTIONS = ['Reconcile', 'Sweep', 'Timer', 'Admin', 'Exporter'];
 
 let single: Record<string, Resource> = {};
 let many: Record<string, Resource> = {};
 let manyConditions: Json = {};
 let singleConditions: Json = {};
+let manyTemplate: Json = {};
 
 beforeAll(async () => {
   const [one, several] = await Promise.all([packageTemplate(), packageTemplate([`eksClusters=${REGISTRY}`, `eksClusterArns=${ARNS.join(',')}`])]);
   single = one['Resources'] as Record<string, Resource>;
   singleConditions = one['Conditions'] as Json;
+  manyTemplate = several;
   many = several['Resources'] as Record<string, Resource>;
   manyConditions = several['Conditions'] as Json;
 }, 240_000);
@@ -80,7 +87,7 @@ describe('serverless.yml with several EKS clusters', () => {
     expect(policy?.Properties['Roles']).toEqual([{ Ref: 'AdminRole' }]);
     const statements = evaluate((policy?.Properties['PolicyDocument'] as Json)['Statement'], manyConditions);
     expect(statements).toEqual([
-      { Effect: 'Allow', Action: ['eks:DescribeAccessEntry'], Resource: ['arn:aws:eks:us-east-1:123456789012:access-entry/prod-a/*', 'arn:aws:eks:eu-west-1:123456789012:access-entry/prod-b/*'] },
+      { Effect: 'Allow', Action: ['eks:DescribeAccessEntry'], Resource: ['arn:aws:eks:us-east-1:000000000000:access-entry/prod-a/*', 'arn:aws:eks:eu-west-1:000000000000:access-entry/prod-b/*'] },
       { Effect: 'Allow', Action: ['eks:ListAccessEntries'], Resource: ARNS },
     ]);
   });
@@ -90,5 +97,35 @@ describe('serverless.yml with several EKS clusters', () => {
     expect(env).toMatchObject({ CLUSTER_NAME: 'unconfigured', KUBE_ENDPOINT: 'https://kubernetes.invalid', KUBE_CA_DATA: '' });
     expect('EKS_CLUSTERS' in env).toBe(false);
     expect([single['EksClustersDescribePolicy']?.Condition, single['EksClustersAccessEntriesPolicy']?.Condition]).toEqual(['ManyEksClusters', 'ManyEksClusters']);
+  });
+});
+
+describe('the local world enforcing the several-cluster template\'s IAM', () => {
+  const world = (): { iam: ReturnType<typeof localIam>; eks: MemoryClusterDescriber } => {
+    const eks = new MemoryClusterDescriber();
+    for (const [name, region] of [['prod-a', 'us-east-1'], ['prod-b', 'eu-west-1'], ['prod-c', 'us-east-1']] as const) eks.put(name, region, { endpoint: `https://${name}.local`, caData: 'Q0E=' });
+    return { iam: localIam({ extract: extractIam(manyTemplate as Parameters<typeof extractIam>[0]) }), eks };
+  };
+
+  it.each(['reconcile', 'sweep', 'admin', 'exporter'])('%s may DescribeCluster the listed clusters, in their regions, and is refused any other', async (fn) => {
+    const { iam, eks } = world();
+    const describer = guardClusterDescriber(eks, iam, iam.functionPrincipal(fn));
+    await expect(describer.describe('prod-a', 'us-east-1')).resolves.toEqual({ endpoint: 'https://prod-a.local', caData: 'Q0E=' });
+    await expect(describer.describe('prod-b', 'eu-west-1')).resolves.toEqual({ endpoint: 'https://prod-b.local', caData: 'Q0E=' });
+    await expect(describer.describe('prod-c', 'us-east-1')).rejects.toMatchObject({ name: 'AccessDeniedException', message: expect.stringContaining('eks:DescribeCluster on resource: arn:aws:eks:us-east-1:000000000000:cluster/prod-c') });
+  });
+
+  it('timer, which calls no EKS API, is refused DescribeCluster', async () => {
+    const { iam, eks } = world();
+    await expect(guardClusterDescriber(eks, iam, iam.functionPrincipal('timer')).describe('prod-a', 'us-east-1')).rejects.toMatchObject({ name: 'AccessDeniedException' });
+  });
+
+  it('admin reads the access entries of a listed cluster and is refused those of another', async () => {
+    const { iam } = world();
+    const entries = new MemoryAccessEntries([{ principalArn: 'arn:aws:iam::000000000000:role/dba', username: 'dba', kubernetesGroups: ['tidb-admins'], type: 'STANDARD' }]);
+    const principal = iam.functionPrincipal('admin');
+    await expect(guardAccessEntries(entries, iam, principal, 'prod-a').describe('arn:aws:iam::000000000000:role/dba')).resolves.toMatchObject({ username: 'dba' });
+    await expect(guardAccessEntries(entries, iam, principal, 'prod-a').listPrincipalArns()).resolves.toEqual(['arn:aws:iam::000000000000:role/dba']);
+    await expect(guardAccessEntries(entries, iam, principal, 'prod-c').describe('arn:aws:iam::000000000000:role/dba')).rejects.toMatchObject({ message: expect.stringContaining('eks:DescribeAccessEntry on resource: arn:aws:eks:us-east-1:000000000000:access-entry/prod-c/') });
   });
 });
