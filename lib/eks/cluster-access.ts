@@ -3,18 +3,16 @@
  * `endpoint` and `caData` (docs/adr/0027): EKS DescribeCluster, asked once at cold start with the
  * function's own role, gives `cluster.endpoint` and `cluster.certificateAuthority.data`
  * (https://docs.aws.amazon.com/eks/latest/APIReference/API_DescribeCluster.html). The role needs
- * `eks:DescribeCluster` on the cluster's ARN. `EksClusterDescriber` is the adapter (each call under
- * a timeout, failures as typed errors); `MemoryClusterDescriber` serves the local stack and the
- * simulator; `resolveEksClusters` fills in a registry, retrying throttling and server faults within
- * a budget and naming the entry in every failure.
+ * `eks:DescribeCluster` on the cluster's ARN. `EksClusterDescriber` (`describe-cluster.ts`, loaded
+ * only when an entry needs it, so a function whose registry is written out never loads the EKS SDK)
+ * is the adapter (each call under a timeout, failures as typed errors); `MemoryClusterDescriber`
+ * is the world's; `resolveEksClusters` fills in a registry, retrying throttling and server faults
+ * within a budget and naming the entry in every failure.
  */
-import { DescribeClusterCommand, EKSClient } from '@aws-sdk/client-eks';
 import type { Clock } from '../platform/clock.js';
-import { NotFoundError, TerminalError, TransientError } from '../platform/errors.js';
+import { TerminalError, TransientError } from '../platform/errors.js';
 import { type EksClusterEntry, EKS_CLUSTERS_ENV, isResolved, type ResolvedEksCluster } from '../platform/eks-clusters.js';
 import { withRetries, type RetryPolicy } from '../platform/retry.js';
-import { callAws, withoutSdkLogging } from '../queue/aws-call.js';
-import { EKS_CALL_TIMEOUT_MS } from './client.js';
 
 /** What DescribeCluster says of how to reach a cluster's API server. */
 export type ClusterAccessData = { readonly endpoint: string; readonly caData: string };
@@ -25,34 +23,6 @@ export type ClusterAccessData = { readonly endpoint: string; readonly caData: st
  */
 export interface ClusterDescriber {
   describe(name: string, region: string): Promise<ClusterAccessData>;
-}
-
-/** The EKS API's DescribeCluster with the function's credentials, one client per region. */
-export class EksClusterDescriber implements ClusterDescriber {
-  private readonly clients = new Map<string, EKSClient>();
-
-  constructor(private readonly clientFor: (region: string) => EKSClient = (region) => withoutSdkLogging(new EKSClient({ region, maxAttempts: 1 }))) {}
-
-  async describe(name: string, region: string): Promise<ClusterAccessData> {
-    const client = this.clients.get(region) ?? this.clientFor(region);
-    this.clients.set(region, client);
-    const operation = `eks:DescribeCluster ${name} (${region})`;
-    let out;
-    try {
-      out = await callAws(operation, EKS_CALL_TIMEOUT_MS, (abortSignal) => client.send(new DescribeClusterCommand({ name }), { abortSignal }));
-    } catch (err) {
-      if (err instanceof NotFoundError) throw new TerminalError(`${operation}: no EKS cluster of that name in ${region}`, { cause: err });
-      if (err instanceof TerminalError && /AccessDenied/.test(err.message)) {
-        throw new TerminalError(`${operation}: access denied; the function's role needs eks:DescribeCluster on this cluster's ARN (${err.message})`, { cause: err });
-      }
-      throw err;
-    }
-    const endpoint = out.cluster?.endpoint ?? '';
-    const caData = out.cluster?.certificateAuthority?.data ?? '';
-    // A cluster still CREATING has neither yet.
-    if (endpoint === '' || caData === '') throw new TransientError(`${operation}: the cluster has no endpoint or CA yet (status ${out.cluster?.status ?? 'unknown'})`);
-    return { endpoint, caData };
-  }
 }
 
 /** DescribeCluster over clusters held in memory: the local stack's and the simulator's EKS. */

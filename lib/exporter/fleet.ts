@@ -7,7 +7,7 @@
  */
 import type { Env } from '../platform/config.js';
 import { isResolved, parseEksClusters, type ResolvedEksCluster } from '../platform/eks-clusters.js';
-import { type ClusterDescriber, EksClusterDescriber, resolveEksClusters } from '../eks/cluster-access.js';
+import { type ClusterDescriber, resolveEksClusters } from '../eks/cluster-access.js';
 import { RealClock } from '../platform/clock.js';
 import { ConfigError } from '../platform/config.js';
 import { parseExporterEnv, type ExporterSettings } from './config.js';
@@ -30,10 +30,12 @@ export function exporterEnvsOf(env: Env, resolved?: readonly ResolvedEksCluster[
  * `exporterEnvsOf` after reading, from EKS DescribeCluster, the endpoint and CA of every entry that
  * leaves them out (`lib/eks/cluster-access.ts`); throws the resolver's error naming the entry.
  */
-export async function resolvedExporterEnvs(env: Env, describer: ClusterDescriber = new EksClusterDescriber()): Promise<Env[]> {
+export async function resolvedExporterEnvs(env: Env, describer?: ClusterDescriber): Promise<Env[]> {
   const registry = parseEksClusters(env);
   if (registry === undefined || !registry.ok || registry.clusters.every(isResolved)) return exporterEnvsOf(env);
-  return exporterEnvsOf(env, await resolveEksClusters(registry.clusters, { describer, clock: new RealClock() }));
+  // Loaded only here: an exporter whose registry is written out never loads the EKS SDK.
+  const eks = describer ?? new (await import('../eks/describe-cluster.js')).EksClusterDescriber();
+  return exporterEnvsOf(env, await resolveEksClusters(registry.clusters, { describer: eks, clock: new RealClock() }));
 }
 
 /** Every registered cluster's exporter settings (see `exporterEnvsOf`); throws `ConfigError` naming every problem. */

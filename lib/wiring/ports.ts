@@ -18,7 +18,7 @@ import { formatClusterKey, type ClusterKey } from '../model/key.js';
 import { RealClock, type Clock } from '../platform/clock.js';
 import { ConfigError, DEFAULT_BACKUP_SCHEDULE_TIMEZONE, parseConfig, type ReconcilerConfig } from '../platform/config.js';
 import { isResolved, type ResolvedEksCluster } from '../platform/eks-clusters.js';
-import { type ClusterDescriber, EksClusterDescriber, resolveEksClusters } from '../eks/cluster-access.js';
+import { type ClusterDescriber, resolveEksClusters } from '../eks/cluster-access.js';
 import { PowertoolsLogger, silentLogger, type Logger } from '../platform/logger.js';
 import { PowertoolsMetrics, silentMetrics, type Metrics } from '../platform/metrics.js';
 import type { ReconcileQueue } from '../queue/port.js';
@@ -176,10 +176,11 @@ export function lambdaRuntimes(env: NodeJS.ProcessEnv = process.env, resolved?: 
  * fleet). Throws `ConfigError` for a bad environment, and the resolver's typed error naming the
  * entry when DescribeCluster fails (`TerminalError` for a missing `eks:DescribeCluster`).
  */
-export async function resolvedLambdaRuntimes(env: NodeJS.ProcessEnv = process.env, describer: ClusterDescriber = new EksClusterDescriber()): Promise<Runtime[]> {
+export async function resolvedLambdaRuntimes(env: NodeJS.ProcessEnv = process.env, describer?: ClusterDescriber): Promise<Runtime[]> {
   const s = lambdaSettings(env);
   if (s.eksClusters.every(isResolved)) return lambdaRuntimes(env);
-  const clusters = await resolveEksClusters(s.eksClusters, { describer, clock: new RealClock() });
+  const eks = describer ?? new (await import('../eks/describe-cluster.js')).EksClusterDescriber();
+  const clusters = await resolveEksClusters(s.eksClusters, { describer: eks, clock: new RealClock() });
   return lambdaRuntimes(env, clusters);
 }
 

@@ -1,7 +1,8 @@
 import { describe, it, expect } from '@jest/globals';
 import type { EKSClient } from '@aws-sdk/client-eks';
 
-import { type ClusterAccessData, type ClusterDescriber, EksClusterDescriber, MemoryClusterDescriber, resolveEksClusters } from '../../lib/eks/cluster-access.js';
+import { type ClusterAccessData, type ClusterDescriber, MemoryClusterDescriber, resolveEksClusters } from '../../lib/eks/cluster-access.js';
+import { EksClusterDescriber } from '../../lib/eks/describe-cluster.js';
 import type { Clock } from '../../lib/platform/clock.js';
 import { TerminalError, TransientError } from '../../lib/platform/errors.js';
 import type { EksClusterEntry } from '../../lib/platform/eks-clusters.js';
