@@ -49,9 +49,12 @@ export function createAdminHandler(options: AdminHandlerOptions = {}) {
   const buildEntries = options.accessEntries ?? ((k8sCluster?: string) => eksAccessEntries(process.env, k8sCluster));
   const buildRedrive = options.redrive ?? (() => sqsRedrive(process.env));
   let fleet: Fleet | undefined;
+  // The fleet is built (DescribeCluster included) before the request is run; a failure is kept and
+  // thrown where the request first asks for a runtime, so it is answered as before, and retried next time.
+  let fleetFailure: unknown;
   const entries = new Map<string, AccessEntries>();
   let redrive: DeadLetterRedrive | undefined;
-  const getFleet = (): Fleet => (fleet ??= buildFleet());
+  const getFleet = (): Fleet => fleet ?? raise(fleetFailure);
   const getRuntime = (): Runtime => getFleet().runtimes[0] ?? fail('a fleet has at least one EKS cluster');
   const getAccessEntries = (k8sCluster?: string): AccessEntries => {
     const name = k8sCluster ?? '';
@@ -63,6 +66,14 @@ export function createAdminHandler(options: AdminHandlerOptions = {}) {
   return middy<unknown, AdminAnswer | AdminUrlResponse, Error, Context>().handler(async (event, context) => {
     const read = readAdminEvent(event);
     if (read.kind === 'url-error') return urlResponse(read.statusCode, { ok: false, error: read.error });
+    if (fleet === undefined) {
+      try {
+        fleet = await buildFleet();
+        fleetFailure = undefined;
+      } catch (err) {
+        fleetFailure = err;
+      }
+    }
     const result = await runAdmin(deps, read, invocationOf(context));
     if (read.kind === 'direct') return result;
     return urlResponse(result.ok ? 200 : result.forbidden ? 403 : 200, result);
@@ -83,6 +94,10 @@ function eksAccessEntries(env: NodeJS.ProcessEnv, k8sCluster?: string): AccessEn
   const s = lambdaSettings(env);
   const eks = s.eksClusters.find((c) => c.name === k8sCluster) ?? s.eksClusters[0];
   return new EksAccessEntries(eks?.name ?? s.clusterName, eks?.region ?? s.region);
+}
+
+function raise(err: unknown): never {
+  throw err;
 }
 
 function fail(message: string): never {

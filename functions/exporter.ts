@@ -15,10 +15,16 @@ import type { LambdaExporter } from '../lib/exporter/lambda.js';
  * environment), so a warm container keeps its clients and its last session's carry, and a
  * configuration error fails the invocation naming every bad variable.
  */
-export function createExporterHandler(build: () => Pick<LambdaExporter, 'run'> | { run(remainingMs: number): Promise<FleetSessionSummary> } = () => fleetExporterFromEnv(process.env)) {
+export function createExporterHandler(
+  build: () => Pick<LambdaExporter, 'run'> | { run(remainingMs: number): Promise<FleetSessionSummary> } | Promise<{ run(remainingMs: number): Promise<FleetSessionSummary> }> = () => fleetExporterFromEnv(process.env),
+) {
   let exporter: { run(remainingMs: number): Promise<FleetSessionSummary> } | undefined;
   return middy<unknown, FleetSessionSummary, Error, Context>().handler(async (_event, context) => {
-    exporter ??= build();
+    if (exporter === undefined) {
+      // A synchronous builder (tests, a registry that needs no DescribeCluster) starts the session without an extra turn.
+      const built = build();
+      exporter = built instanceof Promise ? await built : built;
+    }
     return exporter.run(context.getRemainingTimeInMillis());
   });
 }

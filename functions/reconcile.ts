@@ -27,7 +27,7 @@ export function createReconcileHandler(options: ReconcileHandlerOptions = {}) {
   const build = fleetBuilder(options);
   let fleet: Fleet | undefined;
   return middy<SQSEvent, SQSBatchResponse, Error, Context>().handler(async (event, context) => {
-    fleet ??= build();
+    fleet ??= await build();
     // The event is read defensively: a direct invoke may pass anything, and gets an error naming the field.
     return reconcileFleetEvent(fleet, event as unknown, invocationOf(context));
   });

@@ -20,7 +20,7 @@ export function createSweepHandler(options: SweepHandlerOptions = {}) {
   const build = fleetBuilder(options);
   let fleet: Fleet | undefined;
   return middy<unknown, FleetSweepSummary, Error, Context>().handler(async (_event, context) => {
-    fleet ??= build();
+    fleet ??= await build();
     return sweepEveryCluster(fleet, invocationOf(context));
   });
 }

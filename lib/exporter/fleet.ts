@@ -6,7 +6,9 @@
  * nothing of the others'. A registry of one is the single exporter it always was.
  */
 import type { Env } from '../platform/config.js';
-import { parseEksClusters } from '../platform/eks-clusters.js';
+import { isResolved, parseEksClusters, type ResolvedEksCluster } from '../platform/eks-clusters.js';
+import { type ClusterDescriber, resolveEksClusters } from '../eks/cluster-access.js';
+import { RealClock } from '../platform/clock.js';
 import { ConfigError } from '../platform/config.js';
 import { parseExporterEnv, type ExporterSettings } from './config.js';
 import { lambdaExporterFromEnv, type LambdaExporter, type SessionSummary } from './lambda.js';
@@ -16,11 +18,24 @@ import { lambdaExporterFromEnv, type LambdaExporter, type SessionSummary } from 
  * one; with it, one per entry (its name, endpoint, CA and region standing for CLUSTER_NAME,
  * KUBE_ENDPOINT, KUBE_CA_DATA and AWS_REGION), every problem of every entry in one `ConfigError`.
  */
-export function exporterEnvsOf(env: Env): Env[] {
+export function exporterEnvsOf(env: Env, resolved?: readonly ResolvedEksCluster[]): Env[] {
   const registry = parseEksClusters(env);
   if (registry === undefined) return [env];
   if (!registry.ok) throw new ConfigError(registry.problems);
-  return registry.clusters.map((c) => ({ ...env, EKS_CLUSTERS: undefined, CLUSTER_NAME: c.name, KUBE_ENDPOINT: c.endpoint, KUBE_CA_DATA: c.caData, AWS_REGION: c.region }));
+  const clusters = resolved ?? registry.clusters;
+  return clusters.map((c) => ({ ...env, EKS_CLUSTERS: undefined, CLUSTER_NAME: c.name, KUBE_ENDPOINT: c.endpoint, KUBE_CA_DATA: c.caData, AWS_REGION: c.region }));
+}
+
+/**
+ * `exporterEnvsOf` after reading, from EKS DescribeCluster, the endpoint and CA of every entry that
+ * leaves them out (`lib/eks/cluster-access.ts`); throws the resolver's error naming the entry.
+ */
+export async function resolvedExporterEnvs(env: Env, describer?: ClusterDescriber): Promise<Env[]> {
+  const registry = parseEksClusters(env);
+  if (registry === undefined || !registry.ok || registry.clusters.every(isResolved)) return exporterEnvsOf(env);
+  // Loaded only here: an exporter whose registry is written out never loads the EKS SDK.
+  const eks = describer ?? new (await import('../eks/describe-cluster.js')).EksClusterDescriber();
+  return exporterEnvsOf(env, await resolveEksClusters(registry.clusters, { describer: eks, clock: new RealClock() }));
 }
 
 /** Every registered cluster's exporter settings (see `exporterEnvsOf`); throws `ConfigError` naming every problem. */
@@ -54,9 +69,12 @@ export class FleetExporter {
   }
 }
 
-/** The fleet's exporter wired to the real ends from `env`; throws `ConfigError` naming every problem. */
-export function fleetExporterFromEnv(env: Env): FleetExporter {
-  const envs = exporterEnvsOf(env);
+/**
+ * The fleet's exporter wired to the real ends from `env` (entries without endpoint and CA read from
+ * DescribeCluster); throws `ConfigError` naming every problem.
+ */
+export async function fleetExporterFromEnv(env: Env, describer?: ClusterDescriber): Promise<FleetExporter> {
+  const envs = await resolvedExporterEnvs(env, describer);
   // Validate every entry before building any client, so a bad registry is named in one error.
   const settings = envs.map((e) => parseExporterEnv(e, 'lambda'));
   return new FleetExporter(envs.map((e, i) => ({ k8sCluster: settings[i]?.k8sCluster ?? '', exporter: lambdaExporterFromEnv(e) })));

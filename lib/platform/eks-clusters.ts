@@ -4,7 +4,9 @@
  * `KUBE_ENDPOINT`, `KUBE_CA_DATA`, `AWS_REGION`) mean a registry of one entry, exactly as before
  * (`lambda-env.ts` reads them).
  * Parsing is pure and collects every problem, each naming its field (`EKS_CLUSTERS[1].endpoint: …`),
- * never echoing CA data.
+ * never echoing CA data. `endpoint` and `caData` may be left out together: the functions then ask EKS
+ * DescribeCluster for them at cold start (`lib/eks/cluster-access.ts`), so an entry is ~60 bytes and
+ * a full registry fits Lambda's 4 KB environment.
  */
 
 import { quoteForEcho } from '../model/echo.js';
@@ -23,21 +25,38 @@ export const EKS_AUTHENTICATIONS: readonly EksAuthentication[] = ['iam-token'];
 /**
  * One managed EKS cluster: `name` is the EKS cluster name (the first part of every key of its
  * TidbClusters, and the `x-k8s-aws-id` its tokens are minted for), `endpoint` its API server (https),
- * `caData` its base64 PEM CA, `region` where its tokens are signed.
+ * `caData` its base64 PEM CA, `region` where its tokens are signed (and where DescribeCluster is
+ * asked). `endpoint` and `caData` are both set or both undefined (then resolved at cold start).
  */
 export type EksClusterEntry = {
   readonly name: string;
-  readonly endpoint: string;
-  readonly caData: string;
+  readonly endpoint?: string;
+  readonly caData?: string;
   readonly region: string;
   readonly authentication: EksAuthentication;
 };
+
+/** An entry whose `endpoint` and `caData` are known (given, or read from DescribeCluster). */
+export type ResolvedEksCluster = EksClusterEntry & { readonly endpoint: string; readonly caData: string };
+
+/** Whether `entry` names its endpoint and CA itself (else DescribeCluster must give them). */
+export function isResolved(entry: EksClusterEntry): entry is ResolvedEksCluster {
+  return entry.endpoint !== undefined && entry.caData !== undefined;
+}
 
 /** The variable holding the registry. */
 export const EKS_CLUSTERS_ENV = 'EKS_CLUSTERS';
 
 /** The most clusters one registry may hold: every process keeps clients for each. */
 export const MAX_EKS_CLUSTERS = 50;
+
+/**
+ * The most bytes `EKS_CLUSTERS` may hold: Lambda refuses a function whose environment variables
+ * total more than 4 KB ("The total size of all environment variables doesn't exceed 4 KB",
+ * https://docs.aws.amazon.com/lambda/latest/dg/configuration-envvars.html), so a larger value could
+ * never deploy; refusing it here names the cause rather than CloudFormation's update failure.
+ */
+export const MAX_EKS_CLUSTERS_BYTES = 4096;
 
 /** The parsed registry, or every problem found (one line each, naming the field). */
 export type EksClustersResult = { readonly ok: true; readonly clusters: readonly EksClusterEntry[] } | { readonly ok: false; readonly problems: readonly string[] };
@@ -59,6 +78,10 @@ export function parseEksClusters(env: Readonly<Record<string, string | undefined
   const raw = env[EKS_CLUSTERS_ENV]?.trim() ?? '';
   if (raw === '') return undefined;
   const problems: string[] = [];
+  const bytes = Buffer.byteLength(raw, 'utf8');
+  if (bytes > MAX_EKS_CLUSTERS_BYTES) {
+    problems.push(`${EKS_CLUSTERS_ENV}: ${bytes} bytes, above Lambda's 4 KB limit for all environment variables; leave out endpoint and caData (they are read from EKS DescribeCluster at start)`);
+  }
   const beside = ['CLUSTER_NAME', 'KUBE_ENDPOINT', 'KUBE_CA_DATA'].filter((name) => (env[name]?.trim() ?? '') !== '');
   if (beside.length > 0) problems.push(`${EKS_CLUSTERS_ENV}: set together with ${beside.join(', ')}; name every cluster in ${EKS_CLUSTERS_ENV} and unset those`);
   let parsed: unknown;
@@ -79,7 +102,7 @@ export function parseEksClusters(env: Readonly<Record<string, string | undefined
 function readEntry(entry: unknown, at: string, defaultRegion: string | undefined, problems: string[]): EksClusterEntry {
   if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
     problems.push(`${at}: must be an object {name, endpoint, caData, region, authentication}`);
-    return { name: '', endpoint: '', caData: '', region: '', authentication: 'iam-token' };
+    return { name: '', region: '', authentication: 'iam-token' };
   }
   const fields = entry as Record<string, unknown>;
   for (const key of Object.keys(fields)) if (!FIELDS.includes(key)) problems.push(`${at}.${key}: not a field of a cluster entry (${FIELDS.join(', ')})`);
@@ -94,9 +117,11 @@ function readEntry(entry: unknown, at: string, defaultRegion: string | undefined
   };
   const name = text('name', true);
   if (name !== '' && !CLUSTER_NAME.test(name)) problems.push(`${at}.name: ${quoteForEcho(name)} is not an EKS cluster name (1-100 letters, digits, '.', '_', '-', starting with a letter or digit)`);
-  const endpoint = text('endpoint', true);
+  // Both or neither: with neither, DescribeCluster gives both; one alone is a half-pasted entry.
+  const resolveAtStart = fields['endpoint'] === undefined && fields['caData'] === undefined;
+  const endpoint = text('endpoint', !resolveAtStart);
   if (endpoint !== '' && !isHttpsUrl(endpoint)) problems.push(`${at}.endpoint: ${quoteForEcho(endpoint)} must be an https URL`);
-  const caData = text('caData', true);
+  const caData = text('caData', !resolveAtStart);
   // Never echo the CA itself: say only what is wrong with it.
   if (caData !== '' && !BASE64.test(caData)) problems.push(`${at}.caData: must be base64 (the cluster's certificateAuthority.data)`);
   const region = text('region', false) || (defaultRegion ?? '');
@@ -105,7 +130,7 @@ function readEntry(entry: unknown, at: string, defaultRegion: string | undefined
   const auth = fields['authentication'] ?? 'iam-token';
   const authentication = EKS_AUTHENTICATIONS.find((a) => a === auth);
   if (authentication === undefined) problems.push(`${at}.authentication: ${typeof auth === 'string' ? quoteForEcho(auth) : 'not a string'} must be one of ${EKS_AUTHENTICATIONS.join(', ')}`);
-  return { name, endpoint, caData, region, authentication: authentication ?? 'iam-token' };
+  return { name, ...(resolveAtStart ? {} : { endpoint, caData }), region, authentication: authentication ?? 'iam-token' };
 }
 
 function isHttpsUrl(text: string): boolean {

@@ -7,7 +7,7 @@
  */
 
 import { quoteForEcho } from '../model/echo.js';
-import { lambdaRuntimes, type Runtime } from './ports.js';
+import { resolvedLambdaRuntimes, type Runtime } from './ports.js';
 
 /** The registered EKS clusters' runtimes, in registry order (never empty, names unique). */
 export type Fleet = {
@@ -46,10 +46,13 @@ export function onlyRuntime(fleet: Fleet): Runtime | undefined {
   return fleet.runtimes.length === 1 ? fleet.runtimes[0] : undefined;
 }
 
-/** The fleet a handler's options build: theirs, a fleet of their one runtime, or the environment's. */
-export function fleetBuilder(options: { readonly runtime?: () => Runtime; readonly fleet?: () => Fleet }): () => Fleet {
+/**
+ * The fleet a handler's options build: theirs, a fleet of their one runtime, or the environment's
+ * (asynchronous: registry entries without endpoint and CA are read from EKS DescribeCluster).
+ */
+export function fleetBuilder(options: { readonly runtime?: () => Runtime; readonly fleet?: () => Fleet }): () => Fleet | Promise<Fleet> {
   const { fleet, runtime } = options;
   if (fleet !== undefined) return fleet;
   if (runtime !== undefined) return () => fleetOf([runtime()]);
-  return () => fleetOf(lambdaRuntimes());
+  return async () => fleetOf(await resolvedLambdaRuntimes());
 }

@@ -29,7 +29,8 @@ export type LambdaSettings = {
   readonly componentAccess: 'direct' | 'api-proxy';
   /**
    * Every managed EKS cluster (`EKS_CLUSTERS`, docs/adr/0027); from the single-cluster variables, a
-   * registry of one. `clusterName`, `kubeEndpoint` and `kubeCaData` are the first entry's.
+   * registry of one. `clusterName`, `kubeEndpoint` and `kubeCaData` are the first entry's (the
+   * latter two '' when that entry is resolved through DescribeCluster at cold start).
    */
   readonly eksClusters: readonly EksClusterEntry[];
 };
@@ -104,7 +105,7 @@ function registrySettings(env: Readonly<Record<string, string | undefined>>, clu
   const first = clusters[0];
   if (problems.length > 0 || componentAccess === undefined || first === undefined) throw new ConfigError(problems);
   const schedulerGroup = env['SCHEDULER_GROUP']?.trim();
-  return { ...values, clusterName: first.name, kubeEndpoint: first.endpoint, kubeCaData: first.caData, componentAccess, eksClusters: clusters, ...(schedulerGroup ? { schedulerGroup } : {}) };
+  return { ...values, clusterName: first.name, kubeEndpoint: first.endpoint ?? '', kubeCaData: first.caData ?? '', componentAccess, eksClusters: clusters, ...(schedulerGroup ? { schedulerGroup } : {}) };
 }
 
 function readComponentAccess(env: Readonly<Record<string, string | undefined>>, problems: string[]): LambdaSettings['componentAccess'] | undefined {

@@ -16,7 +16,9 @@ import type { Context } from 'aws-lambda';
 import { credentialsFromEnv, eksKubeConfig, EksTokenSource, kubeConfigFromFile } from '../kube/auth.js';
 import { formatClusterKey, type ClusterKey } from '../model/key.js';
 import { RealClock, type Clock } from '../platform/clock.js';
-import { DEFAULT_BACKUP_SCHEDULE_TIMEZONE, parseConfig, type ReconcilerConfig } from '../platform/config.js';
+import { ConfigError, DEFAULT_BACKUP_SCHEDULE_TIMEZONE, parseConfig, type ReconcilerConfig } from '../platform/config.js';
+import { isResolved, type ResolvedEksCluster } from '../platform/eks-clusters.js';
+import { type ClusterDescriber, resolveEksClusters } from '../eks/cluster-access.js';
 import { PowertoolsLogger, silentLogger, type Logger } from '../platform/logger.js';
 import { PowertoolsMetrics, silentMetrics, type Metrics } from '../platform/metrics.js';
 import type { ReconcileQueue } from '../queue/port.js';
@@ -134,9 +136,10 @@ export function lambdaRuntime(env: NodeJS.ProcessEnv = process.env): Runtime {
  * Kubernetes and component clients, EKS token, observed index and PD cluster ids; the AWS clients,
  * configuration, clock, logger and metrics are one set shared by all.
  */
-export function lambdaRuntimes(env: NodeJS.ProcessEnv = process.env): Runtime[] {
+export function lambdaRuntimes(env: NodeJS.ProcessEnv = process.env, resolved?: readonly ResolvedEksCluster[]): Runtime[] {
   const config = parseConfig(env);
   const s = lambdaSettings(env);
+  const clusters = resolved ?? s.eksClusters.map((eks, i) => (isResolved(eks) ? eks : unresolved(i, eks.name)));
   const clock = new RealClock();
   const queue = new SqsReconcileQueue({ client: withoutSdkLogging(new SQSClient({ region: s.region })), queueUrl: s.queueUrl });
   const scheduler = new EventBridgeScheduler({ client: withoutSdkLogging(new SchedulerClient({ region: s.region })) });
@@ -154,7 +157,7 @@ export function lambdaRuntimes(env: NodeJS.ProcessEnv = process.env): Runtime[] 
     timers: new QueueSchedulerTimers({ queue, scheduler, ...target }),
     scheduling: { scheduler, target },
   };
-  return s.eksClusters.map((eks) => {
+  return clusters.map((eks) => {
     const tokens = new EksTokenSource({ clusterName: eks.name, region: eks.region, credentials: () => credentialsFromEnv(env), clock });
     const kubeConfig = eksKubeConfig({ endpoint: eks.endpoint, caData: eks.caData, tokens, clusterName: eks.name });
     return {
@@ -165,6 +168,24 @@ export function lambdaRuntimes(env: NodeJS.ProcessEnv = process.env): Runtime[] 
       clusterIds: new ClusterIdCache(),
     };
   });
+}
+
+/**
+ * `lambdaRuntimes` after reading, from EKS DescribeCluster, the endpoint and CA of every registry
+ * entry that leaves them out (`lib/eks/cluster-access.ts`), once per process (the handlers keep the
+ * fleet). Throws `ConfigError` for a bad environment, and the resolver's typed error naming the
+ * entry when DescribeCluster fails (`TerminalError` for a missing `eks:DescribeCluster`).
+ */
+export async function resolvedLambdaRuntimes(env: NodeJS.ProcessEnv = process.env, describer?: ClusterDescriber): Promise<Runtime[]> {
+  const s = lambdaSettings(env);
+  if (s.eksClusters.every(isResolved)) return lambdaRuntimes(env);
+  const eks = describer ?? new (await import('../eks/describe-cluster.js')).EksClusterDescriber();
+  const clusters = await resolveEksClusters(s.eksClusters, { describer: eks, clock: new RealClock() });
+  return lambdaRuntimes(env, clusters);
+}
+
+function unresolved(index: number, name: string): never {
+  throw new ConfigError([`EKS_CLUSTERS[${index}] (${name}): no endpoint and caData; build the runtimes with resolvedLambdaRuntimes, which reads them from DescribeCluster`]);
 }
 
 /** Where a local runtime's Kubernetes API is: a KubeConfig, a kubeconfig document, or a file path. */

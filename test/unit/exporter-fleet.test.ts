@@ -25,7 +25,7 @@ describe('the exporter of several EKS clusters', () => {
   });
 
   it('a bad registry is refused naming the entry and field', () => {
-    expect(() => parseExporterFleetEnv({ ...base, EKS_CLUSTERS: JSON.stringify([entry('a'), { name: 'b' }]) })).toThrow(/EKS_CLUSTERS\[1\]\.endpoint: missing/);
+    expect(() => parseExporterFleetEnv({ ...base, EKS_CLUSTERS: JSON.stringify([entry('a'), { name: 'b', caData: CA }]) })).toThrow(/EKS_CLUSTERS\[1\]\.endpoint: missing/);
   });
 
   it("one cluster's failed session is reported under its name and never ends the other's", async () => {

@@ -2,7 +2,9 @@
  * The IAM part of the CloudFormation template `npm run package` produces, as data the local world
  * enforces: which role each function runs as, each role's trust and permission statements (the
  * intrinsics kept exactly as in the template), the resources those statements name, and the rate
- * schedules with the role they assume. `scripts/gen-iam-roles.ts` writes it to
+ * schedules with the role they assume. A separate `AWS::IAM::Policy` adds its statements to its roles
+ * when its template condition holds (so the default package's conditional policies are not in it).
+ * `scripts/gen-iam-roles.ts` writes it to
  * `infra/iam/roles.json`; the serverless-package test checks the file equals a fresh extract.
  */
 
@@ -39,7 +41,7 @@ export type IamExtract = {
   readonly schedules: readonly ExtractedSchedule[];
 };
 
-type Resource = { readonly Type: string; readonly Properties?: Record<string, CfnValue>; readonly DependsOn?: unknown };
+type Resource = { readonly Type: string; readonly Condition?: string; readonly Properties?: Record<string, CfnValue>; readonly DependsOn?: unknown };
 
 /** The property that names a resource of each type the roles may name. */
 const NAME_PROPERTY: Readonly<Record<string, string>> = {
@@ -55,13 +57,24 @@ const NAME_PROPERTY: Readonly<Record<string, string>> = {
  * Extracts the IAM of `template` (a parsed CloudFormation template). Throws naming the resource when
  * a function's role is not a role of the template (`Role` must be `Fn::GetAtt [<role>, Arn]`).
  */
-export function extractIam(template: { readonly Resources: Readonly<Record<string, Resource>> }): IamExtract {
+export function extractIam(template: { readonly Resources: Readonly<Record<string, Resource>>; readonly Conditions?: Readonly<Record<string, CfnValue>> }): IamExtract {
   const resources = template.Resources;
   const functions: Record<string, ExtractedFunction> = {};
   const roles: Record<string, ExtractedRole> = {};
   const schedules: ExtractedSchedule[] = [];
   for (const [id, r] of Object.entries(resources)) {
     if (r.Type === 'AWS::IAM::Role') roles[id] = extractRole(r);
+  }
+  // A separate policy (the VPC's, several EKS clusters') adds its statements to its roles when its condition holds.
+  for (const [id, r] of Object.entries(resources)) {
+    if (r.Type !== 'AWS::IAM::Policy' || (r.Condition !== undefined && !conditionHolds(template.Conditions ?? {}, r.Condition))) continue;
+    const added = statementsOf((r.Properties?.['PolicyDocument'] as Record<string, CfnValue> | undefined)?.['Statement']);
+    for (const ref of (r.Properties?.['Roles'] ?? []) as readonly CfnValue[]) {
+      const roleId = typeof ref === 'object' && ref !== null && !Array.isArray(ref) ? (ref as Record<string, CfnValue>)['Ref'] : undefined;
+      const role = typeof roleId === 'string' ? roles[roleId] : undefined;
+      if (role === undefined || typeof roleId !== 'string') throw new Error(`${id}.Properties.Roles: expected Ref of a role in the template`);
+      roles[roleId] = { ...role, statements: [...role.statements, ...added] };
+    }
   }
   for (const [id, r] of Object.entries(resources)) {
     if (r.Type === 'AWS::Lambda::Function') {
@@ -90,6 +103,24 @@ export function extractIam(template: { readonly Resources: Readonly<Record<strin
     referenced[id] = { type: r.Type, ...(name === undefined ? {} : { name }) };
   }
   return { functions, roles, resources: referenced, schedules };
+}
+
+/**
+ * Whether template condition `name` holds. The packaged template's conditions compare parameters osls
+ * has already substituted, so they are `Fn::Not`/`Fn::And`/`Fn::Or`/`Fn::Equals` of literals.
+ */
+function conditionHolds(conditions: Readonly<Record<string, CfnValue>>, name: string): boolean {
+  const evaluate = (value: CfnValue | undefined): boolean => {
+    const [[key, arg] = []] = typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.entries(value) : [];
+    const args = (Array.isArray(arg) ? arg : []) as readonly CfnValue[];
+    if (key === 'Condition' && typeof arg === 'string') return evaluate(conditions[arg]);
+    if (key === 'Fn::Not') return !evaluate(args[0]);
+    if (key === 'Fn::And') return args.every(evaluate);
+    if (key === 'Fn::Or') return args.some(evaluate);
+    if (key === 'Fn::Equals' && args.every((a) => typeof a !== 'object')) return args[0] === args[1];
+    throw new Error(`condition ${name}: ${JSON.stringify(value)} is not a comparison of literals`);
+  };
+  return evaluate(conditions[name]);
 }
 
 function extractRole(r: Resource): ExtractedRole {

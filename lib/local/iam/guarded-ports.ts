@@ -8,6 +8,7 @@
  * A due schedule delivers as the role its target names, which Scheduler assumes with the schedule's
  * account and group as `aws:SourceAccount` / `aws:SourceArn`.
  */
+import type { ClusterDescriber } from '../../eks/cluster-access.js';
 import type { AccessEntries } from '../../eks/port.js';
 import type { OutgoingMessage, ReceivedRecord, ReconcileQueue } from '../../queue/port.js';
 import type { DeadLetterRedrive } from '../../queue/redrive.js';
@@ -101,6 +102,19 @@ export function guardAccessEntries(entries: AccessEntries, iam: LocalIam, princi
   return {
     describe: async (principalArn) => (iam.authorize(principal, 'eks:DescribeAccessEntry', [entryArn(principalArn)]), entries.describe(principalArn)),
     listPrincipalArns: async () => (iam.authorize(principal, 'eks:ListAccessEntries', [cluster]), entries.listPrincipalArns()),
+  };
+}
+
+/**
+ * `describer` with every call authorised for `principal` as EKS authorises DescribeCluster: the
+ * action `eks:DescribeCluster` on the cluster's ARN (`arn:<partition>:eks:<region>:<account>:cluster/<name>`,
+ * the region being the one asked), https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonelastickubernetesservice.html.
+ * A refusal is EKS's `AccessDeniedException`.
+ */
+export function guardClusterDescriber(describer: ClusterDescriber, iam: LocalIam, principal: Principal): ClusterDescriber {
+  const { partition, account } = iam.resolver;
+  return {
+    describe: async (name, region) => (iam.authorize(principal, 'eks:DescribeCluster', [`arn:${partition}:eks:${region}:${account}:cluster/${name}`]), describer.describe(name, region)),
   };
 }
 

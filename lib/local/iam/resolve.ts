@@ -1,5 +1,5 @@
 /**
- * Resolves the extract's intrinsics (`Ref`, `Fn::GetAtt <id> Arn`, `Fn::Sub`, `Fn::Join`) to the
+ * Resolves the extract's intrinsics (`Ref`, `Fn::GetAtt <id> Arn`, `Fn::Sub`, `Fn::Join`, `Fn::Split`) to the
  * local world's names: account 000000000000, region us-east-1, and each resource's local name
  * (the local table and queue are named by the stack; everything else keeps the template's name).
  * ARN shapes and `Ref` values are CloudFormation's return values of each resource type
@@ -105,7 +105,7 @@ export class LocalResolver {
     if (typeof value !== 'object' || value === null) return value;
     const entries = Object.entries(value as Record<string, CfnValue>);
     const [key, arg] = entries.length === 1 ? (entries[0] ?? []) : [];
-    if (key === 'Ref' || key === 'Fn::GetAtt' || key === 'Fn::Sub' || key === 'Fn::Join') return this.intrinsic(key, arg);
+    if (key === 'Ref' || key === 'Fn::GetAtt' || key === 'Fn::Sub' || key === 'Fn::Join' || key === 'Fn::Split') return this.intrinsic(key, arg);
     if (typeof key === 'string' && key.startsWith('Fn::')) throw new Error(`${key} is not modelled by the local IAM resolver`);
     return Object.fromEntries(entries.map(([k, v]) => [k, this.resolve(v)]));
   }
@@ -119,9 +119,13 @@ export class LocalResolver {
   private intrinsic(key: string, arg: CfnValue | undefined): CfnValue {
     if (key === 'Ref' && typeof arg === 'string') return this.ref(arg);
     if (key === 'Fn::GetAtt' && Array.isArray(arg) && typeof arg[0] === 'string' && arg[1] === 'Arn') return this.arnOf(arg[0]);
-    if (key === 'Fn::Join' && Array.isArray(arg) && typeof arg[0] === 'string' && Array.isArray(arg[1])) {
-      return (arg[1] as CfnValue[]).map((v) => this.resolveString(v)).join(arg[0]);
+    if (key === 'Fn::Join' && Array.isArray(arg) && typeof arg[0] === 'string') {
+      // The list may itself be an intrinsic (Fn::Split), as serverless.yml's access-entry ARNs are.
+      const list = Array.isArray(arg[1]) ? (arg[1] as CfnValue[]) : this.resolve(arg[1] as CfnValue);
+      if (!Array.isArray(list)) throw new Error(`Fn::Join ${JSON.stringify(arg)}: expected a list`);
+      return (list as CfnValue[]).map((v) => this.resolveString(v)).join(arg[0]);
     }
+    if (key === 'Fn::Split' && Array.isArray(arg) && typeof arg[0] === 'string') return this.resolveString(arg[1] as CfnValue).split(arg[0]);
     if (key === 'Fn::Sub') return this.sub(arg);
     throw new Error(`${key} ${JSON.stringify(arg)} is not modelled by the local IAM resolver`);
   }

@@ -8,7 +8,8 @@ import { describe, expect, it } from '@jest/globals';
 
 import { AccessDeniedError, loadIamExtract } from '../../../lib/local/iam/authority.js';
 import type { CfnStatement, IamExtract } from '../../../lib/local/iam/extract.js';
-import { guardQueue, guardScheduler } from '../../../lib/local/iam/guarded-ports.js';
+import { guardClusterDescriber, guardQueue, guardScheduler } from '../../../lib/local/iam/guarded-ports.js';
+import { MemoryClusterDescriber } from '../../../lib/eks/cluster-access.js';
 import { FunctionIdentities, localIam } from '../../../lib/local/iam/identities.js';
 import { VirtualClock } from '../../../lib/platform/clock.js';
 import { MemoryReconcileQueue } from '../../../lib/queue/memory.js';
@@ -126,5 +127,31 @@ describe('guardQueue', () => {
     const queue = guardQueue(w.queue, w.iam, w.iam.functionPrincipal(fn), w.ids.queueArn);
     const calls = { receive: () => queue.receive(1, 0), changeVisibility: () => queue.changeVisibility('h', 10), delete: () => queue.delete(['h']) };
     await expect(calls[call]()).rejects.toMatchObject({ name: 'AccessDenied', message: expect.stringContaining(`not authorized to perform: ${action}`) });
+  });
+});
+
+describe('guardClusterDescriber', () => {
+  const CLUSTER_ARN = (name: string, region = 'us-east-1'): string => `arn:aws:eks:${region}:000000000000:cluster/${name}`;
+  const eks = (): MemoryClusterDescriber => {
+    const world = new MemoryClusterDescriber();
+    world.put('prod-a', 'us-east-1', { endpoint: 'https://prod-a.local', caData: 'Q0E=' });
+    world.put('prod-b', 'us-east-1', { endpoint: 'https://prod-b.local', caData: 'Q0E=' });
+    return world;
+  };
+
+  it('a role without eks:DescribeCluster (the single-cluster template\'s) is refused as EKS refuses it', async () => {
+    const w = world();
+    const describer = guardClusterDescriber(eks(), w.iam, w.iam.functionPrincipal('reconcile'));
+    await expect(describer.describe('prod-a', 'us-east-1')).rejects.toMatchObject({
+      name: 'AccessDeniedException',
+      message: `User: ${PRINCIPAL('reconcile')} is not authorized to perform: eks:DescribeCluster on resource: ${CLUSTER_ARN('prod-a')} because no identity-based policy allows the eks:DescribeCluster action`,
+    });
+  });
+
+  it('a grant on one cluster\'s ARN answers that cluster and refuses the others', async () => {
+    const w = world(withStatement(loadIamExtract(), 'ReconcileRole', { Effect: 'Allow', Action: 'eks:DescribeCluster', Resource: CLUSTER_ARN('prod-a') }));
+    const describer = guardClusterDescriber(eks(), w.iam, w.iam.functionPrincipal('reconcile'));
+    await expect(describer.describe('prod-a', 'us-east-1')).resolves.toEqual({ endpoint: 'https://prod-a.local', caData: 'Q0E=' });
+    await expect(describer.describe('prod-b', 'us-east-1')).rejects.toMatchObject({ name: 'AccessDeniedException', message: expect.stringContaining(`eks:DescribeCluster on resource: ${CLUSTER_ARN('prod-b')}`) });
   });
 });

@@ -1,6 +1,6 @@
 import { describe, it, expect } from '@jest/globals';
 
-import { parseEksClusters } from '../../../lib/platform/eks-clusters.js';
+import { MAX_EKS_CLUSTERS, parseEksClusters } from '../../../lib/platform/eks-clusters.js';
 import { lambdaSettings } from '../../../lib/wiring/lambda-env.js';
 
 const CA = 'LS0tLS1CRUdJTg==';
@@ -36,7 +36,10 @@ describe('the EKS cluster registry (EKS_CLUSTERS)', () => {
     { name: 'not JSON', value: '[{', says: /EKS_CLUSTERS: not valid JSON/ },
     { name: 'an empty array', value: '[]', says: /EKS_CLUSTERS: must be a non-empty JSON array/ },
     { name: 'an entry that is not an object', value: '["prod"]', says: /EKS_CLUSTERS\[0\]: must be an object/ },
-    { name: 'a missing endpoint', value: JSON.stringify([{ ...entry('a'), endpoint: undefined }]), says: /EKS_CLUSTERS\[0\]\.endpoint: missing/ },
+    { name: 'a missing endpoint beside CA data', value: JSON.stringify([{ ...entry('a'), endpoint: undefined }]), says: /EKS_CLUSTERS\[0\]\.endpoint: missing/ },
+    { name: 'a missing caData beside an endpoint', value: JSON.stringify([{ ...entry('a'), caData: undefined }]), says: /EKS_CLUSTERS\[0\]\.caData: missing/ },
+    { name: 'an empty endpoint and caData', value: JSON.stringify([entry('a', { endpoint: '', caData: '' })]), says: /EKS_CLUSTERS\[0\]\.endpoint: must be a non-empty string/ },
+    { name: 'a value over 4 KB', value: JSON.stringify([entry('a', { caData: 'A'.repeat(4096) })]), says: /EKS_CLUSTERS: 4\d{3} bytes, above Lambda's 4 KB limit for all environment variables; leave out endpoint and caData/ },
     { name: 'an endpoint that is not https', value: JSON.stringify([entry('a', { endpoint: 'http://a' })]), says: /EKS_CLUSTERS\[0\]\.endpoint: "http:\/\/a" must be an https URL/ },
     { name: 'a name EKS refuses', value: JSON.stringify([entry('a'), entry('b/c')]), says: /EKS_CLUSTERS\[1\]\.name: "b\/c" is not an EKS cluster name/ },
     { name: 'a name registered twice', value: JSON.stringify([entry('a'), entry('a')]), says: /EKS_CLUSTERS\[1\]\.name: "a" is registered twice/ },
@@ -59,5 +62,23 @@ describe('the EKS cluster registry (EKS_CLUSTERS)', () => {
     // Assess
     expect(read).toThrow(/EKS_CLUSTERS: set together with CLUSTER_NAME, KUBE_CA_DATA/);
     expect(read).toThrow(expect.objectContaining({ message: expect.not.stringContaining('not base64!') }));
+  });
+
+  it.each([
+    { name: 'one entry', count: 1 },
+    { name: 'the most entries a registry may hold', count: MAX_EKS_CLUSTERS },
+  ])('entries without endpoint and caData are kept for DescribeCluster, and fit in 4 KB: $name', ({ count }) => {
+    // Arrange: the longest realistic names (EKS allows 100 characters; these are 22), an explicit region.
+    const value = JSON.stringify(Array.from({ length: count }, (_, i) => ({ name: `prod-tidb-eu-west-${String(i).padStart(4, '0')}`, region: 'eu-west-1' })));
+
+    // Act
+    const registry = parseEksClusters({ EKS_CLUSTERS: value });
+
+    // Assess
+    expect(Buffer.byteLength(value)).toBeLessThanOrEqual(4096);
+    expect(registry).toEqual({ ok: true, clusters: expect.any(Array) });
+    const clusters = registry?.ok ? registry.clusters : [];
+    expect(clusters).toHaveLength(count);
+    expect(clusters[0]).toEqual({ name: 'prod-tidb-eu-west-0000', region: 'eu-west-1', authentication: 'iam-token' });
   });
 });

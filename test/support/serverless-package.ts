@@ -1,0 +1,41 @@
+/**
+ * Packages the project's serverless.yml offline (no AWS credentials, a throw-away HOME) with the
+ * given `--param`s, from a scratch service folder (the yml copied, the sources linked), and returns
+ * the CloudFormation template: osls and serverless-esbuild build in and delete `<service>/.serverless`
+ * and `.esbuild`, so the project's own folders are never touched nor raced.
+ */
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+
+const root = resolve(import.meta.dirname, '../..');
+const linkedFromProject = ['functions', 'lib', 'node_modules', 'package.json', 'scripts', 'tsconfig.json'];
+
+
+/** The template `osls package` writes with `params` (`name=value` each); throws with osls's output on failure. */
+export async function packageTemplate(params: readonly string[] = []): Promise<Record<string, unknown>> {
+  const scratch = mkdtempSync(join(tmpdir(), 'sls-package-'));
+  try {
+    const service = join(scratch, 'service');
+    mkdirSync(service);
+    copyFileSync(join(root, 'serverless.yml'), join(service, 'serverless.yml'));
+    for (const entry of linkedFromProject) symlinkSync(join(root, entry), join(service, entry));
+    const packageDir = join(scratch, 'package');
+    const args = [join(root, 'node_modules/osls/bin/serverless.js'), 'package', '--package', packageDir, ...params.map((p) => `--param=${p}`)];
+    try {
+      await promisify(execFile)(process.execPath, args, {
+        cwd: service,
+        env: { PATH: process.env['PATH'] ?? '', HOME: join(scratch, 'home'), SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off', AWS_EC2_METADATA_DISABLED: 'true' },
+        maxBuffer: 16 * 1024 * 1024,
+      });
+    } catch (error) {
+      const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+      throw new Error(`osls package failed:\n${stdout ?? ''}\n${stderr ?? ''}`, { cause: error });
+    }
+    return JSON.parse(readFileSync(join(packageDir, 'cloudformation-template-update-stack.json'), 'utf8')) as Record<string, unknown>;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
