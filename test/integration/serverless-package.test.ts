@@ -1,30 +1,24 @@
 import { afterAll, beforeAll, describe, it, expect } from '@jest/globals';
-import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import AdmZip from 'adm-zip';
 
 import { loadIamExtract } from '../../lib/local/iam/authority.js';
 import { extractIam } from '../../lib/local/iam/extract.js';
 import { LIVE_ALIAS } from '../../lib/cli/admin-invoke.js';
+import { type PackagedService, packageService } from '../support/serverless-package.js';
 
-// Packages the project's serverless.yml offline (no AWS credentials, empty HOME) and checks the
-// CloudFormation template and zips it produces. osls always builds in `<service>/.serverless` and
-// serverless-esbuild in `<service>/.esbuild`, even with `--package`, and deletes both; so the test
-// packages from a scratch service folder (the yml copied, the sources linked) and never touches
-// the project's own folders, nor races a concurrent `osls package` there.
+// Packages the project's serverless.yml offline (test/support/serverless-package.ts: no AWS
+// credentials, a throw-away HOME, a scratch service folder) and checks the CloudFormation template
+// and zips it produces.
 
 type Json = Record<string, unknown>;
 type Resource = { Type: string; Properties: Json };
 
-const root = resolve(import.meta.dirname, '../..');
 const functionNames = ['reconcile', 'sweep', 'timer', 'admin', 'exporter'] as const;
 const maxZipBytes = 3 * 1024 * 1024;
-const linkedFromProject = ['functions', 'lib', 'node_modules', 'package.json', 'scripts', 'tsconfig.json'];
 
-let scratch = '';
+let packaged: PackagedService | undefined;
 let packageDir = '';
 let resources: Record<string, Resource> = {};
 let conditions: Json = {};
@@ -32,38 +26,14 @@ let template: Json = {};
 let packageMs = 0;
 
 beforeAll(async () => {
-  scratch = mkdtempSync(join(tmpdir(), 'sls-package-'));
-  const service = join(scratch, 'service');
-  mkdirSync(service);
-  copyFileSync(join(root, 'serverless.yml'), join(service, 'serverless.yml'));
-  for (const entry of linkedFromProject) symlinkSync(join(root, entry), join(service, entry));
-  packageDir = join(scratch, 'package');
-  const started = Date.now();
-  try {
-    await promisify(execFile)(process.execPath, [join(root, 'node_modules/osls/bin/serverless.js'), 'package', '--package', packageDir], {
-      cwd: service,
-      // A clean environment: no AWS credentials or profile, a throw-away HOME.
-      env: {
-        PATH: process.env['PATH'] ?? '',
-        HOME: join(scratch, 'home'),
-        SLS_TELEMETRY_DISABLED: '1',
-        SLS_NOTIFICATIONS_MODE: 'off',
-        AWS_EC2_METADATA_DISABLED: 'true',
-      },
-      maxBuffer: 16 * 1024 * 1024,
-    });
-  } catch (error) {
-    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
-    throw new Error(`osls package failed:\n${stdout ?? ''}\n${stderr ?? ''}`, { cause: error });
-  }
-  packageMs = Date.now() - started;
-  template = JSON.parse(readFileSync(join(packageDir, 'cloudformation-template-update-stack.json'), 'utf8')) as Json;
+  packaged = await packageService();
+  ({ template, packageDir, packageMs } = packaged);
   resources = template['Resources'] as Record<string, Resource>;
   conditions = (template['Conditions'] as Json | undefined) ?? {};
 }, 180_000);
 
 afterAll(() => {
-  if (scratch) rmSync(scratch, { recursive: true, force: true });
+  packaged?.dispose();
 });
 
 function resource(logicalId: string): Resource {

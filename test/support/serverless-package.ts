@@ -14,9 +14,16 @@ const root = resolve(import.meta.dirname, '../..');
 const linkedFromProject = ['functions', 'lib', 'node_modules', 'package.json', 'scripts', 'tsconfig.json'];
 
 
-/** The template `osls package` writes with `params` (`name=value` each); throws with osls's output on failure. */
-export async function packageTemplate(params: readonly string[] = []): Promise<Record<string, unknown>> {
+/** A package `osls package` wrote: its CloudFormation template and zips under `packageDir`, and how long it took. */
+export type PackagedService = { readonly template: Record<string, unknown>; readonly packageDir: string; readonly packageMs: number; readonly dispose: () => void };
+
+/**
+ * Packages with `params` (`name=value` each) into a scratch folder the caller removes with `dispose`
+ * (its zips are read from `packageDir`); throws with osls's output on failure.
+ */
+export async function packageService(params: readonly string[] = []): Promise<PackagedService> {
   const scratch = mkdtempSync(join(tmpdir(), 'sls-package-'));
+  const dispose = (): void => rmSync(scratch, { recursive: true, force: true });
   try {
     const service = join(scratch, 'service');
     mkdirSync(service);
@@ -24,7 +31,9 @@ export async function packageTemplate(params: readonly string[] = []): Promise<R
     for (const entry of linkedFromProject) symlinkSync(join(root, entry), join(service, entry));
     const packageDir = join(scratch, 'package');
     const args = [join(root, 'node_modules/osls/bin/serverless.js'), 'package', '--package', packageDir, ...params.map((p) => `--param=${p}`)];
+    const started = Date.now();
     try {
+      // A clean environment: no AWS credentials or profile, a throw-away HOME.
       await promisify(execFile)(process.execPath, args, {
         cwd: service,
         env: { PATH: process.env['PATH'] ?? '', HOME: join(scratch, 'home'), SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off', AWS_EC2_METADATA_DISABLED: 'true' },
@@ -34,8 +43,18 @@ export async function packageTemplate(params: readonly string[] = []): Promise<R
       const { stdout, stderr } = error as { stdout?: string; stderr?: string };
       throw new Error(`osls package failed:\n${stdout ?? ''}\n${stderr ?? ''}`, { cause: error });
     }
-    return JSON.parse(readFileSync(join(packageDir, 'cloudformation-template-update-stack.json'), 'utf8')) as Record<string, unknown>;
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
+    const packageMs = Date.now() - started;
+    const template = JSON.parse(readFileSync(join(packageDir, 'cloudformation-template-update-stack.json'), 'utf8')) as Record<string, unknown>;
+    return { template, packageDir, packageMs, dispose };
+  } catch (error) {
+    dispose();
+    throw error;
   }
+}
+
+/** The template `osls package` writes with `params` (`name=value` each); throws with osls's output on failure. */
+export async function packageTemplate(params: readonly string[] = []): Promise<Record<string, unknown>> {
+  const packaged = await packageService(params);
+  packaged.dispose();
+  return packaged.template;
 }
