@@ -7,7 +7,7 @@ export default {
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   testTimeout: 60000,
   // Three on two cores: the real-time suites (kubectl against `sim serve`, `start`) spend much of their
-  // run waiting on the wall clock, and a third worker fills those waits (jest on this machine, idle:
-  // 923 s with two workers, 525 s with three).
+  // run waiting on the wall clock, and a third worker fills those waits (the whole jest run here, one
+  // run each: 923 s with two workers, 525 s with three).
   maxWorkers: 3,
 };
