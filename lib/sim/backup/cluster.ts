@@ -11,6 +11,7 @@ import type { ProxyRegistry } from '../proxy.js';
 import type { ObjectStore } from '../store.js';
 import type { Datasets } from './dataset.js';
 import type { StreamKeys } from './log-tasks.js';
+import type { PodIdentityAssociations } from './pod-identity.js';
 import type { SimS3 } from './s3.js';
 
 /** What BR sees of a simulated cluster: whether PD has a leader, and the TiKV stores (the simulation's ClusterState has both). */
@@ -31,6 +32,8 @@ export type BackupContext = {
   readonly datasets: Datasets;
   /** The service proxy a pod's TiDB connection (`from` / `to`) goes through; absent: no TiDB answers. */
   readonly proxy?: ProxyRegistry;
+  /** The EKS cluster's pod identity associations (absent: none). */
+  readonly podIdentity?: PodIdentityAssociations;
   /** The simulated cluster `namespace/name`, if any of its pods ever started. */
   clusterState(namespace: string, name: string): BrClusterView | undefined;
 };

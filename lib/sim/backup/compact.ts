@@ -51,7 +51,7 @@ export function* compactRun(ctx: BackupContext, pod: KubeObject, client: CrClien
     const range = parseRange(spec.startTs ?? '', spec.endTs ?? '', spec.concurrency ?? 0);
     const loc = s3LocationOf(compact.spec);
     if (!loc) throw new BrError('[BR:ExternalStorage:ErrStorageInvalidConfig]invalid external storage config: no S3 storage given');
-    const who = podCredentials(ctx.store, pod, 'backup-manager', ctx.s3.knownRoles());
+    const who = podCredentials(ctx.store, pod, 'backup-manager', ctx.s3.knownRoles(), ctx.podIdentity);
     yield COMPACT_STARTUP_MS;
     const metas = readMetas(ctx, who, loc, range);
     client.event(compact, 'Normal', 'Started', 'The compaction process has started successfully.', 'compact-manager');

@@ -14,6 +14,7 @@ import { Datasets } from './dataset.js';
 import { LogTasks } from './log-tasks.js';
 import { BackupManagerRuntime } from './manager.js';
 import { BACKUP_INVARIANT_NAMES, BackupMonitors } from './monitors.js';
+import { type PodIdentityAssociation, PodIdentityAssociations } from './pod-identity.js';
 import { type BucketSpec, SimS3 } from './s3.js';
 
 /** What attaching needs: the store and clock, and the TiDB clusters BR talks to. */
@@ -23,6 +24,7 @@ export type BackupWorldDeps = { readonly store: ObjectStore; readonly clock: Clo
 export class BackupSimulation implements ContainerRuntime {
   private attached: { s3: SimS3; datasets: Datasets; tasks: LogTasks; runtime: BackupManagerRuntime; monitors: BackupMonitors } | undefined;
   private readonly pendingBuckets: BucketSpec[] = [];
+  private readonly podIdentity = new PodIdentityAssociations();
 
   /** Declares a bucket (before or after attaching). */
   addBucket(spec: BucketSpec): void {
@@ -30,12 +32,17 @@ export class BackupSimulation implements ContainerRuntime {
     else this.pendingBuckets.push(spec);
   }
 
+  /** Creates an EKS Pod Identity association (before or after attaching); a second one for the same service account is refused. */
+  addPodIdentityAssociation(a: PodIdentityAssociation): void {
+    this.podIdentity.add(a);
+  }
+
   /** Connects to the world. */
   attach(deps: BackupWorldDeps): void {
     if (this.attached) throw new Error('the backup simulation is already attached to a world');
     const s3 = new SimS3(deps.clock, this.pendingBuckets);
     const datasets = new Datasets(deps.clock);
-    const ctx = { store: deps.store, clock: deps.clock, s3, datasets, ...(deps.proxy ? { proxy: deps.proxy } : {}), clusterState: (ns: string, name: string) => deps.clusterState(ns, name) };
+    const ctx = { store: deps.store, clock: deps.clock, s3, datasets, podIdentity: this.podIdentity, ...(deps.proxy ? { proxy: deps.proxy } : {}), clusterState: (ns: string, name: string) => deps.clusterState(ns, name) };
     const tasks = new LogTasks(
       deps.clock,
       s3,

@@ -72,7 +72,7 @@ export function* logBackup(ctx: BackupContext, tasks: LogTasks, pod: KubeObject,
     checkPd(ctx, pod, cluster, clusterNs, args['cluster-tls'] === 'true');
     const loc = s3LocationOf(backup.spec);
     if (!loc) throw new BrError('[BR:ExternalStorage:ErrStorageInvalidConfig]invalid external storage config: no S3 storage given');
-    const who = podCredentials(ctx.store, pod, container, ctx.s3.knownRoles());
+    const who = podCredentials(ctx.store, pod, container, ctx.s3.knownRoles(), ctx.podIdentity);
     const task = tasks.get(clusterNs, cluster, name);
     if (cmd === 'log-start') {
       const startMs = msOfTs(args['commit-ts'] ?? '') ?? ctx.clock.nowMs();

@@ -64,7 +64,7 @@ function* runRestore(ctx: BackupContext, pod: KubeObject, restore: KubeObject, b
   }
   let target: { lineage: string; version: number; tsMs: number; sizeBytes: number };
   try {
-    const who = podCredentials(ctx.store, pod, container, ctx.s3.knownRoles());
+    const who = podCredentials(ctx.store, pod, container, ctx.s3.knownRoles(), ctx.podIdentity);
     const pitr = args.mode === 'pitr';
     const fullLoc = s3LocationOf(pitr ? restore.spec?.pitrFullBackupStorageProvider : restore.spec);
     if (!fullLoc) throw new BrError('[BR:ExternalStorage:ErrStorageInvalidConfig]invalid external storage config: no S3 storage given');

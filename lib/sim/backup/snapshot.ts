@@ -80,7 +80,7 @@ function* runBr(ctx: BackupContext, pod: KubeObject, run: BrRun): Generator<numb
   const failure = (err: unknown): { failure: { reason: string; message: string } } => ({ failure: failWith('BackupDataToRemoteFailed', err) });
   let who: S3Credentials;
   try {
-    who = podCredentials(ctx.store, pod, container, ctx.s3.knownRoles());
+    who = podCredentials(ctx.store, pod, container, ctx.s3.knownRoles(), ctx.podIdentity);
     if (rerun && versionBelow(args.tikvVersion, [6, 5, 1])) {
       // cleanSnapshotBackupEnv: before v6.5.1 a re-run wipes the prefix, BR having no checkpoints.
       ctx.s3.delete(who, loc.bucket, ctx.s3.list(who, loc.bucket, keyUnder(loc, '')).map((o) => o.key), podId(pod));
@@ -159,7 +159,7 @@ export function* cleanBackup(ctx: BackupContext, pod: KubeObject, client: CrClie
   const loc = s3LocationOf(backup.spec);
   try {
     if (!loc) throw new Error(`backup ${ns}/${name} names no S3 storage`);
-    const who = podCredentials(ctx.store, pod, container, ctx.s3.knownRoles());
+    const who = podCredentials(ctx.store, pod, container, ctx.s3.knownRoles(), ctx.podIdentity);
     const under = loc.prefix ? `${loc.prefix}/` : '';
     ctx.s3.delete(who, loc.bucket, ctx.s3.list(who, loc.bucket, under).map((o) => o.key), podId(pod));
     const left = ctx.s3.list(who, loc.bucket, under);

@@ -3,11 +3,13 @@
  * Backup / Restore spec (`s3: {bucket, prefix}`, BR's `--storage=s3://<bucket>/<prefix>`), and the
  * credentials the AWS SDK's default chain finds in the pod (§1.7 of the data-plane spec): the env
  * `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` (secretKeyRefs into the S3 Secret) first, else the
- * IRSA role of the pod's service account (annotation `eks.amazonaws.com/role-arn`), else none
+ * IRSA role of the pod's service account (annotation `eks.amazonaws.com/role-arn`), else the role
+ * of an EKS Pod Identity association for the pod's namespace and service account, else none
  * (`NoCredentialProviders`). An IRSA role the world does not know cannot be assumed.
  */
 import type { KubeObject } from '../object.js';
 import type { ObjectStore } from '../store.js';
+import type { PodIdentityAssociations } from './pod-identity.js';
 import type { S3Credentials } from './s3.js';
 
 /** An S3 location: bucket and key prefix (no leading or trailing slash; '' for the bucket root). */
@@ -54,20 +56,31 @@ export function envOf(store: ObjectStore, pod: KubeObject, container: string, na
 }
 
 /**
- * The credentials the AWS SDK's default chain resolves in the pod's container: static keys from
- * the env, else the web identity of the service account's IRSA role (assumable only when
- * `knownRoles` has it: AssumeRoleWithWebIdentity fails otherwise).
+ * The credentials the AWS SDK's default chain resolves in the pod's container, in the chain's order
+ * as BR (aws-sdk-go v1: session/credentials.go `resolveCredentials`, then the default chain's
+ * remote provider) sees the pod: static keys from the env, else the web identity of the service account's IRSA role (assumable only when
+ * `knownRoles` has it: AssumeRoleWithWebIdentity fails otherwise), else the container credentials
+ * the EKS Pod Identity agent serves when an association matches the pod's namespace and service
+ * account (the webhook injects `AWS_CONTAINER_CREDENTIALS_FULL_URI`:
+ * https://docs.aws.amazon.com/eks/latest/userguide/pod-identities.html; container credentials come
+ * after web identity in the SDKs' chain:
+ * https://docs.aws.amazon.com/sdkref/latest/guide/standardized-credentials.html), else none.
+ * The association's role exists (EKS created it), so the bucket's policy decides what it may do.
  */
-export function podCredentials(store: ObjectStore, pod: KubeObject, container: string, knownRoles: ReadonlySet<string>): S3Credentials {
+export function podCredentials(store: ObjectStore, pod: KubeObject, container: string, knownRoles: ReadonlySet<string>, podIdentity?: PodIdentityAssociations): S3Credentials {
   const accessKeyId = envOf(store, pod, container, 'AWS_ACCESS_KEY_ID');
   const secretAccessKey = envOf(store, pod, container, 'AWS_SECRET_ACCESS_KEY');
   if (accessKeyId && secretAccessKey) return { kind: 'keys', accessKeyId, secretAccessKey };
   const saName = typeof pod.spec?.serviceAccountName === 'string' && pod.spec.serviceAccountName ? pod.spec.serviceAccountName : 'default';
   const sa = store.get('ServiceAccount', pod.metadata.namespace, saName);
   const roleArn = sa?.metadata.annotations?.[IRSA_ROLE_ANNOTATION];
-  if (!roleArn) throw new StorageSetupError('NoCredentialProviders: no valid providers in chain. Deprecated.\n\tFor verbose messaging see aws.Config.CredentialsChainVerboseErrors');
-  if (!knownRoles.has(roleArn)) {
-    throw new StorageSetupError(`WebIdentityErr: failed to retrieve credentials\ncaused by: AccessDenied: Not authorized to perform sts:AssumeRoleWithWebIdentity\n\tstatus code: 403`);
+  if (roleArn) {
+    if (!knownRoles.has(roleArn)) {
+      throw new StorageSetupError(`WebIdentityErr: failed to retrieve credentials\ncaused by: AccessDenied: Not authorized to perform sts:AssumeRoleWithWebIdentity\n\tstatus code: 403`);
+    }
+    return { kind: 'role', roleArn };
   }
-  return { kind: 'role', roleArn };
+  const podRole = podIdentity?.roleFor(pod.metadata.namespace ?? '', saName);
+  if (podRole) return { kind: 'role', roleArn: podRole };
+  throw new StorageSetupError('NoCredentialProviders: no valid providers in chain. Deprecated.\n\tFor verbose messaging see aws.Config.CredentialsChainVerboseErrors');
 }
