@@ -66,7 +66,7 @@ export function namedRuntimes(runtimes: Record<SimFunction, Runtime>, name: stri
 /** Starts EKS cluster number `index` (1-based among the further ones) named `name`. */
 export async function startExtraEks(parts: ExtraEksParts, name: string, index: number): Promise<ExtraEks> {
   const { scenario, clock, logger } = parts;
-  const { nodePools, storageClasses, buckets: _buckets, workload: _workload, latency: _latency, eksClusters: _eks, ...knobs } = scenario.sim;
+  const { nodePools, storageClasses, buckets: _buckets, workload: _workload, latency: _latency, eksClusters: _eks, podIdentityAssociations: _associations, ...knobs } = scenario.sim;
   // Its own randomness, drawn from the run's seed: the same seed gives the same run.
   const seed = parts.seed + 1000 * index;
   const sim = new TidbSimulation({ seed, knobs });

@@ -166,12 +166,13 @@ export class SimStack {
     const clock = new VirtualClock();
     const logger: Logger = options.verbose ? new StreamLogger(() => clock.nowMs()) : silentLogger;
     // The pools shape the world's nodes; the TiDB simulation's knobs are the numbers.
-    const { nodePools, storageClasses, buckets, workload, latency: _latency, eksClusters, ...knobs } = scenario.sim;
+    const { nodePools, storageClasses, buckets, workload, latency: _latency, eksClusters, podIdentityAssociations, ...knobs } = scenario.sim;
     const sim = new TidbSimulation({ seed, knobs });
     const classes = storageClasses ? { storageClasses: worldStorageClasses(storageClasses) } : {};
     const world = await SimWorld.start({ clock: clock, nodes: nodePools ?? scenario.sim.nodes, podStartupMs: scenario.sim.podStartupMs, ...classes, runtimes: [sim.runtime], random: sim.random, proxyRandom: sim.proxyRandom, rbac: true });
     sim.attach(world);
     for (const bucket of buckets ?? []) sim.backups.addBucket(bucket);
+    for (const association of podIdentityAssociations ?? []) sim.backups.addPodIdentityAssociation(association);
     if (workload) sim.backups.datasets.setWorkload(scenario.cluster.metadata.namespace, String(scenario.cluster.metadata.name), workload.writesPerMinute);
     // The functions run under exactly infra/'s RBAC, applied from the file (ADR 0017); namespace-scoped,
     // under what scripts/gen-namespaced-rbac.ts derives from it for the watched namespaces.

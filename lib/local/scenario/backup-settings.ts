@@ -9,7 +9,8 @@ import { FieldError, type FieldPath, describeValue, expectMapping, readInteger, 
 
 // S3 bucket names: 3-63 lower-case letters, digits, dots and hyphens, starting and ending with a letter or digit.
 const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
-const ROLE_ARN = /^arn:aws:iam::\d{12}:role\/[\w+=,.@/-]+$/;
+/** An IAM role ARN: arn:aws:iam::<12-digit account>:role/<path and name>. */
+export const ROLE_ARN = /^arn:aws:iam::\d{12}:role\/[\w+=,.@/-]+$/;
 
 /** Reads `sim.buckets`: a list of `{name, region, allowRoles?, allowKeys?}`, names unique. */
 export function readBuckets(value: unknown, path: FieldPath): BucketSpec[] {

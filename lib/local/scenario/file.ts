@@ -17,6 +17,7 @@ import { expectMapping, FieldError, formatPath, readInteger, readString, rejectU
 import { readAccessEntries } from './access-entries.js';
 import { readExpect } from './expect.js';
 import { readObjects } from './objects.js';
+import { withPodIdentityAssociations } from './pod-identity.js';
 import { readCluster, readClusters, readConfig, readSim } from './sections.js';
 import { readTimeline } from './timeline.js';
 import type { Scenario, TidbClusterManifest } from './types.js';
@@ -91,7 +92,9 @@ function readScenario(raw: unknown, fileName: string, lineOf: (path: FieldPath) 
   const timeline = readTimeline(root['timeline'], rules, lineOf, cluster.metadata.namespace);
   const expect = readExpect(root['expect'], timeline.length);
   checkEksPlacement(sim.eksClusters, clusters, timeline);
-  return { fileName, name, description, seed, config, sim, cluster, clusters, objects, ...(accessEntries.length > 0 ? { accessEntries } : {}), timeline, ...(expect === undefined ? {} : { expect }) };
+  // Pod Identity associations default to the first cluster's namespace, known only now.
+  const simWithAssociations = withPodIdentityAssociations(sim, root['sim'], cluster.metadata.namespace);
+  return { fileName, name, description, seed, config, sim: simWithAssociations, cluster, clusters, objects, ...(accessEntries.length > 0 ? { accessEntries } : {}), timeline, ...(expect === undefined ? {} : { expect }) };
 }
 
 function readDescription(value: unknown): string {

@@ -46,7 +46,7 @@ export const CONFIG_FIELDS = [
 ] as const;
 
 /** The knobs `sim:` accepts. */
-export const SIM_FIELDS = ['nodes', 'podStartup', 'storeRemoval', 'storeDrainRate', 'regionsPerStore', 'tiflashReplicas', 'leaderEviction', 'maxStoreDownTime', 'storageClasses', 'buckets', 'workload', 'latency', 'eksClusters'] as const;
+export const SIM_FIELDS = ['nodes', 'podStartup', 'storeRemoval', 'storeDrainRate', 'regionsPerStore', 'tiflashReplicas', 'leaderEviction', 'maxStoreDownTime', 'storageClasses', 'buckets', 'workload', 'latency', 'eksClusters', 'podIdentityAssociations'] as const;
 
 /** Reads `config:`; missing or empty means every default. Failover periods may be 0; the sweep interval may not. */
 export function readConfig(raw: unknown): ScenarioConfig {

@@ -5,6 +5,7 @@
  */
 import type { ScenarioExpect } from './expect.js';
 import type { BucketSpec } from '../../sim/backup/s3.js';
+import type { PodIdentityAssociation } from '../../sim/backup/pod-identity.js';
 import type { FailoverPeriods } from '../../model/config.js';
 import type { AccessEntry } from '../../eks/port.js';
 import type { AdminAction, AdminComponent } from '../../platform/admin-request.js';
@@ -105,6 +106,8 @@ export type SimSettings = {
   readonly storageClasses?: readonly StorageClassSetting[];
   /** The simulated S3's buckets (`sim.buckets`), none by default. */
   readonly buckets?: readonly BucketSpec[];
+  /** EKS Pod Identity associations (`sim.podIdentityAssociations`): a service account's pods get the role; none by default. */
+  readonly podIdentityAssociations?: readonly PodIdentityAssociation[];
   /** Writes per minute the simulated workload makes to the first cluster's dataset (`sim.workload`), none by default. */
   readonly workload?: { readonly writesPerMinute: number };
   /** Delivery latency (`sim.latency`; lib/local/latency.ts); absent means the deployed model. */
