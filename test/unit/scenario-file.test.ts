@@ -52,7 +52,7 @@ describe('a bad file is rejected with one line naming the line, the field and wh
     { name: 'a zero sweep interval', text: `${HEAD}config: {sweepInterval: 0s}\n`, error: 's.yaml:7: config.sweepInterval: duration "0s" must be more than 0' },
     { name: 'a config that is not a mapping', text: `${HEAD}config: [1]\n`, error: 's.yaml:7: config: expected a mapping, got a list' },
     { name: 'no nodes', text: `${HEAD}sim: {nodes: 0}\n`, error: 's.yaml:7: sim.nodes: 0 is out of range (1 to 100)' },
-    { name: 'an unknown sim knob', text: `${HEAD}sim: {pdTick: 1s}\n`, error: 's.yaml:7: sim.pdTick: unknown field (expected one of: nodes, podStartup, storeRemoval, storeDrainRate, regionsPerStore, tiflashReplicas, leaderEviction, maxStoreDownTime, storageClasses, buckets, workload, latency, eksClusters)' },
+    { name: 'an unknown sim knob', text: `${HEAD}sim: {pdTick: 1s}\n`, error: 's.yaml:7: sim.pdTick: unknown field (expected one of: nodes, podStartup, storeRemoval, storeDrainRate, regionsPerStore, tiflashReplicas, leaderEviction, maxStoreDownTime, storageClasses, buckets, workload, latency, eksClusters, podIdentityAssociations)' },
     { name: 'both forms of the drain rate', text: `${HEAD}sim: {storeDrainRate: 60, storeRemoval: 1m}\n`, error: 's.yaml:7: sim.storeRemoval: give storeDrainRate or storeRemoval, not both' },
     { name: 'a drain rate of 0', text: `${HEAD}sim: {storeDrainRate: 0}\n`, error: 's.yaml:7: sim.storeDrainRate: must be above 0 (region replicas a minute), got 0' },
     { name: 'a negative TiFlash replica count', text: `${HEAD}sim: {tiflashReplicas: -1}\n`, error: 's.yaml:7: sim.tiflashReplicas: -1 is out of range (0 to 10)' },
