@@ -7,8 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { budgetPk, BUDGET_SK, BUDGET_TTL_SECONDS, DynamoApiBudget } from '../../lib/budget/dynamo.js';
-import { ensureTable } from '../../lib/state/table.js';
-import { localClient, startDynalite, type LocalDynamo } from '../support/dynamo.js';
+import { localClient, startDynaliteWithTable, type LocalDynamo } from '../support/dynamo.js';
 
 const TABLE = 'tidb-reconciler-state';
 const T0 = Date.UTC(2026, 0, 1);
@@ -17,8 +16,7 @@ const RATE = { requestsPerSecond: 50, burstRequests: 50 };
 let local: LocalDynamo;
 
 beforeAll(async () => {
-  local = await startDynalite();
-  await ensureTable(local.client, TABLE);
+  local = await startDynaliteWithTable(TABLE);
 }, 30_000);
 
 afterAll(async () => {

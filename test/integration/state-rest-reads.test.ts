@@ -8,8 +8,7 @@ import { GetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoStateStore } from '../../lib/state/dynamo.js';
 import { clusterPk } from '../../lib/state/keys.js';
 import { DynamoRestReads, MAX_REST_READ_BYTES, REST_READ_SK, REST_READ_TTL_SECONDS } from '../../lib/state/rest-reads.js';
-import { ensureTable } from '../../lib/state/table.js';
-import { startDynalite, type LocalDynamo } from '../support/dynamo.js';
+import { startDynaliteWithTable, type LocalDynamo } from '../support/dynamo.js';
 
 const TABLE = 'tidb-reconciler-state';
 const T0 = Date.UTC(2026, 0, 1);
@@ -18,8 +17,7 @@ const KEY = 'eks/demo/basic';
 let local: LocalDynamo;
 
 beforeAll(async () => {
-  local = await startDynalite();
-  await ensureTable(local.client, TABLE);
+  local = await startDynaliteWithTable(TABLE);
 }, 30_000);
 
 afterAll(async () => {

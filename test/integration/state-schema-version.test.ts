@@ -9,8 +9,8 @@ import { GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { TerminalError } from '../../lib/platform/errors.js';
 import { DynamoStateStore } from '../../lib/state/dynamo.js';
 import { clusterPk } from '../../lib/state/keys.js';
-import { STATE_SCHEMA_VERSION, ensureTable } from '../../lib/state/table.js';
-import { startDynalite, type LocalDynamo } from '../support/dynamo.js';
+import { STATE_SCHEMA_VERSION } from '../../lib/state/table.js';
+import { startDynaliteWithTable, type LocalDynamo } from '../support/dynamo.js';
 
 const TABLE = 'tidb-reconciler-state';
 const T0 = Date.UTC(2026, 0, 1);
@@ -33,8 +33,7 @@ async function setSchema(key: string, version: number | undefined): Promise<void
 }
 
 beforeAll(async () => {
-  local = await startDynalite();
-  await ensureTable(local.client, TABLE);
+  local = await startDynaliteWithTable(TABLE);
   store = new DynamoStateStore(local.client, { tableName: TABLE });
 });
 

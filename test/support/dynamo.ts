@@ -6,6 +6,7 @@
 
 import { startDynaliteServer } from '../../lib/local/dynalite.js';
 import type { Deadline } from '../../lib/state/port.js';
+import { ensureTable } from '../../lib/state/table.js';
 import { spawnSync } from 'node:child_process';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -46,6 +47,13 @@ export async function startDynalite(): Promise<LocalDynamo> {
       await close();
     },
   };
+}
+
+/** dynalite in-process with the state table `table` created (the layout the functions use). */
+export async function startDynaliteWithTable(table: string): Promise<LocalDynamo> {
+  const local = await startDynalite();
+  await ensureTable(local.client, table);
+  return local;
 }
 
 /**
