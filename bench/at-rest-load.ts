@@ -30,6 +30,7 @@ import { SWEEP_BUDGET_SHARE } from '../lib/step/sweep-spread.js';
 import { fixedFraction, type FleetRate, type FleetSchedule, fleetRate } from './at-rest-projection.js';
 import { loadScenario } from './probes.js';
 import { table } from './stats.js';
+import { recordGoal } from './goals.js';
 
 const FILE = join(import.meta.dirname, '..', 'test', 'scenarios', 'at-rest-load.yaml');
 /** serverless.yml `params.default.reconcileConcurrency`: the event source's MaximumConcurrency. */
@@ -125,6 +126,7 @@ export async function benchAtRestLoad(): Promise<string> {
     ['steps per cluster-hour', perHour(before, before.steps).toFixed(1), perHour(after, after.steps).toFixed(1), 'claims in the hour'],
   ];
   const projection = project(perFullStep, stepsAfter, after.config, scenarioIntervalS(scenario));
+  recordAtRestGoals(of(before, 'apiServer'), perHour(after, after.counts.apiServer) + perFullStep / fullEveryH, of(after, 'exporter'), projection);
   return [
     '### Load at rest, before → after: API requests per cluster-hour and the sweep of 10 000 clusters',
     '',
@@ -206,6 +208,23 @@ function spreadingTable(perFullStep: number, restPerClusterHour: number, after: 
     '',
     table(['fleet', "before: each key's delay from its hash, no budget", 'slots of a golden-ratio sequence per EKS cluster', 'after: slots and the API budget'], rows),
   ].join('\n');
+}
+
+/**
+ * Records this section's goals for the run's closing table (bench/goals.ts). The exporter's before is
+ * the one-session-a-minute exporter's count (docs/adr/0029), which this section no longer runs; the
+ * fleet's before and after are the projection's first two columns (every key in full, no spread →
+ * the defaults over a fleet long at rest), its worst after the largest of the after columns.
+ */
+function recordAtRestGoals(apiBefore: number, apiAfter: number, exporterAfter: number, projection: readonly FleetRate[]): void {
+  const [before, after] = projection;
+  if (before === undefined || after === undefined) throw new Error('at-rest-load: the projection lacks its before and after columns');
+  const worst = (f: (r: FleetRate) => number): number => Math.max(...projection.slice(1).map(f));
+  const goal = (text: string, b: string, a: string, met: boolean): void => recordGoal({ section: 'at-rest-load', goal: text, before: b, after: a, met });
+  goal('API-server requests per cluster-hour at rest, one full cluster ≤ 20', apiBefore.toFixed(1), apiAfter.toFixed(1), apiAfter <= 20);
+  goal("the exporter's API-server requests per EKS cluster-hour at rest ≤ 60", '840 (a session a minute, docs/adr/0029)', exporterAfter.toFixed(0), exporterAfter <= 60);
+  goal('API requests/s at 10 000 clusters, average ≤ 50', before.averagePerS.toFixed(1), `${after.averagePerS.toFixed(1)} (worst fleet ${worst((r) => r.averagePerS).toFixed(1)})`, worst((r) => r.averagePerS) <= 50);
+  goal('API requests/s at 10 000 clusters, peak second ≤ 100', before.peakPerS.toFixed(0), `${after.peakPerS.toFixed(0)} (worst fleet ${worst((r) => r.peakPerS).toFixed(0)})`, worst((r) => r.peakPerS) <= 100);
 }
 
 /** Issue 30's goals, each met or not by the after column (from this run's numbers). */

@@ -33,6 +33,7 @@ import { type SweepSummary, sweepFleet } from '../lib/wiring/sweep.js';
 import { fixedFraction } from './at-rest-projection.js';
 import { type ClusterSample, type RawItem, sampleClusterAtRest } from './fleet-sample.js';
 import { table } from './stats.js';
+import { recordGoal } from './goals.js';
 
 const NS = 'fleet';
 /** serverless.yml's sweep schedule, `rate(5 minutes)`. */
@@ -206,8 +207,13 @@ export async function benchFleetSweep(keys = 10_000): Promise<string> {
     { name: 'before (main: every key in full, all at once)', sweep: { ...defaults, fullReadIntervalMs: 0, spreadSeconds: 0 } },
     { name: 'after (defaults)', sweep: defaults },
   ]);
-  const col = (f: (t: SweepTiming) => string | number): string[] => timings.map((t) => String(f(t)));
   const s = (ms: number): string => (ms / 1000).toFixed(1);
+  const col = (f: (t: SweepTiming) => string | number): string[] => timings.map((t) => String(f(t)));
+  const [before, after] = timings;
+  if (before !== undefined && after !== undefined) {
+    const wall = (t: SweepTiming): string => (t.error === undefined ? `${s(t.wallMs)} s` : `failed: ${t.error}`);
+    recordGoal({ section: 'fleet-sweep', goal: `the sweep of ${keys.toLocaleString('en')} real-size clusters, populated state table, ≤ 20 s`, before: wall(before), after: wall(after), met: after.error === undefined && after.wallMs <= 20_000 });
+  }
   return [
     `### The sweep of ${keys.toLocaleString('en')} real-size clusters at rest, populated state table (local SQS server, dynalite, simulated API server)`,
     '',

@@ -17,6 +17,7 @@ import { benchExporterMemory } from './exporter-memory.js';
 import { benchFleet } from './fleet.js';
 import { benchFleetSweep } from './fleet-sweep.js';
 import { benchFullCluster } from './full-cluster.js';
+import { goalsSection, recordedGoals } from './goals.js';
 import { benchNoopStep } from './noop-step.js';
 import { benchTikvUpgrade } from './operations.js';
 import { benchOperations, benchSteadyState } from './reconciler.js';
@@ -104,6 +105,10 @@ async function main(): Promise<void> {
     parts.push(await s.run());
     process.stderr.write(`bench: ${s.name} done in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
   }
+  // The last section: every goal the sections measured, from this run alone.
+  const command = chosen === SECTIONS ? 'npm run bench' : `npm run bench -- --only ${chosen.map((s) => s.id).join(',')}`;
+  const goals = goalsSection(recordedGoals(), command);
+  if (goals !== '') parts.push(goals);
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   const machine = `${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
   if (chosen !== SECTIONS) {
