@@ -4,6 +4,7 @@
  */
 import type { KubeObject } from '../lib/kube/port.js';
 import type { SimWorld } from '../lib/sim/world.js';
+import { watchedResources } from '../lib/exporter/resources.js';
 
 /** The Kubernetes cluster name (CLUSTER_NAME) of the cold-start runs. */
 export const K8S = 'bench';
@@ -39,21 +40,31 @@ function pausedCluster(name: string, namespace: string): KubeObject {
   return { apiVersion: 'pingcap.com/v1alpha1', kind: 'TidbCluster', metadata: { name, namespace }, spec: { version: 'v8.5.0', paused: true, pd: { replicas: 3, baseImage: 'pingcap/pd' } } };
 }
 
+/** The kinds the baseline commit's exporter watched (TidbCluster, StatefulSet, Pod, PVC). */
+export const BASELINE_EXPORTER_KINDS = 4;
+
+/** The kinds this tree's exporter watches in one namespace. */
+export function watchedKindCount(): number {
+  return watchedResources(['bench']).length;
+}
+
 /**
  * The exporter's first invocation, the same work in every run whatever ran before it: a session
  * of EXPORTER_SESSION_MS watching (EXPORTER_NAMESPACES) a namespace of its own, made here with
  * EXPORTER_CLUSTERS paused TidbClusters in it. No checkpoint exists for that namespace's watches,
- * so the session reads its 4 checkpoints (none), LISTs each of the 4 kinds once, sends one trigger
- * per cluster, and at its end writes 4 checkpoints. It opens no watch: less than a second of it is
+ * so the session reads a checkpoint per watched kind (none), LISTs each kind once, sends one trigger
+ * per cluster, and at its end writes a checkpoint per kind: 4 kinds for the baseline's exporter, the
+ * kinds `watchedResources` names for this tree's (`BASELINE_EXPORTER_KINDS`, `watchedKindCount`). It opens no watch: less than a second of it is
  * left after the lists, and the exporter opens none shorter than a second (timeoutSeconds ≥ 1).
  * The check fails a run that did anything else (a list cut short by the deadline, a failed send
  * or write).
  */
-function exporterInvocation(world: SimWorld, n: number): FirstInvocation {
+function exporterInvocation(world: SimWorld, n: number, baseline: boolean): FirstInvocation {
   const namespace = `exporter-${String(n).padStart(4, '0')}`;
+  const kinds = baseline ? BASELINE_EXPORTER_KINDS : watchedKindCount();
   world.store.create('Namespace', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
   for (let i = 0; i < EXPORTER_CLUSTERS; i++) world.store.create('TidbCluster', pausedCluster(`cluster-${i}`, namespace));
-  const expected = { relists: 4, messagesSent: EXPORTER_CLUSTERS, checkpointsWritten: 4, eventsSeen: 0, watchErrors: 0, sendErrors: 0, checkpointErrors: 0 };
+  const expected = { relists: kinds, messagesSent: EXPORTER_CLUSTERS, checkpointsWritten: kinds, eventsSeen: 0, watchErrors: 0, sendErrors: 0, checkpointErrors: 0 };
   const check = (stdout: string): string | undefined => {
     const ended = stdout.split('\n').find((line) => line.includes('"exporter session ended"'));
     if (ended === undefined) return 'no "exporter session ended" line';
@@ -70,7 +81,7 @@ function exporterInvocation(world: SimWorld, n: number): FirstInvocation {
  * wake-up, an admin `status` of a paused TidbCluster, or the exporter's fixed session (above). `n`
  * makes every run's cluster its own, so no run finds another's lease or state.
  */
-export function firstInvocation(world: SimWorld, fn: string, n: number): FirstInvocation {
+export function firstInvocation(world: SimWorld, fn: string, n: number, baseline = false): FirstInvocation {
   const name = `cold-${n}`;
   const key = `${K8S}/default/${name}`;
   const paused = (): void => {
@@ -91,7 +102,7 @@ export function firstInvocation(world: SimWorld, fn: string, n: number): FirstIn
       paused();
       return { event: { action: 'status', cluster: { namespace: 'default', name } }, remainingMs: 30_000 };
     case 'exporter':
-      return exporterInvocation(world, n);
+      return exporterInvocation(world, n, baseline);
     default:
       throw new Error(`no first invocation for ${fn}`);
   }

@@ -138,7 +138,7 @@ export async function startColdEnds(): Promise<ColdEnds> {
     env,
     world,
     firstInvocation: (fn, n, baseline = false) => {
-      const first = firstInvocation(world, fn, n);
+      const first = firstInvocation(world, fn, n, baseline);
       const endpoint: Record<string, string> = baseline ? { AWS_ENDPOINT_URL_DYNAMODB: baselineFront.endpoint } : {};
       return { ...first, env: { ...first.env, ...endpoint, AWS_ACCESS_KEY_ID: dynamo.identities.iam.credentialsOf(fn).accessKeyId } };
     },
