@@ -59,6 +59,8 @@ export type ColdSample = {
   splitCpuMs?: number;
   /** The reconcile steps the process logged as stepped (not skipped or held), all invocations. */
   stepped?: number;
+  /** The first line of its output that logged a step not taken, or an error (to say why). */
+  unstepped?: string;
 };
 
 /**
@@ -296,7 +298,7 @@ export async function coldRun(run: ColdRun): Promise<ColdSample> {
   if (out.status !== 0) throw new Error(`cold run of ${run.file} failed (${out.status}): ${out.stderr.slice(-800)}`);
   checkFirst(run, out.stdout, 'cold run');
   const sample = JSON.parse(out.stdout.trim().split('\n').at(-1) ?? '{}') as ColdSample;
-  return { ...sample, stepped: steppedIn(out.stdout) };
+  return { ...sample, stepped: steppedIn(out.stdout), unstepped: unsteppedIn(out.stdout) };
 }
 
 /** True when callgrind can be run (`/usr/bin/valgrind`). */
@@ -327,3 +329,10 @@ function checkFirst(run: ColdRun, stdout: string, what: string): void {
 
 /** The reconcile steps a process logged as taken (not skipped, e.g. on a held lease). */
 const steppedIn = (stdout: string): number => stdout.split('"disposition":"stepped"').length - 1;
+
+/** The first logged line of a step not taken (a skip, a held lease) or of an error, cut to 600 characters. */
+const unsteppedIn = (stdout: string): string | undefined =>
+  stdout
+    .split('\n')
+    .find((line) => (line.includes('"disposition"') && !line.includes('"disposition":"stepped"')) || /"level":"(ERROR|WARN)"/.test(line))
+    ?.slice(0, 600);

@@ -35,12 +35,17 @@ export function selfSignedCert(): SelfSignedCert {
 /** A running front: its https URL, the CA to trust (base64 PEM, as EKS gives it), its handshakes. */
 export type TlsFront = { readonly url: string; readonly caData: string; connections(): number; close(): Promise<void> };
 
-/** Serves https on a free loopback port and forwards every request to `target` (an http URL). */
-export async function startTlsFront(target: string, cert: SelfSignedCert = selfSignedCert()): Promise<TlsFront> {
+/**
+ * Serves https on a free loopback port and forwards every request to `target` (an http URL). With
+ * `authorization`, the front also stands in for EKS's authenticator: each request's Authorization
+ * header (a client's minted EKS token, which the simulated API server cannot verify) is replaced by
+ * this one, a token the world issued for the user the client's access entry maps to.
+ */
+export async function startTlsFront(target: string, cert: SelfSignedCert = selfSignedCert(), authorization?: string): Promise<TlsFront> {
   const upstream = new URL(target);
   let connections = 0;
   const server: Server = createServer({ cert: cert.certPem, key: cert.keyPem }, (req, res) => {
-    const forward = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+    const forward = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: authorization === undefined ? req.headers : { ...req.headers, authorization } }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
     });
