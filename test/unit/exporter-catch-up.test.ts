@@ -5,6 +5,9 @@
  * cache does) on a virtual clock: a catch-up after a quiet session drains in seconds and ends; one
  * that finds a change forwards it and watches its whole period.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 import { describe, expect, it } from '@jest/globals';
 
 import { CATCH_UP_WATCH_SECONDS, coverageStaleMs, LAST_SESSION_RESOURCE, parseExporterAtRest, planSession, type ExporterAtRest, type SessionVerdict } from '../../lib/exporter/at-rest.js';
@@ -131,5 +134,18 @@ describe('a session in each mode', () => {
     await session(w, mode);
     // Assess
     expect(await readCoverage(w.state, 'eks')).toEqual({ atMs: w.clock.nowMs(), staleMs });
+  });
+});
+
+describe('the deployment parameter', () => {
+  const serverless = readFileSync(join(import.meta.dirname, '..', '..', 'serverless.yml'), 'utf8');
+
+  it.each([
+    { name: 'exporterAtRest defaults to watch, and that value parses', pattern: /^ {4}exporterAtRest: (\S+)$/m, want: 'watch' },
+    { name: 'the exporter reads it as EXPORTER_AT_REST', pattern: /exporter:[\s\S]*?EXPORTER_AT_REST: (\S+)/, want: '${param:exporterAtRest}' },
+  ])('$name', ({ pattern, want }) => {
+    const value = pattern.exec(serverless)?.[1];
+    expect(value).toBe(want);
+    if (!value?.startsWith('$')) expect(parseExporterAtRest(value).ok).toBe(true);
   });
 });
