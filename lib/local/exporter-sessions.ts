@@ -9,7 +9,7 @@
  * lib/exporter/session.ts plans it: a catch-up after a quiet session ends once its watches drained.
  */
 import type { Clock, TimerHandle } from '../platform/clock.js';
-import type { AtRestSettings, ExporterAtRest } from '../exporter/at-rest.js';
+import type { AtRestSettings, ExporterAtRest, SessionPlan, SessionVerdict } from '../exporter/at-rest.js';
 import { Exporter, type ExporterCarry, type ExporterDeps, type ExporterOptions } from '../exporter/exporter.js';
 import { planNextSession, recordSession, sessionOptions } from '../exporter/session.js';
 
@@ -26,6 +26,9 @@ export type SimExporter = {
    */
   down(forMs: number): void;
 };
+
+/** One session the schedule ran: its plan, when it started and stopped, and how it went (once stopped). */
+export type SessionRecord = { readonly plan: SessionPlan; readonly startedAtMs: number; endedAtMs?: number; verdict?: SessionVerdict };
 
 /** When sessions run: every `periodMs`, each watching all but the last `gapMs`; `phaseMs` into a period at the start. */
 export type SessionSchedule = { readonly periodMs: number; readonly gapMs: number; readonly phaseMs: number };
@@ -95,8 +98,9 @@ export class ScheduledExporterSessions implements SimExporter {
   private downUntilMs = 0;
   /** Sessions started so far. */
   sessions = 0;
-  /** Sessions that were catch-ups and ended quiet, having drained (at-rest.ts). */
-  quietCatchUps = 0;
+  /** Every session started, in order (the cost model reads how long catch-ups take). */
+  readonly log: SessionRecord[] = [];
+  private record: SessionRecord | undefined;
 
   constructor(
     private readonly deps: ExporterDeps & { clock: Clock },
@@ -160,13 +164,14 @@ export class ScheduledExporterSessions implements SimExporter {
       const carry = this.carry ? { carry: this.carry } : {};
       const exporter = new Exporter(this.deps, { ...this.options, deadlineAtMs, ...carry, ...sessionOptions(plan, this.atRest) });
       this.current = exporter;
+      this.record = { plan, startedAtMs: this.deps.clock.nowMs() };
+      this.log.push(this.record);
       exporter.start();
       this.endTimer = this.deps.clock.setTimer(() => {
         if (this.current === exporter) this.end();
       }, Math.max(0, deadlineAtMs - this.deps.clock.nowMs()));
       void exporter.whenQuiet().then(() => {
         if (this.current !== exporter) return;
-        this.quietCatchUps++;
         if (this.endTimer) this.deps.clock.clearTimer(this.endTimer);
         this.end();
       });
@@ -176,11 +181,13 @@ export class ScheduledExporterSessions implements SimExporter {
 
   private end(): void {
     const exporter = this.current;
+    const record = this.record;
     if (!exporter) return;
     this.current = undefined;
     this.ending = exporter.stop().then(async () => {
       this.carry = exporter.carry();
-      await recordSession(this.deps, this.options.k8sCluster, this.atRest, exporter);
+      const verdict = await recordSession(this.deps, this.options.k8sCluster, this.atRest, exporter);
+      if (record) Object.assign(record, { endedAtMs: this.deps.clock.nowMs(), verdict });
       this.ending = undefined;
     });
   }
