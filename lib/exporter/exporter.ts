@@ -9,7 +9,9 @@
  * clusters whose `spec.cluster` names it (`references.ts`; the index is rebuilt from a LIST when a
  * TidbCluster watch resumes without the previous session's copy). A change of TiDB Operator's
  * controller-manager Deployment steps the TidbClusters it may manage with a verdict re-check
- * (`operators.ts`).
+ * (`operators.ts`). With `catchUpSeconds` (a catch-up session, `at-rest.ts`) each watch first
+ * drains for that long, and the loops then wait at a gate (`catch-up-gate.ts`) that ends the
+ * session's watching when nothing was forwarded.
  */
 import type { KubeObject } from '../kube/port.js';
 import type { BackoffPolicy } from '../model/config.js';

@@ -2,7 +2,9 @@
  * The exporter as a bounded session: run the core for a time budget, then stop cleanly (pending
  * triggers sent, checkpoints written). This is how it runs on Lambda, started every 15 minutes: each
  * session resumes from the checkpoints the previous one left, and in a warm container also reuses
- * its fingerprints when it resumes exactly where that one stopped.
+ * its fingerprints when it resumes exactly where that one stopped. With a mode at rest of
+ * `catch-up` (at-rest.ts, docs/adr/0030) a session after a quiet one only catches up: it drains its
+ * watches for seconds and returns when nothing was forwarded.
  */
 import { errorText } from './checkpoints.js';
 import { type AtRestSettings, CATCH_UP_WATCH_SECONDS, coverageStaleMs, planSession, readLastSession, type SessionPlan, type SessionVerdict, writeLastSession } from './at-rest.js';
