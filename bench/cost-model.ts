@@ -16,6 +16,7 @@
 import { EXPORTER_DEFAULTS } from '../lib/exporter/config.js';
 import { DEFAULT_LATENCY, EXPORTER_SESSION_PERIOD_MS } from '../lib/local/latency.js';
 import { serverlessFunctionSizing } from '../scripts/esbuild-options.js';
+import { type CatchUpMeasured, measureCatchUp } from './cost-catch-up.js';
 import { type Measured, type Window, measureCosts } from './cost-measure.js';
 import { HOURS_PER_MONTH, PRICES, PRICES_AS_OF, operatorPodMonthUsd } from './cost-prices.js';
 import { table } from './stats.js';
@@ -96,6 +97,55 @@ function exporterBefore(): number {
   return 0.5 * SECONDS_PER_MONTH * (50 / 60) * PRICES.lambdaX86GbS.usd + 60 * HOURS_PER_MONTH * (PRICES.lambdaRequest.usd + PRICES.schedulerInvocation.usd) + METRICS_AT_REST.exporter.length * PRICES.customMetricMonth.usd;
 }
 
+/**
+ * Not measured: the exporter's DynamoDB round trips in a catch-up (the plan read, 14 checkpoint
+ * loads side by side, the mark and the verdict: a few sequential calls of ~10 ms).
+ */
+const CATCH_UP_DYNAMO_MS = 100;
+
+/**
+ * The exporter's fixed cost a month per EKS cluster in catch-up mode (docs/adr/0030): at rest, one
+ * catch-up a period billed for its measured drain, a cold start (the latency model's at 512 MB,
+ * scaled to the exporter's memory: containers 15 minutes apart are taken as cold) and its DynamoDB
+ * round trips; with three operations a day, each operation of the measured upgrade's length turns
+ * `ceil(length / period) + 2` sessions full (the catch-up that finds it stays, the sessions it
+ * spans, and the next, full after a busy one), an upper bound.
+ */
+function exporterCatchUp(cu: CatchUpMeasured, m: Measured): { catchUpSeconds: number; rest: number; opsExtra: number; fullPerOperation: number } {
+  const exp = serverlessFunctionSizing('exporter');
+  const drainMs = cu.catchUpMs[Math.floor(cu.catchUpMs.length / 2)] ?? Number.NaN;
+  const coldMs = DEFAULT_LATENCY.coldStartMs * (512 / exp.memoryMb);
+  const catchUpSeconds = (drainMs + coldMs + CATCH_UP_DYNAMO_MS) / 1000;
+  const sessionsPerMonth = (3_600_000 / EXPORTER_SESSION_PERIOD_MS) * HOURS_PER_MONTH;
+  const fixedParts = sessionsPerMonth * (PRICES.lambdaRequest.usd + PRICES.schedulerInvocation.usd) + METRICS_AT_REST.exporter.length * PRICES.customMetricMonth.usd;
+  const rest = sessionsPerMonth * catchUpSeconds * gbOf('exporter') * gbSecondUsd('exporter') + fixedParts;
+  const fullPerOperation = Math.ceil((m.operation.hours * 3_600_000) / EXPORTER_SESSION_PERIOD_MS) + 2;
+  const sessionSeconds = (EXPORTER_SESSION_PERIOD_MS - EXPORTER_DEFAULTS.safetyMarginMs) / 1000;
+  const opsExtra = OPERATIONS_PER_MONTH * fullPerOperation * sessionSeconds * gbOf('exporter') * gbSecondUsd('exporter');
+  return { catchUpSeconds, rest, opsExtra, fullPerOperation };
+}
+
+/** The section's paragraph and table comparing the exporter's modes. */
+function exporterModes(cu: CatchUpMeasured, m: Measured, watchUsd: number): string[] {
+  const c = exporterCatchUp(cu, m);
+  const exp = serverlessFunctionSizing('exporter');
+  const drains = cu.catchUpMs.map((ms) => (ms / 1000).toFixed(1)).join(', ');
+  const minutes = EXPORTER_SESSION_PERIOD_MS / 60_000;
+  return [
+    `**The exporter's fixed cost per EKS cluster-month by mode** (\`exporterAtRest\`, docs/adr/0030; goal ≤ $2.5). Measured on test/scenarios/exporter-catch-up.yaml (seed ${cu.seed}, passed: ${cu.passed}): its hour at rest ran ${cu.restSessions.catchUps} catch-ups and ${cu.restSessions.full} full sessions, with ${cu.rest.exporter} exporter and ${cu.rest.apiServer} function API requests; each quiet catch-up of the run drained for ${drains} s (virtual time: the 5 s watches; DynamoDB calls take none there). Billed a catch-up: that drain, a cold start (${DEFAULT_LATENCY.coldStartMs} ms at 512 MB scaled to ${exp.memoryMb} MB: ${(DEFAULT_LATENCY.coldStartMs * (512 / exp.memoryMb)).toFixed(0)} ms) and ${CATCH_UP_DYNAMO_MS} ms of DynamoDB round trips (assumed): **${c.catchUpSeconds.toFixed(1)} s a ${minutes}-minute period** instead of ${(EXPORTER_SESSION_PERIOD_MS - EXPORTER_DEFAULTS.safetyMarginMs) / 1000} s. An operation (the upgrade above, ${(m.operation.hours * 60).toFixed(0)} min) turns up to ${c.fullPerOperation} sessions full.`,
+    '',
+    table(
+      ['exporter', 'USD a month per EKS cluster', 'exporter API requests an hour at rest', "a user's edit at rest reaches a step", 'an operation in progress'],
+      [
+        ['before: 512 MB x86_64, a 50 s session every minute', usd(exporterBefore()), '840', '≈ 1 s (up to 10 s in a gap)', '≈ 1 s'],
+        [`watch (default): ${exp.memoryMb} MB arm64, always watching`, usd(watchUsd), String(cu.rest.exporter), '≈ 1 s (up to a minute in the hand-over)', '≈ 1 s'],
+        ['catch-up, at rest', `**${usd(c.rest)}**`, String(cu.rest.exporter), `a TidbCluster edit: the next sweep, ≤ 5 min + its slot (< 5 min); anything else: the next catch-up, ≤ ${minutes} min`, `≈ 1 s once a catch-up found it (≤ ${minutes} min), the step's own retries until then`],
+        ['catch-up, 3 operations a day', `**${usd(c.rest + c.opsExtra)}**`, String(cu.rest.exporter), 'as above', 'as above'],
+      ],
+    ),
+  ];
+}
+
 const usd = (n: number): string => (n >= 100 ? `$${n.toFixed(0)}` : n >= 1 ? `$${n.toFixed(2)}` : `$${n.toFixed(3)}`);
 
 /** The fleet table: ours against TiDB Operator's pods at N TidbClusters over E EKS clusters. */
@@ -117,6 +167,7 @@ function fleetRows(m: Measured, fixed: number): string[][] {
 /** The bench section. */
 export async function benchCostModel(): Promise<string> {
   const m = await measureCosts();
+  const cu = await measureCatchUp();
   const fixed = fixedPerDeployment();
   const fixedTotal = Object.values(fixed).reduce((a, b) => a + b, 0);
   const exporterNow = Object.entries(fixed).filter(([k]) => k.startsWith('exporter')).reduce((a, [, v]) => a + v, 0);
@@ -141,6 +192,8 @@ export async function benchCostModel(): Promise<string> {
     table(['part', 'USD a month'], [...Object.entries(fixed).map(([k, v]) => [k, usd(v)]), ['**total**', `**${usd(fixedTotal)}**`]]),
     '',
     `**The exporter's fixed cost per EKS cluster-month, before → after** (goal ≤ $2.5): before (512 MB x86_64, a 50 s session every minute, 840 API requests an hour) ${usd(exporterBefore())} → after ${usd(exporterNow)} at one EKS cluster (56 API requests an hour) — **not met**; at 5 EKS clusters from one deployment, whose one ${exp.memoryMb} MB exporter invocation runs the five sessions (docs/adr/0027), ${usd(shared5)} each — met, while the five hold ~100 full TidbClusters together (more want a larger \`exporterMemorySize\`). At 128 MB (\`exporterMemorySize: 128\`, enough for ~10–30 full TidbClusters: the memory section) the exporter's Lambda duration is half: ${usd(fixed['exporter: Lambda duration']! / (exp.memoryMb / 128) + (exporterNow - fixed['exporter: Lambda duration']!))} at one EKS cluster. An always-on Lambda cannot cost less than $4.3 a month at 128 MB arm64 in these prices; Lambda's free tier (400 000 GB-s a month per account) would cover the 128 MB exporter of one EKS cluster.`,
+    '',
+    ...exporterModes(cu, m, exporterNow),
     '',
     `**Per TidbCluster-month** (variable): at rest ${usd(sum(rest))} (reconcile Lambda ${usd(rest.lambda)}, DynamoDB ${usd(rest.dynamo)}, SQS ${usd(rest.sqs)}, timers ${usd(rest.scheduler)}), plus the sweep's ${SWEEP_PER_CLUSTER_MS} ms a TidbCluster; three operations a day add ${usd(opsExtra)} (${OPERATIONS_PER_MONTH.toFixed(1)} upgrades a month, each less the rest it replaces).`,
     '',

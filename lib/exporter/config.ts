@@ -6,6 +6,7 @@
  */
 import { parseClusterKey } from '../model/key.js';
 import { ConfigError, type Env } from '../platform/config.js';
+import { type ExporterAtRest, parseExporterAtRest } from './at-rest.js';
 import { watchedResources, type WatchedResource } from './resources.js';
 
 /**
@@ -32,6 +33,8 @@ export type ExporterSettings = {
    * invocation's remaining time bounds it too).
    */
   readonly sessionMs: number;
+  /** Lambda only: what a session does at rest (`EXPORTER_AT_REST`, at-rest.ts; default `watch`). */
+  readonly atRest: ExporterAtRest;
 };
 
 /**
@@ -59,7 +62,8 @@ export const EXPORTER_DEFAULTS = {
  * mode, and that empty = all namespaces; a namespace outside a set WATCH_NAMESPACES is refused), EXPORTER_FLUSH_WINDOW_MS,
  * EXPORTER_CHECKPOINT_INTERVAL_MS, EXPORTER_WATCH_TIMEOUT_SECONDS (default 300 s as a daemon, 900 s
  * on Lambda: one watch per kind per session), EXPORTER_SAFETY_MARGIN_MS, EXPORTER_SESSION_MINUTES
- * (Lambda: 1–15, default 15, serverless.yml's exporter schedule period). Throws `ConfigError` listing every problem. Pure: reads only its argument.
+ * (Lambda: 1–15, default 15, serverless.yml's exporter schedule period), EXPORTER_AT_REST (`watch`,
+ * the default, or `catch-up`: docs/adr/0030). Throws `ConfigError` listing every problem. Pure: reads only its argument.
  */
 export function parseExporterEnv(env: Env, mode: 'lambda' | 'daemon'): ExporterSettings {
   const problems: string[] = [];
@@ -89,6 +93,8 @@ export function parseExporterEnv(env: Env, mode: 'lambda' | 'daemon'): ExporterS
   const queueUrl = required('RECONCILE_QUEUE_URL', 'the SQS queue to send reconcile triggers to');
   const kube = mode === 'lambda' ? eksAccess(required, problems, k8sCluster) : ({ kind: 'default' } as const);
   const resources = scopedResources(read('EXPORTER_NAMESPACES'), read('WATCH_NAMESPACES'), problems);
+  const atRest = parseExporterAtRest(read('EXPORTER_AT_REST'));
+  if (!atRest.ok) problems.push(atRest.problem);
   const settings: ExporterSettings = {
     k8sCluster,
     stateTable,
@@ -100,6 +106,7 @@ export function parseExporterEnv(env: Env, mode: 'lambda' | 'daemon'): ExporterS
     watchTimeoutSeconds: whole('EXPORTER_WATCH_TIMEOUT_SECONDS', mode === 'lambda' ? LAMBDA_MAX_SESSION_SECONDS : EXPORTER_DEFAULTS.watchTimeoutSeconds, 1),
     safetyMarginMs: whole('EXPORTER_SAFETY_MARGIN_MS', EXPORTER_DEFAULTS.safetyMarginMs, 0),
     sessionMs: sessionMinutes(whole('EXPORTER_SESSION_MINUTES', EXPORTER_DEFAULTS.sessionMinutes, 1), problems) * 60_000,
+    atRest: atRest.ok ? atRest.mode : 'watch',
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return settings;

@@ -9,7 +9,8 @@
  *
  * The mark is kept beside the checkpoints, as a checkpoint item of the reserved resource name
  * `COVERAGE_RESOURCE` whose value is the time in epoch milliseconds (no watched resource is named
- * with `!`).
+ * with `!`). An exporter that catches up (at-rest.ts, docs/adr/0030) writes its own staleness after
+ * it, `<ms>;stale=<ms>`: its marks are a period apart, and events after one are delayed, not missed.
  */
 import type { Clock } from '../platform/clock.js';
 import type { Logger } from '../platform/logger.js';
@@ -29,31 +30,54 @@ export const COVERAGE_INTERVAL_MS = 60_000;
  */
 export const COVERAGE_STALE_MS = 3 * COVERAGE_INTERVAL_MS;
 
-/** Records that every event of `k8sCluster` up to `atMs` has been sent. */
-export function writeWatchedUntil(state: Pick<StateStore, 'putCheckpoint'>, k8sCluster: string, atMs: number, opts?: CallOptions): Promise<void> {
-  return state.putCheckpoint(k8sCluster, COVERAGE_RESOURCE, String(Math.floor(atMs)), opts);
+/** A watched-until mark and how old it may grow before events may be missing. */
+export type WatchedUntil = { readonly atMs: number; readonly staleMs: number };
+
+/**
+ * Records that every event of `k8sCluster` up to `atMs` has been sent; with a `staleMs` other than
+ * `COVERAGE_STALE_MS`, that the mark stays good that long (an exporter catching up).
+ */
+export function writeWatchedUntil(state: Pick<StateStore, 'putCheckpoint'>, k8sCluster: string, atMs: number, opts?: CallOptions, staleMs = COVERAGE_STALE_MS): Promise<void> {
+  const at = String(Math.floor(atMs));
+  return state.putCheckpoint(k8sCluster, COVERAGE_RESOURCE, staleMs === COVERAGE_STALE_MS ? at : `${at};stale=${Math.floor(staleMs)}`, opts);
+}
+
+/** A mark's stored text as a mark (undefined when it does not read as one). */
+export function parseWatchedUntil(text: string | undefined): WatchedUntil | undefined {
+  const match = /^(\d+)(?:;stale=(\d+))?$/.exec(text ?? '');
+  const atMs = Number(match?.[1]);
+  const staleMs = match?.[2] === undefined ? COVERAGE_STALE_MS : Number(match[2]);
+  return Number.isSafeInteger(atMs) && atMs > 0 && Number.isSafeInteger(staleMs) ? { atMs, staleMs } : undefined;
 }
 
 /**
  * Records the mark now, for a running exporter whose every watch is open and whose triggers are all
  * sent; a failed write is logged, never thrown (the mark simply ages).
  */
-export async function markWatchedUntil(deps: { state: Pick<StateStore, 'putCheckpoint'>; clock: Clock; logger: Logger }, k8sCluster: string): Promise<void> {
+export async function markWatchedUntil(deps: { state: Pick<StateStore, 'putCheckpoint'>; clock: Clock; logger: Logger }, k8sCluster: string, staleMs = COVERAGE_STALE_MS): Promise<void> {
   try {
-    await writeWatchedUntil(deps.state, k8sCluster, deps.clock.nowMs());
+    await writeWatchedUntil(deps.state, k8sCluster, deps.clock.nowMs(), undefined, staleMs);
   } catch (err) {
     deps.logger.warn('exporter watched-until mark not written', { error: errorText(err) });
   }
 }
 
-/** The watched-until mark of `k8sCluster`, if one was recorded (and reads as a time). */
-export async function readWatchedUntil(state: Pick<StateStore, 'getCheckpoint'>, k8sCluster: string, opts?: CallOptions): Promise<number | undefined> {
-  const text = await state.getCheckpoint(k8sCluster, COVERAGE_RESOURCE, opts);
-  const atMs = text === undefined ? Number.NaN : Number(text);
-  return Number.isSafeInteger(atMs) && atMs > 0 ? atMs : undefined;
+/** The watched-until mark of `k8sCluster` with its staleness, if one was recorded (and reads as one). */
+export async function readCoverage(state: Pick<StateStore, 'getCheckpoint'>, k8sCluster: string, opts?: CallOptions): Promise<WatchedUntil | undefined> {
+  return parseWatchedUntil(await state.getCheckpoint(k8sCluster, COVERAGE_RESOURCE, opts));
 }
 
-/** Whether events up to `nowMs` may be missing: no mark, or one older than `COVERAGE_STALE_MS`. */
-export function mayHaveMissedEvents(watchedUntilMs: number | undefined, nowMs: number): boolean {
-  return watchedUntilMs === undefined || watchedUntilMs < nowMs - COVERAGE_STALE_MS;
+/** The watched-until time of `k8sCluster`, if one was recorded (and reads as a time). */
+export async function readWatchedUntil(state: Pick<StateStore, 'getCheckpoint'>, k8sCluster: string, opts?: CallOptions): Promise<number | undefined> {
+  return (await readCoverage(state, k8sCluster, opts))?.atMs;
+}
+
+/**
+ * Whether events up to `nowMs` may be missing: no mark, or one older than its staleness (a bare
+ * time: `COVERAGE_STALE_MS`).
+ */
+export function mayHaveMissedEvents(mark: number | WatchedUntil | undefined, nowMs: number): boolean {
+  if (mark === undefined) return true;
+  const { atMs, staleMs } = typeof mark === 'number' ? { atMs: mark, staleMs: COVERAGE_STALE_MS } : mark;
+  return atMs < nowMs - staleMs;
 }

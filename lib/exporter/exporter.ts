@@ -9,7 +9,9 @@
  * clusters whose `spec.cluster` names it (`references.ts`; the index is rebuilt from a LIST when a
  * TidbCluster watch resumes without the previous session's copy). A change of TiDB Operator's
  * controller-manager Deployment steps the TidbClusters it may manage with a verdict re-check
- * (`operators.ts`).
+ * (`operators.ts`). With `catchUpSeconds` (a catch-up session, `at-rest.ts`) each watch first
+ * drains for that long, and the loops then wait at a gate (`catch-up-gate.ts`) that ends the
+ * session's watching when nothing was forwarded.
  */
 import type { KubeObject } from '../kube/port.js';
 import type { BackoffPolicy } from '../model/config.js';
@@ -19,6 +21,8 @@ import type { Logger } from '../platform/logger.js';
 import type { ReconcileQueue } from '../queue/port.js';
 import type { StateStore } from '../state/port.js';
 import { backoffDelayMs } from '../step/backoff.js';
+import type { SessionVerdict } from './at-rest.js';
+import { CatchUpGate } from './catch-up-gate.js';
 import { errorText, type Positions } from './checkpoints.js';
 import { clusterKeyOf, clusterKeyOfPitrRestore, scheduleKeyOfBackup } from './cluster-key.js';
 import { COVERAGE_INTERVAL_MS, markWatchedUntil } from './coverage.js';
@@ -65,13 +69,20 @@ export type ExporterOptions = {
   carry?: ExporterCarry;
   /** At most this many clusters with `spec.cluster` are indexed (default 10 000; more fall to the sweep). */
   maxReferrers?: number;
+  /**
+   * A catch-up session (at-rest.ts, docs/adr/0030): each watch first drains for this many seconds;
+   * then, when nothing was forwarded, no watch opens again (`whenQuiet` resolves); default none.
+   */
+  catchUpSeconds?: number;
+  /** How old the watched-until marks may grow before the sweep takes events as missed (default `COVERAGE_STALE_MS`). */
+  coverageStaleMs?: number;
 };
 
 /** What one session hands the next: per resource, its checkpoint and the fingerprints as of it. */
 export type ExporterCarry = ReadonlyMap<string, { resourceVersion: string; entries: [string, Remembered][]; references?: [string, ReferenceEntry][] }>;
 
 /** What a watch loop is doing, for health checks and tests. */
-export type LoopStatus = 'starting' | 'listing' | 'watching' | 'waiting' | 'not-served' | 'stopped';
+export type LoopStatus = 'starting' | 'listing' | 'watching' | 'waiting' | 'not-served' | 'drained' | 'stopped';
 
 /**
  * How long a watch of a backup controller's kind waits before asking again when the API server does
@@ -99,6 +110,7 @@ export class Exporter {
   private readonly random: () => number;
   private readonly references: ReferenceIndex;
   private readonly directory: ClusterDirectory;
+  private readonly gate: CatchUpGate | undefined;
   private running: Promise<unknown>[] = [];
 
   constructor(
@@ -122,6 +134,8 @@ export class Exporter {
     this.references = new ReferenceIndex(options.k8sCluster, { ...(options.maxReferrers === undefined ? {} : { maxReferrers: options.maxReferrers }), onUnindexed });
     this.directory = new ClusterDirectory(options.resources.filter((r) => r.kind === 'TidbCluster').length);
     this.loops = options.resources.map((resource) => ({ resource, status: 'starting', failures: 0, filter: new ChangeFilter(resource.kind), position: undefined }));
+    const names = this.loops.map((l) => l.resource.name);
+    this.gate = options.catchUpSeconds === undefined ? undefined : new CatchUpGate(names, () => this.verdict() === 'busy');
   }
 
   /** Starts every watch loop, and the watched-until marks (coverage.ts); returns at once. */
@@ -137,7 +151,7 @@ export class Exporter {
    * written (coverage.ts).
    */
   async stop(): Promise<void> {
-    const watching = this.loops.every((l) => l.status === 'watching' || l.status === 'not-served');
+    const watching = this.loops.every((l) => isCovered(l.status));
     this.stopSignal.abort();
     this.sleeps.wakeAll();
     await Promise.allSettled(this.running);
@@ -155,6 +169,16 @@ export class Exporter {
   /** Whether a flush (sends, checkpoint writes) is in flight; a virtual-time driver waits for it. */
   isFlushing(): boolean {
     return this.output.busy;
+  }
+
+  /** Resolves when a catch-up session drained and forwarded nothing (at-rest.ts); never otherwise. */
+  whenQuiet(): Promise<void> {
+    return this.gate === undefined ? new Promise<void>(() => undefined) : this.gate.decided.then((v) => (v === 'quiet' ? undefined : new Promise<void>(() => undefined)));
+  }
+
+  /** How the session went so far: `quiet` when nothing was forwarded and nothing is pending. */
+  verdict(): SessionVerdict {
+    return this.counts.totals().messagesSent === 0 && this.output.settled ? 'quiet' : 'busy';
   }
 
   /** Totals of every counter since construction. */
@@ -194,8 +218,8 @@ export class Exporter {
   }
 
   private writeCoverage(): Promise<void> {
-    const open = this.loops.every((l) => l.status === 'watching' || l.status === 'not-served' || (this.stopping && l.status === 'stopped'));
-    return open && this.output.settled ? markWatchedUntil(this.deps, this.options.k8sCluster) : Promise.resolve();
+    const open = this.loops.every((l) => isCovered(l.status) || (this.stopping && l.status === 'stopped'));
+    return open && this.output.settled ? markWatchedUntil(this.deps, this.options.k8sCluster, this.options.coverageStaleMs) : Promise.resolve();
   }
 
   private get stopping(): boolean {
@@ -210,14 +234,18 @@ export class Exporter {
     while (!this.stopping) {
       try {
         const position = loop.position ?? (await this.relist(loop, reason));
+        const draining = this.gate?.isDraining(loop.resource.name) === true;
         // A failed watch resumes from the last event it delivered, not from where it started.
-        await this.watchFrom(loop, position);
+        await this.watchFrom(loop, position, draining);
+        if (draining) await this.afterDrain(loop);
       } catch (err) {
         if (this.stopping) break;
         if (err instanceof NotFoundError && OPTIONAL_KINDS.has(loop.resource.kind)) {
           if (loop.notServed !== true) this.deps.logger.info('exporter: resource not served, asking again later', { resource: loop.resource.name, error: errorText(err) });
           loop.notServed = true;
           loop.status = 'not-served';
+          // Nothing to drain: a catch-up does not wait for it.
+          void this.gate?.drained(loop.resource.name);
           await this.sleeps.sleep(this.notServedRetryMs());
           continue;
         }
@@ -295,9 +323,20 @@ export class Exporter {
     return rv;
   }
 
-  /** One watch from `rv` until the stream ends; every event moves `loop.position`. */
-  private async watchFrom(loop: Loop, rv: string): Promise<void> {
-    const timeoutSeconds = this.watchTimeoutSeconds();
+  /**
+   * A loop whose catch-up watch ended: it waits for the gate; quiet, it opens no other watch (the
+   * session ends), busy, it goes on watching.
+   */
+  private async afterDrain(loop: Loop): Promise<void> {
+    loop.status = 'drained';
+    const verdict = await Promise.race([this.gate?.drained(loop.resource.name), this.sleeps.untilWoken()]);
+    if (verdict === 'quiet') await this.sleeps.untilWoken();
+    else if (!this.stopping) loop.status = 'starting';
+  }
+
+  /** One watch from `rv` until the stream ends (`draining`: a catch-up's short watch); every event moves `loop.position`. */
+  private async watchFrom(loop: Loop, rv: string, draining = false): Promise<void> {
+    const timeoutSeconds = draining ? Math.min(this.options.catchUpSeconds ?? 0, this.watchTimeoutSeconds()) : this.watchTimeoutSeconds();
     if (timeoutSeconds < 1) {
       // The session is over: wait for stop rather than open a watch that cannot be used.
       loop.status = 'waiting';
@@ -415,4 +454,9 @@ export class Exporter {
   private get backoffPolicy(): BackoffPolicy {
     return this.options.backoff ?? DEFAULT_BACKOFF;
   }
+}
+
+/** A loop whose resource is covered up to now: watching, drained in a catch-up, or not served. */
+function isCovered(status: LoopStatus): boolean {
+  return status === 'watching' || status === 'drained' || status === 'not-served';
 }

@@ -4,7 +4,8 @@
  * shorter, minus a safety margin, resuming from the checkpoints, and stops cleanly before the
  * function timeout. Nothing long-lived is needed: the schedule restarts it every period, and the
  * checkpoint carries the position from one session to the next; each watch resumes there (a LIST
- * only on 410 Gone or without a checkpoint) and stays open for the whole session.
+ * only on 410 Gone or without a checkpoint) and stays open for the whole session — or, with
+ * EXPORTER_AT_REST=catch-up and the last session quiet, drains for seconds and ends (at-rest.ts).
  */
 import { Metrics as PtMetrics } from '@aws-lambda-powertools/metrics';
 import { type Clock, RealClock } from '../platform/clock.js';
@@ -18,6 +19,7 @@ import type { ExporterCounts } from './metrics.js';
 import { PowertoolsExporterMetrics } from './metrics.js';
 import type { ExporterMetrics, WatchSource } from './ports.js';
 import { SessionRunner } from './session.js';
+import type { SessionPlan, SessionVerdict } from './at-rest.js';
 import { realEnds } from './wiring.js';
 
 /** The ports of the Lambda exporter; `source` is built per session, bounded by its deadline. */
@@ -36,13 +38,17 @@ export type SessionSummary = {
   ranForMs: number;
   counts: ExporterCounts;
   positions: Record<string, string>;
+  /** What the session was planned as and how it went (at-rest.ts). */
+  plan: SessionPlan;
+  verdict: SessionVerdict;
 };
 
 /** The settings a session uses (see `ExporterSettings`). */
 export type LambdaSessionSettings = Pick<
   ExporterSettings,
   'k8sCluster' | 'resources' | 'flushWindowMs' | 'checkpointIntervalMs' | 'watchTimeoutSeconds' | 'safetyMarginMs' | 'sessionMs'
->;
+> &
+  Partial<Pick<ExporterSettings, 'atRest'>>;
 
 /** Runs sessions one invocation at a time, keeping the previous session's carry (warm containers). */
 export class LambdaExporter {
@@ -70,8 +76,9 @@ export class LambdaExporter {
       checkpointIntervalMs: s.checkpointIntervalMs,
       watchTimeoutSeconds: s.watchTimeoutSeconds,
       runForMs,
+      atRest: { mode: s.atRest ?? 'watch', periodMs: s.sessionMs },
     });
-    const summary = { runForMs, ranForMs: result.ranForMs, counts: result.counts, positions: result.positions };
+    const summary = { runForMs, ranForMs: result.ranForMs, counts: result.counts, positions: result.positions, plan: result.plan, verdict: result.verdict };
     logger.info('exporter session ended', summary);
     this.ports.metrics?.flush?.();
     return summary;

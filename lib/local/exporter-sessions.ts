@@ -5,9 +5,13 @@
  * left less its safety margin). Between two sessions no one watches; what changed meanwhile arrives when
  * the next session resumes from the checkpoints the last one wrote (its watch replays from there, or
  * it relists on 410 Gone), with the last session's fingerprints carried over as a warm container does.
+ * With a mode at rest (`config.exporterAtRest`, docs/adr/0030) each session is planned as
+ * lib/exporter/session.ts plans it: a catch-up after a quiet session ends once its watches drained.
  */
 import type { Clock, TimerHandle } from '../platform/clock.js';
+import type { AtRestSettings, ExporterAtRest, SessionPlan, SessionVerdict } from '../exporter/at-rest.js';
 import { Exporter, type ExporterCarry, type ExporterDeps, type ExporterOptions } from '../exporter/exporter.js';
+import { planNextSession, recordSession, sessionOptions } from '../exporter/session.js';
 
 /** What the simulated stack needs of its exporter. */
 export type SimExporter = {
@@ -22,6 +26,9 @@ export type SimExporter = {
    */
   down(forMs: number): void;
 };
+
+/** One session the schedule ran: its plan, when it started and stopped, and how it went (once stopped). */
+export type SessionRecord = { readonly plan: SessionPlan; readonly startedAtMs: number; endedAtMs?: number; verdict?: SessionVerdict };
 
 /** When sessions run: every `periodMs`, each watching all but the last `gapMs`; `phaseMs` into a period at the start. */
 export type SessionSchedule = { readonly periodMs: number; readonly gapMs: number; readonly phaseMs: number };
@@ -81,6 +88,8 @@ export class ContinuousExporter implements SimExporter {
 export class ScheduledExporterSessions implements SimExporter {
   private current: Exporter | undefined;
   private ending: Promise<void> | undefined;
+  /** A session reading its plan (the last session's verdict) before it starts. */
+  private planning: Promise<void> | undefined;
   private carry: ExporterCarry | undefined;
   private timer: TimerHandle | undefined;
   private endTimer: TimerHandle | undefined;
@@ -89,11 +98,15 @@ export class ScheduledExporterSessions implements SimExporter {
   private downUntilMs = 0;
   /** Sessions started so far. */
   sessions = 0;
+  /** Every session started, in order (the cost model reads how long catch-ups take). */
+  readonly log: SessionRecord[] = [];
+  private record: SessionRecord | undefined;
 
   constructor(
     private readonly deps: ExporterDeps & { clock: Clock },
     private readonly options: Omit<ExporterOptions, 'deadlineAtMs' | 'carry'>,
     private readonly schedule: SessionSchedule,
+    private readonly atRest?: AtRestSettings,
   ) {
     const { periodMs, gapMs, phaseMs } = schedule;
     if (!(periodMs > 0 && gapMs >= 0 && gapMs < periodMs && phaseMs >= 0 && phaseMs < periodMs)) {
@@ -110,7 +123,7 @@ export class ScheduledExporterSessions implements SimExporter {
   }
 
   isIdle(): boolean {
-    if (this.ending) return false;
+    if (this.ending || this.planning) return false;
     return this.current === undefined || isExporterIdle(this.current);
   }
 
@@ -118,6 +131,7 @@ export class ScheduledExporterSessions implements SimExporter {
     this.stopped = true;
     if (this.timer) this.deps.clock.clearTimer(this.timer);
     if (this.endTimer) this.deps.clock.clearTimer(this.endTimer);
+    await this.planning;
     if (this.current) this.end();
     await this.ending;
   }
@@ -138,29 +152,64 @@ export class ScheduledExporterSessions implements SimExporter {
     }, Math.max(0, atMs - this.deps.clock.nowMs()));
   }
 
-  /** Starts a session that watches until `deadlineAtMs` (as lib/exporter/session.ts runs one). */
+  /**
+   * Starts a session that watches until `deadlineAtMs`, or, a catch-up, until its watches drained
+   * with nothing to forward (as lib/exporter/session.ts runs one).
+   */
   private begin(deadlineAtMs: number): void {
     this.sessions++;
-    const exporter = new Exporter(this.deps, { ...this.options, deadlineAtMs, ...(this.carry ? { carry: this.carry } : {}) });
-    this.current = exporter;
-    exporter.start();
-    this.endTimer = this.deps.clock.setTimer(() => {
-      if (this.current === exporter) this.end();
-    }, Math.max(0, deadlineAtMs - this.deps.clock.nowMs()));
+    const planned = planNextSession(this.deps, this.options.k8sCluster, this.atRest).then((plan) => {
+      this.planning = undefined;
+      if (this.stopped || this.deps.clock.nowMs() < this.downUntilMs) return;
+      const carry = this.carry ? { carry: this.carry } : {};
+      const exporter = new Exporter(this.deps, { ...this.options, deadlineAtMs, ...carry, ...sessionOptions(plan, this.atRest) });
+      this.current = exporter;
+      this.record = { plan, startedAtMs: this.deps.clock.nowMs() };
+      this.log.push(this.record);
+      exporter.start();
+      this.endTimer = this.deps.clock.setTimer(() => {
+        if (this.current === exporter) this.end();
+      }, Math.max(0, deadlineAtMs - this.deps.clock.nowMs()));
+      void exporter.whenQuiet().then(() => {
+        if (this.current !== exporter) return;
+        if (this.endTimer) this.deps.clock.clearTimer(this.endTimer);
+        this.end();
+      });
+    });
+    this.planning = planned;
   }
 
   private end(): void {
     const exporter = this.current;
+    const record = this.record;
     if (!exporter) return;
     this.current = undefined;
-    this.ending = exporter.stop().then(() => {
+    this.ending = exporter.stop().then(async () => {
       this.carry = exporter.carry();
+      const verdict = await recordSession(this.deps, this.options.k8sCluster, this.atRest, exporter);
+      if (record) Object.assign(record, { endedAtMs: this.deps.clock.nowMs(), verdict });
       this.ending = undefined;
     });
   }
 }
 
+/**
+ * The simulated stack's exporter: one session a period (`EXPORTER_SESSION_PERIOD_MS`) when the
+ * latency model has an exporter gap or the mode at rest is `catch-up` (sessions are what catch up),
+ * else one core without a break; sessions start `phaseMs` into their period.
+ */
+export function simExporterOf(
+  deps: ExporterDeps & { clock: Clock },
+  options: Omit<ExporterOptions, 'deadlineAtMs' | 'carry'>,
+  timing: { readonly gapMs: number; readonly phaseMs: number; readonly periodMs: number },
+  mode: ExporterAtRest = 'watch',
+): SimExporter {
+  const { gapMs, phaseMs, periodMs } = timing;
+  if (gapMs === 0 && mode === 'watch') return new ContinuousExporter(deps, options);
+  return new ScheduledExporterSessions(deps, options, { periodMs, gapMs, phaseMs }, { mode, periodMs });
+}
+
 /** Every watch loop waiting for events or for its backoff (or stopped), no flush in flight. */
 function isExporterIdle(exporter: Exporter): boolean {
-  return !exporter.isFlushing() && Object.values(exporter.status()).every((s) => s === 'watching' || s === 'waiting' || s === 'stopped');
+  return !exporter.isFlushing() && Object.values(exporter.status()).every((s) => s === 'watching' || s === 'waiting' || s === 'drained' || s === 'stopped');
 }

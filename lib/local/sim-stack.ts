@@ -36,7 +36,7 @@ import { type MortalRuntime, mortalRuntime } from './mortal.js';
 import { StoreWatchSource } from './store-watch-source.js';
 import { type SimFunction, simRuntimes } from './sim-runtimes.js';
 import { type InvokeResult, VirtualEventSource } from './virtual-delivery.js';
-import { ContinuousExporter, ScheduledExporterSessions, type SimExporter } from './exporter-sessions.js';
+import { simExporterOf, type SimExporter } from './exporter-sessions.js';
 import { LAMBDA_MAX_SESSION_SECONDS } from '../exporter/config.js';
 import { DEFAULT_LATENCY, EXPORTER_SESSION_PERIOD_MS, type LatencyModel } from './latency.js';
 import { RequestCounter } from './request-counts.js';
@@ -207,10 +207,8 @@ export class SimStack {
     // As the Lambda mode reads its settings (lib/exporter/config.ts): a watch stays open for its whole session.
     const exporterOptions = { k8sCluster: runtimes.reconcile.k8sCluster, resources: watchedResources(scenario.config.watchNamespaces), flushWindowMs: 1000, watchTimeoutSeconds: LAMBDA_MAX_SESSION_SECONDS };
     // With a gap, one Lambda session a period (15 minutes), the run starting at a seeded point of it.
-    const exporter: SimExporter =
-      latency.exporterGapMs > 0
-        ? new ScheduledExporterSessions(exporterDeps, exporterOptions, { periodMs: EXPORTER_SESSION_PERIOD_MS, gapMs: latency.exporterGapMs, phaseMs: Math.floor(seededRandom(seed + 5)() * EXPORTER_SESSION_PERIOD_MS) })
-        : new ContinuousExporter(exporterDeps, exporterOptions);
+    const phaseMs = Math.floor(seededRandom(seed + 5)() * EXPORTER_SESSION_PERIOD_MS);
+    const exporter = simExporterOf(exporterDeps, exporterOptions, { periodMs: EXPORTER_SESSION_PERIOD_MS, gapMs: latency.exporterGapMs, phaseMs }, scenario.config.exporterAtRest);
     // While an invocation is busy (its cold start, its steps' time), the world moves on: the handlers' clock drives time.
     const timing = { ...latency, visibleCount: () => queue.stats().visible, pass: (ms: number) => handlerClock.sleep(ms) };
     const delivery = new VirtualEventSource(ids.queue('reconcile', queue), (event) => holder.stack?.invokeReconcile(event) ?? Promise.resolve({ batchItemFailures: [] }), clock, ids.queueArn, timing);

@@ -22,7 +22,7 @@ import { explainTimeout, isClusterReady } from './wait-diagnosis.js';
 import type { KubeObject } from '../sim/object.js';
 import type { WriteRecord } from '../sim/server.js';
 import { EXPECTED_REQUESTS, unmetRequestBounds } from './scenario/expect.js';
-import type { RequestCounts } from './request-counts.js';
+import { REQUEST_TARGETS, type RequestCounts } from './request-counts.js';
 
 type Phase = 'timeline' | 'reconciler' | 'sim';
 
@@ -95,11 +95,12 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
   phase = 'timeline';
   applyCluster(stack);
   phase = 'sim';
-  // `expect.requests` counts from the start of timeline[since]: the counts and the time then.
-  let window: { counts: RequestCounts; atMs: number } | undefined;
+  // `expect.requests` counts from the start of timeline[since] (to that of timeline[until]): the counts and the times then.
+  let window: RequestsWindow | undefined;
   for (const entry of stack.scenario.timeline) {
     const start = stack.clock.nowMs();
     if (entry.index === stack.scenario.expect?.requests?.since) window = { counts: stack.requests.snapshot(), atMs: start };
+    if (entry.index === stack.scenario.expect?.requests?.until && window) window.end = { counts: stack.requests.snapshot(), atMs: start };
     report.startEntry(entry, rel(start));
     progress.entryStarted(entry, rel(start));
     const result = entry.verb === 'mark' || entry.verb === 'expect' ? markOrExpect(stack, entry, report, marks) : await runEntry(stack, entry, runUntil, (p) => (phase = p), t0);
@@ -137,13 +138,24 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
   return out;
 }
 
-/** The bounds of `expect.requests` the window from timeline[since] broke (that entry never started: one message saying so). */
-function unmetRequests(stack: SimStack, window: { counts: RequestCounts; atMs: number } | undefined): string[] {
+/** The counts and time at the start of timeline[since], and at that of timeline[until] once it started. */
+type RequestsWindow = { counts: RequestCounts; atMs: number; end?: { counts: RequestCounts; atMs: number } };
+
+/** The bounds of `expect.requests` the window from timeline[since] (to timeline[until]) broke (an entry never started: one message saying so). */
+function unmetRequests(stack: SimStack, window: RequestsWindow | undefined): string[] {
   const expectation = stack.scenario.expect?.requests;
   if (expectation === undefined) return [];
   if (window === undefined) return [`timeline[${expectation.since}] never started, so its requests were not counted`];
-  const counts = stack.requests.since(window.counts);
-  return unmetRequestBounds(expectation, { counts, virtualMs: stack.clock.nowMs() - window.atMs, clusters: scenarioClusters(stack.scenario).length, since: expectation.since });
+  const { until } = expectation;
+  if (until !== undefined && window.end === undefined) return [`timeline[${until}] never started, so the requests up to it were not counted`];
+  const end = window.end ?? { counts: stack.requests.snapshot(), atMs: stack.clock.nowMs() };
+  const counts = subtractCounts(end.counts, window.counts);
+  return unmetRequestBounds(expectation, { counts, virtualMs: end.atMs - window.atMs, clusters: scenarioClusters(stack.scenario).length, since: expectation.since, ...(until === undefined ? {} : { until }) });
+}
+
+/** Each target's count in `to` less its count in `from`. */
+function subtractCounts(to: RequestCounts, from: RequestCounts): RequestCounts {
+  return Object.fromEntries(REQUEST_TARGETS.map((t) => [t, to[t] - from[t]])) as RequestCounts;
 }
 
 /** Each function whose allowed API requests named a namespace outside `config.watchNamespaces`, and those namespaces. */

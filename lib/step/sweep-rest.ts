@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 
-import { mayHaveMissedEvents } from '../exporter/coverage.js';
+import { mayHaveMissedEvents, type WatchedUntil } from '../exporter/coverage.js';
 import type { ClusterKey } from '../model/key.js';
 import { parseObjectKey } from '../model/object-key.js';
 import type { SweepConfig } from '../platform/config.js';
@@ -19,13 +19,16 @@ export type ListedCluster = { readonly uid: string; readonly generation: number 
 /** What the sweep sends for a key: a full step, a health check, or nothing. */
 export type SweepChoice = { readonly kind: 'full'; readonly checkTidbOperator?: true } | { readonly kind: 'health'; readonly dueAtMs: number | undefined } | { readonly kind: 'none' };
 
-/** What the check looks at. `watchedUntilMs` is the exporter's mark (undefined: none recorded or not read). */
+/**
+ * What the check looks at. `watchedUntilMs` is the exporter's mark (undefined: none recorded or not
+ * read): a time, or a time with its own staleness (an exporter catching up, docs/adr/0030).
+ */
 export type SweepCheckInput = {
   readonly key: ClusterKey;
   readonly state: StateRecord | undefined;
   readonly listed: ListedCluster | undefined;
   readonly nowMs: number;
-  readonly watchedUntilMs: number | undefined;
+  readonly watchedUntilMs: number | WatchedUntil | undefined;
   readonly config: Pick<SweepConfig, 'fullReadIntervalMs' | 'fullReadSpreadMs'>;
 };
 

@@ -6,7 +6,7 @@
  * Restores and CompactBackups and steps each (a plain sweep step, never the cheap check).
  */
 
-import { mayHaveMissedEvents } from '../exporter/coverage.js';
+import { mayHaveMissedEvents, type WatchedUntil } from '../exporter/coverage.js';
 import type { ClusterKey } from '../model/key.js';
 import type { Clock } from '../platform/clock.js';
 import type { SweepConfig } from '../platform/config.js';
@@ -43,8 +43,12 @@ export type SweepPorts = {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly metrics: Metrics;
-  /** The exporter's watched-until mark (lib/exporter/coverage.ts); without it every key is stepped in full. */
-  readonly watchedUntil?: (signal?: AbortSignal) => Promise<number | undefined>;
+  /**
+   * The exporter's watched-until mark (lib/exporter/coverage.ts): a time (stale after three minutes)
+   * or a time with its own staleness (an exporter catching up, docs/adr/0030); without it every key
+   * is stepped in full.
+   */
+  readonly watchedUntil?: (signal?: AbortSignal) => Promise<number | WatchedUntil | undefined>;
 };
 
 /**
@@ -91,7 +95,7 @@ type BatchResult = { enqueued: ClusterKey[]; dueSoon: DueSoon[]; checked: Cluste
 /** One message to send: a full step (`sweep`) or a health check with the due time the state names. */
 type Outgoing = { key: ClusterKey; reason: string; dueAtMs?: number; checkTidbOperator?: true };
 /** What the batches share: the listed identities and the exporter's mark, read once per sweep. */
-type Check = { listed: ReadonlyMap<ClusterKey, ListedCluster>; watchedUntilMs: number | undefined };
+type Check = { listed: ReadonlyMap<ClusterKey, ListedCluster>; watchedUntilMs: number | WatchedUntil | undefined };
 /** What one sweep's batches share: the check, the send order and the spread's slots. */
 type Shared = { check: Check; turns: SendTurns; slots: SweepSlots };
 
@@ -149,7 +153,7 @@ async function listObjectKeys(ports: SweepPorts, check: Check, signal: AbortSign
  * The exporter's watched-until mark, when the cheap check is on; a failed read is no mark (every key
  * is then stepped in full, as before the check).
  */
-async function readMark(ports: SweepPorts, config: SweepConfig, signal: AbortSignal | undefined): Promise<number | undefined> {
+async function readMark(ports: SweepPorts, config: SweepConfig, signal: AbortSignal | undefined): Promise<number | WatchedUntil | undefined> {
   if (!ports.watchedUntil || (config.fullReadIntervalMs ?? 0) <= 0) return undefined;
   try {
     return await ports.watchedUntil(signal);

@@ -6,7 +6,7 @@
  * reads the sweep makes anyway).
  */
 
-import { readWatchedUntil } from '../exporter/coverage.js';
+import { readCoverage, type WatchedUntil } from '../exporter/coverage.js';
 import { METRIC } from '../platform/metrics.js';
 import type { StateStore } from '../state/port.js';
 import { runSweep, type ClusterLister } from '../step/sweep.js';
@@ -52,7 +52,7 @@ export async function sweepFleet(runtime: Runtime, invocation: Invocation): Prom
       },
     };
     const { clock, logger, metrics, queue } = runtime;
-    const watchedUntil = (signal?: AbortSignal): Promise<number | undefined> => readWatchedUntil(runtime.state, runtime.k8sCluster, signal ? { signal } : {});
+    const watchedUntil = (signal?: AbortSignal): Promise<WatchedUntil | undefined> => readCoverage(runtime.state, runtime.k8sCluster, signal ? { signal } : {});
     const result = await runSweep({ lister, state, queue, clock, logger, metrics, watchedUntil }, runtime.config.sweep, budget.signal);
     const fleet = { ...clusters.tally, failing: failing.size };
     reportFleet(runtime, fleet);

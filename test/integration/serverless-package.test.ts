@@ -142,6 +142,8 @@ describe('serverless package', () => {
     expect(fn.Properties['Timeout']).toBe(900);
     expect(fn.Properties['MemorySize']).toBe(256);
     expect((fn.Properties['Environment'] as { Variables: Json }).Variables['EXPORTER_SESSION_MINUTES']).toBe('15');
+    // Always watching unless the deployment opts into catch-up (docs/adr/0030).
+    expect((fn.Properties['Environment'] as { Variables: Json }).Variables['EXPORTER_AT_REST']).toBe('watch');
   });
 
   it('sweep and exporter run on EventBridge Scheduler rates', () => {

@@ -6,7 +6,7 @@ import type { SessionSummary } from '../../lib/exporter/lambda.js';
 const CA = 'LS0tLS1CRUdJTg==';
 const base = { STATE_TABLE: 'state', RECONCILE_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/1/q', AWS_REGION: 'us-east-1' };
 const entry = (name: string, region?: string) => ({ name, endpoint: `https://${name}.example`, caData: CA, ...(region ? { region } : {}) });
-const summary = (ranForMs: number): SessionSummary => ({ runForMs: 1000, ranForMs, counts: {} as SessionSummary['counts'], positions: {} });
+const summary = (ranForMs: number): SessionSummary => ({ runForMs: 1000, ranForMs, counts: {} as SessionSummary['counts'], positions: {}, plan: 'full', verdict: 'quiet' });
 
 describe('the exporter of several EKS clusters', () => {
   it('one session settings per registered cluster, each with its own endpoint and region', () => {

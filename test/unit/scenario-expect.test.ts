@@ -36,6 +36,11 @@ describe('expect.requests is read as documented', () => {
     });
   });
 
+  it('reads until, the entry whose start ends the window', () => {
+    const result = parse('  requests:\n    since: 0\n    until: 1\n    pd: {max: 1}\n');
+    expect(result.ok && result.scenario.expect).toEqual({ requests: { since: 0, until: 1, bounds: [{ target: 'pd', scale: 'total', max: 1 }] } });
+  });
+
   it('a file without expect has none', () => {
     const result = parseScenario(HEAD, 's.yaml');
     expect(result.ok && result.scenario.expect).toBeUndefined();
@@ -49,6 +54,8 @@ describe('expect.requests is read as documented', () => {
     { name: 'a negative max', text: '  requests:\n    pd: {max: -1}\n', error: 's.yaml:11: expect.requests.pd.max:' },
     { name: 'since past the timeline', text: '  requests:\n    since: 2\n    pd: {max: 1}\n', error: 's.yaml:11: expect.requests.since:' },
     { name: 'no bound at all', text: '  requests:\n    since: 1\n', error: 's.yaml:10: expect.requests: expected at least one bound' },
+    { name: 'until not after since', text: '  requests:\n    since: 1\n    until: 1\n    pd: {max: 1}\n', error: 's.yaml:12: expect.requests.until:' },
+    { name: 'until past the timeline', text: '  requests:\n    until: 2\n    pd: {max: 1}\n', error: 's.yaml:11: expect.requests.until:' },
   ])('refuses $name, naming the field', ({ text, error }) => {
     const result = parse(text);
     expect(result.ok).toBe(false);
@@ -90,5 +97,9 @@ describe('a window of counts is held to its bounds', () => {
     },
   ])('$name', ({ expectation, messages }) => {
     expect(unmetRequestBounds(expectation, window)).toEqual(messages);
+  });
+  it('a window that ends at a later entry says so', () => {
+    const expectation: RequestExpectation = { since: 1, until: 2, bounds: [{ target: 'exporter', scale: 'perHour', max: 60 }] };
+    expect(unmetRequestBounds(expectation, { ...window, until: 2 })).toEqual(['exporterPerHour 420 (420 requests over 1.00 h × 2 cluster(s) since timeline[1] until timeline[2]) is above max 60']);
   });
 });

@@ -63,6 +63,7 @@ File (YAML; full format in docs/SCENARIOS.md):
     sweepInterval: DURATION     default ${formatSpan(c.sweepIntervalMs)}
     componentAccess: MODE       default ${c.componentAccess}: direct (functions in the cluster's VPC) | api-proxy (outside it, through the API server's proxy)
     watchNamespaces: [NS]       default every namespace; as WATCH_NAMESPACES, under the namespaced RBAC (scripts/gen-namespaced-rbac.ts)
+    exporterAtRest: MODE        default watch: as EXPORTER_AT_REST, watch | catch-up (quiet sessions drain for seconds and end; ADR 0030)
   sim:                          simulated world
     nodes: N                    default ${s.nodes} (1..${MAX_NODES}): node-0..node-N-1
       | [{name, count, labels, taints: [{key, value, effect}], zones: [Z]}]   node pools: <name>-<i>

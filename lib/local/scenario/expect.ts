@@ -2,11 +2,13 @@
  * A scenario's `expect:` section: bounds the run must stay within besides its `waitFor`s and the
  * world's invariants. `expect.requests` bounds the requests the run made (the report's `requests`),
  * per target, as a total, per virtual hour, or per TidbCluster and virtual hour, counted over the
- * whole run or from the start of one timeline entry (`since`):
+ * whole run or from the start of one timeline entry (`since`), to the end or to the start of a
+ * later one (`until`):
  *
  *   expect:
  *     requests:
  *       since: 1                             # from the start of timeline[1] (default 0: the whole run)
+ *       until: 3                             # to the start of timeline[3] (default: the end of the run)
  *       apiServerPerClusterHour: {max: 300}  # <target>, <target>PerHour, <target>PerClusterHour: {min, max}
  *       exporterPerHour: {max: 60}
  *
@@ -21,8 +23,8 @@ export type RequestScale = 'total' | 'perHour' | 'perClusterHour';
 /** One bound: the count of `target`, scaled, within [min, max] (either may be absent, not both). */
 export type RequestBound = { readonly target: RequestTarget; readonly scale: RequestScale; readonly min?: number; readonly max?: number };
 
-/** `expect.requests`: bounds on the requests counted from the start of timeline entry `since`. */
-export type RequestExpectation = { readonly since: number; readonly bounds: readonly RequestBound[] };
+/** `expect.requests`: bounds on the requests counted from the start of timeline entry `since` (to that of `until`, or the end). */
+export type RequestExpectation = { readonly since: number; readonly until?: number; readonly bounds: readonly RequestBound[] };
 
 /** The `expect:` section. */
 export type ScenarioExpect = { readonly requests?: RequestExpectation };
@@ -37,7 +39,7 @@ const SUFFIXES: readonly (readonly [string, RequestScale])[] = [
 ];
 
 /** Every key `expect.requests` takes: `since` and each target with each suffix. */
-export const REQUEST_EXPECT_FIELDS: readonly string[] = ['since', ...SUFFIXES.flatMap(([suffix]) => REQUEST_TARGETS.map((t) => `${t}${suffix}`))];
+export const REQUEST_EXPECT_FIELDS: readonly string[] = ['since', 'until', ...SUFFIXES.flatMap(([suffix]) => REQUEST_TARGETS.map((t) => `${t}${suffix}`))];
 
 /** Reads `expect:` (absent: none); `timelineLength` bounds `since`. Throws `FieldError` naming the field. */
 export function readExpect(raw: unknown, timelineLength: number): ScenarioExpect | undefined {
@@ -51,14 +53,16 @@ function readRequests(raw: unknown, path: FieldPath, timelineLength: number): Re
   const map = expectMapping(raw, path, `a mapping of bounds such as {apiServerPerClusterHour: {max: 20}}`);
   rejectUnknownFields(map, path, REQUEST_EXPECT_FIELDS);
   const since = 'since' in map ? readInteger(map['since'], [...path, 'since'], 0, Math.max(0, timelineLength - 1)) : 0;
+  // A later entry than `since`: the window is at least one entry long.
+  const until = 'until' in map ? readInteger(map['until'], [...path, 'until'], since + 1, Math.max(since + 1, timelineLength - 1)) : undefined;
   const bounds: RequestBound[] = [];
   for (const [key, value] of Object.entries(map)) {
-    if (key === 'since') continue;
+    if (key === 'since' || key === 'until') continue;
     const [target, scale] = parseKey(key);
     bounds.push({ target, scale, ...readBound(value, [...path, key]) });
   }
-  if (bounds.length === 0) throw new FieldError(path, `expected at least one bound (one of ${REQUEST_EXPECT_FIELDS.slice(1, 4).join(', ')}, …)`);
-  return { since, bounds };
+  if (bounds.length === 0) throw new FieldError(path, `expected at least one bound (one of ${REQUEST_EXPECT_FIELDS.slice(2, 5).join(', ')}, …)`);
+  return { since, ...(until === undefined ? {} : { until }), bounds };
 }
 
 function parseKey(key: string): [RequestTarget, RequestScale] {
@@ -81,7 +85,7 @@ function readBound(raw: unknown, path: FieldPath): { min?: number; max?: number 
 }
 
 /** What the counts of a window are measured against: its virtual length and the clusters it ran. */
-export type RequestWindow = { readonly counts: RequestCounts; readonly virtualMs: number; readonly clusters: number; readonly since: number };
+export type RequestWindow = { readonly counts: RequestCounts; readonly virtualMs: number; readonly clusters: number; readonly since: number; readonly until?: number };
 
 const HOUR_MS = 3_600_000;
 
@@ -103,7 +107,7 @@ export function unmetRequestBounds(expectation: RequestExpectation, window: Requ
     if (!below && !above) continue;
     const name = `${bound.target}${SUFFIXES.find(([, s]) => s === bound.scale)?.[0] ?? ''}`;
     const hours = (window.virtualMs / HOUR_MS).toFixed(2);
-    const over = `${window.counts[bound.target]} requests over ${hours} h × ${window.clusters} cluster(s) since timeline[${window.since}]`;
+    const over = `${window.counts[bound.target]} requests over ${hours} h × ${window.clusters} cluster(s) since timeline[${window.since}]${window.until === undefined ? '' : ` until timeline[${window.until}]`}`;
     out.push(`${name} ${round(value)} (${over}) is ${above ? `above max ${bound.max}` : `below min ${bound.min}`}`);
   }
   return out;

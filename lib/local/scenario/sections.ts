@@ -4,6 +4,7 @@
  * default from `defaults.ts`; an unknown setting is an error, so a typo never silently runs with a
  * default.
  */
+import { EXPORTER_AT_REST_MODES } from '../../exporter/at-rest.js';
 import { readBuckets, readWorkload } from './backup-settings.js';
 import { ConfigError, MAX_SWEEP_SPREAD_SECONDS, parseConfig } from '../../platform/config.js';
 import { applyStructuralSchema } from '../../sim/crd/schema.js';
@@ -43,6 +44,7 @@ export const CONFIG_FIELDS = [
   'componentAccess',
   'watchNamespaces',
   'apiRequestsPerSecond',
+  'exporterAtRest',
 ] as const;
 
 /** The knobs `sim:` accepts. */
@@ -70,6 +72,8 @@ export function readConfig(raw: unknown): ScenarioConfig {
     ...('watchNamespaces' in map ? { watchNamespaces: readWatchNamespaces(map['watchNamespaces']) } : {}),
     // As API_BUDGET_REQUESTS_PER_SECOND (docs/adr/0028): 0 turns the budget off.
     ...('apiRequestsPerSecond' in map ? { apiRequestsPerSecond: readInteger(map['apiRequestsPerSecond'], ['config', 'apiRequestsPerSecond'], 0, 100_000) } : {}),
+    // As EXPORTER_AT_REST (docs/adr/0030).
+    ...('exporterAtRest' in map ? { exporterAtRest: readOneOf(map['exporterAtRest'], ['config', 'exporterAtRest'], EXPORTER_AT_REST_MODES, 'exporter mode at rest') } : {}),
   };
 }
 

@@ -3,6 +3,7 @@
  * every pod and node name checked against the cluster and the world it runs in. The runner reads
  * only these types; the YAML text never reaches it. See docs/SCENARIOS.md for the file format.
  */
+import type { ExporterAtRest } from '../../exporter/at-rest.js';
 import type { ScenarioExpect } from './expect.js';
 import type { BucketSpec } from '../../sim/backup/s3.js';
 import type { PodIdentityAssociation } from '../../sim/backup/pod-identity.js';
@@ -82,6 +83,11 @@ export type ScenarioConfig = {
    * step, under the namespaced RBAC `scripts/gen-namespaced-rbac.ts` derives; absent = every namespace.
    */
   readonly watchNamespaces?: readonly string[];
+  /**
+   * As `EXPORTER_AT_REST` (docs/adr/0030): `watch` (the default, every session watches its whole
+   * period) or `catch-up` (after a quiet session, a session drains for seconds and ends).
+   */
+  readonly exporterAtRest?: ExporterAtRest;
 };
 
 /**
