@@ -15,6 +15,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ClientCertificate } from '../../lib/components/network.js';
+import { VpcProxyNetwork, parseVpcProxyUrl } from '../../lib/local/vpc-proxy-network.js';
 import { clusterTlsSecrets, makeClusterPki } from '../support/cluster-pki.js';
 import { type SimServe, startSimServe } from '../support/sim-serve.js';
 
@@ -65,9 +67,26 @@ async function statefulSets(s: SimServe, ns: string): Promise<Record<string, str
   return Object.fromEntries(out.trim().split('\n').filter(Boolean).map((l) => l.split('=') as [string, string]));
 }
 
-/** The Secrets a TLS cluster's README has a user make, with real certificates (TidbCluster `ns` in namespace `ns`). */
-function tlsSecrets(ns: string): string {
-  return clusterTlsSecrets(ns, ns, makeClusterPki(ns, ns));
+/** The certificates of the TLS example's clusters (TidbCluster `ns` in namespace `ns`), made as its README has a user make them. */
+const TLS_PKI = { ns1: makeClusterPki('ns1', 'ns1'), ns2: makeClusterPki('ns2', 'ns2') };
+
+/** The Secrets holding them. */
+function tlsSecrets(ns: 'ns1' | 'ns2'): string {
+  return clusterTlsSecrets(ns, ns, TLS_PKI[ns]);
+}
+
+/**
+ * One PD members read at the pod IP of `<ns>-pd-0` through the VPC proxy, presenting `client`:
+ * `HTTP <status>`, or the error's name and message.
+ */
+async function readPdThroughVpc(s: SimServe, ns: 'ns1' | 'ns2', client: ClientCertificate): Promise<string> {
+  const ip = (await s.ok(['get', 'pod', `${ns}-pd-0`, '-n', ns, '-o', 'jsonpath={.status.podIP}'])).trim();
+  const network = new VpcProxyNetwork(parseVpcProxyUrl(s.vpcProxyUrl));
+  const target = { ip, port: 2379, scheme: 'https' as const, serverName: `${ns}-pd-0.${ns}-pd-peer.${ns}.svc` };
+  return network.exchange(target, { method: 'GET', path: '/pd/api/v1/members' }, client, 10_000, 'PD members').then(
+    (answer) => `HTTP ${answer.status}`,
+    (err: unknown) => `${(err as Error).name}: ${(err as Error).message}`,
+  );
 }
 
 type Example = {
@@ -172,6 +191,14 @@ describe("TiDB Operator's TidbMonitor examples through kubectl, with the reconci
       expect(tm[0]?.trim().split(/\s+/)).toEqual(['NAME', 'AGE']);
       const status = await eventually(() => s.ok(['get', 'tm', '-n', ns, '-o', 'jsonpath={.items[0].status.statefulSet.readyReplicas}']), (v) => v.trim() === '1', 60_000, run.output);
       expect(status.trim()).toBe('1');
+      if (example.inVpc) {
+        // Behind the VPC proxy PD serves its Secret's certificate and requires a client certificate
+        // its cluster's CA signed: ns1's reaches it, ns2's does not (outside the VPC, none would).
+        const own = TLS_PKI.ns1;
+        expect(await readPdThroughVpc(s, 'ns1', new ClientCertificate(own.ca.cert, own.client.cert, own.client.key))).toBe('HTTP 200');
+        const other = TLS_PKI.ns2;
+        expect(await readPdThroughVpc(s, 'ns1', new ClientCertificate(own.ca.cert, other.client.cert, other.client.key))).toMatch(/^ClientCertificateRefusedError: /);
+      }
       if (example.name.startsWith('basic')) {
         // The other monitors of this server, and the Thanos receiver the remote write points at.
         await eventually(() => statefulSets(s, 'tidb-cluster'), (v) => v['basic-monitor'] === '1/1', 120_000, run.output);
