@@ -127,9 +127,7 @@ export class ProxyRegistry {
    * `DialError` refused as `dial` does when there is none; the handshake is the caller's (real TLS).
    */
   open(ip: string, port: number): OpenPort {
-    const found = this.listenerAt(ip, port);
-    const { pod, listener } = found;
-    const key = `${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}:${port}`;
+    const { pod, listener } = this.listenerAt(ip, port);
     return {
       namespace: pod.metadata.namespace ?? '',
       pod: pod.metadata.name ?? '',
@@ -138,8 +136,9 @@ export class ProxyRegistry {
       ...(listener.serverCert !== undefined ? { serverCert: listener.serverCert } : {}),
       serve: async (req) => {
         // The connection ends with the process: a restarted one listens anew (a new connection).
-        const now = this.listenerAt(ip, port);
-        if (now.listener !== listener || `${now.pod.metadata.namespace ?? ''}/${now.pod.metadata.name ?? ''}:${port}` !== key) {
+        const now = this.handlers.get(`${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}:${port}`);
+        const running = this.store.get('Pod', pod.metadata.namespace ?? '', pod.metadata.name ?? '');
+        if (now !== listener || running?.status?.phase !== 'Running' || running.metadata.deletionTimestamp) {
           throw new DialError(`read tcp ${ip}:${port}: connection reset by peer`, 'refused');
         }
         return listener.handler(req);

@@ -110,6 +110,20 @@ describe('the VPC gateway: a component behind it answers only what the wire woul
     expect(inProcess).toEqual(through);
   });
 
+  it('a process that stops after its tunnel opened resets the connection; a new one is refused', async () => {
+    // Prepare
+    pod('restarting-pd-0', '10.1.0.6');
+    const unregister = proxy.register(NS, 'restarting-pd-0', 2379, () => ({ status: 200, body: '{}' }));
+    const open = proxy.open('10.1.0.6', 2379);
+    // Act
+    unregister();
+    const served = await open.serve({ method: 'GET', path: '/', query: new URLSearchParams(), body: '', headers: {} }).catch((err: unknown) => err);
+    const again = await network.exchange(target('10.1.0.6', 'http'), REQUEST, undefined, 5000, 'read PD members').catch((err: unknown) => err);
+    // Assess
+    expect(String((served as Error).message)).toBe('read tcp 10.1.0.6:2379: connection reset by peer');
+    expect(again).toBeInstanceOf(ComponentUnreachableError);
+  });
+
   it('a CONNECT to a name rather than a pod address is refused with 400, naming why', async () => {
     const failure = await network.exchange({ ...target(PD_IP), ip: 'basic-pd.demo.svc' }, REQUEST, clusterClient(), 5000, 'read PD members').catch((err: unknown) => err);
     expect(failure).toBeInstanceOf(TerminalError);
