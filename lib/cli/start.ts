@@ -14,13 +14,14 @@ import { ApiException, CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kub
 import { parse } from 'yaml';
 import { LOCAL_STACK_FILE, writeEndpointFile } from '../local/admin-endpoint.js';
 import { startLocalStack } from '../local/local-stack.js';
+import { parseVpcProxyUrl } from '../local/vpc-proxy-network.js';
 import { Activity, type ClusterView, ViewPrinter, clusterViewOf, isEveryViewReady, isReadyView, renderViews } from '../local/progress-view.js';
 import { durationOption } from '../platform/duration.js';
 import { StreamLogger, silentLogger } from '../platform/logger.js';
 import { writeSimKubeconfig } from '../sim/kubeconfig.js';
 
 /** Help text of `start`. */
-export const START_HELP = `Usage: tidb-reconciler start [--once] [--timeout D] [--kubeconfig FILE] [--apply FILE] [--verbose]
+export const START_HELP = `Usage: tidb-reconciler start [--once] [--timeout D] [--kubeconfig FILE [--vpc-proxy URL]] [--apply FILE] [--verbose]
 
 Runs the local stack on the real clock: the simulated world (Kubernetes API server, StatefulSet
 controller, kubelet, simulated PD), an embedded DynamoDB, a local SQS server, the exporter and the
@@ -39,7 +40,13 @@ Options:
   --kubeconfig FILE  run against the cluster of this kubeconfig instead of the simulated world: the
                      reconciler then reconciles every TidbCluster there, so it writes (StatefulSets,
                      Services, status, Events, PD calls) as a deployed stack would; no manifest is
-                     applied unless --apply is given
+                     applied unless --apply is given. The functions are then outside the
+                     cluster's VPC: they reach the components through the API server's proxy,
+                     which presents no client certificate, so a tlsCluster is unreachable
+  --vpc-proxy URL    with --kubeconfig: place the functions in the cluster's VPC, whose routing
+                     this HTTP CONNECT proxy offers (\`sim serve\` prints it): they reach the
+                     components directly at their pod IPs, over mutual TLS with the cluster
+                     client certificate under tlsCluster, as deployed on EKS (docs/adr/0032)
   --dry-run          with --kubeconfig: write nothing; print what the next step of every
                      TidbCluster there would do (\`tidb-reconciler plan -A\`) and exit
   --apply FILE       apply this TidbCluster manifest (instead of the example in the simulated world)
@@ -50,7 +57,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** The example the simulated world gets when no `--apply` is given. */
 export const EXAMPLE_MANIFEST = join(ROOT, 'examples', 'basic-tidbcluster.yaml');
 
-type StartOptions = { once: boolean; timeoutMs: number; kubeconfig?: string; apply?: string; verbose: boolean; dryRun: boolean };
+type StartOptions = { once: boolean; timeoutMs: number; kubeconfig?: string; vpcProxy?: URL; apply?: string; verbose: boolean; dryRun: boolean };
 
 /**
  * Parses the options of `start`; throws a message naming the bad option. The manifest to apply is
@@ -60,15 +67,19 @@ type StartOptions = { once: boolean; timeoutMs: number; kubeconfig?: string; app
 export function parseStartArgs(args: string[]): StartOptions {
   const { values } = parseArgsWithHints({
     args,
-    options: { once: { type: 'boolean' }, timeout: { type: 'string' }, kubeconfig: { type: 'string' }, apply: { type: 'string' }, verbose: { type: 'boolean' }, 'dry-run': { type: 'boolean' } },
+    options: { once: { type: 'boolean' }, timeout: { type: 'string' }, kubeconfig: { type: 'string' }, 'vpc-proxy': { type: 'string' }, apply: { type: 'string' }, verbose: { type: 'boolean' }, 'dry-run': { type: 'boolean' } },
     strict: true,
   });
   const timeoutMs = durationOption('--timeout', values.timeout, 300_000);
   const dryRun = values['dry-run'] === true;
   if (dryRun && values.kubeconfig === undefined) throw new Error('--dry-run needs --kubeconfig: it plans the TidbClusters of a live cluster');
   if (dryRun && values.apply !== undefined) throw new Error('--dry-run writes nothing, so it cannot --apply a manifest');
+  // The simulated world `start` runs itself already places the functions in its VPC.
+  if (values['vpc-proxy'] !== undefined && values.kubeconfig === undefined) throw new Error('--vpc-proxy needs --kubeconfig: the simulated world start runs itself already places the functions in its VPC');
+  if (values['vpc-proxy'] !== undefined && dryRun) throw new Error('--dry-run plans from outside the VPC (plan reads no component), so it takes no --vpc-proxy');
+  const vpcProxy = values['vpc-proxy'] === undefined ? undefined : parseVpcProxyUrl(values['vpc-proxy']);
   const apply = values.apply ?? (values.kubeconfig === undefined ? EXAMPLE_MANIFEST : undefined);
-  return { once: values.once === true, timeoutMs, kubeconfig: values.kubeconfig, apply, verbose: values.verbose === true, dryRun };
+  return { once: values.once === true, timeoutMs, kubeconfig: values.kubeconfig, ...(vpcProxy ? { vpcProxy } : {}), apply, verbose: values.verbose === true, dryRun };
 }
 
 /** Runs the local stack until SIGINT/SIGTERM (or until every TidbCluster is Ready, with --once). */
@@ -86,12 +97,13 @@ export async function runStart(args: string[]): Promise<number> {
   // Taken before anything starts, so a signal during start-up still ends in a clean stop.
   const stop = stopSignal();
   const activity = new Activity(opts.verbose ? new StreamLogger(() => Date.now()) : silentLogger);
-  const stack = await startLocalStack({ kubeconfigPath: opts.kubeconfig, logger: activity });
+  const stack = await startLocalStack({ kubeconfigPath: opts.kubeconfig, ...(opts.vpcProxy ? { vpcProxyUrl: opts.vpcProxy } : {}), logger: activity });
   const removeEndpointFile = writeEndpointFile(LOCAL_STACK_FILE, { pid: process.pid, adminUrl: stack.adminUrl, apiServerUrl: stack.apiServerUrl, ...stack.adminSigning });
   try {
     if (stop.requested) return 0;
     if (stack.world) writeSimKubeconfig('sim.kubeconfig', stack.world.url, stack.world.token, stack.world.caData);
     console.log(`${stack.world ? 'simulated Kubernetes API server' : 'Kubernetes API server'}: ${stack.apiServerUrl}${stack.world ? '   (kubectl --kubeconfig sim.kubeconfig get pods -A)' : ''}`);
+    if (opts.kubeconfig !== undefined) console.log(opts.vpcProxy ? `functions in the cluster's VPC through ${opts.vpcProxy.origin}: components reached at their pod IPs` : "functions outside the cluster's VPC: components reached through the API server's proxy (--vpc-proxy URL to place them in it)");
     if (manifest) console.log(await applyManifest(stack.kubeConfig, manifest.metadata.namespace ?? 'default', manifest));
     else console.log('applying nothing (pass --apply FILE to create a TidbCluster); reconciling the TidbClusters there are');
     const code = await watchUntil(stack.kubeConfig, activity, opts, stop);

@@ -26,6 +26,7 @@ import { SqsDeadLetterRedrive } from '../queue/redrive.js';
 import { TidbSimulation } from '../sim/tidb/simulation.js';
 import { SimWorld } from '../sim/world.js';
 import { SimComponentNetwork } from './sim-network.js';
+import { VpcProxyNetwork } from './vpc-proxy-network.js';
 import { DynamoStateStore } from '../state/dynamo.js';
 import { MemoryScheduler } from '../timer/memory-scheduler.js';
 import { type LocalCredentials as AwsClientCredentials, type Runtime, localRuntime } from '../wiring/ports.js';
@@ -47,6 +48,12 @@ import { DEFAULT_LATENCY, EXPORTER_SESSION_PERIOD_MS, type LatencyModel } from '
 export type LocalStackOptions = {
   /** A kubeconfig file of a real cluster; without it the simulated world runs. */
   kubeconfigPath?: string;
+  /**
+   * With `kubeconfigPath`: the functions are placed in that cluster's VPC, whose routing this HTTP
+   * CONNECT proxy offers (`sim serve`'s), and reach components directly (docs/adr/0032). Without
+   * it a kubeconfig's cluster is reached from outside its VPC, through the API server's proxy.
+   */
+  vpcProxyUrl?: URL;
   /** How often the sweep runs (default 5 minutes, as deployed). */
   sweepIntervalMs?: number;
   /**
@@ -85,6 +92,7 @@ export type LocalStack = {
  * Every refusal is reported on stderr as it happens and kept in `iam.denials`.
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  if (options.vpcProxyUrl && !options.kubeconfigPath) throw new Error('vpcProxyUrl needs kubeconfigPath: the simulated world the stack starts itself already places the functions in its VPC');
   const clock = new RealClock();
   const { world, sim } = options.kubeconfigPath ? { world: undefined, sim: undefined } : await startSimulatedWorld(clock);
   const dynamo = await startEmbeddedDynamo();
@@ -96,6 +104,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const scheduler = new MemoryScheduler({ clock, queue: sqs.deployerQueue, deliverTo: ids.deliverTo(sqs.deployerQueue) });
   // In the simulated world each function authenticates as its EKS access entry, under infra/'s RBAC.
   if (world?.gate) world.gate.onDenial = (d) => console.error(`RBAC refused a request: ${d.message}`);
+  // One network for every function, as they share the VPC's routing.
+  const vpcNetwork = options.vpcProxyUrl ? new VpcProxyNetwork(options.vpcProxyUrl) : undefined;
   const kubeConfigOf = (fn: string): string | Record<string, unknown> => options.kubeconfigPath ?? functionKubeconfig(world as SimWorld, ids, fn);
   const runtimeOf = (fn: 'reconcile' | 'sweep' | 'admin'): Runtime =>
     localRuntime({
@@ -108,8 +118,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       k8sCluster: options.kubeconfigPath ? 'kubeconfig' : 'local',
       scheduler: ids.scheduler(fn, scheduler),
       timerTarget: ids.timerTarget,
-      // The simulated world places the functions in its cluster's VPC; a real cluster's kubeconfig is reached from outside.
+      // The simulated world places the functions in its cluster's VPC; a kubeconfig's cluster is reached
+      // from outside unless a VPC proxy is given.
       ...(world ? { componentAccess: { mode: 'direct' as const, network: new SimComponentNetwork(world.proxy, { inVpc: true }) } } : {}),
+      ...(!world && vpcNetwork ? { componentAccess: { mode: 'direct' as const, network: vpcNetwork } } : {}),
     });
   const runtimes = { reconcile: runtimeOf('reconcile'), sweep: runtimeOf('sweep'), admin: runtimeOf('admin') };
   const kubeConfig = options.kubeconfigPath ? kubeConfigFromFile(options.kubeconfigPath) : runtimeKubeConfig(world);

@@ -32,10 +32,30 @@ export type PortHandler = (req: ProxyRequest) => Promise<ProxyResponse> | ProxyR
 /**
  * How a process listens on a port: plain http (the default) or TLS; with `clientCa` (the PEM of the
  * CA file it is configured with) a TLS listener requires a client certificate signed by it.
+ * `serverCert` is the certificate and key its config names (its container's files): what it
+ * presents in a real handshake (the VPC gateway, vpc-gateway.ts).
  */
-export type ListenOptions = { readonly tls?: boolean; readonly clientCa?: string };
+export type ListenOptions = { readonly tls?: boolean; readonly clientCa?: string; readonly serverCert?: ServerCertificate };
 
-type Listener = { readonly handler: PortHandler; readonly tls: boolean; readonly clientCa?: string };
+/** A listener's own certificate and key, PEM, as the files its config names hold them. */
+export type ServerCertificate = { readonly certPem: string; readonly keyPem: string };
+
+type Listener = { readonly handler: PortHandler; readonly tls: boolean; readonly clientCa?: string; readonly serverCert?: ServerCertificate };
+
+/**
+ * A pod's port as a connection from inside the cluster's network finds it: how it listens (TLS, the
+ * CA it verifies clients with, its own certificate) and `serve`, which answers one request as long
+ * as the pod runs and the process still listens there (else `DialError` refused: the connection is
+ * gone).
+ */
+export type OpenPort = {
+  readonly namespace: string;
+  readonly pod: string;
+  readonly tls: boolean;
+  readonly clientCa?: string;
+  readonly serverCert?: ServerCertificate;
+  serve(req: ProxyRequest): Promise<ProxyResponse>;
+};
 
 /** The API server's proxy: it verifies no server certificate and presents no client certificate. */
 const API_SERVER_PROXY: ClientHello = {};
@@ -64,7 +84,12 @@ export class ProxyRegistry {
   /** Registers the handler a process serves on `port` of a pod (TLS with `tls: true`); returns the unregister function. */
   register(namespace: string, pod: string, port: number, handler: PortHandler, options: ListenOptions = {}): () => void {
     const key = `${namespace}/${pod}:${port}`;
-    const listener: Listener = { handler, tls: options.tls === true, ...(options.clientCa !== undefined ? { clientCa: options.clientCa } : {}) };
+    const listener: Listener = {
+      handler,
+      tls: options.tls === true,
+      ...(options.clientCa !== undefined ? { clientCa: options.clientCa } : {}),
+      ...(options.serverCert !== undefined ? { serverCert: options.serverCert } : {}),
+    };
     this.handlers.set(key, listener);
     return () => {
       if (this.handlers.get(key) === listener) this.handlers.delete(key);
@@ -94,6 +119,38 @@ export class ProxyRegistry {
     const pod = this.store.list('Pod', undefined, (p) => p.status?.podIP === ip && !p.metadata.deletionTimestamp)[0];
     if (!pod) throw new DialError(`dial tcp ${ip}:${port}: connect: connection refused`, 'refused');
     return this.serve(pod, String(port), req, scheme, client);
+  }
+
+  /**
+   * The port `ip:port` as a TCP connection from inside the cluster's network reaches it (the VPC
+   * gateway's tunnels): the running pod with that IP and its process's listener there. Throws
+   * `DialError` refused as `dial` does when there is none; the handshake is the caller's (real TLS).
+   */
+  open(ip: string, port: number): OpenPort {
+    const { pod, listener } = this.listenerAt(ip, port);
+    return {
+      namespace: pod.metadata.namespace ?? '',
+      pod: pod.metadata.name ?? '',
+      tls: listener.tls,
+      ...(listener.clientCa !== undefined ? { clientCa: listener.clientCa } : {}),
+      ...(listener.serverCert !== undefined ? { serverCert: listener.serverCert } : {}),
+      serve: async (req) => {
+        // The connection ends with the process: a restarted one listens anew (a new connection).
+        const now = this.handlers.get(`${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}:${port}`);
+        const running = this.store.get('Pod', pod.metadata.namespace ?? '', pod.metadata.name ?? '');
+        if (now !== listener || running?.status?.phase !== 'Running' || running.metadata.deletionTimestamp) {
+          throw new DialError(`read tcp ${ip}:${port}: connection reset by peer`, 'refused');
+        }
+        return listener.handler(req);
+      },
+    };
+  }
+
+  private listenerAt(ip: string, port: number): { pod: KubeObject; listener: Listener } {
+    const pod = this.store.list('Pod', undefined, (p) => p.status?.podIP === ip && !p.metadata.deletionTimestamp)[0];
+    const listener = pod === undefined ? undefined : this.handlers.get(`${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}:${port}`);
+    if (!pod || !listener || pod.status?.phase !== 'Running') throw new DialError(`dial tcp ${ip}:${port}: connect: connection refused`, 'refused');
+    return { pod, listener };
   }
 
   private async serve(pod: KubeObject, port: string, req: ProxyRequest, scheme: ProxyScheme, client: ClientHello): Promise<ProxyResponse> {

@@ -6,20 +6,22 @@
  * it), with the reconciler running against it (`tidb-reconciler start`). Each monitor's StatefulSets
  * reach Ready (its pods run the initializer, Prometheus, the reloaders and Grafana), its Services and
  * ConfigMaps exist, and `kubectl get tm` prints v1's columns. One `sim serve` per example that names
- * namespaces another also names (ns1/ns2). The TLS example's clusters are not waited Ready (see
- * `clustersReady`): its monitor is applied once their PD runs.
+ * namespaces another also names (ns1/ns2). The TLS example's clusters get real certificates, made
+ * as TiDB Operator's TLS guide has a user make them, and the reconciler runs in the cluster's VPC
+ * (`start --vpc-proxy`, docs/adr/0032): it reaches them over mutual TLS and they become Ready.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ClientCertificate } from '../../lib/components/network.js';
+import { VpcProxyNetwork, parseVpcProxyUrl } from '../../lib/local/vpc-proxy-network.js';
+import { clusterTlsSecrets, makeClusterPki } from '../support/cluster-pki.js';
 import { type SimServe, startSimServe } from '../support/sim-serve.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const EXAMPLES = join(ROOT, 'test', 'fixtures', 'tidb-operator-examples');
-const PEM = 'LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCnNpbXVsYXRlZAotLS0tLUVORCBDRVJUSUZJQ0FURS0tLS0tCg==';
-const KEY = 'LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCnNpbXVsYXRlZAotLS0tLUVORCBQUklWQVRFIEtFWS0tLS0tCg==';
 
 let sim: SimServe | undefined;
 let reconciler: ChildProcess | undefined;
@@ -35,10 +37,14 @@ afterEach(async () => {
   sim = undefined;
 }, 60000);
 
-/** Starts `tidb-reconciler start` against the server (until the test stops it); its output is kept for a failure message. */
-function startReconciler(s: SimServe): { output: () => string } {
+/**
+ * Starts `tidb-reconciler start` against the server (until the test stops it), in the cluster's VPC
+ * when asked; its output is kept for a failure message.
+ */
+function startReconciler(s: SimServe, inVpc: boolean): { output: () => string } {
   let out = '';
-  reconciler = spawn(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'start', '--kubeconfig', s.kubeconfigPath], { cwd: mkdtempSync(join(tmpdir(), 'start-')) });
+  const vpc = inVpc ? ['--vpc-proxy', s.vpcProxyUrl] : [];
+  reconciler = spawn(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'start', '--kubeconfig', s.kubeconfigPath, ...vpc], { cwd: mkdtempSync(join(tmpdir(), 'start-')) });
   reconciler.stdout?.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-4000)));
   reconciler.stderr?.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-4000)));
   return { output: () => out };
@@ -61,11 +67,26 @@ async function statefulSets(s: SimServe, ns: string): Promise<Record<string, str
   return Object.fromEntries(out.trim().split('\n').filter(Boolean).map((l) => l.split('=') as [string, string]));
 }
 
-/** The secrets a TLS cluster's README has cert-manager make (simulated PEM, as the TLS scenarios use). */
-function tlsSecrets(ns: string): string {
-  return ['pd-cluster-secret', 'tikv-cluster-secret', 'tidb-cluster-secret', 'cluster-client-secret']
-    .map((s) => `apiVersion: v1\nkind: Secret\nmetadata: {name: ${ns}-${s}, namespace: ${ns}}\ntype: kubernetes.io/tls\ndata: {ca.crt: ${PEM}, tls.crt: ${PEM}, tls.key: ${KEY}}\n`)
-    .join('---\n');
+/** The certificates of the TLS example's clusters (TidbCluster `ns` in namespace `ns`), made as its README has a user make them. */
+const TLS_PKI = { ns1: makeClusterPki('ns1', 'ns1'), ns2: makeClusterPki('ns2', 'ns2') };
+
+/** The Secrets holding them. */
+function tlsSecrets(ns: 'ns1' | 'ns2'): string {
+  return clusterTlsSecrets(ns, ns, TLS_PKI[ns]);
+}
+
+/**
+ * One PD members read at the pod IP of `<ns>-pd-0` through the VPC proxy, presenting `client`:
+ * `HTTP <status>`, or the error's name and message.
+ */
+async function readPdThroughVpc(s: SimServe, ns: 'ns1' | 'ns2', client: ClientCertificate): Promise<string> {
+  const ip = (await s.ok(['get', 'pod', `${ns}-pd-0`, '-n', ns, '-o', 'jsonpath={.status.podIP}'])).trim();
+  const network = new VpcProxyNetwork(parseVpcProxyUrl(s.vpcProxyUrl));
+  const target = { ip, port: 2379, scheme: 'https' as const, serverName: `${ns}-pd-0.${ns}-pd-peer.${ns}.svc` };
+  return network.exchange(target, { method: 'GET', path: '/pd/api/v1/members' }, client, 10_000, 'PD members').then(
+    (answer) => `HTTP ${answer.status}`,
+    (err: unknown) => `${(err as Error).name}: ${(err as Error).message}`,
+  );
 }
 
 type Example = {
@@ -82,11 +103,10 @@ type Example = {
   readonly monitorSets: readonly string[];
   readonly services: readonly string[];
   /**
-   * Whether the clusters become Ready before the monitor is applied. A TLS cluster does not under
-   * `start --kubeconfig`: the reconciler then reaches PD through the API server proxy, which presents
-   * no client certificate (docs/adr/0018); its monitor needs only the TidbCluster and its client Secret.
+   * Whether the reconciler runs in the cluster's VPC (`start --vpc-proxy`): a TLS cluster needs it,
+   * as on EKS — from outside, the API server's proxy presents no client certificate (docs/adr/0018).
    */
-  readonly clustersReady: boolean;
+  readonly inVpc: boolean;
 };
 
 const EXAMPLES_RUN: readonly Example[] = [
@@ -101,7 +121,7 @@ const EXAMPLES_RUN: readonly Example[] = [
       ['remotewrite', 'monitor-prom-remotewrite/thanos-receiver.yaml'],
       ['remotewrite', 'monitor-prom-remotewrite/thanos-query.yaml'],
     ],
-    clustersReady: true,
+    inVpc: false,
     monitorNs: 'shards',
     monitorSets: ['basic-monitor', 'basic-monitor-shard-1'],
     services: ['basic-prometheus', 'basic-monitor-reloader', 'basic-prometheus-shard-1', 'basic-monitor-reloader-shard-1'],
@@ -111,7 +131,7 @@ const EXAMPLES_RUN: readonly Example[] = [
     namespaces: ['ns1', 'ns2', 'monitoring'],
     clusters: [['ns1', 'monitor-multiple-cluster-non-tls/ns1-cluster.yaml'], ['ns2', 'monitor-multiple-cluster-non-tls/ns2-cluster.yaml']],
     after: [['monitoring', 'monitor-multiple-cluster-non-tls/tidb-monitor.yaml']],
-    clustersReady: true,
+    inVpc: false,
     monitorNs: 'monitoring',
     monitorSets: ['monitor-monitor'],
     services: ['monitor-prometheus', 'monitor-grafana', 'monitor-monitor-reloader'],
@@ -120,9 +140,9 @@ const EXAMPLES_RUN: readonly Example[] = [
     name: 'monitor-multiple-cluster-tls (the same, the clusters with tlsCluster and their certificates)',
     namespaces: ['ns1', 'ns2', 'monitoring'],
     before: `${tlsSecrets('ns1')}---\n${tlsSecrets('ns2')}`,
+    inVpc: true,
     clusters: [['ns1', 'monitor-multiple-cluster-tls/ns1-cluster.yaml'], ['ns2', 'monitor-multiple-cluster-tls/ns2-cluster.yaml']],
     after: [['monitoring', 'monitor-multiple-cluster-tls/tidb-monitor.yaml']],
-    clustersReady: false,
     monitorNs: 'monitoring',
     monitorSets: ['monitor-monitor'],
     services: ['monitor-prometheus', 'monitor-grafana', 'monitor-monitor-reloader'],
@@ -132,7 +152,7 @@ const EXAMPLES_RUN: readonly Example[] = [
     namespaces: ['ns1', 'ns2'],
     clusters: [['ns1', 'monitor-dynamic-configmap/ns1-cluster.yaml'], ['ns2', 'monitor-dynamic-configmap/ns2-cluster.yaml']],
     after: [['ns1', 'monitor-dynamic-configmap/tidb-monitor.yaml']],
-    clustersReady: true,
+    inVpc: false,
     monitorNs: 'ns1',
     monitorSets: ['monitor-monitor'],
     services: ['monitor-prometheus', 'monitor-grafana', 'monitor-monitor-reloader'],
@@ -149,12 +169,11 @@ describe("TiDB Operator's TidbMonitor examples through kubectl, with the reconci
       for (const ns of example.namespaces) await s.ok(['create', 'namespace', ns]);
       if (example.before !== undefined) await s.ok(['apply', '-f', '-'], example.before);
       for (const [ns, file] of example.clusters) await s.ok(['apply', '-n', ns, '-f', join(EXAMPLES, file)]);
-      const run = startReconciler(s);
+      const run = startReconciler(s, example.inVpc);
 
-      // Act: the README applies the monitor once the cluster's pods run.
+      // Act: the README applies the monitor once the cluster is Ready.
       for (const [ns] of example.clusters) {
-        if (example.clustersReady) await eventually(() => s.ok(['get', 'tc', '-n', ns, '-o', 'jsonpath={.items[*].status.conditions[?(@.type=="Ready")].status}']), (v) => v.trim() === 'True', 240_000, run.output);
-        else await eventually(() => statefulSets(s, ns), (v) => v[`${ns}-pd`] === '1/1', 240_000, run.output);
+        await eventually(() => s.ok(['get', 'tc', '-n', ns, '-o', 'jsonpath={.items[*].status.conditions[?(@.type=="Ready")].status}']), (v) => v.trim() === 'True', 240_000, run.output);
       }
       const applied = [];
       for (const [ns, file] of example.after) applied.push(await s.ok(['apply', '-n', ns, '-f', join(EXAMPLES, file)]));
@@ -172,6 +191,14 @@ describe("TiDB Operator's TidbMonitor examples through kubectl, with the reconci
       expect(tm[0]?.trim().split(/\s+/)).toEqual(['NAME', 'AGE']);
       const status = await eventually(() => s.ok(['get', 'tm', '-n', ns, '-o', 'jsonpath={.items[0].status.statefulSet.readyReplicas}']), (v) => v.trim() === '1', 60_000, run.output);
       expect(status.trim()).toBe('1');
+      if (example.inVpc && example.before !== undefined) {
+        // The example with certificates: behind the VPC proxy PD serves its Secret's certificate and requires a client certificate
+        // its cluster's CA signed: ns1's reaches it, ns2's does not (outside the VPC, none would).
+        const own = TLS_PKI.ns1;
+        expect(await readPdThroughVpc(s, 'ns1', new ClientCertificate(own.ca.cert, own.client.cert, own.client.key))).toBe('HTTP 200');
+        const other = TLS_PKI.ns2;
+        expect(await readPdThroughVpc(s, 'ns1', new ClientCertificate(own.ca.cert, other.client.cert, other.client.key))).toMatch(/^ClientCertificateRefusedError: /);
+      }
       if (example.name.startsWith('basic')) {
         // The other monitors of this server, and the Thanos receiver the remote write points at.
         await eventually(() => statefulSets(s, 'tidb-cluster'), (v) => v['basic-monitor'] === '1/1', 120_000, run.output);

@@ -20,6 +20,8 @@ export type SimServe = {
   readonly dir: string;
   readonly baseUrl: string;
   readonly token: string;
+  /** The VPC's CONNECT proxy it offers (`start --vpc-proxy`), as it prints it. */
+  readonly vpcProxyUrl: string;
   readonly kubectl: Kubectl;
   /** One https request to the server as the kubeconfig's user (its token, trusting its CA). */
   request(method: string, path: string, headers?: Record<string, string>, body?: Buffer): Promise<{ status: number; body: string }>;
@@ -35,8 +37,8 @@ export async function startSimServe(podStartup = '200ms'): Promise<SimServe> {
   const server: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'sim', 'serve', '--kubeconfig', kubeconfigPath, '--pod-startup', podStartup], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let out = '';
   await new Promise<void>((resolve, reject) => {
-    let out = '';
     const timer = setTimeout(() => reject(new Error(`sim serve did not start: ${out}`)), 60000);
     server.stdout?.on('data', (d: Buffer) => {
       out += d.toString();
@@ -48,6 +50,7 @@ export async function startSimServe(podStartup = '200ms'): Promise<SimServe> {
     server.stderr?.on('data', (d: Buffer) => (out += d.toString()));
     server.on('exit', (code) => reject(new Error(`sim serve exited with ${code}: ${out}`)));
   });
+  const vpcProxyUrl = /--vpc-proxy (\S+)/.exec(out)?.[1] ?? '';
   const kubeconfig = parse(readFileSync(kubeconfigPath, 'utf8')) as { clusters: { cluster: { server: string; 'certificate-authority-data'?: string } }[]; users: { user: { token?: string } }[] };
   const ca = Buffer.from(kubeconfig.clusters[0]?.cluster['certificate-authority-data'] ?? '', 'base64');
   const kubectl = kubectlFor(kubeconfig as unknown as Record<string, unknown>);
@@ -56,6 +59,7 @@ export async function startSimServe(podStartup = '200ms'): Promise<SimServe> {
     dir,
     baseUrl: kubeconfig.clusters[0]?.cluster.server ?? '',
     token: kubeconfig.users[0]?.user.token ?? '',
+    vpcProxyUrl,
     kubectl,
     request(method, path, headers = {}, body) {
       const url = new URL(path, kubeconfig.clusters[0]?.cluster.server);

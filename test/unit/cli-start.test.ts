@@ -27,6 +27,19 @@ describe('start: what gets applied', () => {
     expect(parseStartArgs(['--kubeconfig', 'k', '--dry-run'])).toEqual(expect.objectContaining({ dryRun: true, apply: undefined }));
   });
 
+  it.each([
+    { name: 'without --kubeconfig (the world start runs is its own VPC)', args: ['--vpc-proxy', 'http://127.0.0.1:1'], error: '--vpc-proxy needs --kubeconfig' },
+    { name: 'with --dry-run', args: ['--kubeconfig', 'k', '--dry-run', '--vpc-proxy', 'http://127.0.0.1:1'], error: '--dry-run plans from outside the VPC' },
+    { name: 'that is not an http proxy URL', args: ['--kubeconfig', 'k', '--vpc-proxy', 'https://127.0.0.1:1'], error: '--vpc-proxy: "https://127.0.0.1:1" must be http://<host>:<port>' },
+  ])('--vpc-proxy is refused $name', ({ args, error }) => {
+    expect(() => parseStartArgs(args)).toThrow(error);
+  });
+
+  it('--vpc-proxy with --kubeconfig places the functions in that VPC; without it they are outside', () => {
+    expect(parseStartArgs(['--kubeconfig', 'k', '--vpc-proxy', 'http://127.0.0.1:4321']).vpcProxy?.origin).toBe('http://127.0.0.1:4321');
+    expect(parseStartArgs(['--kubeconfig', 'k']).vpcProxy).toBeUndefined();
+  });
+
   it('the old --example option is gone (an unknown option)', () => {
     expect(() => parseStartArgs(['--example', 'x.yaml'])).toThrow("Unknown option '--example'");
   });

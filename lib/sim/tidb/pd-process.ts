@@ -154,8 +154,9 @@ export class PdProcess extends TidbProcess {
     this.status = 'serving';
     const tls = this.tls.scheme === 'https';
     const clientCa = tls ? this.tls.ca : undefined;
-    this.listen(2379, (req) => this.handle(member, req), { tls, ...(clientCa !== undefined ? { clientCa } : {}) }, (req) => this.serveClient(member, req));
-    this.listen(2380, () => ({ status: 404, body: '' }), { tls, ...(clientCa !== undefined ? { clientCa } : {}) });
+    const serverCert = tls ? this.tls.cert : undefined;
+    this.listen(2379, (req) => this.handle(member, req), { tls, ...(clientCa !== undefined ? { clientCa } : {}), ...(serverCert !== undefined ? { serverCert } : {}) }, (req) => this.serveClient(member, req));
+    this.listen(2380, () => ({ status: 404, body: '' }), { tls, ...(clientCa !== undefined ? { clientCa } : {}), ...(serverCert !== undefined ? { serverCert } : {}) });
   }
 
   /** A client's request: answered as PD answers it, waiting where PD waits (pd-api-wait.ts). */

@@ -6,15 +6,17 @@
  * key (etcd's check), or a configured file that is not there.
  */
 import type { KubeObject } from '../object.js';
+import type { ServerCertificate } from '../proxy.js';
 import type { ObjectStore } from '../store.js';
 import { readContainerFile } from './container-files.js';
 import type { PodInfo } from './pod-info.js';
 
 /**
  * The scheme PD serves, or why it exits at start; `ca` is the PEM of `security.cacert-path` when set
- * (PD then requires client certificates signed by it, see ../mtls.ts).
+ * (PD then requires client certificates signed by it, see ../mtls.ts), `cert` its own certificate
+ * and key (`cert-path`, `key-path`).
  */
-export type PdTls = { readonly scheme: 'http' | 'https'; readonly problem?: string; readonly ca?: string };
+export type PdTls = { readonly scheme: 'http' | 'https'; readonly problem?: string; readonly ca?: string; readonly cert?: ServerCertificate };
 
 /** Reads the TLS setup of the PD container of `pod` (see the module comment). */
 export function readPdTls(store: ObjectStore, pod: KubeObject, info: PodInfo): PdTls {
@@ -32,5 +34,7 @@ export function readPdTls(store: ObjectStore, pod: KubeObject, info: PodInfo): P
   const absent = [ca, cert, key].find((p) => p !== '' && files(p) === undefined);
   if (absent !== undefined) return { scheme, problem: `open ${absent}: no such file or directory` };
   const caPem = ca === '' ? undefined : files(ca);
-  return { scheme, ...(caPem !== undefined ? { ca: caPem } : {}) };
+  const [certPem, keyPem] = [cert === '' ? undefined : files(cert), key === '' ? undefined : files(key)];
+  const pair = certPem !== undefined && keyPem !== undefined ? { cert: { certPem, keyPem } } : {};
+  return { scheme, ...(caPem !== undefined ? { ca: caPem } : {}), ...pair };
 }

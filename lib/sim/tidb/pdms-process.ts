@@ -96,7 +96,8 @@ export class PdmsProcess extends TidbProcess {
     this.status = 'serving';
     const tls = this.tls.scheme === 'https';
     const clientCa = tls ? this.tls.ca : undefined;
-    this.listen(2379, (req) => this.handle(req), { tls, ...(clientCa !== undefined ? { clientCa } : {}) });
+    const serverCert = tls ? this.tls.cert : undefined;
+    this.listen(2379, (req) => this.handle(req), { tls, ...(clientCa !== undefined ? { clientCa } : {}), ...(serverCert !== undefined ? { serverCert } : {}) });
     this.campaign();
   }
 

@@ -8,7 +8,7 @@
  * every timer and port released, so a stopped process never heartbeats or answers again.
  */
 import type { TimerHandle } from '../../platform/clock.js';
-import type { ListenOptions, PortHandler, ProxyRequest, ProxyResponse } from '../proxy.js';
+import type { ListenOptions, PortHandler, ProxyRequest, ProxyResponse, ServerCertificate } from '../proxy.js';
 import type { ProcessHooks, SimProcess } from '../runtime.js';
 import { type ServingTls, type TlsPaths, readContainerFile, readServingTls } from './container-files.js';
 import type { PodInfo } from './pod-info.js';
@@ -32,6 +32,8 @@ export abstract class TidbProcess implements SimProcess {
    * require client certificates signed by it (mtls.ts).
    */
   protected clientCa: string | undefined;
+  /** The certificate and key files its config names, once its TLS is read: what its TLS listeners present. */
+  protected serverCert: ServerCertificate | undefined;
   /** Why the process is not serving yet or exited, for tests and the report. */
   status = 'starting';
 
@@ -78,7 +80,12 @@ export abstract class TidbProcess implements SimProcess {
     this.ports.get(port)?.unregister();
     const wrapped: PortHandler = serve ?? ((req) => handler(req));
     const clientCa = options.tls === true ? (options.clientCa ?? this.clientCa) : undefined;
-    const unregister = this.sim.proxy.register(this.pod.namespace, this.pod.name, port, wrapped, { ...options, ...(clientCa !== undefined ? { clientCa } : {}) });
+    const serverCert = options.tls === true ? (options.serverCert ?? this.serverCert) : undefined;
+    const unregister = this.sim.proxy.register(this.pod.namespace, this.pod.name, port, wrapped, {
+      ...options,
+      ...(clientCa !== undefined ? { clientCa } : {}),
+      ...(serverCert !== undefined ? { serverCert } : {}),
+    });
     this.ports.set(port, { handler, tls: options.tls === true, unregister });
     this.refreshReadiness();
   }
@@ -138,8 +145,18 @@ export abstract class TidbProcess implements SimProcess {
     const tls = readServingTls(this.sim.store, this.sim.store.get('Pod', this.pod.namespace, this.pod.name), this.pod, paths);
     const problem = tls.problem;
     if (problem !== undefined) this.after(this.sim.knobs.crashAfterMs, () => this.crash(problem));
-    else if (tls.tls && !('problem' in paths) && paths.ca !== '') this.clientCa = this.containerFile(paths.ca);
+    else if (tls.tls && !('problem' in paths)) {
+      if (paths.ca !== '') this.clientCa = this.containerFile(paths.ca);
+      this.serverCert = this.certificateFiles(paths.cert, paths.key);
+    }
     return tls;
+  }
+
+  /** The certificate and key at these paths of the container, when both are there. */
+  protected certificateFiles(certPath: string, keyPath: string): ServerCertificate | undefined {
+    const certPem = certPath === '' ? undefined : this.containerFile(certPath);
+    const keyPem = keyPath === '' ? undefined : this.containerFile(keyPath);
+    return certPem !== undefined && keyPem !== undefined ? { certPem, keyPem } : undefined;
   }
 
   /** A file of the process's container (through its mounts), or undefined when it is not there. */

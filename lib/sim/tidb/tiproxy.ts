@@ -56,6 +56,7 @@ export class TiproxyProcess extends TidbProcess {
     const tls = at('cert') !== '' && at('key') !== '';
     // TiProxy verifies HTTP clients against the CA only without skip-ca (TiDB Operator sets skip-ca).
     if (tls && !this.skipsClientCa() && at('ca') !== '') this.clientCa = this.containerFile(at('ca'));
+    if (tls) this.serverCert = this.certificateFiles(at('cert'), at('key'));
     this.after(sim.knobs.processBootMs, () => this.boot(tls));
   }
 
