@@ -20,6 +20,7 @@ import { type CatchUpMeasured, measureCatchUp } from './cost-catch-up.js';
 import { type Measured, type Window, measureCosts } from './cost-measure.js';
 import { HOURS_PER_MONTH, PRICES, PRICES_AS_OF, operatorPodMonthUsd } from './cost-prices.js';
 import { table } from './stats.js';
+import { recordGoal } from './goals.js';
 
 const SECONDS_PER_MONTH = HOURS_PER_MONTH * 3600;
 const OPERATIONS_PER_MONTH = (3 * HOURS_PER_MONTH) / 24;
@@ -129,6 +130,10 @@ function exporterCatchUp(cu: CatchUpMeasured, m: Measured): { catchUpSeconds: nu
 function exporterModes(cu: CatchUpMeasured, m: Measured, watchUsd: number): string[] {
   const c = exporterCatchUp(cu, m);
   const exp = serverlessFunctionSizing('exporter');
+  const goal = (mode: string, after: number): void => recordGoal({ section: 'cost-model', goal: `the exporter's fixed cost per EKS cluster-month, one EKS cluster, ${mode} ≤ $2.5`, before: `${usd(exporterBefore())} (512 MB x86_64, a session a minute)`, after: usd(after), met: after <= 2.5 });
+  goal('`exporterAtRest: watch` (the default)', watchUsd);
+  goal('`exporterAtRest: catch-up`, at rest', c.rest);
+  goal('`exporterAtRest: catch-up`, 3 operations a day', c.rest + c.opsExtra);
   const drains = cu.catchUpMs.map((ms) => (ms / 1000).toFixed(1)).join(', ');
   const minutes = EXPORTER_SESSION_PERIOD_MS / 60_000;
   return [
