@@ -14,7 +14,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { PREBUILT_CLI_ENV } from './global-setup.js';
+import { PREBUILT_CLI_ENV, PREBUILT_CLI_ERROR_ENV } from './global-setup.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -23,9 +23,12 @@ const NODE = existsSync(join(ROOT, 'node_modules', '.bin', 'node')) ? join(ROOT,
 
 /**
  * The executable and leading arguments that run `tidb-reconciler …` from the prebuilt copy: append
- * the command's own arguments. Throws when the run's global setup (jest.config.js) did not build it.
+ * the command's own arguments. Throws when the run's global setup (jest.config.js) did not build it,
+ * with its reason.
  */
 export function prebuiltCli(): { command: string; args: string[] } {
+  const failed = process.env[PREBUILT_CLI_ERROR_ENV];
+  if (failed !== undefined) throw new Error(`the run's global setup could not build the command: ${failed}`);
   const entry = process.env[PREBUILT_CLI_ENV];
   if (entry === undefined || !existsSync(entry)) throw new Error(`${PREBUILT_CLI_ENV} names no prebuilt command (${String(entry)}): run jest with -c jest.config.js, whose global setup builds it`);
   return { command: NODE, args: [entry] };
