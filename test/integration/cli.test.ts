@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,29 +7,53 @@ import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node
 import { parse } from 'yaml';
 import { buildFunctions } from '../../scripts/build.js';
 import { serverlessFunctions } from '../../scripts/esbuild-options.js';
+import { prebuiltCli } from '../support/prebuilt-cli.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
-function cli(args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), ...args], { encoding: 'utf8', timeout: 150_000, cwd: mkdtempSync(join(tmpdir(), 'cli-')) });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+/** How a test starts the command: as users do, `bin/tidb-reconciler.js` (launcher, tsx), or prebuilt. */
+type Entry = { command: string; args: string[] };
+const BIN: Entry = { command: process.execPath, args: [join(ROOT, 'bin', 'tidb-reconciler.js')] };
+
+/**
+ * Runs the command (through `entry`: the launcher unless given) in `cwd` (a fresh directory unless
+ * given) and resolves when it exits (killed after 150 s). Asynchronous, so that the tests below run
+ * side by side: each mostly waits, on the CLI's start-up or on the local stack's wall clock. The tests
+ * of messages and of `start` against a server use the prebuilt command (test/support/prebuilt-cli.ts);
+ * `--version`, `start --once` in its own world and the admin/start pair go through the launcher.
+ */
+function cli(args: string[], opts: { cwd?: string; entry?: Entry } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const entry = opts.entry ?? BIN;
+  return new Promise((resolve, reject) => {
+    const child = spawn(entry.command, [...entry.args, ...args], { cwd: opts.cwd ?? mkdtempSync(join(tmpdir(), 'cli-')), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 150_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
 }
 
 describe('the tidb-reconciler command', () => {
-  it.each([
+  it.concurrent.each([
     { name: 'top level', args: ['--help'], want: 'Commands:' },
     { name: 'start', args: ['start', '--help'], want: 'Usage: tidb-reconciler start' },
     { name: 'sim serve', args: ['sim', 'serve', '--help'], want: 'Usage: tidb-reconciler sim serve' },
     { name: 'simulate', args: ['simulate', '--help'], want: 'Usage: tidb-reconciler simulate' },
     { name: 'admin', args: ['admin', '--help'], want: 'Usage: tidb-reconciler admin' },
     { name: 'plan', args: ['plan', '--help'], want: 'Usage: tidb-reconciler plan' },
-  ])('every subcommand has --help: $name', ({ args, want }) => {
-    const r = cli(args);
+  ])('every subcommand has --help: $name', async ({ args, want }) => {
+    const r = await cli(args, { entry: prebuiltCli() });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(want);
   });
 
-  it.each([
+  it.concurrent.each([
     { name: 'unknown command', args: ['frobnicate'], want: 'unknown command "frobnicate"' },
     { name: 'a mistyped command suggests the nearest', args: ['simualte', 'x.yaml'], want: 'unknown command "simualte" (did you mean "simulate"?)' },
     { name: 'bad port', args: ['sim', 'serve', '--port', 'http'], want: '--port: "http" is not a port number' },
@@ -37,35 +61,35 @@ describe('the tidb-reconciler command', () => {
     { name: 'unknown option', args: ['start', '--onse'], want: "Unknown option '--onse' (did you mean --once?)" },
     { name: 'a mistyped admin action suggests the nearest', args: ['admin', 'histroy', 'demo/basic'], want: 'unknown action "histroy" (did you mean "history"?' },
     { name: 'admin with a bad ref', args: ['admin', 'status', 'basic'], want: '"basic" is not <namespace>/<name> (or give -n <namespace> basic), nor <eks-cluster>/<namespace>/<name> [cluster]' },
-  ])('bad input exits 2 naming the problem: $name', ({ args, want }) => {
-    const r = cli(args);
+  ])('bad input exits 2 naming the problem: $name', async ({ args, want }) => {
+    const r = await cli(args, { entry: prebuiltCli() });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(want);
   });
 
-  it('--version prints the package version and exits 0', () => {
-    const r = cli(['--version']);
+  it.concurrent('--version prints the package version and exits 0', async () => {
+    const r = await cli(['--version']);
     const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
     expect(r.code).toBe(0);
     expect(r.stdout.trim()).toBe(`tidb-reconciler ${version}`);
   });
 
-  it('start --once brings the example TidbCluster to Ready through the real handlers and exits 0', () => {
-    const r = cli(['start', '--once', '--timeout', '2m']);
+  it.concurrent('start --once brings the example TidbCluster to Ready through the real handlers and exits 0', async () => {
+    const r = await cli(['start', '--once', '--timeout', '2m']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('applied TidbCluster demo/basic');
     expect(r.stdout).toMatch(/pd\s+3\s+3\s+Normal/);
     expect(r.stdout).toContain('Ready: True');
-  });
+  }, 180_000);
 
-  it('start --once exits 1 with the reason when the cluster cannot become Ready in time', () => {
-    const r = cli(['start', '--once', '--timeout', '1s']);
+  it.concurrent('start --once exits 1 with the reason when the cluster cannot become Ready in time', async () => {
+    const r = await cli(['start', '--once', '--timeout', '1s']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/not Ready within 1s: /);
-  });
+  }, 180_000);
 
-  it('start --kubeconfig --apply FILE runs the same stack against another API server (here a running sim serve) and applies that file', async () => {
+  it.concurrent('start --kubeconfig --apply FILE runs the same stack against another API server (here a running sim serve) and applies that file', async () => {
     await withSimServe(async (dir, kubeconfig) => {
       const example = join(ROOT, 'test', 'fixtures', 'pd-tidbcluster.yaml');
       const r = await startAgainst(dir, ['--once', '--timeout', '2m', '--kubeconfig', kubeconfig, '--apply', example]);
@@ -75,7 +99,7 @@ describe('the tidb-reconciler command', () => {
     });
   }, 180_000);
 
-  it('start --kubeconfig without --apply applies no manifest there, and reconciles and shows every TidbCluster it has', async () => {
+  it.concurrent('start --kubeconfig without --apply applies no manifest there, and reconciles and shows every TidbCluster it has', async () => {
     await withSimServe(async (dir, kubeconfig) => {
       // Prepare: two clusters a user created in two namespaces.
       const kc = new KubeConfig();
@@ -102,7 +126,7 @@ describe('the tidb-reconciler command', () => {
     });
   }, 180_000);
 
-  it('start --kubeconfig --dry-run plans every TidbCluster there and writes nothing', async () => {
+  it.concurrent('start --kubeconfig --dry-run plans every TidbCluster there and writes nothing', async () => {
     await withSimServe(async (dir, kubeconfig) => {
       // Prepare: a cluster a user created, not reconciled yet.
       const kc = new KubeConfig();
@@ -152,33 +176,33 @@ describe('the tidb-reconciler command', () => {
     }
   }, 120_000);
 
-  it('admin history demo/basic, run beside a running start, prints the step history from its local admin endpoint; stopping start removes the endpoint file', async () => {
+  it.concurrent('admin history demo/basic, run beside a running start, prints the step history from its local admin endpoint; stopping start removes the endpoint file', async () => {
     // Prepare: the local stack in a directory of its own, until its first steps are recorded.
     const dir = mkdtempSync(join(tmpdir(), 'cli-admin-'));
     const start = spawn(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'start'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     start.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
     const exited = new Promise<number | null>((resolve) => start.once('exit', resolve));
-    const admin = (args: string[]) => spawnSync(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'admin', ...args], { encoding: 'utf8', timeout: 60_000, cwd: dir });
+    const admin = (args: string[]) => cli(['admin', ...args], { cwd: dir });
     const endpointFile = join(dir, '.tidb-reconciler', 'local-stack.json');
     try {
       for (let i = 0; i < 600 && !(existsSync(endpointFile) && stdout.includes('applied TidbCluster')); i++) await sleep(100);
-      let history = admin(['history', 'demo/basic']);
+      let history = await admin(['history', 'demo/basic']);
       for (let i = 0; i < 60 && !/\n\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ /.test(history.stdout); i++) {
         await sleep(500);
-        history = admin(['history', 'demo/basic']);
+        history = await admin(['history', 'demo/basic']);
       }
 
       // Act
-      const status = admin(['status', 'demo/basic']);
-      const wide = admin(['history', '-n', 'demo', 'basic', '-o', 'wide']);
+      const status = await admin(['status', 'demo/basic']);
+      const wide = await admin(['history', '-n', 'demo', 'basic', '-o', 'wide']);
 
       // Assess: one line a step by default; -o wide has every action
-      expect(history.status).toBe(0);
+      expect(history.code).toBe(0);
       expect(history.stdout).toMatch(/^Step history of demo\/basic \(newest first, \d+ records?\)\nTIME\s+TRIGGER\s+N\s+ACTIONS\s+OUTCOME\n/);
       expect(wide.stdout).toMatch(/\nTIME\s+TRIGGER\s+RULES\s+ACTIONS\s+OUTCOME\s+DURATION\n/);
       expect(wide.stdout).toContain('create StatefulSet demo/basic-pd: ok');
-      expect(status.status).toBe(0);
+      expect(status.code).toBe(0);
       expect(status.stdout).toContain('TidbCluster demo/basic   (key local/demo/basic)');
     } finally {
       start.kill('SIGTERM');
@@ -207,7 +231,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 async function withSimServe(fn: (dir: string, kubeconfig: string) => Promise<void>): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'cli-'));
   const kubeconfig = join(dir, 'kubeconfig');
-  const server = spawn(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'sim', 'serve', '--kubeconfig', kubeconfig], { stdio: 'ignore' });
+  const server = spawn(prebuiltCli().command, [...prebuiltCli().args, 'sim', 'serve', '--kubeconfig', kubeconfig], { stdio: 'ignore' });
   const exited = new Promise((resolve) => server.once('exit', resolve));
   try {
     for (let i = 0; i < 300 && !existsSync(kubeconfig); i++) await sleep(100);
@@ -220,7 +244,7 @@ async function withSimServe(fn: (dir: string, kubeconfig: string) => Promise<voi
 
 function startAgainst(dir: string, args: string[]): Promise<{ code: number | null; stdout: string }> {
   return new Promise((resolve) => {
-    const start: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'start', ...args], { cwd: dir });
+    const start: ChildProcess = spawn(prebuiltCli().command, [...prebuiltCli().args, 'start', ...args], { cwd: dir });
     let stdout = '';
     start.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
     start.on('exit', (code) => resolve({ code, stdout }));

@@ -12,6 +12,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type SimServe, startSimServe } from '../support/sim-serve.js';
+import { prebuiltCli } from '../support/prebuilt-cli.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'tidb-operator-examples');
@@ -22,7 +23,7 @@ let output = '';
 beforeAll(async () => {
   sim = await startSimServe('200ms');
   // The local stack, as `tidb-reconciler start --kubeconfig` runs it: applies nothing, reconciles what kubectl creates.
-  reconciler = spawn(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'start', '--kubeconfig', sim.kubeconfigPath], { cwd: mkdtempSync(join(tmpdir(), 'start-')) });
+  reconciler = spawn(prebuiltCli().command, [...prebuiltCli().args, 'start', '--kubeconfig', sim.kubeconfigPath], { cwd: mkdtempSync(join(tmpdir(), 'start-')) });
   reconciler.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   reconciler.stderr?.on('data', (d: Buffer) => (output += d.toString()));
 }, 90000);
@@ -53,7 +54,9 @@ const isReady = (tc: Record<string, unknown>): boolean =>
 const jsonOf = async (args: string[]): Promise<Record<string, unknown>> => JSON.parse(await sim.ok([...args, '-o', 'json'])) as Record<string, unknown>;
 
 describe("TiDB Operator's dashboard and ng-monitoring examples through kubectl and start", () => {
-  it.each([
+  // Concurrently: the examples live in namespaces of their own on the one server and reconciler, and
+  // spend most of their time waiting on its wall clock (pod start-ups, batching windows).
+  it.concurrent.each([
     { name: 'tngm', namespace: 'tngm', files: ['tngm/tidb-cluster.yaml', 'tngm/tidb-ng-monitoring.yaml'], created: ['tidbcluster.pingcap.com/basic created', 'tidbngmonitoring.pingcap.com/basic created'], sts: 'basic-ng-monitoring', resource: 'tngm', statusPath: ['status', 'ngMonitoring'] },
     { name: 'basic dashboard', namespace: 'dashboard', files: ['basic/tidb-cluster.yaml', 'basic/tidb-dashboard.yaml'], created: ['tidbcluster.pingcap.com/basic created', 'tidbdashboard.pingcap.com/basic created'], sts: 'basic-tidb-dashboard', resource: 'td', statusPath: ['status'] },
   ])('$name: every document applies unchanged and reaches ready', async ({ namespace, files, created, sts, resource, statusPath }) => {

@@ -12,6 +12,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type SimServe, startSimServe } from '../support/sim-serve.js';
+import { prebuiltCli } from '../support/prebuilt-cli.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const EXAMPLE = join(ROOT, 'test', 'fixtures', 'tidb-operator-examples', 'initialize');
@@ -49,7 +50,7 @@ describe('examples/initialize through kubectl', () => {
     const applied = await sim.ok(['-n', 'default', 'apply', '-f', EXAMPLE]);
     expect(applied).toContain('tidbcluster.pingcap.com/initialize-demo created');
     expect(applied).toContain('tidbinitializer.pingcap.com/initialize-demo created');
-    start = spawn(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'start', '--kubeconfig', sim.kubeconfigPath], { cwd: mkdtempSync(join(tmpdir(), 'start-')) });
+    start = spawn(prebuiltCli().command, [...prebuiltCli().args, 'start', '--kubeconfig', sim.kubeconfigPath], { cwd: mkdtempSync(join(tmpdir(), 'start-')) });
     start.stdout?.on('data', (d: Buffer) => (startOutput += d.toString()));
     start.stderr?.on('data', (d: Buffer) => (startOutput += d.toString()));
     const phase = await eventually(async () => (await sim.kubectl(['get', 'tidbinitializer', 'initialize-demo', '-o', 'jsonpath={.status.phase}'])).stdout, (p) => p === 'Completed' || p === 'Failed', 240_000);

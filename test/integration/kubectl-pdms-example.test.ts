@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { type SimServe, startSimServe } from '../support/sim-serve.js';
+import { prebuiltCli } from '../support/prebuilt-cli.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const EXAMPLE = join(ROOT, 'test', 'fixtures', 'tidb-operator-examples', 'basic', 'pd-micro-service-cluster.yaml');
@@ -27,8 +28,8 @@ afterAll(async () => {
 /** Runs `start --once` against the served world until every TidbCluster is Ready (or the timeout). */
 function startOnce(kubeconfig: string): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const args = [join(ROOT, 'bin', 'tidb-reconciler.js'), 'start', '--once', '--timeout', '3m', '--kubeconfig', kubeconfig];
-    const child = spawn(process.execPath, args, { cwd: mkdtempSync(join(tmpdir(), 'start-')) });
+    const cli = prebuiltCli();
+    const child = spawn(cli.command, [...cli.args, 'start', '--once', '--timeout', '3m', '--kubeconfig', kubeconfig], { cwd: mkdtempSync(join(tmpdir(), 'start-')) });
     let out = '';
     child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr?.on('data', (d: Buffer) => (out += d.toString()));

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Kubectl } from '../support/kubectl.js';
 import { type SimServe, startSimServe } from '../support/sim-serve.js';
+import { prebuiltCli } from '../support/prebuilt-cli.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 let sim: SimServe;
@@ -135,8 +136,8 @@ describe('kubectl against sim serve', () => {
     // The local stack applies examples/basic-tidbcluster.yaml (pvReclaimPolicy: Retain), as asked, and runs until Ready.
     const example = join(ROOT, 'examples', 'basic-tidbcluster.yaml');
     const start = await new Promise<{ code: number | null; out: string }>((resolve) => {
-      const args = [join(ROOT, 'bin', 'tidb-reconciler.js'), 'start', '--once', '--timeout', '2m', '--kubeconfig', kubeconfigFile, '--apply', example];
-      const child = spawn(process.execPath, args, { cwd: mkdtempSync(join(tmpdir(), 'start-')) });
+      const cli = prebuiltCli();
+      const child = spawn(cli.command, [...cli.args, 'start', '--once', '--timeout', '2m', '--kubeconfig', kubeconfigFile, '--apply', example], { cwd: mkdtempSync(join(tmpdir(), 'start-')) });
       let out = '';
       child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr?.on('data', (d: Buffer) => (out += d.toString()));

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Kubectl } from '../support/kubectl.js';
 import { type SimServe, startSimServe } from '../support/sim-serve.js';
+import { prebuiltCli } from '../support/prebuilt-cli.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 let sim: SimServe;
@@ -18,7 +19,7 @@ let kubeconfigFile: string;
 
 function run(args: string[]): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), ...args], { cwd: mkdtempSync(join(tmpdir(), 'start-')) });
+    const child = spawn(prebuiltCli().command, [...prebuiltCli().args, ...args], { cwd: mkdtempSync(join(tmpdir(), 'start-')) });
     let out = '';
     child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr?.on('data', (d: Buffer) => (out += d.toString()));

@@ -10,7 +10,7 @@
  * as TiDB Operator's TLS guide has a user make them, and the reconciler runs in the cluster's VPC
  * (`start --vpc-proxy`, docs/adr/0032): it reaches them over mutual TLS and they become Ready.
  */
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,35 +19,32 @@ import { ClientCertificate } from '../../lib/components/network.js';
 import { VpcProxyNetwork, parseVpcProxyUrl } from '../../lib/local/vpc-proxy-network.js';
 import { clusterTlsSecrets, makeClusterPki } from '../support/cluster-pki.js';
 import { type SimServe, startSimServe } from '../support/sim-serve.js';
+import { prebuiltCli } from '../support/prebuilt-cli.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const EXAMPLES = join(ROOT, 'test', 'fixtures', 'tidb-operator-examples');
 
-let sim: SimServe | undefined;
-let reconciler: ChildProcess | undefined;
-
-afterEach(async () => {
-  if (reconciler && reconciler.exitCode === null) {
-    const exited = new Promise((resolve) => reconciler?.once('exit', resolve));
-    reconciler.kill('SIGINT');
-    await exited;
-  }
-  reconciler = undefined;
-  await sim?.stop();
-  sim = undefined;
-}, 60000);
+/** A running `tidb-reconciler start` against one server: its recent output (for a failure message) and stop. */
+type Reconciler = { output: () => string; stop: () => Promise<void> };
 
 /**
- * Starts `tidb-reconciler start` against the server (until the test stops it), in the cluster's VPC
- * when asked; its output is kept for a failure message.
+ * Starts `tidb-reconciler start` against the server (until `stop`), in the cluster's VPC when asked;
+ * its output is kept for a failure message.
  */
-function startReconciler(s: SimServe, inVpc: boolean): { output: () => string } {
+function startReconciler(s: SimServe, inVpc: boolean): Reconciler {
   let out = '';
   const vpc = inVpc ? ['--vpc-proxy', s.vpcProxyUrl] : [];
-  reconciler = spawn(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'start', '--kubeconfig', s.kubeconfigPath, ...vpc], { cwd: mkdtempSync(join(tmpdir(), 'start-')) });
-  reconciler.stdout?.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-4000)));
-  reconciler.stderr?.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-4000)));
-  return { output: () => out };
+  const child: ChildProcess = spawn(prebuiltCli().command, [...prebuiltCli().args, 'start', '--kubeconfig', s.kubeconfigPath, ...vpc], { cwd: mkdtempSync(join(tmpdir(), 'start-')) });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.stdout?.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-4000)));
+  child.stderr?.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-4000)));
+  return {
+    output: () => out,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
+      await exited;
+    },
+  };
 }
 
 async function eventually<T>(read: () => Promise<T>, want: (v: T) => boolean, ms: number, why: () => string): Promise<T> {
@@ -159,54 +156,70 @@ const EXAMPLES_RUN: readonly Example[] = [
   },
 ];
 
+/**
+ * Runs `body` with a `sim serve` of its own and, once `body` has started one, its reconciler; both are
+ * stopped afterwards (the reconciler first), whatever `body` did.
+ */
+async function withSimServe(inVpc: boolean, body: (s: SimServe, startRun: () => Reconciler) => Promise<void>): Promise<void> {
+  const s = await startSimServe('200ms');
+  let run: Reconciler | undefined;
+  try {
+    await body(s, () => (run = startReconciler(s, inVpc)));
+  } finally {
+    await run?.stop();
+    await s.stop();
+  }
+}
+
 describe("TiDB Operator's TidbMonitor examples through kubectl, with the reconciler running", () => {
-  it.each(EXAMPLES_RUN.map((e) => ({ ...e, label: e.name })))(
+  // Concurrently: each example has a server and a reconciler of its own, and spends most of its time
+  // waiting on their wall clock (pod start-ups, the reconciler's batching windows), not on the CPU.
+  it.concurrent.each(EXAMPLES_RUN.map((e) => ({ ...e, label: e.name })))(
     '$label: every document applies unchanged and the monitor reaches Ready',
-    async (example) => {
-      // Arrange
-      const s = await startSimServe('200ms');
-      sim = s;
-      for (const ns of example.namespaces) await s.ok(['create', 'namespace', ns]);
-      if (example.before !== undefined) await s.ok(['apply', '-f', '-'], example.before);
-      for (const [ns, file] of example.clusters) await s.ok(['apply', '-n', ns, '-f', join(EXAMPLES, file)]);
-      const run = startReconciler(s, example.inVpc);
+    (example) =>
+      withSimServe(example.inVpc, async (s, startRun) => {
+        // Arrange
+        for (const ns of example.namespaces) await s.ok(['create', 'namespace', ns]);
+        if (example.before !== undefined) await s.ok(['apply', '-f', '-'], example.before);
+        for (const [ns, file] of example.clusters) await s.ok(['apply', '-n', ns, '-f', join(EXAMPLES, file)]);
+        const run = startRun();
 
-      // Act: the README applies the monitor once the cluster is Ready.
-      for (const [ns] of example.clusters) {
-        await eventually(() => s.ok(['get', 'tc', '-n', ns, '-o', 'jsonpath={.items[*].status.conditions[?(@.type=="Ready")].status}']), (v) => v.trim() === 'True', 240_000, run.output);
-      }
-      const applied = [];
-      for (const [ns, file] of example.after) applied.push(await s.ok(['apply', '-n', ns, '-f', join(EXAMPLES, file)]));
+        // Act: the README applies the monitor once the cluster is Ready.
+        for (const [ns] of example.clusters) {
+          await eventually(() => s.ok(['get', 'tc', '-n', ns, '-o', 'jsonpath={.items[*].status.conditions[?(@.type=="Ready")].status}']), (v) => v.trim() === 'True', 240_000, run.output);
+        }
+        const applied = [];
+        for (const [ns, file] of example.after) applied.push(await s.ok(['apply', '-n', ns, '-f', join(EXAMPLES, file)]));
 
-      // Assert
-      expect(applied.join('')).toMatch(/tidbmonitor\.pingcap\.com\/\S+ created/);
-      const ns = example.monitorNs;
-      const ready = (sets: Record<string, string>) => example.monitorSets.every((n) => /^([1-9]\d*)\/\1$/.test(sets[n] ?? ''));
-      await eventually(() => statefulSets(s, ns), ready, 180_000, run.output);
-      const services = (await s.ok(['get', 'svc', '-n', ns, '-o', 'name'])).trim().split('\n');
-      expect(services).toEqual(expect.arrayContaining(example.services.map((n) => `service/${n}`)));
-      const configMaps = (await s.ok(['get', 'cm', '-n', ns, '-o', 'name'])).trim().split('\n');
-      expect(configMaps).toContain(`configmap/${example.monitorSets[0] ?? ''}`);
-      const tm = (await s.ok(['get', 'tm', '-n', ns])).trim().split('\n');
-      expect(tm[0]?.trim().split(/\s+/)).toEqual(['NAME', 'AGE']);
-      const status = await eventually(() => s.ok(['get', 'tm', '-n', ns, '-o', 'jsonpath={.items[0].status.statefulSet.readyReplicas}']), (v) => v.trim() === '1', 60_000, run.output);
-      expect(status.trim()).toBe('1');
-      if (example.inVpc && example.before !== undefined) {
-        // The example with certificates: behind the VPC proxy PD serves its Secret's certificate and requires a client certificate
-        // its cluster's CA signed: ns1's reaches it, ns2's does not (outside the VPC, none would).
-        const own = TLS_PKI.ns1;
-        expect(await readPdThroughVpc(s, 'ns1', new ClientCertificate(own.ca.cert, own.client.cert, own.client.key))).toBe('HTTP 200');
-        const other = TLS_PKI.ns2;
-        expect(await readPdThroughVpc(s, 'ns1', new ClientCertificate(own.ca.cert, other.client.cert, other.client.key))).toMatch(/^ClientCertificateRefusedError: /);
-      }
-      if (example.name.startsWith('basic')) {
-        // The other monitors of this server, and the Thanos receiver the remote write points at.
-        await eventually(() => statefulSets(s, 'tidb-cluster'), (v) => v['basic-monitor'] === '1/1', 120_000, run.output);
-        await eventually(() => statefulSets(s, 'remotewrite'), (v) => v['basic-monitor'] === '1/1' && v['thanos-receiver'] === '1/1', 120_000, run.output);
-        const prom = await s.ok(['get', 'cm', 'basic-monitor', '-n', 'remotewrite', '-o', 'jsonpath={.data.prometheus\\.yml}']);
-        expect(prom).toContain('url: http://thanos-receiver-0.thanos-receiver.default.svc:19291/api/v1/receive');
-      }
-    },
+        // Assert
+        expect(applied.join('')).toMatch(/tidbmonitor\.pingcap\.com\/\S+ created/);
+        const ns = example.monitorNs;
+        const ready = (sets: Record<string, string>) => example.monitorSets.every((n) => /^([1-9]\d*)\/\1$/.test(sets[n] ?? ''));
+        await eventually(() => statefulSets(s, ns), ready, 180_000, run.output);
+        const services = (await s.ok(['get', 'svc', '-n', ns, '-o', 'name'])).trim().split('\n');
+        expect(services).toEqual(expect.arrayContaining(example.services.map((n) => `service/${n}`)));
+        const configMaps = (await s.ok(['get', 'cm', '-n', ns, '-o', 'name'])).trim().split('\n');
+        expect(configMaps).toContain(`configmap/${example.monitorSets[0] ?? ''}`);
+        const tm = (await s.ok(['get', 'tm', '-n', ns])).trim().split('\n');
+        expect(tm[0]?.trim().split(/\s+/)).toEqual(['NAME', 'AGE']);
+        const status = await eventually(() => s.ok(['get', 'tm', '-n', ns, '-o', 'jsonpath={.items[0].status.statefulSet.readyReplicas}']), (v) => v.trim() === '1', 60_000, run.output);
+        expect(status.trim()).toBe('1');
+        if (example.inVpc && example.before !== undefined) {
+          // The example with certificates: behind the VPC proxy PD serves its Secret's certificate and requires a client certificate
+          // its cluster's CA signed: ns1's reaches it, ns2's does not (outside the VPC, none would).
+          const own = TLS_PKI.ns1;
+          expect(await readPdThroughVpc(s, 'ns1', new ClientCertificate(own.ca.cert, own.client.cert, own.client.key))).toBe('HTTP 200');
+          const other = TLS_PKI.ns2;
+          expect(await readPdThroughVpc(s, 'ns1', new ClientCertificate(own.ca.cert, other.client.cert, other.client.key))).toMatch(/^ClientCertificateRefusedError: /);
+        }
+        if (example.name.startsWith('basic')) {
+          // The other monitors of this server, and the Thanos receiver the remote write points at.
+          await eventually(() => statefulSets(s, 'tidb-cluster'), (v) => v['basic-monitor'] === '1/1', 120_000, run.output);
+          await eventually(() => statefulSets(s, 'remotewrite'), (v) => v['basic-monitor'] === '1/1' && v['thanos-receiver'] === '1/1', 120_000, run.output);
+          const prom = await s.ok(['get', 'cm', 'basic-monitor', '-n', 'remotewrite', '-o', 'jsonpath={.data.prometheus\\.yml}']);
+          expect(prom).toContain('url: http://thanos-receiver-0.thanos-receiver.default.svc:19291/api/v1/receive');
+        }
+      }),
     600_000,
   );
 });

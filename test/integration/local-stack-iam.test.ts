@@ -19,6 +19,9 @@ async function until(done: () => boolean, timeoutMs: number): Promise<void> {
 
 const used = (principal: string): string[] => [...(stack.iam.used.get(principal) ?? [])].sort();
 
+/** What one sweep does as its role: reads the states and the exporter's watched-until mark, enqueues the cluster. */
+const SWEEP_ACTIONS = ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'sqs:SendMessage'];
+
 beforeAll(async () => {
   stack = await startLocalStack({ logger: silentLogger, sweepIntervalMs: 1000 });
   stack.world?.store.create('Namespace', { metadata: { name: 'demo' } });
@@ -28,7 +31,8 @@ beforeAll(async () => {
     metadata: { name: 'basic', namespace: 'demo' },
     spec: { version: 'v8.5.0', discovery: {}, pd: { baseImage: 'pingcap/pd', replicas: 1, requests: { storage: '1Gi' } } },
   });
-  await until(() => used('sweep').length === 2 && used('reconcile').includes('sqs:DeleteMessage') && used('exporter').includes('dynamodb:PutItem'), 60_000);
+  // Until each function has done what the tests below read (not a fixed wait: the sweep runs every second).
+  await until(() => SWEEP_ACTIONS.every((a) => used('sweep').includes(a)) && used('reconcile').includes('sqs:DeleteMessage') && used('exporter').includes('dynamodb:PutItem'), 60_000);
 }, 90_000);
 
 afterAll(async () => {
@@ -37,7 +41,7 @@ afterAll(async () => {
 
 describe('npm start under IAM', () => {
   it.each([
-    { principal: 'sweep', actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'sqs:SendMessage'] },
+    { principal: 'sweep', actions: SWEEP_ACTIONS },
     { principal: 'scheduler.amazonaws.com:RateScheduleRole', actions: ['lambda:InvokeFunction'] },
   ])('$principal made exactly $actions', ({ principal, actions }) => {
     expect(used(principal)).toEqual(actions);

@@ -13,8 +13,9 @@ import { createProgress } from '../../lib/local/scenario/progress.js';
 import type { ActionRecord, ScenarioReport } from '../../lib/local/scenario/report.js';
 import { SimStack } from '../../lib/local/sim-stack.js';
 import { runScenario } from '../../lib/local/simulate.js';
-import { expectStoryPassed, runStory, runStoryAndInspect, storyVerdict } from '../support/story.js';
+import { expectStoryPassed, runStory, runStoryAndInspect, runStoryOnce, storyVerdict } from '../support/story.js';
 import { STORY_OWNERS } from '../support/story-owners.js';
+import { prebuiltCli } from '../support/prebuilt-cli.js';
 import { DEFAULT_STEP_CONFIG } from '../../lib/platform/config.js';
 import { DEFAULT_LATENCY } from '../../lib/local/latency.js';
 
@@ -81,7 +82,7 @@ describe('what each story shows', () => {
   });
 
   it('scale-in: leadership leaves the member being removed before it is deleted from PD', async () => {
-    const report = await run('pd-scale-out-in.yaml');
+    const report = await runStoryOnce('pd-scale-out-in.yaml');
     const acts = byReconciler(report);
     const firstDelete = acts.findIndex((a) => a.verb === 'pd.deleteMember');
     const transfer = acts.findIndex((a) => a.verb === 'pd.transferLeader');
@@ -93,7 +94,7 @@ describe('what each story shows', () => {
   });
 
   it('scaling: the next ordinal is acted on at once, not after a watch event; a member deleted from PD is recorded at once', async () => {
-    const report = await run('pd-scale-out-in.yaml');
+    const report = await runStoryOnce('pd-scale-out-in.yaml');
     const replicasAt = (replicas: number, afterMs: number) =>
       byReconciler(report).find((a) => a.verb === 'update' && a.kind === 'StatefulSet' && a.atMs >= afterMs && (a.object as { spec: { replicas: number } }).spec.replicas === replicas)?.atMs;
     const outMs = entryAtMs(report, 'patch', 0);
@@ -755,7 +756,8 @@ describe('what the whole-cluster stories show', () => {
 });
 
 describe('tidb-reconciler simulate exit codes', () => {
-  const cli = (args: string[]) => spawnSync(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'simulate', ...args], { encoding: 'utf8', timeout: 120_000 });
+  // The run's prebuilt command (test/support/prebuilt-cli.ts): the same code, half the start-up CPU.
+  const cli = (args: string[]) => spawnSync(prebuiltCli().command, [...prebuiltCli().args, 'simulate', ...args], { encoding: 'utf8', timeout: 120_000 });
 
   it('an invalid file exits 2 with one line naming the field, and runs nothing', () => {
     const dir = mkdtempSync(join(tmpdir(), 'scenario-'));

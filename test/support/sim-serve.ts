@@ -1,7 +1,7 @@
 /**
  * A running `tidb-reconciler sim serve` for kubectl tests: started as a user starts it (its own
- * process, a kubeconfig written to a temp dir), with a kubectl bound to that kubeconfig; stopped
- * with SIGINT, waiting for the process to exit so nothing outlives the tests.
+ * process, the run's prebuilt command, a kubeconfig written to a temp dir), with a kubectl bound to
+ * that kubeconfig; stopped with SIGINT, waiting for the process to exit so nothing outlives the tests.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { request as httpsRequest } from 'node:https';
@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { type Kubectl, kubectlFor } from './kubectl.js';
+import { prebuiltCli } from './prebuilt-cli.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 
 /** A started server: its URL and bearer token (empty when none), kubectl against it, and stop. */
 export type SimServe = {
@@ -34,7 +34,8 @@ export type SimServe = {
 export async function startSimServe(podStartup = '200ms'): Promise<SimServe> {
   const dir = mkdtempSync(join(tmpdir(), 'sim-serve-'));
   const kubeconfigPath = join(dir, 'kubeconfig');
-  const server: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin', 'tidb-reconciler.js'), 'sim', 'serve', '--kubeconfig', kubeconfigPath, '--pod-startup', podStartup], {
+  const cli = prebuiltCli();
+  const server: ChildProcess = spawn(cli.command, [...cli.args, 'sim', 'serve', '--kubeconfig', kubeconfigPath, '--pod-startup', podStartup], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -43,6 +43,23 @@ export async function runStory(file: string, opts: Omit<StoryOptions<never>, 'in
   return (await runStoryAndInspect(file, opts)).report;
 }
 
+/** The unchanged runs `runStoryOnce` made in this suite (one jest module registry), by file. */
+const onceRuns = new Map<string, Promise<ScenarioReport>>();
+
+/**
+ * Runs `file` at its own seed once per suite and gives every caller that one report: for the tests of
+ * a suite that each read another part of the same story (a report is only read, never changed). A
+ * suite keeps what it asks for this way until it ends, so only stories several tests read go here.
+ */
+export function runStoryOnce(file: string): Promise<ScenarioReport> {
+  let run = onceRuns.get(file);
+  if (run === undefined) {
+    run = runStory(file);
+    onceRuns.set(file, run);
+  }
+  return run;
+}
+
 /** What every story must show, whatever else its suite checks: the parts of a report the pass check reads. */
 export type StoryVerdict = { failedEntries: unknown[]; violations: unknown[]; invariantsChecked: number; passed: boolean };
 
