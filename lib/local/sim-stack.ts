@@ -5,7 +5,8 @@
  * reconcile, sweep, admin — each on its own local runtime signed as its own role. Only the ends
  * differ from AWS, and they enforce the packaged template's IAM (lib/local/iam/).
  */
-import type { Context, SQSEvent } from 'aws-lambda';
+import type { SQSEvent } from 'aws-lambda';
+import { simulatedContext } from './lambda-context.js';
 import { createAdminHandler } from '../../functions/admin.js';
 import { createReconcileHandler } from '../../functions/reconcile.js';
 import { createSweepHandler } from '../../functions/sweep.js';
@@ -43,27 +44,9 @@ import { RequestCounter } from './request-counts.js';
 import { countApiRequests, countExchanges } from './request-boundaries.js';
 import type { Scenario } from './scenario/types.js';
 import { worldStorageClasses } from './scenario/storage-classes.js';
-import { eksClusterOf } from './scenario/eks-clusters.js';
-import { type ExtraEks, namedRuntimes, startExtraEks, stopExtraEks, takeApiServerDown } from './eks-worlds.js';
-import { type Fleet, fleetOf } from '../wiring/fleet.js';
+import { EksWorlds, namedRuntimes } from './eks-worlds.js';
 
-/** The simulated Lambda context every invocation gets (60 s budget, as the deployed functions). */
-export function simulatedContext(id: string): Context {
-  return {
-    awsRequestId: id,
-    functionName: 'tidb-reconciler-simulate',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:tidb-reconciler-simulate',
-    memoryLimitInMB: '1024',
-    logGroupName: '/aws/lambda/simulate',
-    logStreamName: 'simulate',
-    callbackWaitsForEmptyEventLoop: false,
-    getRemainingTimeInMillis: () => 60_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
+export { simulatedContext } from './lambda-context.js';
 
 /**
  * A crash plan: the next `times` invocations die after `afterActions` reconciler writes each; with
@@ -93,10 +76,8 @@ export class SimStack {
   writesThisInvocation = 0;
   crash: CrashPlan | undefined;
   duplicate: { factor: number; untilMs: number } | undefined;
-  /** The further EKS clusters of `sim.eksClusters` (none without it), each its own world (eks-worlds.ts). */
-  readonly extraEks: ExtraEks[] = [];
-  /** The `eks-api-down` fault on the first EKS cluster: its API server refuses every request until then. */
-  private firstApiDownUntilMs = 0;
+  /** Every world of the run: the first and the further EKS clusters of `sim.eksClusters` (eks-worlds.ts). */
+  readonly eks: EksWorlds;
   private current: MortalRuntime | undefined;
   private invocationSeq = 0;
   /**
@@ -152,6 +133,7 @@ export class SimStack {
     requests: RequestCounter,
   ) {
     this.requests = requests;
+    this.eks = new EksWorlds(scenario, { world, sim, exporter }, clock);
     this.sweeps = new AsyncInvoker(clock, () => this.invokeSweep(), (f: AsyncFailure) => this.invocationFailed({ fn: 'sweep', error: f.error, ...(f.retryInMs === undefined ? {} : { retryInMs: f.retryInMs }) }));
   }
 
@@ -222,11 +204,10 @@ export class SimStack {
     const stack = new SimStack(clock, handlerClock, scenario, sim, world, dynamo, queue, runtimes, exporter, delivery, denials, accessEntries, requests);
     holder.stack = stack;
     stack.buildRuntime = () => runtimesOf().reconcile;
-    const extraParts = { scenario, seed, clock, handlerClock, logger, dynamo, runtimeParts: parts, sending, requests, rbac: watched === undefined ? rbac : namespacedRbac(rbac, watched), callers };
-    for (const [i, eks] of (eksClusters ?? []).slice(1).entries()) stack.extraEks.push(await startExtraEks(extraParts, eks.name, i + 1));
+    await stack.eks.startExtra({ scenario, seed, clock, handlerClock, logger, dynamo, runtimeParts: parts, sending, requests, rbac: watched === undefined ? rbac : namespacedRbac(rbac, watched), callers });
     world.server.onWrite = () => stack.countWrite();
     const previousHook = world.server.requestHook;
-    world.server.requestHook = (method, path) => stack.firstApiDown() ?? stack.dieBeforeWrite(method) ?? previousHook?.(method, path);
+    world.server.requestHook = (method, path) => stack.eks.firstApiDown() ?? stack.dieBeforeWrite(method) ?? previousHook?.(method, path);
     exporter.start();
     return stack;
   }
@@ -239,7 +220,7 @@ export class SimStack {
     const mortal = mortalRuntime(this.freshRuntime?.() ?? this.runtime);
     this.current = mortal;
     this.writesThisInvocation = 0;
-    const handler = createReconcileHandler(this.extraEks.length === 0 ? { runtime: () => mortal.runtime } : { fleet: () => fleetOf([mortal.runtime, ...this.extraEks.map((e) => e.runtimes.reconcile)]) });
+    const handler = createReconcileHandler(this.eks.handlerOptions(mortal.runtime, 'reconcile'));
     try {
       const context = simulatedContext(`sim-${++this.invocationSeq}`);
       const run = mortal.run(() => handler(event, context)) as Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
@@ -273,7 +254,7 @@ export class SimStack {
     const arn = callerArn.includes(':role/') ? sessionArnOf(callerArn, 'simulate') : callerArn;
     const event = functionUrlEvent(JSON.stringify(payload), { arn, accountId: arn.split(':')[4] ?? '' }, id);
     try {
-      const response = urlResponseOf(await createAdminHandler({ ...this.fleetOf('admin'), accessEntries: () => this.accessEntries, redrive: () => this.adminRedrive() })(event, simulatedContext(id)));
+      const response = urlResponseOf(await createAdminHandler({ ...this.eks.handlerOptions(this.runtimes.admin, 'admin'), accessEntries: () => this.accessEntries, redrive: () => this.adminRedrive() })(event, simulatedContext(id)));
       return JSON.parse(response.body) as unknown;
     } catch (err) {
       this.invocationFailed({ fn: 'admin', error: errorMessage(err) });
@@ -287,7 +268,7 @@ export class SimStack {
    */
   async invokeSweep(): Promise<void> {
     this.iam.authorizeScheduledInvoke('sweep');
-    await createSweepHandler(this.fleetOf('sweep'))({} as never, simulatedContext(`sweep-${++this.invocationSeq}`));
+    await createSweepHandler(this.eks.handlerOptions(this.runtimes.sweep, 'sweep'))({} as never, simulatedContext(`sweep-${++this.invocationSeq}`));
   }
 
   /**
@@ -297,7 +278,7 @@ export class SimStack {
    */
   async exporterIdle(maxWallMs = 30_000): Promise<void> {
     const until = Date.now() + maxWallMs;
-    while (!(this.exporter.isIdle() && this.extraEks.every((e) => e.exporter.isIdle())) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 1));
+    while (!(this.exporter.isIdle() && this.eks.extraIdle()) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 1));
   }
 
   /**
@@ -309,52 +290,10 @@ export class SimStack {
     const stopping = this.exporter.stop().finally(() => (stopped = true));
     for (let i = 0; i < 600 && !stopped; i++) await this.clock.advance(1000);
     await stopping;
-    for (const eks of this.extraEks) await stopExtraEks(eks, this.clock);
+    await this.eks.stopExtra();
     this.sim.stop();
     await this.world.stop();
     await this.dynamo.close();
-  }
-
-  /**
-   * The `eks-api-down` fault: EKS cluster `eks` (of `sim.eksClusters`) has its API server refuse
-   * every request and its exporter run no session for `forMs`. False when no such cluster runs.
-   */
-  eksApiDown(eks: string, forMs: number): boolean {
-    const now = this.clock.nowMs();
-    const extra = this.extraEks.find((e) => e.name === eks);
-    if (extra !== undefined) {
-      takeApiServerDown(extra, now, forMs);
-      return true;
-    }
-    if (this.scenario.sim.eksClusters?.[0]?.name !== eks) return false;
-    this.firstApiDownUntilMs = Math.max(this.firstApiDownUntilMs, now + forMs);
-    this.exporter.down(forMs);
-    return true;
-  }
-
-  /**
-   * The world TidbCluster `namespace/name` is in: the further EKS cluster `sim.eksClusters` places it
-   * in, else the first.
-   */
-  worldOf(namespace: string, name: string): SimWorld {
-    const eks = eksClusterOf(this.scenario.sim.eksClusters, namespace, name);
-    return this.extraEks.find((e) => e.name === eks)?.world ?? this.world;
-  }
-
-  /** The world and processes pod `namespace/pod` runs in (the first world's when it has it), or undefined when none has it. */
-  podWorld(namespace: string, pod: string): { readonly world: SimWorld; readonly sim: TidbSimulation } | undefined {
-    return [{ world: this.world, sim: this.sim }, ...this.extraEks].find((w) => w.world.store.get('Pod', namespace, pod) !== undefined);
-  }
-
-  /** The handler options of function `fn`: its runtime, or with several EKS clusters the fleet of its runtimes. */
-  private fleetOf(fn: 'sweep' | 'admin'): { runtime: () => Runtime } | { fleet: () => Fleet } {
-    if (this.extraEks.length === 0) return { runtime: () => this.runtimes[fn] };
-    return { fleet: () => fleetOf([this.runtimes[fn], ...this.extraEks.map((e) => e.runtimes[fn])]) };
-  }
-
-  private firstApiDown(): ApiError | undefined {
-    if (this.clock.nowMs() >= this.firstApiDownUntilMs) return undefined;
-    return new ApiError(503, 'ServiceUnavailable', `the API server of EKS cluster ${this.scenario.sim.eksClusters?.[0]?.name ?? 'local'} is unavailable`);
   }
 
   private invocationFailed(e: InvocationError): void {

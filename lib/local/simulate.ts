@@ -122,7 +122,7 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
       // The world enforces infra/'s RBAC on every function's request: a 403 fails the run (ADR 0017).
       { name: 'rbac-allows-every-call', violations: (stack.world.gate?.denials ?? []).map((d) => ({ atMs: rel(d.atMs), message: d.message })) },
       // Each further EKS cluster's world (sim.eksClusters) keeps its own invariants and RBAC, named by its cluster.
-      ...stack.extraEks.flatMap((e) => [
+      ...stack.eks.extra.flatMap((e) => [
         ...e.sim.invariants().map((inv) => ({ name: `${e.name}:${inv.name}`, violations: inv.violations.map((v) => ({ atMs: rel(v.atMs), message: v.message })) })),
         { name: `${e.name}:rbac-allows-every-call`, violations: (e.world.gate?.denials ?? []).map((d) => ({ atMs: rel(d.atMs), message: d.message })) },
       ]),
@@ -223,7 +223,7 @@ export function conditionHolds(stack: SimStack, until: WaitCondition): boolean {
     case 'ready':
       return watchedClusters(stack.scenario).every((c) => {
         // Each TidbCluster in the world of its EKS cluster (sim.eksClusters; the one world without it).
-        const store = stack.worldOf(c.metadata.namespace, c.metadata.name).store;
+        const store = stack.eks.worldOf(c.metadata.namespace, c.metadata.name).store;
         return isClusterReady(store, store.get('TidbCluster', c.metadata.namespace, c.metadata.name));
       });
     case 'phase':
@@ -259,7 +259,7 @@ function applyCluster(stack: SimStack): void {
   // Each in the world of its EKS cluster (sim.eksClusters), its namespace made there first.
   else {
     for (const c of clusters) {
-      const target = stack.worldOf(c.metadata.namespace, c.metadata.name).store;
+      const target = stack.eks.worldOf(c.metadata.namespace, c.metadata.name).store;
       if (!target.get('Namespace', undefined, c.metadata.namespace)) target.create('Namespace', { metadata: { name: c.metadata.namespace } });
       target.create('TidbCluster', structuredClone(c) as unknown as KubeObject, { fieldValidation: 'Strict' });
     }
@@ -269,7 +269,7 @@ function applyCluster(stack: SimStack): void {
 /** The store an object of a `waitFor` lives in: a TidbCluster's EKS cluster's world, every other kind the first world's. */
 function storeOfRef(stack: SimStack, ref: ObjectRef): SimStack['world']['store'] {
   const namespace = refNamespace(stack, ref);
-  return ref.kind === 'TidbCluster' && namespace !== undefined ? stack.worldOf(namespace, ref.name).store : stack.world.store;
+  return ref.kind === 'TidbCluster' && namespace !== undefined ? stack.eks.worldOf(namespace, ref.name).store : stack.world.store;
 }
 
 function recordWrite(record: (a: Omit<ActionRecord, 'atMs'>) => void, actor: Actor, w: WriteRecord): void {
@@ -305,7 +305,7 @@ function finalState(stack: SimStack, t0: number): FinalState {
     // Volumes are cluster-scoped: those of the clusters' claims, keyed PersistentVolume/<name>.
     for (const pv of store.list('PersistentVolume', undefined, (v) => isVolumeOfNamespace(v, ns))) objects[objectKey('PersistentVolume', undefined, pv.metadata.name ?? '')] = pv;
   }
-  const all = clusters.length === 1 ? {} : { tidbclusters: Object.fromEntries(clusters.map((c) => [`${c.metadata.namespace}/${c.metadata.name}`, stack.worldOf(c.metadata.namespace, c.metadata.name).store.get('TidbCluster', c.metadata.namespace, c.metadata.name) ?? null])) };
+  const all = clusters.length === 1 ? {} : { tidbclusters: Object.fromEntries(clusters.map((c) => [`${c.metadata.namespace}/${c.metadata.name}`, stack.eks.worldOf(c.metadata.namespace, c.metadata.name).store.get('TidbCluster', c.metadata.namespace, c.metadata.name) ?? null])) };
   const pd = stack.sim.snapshot(m.namespace, m.name);
   const datasetOf = (ns: string, name: string) => ({ checksum: stack.sim.backups.datasets.at(ns, name).checksum, ts: tsoOf(stack.clock.nowMs()) });
   const backups =

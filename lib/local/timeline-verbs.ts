@@ -77,7 +77,7 @@ function fault(stack: SimStack, f: Fault): VerbResult {
   switch (f.kind) {
     case 'pod-down': {
       // The pod of a TidbCluster sim.eksClusters places in a further EKS cluster dies in that world.
-      const where = 'pod' in f ? stack.podWorld(namespace, f.pod) : undefined;
+      const where = 'pod' in f ? stack.eks.podWorld(namespace, f.pod) : undefined;
       if (where === undefined) return { ok: false, error: `pod ${namespace}/${f.pod} does not exist` };
       where.sim.faults.podDown(namespace, f.pod);
       return OK;
@@ -114,7 +114,7 @@ function fault(stack: SimStack, f: Fault): VerbResult {
       stack.exporter.down(f.forMs);
       return OK;
     case 'eks-api-down':
-      return stack.eksApiDown(f.eks, f.forMs) ? OK : { ok: false, error: `EKS cluster ${f.eks} is not running` };
+      return stack.eks.apiDown(f.eks, f.forMs) ? OK : { ok: false, error: `EKS cluster ${f.eks} is not running` };
     case 'step-crash':
       stack.crash = { afterActions: f.afterActions, times: f.times };
       return OK;
@@ -137,7 +137,7 @@ function killJobPod(stack: SimStack, namespace: string, job: string): VerbResult
 function heal(stack: SimStack, h: HealTarget): VerbResult {
   if (h.kind === 'pod') {
     const namespace = namespaceOfPod(stack.scenario, h.pod);
-    (stack.podWorld(namespace, h.pod)?.sim ?? stack.sim).faults.podUp(namespace, h.pod);
+    (stack.eks.podWorld(namespace, h.pod)?.sim ?? stack.sim).faults.podUp(namespace, h.pod);
   }
   else if (h.kind === 'node') stack.sim.faults.nodeUp(h.node);
   else stack.sim.faults.fixImage(h.image);
