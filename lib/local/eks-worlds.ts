@@ -30,6 +30,7 @@ import { worldStorageClasses } from './scenario/storage-classes.js';
 import { type SimFunction, type SimRuntimeParts, simRuntimes } from './sim-runtimes.js';
 import { StoreWatchSource } from './store-watch-source.js';
 import type { KubeObject } from '../sim/object.js';
+import type { SimEks } from './eks-describe.js';
 import { eksClusterOf } from './scenario/eks-clusters.js';
 import { scenarioClusters, type TidbClusterManifest } from './scenario/types.js';
 
@@ -53,7 +54,9 @@ export type ExtraEksParts = {
   readonly handlerClock: HandlerClock;
   readonly logger: Logger;
   readonly dynamo: EmbeddedDynamo;
-  readonly runtimeParts: Omit<SimRuntimeParts, 'world'>;
+  readonly runtimeParts: Omit<SimRuntimeParts, 'world' | 'kubeconfigs'>;
+  /** The world's EKS, whose DescribeCluster each function's cold start asks (eks-describe.ts). */
+  readonly eksApi: SimEks;
   readonly sending: ReconcileQueue;
   readonly requests: RequestCounter;
   /** The RBAC objects applied to the first world (infra/'s manifests, namespace-scoped when the scenario is). */
@@ -79,8 +82,12 @@ export async function startExtraEks(parts: ExtraEksParts, name: string, index: n
   applyRbacObjects(world, parts.rbac);
   applyRbacObjects(world, operatorRbacObjects(SCENARIO_OPERATOR));
   countApiRequests(world.server, parts.callers, parts.requests);
-  const runtimes = namedRuntimes(simRuntimes({ ...parts.runtimeParts, world }), name);
   const ids = parts.dynamo.identities;
+  parts.eksApi.add(name, world);
+  // As deployed with a registry: each function's cold start reads this cluster's endpoint and CA from DescribeCluster.
+  const { kubeconfigs: _first, ...runtimeParts } = parts.runtimeParts as SimRuntimeParts;
+  const kubeconfigs = await parts.eksApi.kubeconfigs(name, world, ids, parts.handlerClock, seed + 6);
+  const runtimes = namedRuntimes(simRuntimes({ ...runtimeParts, world, kubeconfigs }), name);
   const latency = scenario.sim.latency ?? DEFAULT_LATENCY;
   const exporterDeps = { source: new StoreWatchSource(world.store, () => parts.requests.count('exporter')), queue: ids.queue('exporter', parts.sending), state: new DynamoStateStore(ids.dynamo('exporter'), { tableName: parts.dynamo.tableName }), clock, logger, random: seededRandom(seed + 1) };
   const exporterOptions = { k8sCluster: name, resources: watchedResources(scenario.config.watchNamespaces), flushWindowMs: 1000 };

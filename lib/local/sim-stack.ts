@@ -45,6 +45,7 @@ import { countApiRequests, countExchanges } from './request-boundaries.js';
 import type { Scenario } from './scenario/types.js';
 import { worldStorageClasses } from './scenario/storage-classes.js';
 import { EksWorlds, namedRuntimes } from './eks-worlds.js';
+import { eksClustersIam, SimEks } from './eks-describe.js';
 
 export { simulatedContext } from './lambda-context.js';
 
@@ -78,6 +79,8 @@ export class SimStack {
   duplicate: { factor: number; untilMs: number } | undefined;
   /** Every world of the run: the first and the further EKS clusters of `sim.eksClusters` (eks-worlds.ts). */
   readonly eks: EksWorlds;
+  /** With `sim.eksClusters`, the world's EKS API the functions' cold starts ask DescribeCluster (eks-describe.ts). */
+  eksApi: SimEks | undefined;
   private current: MortalRuntime | undefined;
   private invocationSeq = 0;
   /**
@@ -163,7 +166,8 @@ export class SimStack {
     const rbac = rbacFiles.flatMap((file) => rbacObjectsOf(file));
     applyRbacObjects(world, watched === undefined ? rbac : namespacedRbac(rbac, watched));
     const requests = new RequestCounter();
-    const dynamo = await startEmbeddedDynamo(undefined, options.iam, { requests });
+    // With a registry (sim.eksClusters), the template's IAM as packaged with it: DescribeCluster on exactly its clusters.
+    const dynamo = await startEmbeddedDynamo(undefined, options.iam ?? (eksClusters === undefined ? undefined : eksClustersIam(eksClusters.map((e) => e.name))), { requests });
     const ids = dynamo.identities;
     const users = (fns: string[]): Set<string> => new Set(fns.filter((fn) => ids.iam.functionNames().includes(fn)).map((fn) => functionUser(ids, fn).name));
     const callers = { functions: users(['reconcile', 'sweep', 'timer', 'admin']), exporter: users(['exporter']) };
@@ -180,9 +184,18 @@ export class SimStack {
       changeVisibility: (handle, seconds) => queue.changeVisibility(handle, seconds),
     };
     const parts = { scenario, seed, world, dynamo, queue, sending, scheduler, clock: handlerClock, logger, countClaim: () => holder.stack && holder.stack.steps++, onExchange: countExchanges(world.store, requests) };
-    // With sim.eksClusters, the first world is the first EKS cluster, named as the file names it.
+    // With sim.eksClusters, the first world is the first EKS cluster, named as the file names it, and
+    // each function's cold start reads its endpoint and CA from the world's EKS (eks-describe.ts).
     const firstEks = eksClusters?.[0]?.name;
-    const runtimesOf = (): Record<SimFunction, Runtime> => (firstEks === undefined ? simRuntimes(parts) : namedRuntimes(simRuntimes(parts), firstEks));
+    const eksApi = new SimEks();
+    if (firstEks !== undefined) eksApi.add(firstEks, world);
+    const kubeconfigs = firstEks === undefined ? {} : { kubeconfigs: await eksApi.kubeconfigs(firstEks, world, ids, handlerClock, seed + 6).catch(async (err: unknown) => {
+      // A cold start refused (no eks:DescribeCluster): nothing runs, so nothing is left open.
+      sim.stop();
+      await Promise.all([world.stop(), dynamo.close()]);
+      throw err;
+    }) };
+    const runtimesOf = (): Record<SimFunction, Runtime> => (firstEks === undefined ? simRuntimes(parts) : namedRuntimes(simRuntimes({ ...parts, ...kubeconfigs }), firstEks));
     const runtimes = runtimesOf();
     const latency: LatencyModel = scenario.sim.latency ?? DEFAULT_LATENCY;
     const exporterDeps = { source: new StoreWatchSource(world.store, () => requests.count('exporter')), queue: ids.queue('exporter', sending), state: new DynamoStateStore(ids.dynamo('exporter'), { tableName: dynamo.tableName }), clock: clock, logger, random: seededRandom(seed + 1) };
@@ -203,8 +216,9 @@ export class SimStack {
     const accessEntries = ids.accessEntries('admin', entries);
     const stack = new SimStack(clock, handlerClock, scenario, sim, world, dynamo, queue, runtimes, exporter, delivery, denials, accessEntries, requests);
     holder.stack = stack;
+    stack.eksApi = firstEks === undefined ? undefined : eksApi;
     stack.buildRuntime = () => runtimesOf().reconcile;
-    await stack.eks.startExtra({ scenario, seed, clock, handlerClock, logger, dynamo, runtimeParts: parts, sending, requests, rbac: watched === undefined ? rbac : namespacedRbac(rbac, watched), callers });
+    await stack.eks.startExtra({ eksApi, scenario, seed, clock, handlerClock, logger, dynamo, runtimeParts: parts, sending, requests, rbac: watched === undefined ? rbac : namespacedRbac(rbac, watched), callers });
     world.server.onWrite = () => stack.countWrite();
     const previousHook = world.server.requestHook;
     world.server.requestHook = (method, path) => stack.eks.firstApiDown() ?? stack.dieBeforeWrite(method) ?? previousHook?.(method, path);

@@ -103,6 +103,7 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
     steps: stack.steps,
     invocationErrors: stack.invocationErrors,
     requests: stack.requests.snapshot(),
+    ...(stack.eksApi === undefined ? {} : { eksRequests: stack.eksApi.requests }),
     invariants: [
       ...stack.sim.invariants().map((inv) => ({ name: inv.name, violations: inv.violations.map((v) => ({ atMs: rel(v.atMs), message: v.message })) })),
       // The local world enforces each function's role: a refused call fails the run (ADR 0014).

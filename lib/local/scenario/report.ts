@@ -136,8 +136,11 @@ export type ScenarioReport = {
   readonly steps: number;
   /** Handler invocations that threw; each was retried or redelivered as Lambda does, and the run went on. */
   readonly invocationErrors: number;
-  /** Requests over the whole run by target (lib/local/request-counts.ts; docs/SCENARIOS.md, Report). */
-  readonly requests: RequestCounts;
+  /**
+   * Requests over the whole run by target (lib/local/request-counts.ts; docs/SCENARIOS.md, Report);
+   * with `sim.eksClusters` also `eks`, the functions' EKS DescribeCluster requests.
+   */
+  readonly requests: RequestCounts & { readonly eks?: number };
   readonly timeline: readonly TimelineRecord[];
   readonly actions: readonly ActionRecord[];
   readonly invariants: readonly InvariantResult[];
@@ -160,6 +163,8 @@ export type FinishInput = {
   readonly invocationErrors: number;
   /** The run's requests by target; absent, none were counted (every target 0). */
   readonly requests?: RequestCounts;
+  /** EKS API requests (DescribeCluster), reported only when given (a deployment with a registry). */
+  readonly eksRequests?: number;
   readonly invariants: readonly InvariantResult[];
   readonly final: FinalState;
   readonly eksClusters?: Readonly<Record<string, EksWorldReport>>;
@@ -258,7 +263,7 @@ export class ReportBuilder {
       steps: input.steps,
       invocationErrors: input.invocationErrors,
       // Every target, in the documented order.
-      requests: Object.fromEntries(REQUEST_TARGETS.map((t) => [t, input.requests?.[t] ?? 0])) as RequestCounts,
+      requests: { ...(Object.fromEntries(REQUEST_TARGETS.map((t) => [t, input.requests?.[t] ?? 0])) as RequestCounts), ...(input.eksRequests === undefined ? {} : { eks: input.eksRequests }) },
       timeline,
       actions: [...this.actions],
       invariants,
