@@ -39,6 +39,20 @@ export class SimEks {
     this.clusters.put(name, LOCAL_REGION, { endpoint: world.url, caData: world.caData ?? '' });
   }
 
+  /**
+   * `kubeconfigs` of the first EKS cluster `name`, registering it first; when a cold start fails,
+   * `release` (what the stack started so far) runs before the error is thrown on.
+   */
+  async firstKubeconfigs(name: string, world: SimWorld, ids: FunctionIdentities, clock: Clock, seed: number, release: () => Promise<unknown>): Promise<Record<SimFunction, Record<string, unknown>>> {
+    this.add(name, world);
+    try {
+      return await this.kubeconfigs(name, world, ids, clock, seed);
+    } catch (err) {
+      await release();
+      throw err;
+    }
+  }
+
   /** DescribeCluster as function `fn`'s role calls it: counted, then authorised by the local IAM. */
   describerFor(ids: FunctionIdentities, fn: SimFunction): ClusterDescriber {
     const guarded = guardClusterDescriber(this.clusters, ids.iam, ids.principal(fn));
@@ -53,7 +67,7 @@ export class SimEks {
   async kubeconfigs(name: string, world: SimWorld, ids: FunctionIdentities, clock: Clock, seed: number): Promise<Record<SimFunction, Record<string, unknown>>> {
     const entry: EksClusterEntry = { name, region: LOCAL_REGION, authentication: 'iam-token' };
     const one = async (fn: SimFunction): Promise<Record<string, unknown>> => {
-      const [resolved] = await resolveEksClusters([entry], { describer: this.describerFor(ids, fn), clock, random: seededRandom(seed) });
+      const [resolved] = await resolveEksClusters([entry], { describer: this.describerFor(ids, fn), clock, random: seededRandom(seed + 6) });
       if (resolved === undefined) throw new TypeError(`EKS cluster ${name}: DescribeCluster resolved nothing`);
       const token = world.gate === undefined ? world.token : world.gate.tokens.issue(functionUser(ids, fn));
       return simKubeconfig(resolved.endpoint, token, 'default', resolved.caData === '' ? undefined : resolved.caData);

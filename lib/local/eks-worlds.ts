@@ -20,9 +20,9 @@ import type { HandlerClock } from './handler-clock.js';
 import type { VirtualClock } from '../platform/clock.js';
 import { operatorRbacObjects, SCENARIO_OPERATOR } from './admin-identity.js';
 import type { EmbeddedDynamo } from './dynalite.js';
-import { ContinuousExporter, ScheduledExporterSessions, type SimExporter } from './exporter-sessions.js';
+import { simExporter, type SimExporter } from './exporter-sessions.js';
 import { applyRbacObjects } from './function-rbac.js';
-import { DEFAULT_LATENCY, EXPORTER_SESSION_PERIOD_MS } from './latency.js';
+import { DEFAULT_LATENCY } from './latency.js';
 import type { RequestCounter } from './request-counts.js';
 import { countApiRequests } from './request-boundaries.js';
 import type { Scenario } from './scenario/types.js';
@@ -86,15 +86,12 @@ export async function startExtraEks(parts: ExtraEksParts, name: string, index: n
   parts.eksApi.add(name, world);
   // As deployed with a registry: each function's cold start reads this cluster's endpoint and CA from DescribeCluster.
   const { kubeconfigs: _first, ...runtimeParts } = parts.runtimeParts as SimRuntimeParts;
-  const kubeconfigs = await parts.eksApi.kubeconfigs(name, world, ids, parts.handlerClock, seed + 6);
+  const kubeconfigs = await parts.eksApi.kubeconfigs(name, world, ids, parts.handlerClock, seed);
   const runtimes = namedRuntimes(simRuntimes({ ...runtimeParts, world, kubeconfigs }), name);
   const latency = scenario.sim.latency ?? DEFAULT_LATENCY;
   const exporterDeps = { source: new StoreWatchSource(world.store, () => parts.requests.count('exporter')), queue: ids.queue('exporter', parts.sending), state: new DynamoStateStore(ids.dynamo('exporter'), { tableName: parts.dynamo.tableName }), clock, logger, random: seededRandom(seed + 1) };
   const exporterOptions = { k8sCluster: name, resources: watchedResources(scenario.config.watchNamespaces), flushWindowMs: 1000 };
-  const exporter: SimExporter =
-    latency.exporterGapMs > 0
-      ? new ScheduledExporterSessions(exporterDeps, exporterOptions, { periodMs: EXPORTER_SESSION_PERIOD_MS, gapMs: latency.exporterGapMs, phaseMs: Math.floor(seededRandom(seed + 5)() * EXPORTER_SESSION_PERIOD_MS) })
-      : new ContinuousExporter(exporterDeps, exporterOptions);
+  const exporter = simExporter(exporterDeps, exporterOptions, latency, seed);
   const eks: ExtraEks = { name, world, sim, runtimes, exporter, apiDownUntilMs: 0 };
   const previous = world.server.requestHook;
   // An API server that is down answers nothing useful: 503, as EKS's endpoint does while its control plane is unavailable.

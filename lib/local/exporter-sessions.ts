@@ -8,6 +8,8 @@
  */
 import type { Clock, TimerHandle } from '../platform/clock.js';
 import { Exporter, type ExporterCarry, type ExporterDeps, type ExporterOptions } from '../exporter/exporter.js';
+import { seededRandom } from '../queue/memory.js';
+import { EXPORTER_SESSION_PERIOD_MS, type LatencyModel } from './latency.js';
 
 /** What the simulated stack needs of its exporter. */
 export type SimExporter = {
@@ -163,4 +165,13 @@ export class ScheduledExporterSessions implements SimExporter {
 /** Every watch loop waiting for events or for its backoff (or stopped), no flush in flight. */
 function isExporterIdle(exporter: Exporter): boolean {
   return !exporter.isFlushing() && Object.values(exporter.status()).every((s) => s === 'watching' || s === 'waiting' || s === 'stopped');
+}
+
+/**
+ * The exporter of one simulated world: with a gap (`latency.exporterGapMs`), one Lambda session a
+ * period (15 minutes), the run starting at a seeded point of it (from `seed`); else one continuous core.
+ */
+export function simExporter(deps: ExporterDeps & { clock: Clock }, options: Omit<ExporterOptions, 'deadlineAtMs' | 'carry'>, latency: LatencyModel, seed: number): SimExporter {
+  if (latency.exporterGapMs <= 0) return new ContinuousExporter(deps, options);
+  return new ScheduledExporterSessions(deps, options, { periodMs: EXPORTER_SESSION_PERIOD_MS, gapMs: latency.exporterGapMs, phaseMs: Math.floor(seededRandom(seed + 5)() * EXPORTER_SESSION_PERIOD_MS) });
 }

@@ -18,7 +18,6 @@ import { MemoryReconcileQueue, seededRandom } from '../queue/memory.js';
 import { MemoryDeadLetterRedrive } from '../queue/memory-redrive.js';
 import type { DeadLetterRedrive } from '../queue/redrive.js';
 import type { OutgoingMessage, ReconcileQueue } from '../queue/port.js';
-import { ApiError } from '../sim/api-error.js';
 import { TidbSimulation } from '../sim/tidb/simulation.js';
 import { SimWorld } from '../sim/world.js';
 import { API_PROXY_RBAC_FILE, RECONCILER_RBAC_FILE, applyRbacObjects, functionUser, rbacObjectsOf } from './function-rbac.js';
@@ -33,13 +32,14 @@ import { type EmbeddedDynamo, startEmbeddedDynamo } from './dynalite.js';
 import { operatorAccessEntry, operatorRbacObjects, SCENARIO_OPERATOR, sessionArnOf } from './admin-identity.js';
 import { functionUrlEvent, urlResponseOf } from './function-url.js';
 import { HandlerClock } from './handler-clock.js';
-import { type MortalRuntime, mortalRuntime } from './mortal.js';
+import { mortalRuntime } from './mortal.js';
+import { InvocationCrashes } from './crash-plan.js';
 import { StoreWatchSource } from './store-watch-source.js';
 import { type SimFunction, simRuntimes } from './sim-runtimes.js';
 import { type InvokeResult, VirtualEventSource } from './virtual-delivery.js';
-import { ContinuousExporter, ScheduledExporterSessions, type SimExporter } from './exporter-sessions.js';
+import { simExporter, type SimExporter } from './exporter-sessions.js';
 import { LAMBDA_MAX_SESSION_SECONDS } from '../exporter/config.js';
-import { DEFAULT_LATENCY, EXPORTER_SESSION_PERIOD_MS, type LatencyModel } from './latency.js';
+import { DEFAULT_LATENCY, type LatencyModel } from './latency.js';
 import { RequestCounter } from './request-counts.js';
 import { countApiRequests, countExchanges } from './request-boundaries.js';
 import type { Scenario } from './scenario/types.js';
@@ -49,11 +49,7 @@ import { eksClustersIam, SimEks } from './eks-describe.js';
 
 export { simulatedContext } from './lambda-context.js';
 
-/**
- * A crash plan: the next `times` invocations die after `afterActions` reconciler writes each; with
- * `afterActions` 0, at their first write request, before it reaches the API server (nothing applied).
- */
-export type CrashPlan = { afterActions: number; times: number };
+export type { CrashPlan } from './crash-plan.js';
 
 /** The functions whose invocations can fail. */
 export type { SimFunction } from './sim-runtimes.js';
@@ -73,15 +69,13 @@ export class SimStack {
   onInvocationError: ((e: InvocationError) => void) | undefined;
   /** The sweep's scheduled events, invoked asynchronously with Lambda's retries. */
   readonly sweeps: AsyncInvoker;
-  /** Reconciler writes seen during the current invocation (for `step-crash`). */
-  writesThisInvocation = 0;
-  crash: CrashPlan | undefined;
+  /** The running reconcile invocation, its writes and the `step-crash` plan (crash-plan.ts). */
+  readonly crashes = new InvocationCrashes();
   duplicate: { factor: number; untilMs: number } | undefined;
   /** Every world of the run: the first and the further EKS clusters of `sim.eksClusters` (eks-worlds.ts). */
   readonly eks: EksWorlds;
   /** With `sim.eksClusters`, the world's EKS API the functions' cold starts ask DescribeCluster (eks-describe.ts). */
   eksApi: SimEks | undefined;
-  private current: MortalRuntime | undefined;
   private invocationSeq = 0;
   /**
    * When set, every reconcile invocation runs in a new execution environment: a runtime built afresh
@@ -188,24 +182,15 @@ export class SimStack {
     // each function's cold start reads its endpoint and CA from the world's EKS (eks-describe.ts).
     const firstEks = eksClusters?.[0]?.name;
     const eksApi = new SimEks();
-    if (firstEks !== undefined) eksApi.add(firstEks, world);
-    const kubeconfigs = firstEks === undefined ? {} : { kubeconfigs: await eksApi.kubeconfigs(firstEks, world, ids, handlerClock, seed + 6).catch(async (err: unknown) => {
-      // A cold start refused (no eks:DescribeCluster): nothing runs, so nothing is left open.
-      sim.stop();
-      await Promise.all([world.stop(), dynamo.close()]);
-      throw err;
-    }) };
+    // A cold start refused (no eks:DescribeCluster): nothing runs, so nothing is left open.
+    const kubeconfigs = firstEks === undefined ? {} : { kubeconfigs: await eksApi.firstKubeconfigs(firstEks, world, ids, handlerClock, seed, async () => (sim.stop(), await Promise.all([world.stop(), dynamo.close()]))) };
     const runtimesOf = (): Record<SimFunction, Runtime> => (firstEks === undefined ? simRuntimes(parts) : namedRuntimes(simRuntimes({ ...parts, ...kubeconfigs }), firstEks));
     const runtimes = runtimesOf();
     const latency: LatencyModel = scenario.sim.latency ?? DEFAULT_LATENCY;
     const exporterDeps = { source: new StoreWatchSource(world.store, () => requests.count('exporter')), queue: ids.queue('exporter', sending), state: new DynamoStateStore(ids.dynamo('exporter'), { tableName: dynamo.tableName }), clock: clock, logger, random: seededRandom(seed + 1) };
     // As the Lambda mode reads its settings (lib/exporter/config.ts): a watch stays open for its whole session.
     const exporterOptions = { k8sCluster: runtimes.reconcile.k8sCluster, resources: watchedResources(scenario.config.watchNamespaces), flushWindowMs: 1000, watchTimeoutSeconds: LAMBDA_MAX_SESSION_SECONDS };
-    // With a gap, one Lambda session a period (15 minutes), the run starting at a seeded point of it.
-    const exporter: SimExporter =
-      latency.exporterGapMs > 0
-        ? new ScheduledExporterSessions(exporterDeps, exporterOptions, { periodMs: EXPORTER_SESSION_PERIOD_MS, gapMs: latency.exporterGapMs, phaseMs: Math.floor(seededRandom(seed + 5)() * EXPORTER_SESSION_PERIOD_MS) })
-        : new ContinuousExporter(exporterDeps, exporterOptions);
+    const exporter = simExporter(exporterDeps, exporterOptions, latency, seed);
     // While an invocation is busy (its cold start, its steps' time), the world moves on: the handlers' clock drives time.
     const timing = { ...latency, visibleCount: () => queue.stats().visible, pass: (ms: number) => handlerClock.sleep(ms) };
     const delivery = new VirtualEventSource(ids.queue('reconcile', queue), (event) => holder.stack?.invokeReconcile(event) ?? Promise.resolve({ batchItemFailures: [] }), clock, ids.queueArn, timing);
@@ -219,9 +204,9 @@ export class SimStack {
     stack.eksApi = firstEks === undefined ? undefined : eksApi;
     stack.buildRuntime = () => runtimesOf().reconcile;
     await stack.eks.startExtra({ eksApi, scenario, seed, clock, handlerClock, logger, dynamo, runtimeParts: parts, sending, requests, rbac: watched === undefined ? rbac : namespacedRbac(rbac, watched), callers });
-    world.server.onWrite = () => stack.countWrite();
+    world.server.onWrite = () => stack.crashes.countWrite();
     const previousHook = world.server.requestHook;
-    world.server.requestHook = (method, path) => stack.eks.firstApiDown() ?? stack.dieBeforeWrite(method) ?? previousHook?.(method, path);
+    world.server.requestHook = (method, path) => stack.eks.firstApiDown() ?? stack.crashes.dieBeforeWrite(method) ?? previousHook?.(method, path);
     exporter.start();
     return stack;
   }
@@ -232,8 +217,7 @@ export class SimStack {
    */
   async invokeReconcile(event: SQSEvent): Promise<InvokeResult> {
     const mortal = mortalRuntime(this.freshRuntime?.() ?? this.runtime);
-    this.current = mortal;
-    this.writesThisInvocation = 0;
+    this.crashes.begin(mortal);
     const handler = createReconcileHandler(this.eks.handlerOptions(mortal.runtime, 'reconcile'));
     try {
       const context = simulatedContext(`sim-${++this.invocationSeq}`);
@@ -244,7 +228,7 @@ export class SimStack {
       this.invocationFailed({ fn: 'reconcile', error: errorMessage(err) });
       return 'failed';
     } finally {
-      this.current = undefined;
+      this.crashes.begin(undefined);
     }
   }
 
@@ -313,32 +297,6 @@ export class SimStack {
   private invocationFailed(e: InvocationError): void {
     this.invocationErrors++;
     this.onInvocationError?.(e);
-  }
-
-  /**
-   * A write request of an invocation planned to die before its first write: the invocation dies and
-   * the request is refused unapplied (its dead sender never sees the answer).
-   */
-  private dieBeforeWrite(method: string): ApiError | undefined {
-    const mortal = this.current;
-    const plan = this.crash;
-    if (!mortal || method === 'GET' || !plan || plan.afterActions !== 0 || plan.times <= 0) return undefined;
-    plan.times--;
-    if (plan.times === 0) this.crash = undefined;
-    mortal.kill();
-    return new ApiError(503, 'ServiceUnavailable', 'the sending invocation died before this request was sent');
-  }
-
-  private countWrite(): void {
-    const mortal = this.current;
-    if (!mortal) return;
-    this.writesThisInvocation++;
-    const plan = this.crash;
-    if (plan && plan.afterActions > 0 && plan.times > 0 && this.writesThisInvocation >= plan.afterActions) {
-      plan.times--;
-      if (plan.times === 0) this.crash = undefined;
-      mortal.kill();
-    }
   }
 }
 

@@ -126,7 +126,7 @@ function fault(stack: SimStack, place: EksPlace, f: Fault, named: boolean): Verb
     case 'eks-api-down':
       return stack.eks.apiDown(f.eks, f.forMs) ? OK : { ok: false, error: `EKS cluster ${f.eks} is not running` };
     case 'step-crash':
-      stack.crash = { afterActions: f.afterActions, times: f.times };
+      stack.crashes.plan = { afterActions: f.afterActions, times: f.times };
       return OK;
     case 'duplicate-delivery':
       stack.duplicate = { factor: f.factor, untilMs: stack.clock.nowMs() + f.forMs };
