@@ -23,6 +23,7 @@ export const STORY_OWNERS: Readonly<Record<string, string>> = {
   'pd-local-volume-node-lost.yaml': 'local-volume-stories',
   'tikv-local-volume-node-lost.yaml': 'local-volume-stories',
   'pdms-rolling-upgrade.yaml': 'pdms-stories',
+  'two-eks-operations.yaml': 'two-eks-worlds',
 };
 
 /** The stories `suite` checks. */
