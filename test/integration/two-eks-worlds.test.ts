@@ -60,6 +60,8 @@ describe('entries and objects that name their EKS cluster (eks:)', () => {
     expect(Object.keys(report.final.objects).filter((k) => k.includes('team-b'))).toEqual([]);
     expect(eksB.pd?.stores.length).toBe(4);
     expect(report.final.pd.stores.length).toBe(3);
+    // admin with eks: eks-b addresses eks-b's TidbCluster.
+    expect(report.timeline.at(-1)).toMatchObject({ verb: 'admin', ok: true, answer: { key: 'eks-b/demo/other', cluster: { eksCluster: 'eks-b', namespace: 'demo', name: 'other' } } });
   }, 300_000);
 
   itChecksOwnedStoriesPass('two-eks-worlds');
