@@ -15,13 +15,14 @@ import { TidbSimulation } from '../sim/tidb/simulation.js';
 import { SimWorld } from '../sim/world.js';
 import { DynamoStateStore } from '../state/dynamo.js';
 import type { Runtime } from '../wiring/ports.js';
+import { type Fleet, fleetOf } from '../wiring/fleet.js';
 import type { HandlerClock } from './handler-clock.js';
 import type { VirtualClock } from '../platform/clock.js';
 import { operatorRbacObjects, SCENARIO_OPERATOR } from './admin-identity.js';
 import type { EmbeddedDynamo } from './dynalite.js';
-import { simExporterOf, type SimExporter } from './exporter-sessions.js';
+import { simExporter, type SimExporter } from './exporter-sessions.js';
 import { applyRbacObjects } from './function-rbac.js';
-import { DEFAULT_LATENCY, EXPORTER_SESSION_PERIOD_MS } from './latency.js';
+import { DEFAULT_LATENCY } from './latency.js';
 import type { RequestCounter } from './request-counts.js';
 import { countApiRequests } from './request-boundaries.js';
 import type { Scenario } from './scenario/types.js';
@@ -29,6 +30,9 @@ import { worldStorageClasses } from './scenario/storage-classes.js';
 import { type SimFunction, type SimRuntimeParts, simRuntimes } from './sim-runtimes.js';
 import { StoreWatchSource } from './store-watch-source.js';
 import type { KubeObject } from '../sim/object.js';
+import type { SimEks } from './eks-describe.js';
+import { eksClusterOf } from './scenario/eks-clusters.js';
+import { scenarioClusters, type TidbClusterManifest } from './scenario/types.js';
 
 /** One further simulated EKS cluster and what runs against it. */
 export type ExtraEks = {
@@ -50,7 +54,9 @@ export type ExtraEksParts = {
   readonly handlerClock: HandlerClock;
   readonly logger: Logger;
   readonly dynamo: EmbeddedDynamo;
-  readonly runtimeParts: Omit<SimRuntimeParts, 'world'>;
+  readonly runtimeParts: Omit<SimRuntimeParts, 'world' | 'kubeconfigs'>;
+  /** The world's EKS, whose DescribeCluster each function's cold start asks (eks-describe.ts). */
+  readonly eksApi: SimEks;
   readonly sending: ReconcileQueue;
   readonly requests: RequestCounter;
   /** The RBAC objects applied to the first world (infra/'s manifests, namespace-scoped when the scenario is). */
@@ -76,13 +82,16 @@ export async function startExtraEks(parts: ExtraEksParts, name: string, index: n
   applyRbacObjects(world, parts.rbac);
   applyRbacObjects(world, operatorRbacObjects(SCENARIO_OPERATOR));
   countApiRequests(world.server, parts.callers, parts.requests);
-  const runtimes = namedRuntimes(simRuntimes({ ...parts.runtimeParts, world }), name);
   const ids = parts.dynamo.identities;
+  parts.eksApi.add(name, world);
+  // As deployed with a registry: each function's cold start reads this cluster's endpoint and CA from DescribeCluster.
+  const { kubeconfigs: _first, ...runtimeParts } = parts.runtimeParts as SimRuntimeParts;
+  const kubeconfigs = await parts.eksApi.kubeconfigs(name, world, ids, parts.handlerClock, seed);
+  const runtimes = namedRuntimes(simRuntimes({ ...runtimeParts, world, kubeconfigs }), name);
   const latency = scenario.sim.latency ?? DEFAULT_LATENCY;
   const exporterDeps = { source: new StoreWatchSource(world.store, () => parts.requests.count('exporter')), queue: ids.queue('exporter', parts.sending), state: new DynamoStateStore(ids.dynamo('exporter'), { tableName: parts.dynamo.tableName }), clock, logger, random: seededRandom(seed + 1) };
   const exporterOptions = { k8sCluster: name, resources: watchedResources(scenario.config.watchNamespaces), flushWindowMs: 1000 };
-  const phaseMs = Math.floor(seededRandom(seed + 5)() * EXPORTER_SESSION_PERIOD_MS);
-  const exporter = simExporterOf(exporterDeps, exporterOptions, { periodMs: EXPORTER_SESSION_PERIOD_MS, gapMs: latency.exporterGapMs, phaseMs }, scenario.config.exporterAtRest);
+  const exporter = simExporter(exporterDeps, exporterOptions, latency, seed, scenario.config.exporterAtRest);
   const eks: ExtraEks = { name, world, sim, runtimes, exporter, apiDownUntilMs: 0 };
   const previous = world.server.requestHook;
   // An API server that is down answers nothing useful: 503, as EKS's endpoint does while its control plane is unavailable.
@@ -109,4 +118,100 @@ export async function stopExtraEks(eks: ExtraEks, clock: VirtualClock): Promise<
   await ending;
   eks.sim.stop();
   await eks.world.stop();
+}
+
+/** A world of the run as a timeline entry reaches it: its objects, its processes, its exporter session. */
+export type WorldParts = { readonly world: SimWorld; readonly sim: TidbSimulation; readonly exporter: SimExporter };
+
+/**
+ * One EKS cluster as a timeline entry names it (`eks:`): its world, and the TidbCluster its cluster
+ * verbs act on — the first of `clusters:` placed in it (the first cluster, in the first world);
+ * undefined when it holds none.
+ */
+export type EksPlace = WorldParts & { readonly name: string | undefined; readonly cluster: TidbClusterManifest | undefined };
+
+/**
+ * Every world of a run: the first (the one EKS cluster, or the first of `sim.eksClusters`) and the
+ * further ones. Finds the world of a TidbCluster or a pod, the place an entry's `eks:` names, and
+ * takes an EKS cluster's API server down (`eks-api-down`).
+ */
+export class EksWorlds {
+  /** The further EKS clusters of `sim.eksClusters` (none without it), each its own world. */
+  readonly extra: ExtraEks[] = [];
+  /** The `eks-api-down` fault on the first EKS cluster: its API server refuses every request until then. */
+  private firstApiDownUntilMs = 0;
+
+  constructor(
+    private readonly scenario: Scenario,
+    private readonly first: WorldParts,
+    private readonly clock: VirtualClock,
+  ) {}
+
+  /**
+   * The `eks-api-down` fault: EKS cluster `eks` (of `sim.eksClusters`) has its API server refuse
+   * every request and its exporter run no session for `forMs`. False when no such cluster runs.
+   */
+  apiDown(eks: string, forMs: number): boolean {
+    const now = this.clock.nowMs();
+    const extra = this.extra.find((e) => e.name === eks);
+    if (extra !== undefined) {
+      takeApiServerDown(extra, now, forMs);
+      return true;
+    }
+    if (this.scenario.sim.eksClusters?.[0]?.name !== eks) return false;
+    this.firstApiDownUntilMs = Math.max(this.firstApiDownUntilMs, now + forMs);
+    this.first.exporter.down(forMs);
+    return true;
+  }
+
+  /** The error the first API server answers while its `eks-api-down` fault lasts, else undefined. */
+  firstApiDown(): ApiError | undefined {
+    if (this.clock.nowMs() >= this.firstApiDownUntilMs) return undefined;
+    return new ApiError(503, 'ServiceUnavailable', `the API server of EKS cluster ${this.scenario.sim.eksClusters?.[0]?.name ?? 'local'} is unavailable`);
+  }
+
+  /** The world TidbCluster `namespace/name` is in: the further EKS cluster `sim.eksClusters` places it in, else the first. */
+  worldOf(namespace: string, name: string): SimWorld {
+    const eks = eksClusterOf(this.scenario.sim.eksClusters, namespace, name);
+    return this.extra.find((e) => e.name === eks)?.world ?? this.first.world;
+  }
+
+  /** The world and processes pod `namespace/pod` runs in (the first world's when it has it), or undefined when none has it. */
+  podWorld(namespace: string, pod: string): WorldParts | undefined {
+    return [this.first, ...this.extra].find((w) => w.world.store.get('Pod', namespace, pod) !== undefined);
+  }
+
+  /** The EKS cluster `eks` names (undefined or the first's name: the first world); undefined when none runs by that name. */
+  place(eks?: string): EksPlace | undefined {
+    const clusters = scenarioClusters(this.scenario);
+    if (eks === undefined || eks === this.scenario.sim.eksClusters?.[0]?.name) return { ...this.first, name: eks, cluster: this.scenario.cluster };
+    const extra = this.extra.find((e) => e.name === eks);
+    if (extra === undefined) return undefined;
+    const cluster = clusters.find((c) => eksClusterOf(this.scenario.sim.eksClusters, c.metadata.namespace, c.metadata.name) === eks);
+    return { world: extra.world, sim: extra.sim, exporter: extra.exporter, name: eks, cluster };
+  }
+
+  /** Starts the further EKS clusters of `sim.eksClusters` (its entries after the first), in order. */
+  async startExtra(parts: ExtraEksParts): Promise<void> {
+    for (const [i, eks] of (this.scenario.sim.eksClusters ?? []).slice(1).entries()) this.extra.push(await startExtraEks(parts, eks.name, i + 1));
+  }
+
+  /**
+   * The handler options of function `fn` whose first-world runtime is `first`: that runtime alone,
+   * or with further EKS clusters the fleet of every world's runtime of `fn`.
+   */
+  handlerOptions(first: Runtime, fn: SimFunction): { runtime: () => Runtime } | { fleet: () => Fleet } {
+    if (this.extra.length === 0) return { runtime: () => first };
+    return { fleet: () => fleetOf([first, ...this.extra.map((e) => e.runtimes[fn])]) };
+  }
+
+  /** Whether every further world's exporter is idle (see `SimStack.exporterIdle`). */
+  extraIdle(): boolean {
+    return this.extra.every((e) => e.exporter.isIdle());
+  }
+
+  /** Stops every further world (see `stopExtraEks`). */
+  async stopExtra(): Promise<void> {
+    for (const eks of this.extra) await stopExtraEks(eks, this.clock);
+  }
 }

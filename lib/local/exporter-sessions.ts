@@ -12,6 +12,8 @@ import type { Clock, TimerHandle } from '../platform/clock.js';
 import type { AtRestSettings, ExporterAtRest, SessionPlan, SessionVerdict } from '../exporter/at-rest.js';
 import { Exporter, type ExporterCarry, type ExporterDeps, type ExporterOptions } from '../exporter/exporter.js';
 import { planNextSession, recordSession, sessionOptions } from '../exporter/session.js';
+import { seededRandom } from '../queue/memory.js';
+import { EXPORTER_SESSION_PERIOD_MS, type LatencyModel } from './latency.js';
 
 /** What the simulated stack needs of its exporter. */
 export type SimExporter = {
@@ -212,4 +214,13 @@ export function simExporterOf(
 /** Every watch loop waiting for events or for its backoff (or stopped), no flush in flight. */
 function isExporterIdle(exporter: Exporter): boolean {
   return !exporter.isFlushing() && Object.values(exporter.status()).every((s) => s === 'watching' || s === 'waiting' || s === 'drained' || s === 'stopped');
+}
+
+/**
+ * The exporter of one simulated world (`simExporterOf`): sessions of 15 minutes, the run starting at a
+ * seeded point of the period (from `seed`), when the latency model has a gap or `mode` is `catch-up`.
+ */
+export function simExporter(deps: ExporterDeps & { clock: Clock }, options: Omit<ExporterOptions, 'deadlineAtMs' | 'carry'>, latency: LatencyModel, seed: number, mode: ExporterAtRest = 'watch'): SimExporter {
+  const phaseMs = Math.floor(seededRandom(seed + 5)() * EXPORTER_SESSION_PERIOD_MS);
+  return simExporterOf(deps, options, { periodMs: EXPORTER_SESSION_PERIOD_MS, gapMs: latency.exporterGapMs, phaseMs }, mode);
 }

@@ -37,6 +37,8 @@ export type SimRuntimeParts = {
   readonly countClaim: () => unknown;
   /** Told of every exchange a function has with a component over the VPC (`componentAccess: direct`). */
   readonly onExchange?: (target: DialTarget) => void;
+  /** Each function's kubeconfig when its cold start resolved it (DescribeCluster, eks-describe.ts); absent, the world's for its access entry. */
+  readonly kubeconfigs?: Readonly<Record<SimFunction, Record<string, unknown>>>;
 };
 
 /** Each function's runtime (see the module comment). */
@@ -46,7 +48,7 @@ export function simRuntimes(p: SimRuntimeParts): Record<SimFunction, Runtime> {
   const runtimeOf = (fn: SimFunction): Runtime => {
     const base = localRuntime({
       // Its own token, authenticating as its EKS access entry (function-rbac.ts).
-      kubeConfig: functionKubeconfig(p.world, ids, fn),
+      kubeConfig: p.kubeconfigs?.[fn] ?? functionKubeconfig(p.world, ids, fn),
       dynamo: ids.dynamo(fn),
       tableName: p.dynamo.tableName,
       queue: ids.queue(fn, p.queue),

@@ -5,7 +5,8 @@
  * reconcile, sweep, admin — each on its own local runtime signed as its own role. Only the ends
  * differ from AWS, and they enforce the packaged template's IAM (lib/local/iam/).
  */
-import type { Context, SQSEvent } from 'aws-lambda';
+import type { SQSEvent } from 'aws-lambda';
+import { simulatedContext } from './lambda-context.js';
 import { createAdminHandler } from '../../functions/admin.js';
 import { createReconcileHandler } from '../../functions/reconcile.js';
 import { createSweepHandler } from '../../functions/sweep.js';
@@ -17,7 +18,6 @@ import { MemoryReconcileQueue, seededRandom } from '../queue/memory.js';
 import { MemoryDeadLetterRedrive } from '../queue/memory-redrive.js';
 import type { DeadLetterRedrive } from '../queue/redrive.js';
 import type { OutgoingMessage, ReconcileQueue } from '../queue/port.js';
-import { ApiError } from '../sim/api-error.js';
 import { TidbSimulation } from '../sim/tidb/simulation.js';
 import { SimWorld } from '../sim/world.js';
 import { API_PROXY_RBAC_FILE, RECONCILER_RBAC_FILE, applyRbacObjects, functionUser, rbacObjectsOf } from './function-rbac.js';
@@ -32,44 +32,24 @@ import { type EmbeddedDynamo, startEmbeddedDynamo } from './dynalite.js';
 import { operatorAccessEntry, operatorRbacObjects, SCENARIO_OPERATOR, sessionArnOf } from './admin-identity.js';
 import { functionUrlEvent, urlResponseOf } from './function-url.js';
 import { HandlerClock } from './handler-clock.js';
-import { type MortalRuntime, mortalRuntime } from './mortal.js';
+import { mortalRuntime } from './mortal.js';
+import { InvocationCrashes } from './crash-plan.js';
 import { StoreWatchSource } from './store-watch-source.js';
 import { type SimFunction, simRuntimes } from './sim-runtimes.js';
 import { type InvokeResult, VirtualEventSource } from './virtual-delivery.js';
-import { simExporterOf, type SimExporter } from './exporter-sessions.js';
+import { simExporter, type SimExporter } from './exporter-sessions.js';
 import { LAMBDA_MAX_SESSION_SECONDS } from '../exporter/config.js';
-import { DEFAULT_LATENCY, EXPORTER_SESSION_PERIOD_MS, type LatencyModel } from './latency.js';
+import { DEFAULT_LATENCY, type LatencyModel } from './latency.js';
 import { RequestCounter } from './request-counts.js';
 import { countApiRequests, countExchanges } from './request-boundaries.js';
 import type { Scenario } from './scenario/types.js';
 import { worldStorageClasses } from './scenario/storage-classes.js';
-import { eksClusterOf } from './scenario/eks-clusters.js';
-import { type ExtraEks, namedRuntimes, startExtraEks, stopExtraEks, takeApiServerDown } from './eks-worlds.js';
-import { type Fleet, fleetOf } from '../wiring/fleet.js';
+import { EksWorlds, namedRuntimes } from './eks-worlds.js';
+import { eksClustersIam, SimEks } from './eks-describe.js';
 
-/** The simulated Lambda context every invocation gets (60 s budget, as the deployed functions). */
-export function simulatedContext(id: string): Context {
-  return {
-    awsRequestId: id,
-    functionName: 'tidb-reconciler-simulate',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:tidb-reconciler-simulate',
-    memoryLimitInMB: '1024',
-    logGroupName: '/aws/lambda/simulate',
-    logStreamName: 'simulate',
-    callbackWaitsForEmptyEventLoop: false,
-    getRemainingTimeInMillis: () => 60_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
+export { simulatedContext } from './lambda-context.js';
 
-/**
- * A crash plan: the next `times` invocations die after `afterActions` reconciler writes each; with
- * `afterActions` 0, at their first write request, before it reaches the API server (nothing applied).
- */
-export type CrashPlan = { afterActions: number; times: number };
+export type { CrashPlan } from './crash-plan.js';
 
 /** The functions whose invocations can fail. */
 export type { SimFunction } from './sim-runtimes.js';
@@ -89,15 +69,13 @@ export class SimStack {
   onInvocationError: ((e: InvocationError) => void) | undefined;
   /** The sweep's scheduled events, invoked asynchronously with Lambda's retries. */
   readonly sweeps: AsyncInvoker;
-  /** Reconciler writes seen during the current invocation (for `step-crash`). */
-  writesThisInvocation = 0;
-  crash: CrashPlan | undefined;
+  /** The running reconcile invocation, its writes and the `step-crash` plan (crash-plan.ts). */
+  readonly crashes = new InvocationCrashes();
   duplicate: { factor: number; untilMs: number } | undefined;
-  /** The further EKS clusters of `sim.eksClusters` (none without it), each its own world (eks-worlds.ts). */
-  readonly extraEks: ExtraEks[] = [];
-  /** The `eks-api-down` fault on the first EKS cluster: its API server refuses every request until then. */
-  private firstApiDownUntilMs = 0;
-  private current: MortalRuntime | undefined;
+  /** Every world of the run: the first and the further EKS clusters of `sim.eksClusters` (eks-worlds.ts). */
+  readonly eks: EksWorlds;
+  /** With `sim.eksClusters`, the world's EKS API the functions' cold starts ask DescribeCluster (eks-describe.ts). */
+  eksApi: SimEks | undefined;
   private invocationSeq = 0;
   /**
    * When set, every reconcile invocation runs in a new execution environment: a runtime built afresh
@@ -152,6 +130,7 @@ export class SimStack {
     requests: RequestCounter,
   ) {
     this.requests = requests;
+    this.eks = new EksWorlds(scenario, { world, sim, exporter }, clock);
     this.sweeps = new AsyncInvoker(clock, () => this.invokeSweep(), (f: AsyncFailure) => this.invocationFailed({ fn: 'sweep', error: f.error, ...(f.retryInMs === undefined ? {} : { retryInMs: f.retryInMs }) }));
   }
 
@@ -181,7 +160,8 @@ export class SimStack {
     const rbac = rbacFiles.flatMap((file) => rbacObjectsOf(file));
     applyRbacObjects(world, watched === undefined ? rbac : namespacedRbac(rbac, watched));
     const requests = new RequestCounter();
-    const dynamo = await startEmbeddedDynamo(undefined, options.iam, { requests });
+    // With a registry (sim.eksClusters), the template's IAM as packaged with it: DescribeCluster on exactly its clusters.
+    const dynamo = await startEmbeddedDynamo(undefined, options.iam ?? (eksClusters === undefined ? undefined : eksClustersIam(eksClusters.map((e) => e.name))), { requests });
     const ids = dynamo.identities;
     const users = (fns: string[]): Set<string> => new Set(fns.filter((fn) => ids.iam.functionNames().includes(fn)).map((fn) => functionUser(ids, fn).name));
     const callers = { functions: users(['reconcile', 'sweep', 'timer', 'admin']), exporter: users(['exporter']) };
@@ -198,17 +178,19 @@ export class SimStack {
       changeVisibility: (handle, seconds) => queue.changeVisibility(handle, seconds),
     };
     const parts = { scenario, seed, world, dynamo, queue, sending, scheduler, clock: handlerClock, logger, countClaim: () => holder.stack && holder.stack.steps++, onExchange: countExchanges(world.store, requests) };
-    // With sim.eksClusters, the first world is the first EKS cluster, named as the file names it.
+    // With sim.eksClusters, the first world is the first EKS cluster, named as the file names it, and
+    // each function's cold start reads its endpoint and CA from the world's EKS (eks-describe.ts).
     const firstEks = eksClusters?.[0]?.name;
-    const runtimesOf = (): Record<SimFunction, Runtime> => (firstEks === undefined ? simRuntimes(parts) : namedRuntimes(simRuntimes(parts), firstEks));
+    const eksApi = new SimEks();
+    // A cold start refused (no eks:DescribeCluster): nothing runs, so nothing is left open.
+    const kubeconfigs = firstEks === undefined ? {} : { kubeconfigs: await eksApi.firstKubeconfigs(firstEks, world, ids, handlerClock, seed, async () => (sim.stop(), await Promise.all([world.stop(), dynamo.close()]))) };
+    const runtimesOf = (): Record<SimFunction, Runtime> => (firstEks === undefined ? simRuntimes(parts) : namedRuntimes(simRuntimes({ ...parts, ...kubeconfigs }), firstEks));
     const runtimes = runtimesOf();
     const latency: LatencyModel = scenario.sim.latency ?? DEFAULT_LATENCY;
     const exporterDeps = { source: new StoreWatchSource(world.store, () => requests.count('exporter')), queue: ids.queue('exporter', sending), state: new DynamoStateStore(ids.dynamo('exporter'), { tableName: dynamo.tableName }), clock: clock, logger, random: seededRandom(seed + 1) };
     // As the Lambda mode reads its settings (lib/exporter/config.ts): a watch stays open for its whole session.
     const exporterOptions = { k8sCluster: runtimes.reconcile.k8sCluster, resources: watchedResources(scenario.config.watchNamespaces), flushWindowMs: 1000, watchTimeoutSeconds: LAMBDA_MAX_SESSION_SECONDS };
-    // With a gap, one Lambda session a period (15 minutes), the run starting at a seeded point of it.
-    const phaseMs = Math.floor(seededRandom(seed + 5)() * EXPORTER_SESSION_PERIOD_MS);
-    const exporter = simExporterOf(exporterDeps, exporterOptions, { periodMs: EXPORTER_SESSION_PERIOD_MS, gapMs: latency.exporterGapMs, phaseMs }, scenario.config.exporterAtRest);
+    const exporter = simExporter(exporterDeps, exporterOptions, latency, seed, scenario.config.exporterAtRest);
     // While an invocation is busy (its cold start, its steps' time), the world moves on: the handlers' clock drives time.
     const timing = { ...latency, visibleCount: () => queue.stats().visible, pass: (ms: number) => handlerClock.sleep(ms) };
     const delivery = new VirtualEventSource(ids.queue('reconcile', queue), (event) => holder.stack?.invokeReconcile(event) ?? Promise.resolve({ batchItemFailures: [] }), clock, ids.queueArn, timing);
@@ -219,12 +201,12 @@ export class SimStack {
     const accessEntries = ids.accessEntries('admin', entries);
     const stack = new SimStack(clock, handlerClock, scenario, sim, world, dynamo, queue, runtimes, exporter, delivery, denials, accessEntries, requests);
     holder.stack = stack;
+    stack.eksApi = firstEks === undefined ? undefined : eksApi;
     stack.buildRuntime = () => runtimesOf().reconcile;
-    const extraParts = { scenario, seed, clock, handlerClock, logger, dynamo, runtimeParts: parts, sending, requests, rbac: watched === undefined ? rbac : namespacedRbac(rbac, watched), callers };
-    for (const [i, eks] of (eksClusters ?? []).slice(1).entries()) stack.extraEks.push(await startExtraEks(extraParts, eks.name, i + 1));
-    world.server.onWrite = () => stack.countWrite();
+    await stack.eks.startExtra({ eksApi, scenario, seed, clock, handlerClock, logger, dynamo, runtimeParts: parts, sending, requests, rbac: watched === undefined ? rbac : namespacedRbac(rbac, watched), callers });
+    world.server.onWrite = () => stack.crashes.countWrite();
     const previousHook = world.server.requestHook;
-    world.server.requestHook = (method, path) => stack.firstApiDown() ?? stack.dieBeforeWrite(method) ?? previousHook?.(method, path);
+    world.server.requestHook = (method, path) => stack.eks.firstApiDown() ?? stack.crashes.dieBeforeWrite(method) ?? previousHook?.(method, path);
     exporter.start();
     return stack;
   }
@@ -235,9 +217,8 @@ export class SimStack {
    */
   async invokeReconcile(event: SQSEvent): Promise<InvokeResult> {
     const mortal = mortalRuntime(this.freshRuntime?.() ?? this.runtime);
-    this.current = mortal;
-    this.writesThisInvocation = 0;
-    const handler = createReconcileHandler(this.extraEks.length === 0 ? { runtime: () => mortal.runtime } : { fleet: () => fleetOf([mortal.runtime, ...this.extraEks.map((e) => e.runtimes.reconcile)]) });
+    this.crashes.begin(mortal);
+    const handler = createReconcileHandler(this.eks.handlerOptions(mortal.runtime, 'reconcile'));
     try {
       const context = simulatedContext(`sim-${++this.invocationSeq}`);
       const run = mortal.run(() => handler(event, context)) as Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
@@ -247,7 +228,7 @@ export class SimStack {
       this.invocationFailed({ fn: 'reconcile', error: errorMessage(err) });
       return 'failed';
     } finally {
-      this.current = undefined;
+      this.crashes.begin(undefined);
     }
   }
 
@@ -271,7 +252,7 @@ export class SimStack {
     const arn = callerArn.includes(':role/') ? sessionArnOf(callerArn, 'simulate') : callerArn;
     const event = functionUrlEvent(JSON.stringify(payload), { arn, accountId: arn.split(':')[4] ?? '' }, id);
     try {
-      const response = urlResponseOf(await createAdminHandler({ ...this.fleetOf('admin'), accessEntries: () => this.accessEntries, redrive: () => this.adminRedrive() })(event, simulatedContext(id)));
+      const response = urlResponseOf(await createAdminHandler({ ...this.eks.handlerOptions(this.runtimes.admin, 'admin'), accessEntries: () => this.accessEntries, redrive: () => this.adminRedrive() })(event, simulatedContext(id)));
       return JSON.parse(response.body) as unknown;
     } catch (err) {
       this.invocationFailed({ fn: 'admin', error: errorMessage(err) });
@@ -285,7 +266,7 @@ export class SimStack {
    */
   async invokeSweep(): Promise<void> {
     this.iam.authorizeScheduledInvoke('sweep');
-    await createSweepHandler(this.fleetOf('sweep'))({} as never, simulatedContext(`sweep-${++this.invocationSeq}`));
+    await createSweepHandler(this.eks.handlerOptions(this.runtimes.sweep, 'sweep'))({} as never, simulatedContext(`sweep-${++this.invocationSeq}`));
   }
 
   /**
@@ -295,7 +276,7 @@ export class SimStack {
    */
   async exporterIdle(maxWallMs = 30_000): Promise<void> {
     const until = Date.now() + maxWallMs;
-    while (!(this.exporter.isIdle() && this.extraEks.every((e) => e.exporter.isIdle())) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 1));
+    while (!(this.exporter.isIdle() && this.eks.extraIdle()) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 1));
   }
 
   /**
@@ -307,83 +288,15 @@ export class SimStack {
     const stopping = this.exporter.stop().finally(() => (stopped = true));
     for (let i = 0; i < 600 && !stopped; i++) await this.clock.advance(1000);
     await stopping;
-    for (const eks of this.extraEks) await stopExtraEks(eks, this.clock);
+    await this.eks.stopExtra();
     this.sim.stop();
     await this.world.stop();
     await this.dynamo.close();
   }
 
-  /**
-   * The `eks-api-down` fault: EKS cluster `eks` (of `sim.eksClusters`) has its API server refuse
-   * every request and its exporter run no session for `forMs`. False when no such cluster runs.
-   */
-  eksApiDown(eks: string, forMs: number): boolean {
-    const now = this.clock.nowMs();
-    const extra = this.extraEks.find((e) => e.name === eks);
-    if (extra !== undefined) {
-      takeApiServerDown(extra, now, forMs);
-      return true;
-    }
-    if (this.scenario.sim.eksClusters?.[0]?.name !== eks) return false;
-    this.firstApiDownUntilMs = Math.max(this.firstApiDownUntilMs, now + forMs);
-    this.exporter.down(forMs);
-    return true;
-  }
-
-  /**
-   * The world TidbCluster `namespace/name` is in: the further EKS cluster `sim.eksClusters` places it
-   * in, else the first.
-   */
-  worldOf(namespace: string, name: string): SimWorld {
-    const eks = eksClusterOf(this.scenario.sim.eksClusters, namespace, name);
-    return this.extraEks.find((e) => e.name === eks)?.world ?? this.world;
-  }
-
-  /** The world and processes pod `namespace/pod` runs in (the first world's when it has it), or undefined when none has it. */
-  podWorld(namespace: string, pod: string): { readonly world: SimWorld; readonly sim: TidbSimulation } | undefined {
-    return [{ world: this.world, sim: this.sim }, ...this.extraEks].find((w) => w.world.store.get('Pod', namespace, pod) !== undefined);
-  }
-
-  /** The handler options of function `fn`: its runtime, or with several EKS clusters the fleet of its runtimes. */
-  private fleetOf(fn: 'sweep' | 'admin'): { runtime: () => Runtime } | { fleet: () => Fleet } {
-    if (this.extraEks.length === 0) return { runtime: () => this.runtimes[fn] };
-    return { fleet: () => fleetOf([this.runtimes[fn], ...this.extraEks.map((e) => e.runtimes[fn])]) };
-  }
-
-  private firstApiDown(): ApiError | undefined {
-    if (this.clock.nowMs() >= this.firstApiDownUntilMs) return undefined;
-    return new ApiError(503, 'ServiceUnavailable', `the API server of EKS cluster ${this.scenario.sim.eksClusters?.[0]?.name ?? 'local'} is unavailable`);
-  }
-
   private invocationFailed(e: InvocationError): void {
     this.invocationErrors++;
     this.onInvocationError?.(e);
-  }
-
-  /**
-   * A write request of an invocation planned to die before its first write: the invocation dies and
-   * the request is refused unapplied (its dead sender never sees the answer).
-   */
-  private dieBeforeWrite(method: string): ApiError | undefined {
-    const mortal = this.current;
-    const plan = this.crash;
-    if (!mortal || method === 'GET' || !plan || plan.afterActions !== 0 || plan.times <= 0) return undefined;
-    plan.times--;
-    if (plan.times === 0) this.crash = undefined;
-    mortal.kill();
-    return new ApiError(503, 'ServiceUnavailable', 'the sending invocation died before this request was sent');
-  }
-
-  private countWrite(): void {
-    const mortal = this.current;
-    if (!mortal) return;
-    this.writesThisInvocation++;
-    const plan = this.crash;
-    if (plan && plan.afterActions > 0 && plan.times > 0 && this.writesThisInvocation >= plan.afterActions) {
-      plan.times--;
-      if (plan.times === 0) this.crash = undefined;
-      mortal.kill();
-    }
   }
 }
 

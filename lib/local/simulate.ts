@@ -9,7 +9,9 @@ import { tsoOf } from '../sim/backup/dataset.js';
 import { DEFAULT_GC_LIFE_TIME, GC_LIFE_TIME } from '../sim/tidb/sql-tidb-table.js';
 import type { SimStack } from './sim-stack.js';
 import { formatClock } from './scenario/progress.js';
-import { ReportBuilder, isVolumeOfNamespace, objectKey, type ActionRecord, type Actor, type FinalGcLifeTime, type FinalState, type ScenarioReport } from './scenario/report.js';
+import { ReportBuilder, type ActionRecord, type EksWorldReport, type FinalGcLifeTime, type FinalState, type ScenarioReport } from './scenario/report.js';
+import { type Phase, recordWorld, worldObjects, worldPd } from './world-report.js';
+import { eksClusterOf } from './scenario/eks-clusters.js';
 import { jsonPathEquals, jsonPathGreaterThan } from './scenario/jsonpath.js';
 import { isCustomKind } from './scenario/objects.js';
 import type { Progress } from './scenario/progress.js';
@@ -20,13 +22,9 @@ import { checkExpectation, takeMark, type Mark } from './expect-verbs.js';
 import { formatAdminAnswer, type TimeFormat } from './admin-format.js';
 import { explainTimeout, isClusterReady } from './wait-diagnosis.js';
 import type { KubeObject } from '../sim/object.js';
-import type { WriteRecord } from '../sim/server.js';
 import { EXPECTED_REQUESTS, unmetRequestBounds } from './scenario/expect.js';
 import { REQUEST_TARGETS, type RequestCounts } from './request-counts.js';
 
-type Phase = 'timeline' | 'reconciler' | 'sim';
-
-const FINAL_KINDS = ['StatefulSet', 'Deployment', 'Pod', 'PersistentVolumeClaim', 'Service', 'ConfigMap', 'ServiceAccount', 'Role', 'RoleBinding', 'Job', 'Backup', 'Restore', 'CompactBackup', 'TidbInitializer', 'TidbMonitor', 'TidbDashboard', 'TidbNGMonitoring'];
 
 /** Runs `stack.scenario` to its report. */
 export async function runScenario(stack: SimStack, progress: Progress): Promise<ScenarioReport> {
@@ -36,22 +34,12 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
   const report = new ReportBuilder(stack.scenario.name);
   let phase: Phase = 'timeline';
   const record = (a: Omit<ActionRecord, 'atMs'>): void => report.recordAction({ ...a, atMs: rel(stack.clock.nowMs()) } as ActionRecord);
-  const onWrite = stack.world.server.onWrite;
-  stack.world.server.onWrite = (w) => {
-    onWrite?.(w);
-    recordWrite(record, phase === 'timeline' ? 'timeline' : 'reconciler', w);
-  };
-  stack.sim.record = (a) => record({ actor: phase === 'timeline' ? 'timeline' : 'reconciler', verb: a.verb as ActionRecord['verb'], args: a.args, ...(a.error ? { error: a.error } : {}) });
-  stack.world.store.subscribe((ev) => {
-    // A client's request is recorded by onWrite; any other change made while a step runs (a
-    // controller's sync firing while a handler waits out a backoff) is the sim's, not the reconciler's.
-    const byRequest = stack.world.server.isServingRequest;
-    if (phase === 'reconciler' && byRequest) return;
-    const actor: Actor = phase === 'timeline' ? 'timeline' : 'sim';
-    if (ev.kind !== 'Pod' && ev.kind !== 'PersistentVolumeClaim' && ev.kind !== 'TidbCluster') return;
-    if (ev.type === 'MODIFIED' && (ev.kind !== 'TidbCluster' || actor !== 'timeline')) return;
-    const verb = ev.type === 'ADDED' ? 'create' : ev.type === 'DELETED' ? 'delete' : 'patch';
-    record({ actor, verb, kind: ev.kind, namespace: ev.object.metadata.namespace, name: ev.object.metadata.name, object: ev.type === 'DELETED' ? ev.previous ?? ev.object : ev.object });
+  recordWorld(stack.world, stack.sim, record, () => phase);
+  // Each further EKS cluster's world (sim.eksClusters) has its own actions, reported under its name.
+  const further = stack.eks.extra.map((e) => {
+    const actions = new ReportBuilder(e.name);
+    recordWorld(e.world, e.sim, (a) => actions.recordAction({ ...a, atMs: rel(stack.clock.nowMs()) } as ActionRecord), () => phase);
+    return { name: e.name, actions };
   });
   // While a handler sleeps (an in-call retry), the world moves on: what happens then is the sim's.
   let sleptIn: Phase = 'reconciler';
@@ -116,6 +104,7 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
     steps: stack.steps,
     invocationErrors: stack.invocationErrors,
     requests: stack.requests.snapshot(),
+    ...(stack.eksApi === undefined ? {} : { eksRequests: stack.eksApi.requests }),
     invariants: [
       ...stack.sim.invariants().map((inv) => ({ name: inv.name, violations: inv.violations.map((v) => ({ atMs: rel(v.atMs), message: v.message })) })),
       // The local world enforces each function's role: a refused call fails the run (ADR 0014).
@@ -123,7 +112,7 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
       // The world enforces infra/'s RBAC on every function's request: a 403 fails the run (ADR 0017).
       { name: 'rbac-allows-every-call', violations: (stack.world.gate?.denials ?? []).map((d) => ({ atMs: rel(d.atMs), message: d.message })) },
       // Each further EKS cluster's world (sim.eksClusters) keeps its own invariants and RBAC, named by its cluster.
-      ...stack.extraEks.flatMap((e) => [
+      ...stack.eks.extra.flatMap((e) => [
         ...e.sim.invariants().map((inv) => ({ name: `${e.name}:${inv.name}`, violations: inv.violations.map((v) => ({ atMs: rel(v.atMs), message: v.message })) })),
         { name: `${e.name}:rbac-allows-every-call`, violations: (e.world.gate?.denials ?? []).map((d) => ({ atMs: rel(d.atMs), message: d.message })) },
       ]),
@@ -133,6 +122,7 @@ export async function runScenario(stack: SimStack, progress: Progress): Promise<
       ...(stack.scenario.expect?.requests ? [{ name: EXPECTED_REQUESTS, violations: unmetRequests(stack, window).map((message) => ({ atMs: rel(stack.clock.nowMs()), message })) }] : []),
     ],
     final: finalState(stack, t0),
+    ...(further.length === 0 ? {} : { eksClusters: Object.fromEntries(further.map((f) => [f.name, { actions: f.actions.recordedActions(), ...furtherFinal(stack, f.name) }])) }),
   });
   progress.runFinished(out);
   return out;
@@ -198,9 +188,9 @@ async function runEntry(stack: SimStack, entry: TimelineEntry, runUntil: RunUnti
     return { ok: true };
   }
   if (entry.verb === 'waitFor') {
-    const reached = await runUntil(now + entry.timeoutMs, () => conditionHolds(stack, entry.until));
+    const reached = await runUntil(now + entry.timeoutMs, () => conditionHolds(stack, entry.until, entry.eks));
     if (reached) return { ok: true };
-    const about = entry.until.kind === 'jsonpath' && entry.until.object ? `; ${describeObject(stack, entry.until.object)}` : '';
+    const about = entry.until.kind === 'jsonpath' && entry.until.object ? `; ${describeObject(stack, entry.until.object, entry.eks)}` : '';
     return { ok: false, error: `${await explainTimeout(stack, entry.timeoutMs, t0Ms, entry.until)}${about}` };
   }
   // The admin function is the reconciler's; everything else a timeline verb does is the user's.
@@ -213,9 +203,9 @@ async function runEntry(stack: SimStack, entry: TimelineEntry, runUntil: RunUnti
 }
 
 /** What a timed-out `waitFor` on an object saw of it: gone, or its phase and latest condition. */
-function describeObject(stack: SimStack, ref: ObjectRef): string {
-  const namespace = refNamespace(stack, ref);
-  const o = storeOfRef(stack, ref).get(ref.kind, namespace, ref.name);
+function describeObject(stack: SimStack, ref: ObjectRef, eks: string | undefined): string {
+  const namespace = refNamespace(stack, ref, eks);
+  const o = storeOfRef(stack, ref, eks).get(ref.kind, namespace, ref.name);
   const id = `${ref.kind} ${namespace === undefined ? '' : `${namespace}/`}${ref.name}`;
   if (!o) return `${id} does not exist`;
   const status = (o.status ?? {}) as { phase?: unknown; conditions?: { type?: string; reason?: string; message?: string }[] };
@@ -226,22 +216,25 @@ function describeObject(stack: SimStack, ref: ObjectRef): string {
 
 /**
  * Whether a `waitFor` condition holds: `ready` for every TidbCluster the functions watch (all but
- * those outside `config.watchNamespaces`), the others for the first.
+ * those outside `config.watchNamespaces`), the others for the first. With `eks` (the entry's `eks:`),
+ * only the TidbClusters of that EKS cluster, the others for its TidbCluster.
  */
-export function conditionHolds(stack: SimStack, until: WaitCondition): boolean {
-  const m = stack.scenario.cluster.metadata;
-  const tc = stack.world.store.get('TidbCluster', m.namespace, m.name);
+export function conditionHolds(stack: SimStack, until: WaitCondition, eks?: string): boolean {
+  const place = stack.eks.place(eks);
+  const m = place?.cluster?.metadata;
+  const tc = m === undefined ? undefined : place?.world.store.get('TidbCluster', m.namespace, m.name);
   switch (until.kind) {
     case 'ready':
       return watchedClusters(stack.scenario).every((c) => {
+        if (eks !== undefined && eksClusterOf(stack.scenario.sim.eksClusters, c.metadata.namespace, c.metadata.name) !== eks) return true;
         // Each TidbCluster in the world of its EKS cluster (sim.eksClusters; the one world without it).
-        const store = stack.worldOf(c.metadata.namespace, c.metadata.name).store;
+        const store = stack.eks.worldOf(c.metadata.namespace, c.metadata.name).store;
         return isClusterReady(store, store.get('TidbCluster', c.metadata.namespace, c.metadata.name));
       });
     case 'phase':
       return tc?.status?.[until.component]?.phase === until.phase;
     case 'jsonpath': {
-      const target = until.object === undefined ? tc : storeOfRef(stack, until.object).get(until.object.kind, refNamespace(stack, until.object), until.object.name);
+      const target = until.object === undefined ? tc : storeOfRef(stack, until.object, eks).get(until.object.kind, refNamespace(stack, until.object, eks), until.object.name);
       if ('greaterThan' in until) return jsonPathGreaterThan(until.path, target ?? null, until.greaterThan);
       if ('notEquals' in until) return !jsonPathEquals(until.path, target ?? null, until.notEquals);
       return jsonPathEquals(until.path, target ?? null, until.equals);
@@ -265,35 +258,36 @@ function applyCluster(stack: SimStack): void {
   for (const ns of namespaces) if (!store.get('Namespace', undefined, ns)) store.create('Namespace', { metadata: { name: ns } });
   // TiDB Operator's resources strict, as kubectl applies them.
   for (const object of stack.scenario.objects) store.create(object.kind, structuredClone(object) as unknown as KubeObject, isCustomKind(object.kind) ? { fieldValidation: 'Strict' } : {});
+  // The objects whose `eks:` names a further EKS cluster, in its world, their namespaces made there first.
+  for (const [eks, objects] of Object.entries(stack.scenario.eksObjects ?? {})) {
+    const target = stack.eks.place(eks)?.world.store;
+    for (const object of objects) {
+      const ns = object.metadata.namespace;
+      if (ns !== undefined && !target?.get('Namespace', undefined, ns)) target?.create('Namespace', { metadata: { name: ns } });
+      target?.create(object.kind, structuredClone(object) as unknown as KubeObject, isCustomKind(object.kind) ? { fieldValidation: 'Strict' } : {});
+    }
+  }
   const twin = stack.scenario.twinObjects;
   if (twin) seedTwin(store, structuredClone(tc) as unknown as Record<string, unknown>, twin as unknown as KubeObject[]);
   // Strict, as kubectl applies it: a misspelt field in the scenario fails the run instead of being pruned.
   // Each in the world of its EKS cluster (sim.eksClusters), its namespace made there first.
   else {
     for (const c of clusters) {
-      const target = stack.worldOf(c.metadata.namespace, c.metadata.name).store;
+      const target = stack.eks.worldOf(c.metadata.namespace, c.metadata.name).store;
       if (!target.get('Namespace', undefined, c.metadata.namespace)) target.create('Namespace', { metadata: { name: c.metadata.namespace } });
       target.create('TidbCluster', structuredClone(c) as unknown as KubeObject, { fieldValidation: 'Strict' });
     }
   }
 }
 
-/** The store an object of a `waitFor` lives in: a TidbCluster's EKS cluster's world, every other kind the first world's. */
-function storeOfRef(stack: SimStack, ref: ObjectRef): SimStack['world']['store'] {
-  const namespace = refNamespace(stack, ref);
-  return ref.kind === 'TidbCluster' && namespace !== undefined ? stack.worldOf(namespace, ref.name).store : stack.world.store;
-}
-
-function recordWrite(record: (a: Omit<ActionRecord, 'atMs'>) => void, actor: Actor, w: WriteRecord): void {
-  // An Event created, or a repeat counted on it (`count` > 1), is one `event` action; the create a
-  // repeat first tries (answered AlreadyExists, then counted by the patch) is part of that one.
-  if (w.kind === 'Event' && w.verb === 'create' && w.error !== undefined && /AlreadyExists|already exists/.test(w.error)) return;
-  if (w.kind === 'Event' && (w.verb === 'create' || w.verb === 'patch') && w.object && !w.error) {
-    const ev = w.object as { type?: string; reason?: string; message?: string; involvedObject?: unknown; count?: number };
-    record({ actor, verb: 'event', args: { type: ev.type, reason: ev.reason, message: ev.message, object: ev.involvedObject, ...(typeof ev.count === 'number' && ev.count > 1 ? { count: ev.count } : {}) } });
-    return;
-  }
-  record({ actor, verb: w.verb, kind: w.kind, namespace: w.namespace, name: w.name, ...(w.object !== undefined ? { object: w.object } : {}), ...(w.error ? { error: w.error } : {}) });
+/**
+ * The store an object of a `waitFor` lives in: a TidbCluster's EKS cluster's world, every other kind
+ * the world of the EKS cluster the entry names (`eks`), else the first world's.
+ */
+function storeOfRef(stack: SimStack, ref: ObjectRef, eks: string | undefined): SimStack['world']['store'] {
+  const namespace = refNamespace(stack, ref, eks);
+  if (ref.kind === 'TidbCluster' && namespace !== undefined) return stack.eks.worldOf(namespace, ref.name).store;
+  return (stack.eks.place(eks)?.world ?? stack.world).store;
 }
 
 /** A cluster's `tikv_gc_life_time` (TiDB's default until something wrote it), what TiDB's GC makes of it, and every write of it at run-relative times. */
@@ -308,17 +302,8 @@ function finalState(stack: SimStack, t0: number): FinalState {
   const m = stack.scenario.cluster.metadata;
   const store = stack.world.store;
   const clusters = scenarioClusters(stack.scenario);
-  const namespaces = [...new Set(clusters.map((c) => c.metadata.namespace))];
-  const objects: Record<string, unknown> = {};
-  for (const ns of namespaces) {
-    for (const kind of FINAL_KINDS) {
-      for (const o of store.list(kind, ns)) objects[`${kind}/${ns}/${o.metadata.name ?? ''}`] = o;
-    }
-    // Volumes are cluster-scoped: those of the clusters' claims, keyed PersistentVolume/<name>.
-    for (const pv of store.list('PersistentVolume', undefined, (v) => isVolumeOfNamespace(v, ns))) objects[objectKey('PersistentVolume', undefined, pv.metadata.name ?? '')] = pv;
-  }
-  const all = clusters.length === 1 ? {} : { tidbclusters: Object.fromEntries(clusters.map((c) => [`${c.metadata.namespace}/${c.metadata.name}`, stack.worldOf(c.metadata.namespace, c.metadata.name).store.get('TidbCluster', c.metadata.namespace, c.metadata.name) ?? null])) };
-  const pd = stack.sim.snapshot(m.namespace, m.name);
+  const objects = worldObjects(store, finalNamespaces(stack));
+  const all = clusters.length === 1 ? {} : { tidbclusters: Object.fromEntries(clusters.map((c) => [`${c.metadata.namespace}/${c.metadata.name}`, stack.eks.worldOf(c.metadata.namespace, c.metadata.name).store.get('TidbCluster', c.metadata.namespace, c.metadata.name) ?? null])) };
   const datasetOf = (ns: string, name: string) => ({ checksum: stack.sim.backups.datasets.at(ns, name).checksum, ts: tsoOf(stack.clock.nowMs()) });
   const backups =
     stack.scenario.sim.buckets !== undefined || stack.scenario.sim.workload !== undefined
@@ -334,11 +319,18 @@ function finalState(stack: SimStack, t0: number): FinalState {
     tidbcluster: (store.get('TidbCluster', m.namespace, m.name) as Record<string, unknown> | undefined) ?? null,
     ...all,
     objects,
-    pd: {
-      members: pd.members.map((x) => ({ name: x.name, id: x.id, health: x.health })),
-      leader: pd.leader ?? null,
-      stores: pd.stores.map((s) => ({ id: s.id, address: s.address, state: s.state, leaderCount: s.leaderCount, labels: s.labels })),
-      schedulers: pd.schedulers,
-    },
+    pd: worldPd(stack.sim, m.namespace, m.name),
   } as FinalState;
+}
+
+/** The namespaces whose objects the report lists: every TidbCluster's, in every world. */
+function finalNamespaces(stack: SimStack): string[] {
+  return [...new Set(scenarioClusters(stack.scenario).map((c) => c.metadata.namespace))];
+}
+
+/** A further EKS cluster's objects, and the PD of its TidbCluster (null when it holds none). */
+function furtherFinal(stack: SimStack, eks: string): Omit<EksWorldReport, 'actions'> {
+  const place = stack.eks.place(eks);
+  const m = place?.cluster?.metadata;
+  return { objects: place === undefined ? {} : worldObjects(place.world.store, finalNamespaces(stack)), pd: place === undefined || m === undefined ? null : worldPd(place.sim, m.namespace, m.name) };
 }

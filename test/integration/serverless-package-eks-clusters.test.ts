@@ -7,6 +7,8 @@ import { guardAccessEntries, guardClusterDescriber } from '../../lib/local/iam/g
 import { localIam } from '../../lib/local/iam/identities.js';
 import { parseEksClusters } from '../../lib/platform/eks-clusters.js';
 import { packageTemplate } from '../support/serverless-package.js';
+import { readFileSync } from 'node:fs';
+import { EKS_CLUSTER_ARNS_PLACEHOLDER, EKS_CLUSTERS_EXTRACT_PATH, EKS_CLUSTERS_PLACEHOLDER } from '../../lib/local/iam/eks-clusters-extract.js';
 
 // serverless.yml with several EKS clusters (docs/adr/0027): the registry reaches every function as
 // EKS_CLUSTERS in place of the single-cluster variables, and only the listed clusters are granted.
@@ -127,5 +129,19 @@ describe('the local world enforcing the several-cluster template\'s IAM', () => 
     await expect(guardAccessEntries(entries, iam, principal, 'prod-a').describe('arn:aws:iam::000000000000:role/dba')).resolves.toMatchObject({ username: 'dba' });
     await expect(guardAccessEntries(entries, iam, principal, 'prod-a').listPrincipalArns()).resolves.toEqual(['arn:aws:iam::000000000000:role/dba']);
     await expect(guardAccessEntries(entries, iam, principal, 'prod-c').describe('arn:aws:iam::000000000000:role/dba')).rejects.toMatchObject({ message: expect.stringContaining('eks:DescribeAccessEntry on resource: arn:aws:eks:us-east-1:000000000000:access-entry/prod-c/') });
+  });
+});
+
+describe('the local world of several EKS clusters', () => {
+  it('enforces infra/iam/roles-eks-clusters.json, the extract of this template with the registry and ARNs as placeholders', () => {
+    // Prepare: the template as packaged with the placeholders (osls substitutes the parameters as text).
+    const escaped = (text: string): string => JSON.stringify(text).slice(1, -1);
+    const text = JSON.stringify(manyTemplate).split(escaped(ARNS.join(','))).join(EKS_CLUSTER_ARNS_PLACEHOLDER).split(escaped(REGISTRY)).join(EKS_CLUSTERS_PLACEHOLDER);
+
+    // Act
+    const fresh = extractIam(JSON.parse(text) as Parameters<typeof extractIam>[0]);
+
+    // Assess
+    expect(fresh).toEqual(JSON.parse(readFileSync(EKS_CLUSTERS_EXTRACT_PATH, 'utf8')));
   });
 });

@@ -24,6 +24,7 @@ export const STORY_OWNERS: Readonly<Record<string, string>> = {
   'tikv-local-volume-node-lost.yaml': 'local-volume-stories',
   'pdms-rolling-upgrade.yaml': 'pdms-stories',
   'exporter-catch-up.yaml': 'scenarios-exporter-catch-up',
+  'two-eks-operations.yaml': 'two-eks-worlds',
 };
 
 /** The stories `suite` checks. */

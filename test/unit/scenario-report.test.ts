@@ -153,3 +153,38 @@ describe('recorded history does not change afterwards, and the final state is in
     expect(objectKey(kind, namespace, 'pd-basic-pd-0')).toBe(key);
   });
 });
+
+describe('a deployment of several EKS clusters in the report', () => {
+  it('each further world comes after final under its name, objects and PD sorted as the first\'s, and requests end with eks', () => {
+    // Prepare
+    const builder = new ReportBuilder('two-eks');
+    const store = (id: string) => ({ id, address: `other-tikv-${id}:20160`, state: 'Up', leaderCount: 1, labels: {} });
+    const eksB = {
+      actions: [{ atMs: 5, actor: 'timeline' as const, verb: 'patch' as const, kind: 'TidbCluster', namespace: 'demo', name: 'other' }],
+      objects: { 'Pod/demo/other-pd-0': {}, 'ConfigMap/demo/team-b': {} },
+      pd: { members: [{ name: 'other-pd-1', id: '2', health: true }, { name: 'other-pd-0', id: '1', health: true }], leader: 'other-pd-0', stores: [store('10'), store('9')], schedulers: ['b', 'a'] },
+    };
+
+    // Act
+    const report = builder.finish({ virtualMs: 1, wallMs: 1, steps: 1, invocationErrors: 0, requests: REQUESTS, eksRequests: 6, invariants: HELD, final: EMPTY_FINAL, eksClusters: { 'eks-b': eksB, 'eks-c': { actions: [], objects: {}, pd: null } } });
+
+    // Assess
+    expect(Object.keys(report)).toEqual(['scenario', 'passed', 'virtualMs', 'wallMs', 'steps', 'invocationErrors', 'requests', 'timeline', 'actions', 'invariants', 'final', 'eksClusters']);
+    expect(Object.keys(report.requests)).toEqual([...Object.keys(REQUESTS), 'eks']);
+    expect(report.requests.eks).toBe(6);
+    const b = report.eksClusters?.['eks-b'];
+    expect(b?.actions).toEqual(eksB.actions);
+    expect(Object.keys(b?.objects ?? {})).toEqual(['ConfigMap/demo/team-b', 'Pod/demo/other-pd-0']);
+    expect([b?.pd?.members.map((m) => m.name), b?.pd?.stores.map((s) => s.id), b?.pd?.schedulers]).toEqual([['other-pd-0', 'other-pd-1'], ['9', '10'], ['a', 'b']]);
+    expect(report.eksClusters?.['eks-c']?.pd).toBeNull();
+  });
+
+  it('without further worlds the report has neither eksClusters nor requests.eks', () => {
+    // Act
+    const report = finished(new ReportBuilder('one'));
+
+    // Assess
+    expect('eksClusters' in report).toBe(false);
+    expect(Object.keys(report.requests)).toEqual(Object.keys(REQUESTS));
+  });
+});

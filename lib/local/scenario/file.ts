@@ -16,7 +16,7 @@ import type { FieldPath } from './reader.js';
 import { expectMapping, FieldError, formatPath, readInteger, readString, rejectUnknownFields, required } from './reader.js';
 import { readAccessEntries } from './access-entries.js';
 import { readExpect } from './expect.js';
-import { readObjects } from './objects.js';
+import { checkEntryPlacement, clusterOfEks, readPlacedObjects } from './eks-entries.js';
 import { withPodIdentityAssociations } from './pod-identity.js';
 import { readCluster, readClusters, readConfig, readSim } from './sections.js';
 import { readTimeline } from './timeline.js';
@@ -84,17 +84,24 @@ function readScenario(raw: unknown, fileName: string, lineOf: (path: FieldPath) 
   if (config.watchNamespaces !== undefined && !config.watchNamespaces.includes(cluster.metadata.namespace)) {
     throw new FieldError(['config', 'watchNamespaces'], `the first cluster's namespace ${JSON.stringify(cluster.metadata.namespace)} is not watched: list it, or put a watched cluster first`);
   }
-  const objects = readObjects(root['objects'], cluster.metadata.namespace);
+  // An entry or object naming its EKS cluster (`eks:`) defaults to the namespace of that cluster's TidbCluster.
+  const namespaceOfEks = (eks: string): string => (clusterOfEks(sim.eksClusters, clusters, eks) ?? cluster).metadata.namespace;
+  const placed = readPlacedObjects(root['objects'], cluster.metadata.namespace, namespaceOfEks);
+  const firstEks = sim.eksClusters?.[0]?.name;
+  const objects = placed.filter((p) => p.eks === undefined || p.eks === firstEks).map((p) => p.object);
+  const further = placed.filter((p) => p.eks !== undefined && p.eks !== firstEks);
+  const eksObjects = further.length === 0 ? {} : { eksObjects: Object.fromEntries([...new Set(further.map((p) => p.eks ?? ''))].map((eks) => [eks, further.filter((p) => p.eks === eks).map((p) => p.object)])) };
   const accessEntries = readAccessEntries(root['accessEntries']);
   const nodes = sim.nodePools ? nodeNames(sim.nodePools) : undefined;
   // Patches act on the first cluster; pods of every cluster may be named.
   const rules = { ...buildNameRules(cluster, root['timeline'], sim.nodes, nodes), others: others.map((c) => buildNameRules(c, undefined, sim.nodes, nodes)) };
-  const timeline = readTimeline(root['timeline'], rules, lineOf, cluster.metadata.namespace);
+  const timeline = readTimeline(root['timeline'], rules, lineOf, cluster.metadata.namespace, namespaceOfEks);
   const expect = readExpect(root['expect'], timeline.length);
   checkEksPlacement(sim.eksClusters, clusters, timeline);
+  checkEntryPlacement(sim.eksClusters, clusters, timeline, placed.map((p) => p.eks));
   // Pod Identity associations default to the first cluster's namespace, known only now.
   const simWithAssociations = withPodIdentityAssociations(sim, root['sim'], cluster.metadata.namespace);
-  return { fileName, name, description, seed, config, sim: simWithAssociations, cluster, clusters, objects, ...(accessEntries.length > 0 ? { accessEntries } : {}), timeline, ...(expect === undefined ? {} : { expect }) };
+  return { fileName, name, description, seed, config, sim: simWithAssociations, cluster, clusters, objects, ...eksObjects, ...(accessEntries.length > 0 ? { accessEntries } : {}), timeline, ...(expect === undefined ? {} : { expect }) };
 }
 
 function readDescription(value: unknown): string {

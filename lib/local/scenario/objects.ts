@@ -72,20 +72,6 @@ export function isCustomKind(kind: ObjectKind): boolean {
 /** One object to create: the manifest with its namespace filled in (none for cluster-scoped kinds). */
 export type ScenarioObject = JsonObject & { readonly kind: ObjectKind; readonly metadata: { name: string; namespace?: string } };
 
-/** Reads `objects:` (absent or empty: none); names must be unique per kind and namespace. */
-export function readObjects(raw: unknown, clusterNamespace: string): readonly ScenarioObject[] {
-  if (raw === undefined || raw === null) return [];
-  if (!Array.isArray(raw)) throw new FieldError(['objects'], `expected a list of manifests (${OBJECT_KINDS.join(', ')}), got ${describeValue(raw)}`);
-  const seen = new Set<string>();
-  return raw.map((item, i) => {
-    const object = readManifest(item, ['objects', i], clusterNamespace);
-    const id = `${object.kind}/${object.metadata.namespace ?? ''}/${object.metadata.name}`.replace('//', '/');
-    if (seen.has(id)) throw new FieldError(['objects', i, 'metadata', 'name'], `${id} is listed twice`);
-    seen.add(id);
-    return object;
-  });
-}
-
 /** Reads one manifest of a kind `objects:` may hold, at `path` (also the timeline's `apply:`); its namespace defaults to `clusterNamespace`. */
 export function readManifest(raw: unknown, path: FieldPath, clusterNamespace: string): ScenarioObject {
   const manifest = readJsonObject(raw, path, `a manifest (${OBJECT_KINDS.join(', ')})`);

@@ -71,8 +71,15 @@ export function formatSpan(ms: number): string {
   return text === '' ? '0s' : text;
 }
 
-/** One timeline entry in a few words: `waitFor ready`, `fault pod-down basic-pd-1`, `advance 10m`. */
+/**
+ * One timeline entry in a few words: `waitFor ready`, `fault pod-down basic-pd-1`, `advance 10m`;
+ * one that names its EKS cluster ends `in eks-b`.
+ */
 export function describeEntry(entry: TimelineEntry): string {
+  return entry.eks === undefined ? describeVerb(entry) : `${describeVerb(entry)} in ${entry.eks}`;
+}
+
+function describeVerb(entry: TimelineEntry): string {
   switch (entry.verb) {
     case 'waitFor': {
       const until = entry.until;

@@ -136,13 +136,24 @@ export type ScenarioReport = {
   readonly steps: number;
   /** Handler invocations that threw; each was retried or redelivered as Lambda does, and the run went on. */
   readonly invocationErrors: number;
-  /** Requests over the whole run by target (lib/local/request-counts.ts; docs/SCENARIOS.md, Report). */
-  readonly requests: RequestCounts;
+  /**
+   * Requests over the whole run by target (lib/local/request-counts.ts; docs/SCENARIOS.md, Report);
+   * with `sim.eksClusters` also `eks`, the functions' EKS DescribeCluster requests.
+   */
+  readonly requests: RequestCounts & { readonly eks?: number };
   readonly timeline: readonly TimelineRecord[];
   readonly actions: readonly ActionRecord[];
   readonly invariants: readonly InvariantResult[];
   readonly final: FinalState;
+  /** With further EKS clusters (`sim.eksClusters`): each one's actions, objects and PD, by its name. */
+  readonly eksClusters?: Readonly<Record<string, EksWorldReport>>;
 };
+
+/**
+ * A further EKS cluster's world in the report, as the first's is reported in `actions`,
+ * `final.objects` and `final.pd`; `pd` is that of its first TidbCluster (null when it holds none).
+ */
+export type EksWorldReport = { readonly actions: readonly ActionRecord[]; readonly objects: Readonly<Record<string, unknown>>; readonly pd: FinalPd | null };
 
 /** What `ReportBuilder.finish` needs besides what it recorded. */
 export type FinishInput = {
@@ -152,8 +163,11 @@ export type FinishInput = {
   readonly invocationErrors: number;
   /** The run's requests by target; absent, none were counted (every target 0). */
   readonly requests?: RequestCounts;
+  /** EKS API requests (DescribeCluster), reported only when given (a deployment with a registry). */
+  readonly eksRequests?: number;
   readonly invariants: readonly InvariantResult[];
   readonly final: FinalState;
+  readonly eksClusters?: Readonly<Record<string, EksWorldReport>>;
 };
 
 /** The key of `final.objects`: `Kind/namespace/name`, or `Kind/name` for cluster-scoped kinds. */
@@ -249,11 +263,12 @@ export class ReportBuilder {
       steps: input.steps,
       invocationErrors: input.invocationErrors,
       // Every target, in the documented order.
-      requests: Object.fromEntries(REQUEST_TARGETS.map((t) => [t, input.requests?.[t] ?? 0])) as RequestCounts,
+      requests: { ...(Object.fromEntries(REQUEST_TARGETS.map((t) => [t, input.requests?.[t] ?? 0])) as RequestCounts), ...(input.eksRequests === undefined ? {} : { eks: input.eksRequests }) },
       timeline,
       actions: [...this.actions],
       invariants,
       final: finalState(input.final),
+      ...(input.eksClusters === undefined ? {} : { eksClusters: Object.fromEntries(Object.entries(input.eksClusters).map(([name, w]) => [name, eksWorldReport(w)])) }),
     };
   }
 }
@@ -274,25 +289,31 @@ function actionRecord(a: ActionRecord): ActionRecord {
   return out as ActionRecord;
 }
 
-function finalState(f: FinalState): FinalState {
+function eksWorldReport(w: EksWorldReport): EksWorldReport {
+  return { actions: w.actions.map(actionRecord), objects: sortedObjects(w.objects), pd: w.pd === null ? null : finalPd(w.pd) };
+}
+
+function sortedObjects(from: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const objects: Record<string, unknown> = {};
-  for (const key of Object.keys(f.objects).sort()) objects[key] = structuredClone(f.objects[key]);
+  for (const key of Object.keys(from).sort()) objects[key] = structuredClone(from[key]);
+  return objects;
+}
+
+function finalPd(pd: FinalPd): FinalPd {
+  return {
+    members: [...pd.members].sort((a, b) => compareText(a.name, b.name)).map((m) => ({ name: m.name, id: m.id, health: m.health })),
+    leader: pd.leader,
+    stores: [...pd.stores].sort((a, b) => compareIds(a.id, b.id)).map((s) => ({ id: s.id, address: s.address, state: s.state, leaderCount: s.leaderCount, labels: { ...s.labels } })),
+    schedulers: [...pd.schedulers].sort(compareText),
+  };
+}
+
+function finalState(f: FinalState): FinalState {
   return {
     tidbcluster: f.tidbcluster === null ? null : structuredClone(f.tidbcluster),
     ...(f.tidbclusters === undefined ? {} : { tidbclusters: structuredClone(f.tidbclusters) }),
-    objects,
-    pd: {
-      members: [...f.pd.members].sort((a, b) => compareText(a.name, b.name)).map((m) => ({ name: m.name, id: m.id, health: m.health })),
-      leader: f.pd.leader,
-      stores: [...f.pd.stores].sort((a, b) => compareIds(a.id, b.id)).map((s) => ({
-        id: s.id,
-        address: s.address,
-        state: s.state,
-        leaderCount: s.leaderCount,
-        labels: { ...s.labels },
-      })),
-      schedulers: [...f.pd.schedulers].sort(compareText),
-    },
+    objects: sortedObjects(f.objects),
+    pd: finalPd(f.pd),
     ...(f.buckets === undefined ? {} : { buckets: Object.fromEntries(Object.keys(f.buckets).sort().map((k) => [k, [...(f.buckets?.[k] ?? [])].sort()])) }),
     ...(f.dataset === undefined ? {} : { dataset: { ...f.dataset } }),
     ...(f.datasets === undefined ? {} : { datasets: structuredClone(f.datasets) }),

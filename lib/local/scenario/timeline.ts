@@ -26,6 +26,7 @@ import {
 } from './reader.js';
 import { readIamPrincipal } from './access-entries.js';
 import { readManifest } from './objects.js';
+import { withEntryEks } from './eks-entries.js';
 import type { AdminStep, Expectation, JsonObject, ObjectRef, RefKind, TimelineEntry, Verb, WaitCondition } from './types.js';
 import { COMPONENTS, PHASES, REF_KINDS, VERBS } from './types.js';
 
@@ -39,12 +40,12 @@ type EntryBody = DistributiveOmit<TimelineEntry, 'index' | 'line'>;
 const CONDITION_FORMS = 'ready, {component, phase} or {jsonpath, equals | notEquals | greaterThan, object?}';
 
 /** Reads the whole timeline (missing means empty); throws `FieldError` at the first problem. */
-export function readTimeline(raw: unknown, rules: NameRules, lineOf: LineOf, clusterNamespace = 'default'): TimelineEntry[] {
+export function readTimeline(raw: unknown, rules: NameRules, lineOf: LineOf, clusterNamespace = 'default', namespaceOfEks: (eks: string) => string = () => clusterNamespace): TimelineEntry[] {
   if (raw === undefined || raw === null) return [];
   if (!Array.isArray(raw)) throw new FieldError(['timeline'], `expected a list of entries, got ${describeValue(raw)}`);
   const marks = new Set<string>();
   return raw.map((item: unknown, index) => {
-    const body = readEntry(item, ['timeline', index], rules, clusterNamespace);
+    const body = readEntry(item, ['timeline', index], rules, clusterNamespace, namespaceOfEks);
     if (body.verb === 'mark') marks.add(body.name);
     if (body.verb === 'expect' && !marks.has(body.expect.since)) {
       throw new FieldError(['timeline', index, 'expect', 'since'], `no earlier mark: ${JSON.stringify(body.expect.since)} (a mark: entry before this one names it)`);
@@ -54,10 +55,10 @@ export function readTimeline(raw: unknown, rules: NameRules, lineOf: LineOf, clu
   });
 }
 
-function readEntry(raw: unknown, path: FieldPath, rules: NameRules, clusterNamespace: string): EntryBody {
+function readEntry(raw: unknown, path: FieldPath, rules: NameRules, clusterNamespace: string, namespaceOfEks: (eks: string) => string): EntryBody {
   const map = expectMapping(raw, path, `a mapping with one verb (${VERBS.join(', ')})`);
   const keys = Object.keys(map);
-  const unknown = keys.find((key) => key !== 'timeout' && !isVerb(key));
+  const unknown = keys.find((key) => key !== 'timeout' && key !== 'eks' && !isVerb(key));
   if (unknown !== undefined) {
     throw new FieldError(path, `unknown verb ${JSON.stringify(unknown)} (expected one of: ${VERBS.join(', ')})`, [...path, unknown]);
   }
@@ -68,7 +69,10 @@ function readEntry(raw: unknown, path: FieldPath, rules: NameRules, clusterNames
   if ('timeout' in map && verb !== 'waitFor') {
     throw new FieldError([...path, 'timeout'], `timeout is only allowed with waitFor, not with ${verb}`);
   }
-  return readVerb(verb, map[verb], [...path, verb], map['timeout'], rules, clusterNamespace);
+  if (!('eks' in map)) return readVerb(verb, map[verb], [...path, verb], map['timeout'], rules, clusterNamespace);
+  // An entry that names its EKS cluster defaults namespaces to that cluster's TidbCluster's.
+  const eks = readString(map['eks'], [...path, 'eks']);
+  return withEntryEks(readVerb(verb, map[verb], [...path, verb], map['timeout'], rules, namespaceOfEks(eks)), eks, [...path, 'eks']);
 }
 
 function readVerb(verb: Verb, value: unknown, at: FieldPath, timeout: unknown, rules: NameRules, clusterNamespace: string): EntryBody {

@@ -221,8 +221,11 @@ export type AdminStep = (
   | { readonly action: Exclude<AdminAction, 'force-upgrade' | 'history'> }
 ) & { readonly as?: string; readonly expect?: 'forbidden' };
 
-/** One timeline entry: its verb with its argument, its position, and its line in the file. */
-export type TimelineEntry = { readonly index: number; readonly line?: number } & (
+/**
+ * One timeline entry: its verb with its argument, its position, its line in the file, and the EKS
+ * cluster of `sim.eksClusters` it acts on (`eks:`; absent: the first).
+ */
+export type TimelineEntry = { readonly index: number; readonly line?: number; readonly eks?: string } & (
   | { readonly verb: 'waitFor'; readonly until: WaitCondition; readonly timeoutMs: number }
   | { readonly verb: 'patch'; readonly patch: JsonObject }
   | { readonly verb: 'annotate'; readonly annotations: Readonly<Record<string, string | null>> }
@@ -250,8 +253,10 @@ export type Scenario = {
   readonly cluster: TidbClusterManifest;
   /** Every TidbCluster applied at t = 0, in order (`cluster` first; one unless the file lists `clusters:`). */
   readonly clusters: readonly TidbClusterManifest[];
-  /** Secrets and ConfigMaps created at t = 0 before the cluster (`objects:`; see objects.ts). */
+  /** Secrets and ConfigMaps created at t = 0 before the cluster (`objects:`; see objects.ts), in the first EKS cluster. */
   readonly objects: readonly ScenarioObject[];
+  /** `objects:` entries whose `eks:` names a further EKS cluster of `sim.eksClusters`, by its name (created there at t = 0). */
+  readonly eksObjects?: Readonly<Record<string, readonly ScenarioObject[]>>;
   /** The simulated EKS cluster's access entries besides the scenario operator's (`accessEntries:`). */
   readonly accessEntries?: readonly AccessEntry[];
   readonly timeline: readonly TimelineEntry[];
