@@ -7,28 +7,17 @@
  * carrying that code (e.g. `VolumeModificationRateExceeded`, `InvalidVolume.NotFound`).
  */
 
+import type { EbsModificationState, EbsVolumeModification, EbsVolumeTarget } from '../model/ebs.js';
 import { TerminalError, TransientError } from '../platform/errors.js';
 
 /** EC2's `VolumeModificationState` values. */
-export type Ec2ModificationState = 'modifying' | 'optimizing' | 'completed' | 'failed';
+export type Ec2ModificationState = EbsModificationState;
 
 /** The target of a modification: what `ModifyVolume` is asked (fields left out stay as they are). */
-export type Ec2VolumeTarget = {
-  readonly volumeId: string;
-  /** Whole GiB. */
-  readonly sizeGiB?: number;
-  readonly iops?: number;
-  /** MiB/s (gp3 only). */
-  readonly throughput?: number;
-  /** `gp2`, `gp3`, `io1`, `io2`, `st1`, `sc1`, `standard`. */
-  readonly volumeType?: string;
-};
+export type Ec2VolumeTarget = EbsVolumeTarget;
 
 /** One volume's modification, as EC2 reports it (its `Target*` fields, its state). */
-export type Ec2VolumeModification = Ec2VolumeTarget & {
-  readonly state: Ec2ModificationState;
-  readonly startTime?: string;
-};
+export type Ec2VolumeModification = EbsVolumeModification;
 
 /** A refusal EC2 answered with an error code; retryable unless the code says the request is wrong. */
 export class Ec2Error extends TransientError {

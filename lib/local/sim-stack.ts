@@ -45,6 +45,10 @@ import type { Scenario } from './scenario/types.js';
 import { worldStorageClasses } from './scenario/storage-classes.js';
 import { eksClusterOf } from './scenario/eks-clusters.js';
 import { type ExtraEks, namedRuntimes, startExtraEks, stopExtraEks, takeApiServerDown } from './eks-worlds.js';
+import { startEc2Endpoint } from './ec2-endpoint.js';
+import type { LoopbackServer } from './loopback.js';
+import { SimEc2 } from '../sim/ec2-api.js';
+import { volumeModifyingOf } from './sim-runtimes.js';
 import { type Fleet, fleetOf } from '../wiring/fleet.js';
 
 /** The simulated Lambda context every invocation gets (60 s budget, as the deployed functions). */
@@ -197,7 +201,9 @@ export class SimStack {
       delete: (handles) => queue.delete(handles),
       changeVisibility: (handle, seconds) => queue.changeVisibility(handle, seconds),
     };
-    const parts = { scenario, seed, world, dynamo, queue, sending, scheduler, clock: handlerClock, logger, countClaim: () => holder.stack && holder.stack.steps++, onExchange: countExchanges(world.store, requests) };
+    // With the VolumeModifying gate, the functions reach the world's EC2 (its EBS volumes) as their roles.
+    const ec2 = volumeModifyingOf(scenario) ? await startEc2Endpoint(new SimEc2(world.store, world.controllers.ebs, ids.iam.resolver), ids.iam) : undefined;
+    const parts = { scenario, seed, world, dynamo, queue, sending, scheduler, clock: handlerClock, logger, countClaim: () => holder.stack && holder.stack.steps++, onExchange: countExchanges(world.store, requests), ...(ec2 ? { ec2Endpoint: ec2.endpoint } : {}) };
     // With sim.eksClusters, the first world is the first EKS cluster, named as the file names it.
     const firstEks = eksClusters?.[0]?.name;
     const runtimesOf = (): Record<SimFunction, Runtime> => (firstEks === undefined ? simRuntimes(parts) : namedRuntimes(simRuntimes(parts), firstEks));
@@ -221,6 +227,7 @@ export class SimStack {
     const accessEntries = ids.accessEntries('admin', entries);
     const stack = new SimStack(clock, handlerClock, scenario, sim, world, dynamo, queue, runtimes, exporter, delivery, denials, accessEntries, requests);
     holder.stack = stack;
+    stack.ec2Endpoint = ec2;
     stack.buildRuntime = () => runtimesOf().reconcile;
     const extraParts = { scenario, seed, clock, handlerClock, logger, dynamo, runtimeParts: parts, sending, requests, rbac: watched === undefined ? rbac : namespacedRbac(rbac, watched), callers };
     for (const [i, eks] of (eksClusters ?? []).slice(1).entries()) stack.extraEks.push(await startExtraEks(extraParts, eks.name, i + 1));
@@ -312,8 +319,12 @@ export class SimStack {
     for (const eks of this.extraEks) await stopExtraEks(eks, this.clock);
     this.sim.stop();
     await this.world.stop();
+    await this.ec2Endpoint?.close();
     await this.dynamo.close();
   }
+
+  /** The world's EC2 endpoint, when the scenario turns the VolumeModifying gate on. */
+  ec2Endpoint: LoopbackServer | undefined;
 
   /**
    * The `eks-api-down` fault: EKS cluster `eks` (of `sim.eksClusters`) has its API server refuse

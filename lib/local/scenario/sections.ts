@@ -43,6 +43,7 @@ export const CONFIG_FIELDS = [
   'componentAccess',
   'watchNamespaces',
   'apiRequestsPerSecond',
+  'featureGates',
 ] as const;
 
 /** The knobs `sim:` accepts. */
@@ -70,7 +71,20 @@ export function readConfig(raw: unknown): ScenarioConfig {
     ...('watchNamespaces' in map ? { watchNamespaces: readWatchNamespaces(map['watchNamespaces']) } : {}),
     // As API_BUDGET_REQUESTS_PER_SECOND (docs/adr/0028): 0 turns the budget off.
     ...('apiRequestsPerSecond' in map ? { apiRequestsPerSecond: readInteger(map['apiRequestsPerSecond'], ['config', 'apiRequestsPerSecond'], 0, 100_000) } : {}),
+    ...('featureGates' in map ? { featureGates: readFeatureGates(map['featureGates']) } : {}),
   };
+}
+
+/** `config.featureGates`, checked as `FEATURE_GATES` is (a gate this reconciler does not have is refused). */
+function readFeatureGates(raw: unknown): string {
+  const value = readString(raw, ['config', 'featureGates']);
+  try {
+    parseConfig({ FEATURE_GATES: value });
+  } catch (err) {
+    if (err instanceof ConfigError) throw new FieldError(['config', 'featureGates'], err.problems.join('; '));
+    throw err;
+  }
+  return value;
 }
 
 /** `config.sweepSpread`: as `SWEEP_SPREAD_SECONDS`, whole seconds from 0s to 15m (SQS's longest delay). */

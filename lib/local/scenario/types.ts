@@ -82,6 +82,11 @@ export type ScenarioConfig = {
    * step, under the namespaced RBAC `scripts/gen-namespaced-rbac.ts` derives; absent = every namespace.
    */
   readonly watchNamespaces?: readonly string[];
+  /**
+   * As `FEATURE_GATES` (TiDB Operator's `--features`): `VolumeModifying=true` lets a StorageClass
+   * change modify the claims' EBS volumes through EC2 (docs/reference/volumes.md §V5); absent = off.
+   */
+  readonly featureGates?: string;
 };
 
 /**
