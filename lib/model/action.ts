@@ -252,8 +252,8 @@ export type StateAction = PutDeadlineAction | DeleteDeadlineAction | PutStoreIdA
  * Modifies an EBS volume through EC2 (`ModifyVolume`), as TiDB Operator v1.6's EBS modifier does for
  * a claim moved to another EBS StorageClass (feature gate `VolumeModifying`). The rule sends it only
  * when EC2's last modification of the volume is not already this target (observed the same step).
- * When EC2 refuses, `onError` is recorded with EC2's code and message appended, and the step fails
- * with the error (retried with backoff), as v1.6's sync fails and is requeued.
+ * When EC2 refuses, `onError` is recorded with EC2's code and message appended and the step goes on
+ * (v1.6's sync fails, is logged and requeued; the next step asks again).
  */
 export type Ec2ModifyVolumeAction = {
   readonly kind: 'ec2.modifyVolume';

@@ -104,19 +104,10 @@ export class LiveExecutor implements Executor {
     }
   }
 
-  /**
-   * `ModifyVolume` through the EC2 port; a refusal records the action's `onError` Event (EC2's code
-   * and message appended; best effort) and fails the step with EC2's error.
-   */
+  /** `ModifyVolume` through the EC2 port (a refusal's `onError` Event is the step engine's, as for every action). */
   private async modifyVolume(request: ExecuteRequest, action: Ec2ModifyVolumeAction): Promise<void> {
     if (!this.ec2) throw new TerminalError(`${describeAction(action)}: no EC2 port (the VolumeModifying gate needs the reconcile function's EC2 access)`, { field: 'FEATURE_GATES' });
-    try {
-      await this.ec2.modifyVolume(action.target, request.signal);
-    } catch (err) {
-      const { onError } = action;
-      if (onError) await this.recordControlEvent(request.key, request.ref, request.fence, { ...onError, message: `${onError.message}: ${errorText(err)}` });
-      throw err;
-    }
+    await this.ec2.modifyVolume(action.target, request.signal);
   }
 
   /**

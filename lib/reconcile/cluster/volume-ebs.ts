@@ -13,7 +13,7 @@ import type { EbsVolumeModification, EbsVolumeTarget } from '../../model/ebs.js'
 import type { TidbCluster } from '../../model/kube.js';
 import { quantityValue } from './validate.js';
 import { clusterWarning } from './events.js';
-import type { ActualVolume, EbsRoute } from '../member/volume-phase.js';
+import { EBS_MODIFY_WAIT_MS, type ActualVolume, type EbsRoute } from '../member/volume-phase.js';
 
 /** The Warning reason of a `ModifyVolume` EC2 refused (ours: v1.6 only logs the failed sync). */
 export const VOLUME_MODIFY_FAILED = 'VolumeModifyFailed';
@@ -52,11 +52,20 @@ export function isSameTarget(observed: EbsVolumeTarget, target: EbsVolumeTarget)
 /** What the EBS modifier makes of one claim: done, waiting (why), or a `ModifyVolume` to send. */
 export type EbsDecision = { readonly kind: 'done' } | { readonly kind: 'wait'; readonly why: string } | { readonly kind: 'modify'; readonly target: EbsVolumeTarget };
 
-/** As v1.6's `EBSModifier.ModifyVolume`: the decision for `target` given EC2's last modification (`observed`). */
-export function decideEbs(target: EbsVolumeTarget, observed: EbsVolumeModification | undefined): EbsDecision {
+/**
+ * As v1.6's `EBSModifier.ModifyVolume`: the decision for `target` given EC2's last modification
+ * (`observed`) at `nowMs`. Ours on top: a volume whose last (other, not failed) modification started
+ * less than six hours ago is not asked again — EC2 would refuse it (`VolumeModificationRateExceeded`);
+ * the claim waits until then (v1.6 calls and fails every round).
+ */
+export function decideEbs(target: EbsVolumeTarget, observed: EbsVolumeModification | undefined, nowMs: number): EbsDecision {
   if (observed && isSameTarget(observed, target)) {
     if (observed.state === 'completed' || observed.state === 'optimizing') return { kind: 'done' };
     if (observed.state === 'modifying') return { kind: 'wait', why: `EBS volume ${target.volumeId} is modifying` };
+  }
+  const startedMs = observed?.startTime === undefined ? Number.NaN : Date.parse(observed.startTime);
+  if (observed && observed.state !== 'failed' && nowMs < startedMs + EBS_MODIFY_WAIT_MS) {
+    return { kind: 'wait', why: `EBS volume ${target.volumeId} was last modified at ${observed.startTime ?? ''} to other values; EBS allows its next modification six hours later` };
   }
   return { kind: 'modify', target };
 }
@@ -65,7 +74,7 @@ export function decideEbs(target: EbsVolumeTarget, observed: EbsVolumeModificati
 export function modifyVolumeAction(tc: TidbCluster, title: string, v: ActualVolume, target: EbsVolumeTarget): Ec2ModifyVolumeAction {
   const claim = `${v.claim.metadata?.namespace ?? ''}/${v.claim.metadata?.name ?? ''}`;
   const to = v.ebs?.to.metadata?.name ?? '';
-  const onError = clusterWarning(tc, VOLUME_MODIFY_FAILED, `${title} claim ${v.claim.metadata?.name ?? ''}: EC2 ModifyVolume of ${target.volumeId} for StorageClass "${to}" failed`);
+  const onError = clusterWarning(tc, VOLUME_MODIFY_FAILED, `${title} claim ${v.claim.metadata?.name ?? ''}: EC2 ModifyVolume of ${target.volumeId} for StorageClass "${to}" failed: `);
   return { kind: 'ec2.modifyVolume', target, claim, onError };
 }
 
@@ -73,11 +82,11 @@ export function modifyVolumeAction(tc: TidbCluster, title: string, v: ActualVolu
  * The EBS part of one in-flight claim this step: `ModifyVolume` when EC2 must be asked, nothing
  * while it works, or `done` (the caller then grows the request and confirms, as for a resize).
  */
-export function planEbsClaim(tc: TidbCluster, title: string, v: ActualVolume, modifications: Readonly<Record<string, EbsVolumeModification>>): { actions: Action[]; done: boolean; why?: string } {
+export function planEbsClaim(tc: TidbCluster, title: string, v: ActualVolume, modifications: Readonly<Record<string, EbsVolumeModification>>, nowMs: number): { actions: Action[]; done: boolean; why?: string } {
   if (!v.ebs) return { actions: [], done: true };
   const made = ebsTargetOf(v.desired.size, v.ebs);
   if ('error' in made) return { actions: [], done: false, why: `claim ${v.claim.metadata?.name ?? ''}: ${made.error}` };
-  const decision = decideEbs(made.target, modifications[made.target.volumeId]);
+  const decision = decideEbs(made.target, modifications[made.target.volumeId], nowMs);
   switch (decision.kind) {
     case 'done':
       return { actions: [], done: true };

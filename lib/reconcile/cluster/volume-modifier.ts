@@ -152,7 +152,7 @@ export function planPodClaims(volumes: readonly ActualVolume[], nowMs: number, e
   for (const v of volumes) {
     if (v.phase !== 'Preparing' && v.phase !== 'Modifying') continue;
     if (v.phase === 'Preparing') actions.push(preparePatch(v, nowMs));
-    const modified = v.ebs && ebs ? planEbsClaim(ebs.tc, ebs.title, v, ebs.modifications) : { actions: [], done: true };
+    const modified = v.ebs && ebs ? planEbsClaim(ebs.tc, ebs.title, v, ebs.modifications, nowMs) : { actions: [], done: true };
     actions.push(...modified.actions);
     if (modified.why) waits.push(modified.why);
     if (v.phase === 'Modifying' && modified.done) actions.push(...defined(modifyingPatch(v)));
