@@ -43,11 +43,17 @@ export class SimEc2 {
     private readonly where: { readonly partition: string; readonly region: string; readonly account: string },
   ) {}
 
-  /** What IAM must allow for `params` (`ModifyVolume`: the volume's ARN and tags; the describe: `*`, as EC2 has no resource-level permission for it). */
+  /**
+   * What IAM must allow for `params` (`ModifyVolume`: the volume's ARN and tags; the describe: `*`,
+   * as EC2 has no resource-level permission for it). A volume that does not exist has no tags, so a
+   * tag-conditioned grant refuses it (`UnauthorizedOperation`) before EC2 could say NotFound.
+   */
   authorizations(params: URLSearchParams): Ec2Authorization[] {
     const action = params.get('Action') ?? '';
     if (action !== 'ModifyVolume') return [{ action: `ec2:${action}`, resources: ['*'], context: {} }];
     const volumeId = params.get('VolumeId') ?? '';
+    // A request missing its VolumeId fails validation (MissingParameter) before it is authorised.
+    if (volumeId === '') return [];
     const pv = this.volume(volumeId);
     const tags = pv ? Object.fromEntries(Object.entries(tagsOf(pv)).map(([k, v]) => [`aws:ResourceTag/${k}`, v])) : {};
     return [{ action: 'ec2:ModifyVolume', resources: [`arn:${this.where.partition}:ec2:${this.where.region}:${this.where.account}:volume/${volumeId}`], context: tags }];

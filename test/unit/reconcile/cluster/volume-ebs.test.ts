@@ -93,8 +93,8 @@ describe("EC2's last modification decides (v1.6's ModifyVolume)", () => {
 
 describe('the actions for the pod in flight', () => {
   const tc = tidbCluster();
-  const plan = (c: IPersistentVolumeClaim, modifications: Record<string, EbsVolumeModification>) =>
-    planPodClaims([judgeVolume(c, want('gp3-fast'), CLASSES, T0, gate)], T0, { tc, title: 'TiKV', modifications });
+  const plan = (c: IPersistentVolumeClaim, modifications: Partial<Record<string, EbsVolumeModification>>) =>
+    planPodClaims([judgeVolume(c, want('gp3-fast'), CLASSES, T0, gate)], T0, { tc, title: 'TiKV', modifications: modifications as Record<string, EbsVolumeModification> });
   it.each([
     { name: 'Preparing: the spec annotations (revision + 1) and ModifyVolume, no larger request', c: claim(), mods: {}, kinds: ['patch', 'ec2.modifyVolume'] },
     { name: 'Modifying while EC2 modifies: nothing', c: claim({ annotations: started }), mods: { 'vol-0': { volumeId: 'vol-0', sizeGiB: 10, iops: 6000, throughput: 500, volumeType: 'gp3', state: 'modifying' as const } }, kinds: [] },
