@@ -110,6 +110,7 @@ export const DEFAULT_STEP_CONFIG: StepConfig = {
   reconcile: {
     autoFailover: true,
     detectNodeFailure: false,
+    volumeModifying: false,
     failoverPeriodMs: { pd: 300_000, tikv: 300_000, tidb: 300_000, tiflash: 300_000 },
     backoff: { baseMs: 1_000, maxMs: 100_000, jitterRatio: 0.1 },
     maxReplicas: DEFAULT_MAX_REPLICAS,
