@@ -2,7 +2,7 @@
  * EBS volume modifications as the reconciler asks EC2 for them (TiDB Operator v1.6's EBS modifier,
  * `pkg/manager/volumes/delegation/aws/ebs_modifier.go`, under its `VolumeModifying` feature gate):
  * `ModifyVolume` and `DescribeVolumesModifications`. The adapter is `query-client.ts` (EC2's Query
- * API, signed with SigV4); the world serves the same API (lib/sim/ec2-endpoint.ts). Methods throw
+ * API, signed with SigV4); the world serves the same API (lib/sim/ec2-api.ts behind lib/local/ec2-endpoint.ts). Methods throw
  * the typed errors of `platform/errors.ts`; a refusal EC2 answers with a code is an `Ec2Error`
  * carrying that code (e.g. `VolumeModificationRateExceeded`, `InvalidVolume.NotFound`).
  */
