@@ -120,6 +120,8 @@ export type Snapshot = {
    * modified is absent. Absent when nothing was asked of EC2 this step.
    */
   readonly ebsModifications?: Readonly<Record<string, EbsVolumeModification>>;
+  /** Why EC2 could not be read this step (the EBS modifier then waits rather than act blind). */
+  readonly ebsReadError?: string;
   /**
    * The PiTR Restores into this cluster that are not done (`<namespace>/<name>`), for TiKV's
    * `gc.ratio-threshold = -1` (components/tikv/pitr-gc.ts); absent when the Restores were not read.

@@ -64,6 +64,7 @@ function toSnapshot(ctx: StepContext, observation: Observation, deadlines: reado
     ...(observation.nodes === undefined ? {} : { nodes: observation.nodes }),
     ...(observation.storageClasses === undefined ? {} : { storageClasses: observation.storageClasses }),
     ...(observation.ebsModifications === undefined ? {} : { ebsModifications: observation.ebsModifications }),
+    ...(observation.ebsReadError === undefined ? {} : { ebsReadError: observation.ebsReadError }),
     ...(observation.missingSecrets === undefined ? {} : { missingSecrets: observation.missingSecrets }),
     ...(observation.reads === undefined ? {} : { reads: observation.reads }),
     ...(observation.tidbOperator === undefined ? {} : { tidbOperator: observation.tidbOperator }),

@@ -28,17 +28,27 @@ export async function readResizeStorageClasses(kube: KubePort, cluster: TidbClus
   return plainJson<IStorageClass[]>(read.flatMap((sc) => (sc ? [sc] : [])));
 }
 
+/** What the step learnt from EC2: the modifications by volume id, or why EC2 could not be read. */
+export type EbsRead = { readonly ebsModifications?: Record<string, EbsVolumeModification>; readonly ebsReadError?: string };
+
 /**
  * EC2's last modification of each volume the EBS modifier works on this step (`ebsVolumesToDescribe`),
- * by volume id: one `DescribeVolumesModifications` call. Guarantees: `undefined` (nothing asked)
- * without EC2 (the gate off) or when no volume is in flight; a volume never modified is absent.
+ * by volume id: one `DescribeVolumesModifications` call. Guarantees: nothing asked without EC2
+ * (the gate off) or when no volume is in flight; a volume never modified is absent; an EC2 failure
+ * is `ebsReadError` (the rules wait and report it), never the step's failure — the rest of the
+ * cluster is still reconciled. The step's own budget running out is thrown, as for any read.
  */
-export async function readEbsModifications(ec2: Ec2Volumes | undefined, cluster: TidbCluster, owned: OwnedObjects, volumes: readonly IPersistentVolume[], classes: readonly IStorageClass[], nowMs: number, signal: AbortSignal): Promise<Record<string, EbsVolumeModification> | undefined> {
-  if (ec2 === undefined) return undefined;
+export async function readEbsModifications(ec2: Ec2Volumes | undefined, cluster: TidbCluster, owned: OwnedObjects, volumes: readonly IPersistentVolume[], classes: readonly IStorageClass[], nowMs: number, signal: AbortSignal): Promise<EbsRead> {
+  if (ec2 === undefined) return {};
   const ids = ebsVolumesToDescribe(cluster, owned, volumes, classes, nowMs);
-  if (ids.length === 0) return undefined;
-  const found = await withinBudget(signal, `EC2 DescribeVolumesModifications ${ids.join(',')}`, () => ec2.describeVolumesModifications(ids, signal));
-  return Object.fromEntries(found.map((m) => [m.volumeId, m]));
+  if (ids.length === 0) return {};
+  try {
+    const found = await withinBudget(signal, `EC2 DescribeVolumesModifications ${ids.join(',')}`, () => ec2.describeVolumesModifications(ids, signal));
+    return { ebsModifications: Object.fromEntries(found.map((m) => [m.volumeId, m])) };
+  } catch (err) {
+    if (signal.aborted) throw err;
+    return { ebsReadError: `EC2 DescribeVolumesModifications failed: ${err instanceof Error ? err.message : String(err)}` };
+  }
 }
 
 async function getIfExists(kube: KubePort, name: string): Promise<KubeObject | undefined> {

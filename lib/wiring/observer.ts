@@ -174,7 +174,7 @@ export class LiveObserver implements Observer {
     const serverNodes = [...new Set(labelled)].filter((name) => !storeNodes.includes(name)).sort();
     const more = await readStoreNodes(this.clients.kube, serverNodes, signal);
     const nodes = read === undefined && more === undefined ? undefined : [...(read ?? []), ...(more ?? [])];
-    const ebsModifications = await readEbsModifications(this.options.volumeModifying?.ec2, cluster, owned, volumes ?? [], storageClasses ?? [], request.nowMs, signal);
+    const ebs = await readEbsModifications(this.options.volumeModifying?.ec2, cluster, owned, volumes ?? [], storageClasses ?? [], request.nowMs, signal);
     const persistedAt = whole ? whole.persistedAt : await this.keepRead(request, { cluster, owned, volumes }, api.clientSecretSeen === true);
     this.index.keep(key, request.fence, {
       Service: owned.Service,
@@ -194,7 +194,7 @@ export class LiveObserver implements Observer {
       ...(tikvLeaders === undefined ? {} : { tikvLeaders }),
       ...(nodes === undefined ? {} : { nodes }),
       ...(storageClasses === undefined ? {} : { storageClasses }),
-      ...(ebsModifications === undefined ? {} : { ebsModifications }),
+      ...ebs,
       ...(api.missingSecrets === undefined ? {} : { missingSecrets: api.missingSecrets }),
       ...(atRest ? { reads: 'rest' as const } : {}),
       ...(tidbOperator === undefined ? {} : { tidbOperator }),

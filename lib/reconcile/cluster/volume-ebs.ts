@@ -82,8 +82,10 @@ export function modifyVolumeAction(tc: TidbCluster, title: string, v: ActualVolu
  * The EBS part of one in-flight claim this step: `ModifyVolume` when EC2 must be asked, nothing
  * while it works, or `done` (the caller then grows the request and confirms, as for a resize).
  */
-export function planEbsClaim(tc: TidbCluster, title: string, v: ActualVolume, modifications: Readonly<Record<string, EbsVolumeModification>>, nowMs: number): { actions: Action[]; done: boolean; why?: string } {
+export function planEbsClaim(tc: TidbCluster, title: string, v: ActualVolume, modifications: Readonly<Record<string, EbsVolumeModification>>, nowMs: number, readError?: string): { actions: Action[]; done: boolean; why?: string } {
   if (!v.ebs) return { actions: [], done: true };
+  // EC2 could not be read: never ask it blind (a modification may be under way); report and wait.
+  if (readError !== undefined) return { actions: [{ ...clusterWarning(tc, VOLUME_MODIFY_FAILED, `${title} claim ${v.claim.metadata?.name ?? ''}: ${readError}`), once: true }], done: false, why: readError };
   const made = ebsTargetOf(v.desired.size, v.ebs);
   if ('error' in made) return { actions: [], done: false, why: `claim ${v.claim.metadata?.name ?? ''}: ${made.error}` };
   const decision = decideEbs(made.target, modifications[made.target.volumeId], nowMs);

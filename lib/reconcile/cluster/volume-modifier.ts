@@ -139,7 +139,7 @@ function inFlight(v: ActualVolume): boolean {
 }
 
 /** What the EBS modifier needs to plan a claim: the cluster and component (for its Warning) and EC2's modifications. */
-export type EbsPlanning = { readonly tc: TidbCluster; readonly title: string; readonly modifications: Readonly<Record<string, EbsVolumeModification>> };
+export type EbsPlanning = { readonly tc: TidbCluster; readonly title: string; readonly modifications: Readonly<Record<string, EbsVolumeModification>>; readonly readError?: string };
 
 /**
  * The actions for the one pod in flight: each of its claims as its phase says. A claim the EBS
@@ -152,7 +152,7 @@ export function planPodClaims(volumes: readonly ActualVolume[], nowMs: number, e
   for (const v of volumes) {
     if (v.phase !== 'Preparing' && v.phase !== 'Modifying') continue;
     if (v.phase === 'Preparing') actions.push(preparePatch(v, nowMs));
-    const modified = v.ebs && ebs ? planEbsClaim(ebs.tc, ebs.title, v, ebs.modifications, nowMs) : { actions: [], done: true };
+    const modified = v.ebs && ebs ? planEbsClaim(ebs.tc, ebs.title, v, ebs.modifications, nowMs, ebs.readError) : { actions: [], done: true };
     actions.push(...modified.actions);
     if (modified.why) waits.push(modified.why);
     if (v.phase === 'Modifying' && modified.done) actions.push(...defined(modifyingPatch(v)));
@@ -243,7 +243,7 @@ export function planComponentVolumes(input: RuleInput, status: TidbClusterStatus
   }
   const problem = resizeGateProblem(input, component, pods);
   if (problem) return { refusals, actions: [], outcome: retry(RESIZE_POLL_MS, `${component.title} volumes wait to be resized: ${problem}`), status: resizing };
-  const { actions, waits } = planPodClaims(next.volumes, snapshot.nowMs, { tc: cluster, title: component.title, modifications: snapshot.ebsModifications ?? {} });
+  const { actions, waits } = planPodClaims(next.volumes, snapshot.nowMs, { tc: cluster, title: component.title, modifications: snapshot.ebsModifications ?? {}, ...(snapshot.ebsReadError === undefined ? {} : { readError: snapshot.ebsReadError }) });
   const names = next.volumes.filter(inFlight).map((v) => v.claim.metadata?.name ?? '').join(', ');
   const what = next.volumes.some((v) => v.ebs) ? 'modifying' : 'resizing';
   const why = waits.length > 0 ? `${what} claims ${names} of pod ${next.pod.metadata?.name ?? ''}: ${waits.join('; ')}` : actions.length > 0 ? `${what} claims ${names} of pod ${next.pod.metadata?.name ?? ''}` : `waiting for claims ${names} to report their new capacity`;

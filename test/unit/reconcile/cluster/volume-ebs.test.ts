@@ -113,3 +113,15 @@ describe('the actions for the pod in flight', () => {
     if (kinds.length === 1) expect(patch?.patch.metadata.annotations).toEqual({ [A.statusRevision]: '1', [A.statusStorageSize]: '10Gi', [A.statusStorageClass]: 'gp3-fast' });
   });
 });
+
+describe('EC2 could not be read', () => {
+  it('the claim waits: no ModifyVolume, no annotation, a Warning naming the failure', () => {
+    // Prepare
+    const c = claim({ annotations: started });
+    // Act
+    const { actions, waits } = planPodClaims([judgeVolume(c, want('gp3-fast'), CLASSES, T0, gate)], T0, { tc: tidbCluster(), title: 'TiKV', modifications: {}, readError: 'EC2 DescribeVolumesModifications failed: UnauthorizedOperation: denied' });
+    // Assess
+    expect(actions).toEqual([expect.objectContaining({ kind: 'event', type: 'Warning', reason: 'VolumeModifyFailed', once: true, message: 'TiKV claim tikv-basic-tikv-0: EC2 DescribeVolumesModifications failed: UnauthorizedOperation: denied' })]);
+    expect(waits).toEqual(['EC2 DescribeVolumesModifications failed: UnauthorizedOperation: denied']);
+  });
+});
