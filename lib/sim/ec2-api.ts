@@ -6,8 +6,9 @@
  * `spec.csi.volumeHandle`; its tags are the ones the EBS CSI driver puts on the volumes it creates
  * (`CSIVolumeName`, `ebs.csi.aws.com/cluster`, `kubernetes.io/created-for/pvc/name`, …), which IAM
  * conditions can name. Errors are EC2's codes and XML: an unknown volume `InvalidVolume.NotFound`,
- * a volume never modified `InvalidVolumeModification.NotFound`, a second modification within six
- * hours `VolumeModificationRateExceeded`, a smaller size or an out-of-range IOPS / throughput
+ * a volume never modified `InvalidVolumeModification.NotFound`, a modification while the last one
+ * is still modifying or optimizing `IncorrectModificationState`, a second one within six hours of a
+ * completed one `VolumeModificationRateExceeded`, a smaller size or an out-of-range IOPS / throughput
  * `InvalidParameterValue`. The Kubernetes objects are not touched: EBS CSI does not learn of a
  * modification made behind its back (the PV keeps its class and its capacity until a claim grows).
  */
@@ -86,6 +87,10 @@ export class SimEc2 {
     if (!id) return ec2Error(400, 'MissingParameter', 'The request must contain the parameter VolumeId');
     const pv = this.volume(id);
     if (!pv) return ec2Error(400, 'InvalidVolume.NotFound', `The volume '${id}' does not exist.`);
+    // A volume still modifying or optimizing cannot be modified again (EC2: "Volume … cannot be
+    // modified in modification state OPTIMIZING"); a completed one within six hours is the rate limit.
+    const last = this.ebs.describe(id);
+    if (last && last.state !== 'completed') return ec2Error(400, 'IncorrectModificationState', `Volume ${id} cannot be modified in modification state ${last.state.toUpperCase()}`);
     const size = this.sizeGiB(id, pv);
     const current = this.attributes(id, pv, size);
     const targetSize = params.has('Size') ? Number(params.get('Size')) : size;

@@ -52,21 +52,24 @@ describe("the world's EC2 answers as EC2", () => {
     expect({ status: answer.status, code: codeOf(answer) }).toEqual({ status, code });
   });
 
-  it('a modification goes modifying → optimizing → completed, and a second one within six hours is refused', async () => {
+  it('a modification goes modifying → optimizing → completed; another is refused while it runs (IncorrectModificationState) and within six hours after (VolumeModificationRateExceeded)', async () => {
     // Prepare
     const w = world();
     // Act
     const started = readAnswer('ModifyVolume', w.call({ Action: 'ModifyVolume', VolumeId: 'vol-1', Iops: '6000', Throughput: '500', VolumeType: 'gp3' }));
     const states: string[] = [];
+    const whileOptimizing: string[] = [];
     for (const ms of [0, 20_000, 60_000]) {
       await w.clock.advance(ms);
       const d = readAnswer('DescribeVolumesModifications', w.call({ Action: 'DescribeVolumesModifications', 'VolumeId.1': 'vol-1' })) as { volumeModificationSet: { item: { modificationState: string } } };
       states.push(d.volumeModificationSet.item.modificationState);
+      if (states.at(-1) !== 'completed') whileOptimizing.push(codeOf(w.call({ Action: 'ModifyVolume', VolumeId: 'vol-1', Iops: '7000' })));
     }
     const again = w.call({ Action: 'ModifyVolume', VolumeId: 'vol-1', Iops: '10000' });
     // Assess
     expect(started['volumeModification']).toMatchObject({ volumeId: 'vol-1', modificationState: 'modifying', targetIops: '6000', targetThroughput: '500', targetVolumeType: 'gp3', targetSize: '10', originalSize: '10' });
     expect(states).toEqual(['modifying', 'optimizing', 'completed']);
+    expect(whileOptimizing).toEqual(['IncorrectModificationState', 'IncorrectModificationState']);
     expect({ status: again.status, code: codeOf(again) }).toEqual({ status: 400, code: 'VolumeModificationRateExceeded' });
   });
 });
