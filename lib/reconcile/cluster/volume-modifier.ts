@@ -7,7 +7,8 @@
  * is `Normal` and every member of it is healthy (the member recipe's rolling gate). A claim that
  * cannot change (no expansion, or a smaller size) is left alone and reported (volume-refusal.ts).
  * Once every claim has its size, the StatefulSet is re-created with the new claim templates
- * (volume-recreate.ts).
+ * (volume-recreate.ts). Under the `VolumeModifying` gate a move to another EBS StorageClass is a
+ * change too: its claims' volumes are modified through EC2 first (volume-ebs.ts, docs/adr/0031).
  * `status.<component>.volumes` is synced on every step by the `VolumeStatus` status rule.
  */
 
