@@ -25,6 +25,10 @@ import { SqsReconcileQueue } from '../queue/sqs.js';
 import { SqsDeadLetterRedrive } from '../queue/redrive.js';
 import { TidbSimulation } from '../sim/tidb/simulation.js';
 import { SimWorld } from '../sim/world.js';
+import { SimEc2 } from '../sim/ec2-api.js';
+import { Ec2QueryClient } from '../ec2/query-client.js';
+import { parseConfig } from '../platform/config.js';
+import { startEc2Endpoint } from './ec2-endpoint.js';
 import { SimComponentNetwork } from './sim-network.js';
 import { VpcProxyNetwork } from './vpc-proxy-network.js';
 import { DynamoStateStore } from '../state/dynamo.js';
@@ -107,6 +111,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   // One network for every function, as they share the VPC's routing.
   const vpcNetwork = options.vpcProxyUrl ? new VpcProxyNetwork(options.vpcProxyUrl) : undefined;
   const kubeConfigOf = (fn: string): string | Record<string, unknown> => options.kubeconfigPath ?? functionKubeconfig(world as SimWorld, ids, fn);
+  // FEATURE_GATES=VolumeModifying=true: the simulated world's EC2 (its EBS volumes), reached as each function's role (ADR 0031).
+  const gates = process.env['FEATURE_GATES'];
+  const config = parseConfig(gates ? { FEATURE_GATES: gates } : {});
+  const ec2 = world && config.step.reconcile.volumeModifying === true ? await startEc2Endpoint(new SimEc2(world.store, world.controllers.ebs, ids.iam.resolver), ids.iam) : undefined;
   const runtimeOf = (fn: 'reconcile' | 'sweep' | 'admin'): Runtime =>
     localRuntime({
       kubeConfig: kubeConfigOf(fn),
@@ -118,6 +126,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       k8sCluster: options.kubeconfigPath ? 'kubeconfig' : 'local',
       scheduler: ids.scheduler(fn, scheduler),
       timerTarget: ids.timerTarget,
+      config,
+      ...(ec2 ? { ec2: new Ec2QueryClient({ region: ids.iam.resolver.region, endpoint: ec2.endpoint, credentials: ids.iam.credentialsOf(fn) }) } : {}),
       // The simulated world places the functions in its cluster's VPC; a kubeconfig's cluster is reached
       // from outside unless a VPC proxy is given.
       ...(world ? { componentAccess: { mode: 'direct' as const, network: new SimComponentNetwork(world.proxy, { inVpc: true }) } } : {}),
@@ -171,6 +181,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       await Promise.race([exporter.stop(), new Promise((resolve) => setTimeout(resolve, 3000).unref())]);
       sim?.stop();
       await world?.stop();
+      await ec2?.close();
       await sqs.close();
       await dynamo.close();
     },

@@ -15,6 +15,7 @@ import type { SchedulerPort } from '../timer/port.js';
 import { type ComponentAccess, VIA_API_PROXY } from '../wiring/clients.js';
 import { type Runtime, localRuntime } from '../wiring/ports.js';
 import { SimComponentNetwork } from './sim-network.js';
+import { Ec2QueryClient } from '../ec2/query-client.js';
 import type { EmbeddedDynamo } from './dynalite.js';
 import { functionKubeconfig } from './function-rbac.js';
 import type { Scenario } from './scenario/types.js';
@@ -39,6 +40,8 @@ export type SimRuntimeParts = {
   readonly onExchange?: (target: DialTarget) => void;
   /** Each function's kubeconfig when its cold start resolved it (DescribeCluster, eks-describe.ts); absent, the world's for its access entry. */
   readonly kubeconfigs?: Readonly<Record<SimFunction, Record<string, unknown>>>;
+  /** The world's EC2 endpoint (lib/local/ec2-endpoint.ts), when the scenario turns the VolumeModifying gate on. */
+  readonly ec2Endpoint?: string;
 };
 
 /** Each function's runtime (see the module comment). */
@@ -59,6 +62,8 @@ export function simRuntimes(p: SimRuntimeParts): Record<SimFunction, Runtime> {
       scheduler: ids.scheduler(fn, p.scheduler),
       timerTarget: ids.timerTarget,
       componentAccess: componentAccessOf(p.scenario, p.world, p.onExchange),
+      // Signed as the function's role: the endpoint's IAM decides as EC2's would.
+      ...(p.ec2Endpoint ? { ec2: new Ec2QueryClient({ region: ids.iam.resolver.region, endpoint: p.ec2Endpoint, credentials: ids.iam.credentialsOf(fn) }) } : {}),
     });
     return { ...base, random: shared.random, newReconcileId: shared.newReconcileId, state: countingClaims(base, p.countClaim), queue: ids.queue(fn, p.sending) };
   };
@@ -77,7 +82,7 @@ function componentAccessOf(scenario: Scenario, world: SimWorld, onExchange?: (ta
 
 /** The reconciler settings a scenario's `config:` section gives (the rest as deployed). */
 function reconcilerConfig(scenario: Scenario): ReconcilerConfig {
-  const base = parseConfig({});
+  const base = parseConfig(scenario.config.featureGates === undefined ? {} : { FEATURE_GATES: scenario.config.featureGates });
   const d = DEFAULT_STEP_CONFIG.reconcile;
   const scope = scenario.config.watchNamespaces;
   const rate = scenario.config.apiRequestsPerSecond;
@@ -93,6 +98,11 @@ function reconcilerConfig(scenario: Scenario): ReconcilerConfig {
       reconcile: { ...d, ...base.step.reconcile, autoFailover: scenario.config.autoFailover, detectNodeFailure: scenario.config.detectNodeFailure, failoverPeriodMs: scenario.config.failoverPeriodMs },
     },
   };
+}
+
+/** Whether the scenario turns TiDB Operator's `VolumeModifying` feature gate on (`config.featureGates`). */
+export function volumeModifyingOf(scenario: Scenario): boolean {
+  return reconcilerConfig(scenario).step.reconcile.volumeModifying === true;
 }
 
 /** Step ids shaped as random (v4) UUIDs, drawn from `random`: the same seed names the steps alike. */

@@ -46,6 +46,10 @@ import type { Scenario } from './scenario/types.js';
 import { worldStorageClasses } from './scenario/storage-classes.js';
 import { EksWorlds, namedRuntimes } from './eks-worlds.js';
 import { eksClustersIam, SimEks } from './eks-describe.js';
+import { startEc2Endpoint } from './ec2-endpoint.js';
+import type { LoopbackServer } from './loopback.js';
+import { SimEc2 } from '../sim/ec2-api.js';
+import { volumeModifyingOf } from './sim-runtimes.js';
 
 export { simulatedContext } from './lambda-context.js';
 
@@ -177,7 +181,9 @@ export class SimStack {
       delete: (handles) => queue.delete(handles),
       changeVisibility: (handle, seconds) => queue.changeVisibility(handle, seconds),
     };
-    const parts = { scenario, seed, world, dynamo, queue, sending, scheduler, clock: handlerClock, logger, countClaim: () => holder.stack && holder.stack.steps++, onExchange: countExchanges(world.store, requests) };
+    // With the VolumeModifying gate, the functions reach the world's EC2 (its EBS volumes) as their roles.
+    const ec2 = volumeModifyingOf(scenario) ? await startEc2Endpoint(new SimEc2(world.store, world.controllers.ebs, ids.iam.resolver), ids.iam) : undefined;
+    const parts = { scenario, seed, world, dynamo, queue, sending, scheduler, clock: handlerClock, logger, countClaim: () => holder.stack && holder.stack.steps++, onExchange: countExchanges(world.store, requests), ...(ec2 ? { ec2Endpoint: ec2.endpoint } : {}) };
     // With sim.eksClusters, the first world is the first EKS cluster, named as the file names it, and
     // each function's cold start reads its endpoint and CA from the world's EKS (eks-describe.ts).
     const firstEks = eksClusters?.[0]?.name;
@@ -202,6 +208,7 @@ export class SimStack {
     const stack = new SimStack(clock, handlerClock, scenario, sim, world, dynamo, queue, runtimes, exporter, delivery, denials, accessEntries, requests);
     holder.stack = stack;
     stack.eksApi = firstEks === undefined ? undefined : eksApi;
+    stack.ec2Endpoint = ec2;
     stack.buildRuntime = () => runtimesOf().reconcile;
     await stack.eks.startExtra({ eksApi, scenario, seed, clock, handlerClock, logger, dynamo, runtimeParts: parts, sending, requests, rbac: watched === undefined ? rbac : namespacedRbac(rbac, watched), callers });
     world.server.onWrite = () => stack.crashes.countWrite();
@@ -291,8 +298,12 @@ export class SimStack {
     await this.eks.stopExtra();
     this.sim.stop();
     await this.world.stop();
+    await this.ec2Endpoint?.close();
     await this.dynamo.close();
   }
+
+  /** The world's EC2 endpoint, when the scenario turns the VolumeModifying gate on. */
+  ec2Endpoint: LoopbackServer | undefined;
 
   private invocationFailed(e: InvocationError): void {
     this.invocationErrors++;

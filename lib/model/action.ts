@@ -8,6 +8,7 @@
  */
 
 import type { ScheduleRequest } from '../timer/port.js';
+import type { EbsVolumeTarget } from './ebs.js';
 import type { KubeObject, ObjectRef } from './kube.js';
 
 /** Creates an object that does not exist yet (409 AlreadyExists ⇒ re-observe next step). */
@@ -247,8 +248,23 @@ export type TidbAction = TidbSetLabelsAction | TidbStartUpgradeAction | TidbFini
 /** Writes to the reconciler's own state; the engine runs these itself, under its fence. */
 export type StateAction = PutDeadlineAction | DeleteDeadlineAction | PutStoreIdAction;
 
+/**
+ * Modifies an EBS volume through EC2 (`ModifyVolume`), as TiDB Operator v1.6's EBS modifier does for
+ * a claim moved to another EBS StorageClass (feature gate `VolumeModifying`). The rule sends it only
+ * when EC2's last modification of the volume is not already this target (observed the same step).
+ * When EC2 refuses, `onError` is recorded with EC2's code and message appended and the step goes on
+ * (v1.6's sync fails, is logged and requeued; the next step asks again).
+ */
+export type Ec2ModifyVolumeAction = {
+  readonly kind: 'ec2.modifyVolume';
+  readonly target: EbsVolumeTarget;
+  /** The claim the volume backs (`<namespace>/<name>`), for the log line. */
+  readonly claim: string;
+  readonly onError?: EventAction;
+};
+
 /** What the Executor port runs: everything outside the reconciler's own state. */
-export type RemoteAction = KubeAction | MemberAction | EventAction | ScheduleAction | SecretCopyAction;
+export type RemoteAction = KubeAction | MemberAction | EventAction | ScheduleAction | SecretCopyAction | Ec2ModifyVolumeAction;
 
 /** Any action a plan may hold, discriminated on `kind`. */
 export type Action = RemoteAction | StateAction;

@@ -39,6 +39,13 @@ export type ReconcileConfig = {
    * recovered (see `member/failure-recovery.ts`). Unset means off.
    */
   readonly detectNodeFailure?: boolean;
+  /**
+   * TiDB Operator's feature gate `VolumeModifying` (`--features VolumeModifying=true`; here env
+   * `FEATURE_GATES`, default off): a component's StorageClass changed to another EBS class modifies
+   * each claim's EBS volume through EC2 (`ModifyVolume`) to the class's `type`, `iops` and
+   * `throughput`, one pod at a time (docs/reference/volumes.md §V5). Unset means off.
+   */
+  readonly volumeModifying?: boolean;
   readonly failoverPeriodMs: FailoverPeriods;
   readonly backoff: BackoffPolicy;
   /**

@@ -8,6 +8,7 @@ import type { IPersistentVolume } from 'kubernetes-models/v1/PersistentVolume';
 import type { IStorageClass } from 'kubernetes-models/storage.k8s.io/v1/StorageClass';
 
 import type { DeadlineSpec, StoreIdSpec } from './action.js';
+import type { EbsVolumeModification } from './ebs.js';
 import type { ReconcileConfig } from './config.js';
 import type { ClusterKey, ClusterRef } from './key.js';
 import type { OwnedKind, OwnedObjects, TidbCluster } from './kube.js';
@@ -113,6 +114,14 @@ export type Snapshot = {
    * `allowVolumeExpansion` and their parameters); absent when no claim needs a change.
    */
   readonly storageClasses?: readonly IStorageClass[];
+  /**
+   * EC2's last modification of each EBS volume the EBS modifier works on (feature gate
+   * `VolumeModifying`, a claim moving to another EBS StorageClass), by volume id; a volume EC2 never
+   * modified is absent. Absent when nothing was asked of EC2 this step.
+   */
+  readonly ebsModifications?: Readonly<Record<string, EbsVolumeModification>>;
+  /** Why EC2 could not be read this step (the EBS modifier then waits rather than act blind). */
+  readonly ebsReadError?: string;
   /**
    * The PiTR Restores into this cluster that are not done (`<namespace>/<name>`), for TiKV's
    * `gc.ratio-threshold = -1` (components/tikv/pitr-gc.ts); absent when the Restores were not read.

@@ -110,6 +110,7 @@ export const DEFAULT_STEP_CONFIG: StepConfig = {
   reconcile: {
     autoFailover: true,
     detectNodeFailure: false,
+    volumeModifying: false,
     failoverPeriodMs: { pd: 300_000, tikv: 300_000, tidb: 300_000, tiflash: 300_000 },
     backoff: { baseMs: 1_000, maxMs: 100_000, jitterRatio: 0.1 },
     maxReplicas: DEFAULT_MAX_REPLICAS,
@@ -184,6 +185,7 @@ export function parseConfig(env: Env): ReconcilerConfig {
     reconcile: {
       autoFailover: read.boolean('AUTO_FAILOVER', d.reconcile.autoFailover),
       detectNodeFailure: read.boolean('DETECT_NODE_FAILURE', d.reconcile.detectNodeFailure ?? false),
+      volumeModifying: readFeatureGates(read).VolumeModifying,
       failoverPeriodMs: readFailover(read),
       backoff,
       maxReplicas: read.optionalCount('MAX_REPLICAS', 1, MAX_REPLICAS_CEILING) ?? DEFAULT_MAX_REPLICAS,
@@ -290,6 +292,26 @@ function readDeployment(read: EnvReader): DeploymentConfig {
     clusterName: read.string('CLUSTER_NAME'),
   };
   return Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined)) as DeploymentConfig;
+}
+
+/** The feature gates `FEATURE_GATES` may set, with TiDB Operator v1.6's defaults (`pkg/features`). */
+export const FEATURE_GATES = { VolumeModifying: false } as const;
+
+/**
+ * `FEATURE_GATES`, in the syntax of TiDB Operator's `--features` flag (`VolumeModifying=true`,
+ * comma-separated `Name=true|false`). A gate this reconciler does not have, or a value other than
+ * true/false, is a problem naming it.
+ */
+function readFeatureGates(read: EnvReader): Record<keyof typeof FEATURE_GATES, boolean> {
+  const gates: Record<keyof typeof FEATURE_GATES, boolean> = { ...FEATURE_GATES };
+  const raw = read.string('FEATURE_GATES');
+  for (const part of (raw ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+    const [name = '', value = ''] = part.split('=').map((x) => x.trim());
+    if (!(name in gates)) read.problem(`FEATURE_GATES: ${quoteForEcho(name)} is not a feature gate of this reconciler (${Object.keys(FEATURE_GATES).join(', ')})`);
+    else if (value !== 'true' && value !== 'false') read.problem(`FEATURE_GATES: ${quoteForEcho(part)} must be ${name}=true or ${name}=false`);
+    else gates[name as keyof typeof FEATURE_GATES] = value === 'true';
+  }
+  return gates;
 }
 
 const WHOLE = /^\d+$/;

@@ -48,6 +48,11 @@ export function describeAction(action: Action): string {
       return `${action.kind} ${action.groupName ?? 'default'}/${action.name}`;
     case 'secret.copy':
       return `${action.kind} ${describeRef(action.ref)} from ${action.sources.map((s) => `${s.namespace}/${s.name}`).join(',') || 'nothing'}`;
+    case 'ec2.modifyVolume': {
+      const t = action.target;
+      const parts = [t.sizeGiB === undefined ? '' : `size=${t.sizeGiB}`, t.volumeType ? `type=${t.volumeType}` : '', t.iops === undefined ? '' : `iops=${t.iops}`, t.throughput === undefined ? '' : `throughput=${t.throughput}`].filter((p) => p !== '');
+      return `${action.kind} ${t.volumeId} (claim ${action.claim}) ${parts.join(' ')}`;
+    }
     case 'event':
       return `event ${action.type} ${action.reason} on ${describeRef(action.object)}${action.once ? ' (once: not again while a recent Event has it)' : ''}`;
     case 'state.putDeadline':

@@ -63,6 +63,8 @@ function toSnapshot(ctx: StepContext, observation: Observation, deadlines: reado
     ...(observation.tikvLeaders === undefined ? {} : { tikvLeaders: observation.tikvLeaders }),
     ...(observation.nodes === undefined ? {} : { nodes: observation.nodes }),
     ...(observation.storageClasses === undefined ? {} : { storageClasses: observation.storageClasses }),
+    ...(observation.ebsModifications === undefined ? {} : { ebsModifications: observation.ebsModifications }),
+    ...(observation.ebsReadError === undefined ? {} : { ebsReadError: observation.ebsReadError }),
     ...(observation.missingSecrets === undefined ? {} : { missingSecrets: observation.missingSecrets }),
     ...(observation.reads === undefined ? {} : { reads: observation.reads }),
     ...(observation.tidbOperator === undefined ? {} : { tidbOperator: observation.tidbOperator }),

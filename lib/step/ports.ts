@@ -91,6 +91,9 @@ export type Observation = {
   readonly nodes?: Snapshot['nodes'];
   /** The StorageClasses of claims the spec resizes, when any claim needs a change. */
   readonly storageClasses?: Snapshot['storageClasses'];
+  /** EC2's last modification of the volumes the EBS modifier works on (the `VolumeModifying` gate). */
+  readonly ebsModifications?: Snapshot['ebsModifications'];
+  readonly ebsReadError?: Snapshot['ebsReadError'];
   /** Secrets the reconciler needs that do not exist; components are not contacted without them. */
   readonly missingSecrets?: readonly string[];
   /** `rest` when the observer read at rest (see `Snapshot.reads`). */

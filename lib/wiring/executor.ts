@@ -5,7 +5,8 @@
  * itself, under its fence, so they never reach this port.
  */
 
-import type { EventAction, KubeAction, RemoteAction } from '../model/action.js';
+import type { Ec2ModifyVolumeAction, EventAction, KubeAction, RemoteAction } from '../model/action.js';
+import type { Ec2Volumes } from '../ec2/port.js';
 import type { ClusterKey, ClusterRef } from '../model/key.js';
 import { ownedLabels } from '../model/labels.js';
 import { ConflictError, TerminalError } from '../platform/errors.js';
@@ -39,6 +40,7 @@ export class LiveExecutor implements Executor {
     private readonly clients: ClusterClients,
     private readonly index: ObservedIndex = new ObservedIndex(),
     private readonly scheduler?: SchedulerPort,
+    private readonly ec2?: Ec2Volumes,
   ) {}
 
   async execute(request: ExecuteRequest): Promise<void> {
@@ -95,9 +97,17 @@ export class LiveExecutor implements Executor {
       case 'schedule.put':
       case 'schedule.delete':
         return executeSchedule(this.scheduler, action);
+      case 'ec2.modifyVolume':
+        return this.modifyVolume(request, action);
       default:
         return unknownAction(action);
     }
+  }
+
+  /** `ModifyVolume` through the EC2 port (a refusal's `onError` Event is the step engine's, as for every action). */
+  private async modifyVolume(request: ExecuteRequest, action: Ec2ModifyVolumeAction): Promise<void> {
+    if (!this.ec2) throw new TerminalError(`${describeAction(action)}: no EC2 port (the VolumeModifying gate needs the reconcile function's EC2 access)`, { field: 'FEATURE_GATES' });
+    await this.ec2.modifyVolume(action.target, request.signal);
   }
 
   /**

@@ -51,7 +51,8 @@ import { COMPONENT_READERS, type ComponentReadContext, type ComponentReader } fr
 import { ObservedIndex, type KeptReads, type WholeRead } from './observed.js';
 import { readStoreNodes, serverNodeNames, storeNodeNames, tiproxyNodeNames } from './observe-nodes.js';
 import type { TiproxyView } from '../model/tiproxy.js';
-import { readResizeStorageClasses } from './observe-storage-classes.js';
+import { readEbsModifications, readResizeStorageClasses } from './observe-storage-classes.js';
+import type { Ec2Volumes } from '../ec2/port.js';
 import { boundVolumeNames, readBoundVolumes } from './observe-volumes.js';
 import { readTikvLeaders } from './observe-tikv-leaders.js';
 import { plainJson } from './plain-json.js';
@@ -99,6 +100,12 @@ export type ObserverOptions = {
   readonly operatorScope?: OperatorObservation['scope'];
   /** Where whole reads are kept for health steps in other processes (docs/adr/0024); none kept without it. */
   readonly restReads?: RestReadStore;
+  /**
+   * The `VolumeModifying` gate's EC2 (docs/reference/volumes.md §V5): with it, the classes of claims
+   * whose class the spec changes are read, and EC2's last modification of the volumes the EBS
+   * modifier works on next. Absent: the gate is off.
+   */
+  readonly volumeModifying?: { readonly ec2?: Ec2Volumes };
 };
 
 /**
@@ -154,7 +161,7 @@ export class LiveObserver implements Observer {
     const keptVolumes = kept && sameNames(kept.volumes.names, volumeNames) ? kept.volumes : undefined;
     const [volumes, storageClasses, tikvLeaders, read, ...completed] = await Promise.all([
       keptVolumes ? keptVolumes.items : readBoundVolumes(this.clients.kube, ref.namespace, instance, owned, signal),
-      readResizeStorageClasses(this.clients.kube, cluster, owned, signal),
+      readResizeStorageClasses(this.clients.kube, cluster, owned, signal, this.options.volumeModifying !== undefined),
       withinBudget(signal, 'read TiKV leader counts', () => readTikvLeaders(clients.tikv(context.target), owned, signal)),
       readStoreNodes(this.clients.kube, storeNodes, signal),
       ...OBSERVED_COMPONENTS.map((name, i) => this.complete(reader(name), api.reads[i], byComponent[name], context, signal)),
@@ -167,6 +174,7 @@ export class LiveObserver implements Observer {
     const serverNodes = [...new Set(labelled)].filter((name) => !storeNodes.includes(name)).sort();
     const more = await readStoreNodes(this.clients.kube, serverNodes, signal);
     const nodes = read === undefined && more === undefined ? undefined : [...(read ?? []), ...(more ?? [])];
+    const ebs = await readEbsModifications(this.options.volumeModifying?.ec2, cluster, owned, volumes ?? [], storageClasses ?? [], request.nowMs, signal);
     const persistedAt = whole ? whole.persistedAt : await this.keepRead(request, { cluster, owned, volumes }, api.clientSecretSeen === true);
     this.index.keep(key, request.fence, {
       Service: owned.Service,
@@ -186,6 +194,7 @@ export class LiveObserver implements Observer {
       ...(tikvLeaders === undefined ? {} : { tikvLeaders }),
       ...(nodes === undefined ? {} : { nodes }),
       ...(storageClasses === undefined ? {} : { storageClasses }),
+      ...ebs,
       ...(api.missingSecrets === undefined ? {} : { missingSecrets: api.missingSecrets }),
       ...(atRest ? { reads: 'rest' as const } : {}),
       ...(tidbOperator === undefined ? {} : { tidbOperator }),

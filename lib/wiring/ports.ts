@@ -42,6 +42,8 @@ import { ObservedIndex } from './observed.js';
 import { ClusterIdCache } from './pd-view.js';
 import { LiveObserver } from './observer.js';
 import { backupControllers } from './controllers.js';
+import type { Ec2Volumes } from '../ec2/port.js';
+import { Ec2QueryClient } from '../ec2/query-client.js';
 
 /** What every handler of one process shares. `k8sCluster` is the first part of every cluster key. */
 export type Runtime = {
@@ -76,6 +78,11 @@ export type Runtime = {
   readonly random?: () => number;
   /** Names each step (default a random UUID); a simulation passes a seeded one, so its reports repeat. */
   readonly newReconcileId?: () => string;
+  /**
+   * EC2 of the EKS cluster's region, for the `VolumeModifying` feature gate's EBS modifier (present
+   * only when the gate is on: `FEATURE_GATES=VolumeModifying=true`).
+   */
+  readonly ec2?: Ec2Volumes;
 };
 
 /** One invocation: its id (lease owners, logs) and the time it has left (the Lambda context's). */
@@ -104,8 +111,9 @@ export function stepPorts(runtime: Runtime, deadlineAtMs: number): StepPorts {
   const scheduling = runtime.scheduling;
   const schedules = scheduling === undefined ? undefined : { ...scheduling, timeZone: runtime.config.backupScheduleTimeZone ?? DEFAULT_BACKUP_SCHEDULE_TIMEZONE };
   const controllers = clients.objects === undefined ? {} : { controllers: backupControllers(clients.objects, clients, schedules) };
-  const executor = new LiveExecutor(clients, index, scheduling?.scheduler);
-  return { state, observer: new LiveObserver(clients, index, observerOptions), executor, timers, queue, clock, logger, metrics, ...seeded, ...controllers };
+  const executor = new LiveExecutor(clients, index, scheduling?.scheduler, runtime.ec2);
+  const observer = new LiveObserver(clients, index, { ...observerOptions, ...(runtime.config.step.reconcile.volumeModifying === true ? { volumeModifying: runtime.ec2 ? { ec2: runtime.ec2 } : {} } : {}) });
+  return { state, observer, executor, timers, queue, clock, logger, metrics, ...seeded, ...controllers };
 }
 
 /** The invocation's deadline on the runtime's clock. */
@@ -160,8 +168,11 @@ export function lambdaRuntimes(env: NodeJS.ProcessEnv = process.env, resolved?: 
   return clusters.map((eks) => {
     const tokens = new EksTokenSource({ clusterName: eks.name, region: eks.region, credentials: () => credentialsFromEnv(env), clock });
     const kubeConfig = eksKubeConfig({ endpoint: eks.endpoint, caData: eks.caData, tokens, clusterName: eks.name });
+    // EC2 in the EKS cluster's region (its EBS volumes), signed as the function's role.
+    const ec2 = config.step.reconcile.volumeModifying === true ? { ec2: new Ec2QueryClient({ region: eks.region, credentials: async () => credentialsFromEnv(env) }) } : {};
     return {
       ...shared,
+      ...ec2,
       k8sCluster: eks.name,
       clients: ApiServerClients.fromKubeConfig(kubeConfig, clock, {}, s.componentAccess === 'direct' ? { mode: 'direct', network: new NodeComponentNetwork() } : VIA_API_PROXY),
       index: new ObservedIndex(config.step.observedClusters),
@@ -220,6 +231,8 @@ export type LocalRuntimeOptions = {
    * outside the VPC.
    */
   readonly componentAccess?: ComponentAccess;
+  /** EC2 for the `VolumeModifying` gate (the world's endpoint); without it the gate's EBS modifier cannot call EC2. */
+  readonly ec2?: Ec2Volumes;
 };
 
 /** Static credentials of a local client (the local world maps the access key id to a function's role). */
@@ -247,6 +260,7 @@ export function localRuntime(options: LocalRuntimeOptions): Runtime {
     clients: ApiServerClients.fromKubeConfig(toKubeConfig(options.kubeConfig), clock, options.clientRandom ? { random: options.clientRandom } : {}, options.componentAccess ?? VIA_API_PROXY),
     index: new ObservedIndex(config.step.observedClusters),
     clusterIds: new ClusterIdCache(),
+    ...(options.ec2 ? { ec2: options.ec2 } : {}),
   };
 }
 

@@ -219,8 +219,8 @@ describe('serverless package', () => {
   // The admin function's dead-letter redrive, on the dead-letter queue (its SendMessage is the reconcile queue's).
   const redrive = ['sqs:StartMessageMoveTask', 'sqs:ListMessageMoveTasks', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage', 'sqs:DeleteMessage'];
   const grants: Record<(typeof functionNames)[number], string[]> = {
-    // GetSchedule: a BackupSchedule step reads its recurring schedule (ADR 0023).
-    reconcile: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'sqs:SendMessage', 'sqs:ChangeMessageVisibility', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', ...timers, 'scheduler:GetSchedule'],
+    // GetSchedule: a BackupSchedule step reads its recurring schedule (ADR 0023); EC2: the VolumeModifying gate's EBS modifier (ADR 0031).
+    reconcile: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'sqs:SendMessage', 'sqs:ChangeMessageVisibility', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', ...timers, 'scheduler:GetSchedule', 'ec2:ModifyVolume', 'ec2:DescribeVolumesModifications'],
     // GetItem: the exporter's watched-until mark (ADR 0024).
     sweep: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'sqs:SendMessage'],
     timer: ['sqs:SendMessage'],
@@ -241,6 +241,14 @@ describe('serverless package', () => {
     }
     scoped('iam:', getAtt('SchedulerRole'));
     scoped('scheduler:', { 'Fn::Sub': ['arn:${AWS::Partition}:scheduler:${AWS::Region}:${AWS::AccountId}:schedule/${Group}/*', { Group: { Ref: 'TimerScheduleGroup' } }] });
+  });
+
+  it('the reconcile role may modify only the EBS CSI driver\'s volumes (its tag), and describe modifications (no resource-level permission)', () => {
+    const statements = allStatements(resource('ReconcileRole').Properties['Policies']).filter((s) => actionsOf(s).some((a) => a.startsWith('ec2:')));
+    expect(statements).toEqual([
+      { Effect: 'Allow', Action: ['ec2:ModifyVolume'], Resource: { 'Fn::Sub': 'arn:${AWS::Partition}:ec2:*:${AWS::AccountId}:volume/*' }, Condition: { StringEquals: { 'aws:ResourceTag/ebs.csi.aws.com/cluster': 'true' } } },
+      { Effect: 'Allow', Action: ['ec2:DescribeVolumesModifications'], Resource: '*' },
+    ]);
   });
 
   it('functions may pass the scheduler role only to EventBridge Scheduler', () => {

@@ -39,6 +39,7 @@ describe('configuration from the environment', () => {
       BUDGET_RETRY_AFTER_MS: '2000',
       AUTO_FAILOVER: 'FALSE',
       DETECT_NODE_FAILURE: 'true',
+      FEATURE_GATES: 'VolumeModifying=true',
       PD_FAILOVER_PERIOD_MS: '60000',
       TIKV_FAILOVER_PERIOD_MS: '120000',
       TIDB_FAILOVER_PERIOD_MS: '180000',
@@ -68,6 +69,7 @@ describe('configuration from the environment', () => {
           failoverPeriodMs: { pd: 60_000, tikv: 120_000, tidb: 180_000, tiflash: 240_000 },
           backoff: { baseMs: 500, maxMs: 60_000, jitterRatio: 0.25 },
           maxReplicas: 250,
+          volumeModifying: true,
         },
         apiBudget: DEFAULT_API_BUDGET,
       },
@@ -161,5 +163,31 @@ describe('configuration from the environment', () => {
 
   it('empty and blank values count as unset', () => {
     expect(parseConfig({ LEASE_MS: '', BACKOFF_MAX_MS: '   ', STATE_TABLE: '' }).step.leaseForMs).toBe(DEFAULT_STEP_CONFIG.leaseForMs);
+  });
+});
+
+describe('FEATURE_GATES, as TiDB Operator v1.6 reads --features', () => {
+  it.each([
+    { name: 'unset: VolumeModifying is off, as in TiDB Operator', env: {}, want: false },
+    { name: 'empty (the template default): off', env: { FEATURE_GATES: '' }, want: false },
+    { name: 'VolumeModifying=true turns it on', env: { FEATURE_GATES: 'VolumeModifying=true' }, want: true },
+    { name: 'spaces around the parts are allowed', env: { FEATURE_GATES: ' VolumeModifying = true ,' }, want: true },
+    { name: 'VolumeModifying=false keeps it off', env: { FEATURE_GATES: 'VolumeModifying=false' }, want: false },
+  ])('$name', ({ env, want }) => {
+    expect(parseConfig(env).step.reconcile.volumeModifying).toBe(want);
+  });
+
+  it.each([
+    { name: 'a gate this reconciler does not have is refused, naming it', value: 'VolumeReplacing=true', problem: 'FEATURE_GATES: "VolumeReplacing" is not a feature gate of this reconciler (VolumeModifying)' },
+    { name: 'a value other than true/false is refused', value: 'VolumeModifying=yes', problem: 'FEATURE_GATES: "VolumeModifying=yes" must be VolumeModifying=true or VolumeModifying=false' },
+  ])('$name', ({ value, problem }) => {
+    let caught: unknown;
+    try {
+      parseConfig({ FEATURE_GATES: value });
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect((caught as ConfigError).problems).toEqual([problem]);
   });
 });

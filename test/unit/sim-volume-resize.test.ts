@@ -189,3 +189,19 @@ describe('EBS modifications (ModifyVolume, DescribeVolumesModifications)', () =>
     expect(() => ebs.modify('vol-2', 10, 20)).not.toThrow();
   });
 });
+
+describe('a volume already grown through EC2 (the EBS modifier)', () => {
+  it('the resizer does not modify it again: the claim reaches the size with no VolumeResizeFailed', async () => {
+    // Prepare: EC2 grew the volume to 20 GiB with new attributes, outside EBS CSI
+    const w = await boundWorld();
+    const pv = w.store.mustGet('PersistentVolume', undefined, String(w.claim().spec?.volumeName ?? ''));
+    w.controllers.ebs.modify(String(pv.spec?.csi?.volumeHandle ?? ''), 10, 20, { type: 'gp3', iops: '6000', throughput: '500' });
+    await w.clock.advance(90_000);
+    // Act
+    w.request('20Gi');
+    await w.clock.advance(30_000);
+    // Assess
+    expect(w.claim().status?.capacity?.storage).toBe('20Gi');
+    expect(w.events('VolumeResizeFailed')).toEqual([]);
+  });
+});

@@ -34,6 +34,7 @@ export const OBJECT_KINDS = [
   'TidbNGMonitoring',
   'Deployment',
   'VolumeAttributesClass',
+  'StorageClass',
 ] as const;
 
 /** One of `OBJECT_KINDS`. */
@@ -62,6 +63,7 @@ const KINDS: Record<ObjectKind, { readonly apiVersion: string; readonly fields: 
   TidbNGMonitoring: { apiVersion: PINGCAP, fields: CUSTOM, namespaced: true },
   Deployment: { apiVersion: 'apps/v1', fields: ['apiVersion', 'kind', 'metadata', 'spec'], namespaced: true },
   VolumeAttributesClass: { apiVersion: 'storage.k8s.io/v1', fields: ['apiVersion', 'kind', 'metadata', 'driverName', 'parameters'], namespaced: false },
+  StorageClass: { apiVersion: 'storage.k8s.io/v1', fields: ['apiVersion', 'kind', 'metadata', 'provisioner', 'parameters', 'allowVolumeExpansion', 'reclaimPolicy', 'volumeBindingMode', 'mountOptions', 'allowedTopologies'], namespaced: false },
 };
 
 /** Whether a kind is one of TiDB Operator's custom resources (created with strict field validation, as kubectl applies them). */

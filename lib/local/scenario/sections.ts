@@ -45,6 +45,7 @@ export const CONFIG_FIELDS = [
   'watchNamespaces',
   'apiRequestsPerSecond',
   'exporterAtRest',
+  'featureGates',
 ] as const;
 
 /** The knobs `sim:` accepts. */
@@ -74,7 +75,20 @@ export function readConfig(raw: unknown): ScenarioConfig {
     ...('apiRequestsPerSecond' in map ? { apiRequestsPerSecond: readInteger(map['apiRequestsPerSecond'], ['config', 'apiRequestsPerSecond'], 0, 100_000) } : {}),
     // As EXPORTER_AT_REST (docs/adr/0030).
     ...('exporterAtRest' in map ? { exporterAtRest: readOneOf(map['exporterAtRest'], ['config', 'exporterAtRest'], EXPORTER_AT_REST_MODES, 'exporter mode at rest') } : {}),
+    ...('featureGates' in map ? { featureGates: readFeatureGates(map['featureGates']) } : {}),
   };
+}
+
+/** `config.featureGates`, checked as `FEATURE_GATES` is (a gate this reconciler does not have is refused). */
+function readFeatureGates(raw: unknown): string {
+  const value = readString(raw, ['config', 'featureGates']);
+  try {
+    parseConfig({ FEATURE_GATES: value });
+  } catch (err) {
+    if (err instanceof ConfigError) throw new FieldError(['config', 'featureGates'], err.problems.join('; '));
+    throw err;
+  }
+  return value;
 }
 
 /** `config.sweepSpread`: as `SWEEP_SPREAD_SECONDS`, whole seconds from 0s to 15m (SQS's longest delay). */

@@ -88,6 +88,11 @@ export type ScenarioConfig = {
    * period) or `catch-up` (after a quiet session, a session drains for seconds and ends).
    */
   readonly exporterAtRest?: ExporterAtRest;
+  /**
+   * As `FEATURE_GATES` (TiDB Operator's `--features`): `VolumeModifying=true` lets a StorageClass
+   * change modify the claims' EBS volumes through EC2 (docs/reference/volumes.md §V5); absent = off.
+   */
+  readonly featureGates?: string;
 };
 
 /**

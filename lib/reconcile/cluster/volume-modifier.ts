@@ -7,12 +7,15 @@
  * is `Normal` and every member of it is healthy (the member recipe's rolling gate). A claim that
  * cannot change (no expansion, or a smaller size) is left alone and reported (volume-refusal.ts).
  * Once every claim has its size, the StatefulSet is re-created with the new claim templates
- * (volume-recreate.ts).
+ * (volume-recreate.ts). Under the `VolumeModifying` gate a move to another EBS StorageClass is a
+ * change too: its claims' volumes are modified through EC2 first (volume-ebs.ts, docs/adr/0031).
  * `status.<component>.volumes` is synced on every step by the `VolumeStatus` status rule.
  */
 
 import type { IPersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
+import type { IPersistentVolume } from 'kubernetes-models/v1/PersistentVolume';
 import type { IPod } from 'kubernetes-models/v1/Pod';
+import type { IStorageClass } from 'kubernetes-models/storage.k8s.io/v1/StorageClass';
 
 import type { Action, PatchAction } from '../../model/action.js';
 import type { OwnedObjects, TidbCluster, TidbClusterStatus } from '../../model/kube.js';
@@ -22,7 +25,7 @@ import { combineOutcomes, complete, retry } from '../engine/outcome.js';
 import type { Decision, RuleInput, StatusDecision } from '../engine/rule.js';
 import { jsonEqual } from '../engine/equal.js';
 import type { ComponentDeclaration } from '../member/component.js';
-import { byPodOrder, capacityOf, compareQuantity, desiredVolumes, podVolumes, requestOf, sameQuantity, storageClassOf, VOLUME_ANNOTATIONS, type ActualVolume, type DesiredVolume } from '../member/volume-phase.js';
+import { byPodOrder, capacityOf, compareQuantity, desiredVolumes, isClassChanged, podVolumes, requestOf, sameQuantity, storageClassOf, VOLUME_ANNOTATIONS, type ActualVolume, type DesiredVolume } from '../member/volume-phase.js';
 import { observeVolumeStatus } from '../member/volume-status.js';
 import { componentStatusIn } from '../member/member-status.js';
 import { pdComponent } from '../components/pd/recipe.js';
@@ -36,6 +39,9 @@ import { observedObjects } from './observed.js';
 import { planRefusalCondition, type ComponentRefusals } from './volume-refusal.js';
 import { resizeGateProblem, withResizingCondition } from './volume-gate.js';
 import { planStatefulSetRecreate } from './volume-recreate.js';
+import { planEbsClaim, VOLUME_MODIFY_PENDING } from './volume-ebs.js';
+import { clusterWarning } from './events.js';
+import type { EbsVolumeModification } from '../../model/ebs.js';
 
 /** The components whose volumes are modified, in v1's `AllComponentStatus` order. */
 export const MODIFIED_COMPONENTS: readonly ComponentDeclaration[] = [pdComponent, tidbComponent, tikvComponent, tiflashComponent, ticdcComponent, pumpComponent];
@@ -51,18 +57,41 @@ export function componentPods(tc: TidbCluster, pods: readonly IPod[], component:
 
 /**
  * The StorageClasses a step must read: those of the claims of the cluster's pods whose desired size
- * is larger than their capacity (whether they may grow). Empty when no claim needs to grow.
+ * is larger than their capacity (whether they may grow) and, under the `VolumeModifying` gate
+ * (`volumeModifying`), both classes of every claim whose class the spec changes (their provisioners
+ * and parameters). Empty when no claim needs either.
  */
-export function volumeClassesToRead(tc: TidbCluster, owned: Pick<OwnedObjects, 'Pod' | 'PersistentVolumeClaim'>): string[] {
+export function volumeClassesToRead(tc: TidbCluster, owned: Pick<OwnedObjects, 'Pod' | 'PersistentVolumeClaim'>, volumeModifying = false): string[] {
   const names = new Set<string>();
   for (const component of MODIFIED_COMPONENTS) {
     const desired = desiredVolumes(component, tc);
     if (desired.length === 0) continue;
     for (const v of componentPods(tc, owned.Pod, component).flatMap((pod) => podVolumes(pod, owned.PersistentVolumeClaim, desired, [], 0))) {
       if ((compareQuantity(v.desired.size, requestOf(v.claim)) ?? 0) > 0 && storageClassOf(v.claim) !== '') names.add(storageClassOf(v.claim));
+      if (volumeModifying && isClassChanged(v.claim, v.desired)) {
+        if (storageClassOf(v.claim) !== '') names.add(storageClassOf(v.claim));
+        names.add(v.desired.storageClassName ?? '');
+      }
     }
   }
   return [...names].sort();
+}
+
+/**
+ * The EBS volumes whose last modification the step must ask EC2 for (gate on): those the EBS
+ * modifier works on in the pod whose claims are in flight next, per component — the only claims
+ * a step may act on. Empty when none.
+ */
+export function ebsVolumesToDescribe(tc: TidbCluster, owned: Pick<OwnedObjects, 'Pod' | 'PersistentVolumeClaim'>, volumes: readonly IPersistentVolume[], classes: readonly IStorageClass[], nowMs: number): string[] {
+  const ids: string[] = [];
+  for (const component of MODIFIED_COMPONENTS) {
+    const desired = desiredVolumes(component, tc);
+    if (desired.length === 0 || hasVac(desired)) continue;
+    const byPod = componentPods(tc, owned.Pod, component).map((pod) => podVolumes(pod, owned.PersistentVolumeClaim, desired, classes, nowMs, { volumes }));
+    const next = byPod.find((vs) => vs.some(inFlight)) ?? [];
+    for (const v of next) if (v.ebs && inFlight(v)) ids.push(v.ebs.pv.spec?.csi?.volumeHandle ?? '');
+  }
+  return ids.filter((id) => id !== '');
 }
 
 const ref = (claim: IPersistentVolumeClaim) => ({ kind: 'PersistentVolumeClaim' as const, namespace: claim.metadata?.namespace ?? '', name: claim.metadata?.name ?? '' });
@@ -77,14 +106,17 @@ export function preparePatch(v: ActualVolume, nowMs: number): PatchAction {
   const a = v.claim.metadata?.annotations ?? {};
   const recorded = a[VOLUME_ANNOTATIONS.specStorageSize] ?? requestOf(v.claim);
   const revision = Number.parseInt(a[VOLUME_ANNOTATIONS.specRevision] ?? '0', 10);
-  const changed = !sameQuantity(recorded, v.desired.size);
+  // As v1.6's isPVCSpecMatched: a new size, or a class the spec annotation does not name yet.
+  const newClass = (v.desired.storageClassName ?? '') !== '' && a[VOLUME_ANNOTATIONS.specStorageClass] !== v.desired.storageClassName && isClassChanged(v.claim, v.desired);
+  const changed = !sameQuantity(recorded, v.desired.size) || newClass;
   const annotations: Record<string, string> = {
     [VOLUME_ANNOTATIONS.specStorageSize]: v.desired.size,
     ...(v.desired.storageClassName ? { [VOLUME_ANNOTATIONS.specStorageClass]: v.desired.storageClassName } : {}),
     ...(changed ? { [VOLUME_ANNOTATIONS.specRevision]: String((Number.isFinite(revision) ? revision : 0) + 1) } : {}),
     [VOLUME_ANNOTATIONS.lastTransition]: toKubeTime(nowMs),
   };
-  const grow = sameQuantity(requestOf(v.claim), v.desired.size) ? {} : { spec: { resources: { requests: { storage: v.desired.size } } } };
+  // The EBS modifier grows the request only once EC2 has modified the volume (v1.6's order).
+  const grow = v.ebs || sameQuantity(requestOf(v.claim), v.desired.size) ? {} : { spec: { resources: { requests: { storage: v.desired.size } } } };
   return patchClaim(v.claim, { metadata: { annotations }, ...grow });
 }
 
@@ -103,15 +135,30 @@ export function modifyingPatch(v: ActualVolume): PatchAction | undefined {
   return patchClaim(v.claim, { metadata: { annotations } });
 }
 
-const inFlight = (v: ActualVolume): boolean => v.phase === 'Preparing' || v.phase === 'Modifying';
+function inFlight(v: ActualVolume): boolean {
+  return v.phase === 'Preparing' || v.phase === 'Modifying';
+}
 
-/** The actions for the one pod in flight: each of its claims as its phase says. */
-export function planPodClaims(volumes: readonly ActualVolume[], nowMs: number): PatchAction[] {
-  return volumes.flatMap((v) => {
-    if (v.phase === 'Preparing') return [preparePatch(v, nowMs)];
-    if (v.phase === 'Modifying') return defined(modifyingPatch(v));
-    return [];
-  });
+/** What the EBS modifier needs to plan a claim: the cluster and component (for its Warning) and EC2's modifications. */
+export type EbsPlanning = { readonly tc: TidbCluster; readonly title: string; readonly modifications: Readonly<Record<string, EbsVolumeModification>>; readonly readError?: string };
+
+/**
+ * The actions for the one pod in flight: each of its claims as its phase says. A claim the EBS
+ * modifier works on (`v.ebs`) gets its spec annotations, then `ModifyVolume` until EC2 reports the
+ * target `optimizing` or `completed`, and only then its request and status annotations (v1.6's order).
+ */
+export function planPodClaims(volumes: readonly ActualVolume[], nowMs: number, ebs?: EbsPlanning): { actions: Action[]; waits: string[] } {
+  const actions: Action[] = [];
+  const waits: string[] = [];
+  for (const v of volumes) {
+    if (v.phase !== 'Preparing' && v.phase !== 'Modifying') continue;
+    if (v.phase === 'Preparing') actions.push(preparePatch(v, nowMs));
+    const modified = v.ebs && ebs ? planEbsClaim(ebs.tc, ebs.title, v, ebs.modifications, nowMs, ebs.readError) : { actions: [], done: true };
+    actions.push(...modified.actions);
+    if (modified.why) waits.push(modified.why);
+    if (v.phase === 'Modifying' && modified.done) actions.push(...defined(modifyingPatch(v)));
+  }
+  return { actions, waits };
 }
 
 const defined = <T>(x: T | undefined): T[] => (x === undefined ? [] : [x]);
@@ -163,13 +210,28 @@ function recreateTurn(input: RuleInput, component: ComponentDeclaration, pods: r
   return turn ?? { actions: [], outcome: complete() };
 }
 
+/**
+ * No claim in flight but some changed too recently: wait until the first may start. A claim the EBS
+ * modifier waits on (six hours, EBS's rule) is reported by a Warning once (ours; v1.6 only logs it).
+ */
+function pendingTurn(input: RuleInput, component: ComponentDeclaration, all: readonly ActualVolume[], pendingUntil: number): { actions: Action[]; outcome: Outcome } {
+  const ebs = all.filter((v) => v.phase === 'Pending' && v.ebs);
+  const afterMs = pendingUntil - input.snapshot.nowMs;
+  if (ebs.length === 0) return { actions: [], outcome: retry(afterMs, `${component.title} volumes: a claim changed less than a minute ago`) };
+  const names = ebs.map((v) => v.claim.metadata?.name ?? '').join(', ');
+  const to = ebs[0]?.ebs?.to.metadata?.name ?? '';
+  const message = `${component.title} claims ${names} wait to move to StorageClass "${to}": EBS allows one modification of a volume every six hours; the first may start at ${toKubeTime(pendingUntil)}`;
+  return { actions: [{ ...clusterWarning(input.cluster, VOLUME_MODIFY_PENDING, message), once: true }], outcome: retry(afterMs, `${component.title} volumes: ${message}`) };
+}
+
 /** The turn of `component` (see the module comment). */
 export function planComponentVolumes(input: RuleInput, status: TidbClusterStatus, component: ComponentDeclaration): ComponentTurn {
   const { snapshot, cluster } = input;
   const desired = desiredVolumes(component, cluster);
   const pods = componentPods(cluster, observedObjects(snapshot, 'Pod'), component);
   const claims = observedObjects(snapshot, 'PersistentVolumeClaim');
-  const byPod = pods.map((pod) => ({ pod, volumes: podVolumes(pod, claims, desired, snapshot.storageClasses ?? [], snapshot.nowMs) }));
+  const gate = snapshot.config.volumeModifying === true ? { volumes: snapshot.volumes ?? [] } : undefined;
+  const byPod = pods.map((pod) => ({ pod, volumes: podVolumes(pod, claims, desired, snapshot.storageClasses ?? [], snapshot.nowMs, gate) }));
   const all = byPod.flatMap((p) => p.volumes);
   const refusals = { title: component.title, refusals: all.flatMap((v) => (v.refusal ? [v.refusal] : [])) };
   if (hasVac(desired)) return vacTurn(input, status, component, pods, all, refusals);
@@ -177,14 +239,15 @@ export function planComponentVolumes(input: RuleInput, status: TidbClusterStatus
   const resizing = withResizingCondition(status, component, next !== undefined, snapshot.nowMs);
   if (!next) {
     const pendingUntil = Math.min(...all.flatMap((v) => (v.pendingUntilMs === undefined ? [] : [v.pendingUntilMs])));
-    if (Number.isFinite(pendingUntil)) return { refusals, actions: [], outcome: retry(pendingUntil - snapshot.nowMs, `${component.title} volumes: a claim changed less than a minute ago`), status: resizing };
+    if (Number.isFinite(pendingUntil)) return { refusals, ...pendingTurn(input, component, all, pendingUntil), status: resizing };
     return { refusals, ...recreateTurn(input, component, pods, all), status: resizing };
   }
   const problem = resizeGateProblem(input, component, pods);
   if (problem) return { refusals, actions: [], outcome: retry(RESIZE_POLL_MS, `${component.title} volumes wait to be resized: ${problem}`), status: resizing };
-  const actions = planPodClaims(next.volumes, snapshot.nowMs);
+  const { actions, waits } = planPodClaims(next.volumes, snapshot.nowMs, { tc: cluster, title: component.title, modifications: snapshot.ebsModifications ?? {}, ...(snapshot.ebsReadError === undefined ? {} : { readError: snapshot.ebsReadError }) });
   const names = next.volumes.filter(inFlight).map((v) => v.claim.metadata?.name ?? '').join(', ');
-  const why = actions.length > 0 ? `resizing claims ${names} of pod ${next.pod.metadata?.name ?? ''}` : `waiting for claims ${names} to report their new capacity`;
+  const what = next.volumes.some((v) => v.ebs) ? 'modifying' : 'resizing';
+  const why = waits.length > 0 ? `${what} claims ${names} of pod ${next.pod.metadata?.name ?? ''}: ${waits.join('; ')}` : actions.length > 0 ? `${what} claims ${names} of pod ${next.pod.metadata?.name ?? ''}` : `waiting for claims ${names} to report their new capacity`;
   return { refusals, actions, outcome: retry(RESIZE_POLL_MS, `${component.title} volumes: ${why}`), status: resizing };
 }
 

@@ -20,6 +20,7 @@ export const VOLUME_REFUSED_CONDITION = 'VolumeModifyRefused';
 export const VOLUME_REFUSED_REASON = {
   noExpansion: 'StorageClassDisallowsExpansion',
   shrink: 'VolumeShrinkRefused',
+  classChange: 'StorageClassChangeRefused',
 } as const;
 
 /** The refusals of one component, titled as messages name it (`TiKV`). */
@@ -35,6 +36,13 @@ export function describeRefusals(group: ComponentRefusals): string[] {
   for (const [sc, rs] of byClass) {
     const why = rs.some((r) => r.kind === 'noExpansion' && !r.found) ? `StorageClass "${sc}" does not exist` : `StorageClass "${sc}" does not allow volume expansion (allowVolumeExpansion is not true)`;
     out.push(`${group.title} claims ${list(rs.map((r) => r.claim))} cannot grow: ${why}`);
+  }
+  const changes = group.refusals.filter((r): r is Extract<VolumeRefusal, { kind: 'classChange' }> => r.kind === 'classChange');
+  const byWhy = new Map<string, typeof changes>();
+  for (const r of changes) byWhy.set(`${r.from}\n${r.to}\n${r.why}`, [...(byWhy.get(`${r.from}\n${r.to}\n${r.why}`) ?? []), r]);
+  for (const rs of byWhy.values()) {
+    const first = rs[0];
+    if (first) out.push(`${group.title} claims ${list(rs.map((r) => r.claim))} cannot move from StorageClass "${first.from}" to "${first.to}": ${first.why}`);
   }
   const shrinks = group.refusals.filter((r): r is Extract<VolumeRefusal, { kind: 'shrink' }> => r.kind === 'shrink');
   if (shrinks.length > 0) {
@@ -58,7 +66,8 @@ export function planRefusalCondition(tc: TidbCluster, status: TidbClusterStatus,
     return { status: { ...status, conditions: current.filter((c) => c.type !== VOLUME_REFUSED_CONDITION) }, actions: [] };
   }
   const message = `${sentences.join('; ')}; the spec's storage request is not applied to these claims`;
-  const reason = groups.some((g) => g.refusals.some((r) => r.kind === 'noExpansion')) ? VOLUME_REFUSED_REASON.noExpansion : VOLUME_REFUSED_REASON.shrink;
+  const has = (kind: VolumeRefusal['kind']): boolean => groups.some((g) => g.refusals.some((r) => r.kind === kind));
+  const reason = has('noExpansion') ? VOLUME_REFUSED_REASON.noExpansion : has('classChange') ? VOLUME_REFUSED_REASON.classChange : VOLUME_REFUSED_REASON.shrink;
   if (reported?.status === 'True' && reported.message === message && reported.reason === reason) return { actions: [], message };
   const now = toKubeTime(nowMs);
   const since = reported?.status === 'True' ? (reported.lastTransitionTime ?? now) : now;

@@ -8,6 +8,7 @@
  */
 
 import type { IPersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
+import type { IPersistentVolume } from 'kubernetes-models/v1/PersistentVolume';
 import type { IPod } from 'kubernetes-models/v1/Pod';
 import type { IStorageClass } from 'kubernetes-models/storage.k8s.io/v1/StorageClass';
 
@@ -38,10 +39,26 @@ export type DesiredVolume = {
   readonly volumeAttributesClassName?: string;
 };
 
-/** Why a claim cannot be changed: a smaller size, or a class that may not grow (named). */
+/** Why a claim cannot be changed: a smaller size, a class that may not grow (named), or a class change the EBS modifier refuses. */
 export type VolumeRefusal =
   | { readonly kind: 'shrink'; readonly claim: string; readonly from: string; readonly to: string }
-  | { readonly kind: 'noExpansion'; readonly claim: string; readonly storageClass: string; readonly found: boolean };
+  | { readonly kind: 'noExpansion'; readonly claim: string; readonly storageClass: string; readonly found: boolean }
+  | { readonly kind: 'classChange'; readonly claim: string; readonly from: string; readonly to: string; readonly why: string };
+
+/** The provisioner of the EBS CSI driver (v1.6's EBS modifier's name). */
+export const EBS_PROVISIONER = 'ebs.csi.aws.com';
+
+/** As v1.6's EBS modifier's `MinWaitDuration`: EBS allows one modification of a volume every six hours. */
+export const EBS_MODIFY_WAIT_MS = 6 * 60 * 60 * 1000;
+
+/**
+ * What the `VolumeModifying` gate adds to the judgement (v1.6's `podVolModifier` with its EBS
+ * modifier registered): the PersistentVolumes bound to the claims. Absent: the gate is off.
+ */
+export type VolumeModifying = { readonly volumes: readonly IPersistentVolume[] };
+
+/** The EBS modifier's part of a claim moving to another EBS StorageClass: its volume and the classes. */
+export type EbsRoute = { readonly pv: IPersistentVolume; readonly from: IStorageClass; readonly to: IStorageClass };
 
 /** v1.6's volume phases, plus `Unbound` (a claim not bound yet is neither counted nor changed). */
 export type VolumePhase = 'Unbound' | 'CannotModify' | 'Modifying' | 'Modified' | 'Pending' | 'Preparing';
@@ -54,6 +71,8 @@ export type ActualVolume = {
   readonly refusal?: VolumeRefusal;
   /** When a `Pending` claim may start (its last change plus the wait). */
   readonly pendingUntilMs?: number;
+  /** Set when v1.6's EBS modifier works on this claim (gate on, class changed to another EBS class). */
+  readonly ebs?: EbsRoute;
 };
 
 /** The component's desired volumes (v1.6's `GetDesiredVolumes`): its claim templates, data claim first. */
@@ -120,10 +139,13 @@ export function isRevisionChanged(claim: IPersistentVolumeClaim): boolean {
   return (a[VOLUME_ANNOTATIONS.specRevision] ?? '') !== (a[VOLUME_ANNOTATIONS.statusRevision] ?? '');
 }
 
-/** As v1.6's `needModify`: the size last confirmed (status annotation, else the request) differs from the desired one. */
-export function needsModify(claim: IPersistentVolumeClaim, desired: DesiredVolume): boolean {
+/**
+ * As v1.6's `needModify`: the size last confirmed (status annotation, else the request) differs
+ * from the desired one — or, under the `VolumeModifying` gate, the class does (`classChanged`).
+ */
+export function needsModify(claim: IPersistentVolumeClaim, desired: DesiredVolume, classChanged = false): boolean {
   const confirmed = claim.metadata?.annotations?.[VOLUME_ANNOTATIONS.statusStorageSize] ?? requestOf(claim);
-  return !sameQuantity(confirmed, desired.size);
+  return classChanged || !sameQuantity(confirmed, desired.size);
 }
 
 /** When the claim's last change started (its last-transition annotation), or undefined. */
@@ -133,28 +155,62 @@ export function lastTransitionMs(claim: IPersistentVolumeClaim): number | undefi
   return Number.isFinite(ms) ? ms : undefined;
 }
 
-/** The claim judged against `desired` at `nowMs` (v1.6's `getVolumePhase`, in its order). */
-export function judgeVolume(claim: IPersistentVolumeClaim, desired: DesiredVolume, classes: readonly IStorageClass[], nowMs: number): ActualVolume {
+/** As v1.6's `isStorageClassChanged`: the spec names a class and it is not the claim's. */
+export const isClassChanged = (claim: IPersistentVolumeClaim, desired: DesiredVolume): boolean => (desired.storageClassName ?? '') !== '' && desired.storageClassName !== storageClassOf(claim);
+
+/**
+ * Under the gate, a class change as v1.6's `getVolumeModifier` and EBS `Validate` see it: the EBS
+ * route when both classes exist, differ and the new one is the EBS CSI driver's (its volume must be
+ * known, its provisioner unchanged — else a refusal); nothing when another driver's (v1.6 has no
+ * modifier then: the annotations record the class, the volume stays as it is).
+ */
+export function classChangeOf(claim: IPersistentVolumeClaim, desired: DesiredVolume, classes: readonly IStorageClass[], gate: VolumeModifying): { ebs?: EbsRoute; refusal?: VolumeRefusal } {
+  const name = claim.metadata?.name ?? '';
+  const fromName = storageClassOf(claim);
+  const toName = desired.storageClassName ?? '';
+  const from = classes.find((c) => c.metadata?.name === fromName);
+  const to = classes.find((c) => c.metadata?.name === toName);
+  const refuse = (why: string): { refusal: VolumeRefusal } => ({ refusal: { kind: 'classChange', claim: name, from: fromName, to: toName, why } });
+  if (!to) return refuse(`StorageClass "${toName}" does not exist`);
+  if (!from) return refuse(`the claim's StorageClass "${fromName}" does not exist`);
+  if (to.provisioner !== EBS_PROVISIONER) return {};
+  if (from.provisioner !== to.provisioner) return refuse(`provisioner should not be changed, now from ${from.provisioner} to ${to.provisioner}`);
+  const pv = gate.volumes.find((v) => v.metadata?.name === claim.spec?.volumeName);
+  if (!pv?.spec?.csi?.volumeHandle) return refuse(`its PersistentVolume "${claim.spec?.volumeName ?? ''}" (an EBS CSI volume) was not found`);
+  return { ebs: { pv, from, to } };
+}
+
+/**
+ * The claim judged against `desired` at `nowMs` (v1.6's `getVolumePhase`, in its order). With
+ * `gate` (the `VolumeModifying` feature gate) a class change is a change too, and the EBS
+ * modifier's six-hour wait applies to claims it works on.
+ */
+export function judgeVolume(claim: IPersistentVolumeClaim, desired: DesiredVolume, classes: readonly IStorageClass[], nowMs: number, gate?: VolumeModifying): ActualVolume {
   if (claim.status?.phase !== 'Bound') return { desired, claim, phase: 'Unbound' };
   const refusal = refusalOf(claim, desired, classes);
   if (refusal) return { desired, claim, phase: 'CannotModify', refusal };
-  if (isRevisionChanged(claim)) return { desired, claim, phase: 'Modifying' };
-  if (!needsModify(claim, desired)) return { desired, claim, phase: 'Modified' };
+  const changed = gate !== undefined && isClassChanged(claim, desired);
+  const route = changed && gate ? classChangeOf(claim, desired, classes, gate) : {};
+  if (route.refusal) return { desired, claim, phase: 'CannotModify', refusal: route.refusal };
+  const ebs = route.ebs ? { ebs: route.ebs } : {};
+  if (isRevisionChanged(claim)) return { desired, claim, phase: 'Modifying', ...ebs };
+  if (!needsModify(claim, desired, changed)) return { desired, claim, phase: 'Modified' };
   const since = lastTransitionMs(claim);
-  if (since !== undefined && nowMs < since + MODIFY_WAIT_MS) return { desired, claim, phase: 'Pending', pendingUntilMs: since + MODIFY_WAIT_MS };
-  return { desired, claim, phase: 'Preparing' };
+  const waitMs = route.ebs ? EBS_MODIFY_WAIT_MS : MODIFY_WAIT_MS;
+  if (since !== undefined && nowMs < since + waitMs) return { desired, claim, phase: 'Pending', pendingUntilMs: since + waitMs, ...ebs };
+  return { desired, claim, phase: 'Preparing', ...ebs };
 }
 
 /**
  * The managed claims of `pod` (v1.6's `GetActualVolumes`): each of its volumes backed by a claim
  * among `claims` whose volume name is a desired volume, judged, in the pod's volume order.
  */
-export function podVolumes(pod: IPod, claims: readonly IPersistentVolumeClaim[], desired: readonly DesiredVolume[], classes: readonly IStorageClass[], nowMs: number): ActualVolume[] {
+export function podVolumes(pod: IPod, claims: readonly IPersistentVolumeClaim[], desired: readonly DesiredVolume[], classes: readonly IStorageClass[], nowMs: number, gate?: VolumeModifying): ActualVolume[] {
   return (pod.spec?.volumes ?? []).flatMap((v) => {
     const claimName = v.persistentVolumeClaim?.claimName;
     const want = desired.find((d) => d.name === v.name);
     const claim = claimName === undefined ? undefined : claims.find((c) => c.metadata?.name === claimName);
-    return want && claim ? [judgeVolume(claim, want, classes, nowMs)] : [];
+    return want && claim ? [judgeVolume(claim, want, classes, nowMs, gate)] : [];
   });
 }
 

@@ -94,9 +94,13 @@ export class VolumeResizeController {
       return { requeueAfterMs: 0 };
     }
     const volumeId = String(pv.spec?.csi?.volumeHandle ?? '');
+    // As the EBS CSI driver's ResizeOrModifyDisk: a volume already at least this large (modified
+    // through EC2 directly, e.g. by TiDB Operator's EBS modifier) is not modified again.
+    const last = this.ebs.describe(volumeId);
+    const already = last !== undefined && last.targetSizeGiB >= toGiB(request) ? last : undefined;
     let state;
     try {
-      state = this.ebs.modify(volumeId, toGiB(bytes(pv.spec?.capacity?.storage)), toGiB(request));
+      state = already ?? this.ebs.modify(volumeId, toGiB(bytes(pv.spec?.capacity?.storage)), toGiB(request));
     } catch (err) {
       if (!(err instanceof VolumeModificationRateExceeded)) throw err;
       const message = `resize volume "${pv.metadata.name ?? ''}" by resizer "${EBS_PROVISIONER}" failed: rpc error: code = Internal desc = Could not resize volume "${volumeId}": ${err.code}: ${err.message}`;
