@@ -9,7 +9,7 @@
  * repository (every other top-level entry, and every file of lib/ that is not TypeScript, a symlink
  * to the original), so each module's `import.meta.url` reads its data files (CRDs, OpenAPI, infra/,
  * package.json) where it always does, and Node loads the `.js` files natively (no source maps: they
- * cost a quarter of a second a start; a stack trace's lib/x/y.js is lib/x/y.ts). The tests of the command's own entry point (its launcher,
+ * cost a quarter of a second a start; a stack trace names each module by its own path, with .js for .ts). The tests of the command's own entry point (its launcher,
  * `npm start`, signal forwarding, `start --once`) keep spawning `bin/tidb-reconciler.js`.
  */
 import { existsSync } from 'node:fs';
