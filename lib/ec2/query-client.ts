@@ -2,8 +2,9 @@
  * The EC2 port over EC2's Query API (https://docs.aws.amazon.com/AWSEC2/latest/APIReference/Query-Requests.html):
  * a form-encoded `POST /` with `Action` and `Version=2016-11-15`, signed with SigV4 (service `ec2`),
  * answered in XML. Only the two calls of the EBS modifier, so the reconcile bundle carries no EC2
- * SDK. Every call has a timeout; a throttle, a 5xx or a network failure is retried within it with
- * a short backoff. Errors are EC2's `<Response><Errors><Error><Code>…` answers
+ * SDK. Every call has a timeout; a throttle, a 5xx or a network failure is retried within it by the
+ * project's retry loop (lib/platform/retry.ts: full jitter on the injected clock, no wait past the
+ * call's deadline). Errors are EC2's `<Response><Errors><Error><Code>…` answers
  * (https://docs.aws.amazon.com/AWSEC2/latest/APIReference/errors-overview.html).
  */
 
@@ -13,7 +14,9 @@ import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 
+import { RealClock, type Clock } from '../platform/clock.js';
 import { TransientError } from '../platform/errors.js';
+import { withRetries, type RetryPolicy } from '../platform/retry.js';
 import { Ec2Error, Ec2RequestError, MODIFICATION_NOT_FOUND, type Ec2ModificationState, type Ec2VolumeModification, type Ec2VolumeTarget, type Ec2Volumes } from './port.js';
 
 /** The EC2 API version of the Query API. */
@@ -32,6 +35,10 @@ export type Ec2ClientOptions = {
   readonly timeoutMs?: number;
   /** Attempts per call (default 3). */
   readonly maxAttempts?: number;
+  /** The clock retry waits run on (default the real one; a simulation's virtual one). */
+  readonly clock?: Clock;
+  /** Uniform in [0, 1): the retry waits' jitter (seeded in simulations; default Math.random). */
+  readonly random?: () => number;
   readonly transport?: Ec2Transport;
   /** The signing time (tests fix it). */
   readonly now?: () => Date;
@@ -85,19 +92,15 @@ export class Ec2QueryClient implements Ec2Volumes {
   private async call(action: string, params: Record<string, string>, outer?: AbortSignal): Promise<Record<string, unknown>> {
     const timeoutMs = this.options.timeoutMs ?? 10_000;
     const signal = outer ? AbortSignal.any([outer, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
-    const attempts = this.options.maxAttempts ?? 3;
-    let last: unknown;
-    for (let attempt = 1; attempt <= attempts; attempt++) {
-      try {
-        return await this.once(action, params, signal);
-      } catch (err) {
-        last = err;
-        if (signal.aborted) throw new TransientError(`EC2 ${action}: no answer within ${timeoutMs} ms`, { cause: err });
-        if (!isRetryable(err) || attempt === attempts) throw err;
-        await sleep(100 * 2 ** attempt, signal).catch(() => undefined);
-      }
+    const clock = this.options.clock ?? new RealClock();
+    const policy: RetryPolicy = { attempts: this.options.maxAttempts ?? 3, baseMs: 200, capMs: 2_000 };
+    const retry = { policy, clock, random: this.options.random ?? Math.random, deadlineAtMs: clock.nowMs() + timeoutMs };
+    try {
+      return await withRetries(retry, { isRetryable: (err) => !signal.aborted && isRetryable(err) }, () => this.once(action, params, signal));
+    } catch (err) {
+      if (signal.aborted) throw new TransientError(`EC2 ${action}: no answer within ${timeoutMs} ms`, { cause: err });
+      throw err;
     }
-    throw last;
   }
 
   private async once(action: string, params: Record<string, string>, signal: AbortSignal): Promise<Record<string, unknown>> {
@@ -173,11 +176,4 @@ function isRetryable(err: unknown): boolean {
   if (err instanceof Ec2RequestError) return false;
   if (err instanceof Ec2Error) return err.httpStatus >= 500 || err.code === 'RequestLimitExceeded' || err.code === 'Unavailable' || err.code === 'InternalError';
   return err instanceof TransientError;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(t), reject(signal.reason)), { once: true });
-  });
 }

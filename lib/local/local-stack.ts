@@ -127,7 +127,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       scheduler: ids.scheduler(fn, scheduler),
       timerTarget: ids.timerTarget,
       config,
-      ...(ec2 ? { ec2: new Ec2QueryClient({ region: ids.iam.resolver.region, endpoint: ec2.endpoint, credentials: ids.iam.credentialsOf(fn) }) } : {}),
+      ...(ec2 ? { ec2: new Ec2QueryClient({ region: ids.iam.resolver.region, endpoint: ec2.endpoint, credentials: ids.iam.credentialsOf(fn), clock }) } : {}),
       // The simulated world places the functions in its cluster's VPC; a kubeconfig's cluster is reached
       // from outside unless a VPC proxy is given.
       ...(world ? { componentAccess: { mode: 'direct' as const, network: new SimComponentNetwork(world.proxy, { inVpc: true }) } } : {}),

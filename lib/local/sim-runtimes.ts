@@ -63,7 +63,7 @@ export function simRuntimes(p: SimRuntimeParts): Record<SimFunction, Runtime> {
       timerTarget: ids.timerTarget,
       componentAccess: componentAccessOf(p.scenario, p.world, p.onExchange),
       // Signed as the function's role: the endpoint's IAM decides as EC2's would.
-      ...(p.ec2Endpoint ? { ec2: new Ec2QueryClient({ region: ids.iam.resolver.region, endpoint: p.ec2Endpoint, credentials: ids.iam.credentialsOf(fn) }) } : {}),
+      ...(p.ec2Endpoint ? { ec2: new Ec2QueryClient({ region: ids.iam.resolver.region, endpoint: p.ec2Endpoint, credentials: ids.iam.credentialsOf(fn), clock: p.clock, random: shared.clientRandom }) } : {}),
     });
     return { ...base, random: shared.random, newReconcileId: shared.newReconcileId, state: countingClaims(base, p.countClaim), queue: ids.queue(fn, p.sending) };
   };

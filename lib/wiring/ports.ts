@@ -169,7 +169,7 @@ export function lambdaRuntimes(env: NodeJS.ProcessEnv = process.env, resolved?: 
     const tokens = new EksTokenSource({ clusterName: eks.name, region: eks.region, credentials: () => credentialsFromEnv(env), clock });
     const kubeConfig = eksKubeConfig({ endpoint: eks.endpoint, caData: eks.caData, tokens, clusterName: eks.name });
     // EC2 in the EKS cluster's region (its EBS volumes), signed as the function's role.
-    const ec2 = config.step.reconcile.volumeModifying === true ? { ec2: new Ec2QueryClient({ region: eks.region, credentials: async () => credentialsFromEnv(env) }) } : {};
+    const ec2 = config.step.reconcile.volumeModifying === true ? { ec2: new Ec2QueryClient({ region: eks.region, credentials: async () => credentialsFromEnv(env), clock }) } : {};
     return {
       ...shared,
       ...ec2,
