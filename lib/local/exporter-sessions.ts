@@ -195,32 +195,20 @@ export class ScheduledExporterSessions implements SimExporter {
   }
 }
 
-/**
- * The simulated stack's exporter: one session a period (`EXPORTER_SESSION_PERIOD_MS`) when the
- * latency model has an exporter gap or the mode at rest is `catch-up` (sessions are what catch up),
- * else one core without a break; sessions start `phaseMs` into their period.
- */
-export function simExporterOf(
-  deps: ExporterDeps & { clock: Clock },
-  options: Omit<ExporterOptions, 'deadlineAtMs' | 'carry'>,
-  timing: { readonly gapMs: number; readonly phaseMs: number; readonly periodMs: number },
-  mode: ExporterAtRest = 'watch',
-): SimExporter {
-  const { gapMs, phaseMs, periodMs } = timing;
-  if (gapMs === 0 && mode === 'watch') return new ContinuousExporter(deps, options);
-  return new ScheduledExporterSessions(deps, options, { periodMs, gapMs, phaseMs }, { mode, periodMs });
-}
-
 /** Every watch loop waiting for events or for its backoff (or stopped), no flush in flight. */
 function isExporterIdle(exporter: Exporter): boolean {
   return !exporter.isFlushing() && Object.values(exporter.status()).every((s) => s === 'watching' || s === 'waiting' || s === 'drained' || s === 'stopped');
 }
 
 /**
- * The exporter of one simulated world (`simExporterOf`): sessions of 15 minutes, the run starting at a
- * seeded point of the period (from `seed`), when the latency model has a gap or `mode` is `catch-up`.
+ * The exporter of one simulated world: one session a period (`EXPORTER_SESSION_PERIOD_MS`, the run
+ * starting at a seeded point of it, from `seed`) when the latency model has an exporter gap or the
+ * mode at rest is `catch-up` (sessions are what catch up), else one core without a break.
  */
 export function simExporter(deps: ExporterDeps & { clock: Clock }, options: Omit<ExporterOptions, 'deadlineAtMs' | 'carry'>, latency: LatencyModel, seed: number, mode: ExporterAtRest = 'watch'): SimExporter {
-  const phaseMs = Math.floor(seededRandom(seed + 5)() * EXPORTER_SESSION_PERIOD_MS);
-  return simExporterOf(deps, options, { periodMs: EXPORTER_SESSION_PERIOD_MS, gapMs: latency.exporterGapMs, phaseMs }, mode);
+  const gapMs = latency.exporterGapMs;
+  if (gapMs <= 0 && mode === 'watch') return new ContinuousExporter(deps, options);
+  const periodMs = EXPORTER_SESSION_PERIOD_MS;
+  const phaseMs = Math.floor(seededRandom(seed + 5)() * periodMs);
+  return new ScheduledExporterSessions(deps, options, { periodMs, gapMs, phaseMs }, { mode, periodMs });
 }
